@@ -1,0 +1,178 @@
+package sextant_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/index"
+	"github.com/sextant-dev/sextant/internal/store/sqlite"
+)
+
+// The crash test re-executes this test binary as the indexer, so that it
+// can be killed with SIGKILL like a real `sextant index`.
+const crashChildEnv = "SEXTANT_CRASH_CHILD"
+
+func init() {
+	if os.Getenv(crashChildEnv) == "" {
+		return
+	}
+	parts := strings.SplitN(os.Getenv(crashChildEnv), "\x00", 2)
+	st, err := sqlite.Open(context.Background(), parts[0])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child: open:", err)
+		os.Exit(1)
+	}
+	if _, err := index.Index(context.Background(), st, parts[1], index.Options{}); err != nil {
+		fmt.Fprintln(os.Stderr, "child: index:", err)
+		os.Exit(1)
+	}
+	st.Close()
+	os.Exit(0)
+}
+
+// TestKillIndexAtRandomInstants kills an indexer at random instants, many
+// times in a row, and checks after each kill that the database is intact
+// and serves a whole snapshot: the old one, or the new one if the indexer
+// got to publish it, never a mix.
+func TestKillIndexAtRandomInstants(t *testing.T) {
+	runs := 200
+	if testing.Short() {
+		runs = 10
+	}
+	if s := os.Getenv("SEXTANT_CRASH_RUNS"); s != "" {
+		runs, _ = strconv.Atoi(s)
+	}
+	ctx := context.Background()
+	root := t.TempDir()
+	db := filepath.Join(t.TempDir(), "crash.db")
+	writeCrashModule(t, root, 0)
+
+	// A first, clean index gives the snapshot that must keep serving, and
+	// the duration over which kill instants are drawn.
+	start := time.Now()
+	if out, err := crashChild(db, root).CombinedOutput(); err != nil {
+		t.Fatalf("first index: %v\n%s", err, out)
+	}
+	full := time.Since(start)
+	symbols := crashCounts(t, ctx, db)
+	t.Logf("a full index takes %v; %d runs", full, runs)
+
+	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
+	published := 0
+	for i := 1; i <= runs; i++ {
+		writeCrashModule(t, root, i) // each run adds one function
+		cmd := crashChild(db, root)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		delay := time.Duration(rng.Int64N(int64(full) * 12 / 10))
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-time.After(delay):
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+			<-done
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("run %d: indexer failed before the kill: %v", i, err)
+			}
+		}
+		got := crashCounts(t, ctx, db)
+		switch {
+		case got == symbols:
+		case got > symbols:
+			published++
+			symbols = got
+		default:
+			t.Fatalf("run %d (killed after %v): %d symbols, fewer than the %d already published", i, delay, got, symbols)
+		}
+	}
+	t.Logf("%d runs: %d published a new snapshot before the kill, %d were cut short", runs, published, runs-published)
+}
+
+func crashChild(db, root string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), crashChildEnv+"="+db+"\x00"+root)
+	return cmd
+}
+
+// crashCounts checks the database after a kill and returns the symbol
+// count of the published snapshot, checking it against the rows a reader
+// can reach.
+func crashCounts(t *testing.T, ctx context.Context, db string) int {
+	t.Helper()
+	st, err := sqlite.Open(ctx, db)
+	if err != nil {
+		t.Fatalf("reopening after kill: %v", err)
+	}
+	defer st.Close()
+	if res, err := st.IntegrityCheck(ctx); err != nil || res != "ok" {
+		t.Fatalf("integrity_check = %q, %v", res, err)
+	}
+	r, err := st.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	repos, err := r.Repositories(ctx)
+	if err != nil || len(repos) != 1 {
+		t.Fatalf("repositories after kill: %v, %v", repos, err)
+	}
+	repo := repos[0]
+	_, total, err := r.FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring, Repositories: []string{repo.Name}, Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := r.Files(ctx, repo.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != repo.Symbols || len(files) != repo.Files {
+		t.Fatalf("snapshot %d is mixed: publishes %d symbols and %d files, readers reach %d and %d",
+			repo.Snapshot.ID, repo.Symbols, repo.Files, total, len(files))
+	}
+	return total
+}
+
+// writeCrashModule writes a module large enough that writing its snapshot
+// takes a fair share of an index run, plus n extra functions.
+func writeCrashModule(t *testing.T, root string, n int) {
+	t.Helper()
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n == 0 {
+		must(os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/crash\n\ngo 1.22\n"), 0o644))
+		for p := range 8 {
+			dir := filepath.Join(root, fmt.Sprintf("p%d", p))
+			must(os.MkdirAll(dir, 0o755))
+			for f := range 10 {
+				var b strings.Builder
+				fmt.Fprintf(&b, "package p%d\n\n", p)
+				for k := range 60 {
+					fmt.Fprintf(&b, "// T%d_%d is a type.\ntype T%d_%d struct{ A, B int }\n\n", f, k, f, k)
+					fmt.Fprintf(&b, "// M is a method.\nfunc (t *T%d_%d) M(x int) int { return t.A + x }\n\n", f, k)
+				}
+				must(os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", f)), []byte(b.String()), 0o644))
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString("package p0\n\n")
+	for k := 1; k <= n; k++ {
+		fmt.Fprintf(&b, "func Extra%d() {}\n", k)
+	}
+	must(os.WriteFile(filepath.Join(root, "p0", "extra.go"), []byte(b.String()), 0o644))
+}

@@ -1,0 +1,142 @@
+// Package cli is Sextant's command line: index, serve, instructions, and
+// one subcommand per tool with the tool's parameters as flags. Every tool
+// subcommand runs the same internal/query code as the MCP server.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/query"
+)
+
+// Exit codes. Scripts branch on them, so they are stable.
+const (
+	ExitOK       = 0
+	ExitFailure  = 1 // internal failures, indexing failures, I/O
+	ExitUsage    = 2 // bad flags or arguments: fix the command
+	ExitNotFound = 3 // the symbol, file or repository does not exist
+)
+
+// env is what a command runs with; tests substitute the streams.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+// Main runs the command line and returns the process exit code.
+func Main(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return run(ctx, env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, args)
+}
+
+func run(ctx context.Context, e env, args []string) int {
+	if len(args) == 0 {
+		usage(e.stderr)
+		return ExitUsage
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "index":
+		return e.exit(runIndex(ctx, e, rest))
+	case "serve":
+		return e.exit(runServe(ctx, e, rest))
+	case "instructions":
+		fmt.Fprint(e.stdout, query.Instructions)
+		return ExitOK
+	case "version", "--version":
+		fmt.Fprintln(e.stdout, "sextant", version)
+		return ExitOK
+	case "help", "-h", "--help":
+		if len(rest) > 0 {
+			if t, ok := query.LookupTool(rest[0]); ok {
+				fs, _ := toolFlags(t, e)
+				fs.SetOutput(e.stdout)
+				fs.Usage()
+				return ExitOK
+			}
+		}
+		usage(e.stdout)
+		return ExitOK
+	}
+	if t, ok := query.LookupTool(cmd); ok {
+		return e.exit(runTool(ctx, e, t, rest))
+	}
+	fmt.Fprintf(e.stderr, "sextant: unknown command %q\n\n", cmd)
+	usage(e.stderr)
+	return ExitUsage
+}
+
+var version = "0.1.0"
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `Sextant: compiler-accurate answers about Go code, for coding agents and people.
+
+Usage:
+  sextant index [--db PATH] [DIR...]        index the Go modules under each DIR (default .)
+  sextant serve [--http ADDR] [--db PATH] [DIR...]
+                                            serve MCP over stdio (or streamable HTTP at /mcp)
+  sextant instructions                      print the guide the server gives agents
+  sextant TOOL [flags]                      run one tool; --json prints the structured answer
+  sextant help TOOL                         a tool's flags
+
+Tools:
+`)
+	for _, t := range query.Tools() {
+		fmt.Fprintf(w, "  %-20s %s\n", t.Name, t.Title)
+	}
+	fmt.Fprint(w, `
+The database is $SEXTANT_DB, else sextant/sextant.db in the user cache directory.
+Exit codes: 0 ok, 1 failure, 2 usage error, 3 not found.
+`)
+}
+
+// usageError marks an error in the command line itself.
+type usageError struct{ msg string }
+
+func (u usageError) Error() string { return u.msg }
+
+// exit prints err and maps it to an exit code.
+func (e env) exit(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ue usageError
+	if errors.As(err, &ue) || errors.Is(err, flag.ErrHelp) {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(e.stderr, "sextant:", ue.msg)
+		}
+		return ExitUsage
+	}
+	var reported reportedError
+	if !errors.As(err, &reported) {
+		fmt.Fprintln(e.stderr, "sextant:", strings.TrimSpace(err.Error()))
+	}
+	return exitCode(graph.CodeOf(err))
+}
+
+// reportedError is an error the command already printed.
+type reportedError struct{ error }
+
+func (r reportedError) Unwrap() error { return r.error }
+
+func exitCode(c graph.Code) int {
+	switch c {
+	case graph.CodeInvalidArgument, graph.CodeCursorInvalid, graph.CodeOutsideRoots,
+		graph.CodeAmbiguousSymbol, graph.CodeNotAFunction:
+		return ExitUsage
+	case graph.CodeSymbolNotFound, graph.CodeFileNotFound, graph.CodeRepositoryNotFound:
+		return ExitNotFound
+	}
+	return ExitFailure
+}

@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/index"
+	"github.com/sextant-dev/sextant/internal/query"
+)
+
+// indexFunc adapts internal/index to the query layer's IndexFunc.
+func indexFunc(st graph.Store) query.IndexFunc {
+	return func(ctx context.Context, root string, progress func(query.Progress)) error {
+		_, err := index.Index(ctx, st, root, index.Options{Progress: adaptProgress(root, progress)})
+		return err
+	}
+}
+
+func adaptProgress(root string, progress func(query.Progress)) func(index.Progress) {
+	if progress == nil {
+		return nil
+	}
+	return func(p index.Progress) {
+		progress(query.Progress{Root: root, Phase: p.Phase, Done: p.Done, Total: p.Total, Message: p.Message})
+	}
+}
+
+func newService(st graph.Store, roots []string, e env) (*query.Service, error) {
+	return query.New(st, roots, indexFunc(st))
+}
+
+// runIndex indexes each directory and prints a summary per repository.
+func runIndex(ctx context.Context, e env, argv []string) error {
+	fs := newFlagSet("index", e)
+	dbPath := dbFlag(fs)
+	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: sextant index [--db PATH] [--json] [DIR...]\n\nIndex the Go modules under each DIR (default: the working directory) and publish a new snapshot of each.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(argv); err != nil {
+		return usageErr(err)
+	}
+	dirs := fs.Args()
+	if len(dirs) == 0 {
+		dirs = []string{"."}
+	}
+	st, err := openStore(ctx, e, *dbPath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var failed error
+	var summaries []map[string]any
+	for _, dir := range dirs {
+		root, err := query.CanonicalDir(dir)
+		if err != nil {
+			return err
+		}
+		show := progressPrinter(e)
+		res, err := index.Index(ctx, st, root, index.Options{Progress: adaptProgress(root, show)})
+		show(query.Progress{Root: root, Phase: "done"})
+		if err != nil {
+			fmt.Fprintf(e.stderr, "sextant: indexing %s: %v\n", dir, err)
+			if ge, ok := err.(*graph.Error); ok {
+				if ds, ok := ge.Data["diagnostics"].([]graph.Diagnostic); ok {
+					for _, d := range ds {
+						fmt.Fprintf(e.stderr, "  %s %s:%d:%d %s\n", d.Package, d.Path, d.Line, d.Col, d.Message)
+					}
+				}
+			}
+			failed = reportedError{err}
+			continue
+		}
+		if *asJSON {
+			summaries = append(summaries, map[string]any{
+				"repository": res.Repository.Name, "root": res.Repository.Root, "snapshot_id": res.Snapshot.ID,
+				"packages": res.Packages, "files": res.Files, "symbols": res.Symbols,
+				"diagnostics": res.Diagnostics, "duration_ms": res.Duration.Milliseconds(),
+			})
+			continue
+		}
+		fmt.Fprintf(e.stdout, "%s: snapshot %d: %d packages, %d files, %d symbols, %d diagnostics in %s\n",
+			res.Repository.Name, res.Snapshot.ID, res.Packages, res.Files, res.Symbols, res.Diagnostics, res.Duration.Round(1e6))
+	}
+	if *asJSON {
+		b, _ := json.MarshalIndent(summaries, "", "  ")
+		fmt.Fprintln(e.stdout, string(b))
+	}
+	return failed
+}
+
+func newFlagSet(name string, e env) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	return fs
+}

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/sextant-dev/sextant/internal/mcpserver"
+)
+
+// runServe serves MCP over stdio, or over streamable HTTP at /mcp.
+func runServe(ctx context.Context, e env, argv []string) error {
+	fs := newFlagSet("serve", e)
+	dbPath := dbFlag(fs)
+	addr := fs.String("http", "", "serve streamable HTTP at ADDR/mcp instead of stdio; a bare :PORT listens on loopback only")
+	logLevel := fs.String("log-level", "warn", "log level on stderr: debug, info, warn or error")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: sextant serve [--http ADDR] [--db PATH] [DIR...]\n\nServe the tools over MCP. The DIRs (default: the working directory) are the roots: the files the tools may read, each indexed on first use.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(argv); err != nil {
+		return usageErr(err)
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return usageError{fmt.Sprintf("--log-level: %v", err)}
+	}
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	roots := fs.Args()
+	if len(roots) == 0 {
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		roots = []string{wd}
+	}
+	st, err := openStore(ctx, e, *dbPath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	svc, err := newService(st, roots, e)
+	if err != nil {
+		return err
+	}
+	server, err := mcpserver.New(svc, logger)
+	if err != nil {
+		return err
+	}
+	if *addr == "" {
+		err := mcpserver.ServeStdio(ctx, server)
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	listenAddr, err := loopbackDefault(*addr)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	ln, err := net.Listen("tcp", listenAddr)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcpserver.Handler(server))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(e.stderr, "sextant: serving MCP at http://%s/mcp\n", ln.Addr())
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// loopbackDefault gives a host-less address (":8080") the loopback host,
+// so the server is never reachable from the network unless asked to be.
+func loopbackDefault(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("--http %q: want HOST:PORT or :PORT", addr)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port), nil
+}

@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/sextant-dev/sextant/internal/query"
+)
+
+// positional names the parameter a tool's first bare argument fills, so
+// `sextant find_symbol Server` works like `--name Server`.
+var positional = map[string]string{
+	"find_symbol":      "name",
+	"get_symbol":       "qualified_name",
+	"get_file_outline": "path",
+}
+
+// toolFlags builds a flag set from the tool's input type: one flag per
+// JSON parameter, named as in MCP, described by its jsonschema tag. The
+// returned function collects the flags that were set as JSON arguments.
+func toolFlags(t query.Tool, e env) (*flag.FlagSet, func() (map[string]any, error)) {
+	fs := flag.NewFlagSet(t.Name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	values := map[string]func() (any, error){}
+	for i := 0; i < t.Input.NumField(); i++ {
+		f := t.Input.Field(i)
+		name := strings.Split(f.Tag.Get("json"), ",")[0]
+		if name == "" || name == "-" {
+			continue
+		}
+		desc := f.Tag.Get("jsonschema")
+		switch f.Type.Kind() {
+		case reflect.String:
+			p := fs.String(name, "", desc)
+			values[name] = func() (any, error) { return *p, nil }
+		case reflect.Int:
+			p := fs.String(name, "", desc+" (integer)")
+			values[name] = func() (any, error) {
+				n, err := strconv.Atoi(*p)
+				if err != nil {
+					return nil, usageError{fmt.Sprintf("--%s must be an integer (got %q)", name, *p)}
+				}
+				return n, nil
+			}
+		case reflect.Pointer:
+			if f.Type.Elem().Kind() == reflect.Bool {
+				p := fs.String(name, "", desc+" (true or false)")
+				values[name] = func() (any, error) {
+					b, err := strconv.ParseBool(*p)
+					if err != nil {
+						return nil, usageError{fmt.Sprintf("--%s must be true or false (got %q)", name, *p)}
+					}
+					return b, nil
+				}
+			}
+		}
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: sextant %s [flags]", t.Name)
+		if p := positional[t.Name]; p != "" {
+			fmt.Fprintf(fs.Output(), " [%s]", strings.ToUpper(p))
+		}
+		fmt.Fprintf(fs.Output(), "\n\n%s\n\nFlags:\n", t.Description)
+		fs.PrintDefaults()
+	}
+	collect := func() (map[string]any, error) {
+		args := map[string]any{}
+		var err error
+		fs.Visit(func(f *flag.Flag) {
+			get, ok := values[f.Name]
+			if !ok || err != nil {
+				return
+			}
+			var v any
+			if v, err = get(); err == nil {
+				args[f.Name] = v
+			}
+		})
+		return args, err
+	}
+	return fs, collect
+}
+
+// runTool runs one tool from the command line, printing its text (or with
+// --json its structured answer) to stdout.
+func runTool(ctx context.Context, e env, t query.Tool, argv []string) error {
+	fs, collect := toolFlags(t, e)
+	asJSON := fs.Bool("json", false, "print the structured answer as JSON instead of text")
+	dbPath := dbFlag(fs)
+	var roots stringList
+	fs.Var(&roots, "root", "a directory the tool may read (repeatable; default: the working directory)")
+	if err := fs.Parse(argv); err != nil {
+		return usageErr(err)
+	}
+	args, err := collect()
+	if err != nil {
+		return err
+	}
+	rest := fs.Args()
+	if len(rest) > 0 {
+		p := positional[t.Name]
+		if p == "" || len(rest) > 1 {
+			return usageError{fmt.Sprintf("%s takes flags only; unexpected %q", t.Name, strings.Join(rest, " "))}
+		}
+		if _, set := args[p]; set {
+			return usageError{fmt.Sprintf("%s given both as --%s and as an argument", p, p)}
+		}
+		args[p] = rest[0]
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return err
+	}
+	if len(roots) == 0 {
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		roots = stringList{wd}
+	}
+	st, err := openStore(ctx, e, *dbPath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	svc, err := newService(st, roots, e)
+	if err != nil {
+		return err
+	}
+	answer, err := t.Call(ctx, svc, raw, progressPrinter(e))
+	if err != nil {
+		if *asJSON {
+			b, _ := json.MarshalIndent(map[string]any{"error": query.ErrorOf(err)}, "", "  ")
+			fmt.Fprintln(e.stdout, string(b))
+			return reportedError{err}
+		}
+		return err
+	}
+	if *asJSON {
+		b, err := json.MarshalIndent(answer, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stdout, string(b))
+		return nil
+	}
+	fmt.Fprint(e.stdout, answer.Text())
+	return nil
+}
+
+func usageErr(err error) error {
+	if err == flag.ErrHelp {
+		return err
+	}
+	return usageError{err.Error()}
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }

@@ -1,0 +1,137 @@
+package graph
+
+import "time"
+
+// Kind is the kind of a symbol. The set is closed: ParseKind rejects
+// anything else.
+type Kind string
+
+// The symbol kinds Sextant indexes.
+const (
+	KindPackage         Kind = "package"
+	KindConst           Kind = "const"
+	KindVar             Kind = "var"
+	KindType            Kind = "type"
+	KindInterface       Kind = "interface"
+	KindFunc            Kind = "func"
+	KindMethod          Kind = "method"
+	KindField           Kind = "field"
+	KindInterfaceMethod Kind = "interface_method"
+)
+
+// Kinds lists every symbol kind, in the order tools document them.
+var Kinds = []Kind{KindPackage, KindConst, KindVar, KindType, KindInterface,
+	KindFunc, KindMethod, KindField, KindInterfaceMethod}
+
+// ParseKind returns the Kind named s, and false when s names none.
+func ParseKind(s string) (Kind, bool) {
+	for _, k := range Kinds {
+		if string(k) == s {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+// IsFunction reports whether symbols of kind k have a body or a signature
+// that can be called.
+func (k Kind) IsFunction() bool {
+	return k == KindFunc || k == KindMethod || k == KindInterfaceMethod
+}
+
+// Repository is one indexed tree: a directory holding one or more Go
+// modules. Name is unique in a store; Root is its absolute directory.
+type Repository struct {
+	ID      int64
+	Name    string
+	Root    string
+	VCSHead string // commit id when the root is in a git work tree, else ""
+}
+
+// Snapshot is one published, immutable state of a repository.
+// IDs grow monotonically per store, so a newer snapshot has a larger ID.
+type Snapshot struct {
+	ID           int64
+	RepositoryID int64
+	CreatedAt    time.Time
+}
+
+// RepositoryStatus is a repository with its current snapshot and counts,
+// as list_repositories shows it.
+type RepositoryStatus struct {
+	Repository
+	Snapshot    Snapshot
+	Modules     []Module
+	Packages    int
+	Files       int
+	Symbols     int
+	Diagnostics int
+}
+
+// Module is a Go module found under a repository root.
+type Module struct {
+	Path      string // module path from go.mod
+	Dir       string // repo-relative directory, "." for the root
+	GoVersion string
+}
+
+// Package is one Go package of a snapshot. Test variants are folded into
+// the package they test; an external test package (package foo_test) is a
+// Package of its own whose Path ends in "_test".
+type Package struct {
+	Path       string // import path
+	Name       string
+	ModulePath string
+	Dir        string // repo-relative directory
+	Hash       string // hex SHA-256 over the package's file hashes, for incremental re-indexing
+	TestOnly   bool   // an external test package
+	Errors     int    // diagnostics recorded for it
+}
+
+// File is one source file of a snapshot. Hash and the stat fields let a
+// later call decide whether the file on disk is still the one indexed.
+type File struct {
+	Path      string // repo-relative, forward slashes
+	Package   string // import path of the package it belongs to; "" when none loaded it
+	Hash      string // hex SHA-256 of the content
+	Size      int64
+	ModTimeNS int64
+	Test      bool // a _test.go file
+	Ignored   bool // excluded by build constraints for this platform; syntax only
+}
+
+// Symbol is one declared name. Lines are 1-based; columns are 1-based and
+// count Unicode characters. QualifiedName is Name for package-level
+// declarations, Type.Method for methods, Type.Field for fields and
+// Interface.Method for interface methods.
+type Symbol struct {
+	Key           string // stable key; see StableKey
+	Repository    string // repository name
+	PackagePath   string
+	PackageName   string
+	ModulePath    string
+	Path          string // repo-relative file
+	Name          string
+	QualifiedName string
+	Kind          Kind
+	Signature     string
+	Doc           string
+	Receiver      string // receiver type as written, e.g. "*Server", for methods
+	Parent        string // stable key of the enclosing type for methods and fields, else ""
+	Exported      bool
+	TestOnly      bool // declared in a _test.go file
+	StartLine     int
+	StartCol      int
+	EndLine       int
+	EndCol        int
+}
+
+// Diagnostic is a load, parse or type error recorded while indexing.
+type Diagnostic struct {
+	Package string // import path
+	Path    string // repo-relative file, "" when the error has no position
+	Line    int
+	Col     int
+	Kind    string // "list", "parse", "type" or "unknown"
+	Message string
+}

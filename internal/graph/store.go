@@ -1,0 +1,108 @@
+package graph
+
+import "context"
+
+// Store is where snapshots live. Writers build a snapshot with a
+// SnapshotWriter and publish it atomically; readers pin one consistent view
+// per request with Read. Implementations: internal/store/sqlite (embedded
+// default) and, later, internal/store/postgres. Every implementation passes
+// internal/store/storetest.
+type Store interface {
+	// EnsureRepository returns the repository whose absolute root is root,
+	// creating it when absent. The name is preferred, not promised: when
+	// another root already uses it, the store picks a distinct one (name~2,
+	// name~3, ...) so names stay unique. An existing repository keeps its name.
+	EnsureRepository(ctx context.Context, root, name string) (Repository, error)
+
+	// BeginSnapshot starts a new snapshot of the repository. Nothing it
+	// writes is visible to readers until Publish returns.
+	BeginSnapshot(ctx context.Context, repo Repository, vcsHead string) (SnapshotWriter, error)
+
+	// Read pins the current snapshot of every repository for one request.
+	// The view does not change until Close, whatever is published meanwhile.
+	Read(ctx context.Context) (Reader, error)
+
+	Close() error
+}
+
+// SnapshotWriter receives the records of one snapshot. Publish makes it the
+// repository's current snapshot in one transaction and collects snapshots
+// that no reader can reach any more; Abort (or a crash at any instant)
+// leaves the previous snapshot serving.
+type SnapshotWriter interface {
+	AddModules(ctx context.Context, mods []Module) error
+	// AddPackage writes one package with its files, symbols and diagnostics.
+	AddPackage(ctx context.Context, pkg Package, files []File, syms []Symbol, diags []Diagnostic) error
+	// AddFiles writes files that belong to no loaded package (build-ignored
+	// files, for instance).
+	AddFiles(ctx context.Context, files []File) error
+	// AddDiagnostics writes diagnostics that belong to no package (a broken
+	// go.mod, a module that failed to load).
+	AddDiagnostics(ctx context.Context, diags []Diagnostic) error
+	Publish(ctx context.Context) (Snapshot, error)
+	Abort() error
+}
+
+// MatchMode says how FindSymbols matches a name.
+type MatchMode string
+
+// The match modes of find_symbol.
+const (
+	MatchExact     MatchMode = "exact"     // case-sensitive; a dotted name matches the qualified name
+	MatchPrefix    MatchMode = "prefix"    // case-insensitive prefix of the name
+	MatchSubstring MatchMode = "substring" // case-insensitive substring of the name
+	MatchFuzzy     MatchMode = "fuzzy"     // camel-case humps, e.g. NewSrvMux finds NewServeMux
+)
+
+// SymbolQuery selects symbols by name for find_symbol.
+type SymbolQuery struct {
+	Name         string
+	Mode         MatchMode
+	Kinds        []Kind   // any of these; empty means all
+	Repositories []string // names; empty means all
+	PathPrefix   string   // repo-relative file path prefix
+	Exported     *bool
+	Offset       int
+	Limit        int // 0 means no limit
+}
+
+// Lookup selects symbols by exact qualified name for get_symbol.
+type Lookup struct {
+	QualifiedName string
+	PackagePath   string // exact import path, optional
+	PackageName   string // exact package name, optional
+	Repository    string // optional
+	PathPrefix    string // repo-relative file path prefix, optional
+}
+
+// Reader is one request's pinned view of the store. Methods return
+// ErrNotFound (wrapped or not) when a single looked-up row does not exist.
+type Reader interface {
+	// Repositories lists every repository with a published snapshot,
+	// ordered by name.
+	Repositories(ctx context.Context) ([]RepositoryStatus, error)
+	// Repository returns one repository by name.
+	Repository(ctx context.Context, name string) (RepositoryStatus, error)
+
+	// FindSymbols returns one page of matches, ranked: exact name before
+	// prefix before the rest, exported before unexported, non-test before
+	// test, then shorter names, then by qualified name, repository, path
+	// and line. The int is the total number of matches.
+	FindSymbols(ctx context.Context, q SymbolQuery) ([]Symbol, int, error)
+	SymbolByKey(ctx context.Context, key string) (Symbol, error)
+	LookupSymbols(ctx context.Context, l Lookup) ([]Symbol, error)
+	// Children returns the methods and fields whose Parent is parentKey,
+	// in source order.
+	Children(ctx context.Context, repo, parentKey string) ([]Symbol, error)
+
+	File(ctx context.Context, repo, path string) (File, error)
+	// Files returns the repository's files, ordered by path.
+	Files(ctx context.Context, repo string) ([]File, error)
+	Package(ctx context.Context, repo, importPath string) (Package, error)
+	// Packages returns the repository's packages, ordered by import path.
+	Packages(ctx context.Context, repo string) ([]Package, error)
+	// Diagnostics returns up to limit diagnostics of the repository (0: all).
+	Diagnostics(ctx context.Context, repo string, limit int) ([]Diagnostic, error)
+
+	Close() error
+}

@@ -1,0 +1,509 @@
+package index
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// PackageRecords are the graph records of one package: what a
+// graph.SnapshotWriter's AddPackage takes.
+type PackageRecords struct {
+	Package     graph.Package
+	Files       []graph.File
+	Symbols     []graph.Symbol
+	Diagnostics []graph.Diagnostic
+}
+
+// Extract turns loaded packages into graph records and hands them to emit
+// one package at a time, in import-path order, so a caller can write each
+// package and let it go before the next. It stops at the first error emit
+// returns and returns it.
+//
+// pkgs is what go/packages returns with Tests set: for a package p with
+// tests, "p", "p [p.test]", "p_test [p.test]" and "p.test". The test
+// variant "p [p.test]" is a superset of "p" (it adds the in-package
+// _test.go files), so it is indexed in place of p; the external test
+// package "p_test [p.test]" is indexed as a package of its own (Path
+// "p_test", TestOnly); the synthesized test main "p.test" is skipped.
+// Errors of all variants are merged and deduplicated.
+//
+// Only files under root are recorded; root must be the directory the
+// paths in pkgs are under (the indexer passes the symlink-free absolute
+// root). mods are the modules of the repository, used when go/packages
+// reports no module for a package. Packages that failed to parse or
+// type-check are indexed as far as their syntax and types go; a file that
+// go/packages did not parse (a cgo file, or every file of a package that
+// failed to load) is parsed here and indexed from its syntax alone.
+func Extract(repoName, root string, mods []graph.Module, pkgs []*packages.Package, emit func(PackageRecords) error) error {
+	x, err := newExtractor(repoName, root, mods)
+	if err != nil {
+		return err
+	}
+	for _, g := range selectPackages(pkgs) {
+		if err := emit(x.extract(g)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// group is every loaded variant of one import path, with the one to index.
+type group struct {
+	path     string
+	main     *packages.Package   // the variant to index
+	variants []*packages.Package // all variants, main included, for their errors
+}
+
+// selectPackages groups pkgs by import path and picks the variant to index
+// for each, returning the groups sorted by path.
+func selectPackages(pkgs []*packages.Package) []*group {
+	// The test main of p ("p.test") is recognised by the variants compiled
+	// for it ("p [p.test]", "p_test [p.test]"), which always come with it.
+	testBinaries := map[string]bool{}
+	for _, p := range pkgs {
+		if p == nil {
+			continue
+		}
+		if i := strings.LastIndex(p.ID, " ["); i >= 0 && strings.HasSuffix(p.ID, ".test]") {
+			testBinaries[p.ID[i+2:len(p.ID)-1]] = true
+		}
+	}
+	isTestMain := func(p *packages.Package) bool {
+		return p.Name == "main" && p.ID == p.PkgPath && testBinaries[p.ID]
+	}
+
+	byPath := map[string]*group{}
+	var testMains []*packages.Package
+	for _, p := range pkgs {
+		if p == nil {
+			continue
+		}
+		if isTestMain(p) {
+			testMains = append(testMains, p)
+			continue
+		}
+		path := p.PkgPath
+		if path == "" {
+			path = p.ID
+		}
+		g := byPath[path]
+		if g == nil {
+			g = &group{path: path}
+			byPath[path] = g
+		}
+		g.variants = append(g.variants, p)
+	}
+	// A test main's errors (a broken test file can surface there) belong
+	// to the package under test.
+	for _, p := range testMains {
+		if g := byPath[strings.TrimSuffix(p.PkgPath, ".test")]; g != nil {
+			g.variants = append(g.variants, p)
+		}
+	}
+	out := make([]*group, 0, len(byPath))
+	for _, g := range byPath {
+		g.main = pickVariant(g.path, g.variants)
+		out = append(out, g)
+	}
+	slices.SortFunc(out, func(a, b *group) int { return strings.Compare(a.path, b.path) })
+	return out
+}
+
+// pickVariant chooses the variant of path to index: "path [path.test]"
+// when it exists (it adds the in-package tests), else "path" (or, for an
+// external test package, its only variant), else the variant with the
+// most files, ties broken by ID so the choice is stable.
+func pickVariant(path string, variants []*packages.Package) *packages.Package {
+	rank := func(p *packages.Package) int {
+		switch {
+		case p.ID == path+" ["+path+".test]":
+			return 3
+		case p.ID == path:
+			return 2
+		case strings.HasSuffix(path, "_test") && p.ID == path+" ["+strings.TrimSuffix(path, "_test")+".test]":
+			return 2
+		}
+		return 1
+	}
+	var best *packages.Package
+	for _, p := range variants {
+		if best == nil {
+			best = p
+			continue
+		}
+		if c := cmp.Compare(rank(p), rank(best)); c > 0 ||
+			c == 0 && (len(p.GoFiles) > len(best.GoFiles) ||
+				len(p.GoFiles) == len(best.GoFiles) && p.ID < best.ID) {
+			best = p
+		}
+	}
+	return best
+}
+
+// extractor holds what Extract shares across packages: the repository,
+// and the files and diagnostics already emitted, so that a file or error
+// seen through two variants is recorded once.
+type extractor struct {
+	repo      string
+	root      string
+	mods      []graph.Module
+	seenFiles map[string]bool
+	seenDiags map[graph.Diagnostic]bool
+}
+
+func newExtractor(repo, root string, mods []graph.Module) (*extractor, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("resolving root: %w", err)
+	}
+	return &extractor{
+		repo:      repo,
+		root:      abs,
+		mods:      mods,
+		seenFiles: map[string]bool{},
+		seenDiags: map[graph.Diagnostic]bool{},
+	}, nil
+}
+
+// rel returns the repo-relative, forward-slash form of an absolute path,
+// and false when it is not under the root.
+func (x *extractor) rel(path string) (string, bool) {
+	if path == "" || !filepath.IsAbs(path) {
+		return "", false
+	}
+	r, err := filepath.Rel(x.root, path)
+	if err != nil || !filepath.IsLocal(r) {
+		return "", false
+	}
+	return filepath.ToSlash(r), true
+}
+
+// source is one Go file of the package being extracted.
+type source struct {
+	abs     string
+	rel     string
+	content []byte
+	test    bool
+	syntax  *ast.File
+	fset    *token.FileSet
+	typed   bool // syntax comes from go/packages and TypesInfo covers it
+}
+
+// pkgState is the package being extracted.
+type pkgState struct {
+	x       *extractor
+	g       *group
+	main    *packages.Package
+	info    *types.Info
+	types   *types.Package
+	rec     PackageRecords
+	sources []*source // sorted by rel
+	byAbs   map[string]*source
+}
+
+// extract builds the records of one package. It never fails: what cannot
+// be read or typed is recorded as a diagnostic and left out.
+func (x *extractor) extract(g *group) PackageRecords {
+	m := g.main
+	s := &pkgState{x: x, g: g, main: m, info: m.TypesInfo, types: m.Types, byAbs: map[string]*source{}}
+	pkg := &s.rec.Package
+	pkg.Path = g.path
+	pkg.Name = m.Name
+	pkg.TestOnly = strings.HasSuffix(m.Name, "_test") && strings.HasSuffix(g.path, "_test")
+	if m.Dir != "" {
+		if d, ok := x.rel(m.Dir); ok {
+			pkg.Dir = d
+		}
+	} else if len(m.GoFiles) > 0 {
+		if d, ok := x.rel(filepath.Dir(m.GoFiles[0])); ok {
+			pkg.Dir = d
+		}
+	}
+	if m.Module != nil {
+		pkg.ModulePath = m.Module.Path
+	} else {
+		pkg.ModulePath = x.moduleOf(pkg.Dir)
+	}
+
+	s.readFiles()
+	s.attachSyntax()
+	s.diagnostics()
+	if pkg.Name == "" {
+		for _, src := range s.sources {
+			if src.syntax != nil && src.syntax.Name != nil {
+				pkg.Name = src.syntax.Name.Name
+				break
+			}
+		}
+	}
+	s.symbols()
+
+	pkg.Hash = packageHash(s.rec.Files)
+	pkg.Errors = len(s.rec.Diagnostics)
+	return s.rec
+}
+
+// moduleOf returns the path of the module whose directory holds the
+// repo-relative directory dir most closely.
+func (x *extractor) moduleOf(dir string) string {
+	best, bestLen := "", -1
+	for _, m := range x.mods {
+		if m.Dir == "." || dir == m.Dir || strings.HasPrefix(dir, m.Dir+"/") {
+			n := len(m.Dir)
+			if m.Dir == "." {
+				n = 0
+			}
+			if n > bestLen {
+				best, bestLen = m.Path, n
+			}
+		}
+	}
+	return best
+}
+
+// readFiles reads, hashes and stats the package's Go files and its
+// build-ignored Go files that are under the root.
+func (s *pkgState) readFiles() {
+	add := func(path string, ignored bool) {
+		rel, ok := s.x.rel(path)
+		if !ok || !strings.HasSuffix(path, ".go") {
+			return
+		}
+		if _, dup := s.byAbs[path]; dup {
+			return
+		}
+		content, err := os.ReadFile(path)
+		if err != nil {
+			s.addDiag(graph.Diagnostic{Path: rel, Kind: "unknown", Message: fmt.Sprintf("reading file: %v", err)})
+			return
+		}
+		f := graph.File{
+			Path:    rel,
+			Package: s.g.path,
+			Hash:    hashBytes(content),
+			Size:    int64(len(content)),
+			Test:    strings.HasSuffix(path, "_test.go"),
+			Ignored: ignored,
+		}
+		if info, err := os.Stat(path); err == nil {
+			f.ModTimeNS = info.ModTime().UnixNano()
+		}
+		if !ignored {
+			src := &source{abs: path, rel: rel, content: content, test: f.Test}
+			s.byAbs[path] = src
+			s.sources = append(s.sources, src)
+		} else {
+			s.byAbs[path] = nil // ignored: recorded, never parsed here
+		}
+		if !s.x.seenFiles[rel] {
+			s.x.seenFiles[rel] = true
+			s.rec.Files = append(s.rec.Files, f)
+		}
+	}
+	for _, f := range s.main.GoFiles {
+		add(f, false)
+	}
+	for _, f := range s.main.IgnoredFiles {
+		add(f, true)
+	}
+	slices.SortFunc(s.sources, func(a, b *source) int { return strings.Compare(a.rel, b.rel) })
+	slices.SortFunc(s.rec.Files, func(a, b graph.File) int { return strings.Compare(a.Path, b.Path) })
+}
+
+// attachSyntax pairs each source with its syntax tree: the type-checked
+// one from go/packages when there is one, else one parsed here (cgo
+// files, whose compiled form lives outside the root, and packages that
+// failed before parsing).
+func (s *pkgState) attachSyntax() {
+	if fset := s.main.Fset; fset != nil {
+		for _, f := range s.main.Syntax {
+			if f == nil {
+				continue
+			}
+			tf := fset.File(f.FileStart)
+			if tf == nil {
+				continue
+			}
+			src := s.byAbs[tf.Name()]
+			if src == nil || src.syntax != nil {
+				continue
+			}
+			src.syntax, src.fset, src.typed = f, fset, s.info != nil
+			if tf.Size() != len(src.content) {
+				// The file changed on disk since go/packages read it;
+				// its byte offsets do not fit the content read here.
+				src.content = nil
+			}
+		}
+	}
+	var own *token.FileSet
+	for _, src := range s.sources {
+		if src.syntax != nil {
+			continue
+		}
+		if own == nil {
+			own = token.NewFileSet()
+		}
+		f, err := parser.ParseFile(own, src.abs, src.content, parser.ParseComments|parser.SkipObjectResolution)
+		if f == nil {
+			s.addDiag(graph.Diagnostic{Path: src.rel, Kind: "parse", Message: err.Error()})
+			continue
+		}
+		src.syntax, src.fset = f, own
+	}
+}
+
+// diagnostics records the errors of every variant of the package,
+// deduplicated, with positions converted to repo-relative paths and
+// character columns.
+func (s *pkgState) diagnostics() {
+	for _, v := range s.g.variants {
+		for _, e := range v.Errors {
+			s.addDiag(s.convertError(v, e))
+		}
+	}
+}
+
+func (s *pkgState) addDiag(d graph.Diagnostic) {
+	d.Package = s.g.path
+	if s.x.seenDiags[d] {
+		return
+	}
+	s.x.seenDiags[d] = true
+	s.rec.Diagnostics = append(s.rec.Diagnostics, d)
+}
+
+// errorKind names a go/packages error kind the way graph.Diagnostic does.
+func errorKind(k packages.ErrorKind) string {
+	switch k {
+	case packages.ListError:
+		return "list"
+	case packages.ParseError:
+		return "parse"
+	case packages.TypeError:
+		return "type"
+	}
+	return "unknown"
+}
+
+// convertError turns a go/packages error into a diagnostic. Positions come
+// as "file:line:col", "file:line", "file" or "-"; the file may be relative
+// to the directory the go command ran in. A position outside the root is
+// kept in the message, since the diagnostic cannot point at it.
+func (s *pkgState) convertError(v *packages.Package, e packages.Error) graph.Diagnostic {
+	d := graph.Diagnostic{Kind: errorKind(e.Kind), Message: e.Msg}
+	file, line, col := splitPos(e.Pos)
+	if file == "" {
+		return d
+	}
+	abs := s.resolve(v, file)
+	rel, ok := s.x.rel(abs)
+	if !ok {
+		d.Message = e.Pos + ": " + e.Msg
+		return d
+	}
+	d.Path, d.Line, d.Col = rel, line, col
+	if line > 0 && col > 1 {
+		var content []byte
+		if src := s.byAbs[abs]; src != nil {
+			content = src.content
+		} else if b, err := os.ReadFile(abs); err == nil {
+			content = b
+		}
+		d.Col = charColumnAt(content, line, col)
+	}
+	return d
+}
+
+// resolve makes a file name from an error position absolute. go list
+// reports names relative to the directory it ran in: the module directory
+// for a module, the root for a workspace.
+func (s *pkgState) resolve(v *packages.Package, file string) string {
+	if filepath.IsAbs(file) {
+		return filepath.Clean(file)
+	}
+	var dirs []string
+	if v.Module != nil && v.Module.Dir != "" {
+		dirs = append(dirs, v.Module.Dir)
+	}
+	dirs = append(dirs, s.x.root)
+	if v.Dir != "" {
+		dirs = append(dirs, v.Dir)
+	}
+	for _, dir := range dirs {
+		p := filepath.Join(dir, file)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return filepath.Join(dirs[0], file)
+}
+
+// splitPos splits a go/packages error position into file, line and
+// column, reading the numbers from the right so that file names with
+// colons survive.
+func splitPos(pos string) (file string, line, col int) {
+	if pos == "" || pos == "-" {
+		return "", 0, 0
+	}
+	file = pos
+	rest, n, ok := cutNumber(file)
+	if !ok {
+		return file, 0, 0
+	}
+	file, line = rest, n
+	if rest, m, ok := cutNumber(file); ok {
+		file, line, col = rest, m, n
+	}
+	return file, line, col
+}
+
+func cutNumber(s string) (string, int, bool) {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return s, 0, false
+	}
+	n, err := strconv.Atoi(s[i+1:])
+	if err != nil || n < 0 {
+		return s, 0, false
+	}
+	return s[:i], n, true
+}
+
+// hashBytes returns the hex SHA-256 of b.
+func hashBytes(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// packageHash is the hex SHA-256 over the package's (path, file hash)
+// pairs in path order: it changes exactly when a file of the package is
+// added, removed, renamed or edited, which is what incremental re-indexing
+// needs to know.
+func packageHash(files []graph.File) string {
+	sorted := slices.Clone(files)
+	slices.SortFunc(sorted, func(a, b graph.File) int { return strings.Compare(a.Path, b.Path) })
+	h := sha256.New()
+	for _, f := range sorted {
+		h.Write([]byte(f.Path))
+		h.Write([]byte{0})
+		h.Write([]byte(f.Hash))
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,130 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// vcsHead returns the commit the git work tree holding dir has checked
+// out, or "" when dir is in none or the commit cannot be read. It reads
+// the repository's files directly instead of running git: indexing must
+// not depend on a git binary, its configuration or its hooks.
+func vcsHead(dir string) string {
+	gitDir := findGitDir(dir)
+	if gitDir == "" {
+		return ""
+	}
+	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	line := strings.TrimSpace(string(head))
+	ref, ok := strings.CutPrefix(line, "ref:")
+	if !ok {
+		if isHash(line) {
+			return line // detached HEAD
+		}
+		return ""
+	}
+	ref = strings.TrimSpace(ref)
+	if !validRef(ref) {
+		return ""
+	}
+	// A linked work tree keeps its HEAD in its own git dir and shares the
+	// refs of the main one, named in its commondir file.
+	dirs := []string{gitDir}
+	if common, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		c := strings.TrimSpace(string(common))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gitDir, c)
+		}
+		dirs = append(dirs, c)
+	}
+	for _, d := range dirs {
+		if b, err := os.ReadFile(filepath.Join(d, filepath.FromSlash(ref))); err == nil {
+			if h := strings.TrimSpace(string(b)); isHash(h) {
+				return h
+			}
+		}
+	}
+	for _, d := range dirs {
+		if h := packedRef(filepath.Join(d, "packed-refs"), ref); h != "" {
+			return h
+		}
+	}
+	return "" // an unborn branch: no commit yet
+}
+
+// findGitDir returns the git directory of the work tree holding dir: the
+// first .git found walking up, followed through a "gitdir:" file for
+// linked work trees and submodules.
+func findGitDir(dir string) string {
+	for d := dir; ; {
+		p := filepath.Join(d, ".git")
+		if info, err := os.Stat(p); err == nil {
+			if info.IsDir() {
+				return p
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return ""
+			}
+			g, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+			if !ok {
+				return ""
+			}
+			g = strings.TrimSpace(g)
+			if !filepath.IsAbs(g) {
+				g = filepath.Join(d, g)
+			}
+			return g
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}
+
+// packedRef looks ref up in a packed-refs file.
+func packedRef(path, ref string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' || line[0] == '^' {
+			continue
+		}
+		hash, name, ok := strings.Cut(line, " ")
+		if ok && name == ref && isHash(hash) {
+			return hash
+		}
+	}
+	return ""
+}
+
+// validRef reports whether ref is a plain name under refs/, so joining it
+// to a directory cannot leave that directory.
+func validRef(ref string) bool {
+	return strings.HasPrefix(ref, "refs/") && filepath.IsLocal(filepath.FromSlash(ref))
+}
+
+// isHash reports whether s looks like a SHA-1 or SHA-256 object name.
+func isHash(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

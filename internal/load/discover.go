@@ -1,0 +1,334 @@
+// Package load decides how a directory tree of Go code is loaded and loads
+// it with go/packages.
+//
+// Discover walks a repository root and finds its modules (nested ones
+// included) and an optional go.work, and turns them into load units: one
+// go/packages invocation each. Load runs one unit with the configuration the
+// indexer needs (types and syntax for the packages of the unit, export data
+// for their dependencies, test variants included) and with an environment
+// that never downloads a toolchain and never writes to the user's tree.
+//
+// The package keeps no global state: every call gets everything it needs
+// from its arguments, so the indexer, the live package cache and the
+// benchmark harness can use it side by side.
+package load
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/mod/modfile"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// Plan is what Discover found under a root: the modules to index and the
+// units that load them.
+type Plan struct {
+	// Root is the absolute directory that was walked.
+	Root string
+	// Modules are the usable modules, sorted by Dir. A go.mod that does not
+	// parse is not among them; it has a diagnostic instead.
+	Modules []graph.Module
+	// Units are the go/packages invocations that together load every
+	// package of Modules.
+	Units []Unit
+	// Manifests are the repo-relative paths (forward slashes) of the go.mod,
+	// go.sum, go.work and go.work.sum files found, sorted. They decide what
+	// gets loaded, so freshness checks have to watch them as well as the
+	// Go files.
+	Manifests []string
+	// Diagnostics describe go.mod and go.work files that could not be used.
+	Diagnostics []graph.Diagnostic
+}
+
+// Unit is one go/packages invocation: a directory to run the go command in
+// and the patterns to load there.
+type Unit struct {
+	// Dir is the absolute directory the go command runs in.
+	Dir string
+	// Patterns are go/packages patterns relative to Dir, e.g. "./...".
+	Patterns []string
+	// Workspace says the unit loads through the go.work file at Dir. When
+	// false the go command runs with GOWORK=off, so a go.work further up
+	// the tree cannot change what a module resolves to.
+	Workspace bool
+	// Vendor says the module loads its dependencies from its vendor
+	// directory (-mod=vendor) rather than the module cache.
+	Vendor bool
+	// Modules are the modules the unit covers.
+	Modules []graph.Module
+}
+
+// Manifest returns the repo-relative path of the file that defines the
+// unit (its go.work or go.mod), for diagnostics about the unit as a whole.
+func (u Unit) Manifest(root string) string {
+	name := "go.mod"
+	if u.Workspace {
+		name = "go.work"
+	}
+	return relSlash(root, filepath.Join(u.Dir, name))
+}
+
+// skipDir reports whether the walk should not descend into a directory of
+// this name. The go command itself ignores these for "./..." patterns
+// (vendor and testdata hold code that is not part of the module's
+// packages, '.' and '_' prefixes mark hidden or deliberately excluded
+// trees); node_modules is skipped because it can be enormous and never
+// holds the repository's own Go code.
+func skipDir(name string) bool {
+	switch name {
+	case "vendor", "testdata", "node_modules":
+		return true
+	}
+	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
+}
+
+// Discover walks root and plans how to load the Go code under it.
+//
+// Every go.mod under root (outside vendor, testdata, node_modules and
+// directories starting with '.' or '_') is a module. When root holds a
+// go.work, the modules it uses are loaded together in one workspace unit,
+// as the go command would build them; modules under root that the
+// workspace does not use are loaded on their own. Without a go.work each
+// module is its own unit with the pattern "./...".
+//
+// Discover fails with graph.CodeIndexingFailed when no go.mod exists under
+// root, or when none of those found can be used (their diagnostics are in
+// the error's Data["diagnostics"]).
+func Discover(root string) (Plan, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return Plan{}, fmt.Errorf("resolving root: %w", err)
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		return Plan{}, fmt.Errorf("reading root: %w", err)
+	}
+	if !info.IsDir() {
+		return Plan{}, graph.Errorf(graph.CodeIndexingFailed, "%s is not a directory", abs)
+	}
+	plan := Plan{Root: abs}
+
+	var modFiles []string // absolute go.mod paths
+	err = filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			// An unreadable directory deeper down should not stop the
+			// rest of the tree from being indexed.
+			if path != abs && d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			if path != abs {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() {
+			if path != abs && skipDir(d.Name()) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		switch d.Name() {
+		case "go.mod":
+			modFiles = append(modFiles, path)
+			plan.Manifests = append(plan.Manifests, relSlash(abs, path))
+		case "go.sum":
+			plan.Manifests = append(plan.Manifests, relSlash(abs, path))
+		case "go.work", "go.work.sum":
+			if filepath.Dir(path) == abs {
+				plan.Manifests = append(plan.Manifests, relSlash(abs, path))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return Plan{}, fmt.Errorf("walking %s: %w", abs, err)
+	}
+	slices.Sort(plan.Manifests)
+	if len(modFiles) == 0 {
+		return Plan{}, graph.Errorf(graph.CodeIndexingFailed,
+			"no Go module was found under %s: no go.mod in it or its subdirectories "+
+				"(vendor, testdata, node_modules and directories starting with '.' or '_' are skipped); "+
+				"run 'go mod init MODULE_PATH' in the directory that holds the code, or index a directory that contains a go.mod", abs)
+	}
+
+	for _, path := range modFiles {
+		mod, diag, ok := parseModule(abs, path)
+		if !ok {
+			plan.Diagnostics = append(plan.Diagnostics, diag)
+			continue
+		}
+		plan.Modules = append(plan.Modules, mod)
+	}
+	slices.SortFunc(plan.Modules, func(a, b graph.Module) int { return strings.Compare(a.Dir, b.Dir) })
+	if len(plan.Modules) == 0 {
+		return Plan{}, graph.Errorf(graph.CodeIndexingFailed,
+			"no usable Go module under %s: every go.mod failed to parse; fix the errors listed in diagnostics", abs).
+			WithData("diagnostics", plan.Diagnostics)
+	}
+
+	plan.Units = units(abs, plan.Modules, &plan.Diagnostics)
+	return plan, nil
+}
+
+// units groups the modules into load units, using root's go.work when
+// there is one and it parses.
+func units(root string, mods []graph.Module, diags *[]graph.Diagnostic) []Unit {
+	used, ok := workspaceUses(root, diags)
+	var out []Unit
+	var rest []graph.Module
+	if ok {
+		ws := Unit{Dir: root, Workspace: true, Vendor: hasVendor(root)}
+		for _, m := range mods {
+			if !used[m.Dir] {
+				rest = append(rest, m)
+				continue
+			}
+			ws.Modules = append(ws.Modules, m)
+			ws.Patterns = append(ws.Patterns, dirPattern(m.Dir))
+		}
+		if len(ws.Modules) > 0 {
+			out = append(out, ws)
+		}
+	} else {
+		rest = mods
+	}
+	for _, m := range rest {
+		dir := filepath.Join(root, filepath.FromSlash(m.Dir))
+		out = append(out, Unit{
+			Dir:      dir,
+			Patterns: []string{"./..."},
+			Vendor:   hasVendor(dir),
+			Modules:  []graph.Module{m},
+		})
+	}
+	return out
+}
+
+// dirPattern is the pattern, relative to the root, for every package of
+// the module in the repo-relative directory dir. In workspace mode "./..."
+// at the root matches only the root module, so each used module needs its
+// own pattern.
+func dirPattern(dir string) string {
+	if dir == "." {
+		return "./..."
+	}
+	return "./" + dir + "/..."
+}
+
+// workspaceUses parses root/go.work and returns the repo-relative
+// directories (forward slashes, "." for root) of the modules it uses. ok
+// is false when there is no go.work or it does not parse (then a
+// diagnostic is recorded and the modules load on their own).
+func workspaceUses(root string, diags *[]graph.Diagnostic) (used map[string]bool, ok bool) {
+	path := filepath.Join(root, "go.work")
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false
+	}
+	if err != nil {
+		*diags = append(*diags, graph.Diagnostic{Path: "go.work", Kind: "list",
+			Message: fmt.Sprintf("reading go.work: %v; loading each module on its own", err)})
+		return nil, false
+	}
+	wf, err := modfile.ParseWork(path, data, nil)
+	if err != nil {
+		d := modfileDiagnostic(root, path, err)
+		d.Message += "; loading each module on its own"
+		*diags = append(*diags, d)
+		return nil, false
+	}
+	used = map[string]bool{}
+	for _, u := range wf.Use {
+		dir := filepath.FromSlash(u.Path)
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(root, dir)
+		}
+		rel, err := filepath.Rel(root, dir)
+		if err != nil || !filepath.IsLocal(rel) && rel != "." {
+			continue // a module outside the root is a dependency, not ours to index
+		}
+		used[filepath.ToSlash(rel)] = true
+	}
+	return used, true
+}
+
+// hasVendor reports whether dir holds a vendor directory the go command
+// would use by default. The indexer then passes -mod=vendor instead of
+// -mod=readonly, which is just as read-only but needs no module cache.
+func hasVendor(dir string) bool {
+	info, err := os.Stat(filepath.Join(dir, "vendor", "modules.txt"))
+	return err == nil && info.Mode().IsRegular()
+}
+
+// parseModule reads the go.mod at path. When it cannot be used, ok is
+// false and diag says why.
+func parseModule(root, path string) (mod graph.Module, diag graph.Diagnostic, ok bool) {
+	dir := relSlash(root, filepath.Dir(path))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return mod, graph.Diagnostic{Path: relSlash(root, path), Kind: "list",
+			Message: fmt.Sprintf("reading go.mod: %v", err)}, false
+	}
+	f, err := modfile.ParseLax(path, data, nil)
+	if err != nil {
+		return mod, modfileDiagnostic(root, path, err), false
+	}
+	if f.Module == nil || f.Module.Mod.Path == "" {
+		return mod, graph.Diagnostic{Path: relSlash(root, path), Line: 1, Col: 1, Kind: "list",
+			Message: "go.mod has no module directive; add 'module MODULE_PATH' at its top"}, false
+	}
+	mod = graph.Module{Path: f.Module.Mod.Path, Dir: dir}
+	if f.Go != nil {
+		mod.GoVersion = f.Go.Version
+	}
+	return mod, graph.Diagnostic{}, true
+}
+
+// modfileDiagnostic converts a go.mod or go.work parse error into a
+// diagnostic at the first error's position.
+func modfileDiagnostic(root, path string, err error) graph.Diagnostic {
+	d := graph.Diagnostic{Path: relSlash(root, path), Kind: "list", Message: err.Error()}
+	var list modfile.ErrorList
+	if errors.As(err, &list) && len(list) > 0 {
+		first := list[0]
+		d.Line = first.Pos.Line
+		if first.Pos.Line > 0 {
+			d.Col = max(first.Pos.LineRune, 1)
+		}
+		msgs := make([]string, 0, len(list))
+		for _, e := range list {
+			if e.Err == nil {
+				continue
+			}
+			msg := e.Err.Error()
+			if e.Verb != "" {
+				msg = strings.TrimSpace(e.Verb+" "+e.ModPath) + ": " + msg
+			}
+			if e.Pos.Line > 0 && len(list) > 1 {
+				msg = fmt.Sprintf("line %d: %s", e.Pos.Line, msg)
+			}
+			msgs = append(msgs, msg)
+		}
+		if len(msgs) > 0 {
+			d.Message = strings.Join(msgs, "; ")
+		}
+	}
+	return d
+}
+
+// relSlash returns path relative to root with forward slashes, "." for
+// root itself. path must be inside root.
+func relSlash(root, path string) string {
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		return filepath.ToSlash(path)
+	}
+	return filepath.ToSlash(rel)
+}

@@ -1,0 +1,107 @@
+package load
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// Mode is what the indexer asks go/packages for. The packages of a unit
+// are type-checked from source (types, syntax and type information for
+// every declaration); their dependencies come from export data, which is
+// why NeedDeps is absent: loading dependencies from source would cost more
+// than everything else together.
+const Mode = packages.NeedName |
+	packages.NeedFiles |
+	packages.NeedCompiledGoFiles |
+	packages.NeedImports |
+	packages.NeedTypes |
+	packages.NeedTypesSizes |
+	packages.NeedSyntax |
+	packages.NeedTypesInfo |
+	packages.NeedModule
+
+// Config returns the go/packages configuration that loads u. Load uses it,
+// and so does the benchmark harness for its bare-load floor, so both load
+// exactly the same packages the same way. Context is left nil (go/packages
+// then uses context.Background); set it before loading to make the load
+// cancellable.
+//
+// Tests are included, so every package comes with its test variants. The
+// environment pins the go command to the local toolchain (a repository
+// asking for a newer Go fails to load instead of downloading one), keeps a
+// go.work outside the unit from changing what a module resolves to, and
+// forbids the go command from writing go.mod or go.sum.
+func Config(u Unit) *packages.Config {
+	return &packages.Config{
+		Mode:  Mode,
+		Dir:   u.Dir,
+		Env:   Env(os.Environ(), u),
+		Tests: true,
+		Logf:  nil,
+	}
+}
+
+// Load loads the packages of u. Packages that fail to parse or type-check
+// are returned with their errors and whatever syntax and types could be
+// built; the error is for failures of the load as a whole (the go command
+// is missing or rejects the module, or ctx ends).
+func Load(ctx context.Context, u Unit) ([]*packages.Package, error) {
+	cfg := Config(u)
+	cfg.Context = ctx
+	pkgs, err := packages.Load(cfg, u.Patterns...)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("loading packages in %s: %w", u.Dir, ctx.Err())
+		}
+		return nil, fmt.Errorf("loading packages in %s: %w", u.Dir, err)
+	}
+	return pkgs, nil
+}
+
+// Env returns base with the variables that make loading u safe and
+// reproducible: GOTOOLCHAIN=local, GOWORK pointing at the unit's go.work or
+// off, and GOFLAGS with -mod=readonly (-mod=vendor for vendored modules)
+// in place of any -mod flag the user set. The user's other GOFLAGS (build
+// tags, for instance) are kept, so the code is seen as the user builds it.
+func Env(base []string, u Unit) []string {
+	env := make([]string, 0, len(base)+3)
+	var goflags string
+	for _, kv := range base {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "GOTOOLCHAIN", "GOWORK":
+			continue
+		case "GOFLAGS":
+			goflags = v
+			continue
+		}
+		env = append(env, kv)
+	}
+	gowork := "off"
+	if u.Workspace {
+		gowork = u.Dir + string(os.PathSeparator) + "go.work"
+	}
+	mod := "-mod=readonly"
+	if u.Vendor {
+		mod = "-mod=vendor"
+	}
+	flags := []string{}
+	if !strings.ContainsAny(goflags, `"'`) { // quoted GOFLAGS are rare; drop them rather than misparse
+		for _, f := range strings.Fields(goflags) {
+			if strings.HasPrefix(f, "-mod=") || strings.HasPrefix(f, "--mod=") {
+				continue
+			}
+			flags = append(flags, f)
+		}
+	}
+	flags = append(flags, mod)
+	return append(env,
+		"GOTOOLCHAIN=local",
+		"GOWORK="+gowork,
+		"GOFLAGS="+strings.Join(flags, " "),
+	)
+}

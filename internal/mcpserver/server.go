@@ -1,0 +1,173 @@
+// Package mcpserver publishes the tools of internal/query over MCP. It is
+// the only package that imports the MCP SDK: each tool's schema is
+// inferred from its query input and output types, arguments are decoded
+// strictly by query, and failures become isError results whose
+// structuredContent.error carries the stable code.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/query"
+)
+
+// Version is the server version reported at initialize.
+var Version = "0.1.0"
+
+// New returns an MCP server with every tool of query.Tools bound to svc.
+func New(svc *query.Service, logger *slog.Logger) (*mcp.Server, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "sextant", Title: "Sextant", Version: Version}, &mcp.ServerOptions{
+		Instructions: query.Instructions,
+		Logger:       logger,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	})
+	for _, t := range query.Tools() {
+		tl, err := definition(t)
+		if err != nil {
+			return nil, err
+		}
+		s.AddTool(tl, handler(svc, t, logger))
+	}
+	return s, nil
+}
+
+// definition builds the published tool: schemas from the Go types,
+// annotations from the registry.
+func definition(t query.Tool) (*mcp.Tool, error) {
+	in, err := jsonschema.ForType(t.Input, &jsonschema.ForOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("input schema of %s: %w", t.Name, err)
+	}
+	in.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
+	out, err := jsonschema.ForType(t.Output, &jsonschema.ForOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("output schema of %s: %w", t.Name, err)
+	}
+	open := t.OpenWorld
+	destructive := false
+	return &mcp.Tool{
+		Name:         t.Name,
+		Title:        t.Title,
+		Description:  t.Description,
+		InputSchema:  in,
+		OutputSchema: out,
+		Annotations: &mcp.ToolAnnotations{
+			Title:           t.Title,
+			ReadOnlyHint:    t.ReadOnly,
+			IdempotentHint:  t.Idempotent,
+			OpenWorldHint:   &open,
+			DestructiveHint: &destructive,
+		},
+	}, nil
+}
+
+// handler runs one tool call. A panic in the tool becomes an INTERNAL
+// result and a log line; the server keeps serving.
+func handler(svc *query.Service, t query.Tool, logger *slog.Logger) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				logger.Error("tool panicked", "tool", t.Name, "panic", p, "stack", string(debug.Stack()))
+				res, err = errorResult(graph.Errorf(graph.CodeInternal, "the tool failed unexpectedly (%v); the server keeps running, and the failure is logged", p)), nil
+			}
+		}()
+		answer, callErr := t.Call(ctx, svc, req.Params.Arguments, progressFunc(ctx, req))
+		if callErr != nil {
+			return errorResult(callErr), nil
+		}
+		structured, err := json.Marshal(answer)
+		if err != nil {
+			return errorResult(graph.Wrap(graph.CodeInternal, err, "encoding the answer")), nil
+		}
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: answer.Text()}},
+			StructuredContent: json.RawMessage(structured),
+		}, nil
+	}
+}
+
+// errorResult is the isError result of a failed call: the coded error as
+// structuredContent.error and as text.
+func errorResult(err error) *mcp.CallToolResult {
+	info := query.ErrorOf(err)
+	structured, _ := json.Marshal(map[string]any{"error": info})
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", info.Code, info.Message)
+	for _, k := range []string{"suggestions", "candidates", "available", "diagnostics"} {
+		if v, ok := info.Data[k]; ok {
+			if list, ok := v.([]string); ok {
+				fmt.Fprintf(&b, "\n%s:\n  %s", k, strings.Join(list, "\n  "))
+			}
+		}
+	}
+	return &mcp.CallToolResult{
+		IsError:           true,
+		Content:           []mcp.Content{&mcp.TextContent{Text: b.String()}},
+		StructuredContent: json.RawMessage(structured),
+	}
+}
+
+// progressFunc reports indexing progress to the client when the call
+// asked for it with a progress token. Values only grow.
+func progressFunc(ctx context.Context, req *mcp.CallToolRequest) func(query.Progress) {
+	token := req.Params.GetProgressToken()
+	if token == nil || req.Session == nil {
+		return nil
+	}
+	var last float64
+	return func(p query.Progress) {
+		// Phases map onto one increasing scale: discover and load take the
+		// first half, extract and publish the second.
+		val := 0.0
+		switch p.Phase {
+		case "load":
+			val = 10
+		case "extract":
+			val = 50
+			if p.Total > 0 {
+				val += 45 * float64(p.Done) / float64(p.Total)
+			}
+		case "publish":
+			val = 95
+		case "done":
+			val = 100
+		}
+		if val < last {
+			return
+		}
+		last = val
+		msg := p.Message
+		if msg == "" {
+			msg = fmt.Sprintf("indexing %s: %s", p.Root, p.Phase)
+		}
+		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+			ProgressToken: token, Progress: val, Total: 100, Message: msg,
+		})
+	}
+}
+
+// Handler returns the streamable HTTP handler serving s at any path it is
+// mounted on, with cross-origin requests refused.
+func Handler(s *mcp.Server) http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{})
+	return http.NewCrossOriginProtection().Handler(h)
+}
+
+// ServeStdio serves s over stdin and stdout until the client disconnects or
+// ctx is done.
+func ServeStdio(ctx context.Context, s *mcp.Server) error {
+	return s.Run(ctx, &mcp.StdioTransport{})
+}

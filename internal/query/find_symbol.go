@@ -1,0 +1,215 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// FindSymbolInput is the input of find_symbol.
+type FindSymbolInput struct {
+	Name           string `json:"name" jsonschema:"the name to search for, e.g. Server, NewSrvMux (fuzzy) or Server.Start (exact, qualified)"`
+	Mode           string `json:"mode,omitempty" jsonschema:"exact, prefix, substring (case-insensitive) or fuzzy camel-case (default: fuzzy)"`
+	Kind           string `json:"kind,omitempty" jsonschema:"only this kind: package, const, var, type, interface, func, method, field or interface_method"`
+	Repository     string `json:"repository,omitempty" jsonschema:"only this repository, by name as list_repositories shows it"`
+	Path           string `json:"path,omitempty" jsonschema:"only files whose repo-relative path starts with this prefix, e.g. internal/foo/"`
+	Exported       *bool  `json:"exported,omitempty" jsonschema:"true for exported names only, false for unexported only"`
+	Limit          int    `json:"limit,omitempty" jsonschema:"page size, 1 to 500 (default 50)"`
+	Cursor         string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page of the same query"`
+	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default) or detailed; detailed adds package, doc, columns and test flag"`
+}
+
+// SymbolRow is one match of find_symbol.
+type SymbolRow struct {
+	StableKey     string `json:"stable_key" jsonschema:"durable key of the symbol; pass to get_symbol"`
+	Repository    string `json:"repository" jsonschema:"repository name"`
+	Path          string `json:"path" jsonschema:"repo-relative file"`
+	Name          string `json:"name" jsonschema:"declared name"`
+	QualifiedName string `json:"qualified_name" jsonschema:"Name, Type.Method or Type.Field"`
+	Kind          string `json:"kind" jsonschema:"symbol kind"`
+	Signature     string `json:"signature" jsonschema:"declaration signature"`
+	Exported      bool   `json:"exported" jsonschema:"whether the name is exported"`
+	StartLine     int    `json:"start_line" jsonschema:"1-based first line of the declaration"`
+	EndLine       int    `json:"end_line" jsonschema:"1-based last line of the declaration"`
+
+	PackagePath string `json:"package_path,omitempty" jsonschema:"detailed only: import path"`
+	Doc         string `json:"doc,omitempty" jsonschema:"detailed only: first line of the doc comment"`
+	StartColumn int    `json:"start_column,omitempty" jsonschema:"detailed only: 1-based column in characters"`
+	EndColumn   int    `json:"end_column,omitempty" jsonschema:"detailed only: 1-based column in characters"`
+	TestOnly    bool   `json:"test_only,omitempty" jsonschema:"detailed only: declared in a _test.go file"`
+}
+
+// FindSymbolOutput is the answer of find_symbol.
+type FindSymbolOutput struct {
+	Envelope
+	Results []SymbolRow `json:"results" jsonschema:"matches, best first"`
+}
+
+// FindSymbol searches symbols by name.
+func (s *Service) FindSymbol(ctx context.Context, in FindSymbolInput, progress func(Progress)) (*FindSymbolOutput, error) {
+	format, err := parseFormat(in.ResponseFormat)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSelectors("name", in.Name, "mode", in.Mode, "kind", in.Kind, "repository", in.Repository, "path", in.Path); err != nil {
+		return nil, err
+	}
+	if in.Name == "" {
+		return nil, invalid("name", "is required; give a name or part of one")
+	}
+	q := graph.SymbolQuery{Name: in.Name, Exported: in.Exported}
+	switch in.Mode {
+	case "":
+		q.Mode = graph.MatchFuzzy
+	case "exact", "prefix", "substring", "fuzzy":
+		q.Mode = graph.MatchMode(in.Mode)
+	default:
+		return nil, invalid("mode", "must be exact, prefix, substring or fuzzy (got %q)", in.Mode)
+	}
+	if in.Kind != "" {
+		k, ok := graph.ParseKind(in.Kind)
+		if !ok {
+			return nil, invalid("kind", "unknown kind %q; use one of %s", in.Kind, kindList())
+		}
+		q.Kinds = []graph.Kind{k}
+	}
+	path, err := cleanPathPrefix("path", in.Path)
+	if err != nil {
+		return nil, err
+	}
+	q.PathPrefix = path
+	limit, err := pageLimit(in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.open(ctx, progress)
+	if err != nil {
+		return nil, err
+	}
+	defer v.close()
+	var names []string
+	if in.Repository != "" {
+		r, err := v.repo(in.Repository)
+		if err != nil {
+			return nil, err
+		}
+		names = []string{r.Name}
+		q.Repositories = names
+	}
+	fp := fingerprint("find_symbol", q, in.Kind)
+	vk := v.viewKey(names)
+	offset, err := decodeCursor(in.Cursor, fp, vk)
+	if err != nil {
+		return nil, err
+	}
+	q.Offset, q.Limit = offset, limit
+	syms, total, err := v.r.FindSymbols(ctx, q)
+	if err != nil {
+		return nil, graph.Wrap(graph.CodeInternal, err, "searching symbols")
+	}
+	if names == nil {
+		for _, r := range v.repos {
+			v.use(r.Name)
+		}
+	} else {
+		v.use(names...)
+	}
+	out := &FindSymbolOutput{Results: make([]SymbolRow, 0, len(syms))}
+	for _, sym := range syms {
+		out.Results = append(out.Results, rowOf(sym, format))
+	}
+	out.Envelope = v.envelope()
+	out.page(total, offset, len(syms), fp, vk)
+	return out, nil
+}
+
+func rowOf(sym graph.Symbol, format Format) SymbolRow {
+	row := SymbolRow{
+		StableKey: sym.Key, Repository: sym.Repository, Path: sym.Path, Name: sym.Name,
+		QualifiedName: sym.QualifiedName, Kind: string(sym.Kind), Signature: sym.Signature,
+		Exported: sym.Exported, StartLine: sym.StartLine, EndLine: sym.EndLine,
+	}
+	if format == Detailed {
+		row.PackagePath = sym.PackagePath
+		row.Doc = firstLine(sym.Doc)
+		row.StartColumn, row.EndColumn = sym.StartCol, sym.EndCol
+		row.TestOnly = sym.TestOnly
+	}
+	return row
+}
+
+func kindList() string {
+	parts := make([]string, len(graph.Kinds))
+	for i, k := range graph.Kinds {
+		parts[i] = string(k)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// cleanPathPrefix checks a repo-relative path (prefix): no absolute path,
+// no .. segment, forward slashes; a trailing slash is kept, as it narrows.
+func cleanPathPrefix(field, p string) (string, error) {
+	if p == "" {
+		return "", nil
+	}
+	if strings.HasPrefix(p, "/") || strings.Contains(p, "\\") {
+		return "", graph.Errorf(graph.CodeOutsideRoots, "%s must be repo-relative with forward slashes (got %q)", field, p).WithData("field", field)
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == ".." {
+			return "", graph.Errorf(graph.CodeOutsideRoots, "%s may not contain .. (got %q)", field, p).WithData("field", field)
+		}
+	}
+	return strings.TrimPrefix(p, "./"), nil
+}
+
+// Text renders the answer for an agent: one line per symbol, each path
+// spelled once per run of rows in the same file.
+func (o *FindSymbolOutput) Text() string {
+	var b strings.Builder
+	if o.Total == 0 {
+		b.WriteString("No symbol matches. Try mode fuzzy or substring, drop the kind or path filter, or call list_repositories to check what is indexed.\n")
+		writeFreshness(&b, o.Envelope)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%d of %d matches\n", o.Returned, o.Total)
+	multiRepo := false
+	for _, r := range o.Results {
+		if r.Repository != o.Results[0].Repository {
+			multiRepo = true
+		}
+	}
+	lastFile := ""
+	for _, r := range o.Results {
+		file := r.Path
+		if multiRepo {
+			file = r.Repository + ":" + r.Path
+		}
+		if file != lastFile {
+			fmt.Fprintf(&b, "%s\n", file)
+			lastFile = file
+		}
+		fmt.Fprintf(&b, "  %d-%d %s %s: %s\n", r.StartLine, r.EndLine, r.Kind, r.QualifiedName, quoteContent(r.Signature))
+		if r.Doc != "" {
+			fmt.Fprintf(&b, "    // %s\n", quoteContent(r.Doc))
+		}
+	}
+	writePaging(&b, o.Envelope)
+	writeFreshness(&b, o.Envelope)
+	return b.String()
+}
+
+func writePaging(b *strings.Builder, env Envelope) {
+	if env.NextCursor != nil {
+		fmt.Fprintf(b, "more: pass cursor %s\n", *env.NextCursor)
+	}
+}
+
+func writeFreshness(b *strings.Builder, env Envelope) {
+	if env.Fresh {
+		return
+	}
+	fmt.Fprintf(b, "STALE: snapshot %d predates the disk: %s\n", env.SnapshotID, strings.Join(env.StaleReasons, "; "))
+}

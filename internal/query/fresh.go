@@ -1,0 +1,117 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// maxStaleReasons bounds how many changed paths an answer names.
+const maxStaleReasons = 5
+
+// staleness compares the files of repo's pinned snapshot with the disk:
+// a file whose size or modification time differs, a file that is gone, or a
+// directory changed after the snapshot (a file added, removed or renamed)
+// makes the answer stale. It stats, never reads, so it stays cheap.
+func (s *Service) staleness(ctx context.Context, r graph.Reader, repo graph.RepositoryStatus) []string {
+	fs, err := s.fileSet(ctx, r, repo)
+	if err != nil {
+		return []string{"could not compare with disk: " + err.Error()}
+	}
+	if _, err := os.Stat(repo.Root); err != nil {
+		return []string{"repository root " + repo.Root + " is gone"}
+	}
+	published := repo.Snapshot.CreatedAt.UnixNano()
+	var (
+		mu      sync.Mutex
+		reasons []string
+	)
+	add := func(msg string) {
+		mu.Lock()
+		reasons = append(reasons, msg)
+		mu.Unlock()
+	}
+	check := func(i int) {
+		if i < len(fs.files) {
+			f := fs.files[i]
+			fi, err := os.Lstat(filepath.Join(repo.Root, filepath.FromSlash(f.Path)))
+			switch {
+			case err != nil:
+				add("deleted: " + f.Path)
+			case fi.Size() != f.Size || fi.ModTime().UnixNano() != f.ModTimeNS:
+				add("changed: " + f.Path)
+			}
+			return
+		}
+		d := fs.dirs[i-len(fs.files)]
+		fi, err := os.Lstat(filepath.Join(repo.Root, filepath.FromSlash(d)))
+		switch {
+		case err != nil:
+			add("deleted: " + d + "/")
+		case fi.ModTime().UnixNano() > published:
+			add("files added or removed in " + d + "/")
+		}
+	}
+	n := len(fs.files) + len(fs.dirs)
+	workers := min(runtime.GOMAXPROCS(0), 1+n/512)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += workers {
+				check(i)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(reasons) == 0 {
+		return nil
+	}
+	sort.Strings(reasons)
+	if len(reasons) > maxStaleReasons {
+		more := len(reasons) - maxStaleReasons
+		reasons = append(reasons[:maxStaleReasons], fmt.Sprintf("and %d more changes", more))
+	}
+	return append(reasons, "run `sextant index "+repo.Root+"` to refresh")
+}
+
+// fileSet returns the files and directories of repo's snapshot, cached per
+// snapshot id.
+func (s *Service) fileSet(ctx context.Context, r graph.Reader, repo graph.RepositoryStatus) (fileSet, error) {
+	s.mu.Lock()
+	fs, ok := s.files[repo.Name]
+	s.mu.Unlock()
+	if ok && fs.snapshot == repo.Snapshot.ID {
+		return fs, nil
+	}
+	files, err := r.Files(ctx, repo.Name)
+	if err != nil {
+		return fileSet{}, err
+	}
+	dirs := map[string]bool{".": true}
+	for _, m := range repo.Modules {
+		dirs[m.Dir] = true
+	}
+	for _, f := range files {
+		for d := path.Dir(f.Path); !dirs[d]; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	fs = fileSet{snapshot: repo.Snapshot.ID, files: files}
+	for d := range dirs {
+		fs.dirs = append(fs.dirs, d)
+	}
+	sort.Strings(fs.dirs)
+	s.mu.Lock()
+	s.files[repo.Name] = fs
+	s.mu.Unlock()
+	return fs, nil
+}

@@ -1,0 +1,432 @@
+package query
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/printer"
+	"go/token"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// GetFileOutlineInput is the input of get_file_outline.
+type GetFileOutlineInput struct {
+	Path           string `json:"path" jsonschema:"a Go file or a directory, repo-relative (or absolute inside a root); a directory lists its .go files, not subdirectories"`
+	Repository     string `json:"repository,omitempty" jsonschema:"repository of a relative path, by name; needed only when several are indexed"`
+	Limit          int    `json:"limit,omitempty" jsonschema:"for a directory: files per page, 1 to 500 (default 50)"`
+	Cursor         string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page of the same directory"`
+	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default) or detailed; detailed adds doc first lines and stable keys"`
+}
+
+// OutlineMember is a method, field or interface method under a type.
+type OutlineMember struct {
+	Name      string `json:"name" jsonschema:"member name"`
+	Kind      string `json:"kind" jsonschema:"method, field or interface_method"`
+	Signature string `json:"signature" jsonschema:"signature as written in the source"`
+	StartLine int    `json:"start_line" jsonschema:"1-based first line"`
+	EndLine   int    `json:"end_line" jsonschema:"1-based last line"`
+	Exported  bool   `json:"exported" jsonschema:"whether the name is exported"`
+	Doc       string `json:"doc,omitempty" jsonschema:"detailed only: first line of the doc comment"`
+	StableKey string `json:"stable_key,omitempty" jsonschema:"detailed only: key in the current snapshot, when it has this declaration"`
+}
+
+// OutlineEntry is one top-level declaration, with its members.
+type OutlineEntry struct {
+	Name      string          `json:"name" jsonschema:"declared name"`
+	Kind      string          `json:"kind" jsonschema:"const, var, type, interface, func or method"`
+	Signature string          `json:"signature" jsonschema:"signature as written in the source"`
+	StartLine int             `json:"start_line" jsonschema:"1-based first line"`
+	EndLine   int             `json:"end_line" jsonschema:"1-based last line"`
+	Exported  bool            `json:"exported" jsonschema:"whether the name is exported"`
+	Doc       string          `json:"doc,omitempty" jsonschema:"detailed only: first line of the doc comment"`
+	StableKey string          `json:"stable_key,omitempty" jsonschema:"detailed only: key in the current snapshot, when it has this declaration"`
+	Members   []OutlineMember `json:"members,omitempty" jsonschema:"fields, interface methods and methods declared in this file"`
+}
+
+// OutlineFile is the outline of one file.
+type OutlineFile struct {
+	Path        string         `json:"path" jsonschema:"repo-relative file"`
+	Package     string         `json:"package" jsonschema:"package name from the package clause"`
+	Lines       int            `json:"lines" jsonschema:"number of lines in the file"`
+	BuildTags   string         `json:"build_constraint,omitempty" jsonschema:"the file's //go:build line, if any"`
+	ParseErrors []string       `json:"parse_errors,omitempty" jsonschema:"syntax errors; the outline holds what parsed"`
+	Entries     []OutlineEntry `json:"entries" jsonschema:"declarations in source order"`
+}
+
+// GetFileOutlineOutput is the answer of get_file_outline.
+type GetFileOutlineOutput struct {
+	Envelope
+	Repository string        `json:"repository" jsonschema:"repository name"`
+	Results    []OutlineFile `json:"results" jsonschema:"one outline per file"`
+}
+
+// GetFileOutline outlines a file, or each Go file of a directory, from the
+// source on disk: it works on files that do not compile.
+func (s *Service) GetFileOutline(ctx context.Context, in GetFileOutlineInput, progress func(Progress)) (*GetFileOutlineOutput, error) {
+	format, err := parseFormat(in.ResponseFormat)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSelectors("path", in.Path, "repository", in.Repository); err != nil {
+		return nil, err
+	}
+	limit, err := pageLimit(in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.open(ctx, progress)
+	if err != nil {
+		return nil, err
+	}
+	defer v.close()
+	loc, err := v.locate("path", in.Path, in.Repository)
+	if err != nil {
+		return nil, err
+	}
+	v.use(loc.repo.Name)
+	root, err := os.OpenRoot(loc.repo.Root)
+	if err != nil {
+		return nil, graph.Wrap(graph.CodeReadError, err, "opening repository root")
+	}
+	defer root.Close()
+	fi, err := root.Stat(filepath.FromSlash(loc.rel))
+	if err != nil {
+		return nil, fileError("path", loc.rel, err)
+	}
+	files := []string{loc.rel}
+	if fi.IsDir() {
+		entries, err := readDir(root, loc.rel)
+		if err != nil {
+			return nil, fileError("path", loc.rel, err)
+		}
+		files = files[:0]
+		for _, e := range entries {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".go") {
+				files = append(files, path.Join(loc.rel, e.Name()))
+			}
+		}
+		sort.Strings(files)
+	} else if !strings.HasSuffix(loc.rel, ".go") {
+		return nil, invalid("path", "%s is not a Go file (.go); outline a .go file or a directory", loc.rel)
+	}
+	fp := fingerprint("get_file_outline", loc.repo.Name, loc.rel)
+	offset, err := decodeCursor(in.Cursor, fp, "disk")
+	if err != nil {
+		return nil, err
+	}
+	total := len(files)
+	if offset > total {
+		offset = total
+	}
+	pageFiles := files[offset:min(total, offset+limit)]
+	out := &GetFileOutlineOutput{Repository: loc.repo.Name, Results: []OutlineFile{}}
+	for _, rel := range pageFiles {
+		src, err := readFile(loc.repo.Root, rel)
+		if err != nil {
+			return nil, err
+		}
+		of := outlineFile(rel, src, format)
+		if format == Detailed {
+			v.attachKeys(ctx, loc.repo.Name, &of)
+		}
+		out.Results = append(out.Results, of)
+	}
+	out.Envelope = v.envelope()
+	// Outlines are read from disk, so they are fresh whatever the snapshot.
+	out.Fresh, out.StaleReasons = true, nil
+	out.page(total, offset, len(pageFiles), fp, "disk")
+	return out, nil
+}
+
+// outlineFile parses src and lists its declarations. Parse errors do not
+// stop it: the parser recovers and the outline shows what it found.
+func outlineFile(rel string, src []byte, format Format) OutlineFile {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, rel, src, parser.ParseComments|parser.SkipObjectResolution)
+	of := OutlineFile{Path: rel, Lines: bytes.Count(src, []byte("\n")), Entries: []OutlineEntry{}}
+	if len(src) > 0 && src[len(src)-1] != '\n' {
+		of.Lines++
+	}
+	if err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			if len(of.ParseErrors) < 10 {
+				of.ParseErrors = append(of.ParseErrors, line)
+			}
+		}
+	}
+	if f == nil {
+		return of
+	}
+	if f.Name != nil {
+		of.Package = f.Name.Name
+	}
+	for _, cg := range f.Comments {
+		if cg.Pos() >= f.Package {
+			break
+		}
+		for _, c := range cg.List {
+			if strings.HasPrefix(c.Text, "//go:build ") {
+				of.BuildTags = strings.TrimPrefix(c.Text, "//go:build ")
+			}
+		}
+	}
+	line := func(p token.Pos) int { return fset.PositionFor(p, false).Line }
+	doc := func(groups ...*ast.CommentGroup) string {
+		if format != Detailed {
+			return ""
+		}
+		for _, g := range groups {
+			if g != nil {
+				return firstLine(g.Text())
+			}
+		}
+		return ""
+	}
+	byType := map[string]int{} // type name → index in Entries
+	var methods []ast.Decl
+	for _, decl := range f.Decls {
+		switch d := decl.(type) {
+		case *ast.FuncDecl:
+			if d.Recv != nil && len(d.Recv.List) > 0 {
+				methods = append(methods, d)
+				continue
+			}
+			of.Entries = append(of.Entries, OutlineEntry{Name: d.Name.Name, Kind: "func",
+				Signature: funcSignature(fset, d), StartLine: line(d.Pos()), EndLine: line(d.End()),
+				Exported: ast.IsExported(d.Name.Name), Doc: doc(d.Doc)})
+		case *ast.GenDecl:
+			for _, spec := range d.Specs {
+				start, end := spec.Pos(), spec.End()
+				if !d.Lparen.IsValid() {
+					start, end = d.Pos(), d.End()
+				}
+				switch sp := spec.(type) {
+				case *ast.TypeSpec:
+					e := OutlineEntry{Name: sp.Name.Name, Kind: "type", Signature: typeSignature(fset, sp),
+						StartLine: line(start), EndLine: line(end), Exported: ast.IsExported(sp.Name.Name), Doc: doc(sp.Doc, d.Doc)}
+					switch t := sp.Type.(type) {
+					case *ast.StructType:
+						for _, fld := range t.Fields.List {
+							for _, name := range fieldNames(fld) {
+								e.Members = append(e.Members, OutlineMember{Name: name, Kind: "field",
+									Signature: fieldSignature(fset, name, fld), StartLine: line(fld.Pos()), EndLine: line(fld.End()),
+									Exported: ast.IsExported(name), Doc: doc(fld.Doc, fld.Comment)})
+							}
+						}
+					case *ast.InterfaceType:
+						if sp.Assign == 0 {
+							e.Kind = "interface"
+						}
+						for _, m := range t.Methods.List {
+							if _, ok := m.Type.(*ast.FuncType); !ok || len(m.Names) == 0 {
+								continue // embedded interface or type union
+							}
+							e.Members = append(e.Members, OutlineMember{Name: m.Names[0].Name, Kind: "interface_method",
+								Signature: m.Names[0].Name + strings.TrimPrefix(node(fset, m.Type), "func"),
+								StartLine: line(m.Pos()), EndLine: line(m.End()), Exported: ast.IsExported(m.Names[0].Name), Doc: doc(m.Doc, m.Comment)})
+						}
+					}
+					byType[sp.Name.Name] = len(of.Entries)
+					of.Entries = append(of.Entries, e)
+				case *ast.ValueSpec:
+					for _, name := range sp.Names {
+						if name.Name == "_" {
+							continue
+						}
+						of.Entries = append(of.Entries, OutlineEntry{Name: name.Name, Kind: d.Tok.String(),
+							Signature: valueSignature(fset, d.Tok, name.Name, sp), StartLine: line(start), EndLine: line(end),
+							Exported: ast.IsExported(name.Name), Doc: doc(sp.Doc, d.Doc)})
+					}
+				}
+			}
+		}
+	}
+	for _, decl := range methods {
+		d := decl.(*ast.FuncDecl)
+		recv := receiverBase(d.Recv.List[0].Type)
+		m := OutlineMember{Name: d.Name.Name, Kind: "method", Signature: funcSignature(fset, d),
+			StartLine: line(d.Pos()), EndLine: line(d.End()), Exported: ast.IsExported(d.Name.Name), Doc: doc(d.Doc)}
+		if i, ok := byType[recv]; ok {
+			of.Entries[i].Members = append(of.Entries[i].Members, m)
+			continue
+		}
+		// The receiver's type is declared in another file: list the method
+		// at top level, named as Type.Method.
+		of.Entries = append(of.Entries, OutlineEntry{Name: recv + "." + m.Name, Kind: "method", Signature: m.Signature,
+			StartLine: m.StartLine, EndLine: m.EndLine, Exported: m.Exported, Doc: m.Doc})
+	}
+	sort.SliceStable(of.Entries, func(i, j int) bool { return of.Entries[i].StartLine < of.Entries[j].StartLine })
+	return of
+}
+
+// attachKeys adds the snapshot's stable keys to the outline's entries
+// that the snapshot knows under the same qualified name and kind.
+func (v *view) attachKeys(ctx context.Context, repo string, of *OutlineFile) {
+	syms, _, err := v.r.FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring, Repositories: []string{repo}, PathPrefix: of.Path})
+	if err != nil {
+		return
+	}
+	keys := map[string]string{}
+	for _, s := range syms {
+		if s.Path == of.Path {
+			keys[s.QualifiedName] = s.Key
+		}
+	}
+	for i := range of.Entries {
+		e := &of.Entries[i]
+		e.StableKey = keys[e.Name]
+		for j := range e.Members {
+			e.Members[j].StableKey = keys[e.Name+"."+e.Members[j].Name]
+		}
+	}
+}
+
+func readDir(root *os.Root, rel string) ([]os.DirEntry, error) {
+	f, err := root.Open(filepath.FromSlash(rel))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
+// node prints an AST node on one line.
+func node(fset *token.FileSet, n ast.Node) string {
+	var b bytes.Buffer
+	if err := (&printer.Config{Mode: printer.RawFormat}).Fprint(&b, fset, n); err != nil {
+		return ""
+	}
+	return oneLine(b.String())
+}
+
+// oneLine collapses white space runs, so a signature fits on one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func funcSignature(fset *token.FileSet, d *ast.FuncDecl) string {
+	cp := *d
+	cp.Body, cp.Doc = nil, nil
+	return node(fset, &cp)
+}
+
+func typeSignature(fset *token.FileSet, sp *ast.TypeSpec) string {
+	cp := *sp
+	cp.Doc, cp.Comment = nil, nil
+	switch sp.Type.(type) {
+	case *ast.StructType:
+		cp.Type = &ast.Ident{Name: "struct{...}"}
+	case *ast.InterfaceType:
+		cp.Type = &ast.Ident{Name: "interface{...}"}
+	}
+	return "type " + node(fset, &cp)
+}
+
+// maxValueSig bounds the initialiser shown in a const or var signature.
+const maxValueSig = 120
+
+func valueSignature(fset *token.FileSet, tok token.Token, name string, sp *ast.ValueSpec) string {
+	sig := tok.String() + " " + name
+	if sp.Type != nil {
+		sig += " " + node(fset, sp.Type)
+	}
+	if len(sp.Values) > 0 {
+		val := ""
+		for i, n := range sp.Names {
+			if n.Name == name && i < len(sp.Values) {
+				val = node(fset, sp.Values[i])
+			}
+		}
+		if len(sp.Values) == 1 && len(sp.Names) > 1 {
+			val = node(fset, sp.Values[0])
+		}
+		if len(val) > maxValueSig {
+			val = val[:maxValueSig] + "…"
+		}
+		if val != "" {
+			sig += " = " + val
+		}
+	}
+	return sig
+}
+
+func fieldNames(f *ast.Field) []string {
+	if len(f.Names) == 0 {
+		return []string{receiverBase(f.Type)}
+	}
+	var names []string
+	for _, n := range f.Names {
+		if n.Name != "_" {
+			names = append(names, n.Name)
+		}
+	}
+	return names
+}
+
+func fieldSignature(fset *token.FileSet, name string, f *ast.Field) string {
+	if len(f.Names) == 0 {
+		return node(fset, f.Type)
+	}
+	return name + " " + node(fset, f.Type)
+}
+
+// receiverBase returns the type name of a receiver or embedded field:
+// T for T, *T, T[K], pkg.T.
+func receiverBase(e ast.Expr) string {
+	for {
+		switch t := e.(type) {
+		case *ast.StarExpr:
+			e = t.X
+		case *ast.ParenExpr:
+			e = t.X
+		case *ast.IndexExpr:
+			e = t.X
+		case *ast.IndexListExpr:
+			e = t.X
+		case *ast.SelectorExpr:
+			return t.Sel.Name
+		case *ast.Ident:
+			return t.Name
+		default:
+			return "?"
+		}
+	}
+}
+
+// Text renders the outline for an agent: indented declarations with their
+// line ranges.
+func (o *GetFileOutlineOutput) Text() string {
+	var b strings.Builder
+	for _, f := range o.Results {
+		fmt.Fprintf(&b, "%s (package %s, %d lines", f.Path, f.Package, f.Lines)
+		if f.BuildTags != "" {
+			fmt.Fprintf(&b, ", //go:build %s", f.BuildTags)
+		}
+		b.WriteString(")\n")
+		for _, e := range f.ParseErrors {
+			fmt.Fprintf(&b, "  syntax error: %s\n", quoteContent(e))
+		}
+		for _, e := range f.Entries {
+			fmt.Fprintf(&b, "  %d-%d %s\n", e.StartLine, e.EndLine, quoteContent(e.Signature))
+			if e.Doc != "" {
+				fmt.Fprintf(&b, "    // %s\n", quoteContent(e.Doc))
+			}
+			for _, m := range e.Members {
+				fmt.Fprintf(&b, "    %d %s\n", m.StartLine, quoteContent(m.Signature))
+			}
+		}
+	}
+	if len(o.Results) == 0 {
+		b.WriteString("No Go files here; give a .go file or a directory that holds some.\n")
+	}
+	writePaging(&b, o.Envelope)
+	return b.String()
+}

@@ -1,0 +1,302 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// Progress is reported while a root is indexed on first use.
+type Progress struct {
+	Root    string
+	Phase   string // discover, load, extract, publish
+	Done    int
+	Total   int
+	Message string
+}
+
+// IndexFunc indexes the repository at root and publishes a snapshot. The
+// CLI wires it to internal/index; tests may wire anything that publishes.
+type IndexFunc func(ctx context.Context, root string, progress func(Progress)) error
+
+// Service answers every tool. It is safe for concurrent use.
+type Service struct {
+	store graph.Store
+	roots []string // absolute, symlinks resolved, sorted
+	index IndexFunc
+	now   func() time.Time
+
+	mu       sync.Mutex
+	indexing map[string]*flight // root → the indexing run in progress
+	files    map[string]fileSet // repository name → files of one snapshot, for freshness
+}
+
+type flight struct {
+	done chan struct{}
+	err  error
+}
+
+type fileSet struct {
+	snapshot int64
+	files    []graph.File
+	dirs     []string
+}
+
+// New returns a Service over store that may read files under roots and
+// indexes a root on first use with index (nil: never index, answer
+// INDEX_NOT_READY instead).
+func New(store graph.Store, roots []string, index IndexFunc) (*Service, error) {
+	s := &Service{store: store, index: index, now: time.Now,
+		indexing: map[string]*flight{}, files: map[string]fileSet{}}
+	for _, r := range roots {
+		abs, err := CanonicalDir(r)
+		if err != nil {
+			return nil, err
+		}
+		s.roots = append(s.roots, abs)
+	}
+	sort.Strings(s.roots)
+	return s, nil
+}
+
+// Roots returns the directories the service may read, canonical.
+func (s *Service) Roots() []string { return append([]string(nil), s.roots...) }
+
+// CanonicalDir returns dir as an absolute path with symlinks resolved,
+// checking that it is a directory.
+func CanonicalDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", graph.Wrap(graph.CodeInvalidArgument, err, "bad directory "+dir)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "", graph.Errorf(graph.CodeFileNotFound, "directory %s does not exist", dir)
+		}
+		return "", graph.Wrap(graph.CodeReadError, err, "resolving "+dir)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", graph.Wrap(graph.CodeReadError, err, "reading "+dir)
+	}
+	if !fi.IsDir() {
+		return "", graph.Errorf(graph.CodeInvalidArgument, "%s is not a directory", dir)
+	}
+	return real, nil
+}
+
+// view is one request's pinned reader plus what the request learned about
+// the repositories it read.
+type view struct {
+	s     *Service
+	r     graph.Reader
+	repos []graph.RepositoryStatus
+	used  map[string]bool     // repositories this answer read
+	stale map[string][]string // staleness verdicts already computed, by repository
+}
+
+// staleness returns why repo's snapshot no longer matches the disk (nil when
+// it does), computed once per request.
+func (v *view) staleness(r graph.RepositoryStatus) []string {
+	if reasons, ok := v.stale[r.Name]; ok {
+		return reasons
+	}
+	reasons := v.s.staleness(context.Background(), v.r, r)
+	v.stale[r.Name] = reasons
+	return reasons
+}
+
+// open ensures every root is indexed (indexing on first use), then pins a
+// reader. The caller must close the view.
+func (s *Service) open(ctx context.Context, progress func(Progress)) (*view, error) {
+	if err := s.ensureRoots(ctx, progress); err != nil {
+		return nil, err
+	}
+	r, err := s.store.Read(ctx)
+	if err != nil {
+		return nil, graph.Wrap(graph.CodeInternal, err, "opening the index")
+	}
+	repos, err := r.Repositories(ctx)
+	if err != nil {
+		r.Close()
+		return nil, graph.Wrap(graph.CodeInternal, err, "listing repositories")
+	}
+	return &view{s: s, r: r, repos: repos, used: map[string]bool{}, stale: map[string][]string{}}, nil
+}
+
+func (v *view) close() { v.r.Close() }
+
+// ensureRoots indexes every root that has no snapshot yet. Concurrent calls
+// wait for the same run.
+func (s *Service) ensureRoots(ctx context.Context, progress func(Progress)) error {
+	if len(s.roots) == 0 {
+		return nil
+	}
+	r, err := s.store.Read(ctx)
+	if err != nil {
+		return graph.Wrap(graph.CodeInternal, err, "opening the index")
+	}
+	repos, err := r.Repositories(ctx)
+	r.Close()
+	if err != nil {
+		return graph.Wrap(graph.CodeInternal, err, "listing repositories")
+	}
+	have := map[string]bool{}
+	for _, rp := range repos {
+		have[rp.Root] = true
+	}
+	for _, root := range s.roots {
+		if have[root] {
+			continue
+		}
+		if err := s.indexOnce(ctx, root, progress); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Service) indexOnce(ctx context.Context, root string, progress func(Progress)) error {
+	if s.index == nil {
+		return graph.Errorf(graph.CodeIndexNotReady, "%s is not indexed yet; run `sextant index %s`", root, root)
+	}
+	s.mu.Lock()
+	f, running := s.indexing[root]
+	if !running {
+		f = &flight{done: make(chan struct{})}
+		s.indexing[root] = f
+		go func() {
+			// The run belongs to no single caller: it goes on if the caller
+			// that started it gives up, so the next call finds it done.
+			f.err = s.index(context.WithoutCancel(ctx), root, progress)
+			s.mu.Lock()
+			delete(s.indexing, root)
+			s.mu.Unlock()
+			close(f.done)
+		}()
+	}
+	s.mu.Unlock()
+	select {
+	case <-f.done:
+	case <-ctx.Done():
+		return graph.Wrap(graph.CodeIndexNotReady, ctx.Err(), root+" is still being indexed; call again shortly")
+	}
+	if f.err != nil {
+		var ge *graph.Error
+		if errors.As(f.err, &ge) {
+			return ge
+		}
+		return graph.Wrap(graph.CodeIndexingFailed, f.err, "indexing "+root+" failed")
+	}
+	return nil
+}
+
+// repo returns the repository called name; "" picks the only root's
+// repository, or the only repository when there is one.
+func (v *view) repo(name string) (graph.RepositoryStatus, error) {
+	if name != "" {
+		for _, r := range v.repos {
+			if r.Name == name {
+				return r, nil
+			}
+		}
+		names := make([]string, len(v.repos))
+		for i, r := range v.repos {
+			names[i] = r.Name
+		}
+		return graph.RepositoryStatus{}, graph.Errorf(graph.CodeRepositoryNotFound,
+			"no repository named %q; call list_repositories to see them", name).WithData("available", names)
+	}
+	var inRoots []graph.RepositoryStatus
+	for _, r := range v.repos {
+		if v.s.isRoot(r.Root) {
+			inRoots = append(inRoots, r)
+		}
+	}
+	if len(inRoots) == 1 {
+		return inRoots[0], nil
+	}
+	if len(inRoots) == 0 && len(v.repos) == 1 {
+		return v.repos[0], nil
+	}
+	names := make([]string, 0, len(v.repos))
+	for _, r := range v.repos {
+		names = append(names, r.Name)
+	}
+	if len(names) == 0 {
+		return graph.RepositoryStatus{}, graph.Errorf(graph.CodeIndexNotReady, "nothing is indexed yet; run `sextant index DIR`")
+	}
+	return graph.RepositoryStatus{}, invalid("repository", "several repositories are indexed; name one of %s", strings.Join(names, ", ")).WithData("available", names)
+}
+
+func (s *Service) isRoot(dir string) bool {
+	for _, r := range s.roots {
+		if r == dir {
+			return true
+		}
+	}
+	return false
+}
+
+// use records that the answer read repository name.
+func (v *view) use(names ...string) {
+	for _, n := range names {
+		v.used[n] = true
+	}
+}
+
+// viewKey identifies the snapshots of the repositories named, for cursors.
+func (v *view) viewKey(names []string) string {
+	var parts []string
+	for _, r := range v.repos {
+		if len(names) == 0 || contains(names, r.Name) {
+			parts = append(parts, fmt.Sprintf("%s@%d", r.Name, r.Snapshot.ID))
+		}
+	}
+	return fingerprint(parts)
+}
+
+// envelope fills the snapshot fields of an answer from the repositories the
+// answer read: the newest snapshot id, its age, and whether all are fresh.
+func (v *view) envelope() Envelope {
+	var env Envelope
+	env.Fresh = true
+	var newest time.Time
+	for _, r := range v.repos {
+		if !v.used[r.Name] {
+			continue
+		}
+		if r.Snapshot.ID > env.SnapshotID {
+			env.SnapshotID = r.Snapshot.ID
+		}
+		if r.Snapshot.CreatedAt.After(newest) {
+			newest = r.Snapshot.CreatedAt
+		}
+		if reasons := v.staleness(r); len(reasons) > 0 {
+			env.Fresh = false
+			env.StaleReasons = append(env.StaleReasons, reasons...)
+		}
+	}
+	if !newest.IsZero() {
+		env.SnapshotAgeMS = v.s.now().Sub(newest).Milliseconds()
+	}
+	return env
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

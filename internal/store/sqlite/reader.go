@@ -1,0 +1,646 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// reader is the Reader of the sqlite store: one read transaction on one
+// read connection, pinned at creation. Every query joins each symbol's
+// snapshot to repositories.current_snapshot, which inside the transaction
+// names the snapshots current when the Reader was created.
+type reader struct {
+	conn *sql.Conn
+	tx   *sql.Tx
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Close implements graph.Reader: it ends the read transaction and returns
+// the connection to the pool. Calling it again does nothing.
+func (r *reader) Close() error {
+	r.closeOnce.Do(func() {
+		err := r.tx.Rollback()
+		if errors.Is(err, sql.ErrTxDone) {
+			err = nil
+		}
+		r.closeErr = errors.Join(err, r.conn.Close())
+		if r.closeErr != nil {
+			r.closeErr = fmt.Errorf("closing reader: %w", r.closeErr)
+		}
+	})
+	return r.closeErr
+}
+
+// builder accumulates a WHERE clause and its numbered arguments.
+type builder struct {
+	conds []string
+	args  []any
+}
+
+// arg adds v to the arguments and returns its placeholder.
+func (b *builder) arg(v any) string {
+	b.args = append(b.args, v)
+	return "?" + strconv.Itoa(len(b.args))
+}
+
+// where adds a condition, formatting placeholders for args into it.
+func (b *builder) where(format string, args ...any) {
+	ph := make([]any, len(args))
+	for i, a := range args {
+		ph[i] = b.arg(a)
+	}
+	b.conds = append(b.conds, fmt.Sprintf(format, ph...))
+}
+
+func (b *builder) clause() string {
+	if len(b.conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(b.conds, " AND ")
+}
+
+// prefixUpper returns the least string greater than every string with
+// prefix p in byte order, and false when there is none (p is empty or all
+// 0xff bytes). With it a prefix test is a range scan: p <= s < upper.
+func prefixUpper(p string) (string, bool) {
+	b := []byte(p)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return string(b[:i+1]), true
+		}
+	}
+	return "", false
+}
+
+// prefixCond returns a range condition on col for the prefix p.
+func (b *builder) prefixCond(col, p string) string {
+	if p == "" {
+		return "1"
+	}
+	lo := b.arg(p)
+	if hi, ok := prefixUpper(p); ok {
+		return fmt.Sprintf("(%s >= %s AND %s < %s)", col, lo, col, b.arg(hi))
+	}
+	return fmt.Sprintf("%s >= %s", col, lo)
+}
+
+const symbolColumns = `s.id, s.key, r.name, u.package_path, u.package_name, u.module_path, u.path,
+	s.name, coalesce(s.qname, s.name), s.kind, s.signature, s.doc, s.receiver, coalesce(s.parent, ''),
+	s.exported, s.test_only, s.start_line, s.start_col, s.end_line, s.end_col`
+
+const symbolFrom = ` FROM symbols s
+	JOIN repositories r ON r.current_snapshot = s.snapshot_id
+	JOIN units u ON u.id = s.unit_id`
+
+// scanSymbols reads rows selected with symbolColumns.
+func scanSymbols(rows *sql.Rows) ([]graph.Symbol, []int64, error) {
+	defer rows.Close()
+	var syms []graph.Symbol
+	var ids []int64
+	for rows.Next() {
+		var s graph.Symbol
+		var id, kind int64
+		if err := rows.Scan(&id, &s.Key, &s.Repository, &s.PackagePath, &s.PackageName, &s.ModulePath, &s.Path,
+			&s.Name, &s.QualifiedName, &kind, &s.Signature, &s.Doc, &s.Receiver, &s.Parent,
+			&s.Exported, &s.TestOnly, &s.StartLine, &s.StartCol, &s.EndLine, &s.EndCol); err != nil {
+			return nil, nil, fmt.Errorf("reading symbols: %w", err)
+		}
+		s.Kind = kindOf(kind)
+		syms = append(syms, s)
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("reading symbols: %w", err)
+	}
+	return syms, ids, nil
+}
+
+func (r *reader) querySymbols(ctx context.Context, query string, args ...any) ([]graph.Symbol, []int64, error) {
+	rows, err := r.tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("querying symbols: %w", err)
+	}
+	return scanSymbols(rows)
+}
+
+// snapshotOf returns the pinned current snapshot of the repository named
+// name, or an error wrapping graph.ErrNotFound when there is none.
+func (r *reader) snapshotOf(ctx context.Context, name string) (int64, error) {
+	var id int64
+	err := r.tx.QueryRowContext(ctx,
+		`SELECT current_snapshot FROM repositories WHERE name = ? AND current_snapshot IS NOT NULL`, name).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("repository %q: %w", name, graph.ErrNotFound)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("looking up repository %q: %w", name, err)
+	}
+	return id, nil
+}
+
+// Repositories implements graph.Reader.
+func (r *reader) Repositories(ctx context.Context) ([]graph.RepositoryStatus, error) {
+	return r.statuses(ctx, "")
+}
+
+// Repository implements graph.Reader. A repository that exists but has no
+// published snapshot is not found, as it is not listed by Repositories.
+func (r *reader) Repository(ctx context.Context, name string) (graph.RepositoryStatus, error) {
+	st, err := r.statuses(ctx, name)
+	if err != nil {
+		return graph.RepositoryStatus{}, err
+	}
+	if len(st) == 0 {
+		return graph.RepositoryStatus{}, fmt.Errorf("repository %q: %w", name, graph.ErrNotFound)
+	}
+	return st[0], nil
+}
+
+// statuses returns the published repositories, or only the one named name.
+func (r *reader) statuses(ctx context.Context, name string) ([]graph.RepositoryStatus, error) {
+	var b builder
+	if name != "" {
+		b.where("r.name = %s", name)
+	}
+	rows, err := r.tx.QueryContext(ctx, `SELECT r.id, r.name, r.root, r.vcs_head,
+		s.id, s.created_at, s.packages, s.files, s.symbols, s.diagnostics
+		FROM repositories r JOIN snapshots s ON s.id = r.current_snapshot`+b.clause()+` ORDER BY r.name`, b.args...)
+	if err != nil {
+		return nil, fmt.Errorf("listing repositories: %w", err)
+	}
+	var out []graph.RepositoryStatus
+	bySnap := map[int64]int{}
+	for rows.Next() {
+		var st graph.RepositoryStatus
+		var created int64
+		if err := rows.Scan(&st.ID, &st.Name, &st.Root, &st.VCSHead, &st.Snapshot.ID, &created,
+			&st.Packages, &st.Files, &st.Symbols, &st.Diagnostics); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("listing repositories: %w", err)
+		}
+		st.Snapshot.RepositoryID = st.ID
+		st.Snapshot.CreatedAt = time.UnixMilli(created)
+		bySnap[st.Snapshot.ID] = len(out)
+		out = append(out, st)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("listing repositories: %w", err)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+
+	rows, err = r.tx.QueryContext(ctx, `SELECT m.snapshot_id, m.path, m.dir, m.go_version
+		FROM modules m JOIN repositories r ON r.current_snapshot = m.snapshot_id`+b.clause()+`
+		ORDER BY m.dir, m.path`, b.args...)
+	if err != nil {
+		return nil, fmt.Errorf("listing modules: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var snap int64
+		var m graph.Module
+		if err := rows.Scan(&snap, &m.Path, &m.Dir, &m.GoVersion); err != nil {
+			return nil, fmt.Errorf("listing modules: %w", err)
+		}
+		if i, ok := bySnap[snap]; ok {
+			out[i].Modules = append(out[i].Modules, m)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("listing modules: %w", err)
+	}
+	return out, nil
+}
+
+// FindSymbols implements graph.Reader. An empty Mode means MatchExact; an
+// unknown mode or kind is an INVALID_ARGUMENT error. Repository names in
+// the query that do not exist simply match nothing. Ties left by the
+// documented ranking are broken by column, then by the order symbols were
+// written, so pages are stable.
+//
+// Exact, prefix and substring matching, ranking and paging run in SQL
+// (exact and prefix as range scans of the lower-cased name index). Fuzzy
+// matching narrows candidates with a LIKE pattern in SQL, then matches,
+// ranks and pages in Go with the same ordering.
+func (r *reader) FindSymbols(ctx context.Context, q graph.SymbolQuery) ([]graph.Symbol, int, error) {
+	var b builder
+	if err := symbolFilters(&b, q); err != nil {
+		return nil, 0, err
+	}
+	lq := strings.ToLower(q.Name)
+	switch q.Mode {
+	case graph.MatchExact, "":
+		if strings.Contains(q.Name, ".") {
+			b.where("s.qname = %s", q.Name)
+		} else {
+			b.where("s.lname = %s AND s.name = %s", lq, q.Name)
+		}
+	case graph.MatchPrefix:
+		b.conds = append(b.conds, b.prefixCond("s.lname", lq))
+	case graph.MatchSubstring:
+		if lq != "" {
+			b.where("instr(s.lname, %s) > 0", lq)
+		}
+	case graph.MatchFuzzy:
+		return r.findFuzzy(ctx, q, &b)
+	default:
+		return nil, 0, graph.Errorf(graph.CodeInvalidArgument, "unknown match mode %q", q.Mode)
+	}
+
+	var total int
+	if err := r.tx.QueryRowContext(ctx, `SELECT count(*)`+symbolFrom+b.clause(), b.args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("counting symbols: %w", err)
+	}
+	offset := max(q.Offset, 0)
+	if total == 0 || offset >= total {
+		return nil, total, nil
+	}
+	where := b.clause()
+	tier := fmt.Sprintf(`CASE WHEN s.name = %[1]s OR s.qname = %[1]s THEN 0 WHEN s.lname = %[2]s THEN 1 WHEN %[3]s THEN 2 ELSE 3 END`,
+		b.arg(q.Name), b.arg(lq), b.prefixCond("s.lname", lq))
+	limit := -1
+	if q.Limit > 0 {
+		limit = q.Limit
+	}
+	query := `SELECT ` + symbolColumns + symbolFrom + where + ` ORDER BY ` + tier + `, s.exported DESC, s.test_only,
+		length(s.name), coalesce(s.qname, s.name), r.name, u.path, s.start_line, s.start_col, s.id
+		LIMIT ` + b.arg(limit) + ` OFFSET ` + b.arg(offset)
+	syms, _, err := r.querySymbols(ctx, query, b.args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	return syms, total, nil
+}
+
+// symbolFilters adds the query's kind, repository, path and exported
+// filters to b.
+func symbolFilters(b *builder, q graph.SymbolQuery) error {
+	if len(q.Kinds) > 0 {
+		ph := make([]string, len(q.Kinds))
+		for i, k := range q.Kinds {
+			code, ok := kindCodes[k]
+			if !ok {
+				return graph.Errorf(graph.CodeInvalidArgument, "unknown symbol kind %q", k)
+			}
+			ph[i] = b.arg(code)
+		}
+		b.conds = append(b.conds, "s.kind IN ("+strings.Join(ph, ", ")+")")
+	}
+	if len(q.Repositories) > 0 {
+		ph := make([]string, len(q.Repositories))
+		for i, name := range q.Repositories {
+			ph[i] = b.arg(name)
+		}
+		b.conds = append(b.conds, "r.name IN ("+strings.Join(ph, ", ")+")")
+	}
+	if q.PathPrefix != "" {
+		b.conds = append(b.conds, b.prefixCond("u.path", q.PathPrefix))
+	}
+	if q.Exported != nil {
+		b.where("s.exported = %s", *q.Exported)
+	}
+	return nil
+}
+
+// candidate is what fuzzy ranking needs of a symbol.
+type candidate struct {
+	id               int64
+	tier             int
+	exported, test   bool
+	length           int
+	name, lname, qn  string
+	repo, path       string
+	startLine, start int
+}
+
+// compareCandidates orders candidates the way FindSymbols' ORDER BY does.
+func compareCandidates(a, b candidate) int {
+	if c := cmp.Compare(a.tier, b.tier); c != 0 {
+		return c
+	}
+	if a.exported != b.exported {
+		if a.exported {
+			return -1
+		}
+		return 1
+	}
+	if a.test != b.test {
+		if !a.test {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Or(
+		cmp.Compare(a.length, b.length),
+		strings.Compare(a.qn, b.qn),
+		strings.Compare(a.repo, b.repo),
+		strings.Compare(a.path, b.path),
+		cmp.Compare(a.startLine, b.startLine),
+		cmp.Compare(a.start, b.start),
+		cmp.Compare(a.id, b.id),
+	)
+}
+
+// rankTier is the first ranking key: 0 for an exact (case-sensitive) name
+// or qualified name, 1 for a case-insensitive exact name, 2 for a prefix,
+// 3 for the rest.
+func rankTier(name, lname, qn, q, lq string) int {
+	switch {
+	case name == q || qn == q:
+		return 0
+	case lname == lq:
+		return 1
+	case strings.HasPrefix(lname, lq):
+		return 2
+	}
+	return 3
+}
+
+func (r *reader) findFuzzy(ctx context.Context, q graph.SymbolQuery, b *builder) ([]graph.Symbol, int, error) {
+	m := newFuzzyMatcher(q.Name)
+	if len(m.humps) > 0 {
+		b.where(`s.lname LIKE %s ESCAPE '\'`, m.likePattern())
+	}
+	rows, err := r.tx.QueryContext(ctx, `SELECT s.id, s.name, s.lname, coalesce(s.qname, s.name), s.exported, s.test_only,
+		r.name, u.path, s.start_line, s.start_col`+symbolFrom+b.clause(), b.args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("querying fuzzy candidates: %w", err)
+	}
+	lq := strings.ToLower(q.Name)
+	var cands []candidate
+	for rows.Next() {
+		var c candidate
+		if err := rows.Scan(&c.id, &c.name, &c.lname, &c.qn, &c.exported, &c.test, &c.repo, &c.path,
+			&c.startLine, &c.start); err != nil {
+			rows.Close()
+			return nil, 0, fmt.Errorf("reading fuzzy candidates: %w", err)
+		}
+		if !m.match(c.name) {
+			continue
+		}
+		c.tier = rankTier(c.name, c.lname, c.qn, q.Name, lq)
+		c.length = utf8.RuneCountInString(c.name)
+		cands = append(cands, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("reading fuzzy candidates: %w", err)
+	}
+	total := len(cands)
+	offset := max(q.Offset, 0)
+	if offset >= total {
+		return nil, total, nil
+	}
+	slices.SortFunc(cands, compareCandidates)
+	page := cands[offset:]
+	if q.Limit > 0 && len(page) > q.Limit {
+		page = page[:q.Limit]
+	}
+	syms, err := r.symbolsByID(ctx, page)
+	if err != nil {
+		return nil, 0, err
+	}
+	return syms, total, nil
+}
+
+// symbolsByID loads the symbols of cands, in the order of cands.
+func (r *reader) symbolsByID(ctx context.Context, cands []candidate) ([]graph.Symbol, error) {
+	const chunk = 500
+	pos := make(map[int64]int, len(cands))
+	for i, c := range cands {
+		pos[c.id] = i
+	}
+	out := make([]graph.Symbol, len(cands))
+	for start := 0; start < len(cands); start += chunk {
+		part := cands[start:min(start+chunk, len(cands))]
+		var b builder
+		ph := make([]string, len(part))
+		for i, c := range part {
+			ph[i] = b.arg(c.id)
+		}
+		syms, ids, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolFrom+
+			` WHERE s.id IN (`+strings.Join(ph, ", ")+`)`, b.args...)
+		if err != nil {
+			return nil, err
+		}
+		for i, s := range syms {
+			out[pos[ids[i]]] = s
+		}
+	}
+	return out, nil
+}
+
+// SymbolByKey implements graph.Reader. Should two current snapshots hold
+// the key, the symbol of the repository first by name wins.
+func (r *reader) SymbolByKey(ctx context.Context, key string) (graph.Symbol, error) {
+	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolFrom+
+		` WHERE s.key = ? ORDER BY r.name, s.id LIMIT 1`, key)
+	if err != nil {
+		return graph.Symbol{}, err
+	}
+	if len(syms) == 0 {
+		return graph.Symbol{}, fmt.Errorf("symbol %s: %w", key, graph.ErrNotFound)
+	}
+	return syms[0], nil
+}
+
+// LookupSymbols implements graph.Reader. It returns the symbols whose
+// qualified name is exactly l.QualifiedName (none when it is empty) and
+// that pass l's other filters, ordered by repository, path and position.
+// A repository that does not exist matches nothing.
+func (r *reader) LookupSymbols(ctx context.Context, l graph.Lookup) ([]graph.Symbol, error) {
+	if l.QualifiedName == "" {
+		return nil, nil
+	}
+	var b builder
+	if strings.Contains(l.QualifiedName, ".") {
+		b.where("s.qname = %s", l.QualifiedName)
+	} else {
+		b.where("s.lname = %s AND s.name = %s AND s.qname IS NULL", strings.ToLower(l.QualifiedName), l.QualifiedName)
+	}
+	if l.PackagePath != "" {
+		b.where("u.package_path = %s", l.PackagePath)
+	}
+	if l.PackageName != "" {
+		b.where("u.package_name = %s", l.PackageName)
+	}
+	if l.Repository != "" {
+		b.where("r.name = %s", l.Repository)
+	}
+	if l.PathPrefix != "" {
+		b.conds = append(b.conds, b.prefixCond("u.path", l.PathPrefix))
+	}
+	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolFrom+b.clause()+
+		` ORDER BY r.name, u.path, s.start_line, s.start_col, s.id`, b.args...)
+	return syms, err
+}
+
+// Children implements graph.Reader. Source order is by file path, then
+// position. An empty repo searches every repository; a repo that has no
+// published snapshot is an error wrapping graph.ErrNotFound.
+func (r *reader) Children(ctx context.Context, repo, parentKey string) ([]graph.Symbol, error) {
+	var b builder
+	b.where("s.parent = %s", parentKey)
+	if repo != "" {
+		snap, err := r.snapshotOf(ctx, repo)
+		if err != nil {
+			return nil, err
+		}
+		b.where("s.snapshot_id = %s", snap)
+	}
+	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolFrom+b.clause()+
+		` ORDER BY r.name, u.path, s.start_line, s.start_col, s.id`, b.args...)
+	return syms, err
+}
+
+const fileColumns = `path, package, hash, size, mod_time_ns, test, ignored`
+
+func scanFile(sc interface{ Scan(...any) error }) (graph.File, error) {
+	var f graph.File
+	err := sc.Scan(&f.Path, &f.Package, &f.Hash, &f.Size, &f.ModTimeNS, &f.Test, &f.Ignored)
+	return f, err
+}
+
+// File implements graph.Reader.
+func (r *reader) File(ctx context.Context, repo, path string) (graph.File, error) {
+	snap, err := r.snapshotOf(ctx, repo)
+	if err != nil {
+		return graph.File{}, err
+	}
+	f, err := scanFile(r.tx.QueryRowContext(ctx,
+		`SELECT `+fileColumns+` FROM files WHERE snapshot_id = ? AND path = ?`, snap, path))
+	if errors.Is(err, sql.ErrNoRows) {
+		return graph.File{}, fmt.Errorf("file %s in %s: %w", path, repo, graph.ErrNotFound)
+	}
+	if err != nil {
+		return graph.File{}, fmt.Errorf("reading file %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// Files implements graph.Reader. An unknown repository is an error
+// wrapping graph.ErrNotFound.
+func (r *reader) Files(ctx context.Context, repo string) ([]graph.File, error) {
+	snap, err := r.snapshotOf(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.tx.QueryContext(ctx, `SELECT `+fileColumns+` FROM files WHERE snapshot_id = ? ORDER BY path`, snap)
+	if err != nil {
+		return nil, fmt.Errorf("listing files: %w", err)
+	}
+	defer rows.Close()
+	var out []graph.File
+	for rows.Next() {
+		f, err := scanFile(rows)
+		if err != nil {
+			return nil, fmt.Errorf("listing files: %w", err)
+		}
+		out = append(out, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("listing files: %w", err)
+	}
+	return out, nil
+}
+
+const packageColumns = `path, name, module_path, dir, hash, test_only, errors`
+
+func scanPackage(sc interface{ Scan(...any) error }) (graph.Package, error) {
+	var p graph.Package
+	err := sc.Scan(&p.Path, &p.Name, &p.ModulePath, &p.Dir, &p.Hash, &p.TestOnly, &p.Errors)
+	return p, err
+}
+
+// Package implements graph.Reader. Should a snapshot hold two packages
+// with the same import path, the first written wins.
+func (r *reader) Package(ctx context.Context, repo, importPath string) (graph.Package, error) {
+	snap, err := r.snapshotOf(ctx, repo)
+	if err != nil {
+		return graph.Package{}, err
+	}
+	p, err := scanPackage(r.tx.QueryRowContext(ctx,
+		`SELECT `+packageColumns+` FROM packages WHERE snapshot_id = ? AND path = ? ORDER BY rowid LIMIT 1`,
+		snap, importPath))
+	if errors.Is(err, sql.ErrNoRows) {
+		return graph.Package{}, fmt.Errorf("package %s in %s: %w", importPath, repo, graph.ErrNotFound)
+	}
+	if err != nil {
+		return graph.Package{}, fmt.Errorf("reading package %s: %w", importPath, err)
+	}
+	return p, nil
+}
+
+// Packages implements graph.Reader. An unknown repository is an error
+// wrapping graph.ErrNotFound.
+func (r *reader) Packages(ctx context.Context, repo string) ([]graph.Package, error) {
+	snap, err := r.snapshotOf(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.tx.QueryContext(ctx,
+		`SELECT `+packageColumns+` FROM packages WHERE snapshot_id = ? ORDER BY path, rowid`, snap)
+	if err != nil {
+		return nil, fmt.Errorf("listing packages: %w", err)
+	}
+	defer rows.Close()
+	var out []graph.Package
+	for rows.Next() {
+		p, err := scanPackage(rows)
+		if err != nil {
+			return nil, fmt.Errorf("listing packages: %w", err)
+		}
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("listing packages: %w", err)
+	}
+	return out, nil
+}
+
+// Diagnostics implements graph.Reader. They are ordered by path (those
+// without a file first), line and column. An unknown repository is an
+// error wrapping graph.ErrNotFound.
+func (r *reader) Diagnostics(ctx context.Context, repo string, limit int) ([]graph.Diagnostic, error) {
+	snap, err := r.snapshotOf(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := r.tx.QueryContext(ctx, `SELECT package, path, line, col, kind, message FROM diagnostics
+		WHERE snapshot_id = ? ORDER BY path, line, col, package, rowid LIMIT ?`, snap, limit)
+	if err != nil {
+		return nil, fmt.Errorf("listing diagnostics: %w", err)
+	}
+	defer rows.Close()
+	var out []graph.Diagnostic
+	for rows.Next() {
+		var d graph.Diagnostic
+		if err := rows.Scan(&d.Package, &d.Path, &d.Line, &d.Col, &d.Kind, &d.Message); err != nil {
+			return nil, fmt.Errorf("listing diagnostics: %w", err)
+		}
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("listing diagnostics: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,229 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// SchemaVersion is the version of the database layout this package writes.
+// It is stored in the meta table; Open refuses a database whose version is
+// newer, because an older build cannot know what a newer one changed.
+const SchemaVersion = 1
+
+// ErrNewerSchema is returned (wrapped) by Open when the database was written
+// by a newer Sextant whose schema this build does not understand.
+var ErrNewerSchema = errors.New("database schema is newer than this build supports")
+
+// schema creates every table and index of SchemaVersion.
+//
+// Everything a snapshot holds is keyed by snapshot_id, so publishing is one
+// UPDATE of repositories.current_snapshot and collecting a snapshot is a
+// DELETE per table. Symbols are the bulk of the data (about 150k rows for
+// golang.org/x/tools), so their rows are kept compact:
+//   - package path, package name, module path and file path, which repeat
+//     for every symbol of a file, live once in units and are referenced by id;
+//   - kind is a small integer (see kindCodes);
+//   - qname holds the qualified name only when it differs from name (methods
+//     and fields), so package-level symbols do not store their name twice and
+//     the qualified-name index covers only dotted names;
+//   - parent is NULL rather than "" when there is none, so its partial index
+//     holds only methods and fields.
+//
+// lname (the name lower-cased by Go's strings.ToLower) serves exact,
+// case-insensitive exact and prefix lookups as index range scans; exact
+// case-sensitive matches use it too and check name, so no separate index
+// on name is needed.
+var schema = []string{
+	`CREATE TABLE meta (
+		key TEXT PRIMARY KEY,
+		value TEXT NOT NULL
+	) WITHOUT ROWID`,
+	`CREATE TABLE repositories (
+		id INTEGER PRIMARY KEY,
+		name TEXT NOT NULL UNIQUE,
+		root TEXT NOT NULL UNIQUE,
+		vcs_head TEXT NOT NULL DEFAULT '',
+		current_snapshot INTEGER
+	)`,
+	`CREATE TABLE snapshots (
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		repo_id INTEGER NOT NULL,
+		created_at INTEGER NOT NULL,
+		vcs_head TEXT NOT NULL DEFAULT '',
+		packages INTEGER NOT NULL DEFAULT 0,
+		files INTEGER NOT NULL DEFAULT 0,
+		symbols INTEGER NOT NULL DEFAULT 0,
+		diagnostics INTEGER NOT NULL DEFAULT 0
+	)`,
+	`CREATE INDEX snapshots_repo ON snapshots (repo_id)`,
+	`CREATE TABLE modules (
+		snapshot_id INTEGER NOT NULL,
+		path TEXT NOT NULL,
+		dir TEXT NOT NULL,
+		go_version TEXT NOT NULL
+	)`,
+	`CREATE INDEX modules_snapshot ON modules (snapshot_id)`,
+	`CREATE TABLE packages (
+		snapshot_id INTEGER NOT NULL,
+		path TEXT NOT NULL,
+		name TEXT NOT NULL,
+		module_path TEXT NOT NULL,
+		dir TEXT NOT NULL,
+		hash TEXT NOT NULL,
+		test_only INTEGER NOT NULL,
+		errors INTEGER NOT NULL
+	)`,
+	`CREATE INDEX packages_path ON packages (snapshot_id, path)`,
+	`CREATE TABLE files (
+		snapshot_id INTEGER NOT NULL,
+		path TEXT NOT NULL,
+		package TEXT NOT NULL,
+		hash TEXT NOT NULL,
+		size INTEGER NOT NULL,
+		mod_time_ns INTEGER NOT NULL,
+		test INTEGER NOT NULL,
+		ignored INTEGER NOT NULL,
+		PRIMARY KEY (snapshot_id, path)
+	) WITHOUT ROWID`,
+	`CREATE TABLE units (
+		id INTEGER PRIMARY KEY,
+		snapshot_id INTEGER NOT NULL,
+		package_path TEXT NOT NULL,
+		package_name TEXT NOT NULL,
+		module_path TEXT NOT NULL,
+		path TEXT NOT NULL
+	)`,
+	`CREATE INDEX units_snapshot ON units (snapshot_id)`,
+	`CREATE TABLE symbols (
+		id INTEGER PRIMARY KEY,
+		snapshot_id INTEGER NOT NULL,
+		unit_id INTEGER NOT NULL,
+		name TEXT NOT NULL,
+		lname TEXT NOT NULL,
+		qname TEXT,
+		kind INTEGER NOT NULL,
+		exported INTEGER NOT NULL,
+		test_only INTEGER NOT NULL,
+		start_line INTEGER NOT NULL,
+		start_col INTEGER NOT NULL,
+		end_line INTEGER NOT NULL,
+		end_col INTEGER NOT NULL,
+		key TEXT NOT NULL,
+		parent TEXT,
+		receiver TEXT NOT NULL,
+		signature TEXT NOT NULL,
+		doc TEXT NOT NULL
+	)`,
+	`CREATE INDEX symbols_key ON symbols (snapshot_id, key)`,
+	`CREATE INDEX symbols_lname ON symbols (snapshot_id, lname)`,
+	`CREATE INDEX symbols_qname ON symbols (snapshot_id, qname) WHERE qname IS NOT NULL`,
+	`CREATE INDEX symbols_parent ON symbols (snapshot_id, parent) WHERE parent IS NOT NULL`,
+	`CREATE TABLE diagnostics (
+		snapshot_id INTEGER NOT NULL,
+		package TEXT NOT NULL,
+		path TEXT NOT NULL,
+		line INTEGER NOT NULL,
+		col INTEGER NOT NULL,
+		kind TEXT NOT NULL,
+		message TEXT NOT NULL
+	)`,
+	`CREATE INDEX diagnostics_snapshot ON diagnostics (snapshot_id)`,
+}
+
+// snapshotTables are the tables whose rows belong to one snapshot, in the
+// order garbage collection empties them.
+var snapshotTables = []string{"symbols", "units", "files", "packages", "modules", "diagnostics"}
+
+// migrate brings the database at db to SchemaVersion. A database that
+// already has it costs one read and takes no write lock, so opening a store
+// while another process indexes does not wait for it.
+func migrate(ctx context.Context, db *sql.DB) error {
+	v, err := schemaVersion(ctx, db)
+	if err != nil {
+		return err
+	}
+	if v == SchemaVersion {
+		return nil
+	}
+	if v > SchemaVersion {
+		return fmt.Errorf("schema version %d, this build supports %d; upgrade sextant or use another database: %w",
+			v, SchemaVersion, ErrNewerSchema)
+	}
+
+	tx, err := db.BeginTx(ctx, nil) // BEGIN IMMEDIATE: see writeParams
+	if err != nil {
+		return fmt.Errorf("beginning schema transaction: %w", err)
+	}
+	defer tx.Rollback()
+	// Another process may have created the schema while we waited.
+	v, err = schemaVersion(ctx, tx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case v == SchemaVersion:
+		return nil
+	case v > SchemaVersion:
+		return fmt.Errorf("schema version %d, this build supports %d: %w", v, SchemaVersion, ErrNewerSchema)
+	case v > 0:
+		// No older layout has been released yet; this is where upgrades go.
+		return fmt.Errorf("schema version %d has no upgrade path to %d", v, SchemaVersion)
+	}
+	var tables int
+	if err := tx.QueryRowContext(ctx,
+		`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\'`).Scan(&tables); err != nil {
+		return fmt.Errorf("listing tables: %w", err)
+	}
+	if tables > 0 {
+		return errors.New("database has tables but no sextant meta table; it is not a sextant database")
+	}
+	for _, stmt := range schema {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("creating schema: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('schema_version', ?)`,
+		strconv.Itoa(SchemaVersion)); err != nil {
+		return fmt.Errorf("recording schema version: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("committing schema: %w", err)
+	}
+	return nil
+}
+
+// queryer is what *sql.DB, *sql.Conn and *sql.Tx have in common.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// schemaVersion returns the schema version recorded in the database, or 0
+// when it has no meta table.
+func schemaVersion(ctx context.Context, q queryer) (int, error) {
+	var n int
+	if err := q.QueryRowContext(ctx,
+		`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("reading schema: %w", err)
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	var s string
+	err := q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&s)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, errors.New("meta table has no schema_version")
+	}
+	if err != nil {
+		return 0, fmt.Errorf("reading schema version: %w", err)
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 1 {
+		return 0, fmt.Errorf("invalid schema version %q", s)
+	}
+	return v, nil
+}

@@ -1,0 +1,336 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// kindCodes maps symbol kinds to the small integers stored in
+// symbols.kind. The numbers are part of the schema: never renumber one,
+// only add new ones (and bump SchemaVersion if old builds must not read them).
+var kindCodes = map[graph.Kind]int64{
+	graph.KindPackage:         1,
+	graph.KindConst:           2,
+	graph.KindVar:             3,
+	graph.KindType:            4,
+	graph.KindInterface:       5,
+	graph.KindFunc:            6,
+	graph.KindMethod:          7,
+	graph.KindField:           8,
+	graph.KindInterfaceMethod: 9,
+}
+
+// kindNames inverts kindCodes.
+var kindNames = [...]graph.Kind{
+	1: graph.KindPackage,
+	2: graph.KindConst,
+	3: graph.KindVar,
+	4: graph.KindType,
+	5: graph.KindInterface,
+	6: graph.KindFunc,
+	7: graph.KindMethod,
+	8: graph.KindField,
+	9: graph.KindInterfaceMethod,
+}
+
+// kindOf returns the kind stored as code c.
+func kindOf(c int64) graph.Kind {
+	if c > 0 && c < int64(len(kindNames)) {
+		return kindNames[c]
+	}
+	return graph.Kind(fmt.Sprintf("unknown(%d)", c))
+}
+
+// errWriterDone is returned by a SnapshotWriter used after Publish or Abort.
+var errWriterDone = errors.New("snapshot writer already published or aborted")
+
+// unitKey is what a symbol shares with the other symbols of its file.
+type unitKey struct {
+	pkgPath, pkgName, modPath, path string
+}
+
+// writer is the SnapshotWriter of the sqlite store. See the package doc
+// for its transaction.
+type writer struct {
+	store     *Store
+	repo      graph.Repository
+	vcsHead   string
+	createdAt time.Time
+
+	mu     sync.Mutex
+	done   bool
+	conn   *sql.Conn // the write connection, held from begin to end
+	tx     *sql.Tx
+	snapID int64
+	units  map[unitKey]int64
+	stmts  struct {
+		module, pkg, file, unit, symbol, diag *sql.Stmt
+	}
+}
+
+// begin starts the write transaction (BEGIN IMMEDIATE), inserts the
+// snapshot row that allocates its id, and prepares the insert statements.
+// The caller holds w.mu.
+func (w *writer) begin(ctx context.Context) (err error) {
+	if w.done {
+		return errWriterDone
+	}
+	if w.tx != nil {
+		return nil
+	}
+	conn, err := w.store.wdb.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("acquiring write connection: %w", err)
+	}
+	// The transaction outlives this call; it ends in Publish or Abort.
+	tx, err := conn.BeginTx(context.WithoutCancel(ctx), nil)
+	if err != nil {
+		conn.Close()
+		return fmt.Errorf("beginning write transaction: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+			conn.Close()
+		}
+	}()
+	res, err := tx.ExecContext(ctx, `INSERT INTO snapshots (repo_id, created_at, vcs_head) VALUES (?, ?, ?)`,
+		w.repo.ID, w.createdAt.UnixMilli(), w.vcsHead)
+	if err != nil {
+		return fmt.Errorf("inserting snapshot: %w", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return fmt.Errorf("inserting snapshot: %w", err)
+	}
+	prep := func(dst **sql.Stmt, q string) {
+		if err != nil {
+			return
+		}
+		*dst, err = tx.PrepareContext(ctx, q)
+	}
+	prep(&w.stmts.module, `INSERT INTO modules (snapshot_id, path, dir, go_version) VALUES (?, ?, ?, ?)`)
+	prep(&w.stmts.pkg, `INSERT INTO packages (snapshot_id, path, name, module_path, dir, hash, test_only, errors)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	prep(&w.stmts.file, `INSERT OR IGNORE INTO files (snapshot_id, path, package, hash, size, mod_time_ns, test, ignored)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	prep(&w.stmts.unit, `INSERT INTO units (snapshot_id, package_path, package_name, module_path, path)
+		VALUES (?, ?, ?, ?, ?)`)
+	prep(&w.stmts.symbol, `INSERT INTO symbols (snapshot_id, unit_id, name, lname, qname, kind, exported, test_only,
+		start_line, start_col, end_line, end_col, key, parent, receiver, signature, doc)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	prep(&w.stmts.diag, `INSERT INTO diagnostics (snapshot_id, package, path, line, col, kind, message)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return fmt.Errorf("preparing inserts: %w", err)
+	}
+	w.conn, w.tx, w.snapID = conn, tx, id
+	w.units = map[unitKey]int64{}
+	return nil
+}
+
+// AddModules implements graph.SnapshotWriter.
+func (w *writer) AddModules(ctx context.Context, mods []graph.Module) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.begin(ctx); err != nil {
+		return err
+	}
+	for _, m := range mods {
+		if _, err := w.stmts.module.ExecContext(ctx, w.snapID, m.Path, m.Dir, m.GoVersion); err != nil {
+			return fmt.Errorf("inserting module %s: %w", m.Path, err)
+		}
+	}
+	return nil
+}
+
+// AddPackage implements graph.SnapshotWriter. A file already added to the
+// snapshot keeps its first record. Symbol.Repository is ignored: a symbol
+// belongs to the snapshot's repository.
+func (w *writer) AddPackage(ctx context.Context, pkg graph.Package, files []graph.File, syms []graph.Symbol, diags []graph.Diagnostic) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.begin(ctx); err != nil {
+		return err
+	}
+	if _, err := w.stmts.pkg.ExecContext(ctx, w.snapID, pkg.Path, pkg.Name, pkg.ModulePath, pkg.Dir, pkg.Hash,
+		pkg.TestOnly, pkg.Errors); err != nil {
+		return fmt.Errorf("inserting package %s: %w", pkg.Path, err)
+	}
+	if err := w.addFiles(ctx, files); err != nil {
+		return err
+	}
+	if err := w.addSymbols(ctx, syms); err != nil {
+		return fmt.Errorf("package %s: %w", pkg.Path, err)
+	}
+	return w.addDiagnostics(ctx, diags)
+}
+
+// AddFiles implements graph.SnapshotWriter.
+func (w *writer) AddFiles(ctx context.Context, files []graph.File) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.begin(ctx); err != nil {
+		return err
+	}
+	return w.addFiles(ctx, files)
+}
+
+// AddDiagnostics implements graph.SnapshotWriter.
+func (w *writer) AddDiagnostics(ctx context.Context, diags []graph.Diagnostic) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.begin(ctx); err != nil {
+		return err
+	}
+	return w.addDiagnostics(ctx, diags)
+}
+
+func (w *writer) addFiles(ctx context.Context, files []graph.File) error {
+	for _, f := range files {
+		if _, err := w.stmts.file.ExecContext(ctx, w.snapID, f.Path, f.Package, f.Hash, f.Size, f.ModTimeNS,
+			f.Test, f.Ignored); err != nil {
+			return fmt.Errorf("inserting file %s: %w", f.Path, err)
+		}
+	}
+	return nil
+}
+
+func (w *writer) addDiagnostics(ctx context.Context, diags []graph.Diagnostic) error {
+	for _, d := range diags {
+		if _, err := w.stmts.diag.ExecContext(ctx, w.snapID, d.Package, d.Path, d.Line, d.Col, d.Kind,
+			d.Message); err != nil {
+			return fmt.Errorf("inserting diagnostics: %w", err)
+		}
+	}
+	return nil
+}
+
+func (w *writer) addSymbols(ctx context.Context, syms []graph.Symbol) error {
+	for i := range syms {
+		sym := &syms[i]
+		kind, ok := kindCodes[sym.Kind]
+		if !ok {
+			return fmt.Errorf("symbol %s: unknown kind %q", sym.QualifiedName, sym.Kind)
+		}
+		uk := unitKey{sym.PackagePath, sym.PackageName, sym.ModulePath, sym.Path}
+		unit, ok := w.units[uk]
+		if !ok {
+			res, err := w.stmts.unit.ExecContext(ctx, w.snapID, uk.pkgPath, uk.pkgName, uk.modPath, uk.path)
+			if err != nil {
+				return fmt.Errorf("inserting symbol file %s: %w", uk.path, err)
+			}
+			if unit, err = res.LastInsertId(); err != nil {
+				return fmt.Errorf("inserting symbol file %s: %w", uk.path, err)
+			}
+			w.units[uk] = unit
+		}
+		var qname, parent any
+		if sym.QualifiedName != sym.Name {
+			qname = sym.QualifiedName
+		}
+		if sym.Parent != "" {
+			parent = sym.Parent
+		}
+		if _, err := w.stmts.symbol.ExecContext(ctx, w.snapID, unit, sym.Name, strings.ToLower(sym.Name), qname,
+			kind, sym.Exported, sym.TestOnly, sym.StartLine, sym.StartCol, sym.EndLine, sym.EndCol,
+			sym.Key, parent, sym.Receiver, sym.Signature, sym.Doc); err != nil {
+			return fmt.Errorf("inserting symbol %s: %w", sym.QualifiedName, err)
+		}
+	}
+	return nil
+}
+
+// Publish implements graph.SnapshotWriter: it records the snapshot's counts,
+// makes it the repository's current snapshot and commits, all in the
+// snapshot's one transaction, then deletes the repository's older snapshots
+// in a second one. A failure of that collection is not reported: the
+// snapshot is published, the leftover rows are unreachable, and the next
+// Publish of the repository (or Store.Collect) removes them.
+func (w *writer) Publish(ctx context.Context) (graph.Snapshot, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.begin(ctx); err != nil {
+		return graph.Snapshot{}, err
+	}
+	snap, err := w.commit(ctx)
+	w.end()
+	if err != nil {
+		return graph.Snapshot{}, err
+	}
+	_ = w.store.collect(ctx, w.repo.ID) // see the doc comment
+	return snap, nil
+}
+
+func (w *writer) commit(ctx context.Context) (graph.Snapshot, error) {
+	id := w.snapID
+	count := func(table string) (n int64, err error) {
+		err = w.tx.QueryRowContext(ctx, `SELECT count(*) FROM `+table+` WHERE snapshot_id = ?`, id).Scan(&n)
+		if err != nil {
+			err = fmt.Errorf("counting %s: %w", table, err)
+		}
+		return n, err
+	}
+	var counts [4]int64
+	for i, table := range []string{"packages", "files", "symbols", "diagnostics"} {
+		n, err := count(table)
+		if err != nil {
+			return graph.Snapshot{}, err
+		}
+		counts[i] = n
+	}
+	if _, err := w.tx.ExecContext(ctx, `UPDATE snapshots SET packages = ?, files = ?, symbols = ?, diagnostics = ?
+		WHERE id = ?`, counts[0], counts[1], counts[2], counts[3], id); err != nil {
+		return graph.Snapshot{}, fmt.Errorf("recording counts: %w", err)
+	}
+	res, err := w.tx.ExecContext(ctx, `UPDATE repositories SET current_snapshot = ?, vcs_head = ? WHERE id = ?`,
+		id, w.vcsHead, w.repo.ID)
+	if err != nil {
+		return graph.Snapshot{}, fmt.Errorf("publishing snapshot: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return graph.Snapshot{}, fmt.Errorf("publishing snapshot: repository %d: %w", w.repo.ID, graph.ErrNotFound)
+	}
+	if err := w.tx.Commit(); err != nil {
+		return graph.Snapshot{}, fmt.Errorf("committing snapshot: %w", err)
+	}
+	return graph.Snapshot{ID: id, RepositoryID: w.repo.ID, CreatedAt: time.UnixMilli(w.createdAt.UnixMilli())}, nil
+}
+
+// Abort implements graph.SnapshotWriter: it rolls back everything written.
+// It is a no-op after Publish or a previous Abort, so `defer w.Abort()` is
+// the way to make sure a failed indexing run releases the write lock.
+func (w *writer) Abort() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return nil
+	}
+	var err error
+	if w.tx != nil {
+		if rerr := w.tx.Rollback(); rerr != nil && !errors.Is(rerr, sql.ErrTxDone) {
+			err = fmt.Errorf("rolling back snapshot: %w", rerr)
+		}
+	}
+	w.end()
+	return err
+}
+
+// end releases the transaction (rolling it back unless it was committed)
+// and the write connection, and marks the writer done.
+func (w *writer) end() {
+	if w.tx != nil {
+		w.tx.Rollback() // no-op after Commit
+		w.conn.Close()
+	}
+	w.done = true
+	w.tx, w.conn, w.units = nil, nil, nil
+	w.stmts.module, w.stmts.pkg, w.stmts.file, w.stmts.unit, w.stmts.symbol, w.stmts.diag = nil, nil, nil, nil, nil, nil
+}

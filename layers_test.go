@@ -1,0 +1,86 @@
+package sextant_test
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// layers is the layer table of DESIGN.md, bottom to top. A package may
+// import only packages of lower layers (and, for the store backends,
+// nothing of each other).
+var layers = [][]string{
+	{"internal/graph"},
+	{"internal/load"},
+	{"internal/index"},
+	{"internal/store/sqlite", "internal/store/postgres"},
+	{"internal/store/storetest"},
+	{"internal/live"},
+	{"internal/lsp"},
+	{"internal/query"},
+	{"internal/mcpserver"},
+	{"internal/cli"},
+	{"cmd/sextant"},
+}
+
+const module = "github.com/sextant-dev/sextant/"
+
+func layerOf(pkg string) (int, bool) {
+	rel := strings.TrimPrefix(pkg, module)
+	for i, l := range layers {
+		for _, p := range l {
+			if rel == p || strings.HasPrefix(rel, p+"/") {
+				return i, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// TestLayers enforces the import direction of DESIGN.md with go list.
+func TestLayers(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json=ImportPath,Imports", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	seen := 0
+	for dec.More() {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(p.ImportPath, module) {
+			continue
+		}
+		from, ok := layerOf(p.ImportPath)
+		if !ok {
+			if strings.HasPrefix(p.ImportPath, module+"internal/") {
+				t.Errorf("%s is in no layer of DESIGN.md; add it to the table and to this test", p.ImportPath)
+			}
+			continue
+		}
+		seen++
+		for _, imp := range p.Imports {
+			if imp == "github.com/modelcontextprotocol/go-sdk/mcp" || strings.HasPrefix(imp, "github.com/modelcontextprotocol/") {
+				if !strings.HasSuffix(p.ImportPath, "internal/mcpserver") {
+					t.Errorf("%s imports the MCP SDK; only internal/mcpserver may", p.ImportPath)
+				}
+			}
+			to, ok := layerOf(imp)
+			if !ok {
+				continue
+			}
+			if to >= from {
+				t.Errorf("%s (layer %d) imports %s (layer %d): imports must point down the layer table", p.ImportPath, from, imp, to)
+			}
+		}
+	}
+	if seen < 5 {
+		t.Fatalf("only %d packages matched the layer table; is go list seeing the module?", seen)
+	}
+}
