@@ -26,7 +26,7 @@ func init() {
 	if os.Getenv(crashChildEnv) == "" {
 		return
 	}
-	parts := strings.SplitN(os.Getenv(crashChildEnv), "\x00", 2)
+	parts := strings.SplitN(os.Getenv(crashChildEnv), string(os.PathListSeparator), 2)
 	st, err := sqlite.Open(context.Background(), parts[0])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child: open:", err)
@@ -102,7 +102,7 @@ func TestKillIndexAtRandomInstants(t *testing.T) {
 
 func crashChild(db, root string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+db+"\x00"+root)
+	cmd.Env = append(os.Environ(), crashChildEnv+"="+db+string(os.PathListSeparator)+root)
 	return cmd
 }
 

@@ -56,6 +56,10 @@ func definition(t query.Tool) (*mcp.Tool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("output schema of %s: %w", t.Name, err)
 	}
+	compactOut, err := withoutDescriptions(out)
+	if err != nil {
+		return nil, fmt.Errorf("output schema of %s: %w", t.Name, err)
+	}
 	open := t.OpenWorld
 	destructive := false
 	return &mcp.Tool{
@@ -63,7 +67,7 @@ func definition(t query.Tool) (*mcp.Tool, error) {
 		Title:        t.Title,
 		Description:  t.Description,
 		InputSchema:  in,
-		OutputSchema: out,
+		OutputSchema: compactOut,
 		Annotations: &mcp.ToolAnnotations{
 			Title:           t.Title,
 			ReadOnlyHint:    t.ReadOnly,
@@ -72,6 +76,48 @@ func definition(t query.Tool) (*mcp.Tool, error) {
 			DestructiveHint: &destructive,
 		},
 	}, nil
+}
+
+// withoutDescriptions drops the descriptions of an output schema: agents
+// read the tool description and the answer, not the output schema's prose,
+// and tools/list stays within its token budget. The Go types keep them.
+func withoutDescriptions(s *jsonschema.Schema) (json.RawMessage, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, err
+	}
+	var strip func(any)
+	strip = func(v any) {
+		schema, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		delete(schema, "description")
+		for key, sub := range schema {
+			switch key {
+			case "properties", "$defs", "definitions", "patternProperties":
+				if m, ok := sub.(map[string]any); ok {
+					for _, s := range m {
+						strip(s)
+					}
+				}
+			case "anyOf", "oneOf", "allOf", "prefixItems":
+				if list, ok := sub.([]any); ok {
+					for _, s := range list {
+						strip(s)
+					}
+				}
+			case "items", "additionalProperties", "not", "contains":
+				strip(sub)
+			}
+		}
+	}
+	strip(v)
+	return json.Marshal(v)
 }
 
 // handler runs one tool call. A panic in the tool becomes an INTERNAL
