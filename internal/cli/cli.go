@@ -119,7 +119,12 @@ func (e env) exit(err error) int {
 		return ExitUsage
 	}
 	var reported reportedError
-	if !errors.As(err, &reported) {
+	var coded *graph.Error
+	switch {
+	case errors.As(err, &reported):
+	case errors.As(err, &coded):
+		fmt.Fprintln(e.stderr, "sextant:", query.ErrorOf(coded).Text())
+	default:
 		fmt.Fprintln(e.stderr, "sextant:", strings.TrimSpace(err.Error()))
 	}
 	return exitCode(graph.CodeOf(err))

@@ -26,6 +26,14 @@ func runServe(ctx context.Context, e env, argv []string) error {
 	if err := fs.Parse(argv); err != nil {
 		return usageErr(err)
 	}
+	listenAddr := ""
+	if *addr != "" {
+		a, err := loopbackDefault(*addr)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		listenAddr = a
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return usageError{fmt.Sprintf("--log-level: %v", err)}
@@ -58,10 +66,6 @@ func runServe(ctx context.Context, e env, argv []string) error {
 			return nil
 		}
 		return err
-	}
-	listenAddr, err := loopbackDefault(*addr)
-	if err != nil {
-		return usageError{err.Error()}
 	}
 	ln, err := net.Listen("tcp", listenAddr)
 	if err != nil {

@@ -11,8 +11,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"runtime/debug"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -127,16 +127,16 @@ func handler(svc *query.Service, t query.Tool, logger *slog.Logger) mcp.ToolHand
 		defer func() {
 			if p := recover(); p != nil {
 				logger.Error("tool panicked", "tool", t.Name, "panic", p, "stack", string(debug.Stack()))
-				res, err = errorResult(graph.Errorf(graph.CodeInternal, "the tool failed unexpectedly (%v); the server keeps running, and the failure is logged", p)), nil
+				res, err = errorResult(t, graph.Errorf(graph.CodeInternal, "the tool failed unexpectedly (%v); the server keeps running, and the failure is logged", p)), nil
 			}
 		}()
 		answer, callErr := t.Call(ctx, svc, req.Params.Arguments, progressFunc(ctx, req))
 		if callErr != nil {
-			return errorResult(callErr), nil
+			return errorResult(t, callErr), nil
 		}
 		structured, err := json.Marshal(answer)
 		if err != nil {
-			return errorResult(graph.Wrap(graph.CodeInternal, err, "encoding the answer")), nil
+			return errorResult(t, graph.Wrap(graph.CodeInternal, err, "encoding the answer")), nil
 		}
 		return &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: answer.Text()}},
@@ -147,21 +147,20 @@ func handler(svc *query.Service, t query.Tool, logger *slog.Logger) mcp.ToolHand
 
 // errorResult is the isError result of a failed call: the coded error as
 // structuredContent.error and as text.
-func errorResult(err error) *mcp.CallToolResult {
+func errorResult(t query.Tool, err error) *mcp.CallToolResult {
 	info := query.ErrorOf(err)
-	structured, _ := json.Marshal(map[string]any{"error": info})
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s", info.Code, info.Message)
-	for _, k := range []string{"suggestions", "candidates", "available", "diagnostics"} {
-		if v, ok := info.Data[k]; ok {
-			if list, ok := v.([]string); ok {
-				fmt.Fprintf(&b, "\n%s:\n  %s", k, strings.Join(list, "\n  "))
-			}
-		}
+	// Clients validate structuredContent against the outputSchema even on
+	// isError results (the TypeScript SDK does): send the tool's zero
+	// answer with error set, so the envelope's required fields are there.
+	fields := map[string]any{}
+	if zero, merr := json.Marshal(reflect.New(t.Output).Interface()); merr == nil {
+		_ = json.Unmarshal(zero, &fields)
 	}
+	fields["error"] = info
+	structured, _ := json.Marshal(fields)
 	return &mcp.CallToolResult{
 		IsError:           true,
-		Content:           []mcp.Content{&mcp.TextContent{Text: b.String()}},
+		Content:           []mcp.Content{&mcp.TextContent{Text: info.Text()}},
 		StructuredContent: json.RawMessage(structured),
 	}
 }
@@ -173,7 +172,7 @@ func progressFunc(ctx context.Context, req *mcp.CallToolRequest) func(query.Prog
 	if token == nil || req.Session == nil {
 		return nil
 	}
-	var last float64
+	last := -1.0
 	return func(p query.Progress) {
 		// Phases map onto one increasing scale: discover and load take the
 		// first half, extract and publish the second.
@@ -181,6 +180,9 @@ func progressFunc(ctx context.Context, req *mcp.CallToolRequest) func(query.Prog
 		switch p.Phase {
 		case "load":
 			val = 10
+			if p.Total > 0 {
+				val += 35 * float64(p.Done) / float64(p.Total)
+			}
 		case "extract":
 			val = 50
 			if p.Total > 0 {
@@ -188,10 +190,13 @@ func progressFunc(ctx context.Context, req *mcp.CallToolRequest) func(query.Prog
 			}
 		case "publish":
 			val = 95
+			if p.Total > 0 {
+				val += 4 * float64(p.Done) / float64(p.Total)
+			}
 		case "done":
 			val = 100
 		}
-		if val < last {
+		if val <= last { // the spec wants every notification to increase
 			return
 		}
 		last = val

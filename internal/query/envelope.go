@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 )
@@ -46,6 +47,19 @@ func ErrorOf(err error) ErrorInfo {
 		return ErrorInfo{Code: e.Code, Message: e.Message, Data: e.Data}
 	}
 	return ErrorInfo{Code: graph.CodeInternal, Message: err.Error()}
+}
+
+// Text renders the error for an agent or a person: the code and message,
+// then the lists in its data (suggestions, candidates, ...), one per line.
+func (e ErrorInfo) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", e.Code, e.Message)
+	for _, k := range []string{"suggestions", "candidates", "available"} {
+		if list, ok := e.Data[k].([]string); ok && len(list) > 0 {
+			fmt.Fprintf(&b, "\n%s:\n  %s", k, strings.Join(list, "\n  "))
+		}
+	}
+	return b.String()
 }
 
 // cursor is what an opaque cursor carries: the query it belongs to, the

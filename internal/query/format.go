@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 )
@@ -55,6 +56,17 @@ func asError(err error) (*graph.Error, bool) {
 	var e *graph.Error
 	ok := errors.As(err, &e)
 	return e, ok
+}
+
+// cutUTF8 returns at most n bytes of s, never splitting a character.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // firstLine returns the first line of a doc comment, for concise answers.

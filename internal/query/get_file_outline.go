@@ -3,6 +3,7 @@ package query
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 )
@@ -150,7 +152,18 @@ func (s *Service) GetFileOutline(ctx context.Context, in GetFileOutlineInput, pr
 // stop it: the parser recovers and the outline shows what it found.
 func outlineFile(rel string, src []byte, format Format) OutlineFile {
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, rel, src, parser.ParseComments|parser.SkipObjectResolution)
+	parsed := src
+	if !utf8.Valid(src) {
+		// go/parser drops the whole file when the package clause has an
+		// error, and reports a bad byte in a nearby comment as one. Parse a
+		// copy with each invalid byte replaced by one ASCII byte, so lines
+		// and columns stay, and report the bytes ourselves.
+		parsed = sanitizeUTF8(src)
+	}
+	f, err := parser.ParseFile(fset, rel, parsed, parser.ParseComments|parser.SkipObjectResolution)
+	if !utf8.Valid(src) {
+		err = errors.Join(invalidUTF8(rel, src), err)
+	}
 	of := OutlineFile{Path: rel, Lines: bytes.Count(src, []byte("\n")), Entries: []OutlineEntry{}}
 	if len(src) > 0 && src[len(src)-1] != '\n' {
 		of.Lines++
@@ -349,7 +362,7 @@ func valueSignature(fset *token.FileSet, tok token.Token, name string, sp *ast.V
 			val = node(fset, sp.Values[0])
 		}
 		if len(val) > maxValueSig {
-			val = val[:maxValueSig] + "…"
+			val = cutUTF8(val, maxValueSig) + "…"
 		}
 		if val != "" {
 			sig += " = " + val
@@ -429,4 +442,35 @@ func (o *GetFileOutlineOutput) Text() string {
 	}
 	writePaging(&b, o.Envelope)
 	return b.String()
+}
+
+// sanitizeUTF8 returns src with each byte of an invalid UTF-8 sequence
+// replaced by '?', so byte offsets do not move.
+func sanitizeUTF8(src []byte) []byte {
+	out := append([]byte(nil), src...)
+	for i := 0; i < len(out); {
+		r, n := utf8.DecodeRune(out[i:])
+		if r == utf8.RuneError && n == 1 {
+			out[i] = '?'
+		}
+		i += n
+	}
+	return out
+}
+
+// invalidUTF8 reports the first invalid UTF-8 byte of src as a syntax error.
+func invalidUTF8(rel string, src []byte) error {
+	line, col := 1, 1
+	for i := 0; i < len(src); {
+		r, n := utf8.DecodeRune(src[i:])
+		if r == utf8.RuneError && n == 1 {
+			return fmt.Errorf("%s:%d:%d: illegal UTF-8 encoding", rel, line, col)
+		}
+		if r == '\n' {
+			line, col = line+1, 0
+		}
+		col++
+		i += n
+	}
+	return nil
 }

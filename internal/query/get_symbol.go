@@ -425,7 +425,7 @@ func (v *view) detail(ctx context.Context, sym graph.Symbol, format Format) (*Sy
 			QualifiedName: sym.QualifiedName, Kind: sym.Kind, Variant: variant}.String()
 		d.Identity = strings.ReplaceAll(d.Identity, "\x00", " ")
 	} else if len(d.Doc) > maxConciseDoc {
-		d.Doc = d.Doc[:maxConciseDoc] + "… (cut; response_format detailed gives all)"
+		d.Doc = cutUTF8(d.Doc, maxConciseDoc) + "… (cut; response_format detailed gives all)"
 	}
 	if sym.Kind == graph.KindType || sym.Kind == graph.KindInterface {
 		kids, err := v.r.Children(ctx, sym.Repository, sym.Key)

@@ -44,7 +44,7 @@ func tool[In any, Out Answer](name, title, desc string, run func(*Service, conte
 	}
 }
 
-// Tools lists every tool, in the order tools/list shows them.
+// Tools lists every tool. (tools/list sorts them by name.)
 func Tools() []Tool {
 	return []Tool{
 		tool("list_repositories", "List indexed repositories", descListRepositories, (*Service).ListRepositories),
@@ -54,7 +54,7 @@ func Tools() []Tool {
 	}
 }
 
-// Lookup returns the tool called name.
+// LookupTool returns the tool called name.
 func LookupTool(name string) (Tool, bool) {
 	for _, t := range Tools() {
 		if t.Name == name {

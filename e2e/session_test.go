@@ -1,0 +1,161 @@
+package e2e_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// toolNames are the tools the default profile publishes.
+var toolNames = []string{"list_repositories", "find_symbol", "get_symbol", "get_file_outline"}
+
+// TestToolsList checks every published tool: the expected set, each with
+// a description, an input schema whose parameters are described, an
+// output schema, and read-only annotations.
+func TestToolsList(t *testing.T) {
+	cs := connect(t, "", nil, sharedDB, cobraDir)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	var got []string
+	for _, tl := range res.Tools {
+		got = append(got, tl.Name)
+		if len(tl.Description) < 150 {
+			t.Errorf("%s: description is %d characters, too short to guide an agent", tl.Name, len(tl.Description))
+		}
+		if tl.OutputSchema == nil {
+			t.Errorf("%s: no outputSchema", tl.Name)
+		}
+		a := tl.Annotations
+		switch {
+		case a == nil:
+			t.Errorf("%s: no annotations", tl.Name)
+			continue
+		case !a.ReadOnlyHint:
+			t.Errorf("%s: readOnlyHint is false", tl.Name)
+		case !a.IdempotentHint:
+			t.Errorf("%s: idempotentHint is false", tl.Name)
+		case a.OpenWorldHint == nil || *a.OpenWorldHint:
+			t.Errorf("%s: openWorldHint is not false", tl.Name)
+		}
+		in, _ := json.Marshal(tl.InputSchema)
+		var schema struct {
+			Type                 string                                  `json:"type"`
+			Properties           map[string]struct{ Description string } `json:"properties"`
+			AdditionalProperties any                                     `json:"additionalProperties"`
+		}
+		if err := json.Unmarshal(in, &schema); err != nil || schema.Type != "object" {
+			t.Errorf("%s: input schema is not an object schema: %s", tl.Name, in)
+		}
+		for p, d := range schema.Properties {
+			if len(d.Description) < 20 {
+				t.Errorf("%s: parameter %s has no real description", tl.Name, p)
+			}
+		}
+		out, _ := json.Marshal(tl.OutputSchema)
+		for _, field := range []string{"snapshot_id", "fresh", "total", "returned", "truncated", "next_cursor", "results"} {
+			if !strings.Contains(string(out), `"`+field+`"`) {
+				t.Errorf("%s: output schema lacks the envelope field %s", tl.Name, field)
+			}
+		}
+	}
+	slices.Sort(got) // the SDK lists tools by name
+	want := slices.Sorted(slices.Values(toolNames))
+	if !slices.Equal(got, want) {
+		t.Errorf("tools/list = %v, want %v", got, want)
+	}
+}
+
+// TestInitialize checks the handshake under both protocol generations the
+// SDK speaks: server/discover (the SDK's default) and the legacy
+// initialize request that most clients send. Each carries the server's
+// instructions for the agent.
+func TestInitialize(t *testing.T) {
+	for _, protocol := range []string{"", "2025-06-18", "2025-11-25"} {
+		name := protocol
+		if name == "" {
+			name = "sdk-default"
+		}
+		t.Run(name, func(t *testing.T) {
+			cs := connect(t, protocol, nil, sharedDB, cobraDir)
+			init := cs.InitializeResult()
+			if init == nil {
+				t.Fatal("no initialize result")
+			}
+			if init.ServerInfo == nil || init.ServerInfo.Name != "sextant" || init.ServerInfo.Version == "" {
+				t.Errorf("serverInfo = %+v, want name sextant and a version", init.ServerInfo)
+			}
+			if protocol != "" && init.ProtocolVersion != protocol {
+				t.Errorf("negotiated protocol %s, want %s", init.ProtocolVersion, protocol)
+			}
+			if init.Capabilities == nil || init.Capabilities.Tools == nil {
+				t.Errorf("capabilities do not announce tools: %+v", init.Capabilities)
+			}
+			for _, want := range toolNames {
+				if !strings.Contains(init.Instructions, want) {
+					t.Errorf("instructions do not mention %s:\n%s", want, init.Instructions)
+				}
+			}
+			// A cheap call proves the session works after this handshake.
+			if _, err := cs.ListTools(t.Context(), nil); err != nil {
+				t.Errorf("tools/list after the handshake: %v", err)
+			}
+		})
+	}
+}
+
+// TestIndexOnFirstUse checks the call that indexed the shared database:
+// it answered after indexing cobra, and reported progress on the token it
+// was given, with values that only grow.
+func TestIndexOnFirstUse(t *testing.T) {
+	sharedIndex(t)
+	a := answerOf(t, shared.first)
+	out := decodeOK[listRepositoriesOut](t, "list_repositories", nil, a)
+	if len(out.Results) != 1 || out.Results[0].Symbols == 0 {
+		t.Fatalf("first call did not answer with the indexed repository: %s", a.structured)
+	}
+	t.Logf("first call indexed cobra in %s", shared.elapsed.Round(time.Millisecond))
+	// Notifications are handled asynchronously: give stragglers a moment.
+	var notes []mcp.ProgressNotificationParams
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		notes = shared.progress.snapshot()
+		if len(notes) > 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(notes) == 0 {
+		t.Fatal("no progress notification arrived while the first call indexed cobra")
+	}
+	last := -1.0
+	for i, n := range notes {
+		if n.ProgressToken != shared.token {
+			t.Errorf("notification %d has token %v, want %q", i, n.ProgressToken, shared.token)
+		}
+		if n.Progress <= last {
+			t.Errorf("notification %d: progress %v does not increase (previous %v; message %q)", i, n.Progress, last, n.Message)
+		}
+		if n.Total != 0 && n.Progress > n.Total {
+			t.Errorf("notification %d: progress %v exceeds total %v", i, n.Progress, n.Total)
+		}
+		last = n.Progress
+	}
+	t.Logf("%d progress notifications, last %v: %q", len(notes), last, notes[len(notes)-1].Message)
+}
+
+// TestUnknownTool checks that calling a tool that does not exist is a
+// protocol error, not a tool result.
+func TestUnknownTool(t *testing.T) {
+	cs := sharedIndex(t)
+	_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "no_such_tool", Arguments: map[string]any{}})
+	if err == nil {
+		t.Fatal("calling an unknown tool succeeded, want a JSON-RPC error")
+	}
+}
