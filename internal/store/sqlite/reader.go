@@ -102,8 +102,20 @@ const symbolColumns = `s.id, s.key, r.name, u.package_path, u.package_name, u.mo
 	s.name, coalesce(s.qname, s.name), s.kind, s.signature, s.doc, s.receiver, coalesce(s.parent, ''),
 	s.exported, s.test_only, s.start_line, s.start_col, s.end_line, s.end_col`
 
-const symbolFrom = ` FROM symbols s
-	JOIN repositories r ON r.current_snapshot = s.snapshot_id
+// symbolFrom joins symbols to their repositories' current snapshots. The
+// CROSS JOIN makes SQLite loop over the (few) repositories outside and
+// search symbols by an index on (snapshot_id, ...) inside; left to itself,
+// without statistics, the planner may scan symbols instead.
+const symbolFrom = ` FROM repositories r
+	CROSS JOIN symbols s ON s.snapshot_id = r.current_snapshot
+	JOIN units u ON u.id = s.unit_id`
+
+// symbolByIDFrom is symbolFrom for loading symbols by row id: symbols is
+// the outer loop, so SQLite looks the ids up in the table rather than
+// scanning a snapshot's index for them, which it would otherwise do,
+// having no statistics to tell it that a snapshot holds many rows.
+const symbolByIDFrom = ` FROM symbols s
+	CROSS JOIN repositories r ON r.current_snapshot = s.snapshot_id
 	JOIN units u ON u.id = s.unit_id`
 
 // scanSymbols reads rows selected with symbolColumns.
@@ -239,9 +251,55 @@ func (r *reader) statuses(ctx context.Context, name string) ([]graph.RepositoryS
 // matching narrows candidates with a LIKE pattern in SQL, then matches,
 // ranks and pages in Go with the same ordering.
 func (r *reader) FindSymbols(ctx context.Context, q graph.SymbolQuery) ([]graph.Symbol, int, error) {
+	if q.Mode == graph.MatchFuzzy {
+		return r.findFuzzy(ctx, q)
+	}
+	fq, err := buildFind(q)
+	if err != nil {
+		return nil, 0, err
+	}
+	var total int
+	if err := r.tx.QueryRowContext(ctx, fq.count, fq.countArgs...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("counting symbols: %w", err)
+	}
+	if total == 0 || max(q.Offset, 0) >= total {
+		return nil, total, nil
+	}
+	rows, err := r.tx.QueryContext(ctx, fq.page, fq.pageArgs...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("ranking symbols: %w", err)
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, 0, fmt.Errorf("ranking symbols: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("ranking symbols: %w", err)
+	}
+	syms, err := r.symbolsByID(ctx, ids)
+	if err != nil {
+		return nil, 0, err
+	}
+	return syms, total, nil
+}
+
+// findQuery is the SQL of a non-fuzzy FindSymbols: one statement counting
+// the matches and one ranking them and returning the row ids of a page.
+type findQuery struct {
+	count, page         string
+	countArgs, pageArgs []any
+}
+
+func buildFind(q graph.SymbolQuery) (findQuery, error) {
 	var b builder
 	if err := symbolFilters(&b, q); err != nil {
-		return nil, 0, err
+		return findQuery{}, err
 	}
 	lq := strings.ToLower(q.Name)
 	switch q.Mode {
@@ -257,20 +315,14 @@ func (r *reader) FindSymbols(ctx context.Context, q graph.SymbolQuery) ([]graph.
 		if lq != "" {
 			b.where("instr(s.lname, %s) > 0", lq)
 		}
-	case graph.MatchFuzzy:
-		return r.findFuzzy(ctx, q, &b)
 	default:
-		return nil, 0, graph.Errorf(graph.CodeInvalidArgument, "unknown match mode %q", q.Mode)
+		return findQuery{}, graph.Errorf(graph.CodeInvalidArgument, "unknown match mode %q", q.Mode)
 	}
+	fq := findQuery{count: `SELECT count(*)` + symbolFrom + b.clause(), countArgs: slices.Clone(b.args)}
 
-	var total int
-	if err := r.tx.QueryRowContext(ctx, `SELECT count(*)`+symbolFrom+b.clause(), b.args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("counting symbols: %w", err)
-	}
-	offset := max(q.Offset, 0)
-	if total == 0 || offset >= total {
-		return nil, total, nil
-	}
+	// Rank and page on the sort keys alone; the caller then loads the
+	// page. SQLite's sorter would otherwise carry every column (docs
+	// included) of every match.
 	where := b.clause()
 	tier := fmt.Sprintf(`CASE WHEN s.name = %[1]s OR s.qname = %[1]s THEN 0 WHEN s.lname = %[2]s THEN 1 WHEN %[3]s THEN 2 ELSE 3 END`,
 		b.arg(q.Name), b.arg(lq), b.prefixCond("s.lname", lq))
@@ -278,14 +330,11 @@ func (r *reader) FindSymbols(ctx context.Context, q graph.SymbolQuery) ([]graph.
 	if q.Limit > 0 {
 		limit = q.Limit
 	}
-	query := `SELECT ` + symbolColumns + symbolFrom + where + ` ORDER BY ` + tier + `, s.exported DESC, s.test_only,
+	fq.page = `SELECT s.id` + symbolFrom + where + ` ORDER BY ` + tier + `, s.exported DESC, s.test_only,
 		length(s.name), coalesce(s.qname, s.name), r.name, u.path, s.start_line, s.start_col, s.id
-		LIMIT ` + b.arg(limit) + ` OFFSET ` + b.arg(offset)
-	syms, _, err := r.querySymbols(ctx, query, b.args...)
-	if err != nil {
-		return nil, 0, err
-	}
-	return syms, total, nil
+		LIMIT ` + b.arg(limit) + ` OFFSET ` + b.arg(max(q.Offset, 0))
+	fq.pageArgs = b.args
+	return fq, nil
 }
 
 // symbolFilters adds the query's kind, repository, path and exported
@@ -372,7 +421,11 @@ func rankTier(name, lname, qn, q, lq string) int {
 	return 3
 }
 
-func (r *reader) findFuzzy(ctx context.Context, q graph.SymbolQuery, b *builder) ([]graph.Symbol, int, error) {
+func (r *reader) findFuzzy(ctx context.Context, q graph.SymbolQuery) ([]graph.Symbol, int, error) {
+	var b builder
+	if err := symbolFilters(&b, q); err != nil {
+		return nil, 0, err
+	}
 	m := newFuzzyMatcher(q.Name)
 	if len(m.humps) > 0 {
 		b.where(`s.lname LIKE %s ESCAPE '\'`, m.likePattern())
@@ -412,35 +465,39 @@ func (r *reader) findFuzzy(ctx context.Context, q graph.SymbolQuery, b *builder)
 	if q.Limit > 0 && len(page) > q.Limit {
 		page = page[:q.Limit]
 	}
-	syms, err := r.symbolsByID(ctx, page)
+	ids := make([]int64, len(page))
+	for i, c := range page {
+		ids[i] = c.id
+	}
+	syms, err := r.symbolsByID(ctx, ids)
 	if err != nil {
 		return nil, 0, err
 	}
 	return syms, total, nil
 }
 
-// symbolsByID loads the symbols of cands, in the order of cands.
-func (r *reader) symbolsByID(ctx context.Context, cands []candidate) ([]graph.Symbol, error) {
+// symbolsByID loads the symbols with the given row ids, in that order.
+func (r *reader) symbolsByID(ctx context.Context, ids []int64) ([]graph.Symbol, error) {
 	const chunk = 500
-	pos := make(map[int64]int, len(cands))
-	for i, c := range cands {
-		pos[c.id] = i
+	pos := make(map[int64]int, len(ids))
+	for i, id := range ids {
+		pos[id] = i
 	}
-	out := make([]graph.Symbol, len(cands))
-	for start := 0; start < len(cands); start += chunk {
-		part := cands[start:min(start+chunk, len(cands))]
+	out := make([]graph.Symbol, len(ids))
+	for start := 0; start < len(ids); start += chunk {
+		part := ids[start:min(start+chunk, len(ids))]
 		var b builder
 		ph := make([]string, len(part))
-		for i, c := range part {
-			ph[i] = b.arg(c.id)
+		for i, id := range part {
+			ph[i] = b.arg(id)
 		}
-		syms, ids, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolFrom+
+		syms, got, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolByIDFrom+
 			` WHERE s.id IN (`+strings.Join(ph, ", ")+`)`, b.args...)
 		if err != nil {
 			return nil, err
 		}
 		for i, s := range syms {
-			out[pos[ids[i]]] = s
+			out[pos[got[i]]] = s
 		}
 	}
 	return out, nil

@@ -54,9 +54,10 @@ import (
 var _ graph.Store = (*Store)(nil)
 
 const (
-	// busyTimeoutMS is how long a connection waits for a lock held by
-	// another connection or process before failing with SQLITE_BUSY.
-	busyTimeoutMS = 10000
+	// busyTimeoutMS is how long, in milliseconds, a connection waits for a
+	// lock held by another connection or process before failing with
+	// SQLITE_BUSY.
+	busyTimeoutMS = "10000"
 
 	// maxReaders bounds the read pool. A Reader holds a connection until it
 	// is closed, so this is also how many requests can read at once; Read
@@ -64,19 +65,24 @@ const (
 	maxReaders = 8
 )
 
-// writeParams configure the single write connection: WAL, synchronous=NORMAL
-// (durable across process crashes, see the package doc), the busy timeout,
-// and BEGIN IMMEDIATE for every transaction begun on it.
-const writeParams = "_pragma=busy_timeout(10000)" +
-	"&_pragma=journal_mode(WAL)" +
-	"&_pragma=synchronous(NORMAL)" +
+// writeParams configure the single write connection: the busy timeout;
+// WAL with synchronous=NORMAL (durable across process crashes, see the
+// package doc); a 64 MiB page cache, so writing a large snapshot does not
+// spill and re-read index pages (released after each snapshot, see
+// releaseMemory); a WAL trimmed back to 64 MiB after a checkpoint, so one
+// large snapshot does not leave a large file behind; and BEGIN IMMEDIATE
+// for every transaction begun on it.
+const writeParams = "_pragma=busy_timeout(" + busyTimeoutMS + ")" +
+	"&_pragma=cache_size(-65536)" +
 	"&_pragma=foreign_keys(0)" +
-	"&_pragma=cache_size(-16000)" +
+	"&_pragma=journal_size_limit(67108864)" +
+	"&_journal_mode=WAL" +
+	"&_synchronous=NORMAL" +
 	"&_txlock=immediate"
 
 // readParams configure read connections: they wait on locks like the writer
 // and refuse to write, so a bug in a reader cannot modify the graph.
-const readParams = "_pragma=busy_timeout(10000)" +
+const readParams = "_pragma=busy_timeout(" + busyTimeoutMS + ")" +
 	"&_pragma=foreign_keys(0)" +
 	"&_query_only=1"
 

@@ -12,22 +12,10 @@ import (
 	"github.com/sextant-dev/sextant/internal/graph"
 )
 
-// kindCodes maps symbol kinds to the small integers stored in
-// symbols.kind. The numbers are part of the schema: never renumber one,
-// only add new ones (and bump SchemaVersion if old builds must not read them).
-var kindCodes = map[graph.Kind]int64{
-	graph.KindPackage:         1,
-	graph.KindConst:           2,
-	graph.KindVar:             3,
-	graph.KindType:            4,
-	graph.KindInterface:       5,
-	graph.KindFunc:            6,
-	graph.KindMethod:          7,
-	graph.KindField:           8,
-	graph.KindInterfaceMethod: 9,
-}
-
-// kindNames inverts kindCodes.
+// kindNames lists symbol kinds by the small integer stored for them in
+// symbols.kind. The numbers are part of the schema: never renumber a kind,
+// only append new ones (and bump SchemaVersion if old builds must not
+// read them).
 var kindNames = [...]graph.Kind{
 	1: graph.KindPackage,
 	2: graph.KindConst,
@@ -39,6 +27,17 @@ var kindNames = [...]graph.Kind{
 	8: graph.KindField,
 	9: graph.KindInterfaceMethod,
 }
+
+// kindCodes inverts kindNames.
+var kindCodes = func() map[graph.Kind]int64 {
+	m := make(map[graph.Kind]int64, len(kindNames))
+	for c, k := range kindNames {
+		if k != "" {
+			m[k] = int64(c)
+		}
+	}
+	return m
+}()
 
 // kindOf returns the kind stored as code c.
 func kindOf(c int64) graph.Kind {
@@ -266,6 +265,7 @@ func (w *writer) Publish(ctx context.Context) (graph.Snapshot, error) {
 		return graph.Snapshot{}, err
 	}
 	_ = w.store.collect(ctx, w.repo.ID) // see the doc comment
+	w.store.releaseMemory()
 	return snap, nil
 }
 
@@ -320,7 +320,15 @@ func (w *writer) Abort() error {
 		}
 	}
 	w.end()
+	w.store.releaseMemory()
 	return err
+}
+
+// releaseMemory returns the write connection's page cache, which a large
+// snapshot fills up to its cache_size, to the allocator, so a server that
+// indexed once does not keep the cache for its lifetime.
+func (s *Store) releaseMemory() {
+	s.wdb.ExecContext(context.Background(), `PRAGMA shrink_memory`)
 }
 
 // end releases the transaction (rolling it back unless it was committed)

@@ -283,11 +283,11 @@ func testEnsureRepository(t *testing.T, s graph.Store) {
 	tests := []struct {
 		root, name, want string
 	}{
-		{"/src/a/tools", "tools", "tools"},       // same root: same repository
-		{"/src/a/tools", "renamed", "tools"},     // an existing repository keeps its name
-		{"/src/b/tools", "tools", "tools~2"},     // name taken by another root
-		{"/src/c/tools", "tools", "tools~3"},     // and again
-		{"/src/b/tools", "tools", "tools~2"},     // stable once chosen
+		{"/src/a/tools", "tools", "tools"},         // same root: same repository
+		{"/src/a/tools", "renamed", "tools"},       // an existing repository keeps its name
+		{"/src/b/tools", "tools", "tools~2"},       // name taken by another root
+		{"/src/c/tools", "tools", "tools~3"},       // and again
+		{"/src/b/tools", "tools", "tools~2"},       // stable once chosen
 		{"/src/d/tools~2", "tools~2", "tools~2~2"}, // the suffixed name is taken too
 		{"/src/e/other", "other", "other"},
 	}
@@ -629,7 +629,8 @@ func testFindSymbols(t *testing.T, s graph.Store) {
 		"Client.Serve@alpha",       // case-insensitive exact, by qualified name
 		"Serve@beta",               //
 		"Server.Serve@alpha",       //
-		"ServeMux@alpha",           // prefix: exported, shorter, then by repository
+		"Server@alpha",             // prefix: exported, shorter first,
+		"ServeMux@alpha",           // then by repository
 		"ServeMux@beta",            //
 		"ServeMux.ServeHTTP@alpha", //
 		"serveHelper@alpha",        // unexported and test-only
@@ -682,7 +683,7 @@ func testFindSymbols(t *testing.T, s graph.Store) {
 			[]string{"Client.Serve@alpha", "Server.Serve@alpha", "ServeMux.ServeHTTP@alpha"}},
 		{"filter kinds", graph.SymbolQuery{Name: "serve", Mode: graph.MatchPrefix,
 			Kinds: []graph.Kind{graph.KindType, graph.KindFunc}},
-			[]string{"serve@alpha", "Serve@beta", "ServeMux@alpha", "ServeMux@beta", "serveHelper@alpha"}},
+			[]string{"serve@alpha", "Serve@beta", "Server@alpha", "ServeMux@alpha", "ServeMux@beta", "serveHelper@alpha"}},
 		{"filter repository", graph.SymbolQuery{Name: "serve", Mode: graph.MatchPrefix, Repositories: []string{beta}},
 			[]string{"Serve@beta", "ServeMux@beta"}},
 		{"filter repositories", graph.SymbolQuery{Name: "serve", Mode: graph.MatchPrefix,
@@ -693,7 +694,8 @@ func testFindSymbols(t *testing.T, s graph.Store) {
 			[]string{"serve@alpha", "Client.Serve@alpha"}},
 		{"filter path prefix is a string prefix", graph.SymbolQuery{Name: "serve", Mode: graph.MatchSubstring,
 			PathPrefix: "server/server"},
-			[]string{"Server.Serve@alpha", "serveHelper@alpha", "HTTPServer@alpha", "TestServer@alpha", "newServer@alpha"}},
+			[]string{"Server.Serve@alpha", "Server@alpha", "serveHelper@alpha", "HTTPServer@alpha", "TestServer@alpha",
+				"newServer@alpha"}},
 		{"filter unexported", graph.SymbolQuery{Name: "serve", Mode: graph.MatchPrefix, Exported: ptr(false)},
 			[]string{"serve@alpha", "serveHelper@alpha"}},
 		{"filter exported", graph.SymbolQuery{Name: "new", Mode: graph.MatchSubstring, Exported: ptr(true)},
