@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
@@ -23,9 +24,15 @@ import (
 // PackageRecords are the graph records of one package: what a
 // graph.SnapshotWriter's AddPackage takes.
 type PackageRecords struct {
-	Package     graph.Package
-	Files       []graph.File
-	Symbols     []graph.Symbol
+	Package graph.Package
+	// Files are the package's Go files under the root, build-ignored ones
+	// included (Ignored set), sorted by path.
+	Files []graph.File
+	// Symbols are the package itself and its declarations, in file and
+	// source order.
+	Symbols []graph.Symbol
+	// Diagnostics are the package's load, parse and type errors, sorted
+	// by position.
 	Diagnostics []graph.Diagnostic
 }
 
@@ -287,21 +294,19 @@ func (s *pkgState) readFiles() {
 		if _, dup := s.byAbs[path]; dup {
 			return
 		}
-		content, err := os.ReadFile(path)
+		content, mtime, err := readFile(path)
 		if err != nil {
-			s.addDiag(graph.Diagnostic{Path: rel, Kind: "unknown", Message: fmt.Sprintf("reading file: %v", err)})
+			s.addDiag(graph.Diagnostic{Path: rel, Kind: "unknown", Message: err.Error()})
 			return
 		}
 		f := graph.File{
-			Path:    rel,
-			Package: s.g.path,
-			Hash:    hashBytes(content),
-			Size:    int64(len(content)),
-			Test:    strings.HasSuffix(path, "_test.go"),
-			Ignored: ignored,
-		}
-		if info, err := os.Stat(path); err == nil {
-			f.ModTimeNS = info.ModTime().UnixNano()
+			Path:      rel,
+			Package:   s.g.path,
+			Hash:      hashBytes(content),
+			Size:      int64(len(content)),
+			ModTimeNS: mtime,
+			Test:      strings.HasSuffix(path, "_test.go"),
+			Ignored:   ignored,
 		}
 		if !ignored {
 			src := &source{abs: path, rel: rel, content: content, test: f.Test}
@@ -370,11 +375,137 @@ func (s *pkgState) attachSyntax() {
 
 // diagnostics records the errors of every variant of the package,
 // deduplicated, with positions converted to repo-relative paths and
-// character columns.
+// character columns, sorted by position.
 func (s *pkgState) diagnostics() {
+	// go list compiles the packages it lists to produce export data, and
+	// reports compiler output as one list error ("# path\nfile:l:c: msg
+	// ..."). When go/packages parsed or type-checked the package itself,
+	// its own errors say the same thing with exact positions.
+	checked := false
 	for _, v := range s.g.variants {
 		for _, e := range v.Errors {
-			s.addDiag(s.convertError(v, e))
+			if e.Kind == packages.ParseError || e.Kind == packages.TypeError {
+				checked = true
+			}
+		}
+	}
+	for _, v := range s.g.variants {
+		var last *graph.Diagnostic
+		var pending []graph.Diagnostic
+		for _, e := range v.Errors {
+			if e.Kind == packages.ListError && e.Pos == "" && strings.HasPrefix(e.Msg, "# ") {
+				if !checked {
+					pending = append(pending, s.compilerOutput(v, e.Msg)...)
+				}
+				last = nil
+				continue
+			}
+			d := s.convertError(v, e)
+			// go/types reports the other half of a two-part error
+			// ("\tother declaration of X") as an error of its own.
+			if strings.HasPrefix(e.Msg, "\t") && last != nil {
+				last.Message += " (" + strings.TrimSpace(e.Msg) + " at " + posString(d) + ")"
+				continue
+			}
+			pending = append(pending, d)
+			last = &pending[len(pending)-1]
+		}
+		for _, d := range pending {
+			s.addDiag(d)
+		}
+	}
+	s.importErrors()
+	slices.SortStableFunc(s.rec.Diagnostics, func(a, b graph.Diagnostic) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+	})
+	// After a syntax error the parser's recovery produces a cascade of
+	// follow-on errors. Like go/parser without AllErrors, keep the first
+	// parse error of each line: the first is the one to fix.
+	s.rec.Diagnostics = slices.CompactFunc(s.rec.Diagnostics, func(a, b graph.Diagnostic) bool {
+		return a.Kind == "parse" && b.Kind == "parse" && a.Path == b.Path && a.Line == b.Line
+	})
+}
+
+// compilerOutput splits the compiler output go list reports as one error
+// into one diagnostic per "file:line:col: message" line; indented lines
+// continue the message before them.
+func (s *pkgState) compilerOutput(v *packages.Package, out string) []graph.Diagnostic {
+	var ds []graph.Diagnostic
+	lines := strings.Split(out, "\n")
+	for _, line := range lines[1:] { // lines[0] is "# import/path"
+		if line == "" {
+			continue
+		}
+		if (line[0] == '\t' || line[0] == ' ') && len(ds) > 0 {
+			ds[len(ds)-1].Message += " (" + strings.TrimSpace(line) + ")"
+			continue
+		}
+		pos, msg, ok := cutCompilerPos(line)
+		if !ok {
+			ds = append(ds, graph.Diagnostic{Kind: "list", Message: line})
+			continue
+		}
+		ds = append(ds, s.convertError(v, packages.Error{Pos: pos, Msg: msg, Kind: packages.ListError}))
+	}
+	return ds
+}
+
+// cutCompilerPos splits "file.go:12:5: message" into its position and
+// message.
+func cutCompilerPos(line string) (pos, msg string, ok bool) {
+	i := strings.Index(line, ".go:")
+	if i < 0 {
+		return "", "", false
+	}
+	j := strings.Index(line[i:], ": ")
+	if j < 0 {
+		return "", "", false
+	}
+	return line[:i+j], line[i+j+2:], true
+}
+
+// posString prints a diagnostic's position as path:line:col.
+func posString(d graph.Diagnostic) string {
+	if d.Path == "" {
+		return "-"
+	}
+	return fmt.Sprintf("%s:%d:%d", d.Path, d.Line, d.Col)
+}
+
+// importErrors reports, at the import that names it, why a dependency
+// could not be loaded (a missing module, a package that does not exist).
+// go/packages records that on the dependency, which is not indexed, and
+// leaves the importer with only "could not import".
+func (s *pkgState) importErrors() {
+	for _, src := range s.sources {
+		if src.syntax == nil {
+			continue
+		}
+		for _, imp := range src.syntax.Imports {
+			if imp.Path == nil {
+				continue
+			}
+			path, err := strconv.Unquote(imp.Path.Value)
+			if err != nil {
+				continue
+			}
+			dep := s.main.Imports[path]
+			if dep == nil {
+				continue
+			}
+			for _, e := range dep.Errors {
+				if e.Kind != packages.ListError {
+					continue
+				}
+				p := src.fset.PositionFor(imp.Path.Pos(), false)
+				s.addDiag(graph.Diagnostic{
+					Path:    src.rel,
+					Line:    p.Line,
+					Col:     charColumn(src.content, p),
+					Kind:    "list",
+					Message: fmt.Sprintf("importing %s: %s", path, strings.TrimSpace(e.Msg)),
+				})
+			}
 		}
 	}
 }
@@ -430,9 +561,10 @@ func (s *pkgState) convertError(v *packages.Package, e packages.Error) graph.Dia
 	return d
 }
 
-// resolve makes a file name from an error position absolute. go list
-// reports names relative to the directory it ran in: the module directory
-// for a module, the root for a workspace.
+// resolve makes a file name from an error position absolute, or returns
+// "" when no such file exists. go list reports names relative to the
+// directory it ran in: the module directory for a module, the root for a
+// workspace.
 func (s *pkgState) resolve(v *packages.Package, file string) string {
 	if filepath.IsAbs(file) {
 		return filepath.Clean(file)
@@ -451,7 +583,7 @@ func (s *pkgState) resolve(v *packages.Package, file string) string {
 			return p
 		}
 	}
-	return filepath.Join(dirs[0], file)
+	return ""
 }
 
 // splitPos splits a go/packages error position into file, line and
@@ -483,6 +615,26 @@ func cutNumber(s string) (string, int, bool) {
 		return s, 0, false
 	}
 	return s[:i], n, true
+}
+
+// readFile returns a file's content and modification time (Unix ns),
+// both from one open file, so they describe the same version of it.
+func readFile(path string) ([]byte, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading file: %w", err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading file: %w", err)
+	}
+	var b bytes.Buffer
+	b.Grow(int(info.Size()) + bytes.MinRead)
+	if _, err := b.ReadFrom(f); err != nil {
+		return nil, 0, fmt.Errorf("reading file: %w", err)
+	}
+	return b.Bytes(), info.ModTime().UnixNano(), nil
 }
 
 // hashBytes returns the hex SHA-256 of b.

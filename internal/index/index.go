@@ -13,12 +13,10 @@ package index
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
-
-	"golang.org/x/tools/go/packages"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/load"
@@ -32,12 +30,13 @@ type Options struct {
 	Progress func(Progress)
 }
 
-// The phases Progress reports, in the order they happen.
+// The phases Progress reports, in the order they happen; load and
+// extract alternate, one load unit (a module or a workspace) at a time.
 const (
 	PhaseDiscover = "discover" // walking the root for modules
 	PhaseLoad     = "load"     // go/packages: listing, parsing, type-checking (Done/Total count load units)
-	PhaseExtract  = "extract"  // building and writing records (Done/Total count packages)
-	PhasePublish  = "publish"  // making the snapshot current
+	PhaseExtract  = "extract"  // building records (Done/Total count the unit's packages)
+	PhasePublish  = "publish"  // writing the snapshot and making it current (Done/Total count packages)
 )
 
 // Progress is a report of how far indexing has got, for a progress bar or
@@ -51,16 +50,17 @@ type Progress struct {
 	Message string
 }
 
-// Result describes a published snapshot.
+// Result describes a published snapshot: what was indexed, how much of
+// it, and how long it took, for the CLI summary and list_repositories.
 type Result struct {
 	Repository  graph.Repository
 	Snapshot    graph.Snapshot
-	Modules     int
-	Packages    int
-	Files       int
+	Modules     int // modules indexed
+	Packages    int // packages written, external test packages included
+	Files       int // files written: Go files, build-ignored Go files, go.mod/go.sum/go.work
 	Symbols     int
-	Diagnostics int
-	Duration    time.Duration
+	Diagnostics int           // package diagnostics plus those of modules that failed to load
+	Duration    time.Duration // from the call to the published snapshot
 }
 
 // Index indexes the Go code under root into store as a new snapshot of
@@ -104,14 +104,28 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 		}
 	}
 
-	// Load everything before the snapshot begins, so a store transaction
-	// is never held open across the slow part.
-	diags := append([]graph.Diagnostic(nil), plan.Diagnostics...)
-	var pkgs []*packages.Package
+	repo, err := store.EnsureRepository(ctx, abs, name)
+	if err != nil {
+		return Result{}, fmt.Errorf("registering repository: %w", err)
+	}
+	// Keys hash the name the store settled on.
+	x, err := newExtractor(repo.Name, abs, plan.Modules)
+	if err != nil {
+		return Result{}, err
+	}
+
+	// Load and extract one unit at a time, releasing each package's
+	// syntax and types once its records are built, so the peak is the
+	// largest unit rather than all of them. The records are written only
+	// after everything is loaded, so no store transaction stays open
+	// across the slow part.
+	diags := slices.Clone(plan.Diagnostics)
+	var recs []PackageRecords
+	dirOf := map[string]string{} // import path → directory of the package indexed under it
 	loaded := 0
 	for i, u := range plan.Units {
 		report(PhaseLoad, i, len(plan.Units), unitLabel(u))
-		ps, err := load.Load(ctx, u)
+		pkgs, err := load.Load(ctx, u)
 		if ctx.Err() != nil {
 			return Result{}, fmt.Errorf("indexing %s: %w", abs, ctx.Err())
 		}
@@ -120,18 +134,33 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 			continue
 		}
 		loaded++
-		pkgs = append(pkgs, ps...)
+		groups := selectPackages(pkgs)
+		pkgs = nil
+		for j, g := range groups {
+			report(PhaseExtract, j, len(groups), g.path)
+			if err := ctx.Err(); err != nil {
+				return Result{}, fmt.Errorf("indexing %s: %w", abs, err)
+			}
+			rec := x.extract(g)
+			release(g)
+			groups[j] = nil
+			if dir, dup := dirOf[rec.Package.Path]; dup {
+				// Two modules with the same path (a copied example, say):
+				// a snapshot holds one package per import path.
+				diags = append(diags, graph.Diagnostic{Package: rec.Package.Path, Path: u.Manifest(abs), Kind: "list",
+					Message: fmt.Sprintf("package %s in %s has the import path of the package in %s and is not indexed", rec.Package.Path, rec.Package.Dir, dir)})
+				continue
+			}
+			dirOf[rec.Package.Path] = rec.Package.Dir
+			recs = append(recs, rec)
+		}
+		report(PhaseExtract, len(groups), len(groups), "")
 	}
-	report(PhaseLoad, len(plan.Units), len(plan.Units), "")
 	if loaded == 0 {
 		return Result{}, graph.Errorf(graph.CodeIndexingFailed,
 			"no module under %s could be loaded; see diagnostics", abs).WithData("diagnostics", diags)
 	}
 
-	repo, err := store.EnsureRepository(ctx, abs, name)
-	if err != nil {
-		return Result{}, fmt.Errorf("registering repository: %w", err)
-	}
 	w, err := store.BeginSnapshot(ctx, repo, vcsHead(abs))
 	if err != nil {
 		return Result{}, fmt.Errorf("beginning snapshot: %w", err)
@@ -152,21 +181,12 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 		return Result{}, fmt.Errorf("writing manifest files: %w", err)
 	}
 	res.Files = len(manifests)
-
-	x, err := newExtractor(repo.Name, abs, plan.Modules)
-	if err != nil {
-		return Result{}, err
-	}
-	groups := selectPackages(pkgs)
-	pkgs = nil
-	for i, g := range groups {
-		report(PhaseExtract, i, len(groups), g.path)
+	for i := range recs {
+		rec := &recs[i]
+		report(PhasePublish, i, len(recs), rec.Package.Path)
 		if err := ctx.Err(); err != nil {
 			return Result{}, fmt.Errorf("indexing %s: %w", abs, err)
 		}
-		rec := x.extract(g)
-		release(g)
-		groups[i] = nil
 		if err := w.AddPackage(ctx, rec.Package, rec.Files, rec.Symbols, rec.Diagnostics); err != nil {
 			return Result{}, fmt.Errorf("writing package %s: %w", rec.Package.Path, err)
 		}
@@ -174,16 +194,14 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 		res.Files += len(rec.Files)
 		res.Symbols += len(rec.Symbols)
 		res.Diagnostics += len(rec.Diagnostics)
+		*rec = PackageRecords{} // written; let it go
 	}
-	report(PhaseExtract, len(groups), len(groups), "")
 	if len(diags) > 0 {
 		if err := w.AddDiagnostics(ctx, diags); err != nil {
 			return Result{}, fmt.Errorf("writing diagnostics: %w", err)
 		}
 		res.Diagnostics += len(diags)
 	}
-
-	report(PhasePublish, 0, 1, "")
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("indexing %s: %w", abs, err)
 	}
@@ -192,7 +210,7 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 		return Result{}, fmt.Errorf("publishing snapshot: %w", err)
 	}
 	published = true
-	report(PhasePublish, 1, 1, "")
+	report(PhasePublish, len(recs), len(recs), "")
 	res.Snapshot = snap
 	res.Duration = time.Since(started)
 	return res, nil
@@ -217,15 +235,11 @@ func manifestFiles(root string, paths []string) []graph.File {
 	files := make([]graph.File, 0, len(paths))
 	for _, rel := range paths {
 		abs := filepath.Join(root, filepath.FromSlash(rel))
-		content, err := os.ReadFile(abs)
+		content, mtime, err := readFile(abs)
 		if err != nil {
 			continue // gone since Discover; the next freshness check sees it
 		}
-		f := graph.File{Path: rel, Hash: hashBytes(content), Size: int64(len(content))}
-		if info, err := os.Stat(abs); err == nil {
-			f.ModTimeNS = info.ModTime().UnixNano()
-		}
-		files = append(files, f)
+		files = append(files, graph.File{Path: rel, Hash: hashBytes(content), Size: int64(len(content)), ModTimeNS: mtime})
 	}
 	return files
 }

@@ -6,8 +6,10 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 )
@@ -33,6 +35,10 @@ type fileSyms struct {
 
 // symbols fills s.rec.Symbols: the package itself, then every package-level
 // declaration of every file in path order, each file in source order.
+//
+// Several init funcs are told apart as "init", "init#2", ... in that
+// order, counted separately for _test.go files (whose keys carry the test
+// variant anyway), so adding a test file never renames the package's own.
 func (s *pkgState) symbols() {
 	var ps []*pending
 	if p := s.packageSymbol(); p != nil {
@@ -157,6 +163,14 @@ func (fs *fileSyms) newPending(kind graph.Kind, name, qname string, from, to tok
 	if src.test {
 		p.variant = "test"
 	}
+	// A declaration the parser gave up on can end nowhere, or in a
+	// position that does not follow its start; it then runs to the end
+	// of the file, which is as far as the parser read it.
+	if tf := src.fset.File(from); tf != nil {
+		if to < from || int(to) > tf.Base()+tf.Size() {
+			to = token.Pos(tf.Base() + tf.Size())
+		}
+	}
 	start := src.fset.PositionFor(from, false)
 	end := src.fset.PositionFor(to, false)
 	p.sym = graph.Symbol{
@@ -233,7 +247,7 @@ func (fs *fileSyms) funcDecl(ps []*pending, d *ast.FuncDecl, inits map[bool]int)
 	p := fs.newPending(kind, name, qname, d.Pos(), d.End())
 	p.sym.Doc = docText(d.Doc)
 	if recvExpr != nil {
-		p.sym.Receiver = types.ExprString(recvExpr)
+		p.sym.Receiver = exprString(recvExpr)
 		p.recvBase = base
 	}
 
@@ -321,7 +335,7 @@ func (fs *fileSyms) valueSignature(tok token.Token, spec *ast.ValueSpec, i int) 
 		if t := fs.typeString(obj.Type()); t != "" {
 			sig := "const " + id.Name + " " + t
 			if v := obj.Val(); v != nil && v.Kind() != constant.Unknown {
-				sig += " = " + v.String()
+				sig += " = " + constString(obj.Type(), v)
 			}
 			return sig
 		}
@@ -332,14 +346,26 @@ func (fs *fileSyms) valueSignature(tok token.Token, spec *ast.ValueSpec, i int) 
 	}
 	sig := tok.String() + " " + id.Name
 	if spec.Type != nil {
-		sig += " " + types.ExprString(spec.Type)
+		sig += " " + exprString(spec.Type)
 	}
 	if len(spec.Values) == len(spec.Names) {
-		if v := types.ExprString(spec.Values[i]); len(v) <= maxValueLen {
+		if v := exprString(spec.Values[i]); len(v) <= maxValueLen {
 			sig += " = " + v
 		}
 	}
 	return sig
+}
+
+// constString prints a constant's value, runes as the character they
+// are ('é', not 233) and everything else as constant.Value shows it
+// (long strings shortened).
+func constString(t types.Type, v constant.Value) string {
+	if b, ok := t.(*types.Basic); ok && (b.Kind() == types.UntypedRune || b.Name() == "rune") {
+		if r, exact := constant.Int64Val(v); exact && r >= 0 && r <= unicode.MaxRune {
+			return strconv.QuoteRune(rune(r))
+		}
+	}
+	return v.String()
 }
 
 // maxValueLen bounds the initialiser text a syntax-only signature shows;
@@ -422,7 +448,7 @@ func (fs *fileSyms) typeSignature(spec *ast.TypeSpec, tn *types.TypeName) string
 			rhs = fs.typeString(fs.s.info.TypeOf(spec.Type))
 		}
 		if rhs == "" {
-			rhs = types.ExprString(spec.Type)
+			rhs = exprString(spec.Type)
 		}
 		b.WriteString(rhs)
 	}
@@ -485,7 +511,7 @@ func (fs *fileSyms) fields(ps []*pending, typeName string, parent int, st *ast.S
 				sig = fs.typeString(v.Type())
 			}
 			if sig == "" {
-				sig = types.ExprString(f.Type)
+				sig = exprString(f.Type)
 			}
 			p.sym.Signature = sig
 			ps = append(ps, p)
@@ -502,7 +528,7 @@ func (fs *fileSyms) fields(ps []*pending, typeName string, parent int, st *ast.S
 				t = fs.typeString(v.Type())
 			}
 			if t == "" {
-				t = types.ExprString(f.Type)
+				t = exprString(f.Type)
 			}
 			p.sym.Signature = id.Name + " " + t
 			ps = append(ps, p)
@@ -538,7 +564,7 @@ func (fs *fileSyms) interfaceMethods(ps []*pending, typeName string, parent int,
 				}
 			}
 			if !usable(sig) {
-				sig = id.Name + strings.TrimPrefix(types.ExprString(ft), "func")
+				sig = id.Name + strings.TrimPrefix(exprString(ft), "func")
 			}
 			p.sym.Signature = sig
 			ps = append(ps, p)
@@ -558,7 +584,7 @@ func astFuncSignature(d *ast.FuncDecl, recvName string) string {
 			b.WriteString(recvName)
 			b.WriteByte(' ')
 		}
-		b.WriteString(types.ExprString(d.Recv.List[0].Type))
+		b.WriteString(exprString(d.Recv.List[0].Type))
 		b.WriteString(") ")
 	}
 	b.WriteString(d.Name.Name)
@@ -566,10 +592,19 @@ func astFuncSignature(d *ast.FuncDecl, recvName string) string {
 		if d.Type.TypeParams != nil && len(d.Type.TypeParams.List) > 0 {
 			b.WriteString("[" + fieldListString(d.Type.TypeParams.List) + "]")
 		}
-		b.WriteString(strings.TrimPrefix(types.ExprString(d.Type), "func"))
+		b.WriteString(strings.TrimPrefix(exprString(d.Type), "func"))
 	}
 	return b.String()
 }
+
+// exprString prints an expression from its syntax, showing the parts the
+// parser could not make sense of (and missing ones) as "…" rather than
+// as the "(ast: *ast.BadExpr)" types.ExprString prints.
+func exprString(e ast.Expr) string {
+	return badSyntax.ReplaceAllString(types.ExprString(e), "…")
+}
+
+var badSyntax = regexp.MustCompile(`\(ast: [^)]*\)`)
 
 // fieldListString prints a type parameter list's contents: "K comparable, V any".
 func fieldListString(list []*ast.Field) string {
@@ -583,7 +618,7 @@ func fieldListString(list []*ast.Field) string {
 		if part != "" {
 			part += " "
 		}
-		parts = append(parts, part+types.ExprString(f.Type))
+		parts = append(parts, part+exprString(f.Type))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -604,7 +639,7 @@ func baseTypeName(e ast.Expr) string {
 		case *ast.Ident:
 			return t.Name
 		default:
-			return types.ExprString(e)
+			return exprString(e)
 		}
 	}
 }

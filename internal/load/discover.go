@@ -152,10 +152,13 @@ func Discover(root string) (Plan, error) {
 	}
 	slices.Sort(plan.Manifests)
 	if len(modFiles) == 0 {
+		fix := "run 'go mod init MODULE_PATH' in the directory that holds the code, or index a directory that contains a go.mod"
+		if up := enclosingModule(abs); up != "" {
+			fix = fmt.Sprintf("it is inside the module rooted at %s: index that directory instead", up)
+		}
 		return Plan{}, graph.Errorf(graph.CodeIndexingFailed,
 			"no Go module was found under %s: no go.mod in it or its subdirectories "+
-				"(vendor, testdata, node_modules and directories starting with '.' or '_' are skipped); "+
-				"run 'go mod init MODULE_PATH' in the directory that holds the code, or index a directory that contains a go.mod", abs)
+				"(vendor, testdata, node_modules and directories starting with '.' or '_' are skipped); %s", abs, fix)
 	}
 
 	for _, path := range modFiles {
@@ -175,6 +178,19 @@ func Discover(root string) (Plan, error) {
 
 	plan.Units = units(abs, plan.Modules, &plan.Diagnostics)
 	return plan, nil
+}
+
+// enclosingModule returns the nearest directory above dir that holds a
+// go.mod, or "".
+func enclosingModule(dir string) string {
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		if info, err := os.Stat(filepath.Join(d, "go.mod")); err == nil && !info.IsDir() {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
 }
 
 // units groups the modules into load units, using root's go.work when
