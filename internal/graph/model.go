@@ -135,3 +135,82 @@ type Diagnostic struct {
 	Kind    string // "list", "parse", "type" or "unknown"
 	Message string
 }
+
+// RefKind says how a reference uses its target.
+type RefKind string
+
+// The reference kinds of find_references.
+const (
+	RefCall   RefKind = "call"   // the target is called (or its method value is taken and called)
+	RefRead   RefKind = "read"   // a value is read, or a function or method value is taken
+	RefWrite  RefKind = "write"  // a variable or field is assigned, incremented or has its address taken for writing
+	RefType   RefKind = "type"   // a type name used in a type expression, conversion or composite literal
+	RefImport RefKind = "import" // a package named by an import declaration
+	RefEmbed  RefKind = "embed"  // a type embedded in a struct or interface
+)
+
+// RefKinds lists every reference kind.
+var RefKinds = []RefKind{RefCall, RefRead, RefWrite, RefType, RefImport, RefEmbed}
+
+// Ref is one use of a symbol, resolved by the type checker. Line and Col
+// are those of the identifier; Col counts characters.
+type Ref struct {
+	Target    string // stable key of the symbol used
+	Path      string // repo-relative file
+	Line      int
+	Col       int
+	EndCol    int
+	Enclosing string // stable key of the innermost enclosing declaration, "" at file level
+	Kind      RefKind
+	TestOnly  bool // the use is in a _test.go file
+}
+
+// Coverage says how sure a call edge is.
+type Coverage string
+
+// The coverage classes of call edges.
+const (
+	CoverageExact        Coverage = "exact"         // a static call, resolved by the compiler
+	CoverageCandidate    Coverage = "candidate"     // a call through an interface or function value, resolved by VTA or CHA
+	CoverageUnresolved   Coverage = "unresolved"    // a dynamic call for which no candidate was found
+	CoveragePackageLevel Coverage = "package_level" // a call from init or a package-level variable initialiser
+)
+
+// Via says how a call is made.
+type Via string
+
+// The ways a call is made.
+const (
+	ViaStatic    Via = "static"
+	ViaInterface Via = "interface"
+	ViaFuncValue Via = "func_value"
+	ViaGo        Via = "go"
+	ViaDefer     Via = "defer"
+)
+
+// CallEdge is one call site from a caller to a callee. Callee is a stable
+// key when the callee is in the graph; otherwise CalleeName names it
+// (e.g. "os.ReadFile") and Callee is "". An unresolved edge has neither.
+type CallEdge struct {
+	Caller     string // stable key of the calling function or method
+	Callee     string
+	CalleeName string // package path qualified name for callees outside the graph, e.g. "os.ReadFile"
+	Path       string // call site file, repo-relative
+	Line       int
+	Col        int
+	Coverage   Coverage
+	Via        Via
+	// Go and Defer mark calls made by go and defer statements; Via then
+	// still says how the callee was resolved.
+	Go    bool
+	Defer bool
+}
+
+// Implements records that a concrete type (Type) satisfies an interface
+// (Interface), both in the graph. Pointer is true when only the pointer
+// type *Type has the full method set.
+type Implements struct {
+	Type      string // stable key of the concrete named type
+	Interface string // stable key of the interface
+	Pointer   bool
+}

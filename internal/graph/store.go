@@ -39,6 +39,11 @@ type SnapshotWriter interface {
 	// AddDiagnostics writes diagnostics that belong to no package (a broken
 	// go.mod, a module that failed to load).
 	AddDiagnostics(ctx context.Context, diags []Diagnostic) error
+	// AddRefs, AddCallEdges and AddImplements write the cross-reference
+	// records of the snapshot; they may be called any number of times.
+	AddRefs(ctx context.Context, refs []Ref) error
+	AddCallEdges(ctx context.Context, edges []CallEdge) error
+	AddImplements(ctx context.Context, impls []Implements) error
 	Publish(ctx context.Context) (Snapshot, error)
 	Abort() error
 }
@@ -75,6 +80,24 @@ type Lookup struct {
 	PathPrefix    string // repo-relative file path prefix, optional
 }
 
+// RefQuery selects references for find_references.
+type RefQuery struct {
+	Targets      []string  // stable keys; a use of any of them matches
+	Kinds        []RefKind // any of these; empty means all
+	PathPrefix   string    // repo-relative path prefix of the use
+	IncludeTests bool      // include uses in _test.go files
+	Offset       int
+	Limit        int // 0 means no limit
+}
+
+// EdgeQuery selects call edges by caller or by callee (exactly one of the
+// two lists is set).
+type EdgeQuery struct {
+	Callers  []string   // edges out of these functions
+	Callees  []string   // edges into these functions
+	Coverage []Coverage // any of these; empty means all
+}
+
 // Reader is one request's pinned view of the store. Methods return
 // ErrNotFound (wrapped or not) when a single looked-up row does not exist.
 type Reader interface {
@@ -94,6 +117,22 @@ type Reader interface {
 	// Children returns the methods and fields whose Parent is parentKey,
 	// in source order.
 	Children(ctx context.Context, repo, parentKey string) ([]Symbol, error)
+	// SymbolsByKeys returns the symbols with these keys that exist, in no
+	// particular order.
+	SymbolsByKeys(ctx context.Context, keys []string) ([]Symbol, error)
+
+	// Refs returns one page of references ordered by path, line and
+	// column, and the total number that match.
+	Refs(ctx context.Context, q RefQuery) ([]Ref, int, error)
+	// CallEdges returns the edges that match, ordered by caller or callee
+	// key (whichever the query is by), then path, line and column.
+	CallEdges(ctx context.Context, q EdgeQuery) ([]CallEdge, error)
+	// UnresolvedCalls counts the unresolved dynamic call sites of a repository.
+	UnresolvedCalls(ctx context.Context, repo string) (int, error)
+	// Implementations returns the records whose Interface is iface (the types
+	// that satisfy it) when byInterface, else those whose Type is typ (the
+	// interfaces it satisfies).
+	Implementations(ctx context.Context, key string, byInterface bool) ([]Implements, error)
 
 	File(ctx context.Context, repo, path string) (File, error)
 	// Files returns the repository's files, ordered by path.

@@ -48,6 +48,9 @@ type fakeWriter struct {
 	packages  []PackageRecords
 	files     []graph.File
 	diags     []graph.Diagnostic
+	refs      []graph.Ref
+	edges     []graph.CallEdge
+	impls     []graph.Implements
 	published bool
 	aborted   bool
 }
@@ -77,6 +80,21 @@ func (w *fakeWriter) AddFiles(ctx context.Context, files []graph.File) error {
 func (w *fakeWriter) AddDiagnostics(ctx context.Context, diags []graph.Diagnostic) error {
 	w.diags = append(w.diags, diags...)
 	return w.fail("AddDiagnostics")
+}
+
+func (w *fakeWriter) AddRefs(ctx context.Context, refs []graph.Ref) error {
+	w.refs = append(w.refs, refs...)
+	return w.fail("AddRefs")
+}
+
+func (w *fakeWriter) AddCallEdges(ctx context.Context, edges []graph.CallEdge) error {
+	w.edges = append(w.edges, edges...)
+	return w.fail("AddCallEdges")
+}
+
+func (w *fakeWriter) AddImplements(ctx context.Context, impls []graph.Implements) error {
+	w.impls = append(w.impls, impls...)
+	return w.fail("AddImplements")
 }
 
 func (w *fakeWriter) Publish(ctx context.Context) (graph.Snapshot, error) {
