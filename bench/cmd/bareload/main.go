@@ -1,0 +1,83 @@
+// Command bareload is the floor of the index benchmark: it loads the Go
+// packages under a directory with go/packages exactly as Sextant's indexer
+// does (the same units from load.Discover, the same load.Config: mode,
+// tests, environment) and does nothing else with them.
+//
+// It prints one JSON object on stdout: how many packages it loaded, how
+// long the loads took in-process, and the process's own and its children's
+// peak RSS as getrusage reports them, so the harness can tell the Go
+// process apart from the go list processes it spawns.
+//
+//	bareload DIR
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"syscall"
+	"time"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/sextant-dev/sextant/internal/load"
+)
+
+// report is what bareload prints.
+type report struct {
+	Units          int   `json:"units"`
+	Packages       int   `json:"packages"`
+	PackageErrors  int   `json:"package_errors"`
+	LoadMS         int64 `json:"load_ms"`
+	MaxRSSSelfKiB  int64 `json:"maxrss_self_kib"`
+	MaxRSSChildKiB int64 `json:"maxrss_children_kib"`
+}
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: bareload DIR")
+		os.Exit(2)
+	}
+	if err := run(os.Args[1]); err != nil {
+		fmt.Fprintln(os.Stderr, "bareload:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dir string) error {
+	start := time.Now()
+	plan, err := load.Discover(dir)
+	if err != nil {
+		return err
+	}
+	rep := report{Units: len(plan.Units)}
+	// Keep every unit's packages reachable until the end, as the indexer
+	// holds them all before it extracts.
+	var loaded [][]*packages.Package
+	for _, u := range plan.Units {
+		pkgs, err := packages.Load(load.Config(u), u.Patterns...)
+		if err != nil {
+			return fmt.Errorf("loading %s: %w", u.Dir, err)
+		}
+		loaded = append(loaded, pkgs)
+		rep.Packages += len(pkgs)
+		for _, p := range pkgs {
+			rep.PackageErrors += len(p.Errors)
+		}
+	}
+	rep.LoadMS = time.Since(start).Milliseconds()
+	rep.MaxRSSSelfKiB = maxRSS(syscall.RUSAGE_SELF)
+	rep.MaxRSSChildKiB = maxRSS(syscall.RUSAGE_CHILDREN)
+	runtime.KeepAlive(loaded)
+	return json.NewEncoder(os.Stdout).Encode(rep)
+}
+
+// maxRSS returns ru_maxrss for who, in KiB (Linux's unit), or -1.
+func maxRSS(who int) int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(who, &ru); err != nil {
+		return -1
+	}
+	return int64(ru.Maxrss)
+}

@@ -1,0 +1,386 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/sextant-dev/sextant/bench/internal/harness"
+)
+
+// results is everything one run measured; it is written as JSON.
+type results struct {
+	Date    string      `json:"date"`
+	Command string      `json:"command"`
+	Machine machineInfo `json:"machine"`
+	Corpus  corpusInfo  `json:"corpus"`
+	Notes   []string    `json:"notes"`
+	Index   indexResult `json:"index"`
+	// Symbols is how many symbols the query set was drawn from.
+	Symbols   int             `json:"symbols"`
+	InProcess latencies       `json:"in_process"`
+	MCP       mcpResults      `json:"mcp"`
+	Checks    []harness.Check `json:"checks"`
+}
+
+type machineInfo struct {
+	GoVersion   string `json:"go_version"`
+	OS          string `json:"os"`
+	Kernel      string `json:"kernel"`
+	CPU         string `json:"cpu"`
+	CPUs        int    `json:"cpus"`
+	MemTotalKiB int64  `json:"mem_total_kib"`
+	// LoadAvg is /proc/loadavg's 1, 5 and 15 minute load averages at the
+	// start and at the end of the run: other work on the machine skews
+	// every figure, so a loaded machine is worth knowing about.
+	LoadAvgStart string `json:"loadavg_start"`
+	LoadAvgEnd   string `json:"loadavg_end"`
+}
+
+type corpusInfo struct {
+	Module string `json:"module"`
+	Dir    string `json:"dir"`
+}
+
+type indexResult struct {
+	Runs int `json:"runs"`
+	// SampleEvery is how often /proc was sampled for memory.
+	SampleEvery time.Duration `json:"sample_every_ns"`
+	// Warmup are the untimed first runs that fill the build cache (go list
+	// compiles export data for every package) and the page cache.
+	Warmup struct {
+		Bare    harness.Usage `json:"bare"`
+		Sextant harness.Usage `json:"sextant"`
+	} `json:"warmup"`
+	Bare    []bareRun    `json:"bare"`
+	Sextant []sextantRun `json:"sextant"`
+	// Median holds the median of each figure over the runs, taken figure
+	// by figure.
+	Median struct {
+		Bare    harness.Usage `json:"bare"`
+		Sextant harness.Usage `json:"sextant"`
+		// Phases are the median phase durations of sextant index.
+		Phases map[string]time.Duration `json:"phases_ns"`
+	} `json:"median"`
+	// Ratios are sextant over bare, of the medians.
+	Ratios struct {
+		Wall     float64 `json:"wall"`
+		CPU      float64 `json:"cpu"`
+		MaxRSS   float64 `json:"maxrss"`
+		SelfHWM  float64 `json:"self_hwm"`
+		TreePeak float64 `json:"tree_peak"`
+	} `json:"ratios"`
+}
+
+func newRand(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+}
+
+func benchmark(ctx context.Context, o options, root, work, corpus string) error {
+	res := results{
+		Date:    time.Now().UTC().Format(time.RFC3339),
+		Command: "go run ./bench/cmd/sextant-bench " + strings.Join(os.Args[1:], " "),
+		Machine: machine(ctx),
+		Corpus:  corpusInfo{Module: o.module, Dir: corpus},
+	}
+	if o.corpus != "" {
+		res.Corpus.Module = ""
+	}
+
+	bin := filepath.Join(work, "bin")
+	c := contenders{
+		bareload: filepath.Join(bin, "bareload"),
+		sextant:  o.sextant,
+		corpus:   corpus,
+		dbDir:    filepath.Join(work, "db"),
+		sample:   o.sample,
+	}
+	if err := os.MkdirAll(c.dbDir, 0o755); err != nil {
+		return err
+	}
+	var err error
+	if o.db == "" {
+		logf("building bareload")
+		if _, err := goOutput(ctx, root, nil, "build", "-o", c.bareload, "./bench/cmd/bareload"); err != nil {
+			return err
+		}
+	}
+	if c.sextant == "" {
+		logf("building sextant")
+		c.sextant = filepath.Join(bin, "sextant")
+		if _, err := goOutput(ctx, root, nil, "build", "-o", c.sextant, "./cmd/sextant"); err != nil {
+			return err
+		}
+	}
+
+	if err := waitQuiet(ctx, o.maxLoad); err != nil {
+		return err
+	}
+	res.Machine.LoadAvgStart = loadAvg()
+	db := o.db
+	if db == "" {
+		if db, err = indexRuns(ctx, o, c, &res); err != nil {
+			return err
+		}
+	}
+
+	logf("query set: %d calls per tool (seed %d)", max(o.queries, o.mcpQueries), o.seed)
+	calls, nsyms, err := querySet(ctx, db, max(o.queries, o.mcpQueries), o.seed)
+	if err != nil {
+		return err
+	}
+	res.Symbols = nsyms
+	logf("in-process: %d calls", 2*o.queries)
+	stopProfile, err := startCPUProfile(o.queryProf)
+	if err != nil {
+		return err
+	}
+	res.InProcess, err = inProcess(ctx, db, corpus, firstOf(calls, o.queries))
+	if err := errors.Join(err, stopProfile()); err != nil {
+		return err
+	}
+	logf("MCP over stdio: %d calls", 2*o.mcpQueries)
+	if res.MCP, err = overMCP(ctx, c.sextant, db, corpus, firstOf(calls, o.mcpQueries)); err != nil {
+		return err
+	}
+	res.Checks = checks(&res)
+	res.Machine.LoadAvgEnd = loadAvg()
+	if busy := max(firstLoad(res.Machine.LoadAvgStart), firstLoad(res.Machine.LoadAvgEnd)); busy > float64(res.Machine.CPUs)/2 {
+		res.Notes = append(res.Notes, fmt.Sprintf("the machine was busy with other work (1-minute load average up to %.1f on %d CPUs): absolute figures are inflated; the ratios, from alternated runs, less so", busy, res.Machine.CPUs))
+	}
+
+	printReport(os.Stdout, &res)
+	return writeJSON(o, root, &res)
+}
+
+// indexRuns warms the caches, then runs both contenders alternately and
+// records their figures in r. It returns the database of the last sextant
+// run; the others are removed.
+func indexRuns(ctx context.Context, o options, c contenders, res *results) (string, error) {
+	// Warm-up: the first load compiles export data for every package into
+	// the build cache, which is minutes of work that neither contender
+	// would repeat on a developer's machine.
+	logf("warm-up (untimed): bare load")
+	wb, err := c.bare(ctx)
+	if err != nil {
+		return "", err
+	}
+	res.Index.Warmup.Bare = wb.Usage
+	logf("warm-up (untimed): sextant index")
+	ws, err := c.index(ctx, "warmup")
+	if err != nil {
+		return "", err
+	}
+	res.Index.Warmup.Sextant = ws.Usage
+	res.Notes = append(res.Notes,
+		fmt.Sprintf("warm module and build caches: one untimed bare load (%s) and one untimed sextant index (%s) ran before the measured runs",
+			wb.Wall.Round(time.Millisecond), ws.Wall.Round(time.Millisecond)),
+		"runs alternate in ABBA order (bare, sextant, sextant, bare, ...) so drift affects both alike; each sextant run writes a fresh database",
+		"peak RSS (maxrss) is ru_maxrss from wait4: the largest single process of the child's tree, which is the Go process itself when the go list children are smaller (compare self_hwm and bare's own getrusage)")
+
+	last := ""
+	for i := range o.runs {
+		order := []string{"bare", "sextant"}
+		if i%2 == 1 {
+			order = []string{"sextant", "bare"}
+		}
+		for _, who := range order {
+			if who == "bare" {
+				run, err := c.bare(ctx)
+				if err != nil {
+					return "", err
+				}
+				logf("run %d bare:    %s, maxrss %s, %d packages", i+1, run.Wall.Round(time.Millisecond), mib(run.MaxRSSKiB), run.Report.Packages)
+				res.Index.Bare = append(res.Index.Bare, run)
+				continue
+			}
+			name := fmt.Sprintf("run-%d", i+1)
+			run, err := c.index(ctx, name)
+			if err != nil {
+				return "", err
+			}
+			logf("run %d sextant: %s, maxrss %s, %d packages, %d symbols", i+1, run.Wall.Round(time.Millisecond), mib(run.MaxRSSKiB), run.Summary.Packages, run.Summary.Symbols)
+			res.Index.Sextant = append(res.Index.Sextant, run)
+			if last != "" {
+				removeDB(filepath.Join(c.dbDir, last+".db"))
+			}
+			last = name
+		}
+	}
+	removeDB(filepath.Join(c.dbDir, "warmup.db"))
+	res.Index.Runs, res.Index.SampleEvery = o.runs, o.sample
+	res.Index.summarize()
+	return filepath.Join(c.dbDir, last+".db"), nil
+}
+
+// summarize fills the medians and ratios from the runs.
+func (ir *indexResult) summarize() {
+	med := func(runs []harness.Usage) harness.Usage {
+		get := func(f func(harness.Usage) int64) int64 {
+			xs := make([]int64, len(runs))
+			for i, u := range runs {
+				xs[i] = f(u)
+			}
+			return harness.Median(xs)
+		}
+		return harness.Usage{
+			Wall:           time.Duration(get(func(u harness.Usage) int64 { return int64(u.Wall) })),
+			UserCPU:        time.Duration(get(func(u harness.Usage) int64 { return int64(u.UserCPU) })),
+			SysCPU:         time.Duration(get(func(u harness.Usage) int64 { return int64(u.SysCPU) })),
+			MaxRSSKiB:      get(func(u harness.Usage) int64 { return u.MaxRSSKiB }),
+			SelfHWMKiB:     get(func(u harness.Usage) int64 { return u.SelfHWMKiB }),
+			TreePeakKiB:    get(func(u harness.Usage) int64 { return u.TreePeakKiB }),
+			Samples:        int(get(func(u harness.Usage) int64 { return int64(u.Samples) })),
+			MaxDescendants: int(get(func(u harness.Usage) int64 { return int64(u.MaxDescendants) })),
+		}
+	}
+	var bare, sx []harness.Usage
+	for _, r := range ir.Bare {
+		bare = append(bare, r.Usage)
+	}
+	phases := map[string][]time.Duration{}
+	for _, r := range ir.Sextant {
+		sx = append(sx, r.Usage)
+		for k, d := range r.Phases {
+			phases[k] = append(phases[k], d)
+		}
+	}
+	ir.Median.Bare, ir.Median.Sextant = med(bare), med(sx)
+	ir.Median.Phases = map[string]time.Duration{}
+	for k, ds := range phases {
+		ir.Median.Phases[k] = harness.Median(ds)
+	}
+	b, s := ir.Median.Bare, ir.Median.Sextant
+	ratio := func(a, b int64) float64 {
+		if b == 0 {
+			return 0
+		}
+		return float64(a) / float64(b)
+	}
+	ir.Ratios.Wall = ratio(int64(s.Wall), int64(b.Wall))
+	ir.Ratios.CPU = ratio(int64(s.UserCPU+s.SysCPU), int64(b.UserCPU+b.SysCPU))
+	ir.Ratios.MaxRSS = ratio(s.MaxRSSKiB, b.MaxRSSKiB)
+	ir.Ratios.SelfHWM = ratio(s.SelfHWMKiB, b.SelfHWMKiB)
+	ir.Ratios.TreePeak = ratio(s.TreePeakKiB, b.TreePeakKiB)
+}
+
+// Targets of the acceptance criteria.
+const (
+	maxIndexTimeRatio = 1.5
+	maxIndexRSSRatio  = 1.5
+	maxP50ms          = 2
+	maxP99ms          = 20
+	maxServeMiB       = 150
+)
+
+// checks judges the figures against the targets.
+func checks(r *results) []harness.Check {
+	var out []harness.Check
+	if len(r.Index.Sextant) > 0 {
+		b, s := r.Index.Median.Bare, r.Index.Median.Sextant
+		out = append(out,
+			harness.AtMost("index wall time ÷ bare load", r.Index.Ratios.Wall, maxIndexTimeRatio, "x",
+				fmt.Sprintf("%s / %s", secs(s.Wall), secs(b.Wall))),
+			harness.AtMost("index peak RSS ÷ bare load", r.Index.Ratios.MaxRSS, maxIndexRSSRatio, "x",
+				fmt.Sprintf("%s / %s", mib(s.MaxRSSKiB), mib(b.MaxRSSKiB))))
+	}
+	for _, path := range []struct {
+		name string
+		l    latencies
+	}{{"in-process", r.InProcess}, {"MCP", r.MCP.latencies}} {
+		for _, tool := range []string{"find_symbol", "get_symbol"} {
+			l := path.l.Tools[tool].All
+			out = append(out,
+				harness.AtMost(fmt.Sprintf("%s p50 (%s, n=%d)", tool, path.name, l.N), ms(l.P50), maxP50ms, "ms", ""),
+				harness.AtMost(fmt.Sprintf("%s p99 (%s, n=%d)", tool, path.name, l.N), ms(l.P99), maxP99ms, "ms", ""))
+		}
+	}
+	out = append(out,
+		harness.AtMost("serve RSS after the MCP calls (VmRSS)", float64(r.MCP.After.RSSKiB)/1024, maxServeMiB, "MiB", ""),
+		harness.AtMost("serve peak RSS (ru_maxrss)", float64(r.MCP.MaxRSSKiB)/1024, maxServeMiB, "MiB", ""))
+	return out
+}
+
+func removeDB(path string) {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		_ = os.Remove(path + suffix)
+	}
+}
+
+// machine describes where the benchmark ran.
+func machine(ctx context.Context) machineInfo {
+	m := machineInfo{OS: runtime.GOOS + "/" + runtime.GOARCH, CPUs: runtime.NumCPU()}
+	if v, err := goOutput(ctx, "", nil, "env", "GOVERSION"); err == nil {
+		m.GoVersion = strings.TrimSpace(v)
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m.Kernel = strings.TrimSpace(string(b))
+	}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+				fmt.Sscan(rest, &m.MemTotalKiB)
+			}
+		}
+	}
+	return m
+}
+
+// waitQuiet waits until the 1-minute load average is at most limit, for
+// up to 15 minutes; limit 0 does not wait.
+func waitQuiet(ctx context.Context, limit float64) error {
+	if limit <= 0 {
+		return nil
+	}
+	deadline := time.Now().Add(15 * time.Minute)
+	for {
+		l := firstLoad(loadAvg())
+		if l <= limit {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			logf("load average still %.2f > %.2f after 15 minutes; measuring anyway", l, limit)
+			return nil
+		}
+		logf("load average %.2f > %.2f: waiting", l, limit)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(15 * time.Second):
+		}
+	}
+}
+
+// firstLoad returns the 1-minute load average of a loadAvg string.
+func firstLoad(s string) float64 {
+	var f float64
+	fmt.Sscan(s, &f)
+	return f
+}
+
+// loadAvg returns the three load averages of /proc/loadavg, or "".
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sextant-dev/sextant/bench/internal/harness"
+)
+
+// bareReport is what bareload prints.
+type bareReport struct {
+	Units          int   `json:"units"`
+	Packages       int   `json:"packages"`
+	PackageErrors  int   `json:"package_errors"`
+	LoadMS         int64 `json:"load_ms"`
+	MaxRSSSelfKiB  int64 `json:"maxrss_self_kib"`
+	MaxRSSChildKiB int64 `json:"maxrss_children_kib"`
+}
+
+// indexSummary is what `sextant index --json` prints per repository.
+type indexSummary struct {
+	Repository  string `json:"repository"`
+	SnapshotID  int64  `json:"snapshot_id"`
+	Packages    int    `json:"packages"`
+	Files       int    `json:"files"`
+	Symbols     int    `json:"symbols"`
+	Diagnostics int    `json:"diagnostics"`
+	DurationMS  int64  `json:"duration_ms"`
+}
+
+// bareRun is one measured bare load.
+type bareRun struct {
+	harness.Usage
+	Report bareReport `json:"report"`
+}
+
+// sextantRun is one measured `sextant index`.
+type sextantRun struct {
+	harness.Usage
+	Summary indexSummary `json:"summary"`
+	// Phases are the wall time of each indexing phase, from the moments
+	// the progress lines on stderr arrived: startup (process start to the
+	// load phase: opening the database, walking the root), load
+	// (go/packages), extract (building records and writing them to the
+	// database, one package at a time) and publish (committing the
+	// snapshot, then exit).
+	Phases map[string]time.Duration `json:"phases_ns"`
+	// DBBytes is the size of the database file and its WAL afterwards.
+	DBBytes int64 `json:"db_bytes"`
+}
+
+// contenders are the two programs measured side by side.
+type contenders struct {
+	bareload, sextant string
+	corpus, dbDir     string
+	sample            time.Duration
+}
+
+func (c contenders) bare(ctx context.Context) (bareRun, error) {
+	cmd := exec.CommandContext(ctx, c.bareload, c.corpus)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	u, err := harness.Measure(cmd, c.sample)
+	if err != nil {
+		return bareRun{}, fmt.Errorf("bareload: %v: %s", err, tail(stderr.String()))
+	}
+	r := bareRun{Usage: u}
+	if err := json.Unmarshal(stdout.Bytes(), &r.Report); err != nil {
+		return r, fmt.Errorf("reading bareload output %q: %w", stdout.String(), err)
+	}
+	return r, nil
+}
+
+func (c contenders) index(ctx context.Context, name string) (sextantRun, error) {
+	db := filepath.Join(c.dbDir, name+".db")
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(db + suffix); err != nil && !os.IsNotExist(err) {
+			return sextantRun{}, err
+		}
+	}
+	cmd := exec.CommandContext(ctx, c.sextant, "index", "--json", "--db", db, c.corpus)
+	var stdout bytes.Buffer
+	clock := &phaseClock{first: map[string]time.Time{}}
+	cmd.Stdout, cmd.Stderr = &stdout, clock
+	u, err := harness.Measure(cmd, c.sample)
+	if err != nil {
+		return sextantRun{}, fmt.Errorf("sextant index: %v: %s", err, tail(clock.all.String()))
+	}
+	r := sextantRun{Usage: u, Phases: clock.phases(u.Start, u.Start.Add(u.Wall))}
+	var sums []indexSummary
+	if err := json.Unmarshal(stdout.Bytes(), &sums); err != nil || len(sums) != 1 {
+		return r, fmt.Errorf("reading sextant index output %q: %v", stdout.String(), err)
+	}
+	r.Summary = sums[0]
+	for _, suffix := range []string{"", "-wal"} {
+		if fi, err := os.Stat(db + suffix); err == nil {
+			r.DBBytes += fi.Size()
+		}
+	}
+	return r, nil
+}
+
+// phaseClock is the stderr of `sextant index`: it notes when the first
+// progress line of each phase arrived. Lines look like "ROOT: PHASE" or
+// "ROOT: PHASE DONE/TOTAL".
+type phaseClock struct {
+	mu      sync.Mutex
+	all     bytes.Buffer
+	partial []byte
+	first   map[string]time.Time
+}
+
+func (p *phaseClock) Write(b []byte) (int, error) {
+	now := time.Now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.all.Write(b)
+	p.partial = append(p.partial, b...)
+	for {
+		i := bytes.IndexByte(p.partial, '\n')
+		if i < 0 {
+			break
+		}
+		line := string(p.partial[:i])
+		p.partial = p.partial[i+1:]
+		if j := strings.LastIndex(line, ": "); j >= 0 {
+			if f := strings.Fields(line[j+2:]); len(f) > 0 {
+				if _, seen := p.first[f[0]]; !seen {
+					p.first[f[0]] = now
+				}
+			}
+		}
+	}
+	return len(b), nil
+}
+
+// phases turns the first-line times into phase durations between start
+// and end. A phase whose line never came is left out.
+func (p *phaseClock) phases(start, end time.Time) map[string]time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	marks := []struct{ name, line string }{{"startup", ""}, {"load", "load"}, {"extract", "extract"}, {"publish", "publish"}}
+	out := map[string]time.Duration{}
+	for i, m := range marks {
+		from := start
+		if m.line != "" {
+			t, ok := p.first[m.line]
+			if !ok {
+				continue
+			}
+			from = t
+		}
+		to := end
+		for _, next := range marks[i+1:] {
+			if t, ok := p.first[next.line]; ok {
+				to = t
+				break
+			}
+		}
+		out[m.name] = to.Sub(from)
+	}
+	return out
+}
+
+// tail returns the last lines of a command's output for an error message.
+func tail(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 2000 {
+		s = "…" + s[len(s)-2000:]
+	}
+	return s
+}

@@ -1,0 +1,198 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Usage is what one run of a child process cost.
+//
+// Peak memory comes in three figures because a Go program that uses
+// go/packages is a process tree: the program and the go list processes it
+// starts. MaxRSSKiB is exact but is the peak of the single largest process
+// of the tree; SelfHWMKiB is the child alone; TreePeakKiB is the tree as a
+// whole, at the instants it was sampled.
+type Usage struct {
+	Start   time.Time     `json:"-"` // just before the child was started
+	Wall    time.Duration `json:"wall_ns"`
+	UserCPU time.Duration `json:"user_cpu_ns"` // the child and every descendant it waited for
+	SysCPU  time.Duration `json:"sys_cpu_ns"`
+	// MaxRSSKiB is ru_maxrss from wait4: on Linux the peak RSS of the
+	// largest single process among the child and the descendants it
+	// waited for (RUSAGE_BOTH semantics), not their sum.
+	MaxRSSKiB int64 `json:"maxrss_kib"`
+	// SelfHWMKiB is the child's own VmHWM (peak RSS) from
+	// /proc/PID/status, as last sampled before it exited: a lower bound
+	// of its true peak, short by at most what it grew in its last
+	// sampling interval.
+	SelfHWMKiB int64 `json:"self_hwm_kib"`
+	// TreePeakKiB is the largest sum of VmRSS over the child and all its
+	// live descendants seen at one sample.
+	TreePeakKiB int64 `json:"tree_peak_kib"`
+	// Samples is how many times /proc was sampled.
+	Samples int `json:"samples"`
+	// MaxDescendants is the most descendants alive at one sample.
+	MaxDescendants int `json:"max_descendants"`
+}
+
+// Measure starts cmd, samples its memory from /proc every interval until
+// it exits, and returns what it cost. Wall time runs from just before
+// Start to just after Wait. A non-zero exit is an error, returned with
+// the usage.
+//
+// Sampling costs the measuring process a few system calls per interval;
+// it runs on its own goroutine and never blocks the child.
+func Measure(cmd *exec.Cmd, interval time.Duration) (Usage, error) {
+	start := time.Now()
+	u := Usage{Start: start}
+	if err := cmd.Start(); err != nil {
+		return u, err
+	}
+	pid := cmd.Process.Pid
+	stop := make(chan struct{})
+	var (
+		wg   sync.WaitGroup
+		peak Usage // written by the sampler only until wg.Wait
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			s := sampleTree(pid)
+			if s.ok {
+				peak.Samples++
+				peak.SelfHWMKiB = max(peak.SelfHWMKiB, s.selfHWM)
+				peak.TreePeakKiB = max(peak.TreePeakKiB, s.treeRSS)
+				peak.MaxDescendants = max(peak.MaxDescendants, s.descendants)
+			}
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	err := cmd.Wait()
+	u.Wall = time.Since(start)
+	close(stop)
+	wg.Wait()
+	u.Samples, u.SelfHWMKiB, u.TreePeakKiB, u.MaxDescendants =
+		peak.Samples, peak.SelfHWMKiB, peak.TreePeakKiB, peak.MaxDescendants
+	if ps := cmd.ProcessState; ps != nil {
+		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+			u.MaxRSSKiB = int64(ru.Maxrss)
+			u.UserCPU = time.Duration(ru.Utime.Nano())
+			u.SysCPU = time.Duration(ru.Stime.Nano())
+		}
+	}
+	return u, err
+}
+
+// treeSample is one look at a process tree.
+type treeSample struct {
+	ok          bool
+	selfHWM     int64 // KiB
+	treeRSS     int64 // KiB, root and descendants
+	descendants int
+}
+
+// sampleTree reads the VmHWM of pid and the VmRSS of pid and all its
+// descendants. ok is false when pid could not be read (it has exited, or
+// this is not Linux).
+func sampleTree(pid int) treeSample {
+	st, err := ProcStatus(pid)
+	if err != nil || st.RSSKiB == 0 {
+		return treeSample{} // gone, or a zombie without memory
+	}
+	s := treeSample{ok: true, selfHWM: st.HWMKiB, treeRSS: st.RSSKiB}
+	seen := map[int]bool{pid: true}
+	queue := children(pid)
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		if cst, err := ProcStatus(c); err == nil {
+			s.treeRSS += cst.RSSKiB
+			s.descendants++
+		}
+		queue = append(queue, children(c)...)
+	}
+	return s
+}
+
+// children lists the child processes of pid, from every one of its
+// threads (a child belongs to the thread that forked it).
+func children(pid int) []int {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(f); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// Status is the memory of a live process as /proc/PID/status reports it.
+type Status struct {
+	RSSKiB int64 `json:"vm_rss_kib"` // VmRSS: resident now
+	HWMKiB int64 `json:"vm_hwm_kib"` // VmHWM: peak resident so far
+}
+
+// ProcStatus reads VmRSS and VmHWM of pid. A zombie has neither and reads
+// as zeros.
+func ProcStatus(pid int) (Status, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return Status{}, err
+	}
+	return parseStatus(b), nil
+}
+
+func parseStatus(b []byte) Status {
+	var st Status
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		var dst *int64
+		switch k {
+		case "VmRSS":
+			dst = &st.RSSKiB
+		case "VmHWM":
+			dst = &st.HWMKiB
+		default:
+			continue
+		}
+		f := strings.Fields(v) // "123456 kB"
+		if len(f) > 0 {
+			*dst, _ = strconv.ParseInt(f[0], 10, 64)
+		}
+	}
+	return st
+}
