@@ -16,15 +16,56 @@ import (
 // maxStaleReasons bounds how many changed paths an answer names.
 const maxStaleReasons = 5
 
-// staleness compares the files of repo's pinned snapshot with the disk:
-// a file whose size or modification time differs, a file that is gone, or a
-// directory changed after the snapshot (a file added, removed or renamed)
-// makes the answer stale. It stats, never reads, so it stays cheap.
+// staleness answers whether repo's pinned snapshot still matches the disk.
+// With a directory watch whose queue has stayed empty since a full check
+// found the snapshot fresh, it answers at once; otherwise it stats.
 func (s *Service) staleness(ctx context.Context, r graph.Reader, repo graph.RepositoryStatus) []string {
 	fs, err := s.fileSet(ctx, r, repo)
 	if err != nil {
 		return []string{"could not compare with disk: " + err.Error()}
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := s.watches[repo.Name]
+	if w != nil && w.snapshot != repo.Snapshot.ID {
+		w.watch.close()
+		delete(s.watches, repo.Name)
+		w = nil
+	}
+	if w == nil {
+		// Watch first, then stat: a change after the watch starts is
+		// queued, one before it is seen by the stat.
+		if dw := newDirWatch(repo.Root, fs.dirs); dw != nil {
+			w = &watchState{snapshot: repo.Snapshot.ID, watch: dw, dirty: true}
+			s.watches[repo.Name] = w
+		}
+	}
+	if w != nil && w.watch.changed() {
+		w.dirty = true
+	}
+	if w != nil && !w.dirty {
+		return nil
+	}
+	reasons := s.statCheck(repo, fs)
+	if w != nil && len(reasons) == 0 {
+		w.dirty = false
+	}
+	return reasons
+}
+
+// watchState is the directory watch of one repository's snapshot. dirty
+// means the last full check found changes, or events came since.
+type watchState struct {
+	snapshot int64
+	watch    *dirWatch
+	dirty    bool
+}
+
+// statCheck compares the files of repo's pinned snapshot with the disk:
+// a file whose size or modification time differs, a file that is gone, or a
+// directory changed after the snapshot (a file added, removed or renamed)
+// makes the answer stale. It stats, never reads, so it stays cheap.
+func (s *Service) statCheck(repo graph.RepositoryStatus, fs fileSet) []string {
 	if _, err := os.Stat(repo.Root); err != nil {
 		return []string{"repository root " + repo.Root + " is gone"}
 	}

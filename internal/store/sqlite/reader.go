@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 )
@@ -21,8 +20,9 @@ import (
 // snapshot to repositories.current_snapshot, which inside the transaction
 // names the snapshots current when the Reader was created.
 type reader struct {
-	conn *sql.Conn
-	tx   *sql.Tx
+	conn  *sql.Conn
+	tx    *sql.Tx
+	names *names // the store's name tables, shared by its readers
 
 	closeOnce sync.Once
 	closeErr  error
@@ -251,8 +251,9 @@ func (r *reader) statuses(ctx context.Context, name string) ([]graph.RepositoryS
 // matching narrows candidates with a LIKE pattern in SQL, then matches,
 // ranks and pages in Go with the same ordering.
 func (r *reader) FindSymbols(ctx context.Context, q graph.SymbolQuery) ([]graph.Symbol, int, error) {
-	if q.Mode == graph.MatchFuzzy {
-		return r.findFuzzy(ctx, q)
+	switch q.Mode {
+	case graph.MatchFuzzy, graph.MatchSubstring, graph.MatchPrefix:
+		return r.findInMemory(ctx, q)
 	}
 	fq, err := buildFind(q)
 	if err != nil {
@@ -304,18 +305,13 @@ func buildFind(q graph.SymbolQuery) (findQuery, error) {
 	lq := strings.ToLower(q.Name)
 	switch q.Mode {
 	case graph.MatchExact, "":
-		if strings.Contains(q.Name, ".") {
+		if strings.ContainsAny(q.Name, ".#") {
 			b.where("s.qname = %s", q.Name)
 		} else {
 			b.where("s.lname = %s AND s.name = %s", lq, q.Name)
 		}
-	case graph.MatchPrefix:
-		b.conds = append(b.conds, b.prefixCond("s.lname", lq))
-	case graph.MatchSubstring:
-		if lq != "" {
-			b.where("instr(s.lname, %s) > 0", lq)
-		}
 	default:
+		// Prefix, substring and fuzzy searches run in memory (names.go).
 		return findQuery{}, graph.Errorf(graph.CodeInvalidArgument, "unknown match mode %q", q.Mode)
 	}
 	fq := findQuery{count: `SELECT count(*)` + symbolFrom + b.clause(), countArgs: slices.Clone(b.args)}
@@ -421,61 +417,6 @@ func rankTier(name, lname, qn, q, lq string) int {
 	return 3
 }
 
-func (r *reader) findFuzzy(ctx context.Context, q graph.SymbolQuery) ([]graph.Symbol, int, error) {
-	var b builder
-	if err := symbolFilters(&b, q); err != nil {
-		return nil, 0, err
-	}
-	m := newFuzzyMatcher(q.Name)
-	if len(m.humps) > 0 {
-		b.where(`s.lname LIKE %s ESCAPE '\'`, m.likePattern())
-	}
-	rows, err := r.tx.QueryContext(ctx, `SELECT s.id, s.name, s.lname, coalesce(s.qname, s.name), s.exported, s.test_only,
-		r.name, u.path, s.start_line, s.start_col`+symbolFrom+b.clause(), b.args...)
-	if err != nil {
-		return nil, 0, fmt.Errorf("querying fuzzy candidates: %w", err)
-	}
-	lq := strings.ToLower(q.Name)
-	var cands []candidate
-	for rows.Next() {
-		var c candidate
-		if err := rows.Scan(&c.id, &c.name, &c.lname, &c.qn, &c.exported, &c.test, &c.repo, &c.path,
-			&c.startLine, &c.start); err != nil {
-			rows.Close()
-			return nil, 0, fmt.Errorf("reading fuzzy candidates: %w", err)
-		}
-		if !m.match(c.name) {
-			continue
-		}
-		c.tier = rankTier(c.name, c.lname, c.qn, q.Name, lq)
-		c.length = utf8.RuneCountInString(c.name)
-		cands = append(cands, c)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("reading fuzzy candidates: %w", err)
-	}
-	total := len(cands)
-	offset := max(q.Offset, 0)
-	if offset >= total {
-		return nil, total, nil
-	}
-	slices.SortFunc(cands, compareCandidates)
-	page := cands[offset:]
-	if q.Limit > 0 && len(page) > q.Limit {
-		page = page[:q.Limit]
-	}
-	ids := make([]int64, len(page))
-	for i, c := range page {
-		ids[i] = c.id
-	}
-	syms, err := r.symbolsByID(ctx, ids)
-	if err != nil {
-		return nil, 0, err
-	}
-	return syms, total, nil
-}
-
 // symbolsByID loads the symbols with the given row ids, in that order.
 func (r *reader) symbolsByID(ctx context.Context, ids []int64) ([]graph.Symbol, error) {
 	const chunk = 500
@@ -526,7 +467,7 @@ func (r *reader) LookupSymbols(ctx context.Context, l graph.Lookup) ([]graph.Sym
 		return nil, nil
 	}
 	var b builder
-	if strings.Contains(l.QualifiedName, ".") {
+	if strings.ContainsAny(l.QualifiedName, ".#") {
 		b.where("s.qname = %s", l.QualifiedName)
 	} else {
 		b.where("s.lname = %s AND s.name = %s AND s.qname IS NULL", strings.ToLower(l.QualifiedName), l.QualifiedName)

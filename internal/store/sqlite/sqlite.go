@@ -92,6 +92,8 @@ type Store struct {
 	path string
 	wdb  *sql.DB // exactly one connection; every write goes through it
 	rdb  *sql.DB // read-only connections for Readers and lookups
+
+	names names // per-snapshot name tables for prefix, substring and fuzzy search
 }
 
 // DefaultPath returns where the default database lives: $SEXTANT_DB when it
@@ -326,7 +328,7 @@ func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
 		conn.Close()
 		return nil, fmt.Errorf("pinning snapshot: %w", err)
 	}
-	return &reader{conn: conn, tx: tx}, nil
+	return &reader{conn: conn, tx: tx, names: &s.names}, nil
 }
 
 // Collect deletes every snapshot that is not its repository's current one,

@@ -1,0 +1,206 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// names caches, per snapshot, the columns that name matching and ranking
+// read, so fuzzy, substring and prefix searches scan memory instead of
+// every symbol row. A snapshot never changes once published, so an entry
+// is valid for as long as the snapshot exists; entries of snapshots that
+// are no longer current are dropped when a newer one is seen.
+type names struct {
+	mu     sync.Mutex
+	tables map[int64]*nameTable // snapshot id → table
+	latest map[string]int64     // repository → snapshot id of its cached table
+}
+
+type nameTable struct {
+	once    sync.Once
+	err     error
+	entries []nameEntry
+}
+
+// nameEntry is one symbol as name search sees it. Strings are shared with
+// the row values SQLite returned; the kind is its stored code.
+type nameEntry struct {
+	id               int64
+	name, lname, qn  string
+	path             string
+	kind             int64
+	exported, test   bool
+	startLine, start int
+}
+
+// table returns the name table of snapshot id of repository repo, loading
+// it through r on first use.
+func (n *names) table(ctx context.Context, r *reader, repo string, id int64) (*nameTable, error) {
+	n.mu.Lock()
+	if n.tables == nil {
+		n.tables, n.latest = map[int64]*nameTable{}, map[string]int64{}
+	}
+	t, ok := n.tables[id]
+	if !ok {
+		t = &nameTable{}
+		n.tables[id] = t
+		if old, had := n.latest[repo]; had && old < id {
+			delete(n.tables, old)
+		}
+		if n.latest[repo] < id {
+			n.latest[repo] = id
+		}
+	}
+	n.mu.Unlock()
+	t.once.Do(func() { t.entries, t.err = loadNames(ctx, r, id) })
+	if t.err != nil {
+		n.mu.Lock()
+		delete(n.tables, id) // let a later call retry
+		n.mu.Unlock()
+	}
+	return t, t.err
+}
+
+func loadNames(ctx context.Context, r *reader, id int64) ([]nameEntry, error) {
+	rows, err := r.tx.QueryContext(ctx, `SELECT s.id, s.name, s.lname, coalesce(s.qname, s.name), u.path, s.kind,
+		s.exported, s.test_only, s.start_line, s.start_col
+		FROM symbols s JOIN units u ON u.id = s.unit_id WHERE s.snapshot_id = ?`, id)
+	if err != nil {
+		return nil, fmt.Errorf("loading symbol names: %w", err)
+	}
+	defer rows.Close()
+	var out []nameEntry
+	paths := map[string]string{} // intern paths: many symbols share a file
+	for rows.Next() {
+		var e nameEntry
+		if err := rows.Scan(&e.id, &e.name, &e.lname, &e.qn, &e.path, &e.kind, &e.exported, &e.test,
+			&e.startLine, &e.start); err != nil {
+			return nil, fmt.Errorf("loading symbol names: %w", err)
+		}
+		if p, ok := paths[e.path]; ok {
+			e.path = p
+		} else {
+			paths[e.path] = e.path
+		}
+		if e.lname == e.name {
+			e.lname = e.name
+		}
+		if e.qn == e.name {
+			e.qn = e.name
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// findInMemory answers a prefix, substring or fuzzy FindSymbols from the
+// name tables of the pinned snapshots: filter, rank, page, then load only
+// the page's rows.
+func (r *reader) findInMemory(ctx context.Context, q graph.SymbolQuery) ([]graph.Symbol, int, error) {
+	kinds := map[int64]bool{}
+	for _, k := range q.Kinds {
+		code, ok := kindCodes[k]
+		if !ok {
+			return nil, 0, graph.Errorf(graph.CodeInvalidArgument, "unknown symbol kind %q", k)
+		}
+		kinds[code] = true
+	}
+	repos, err := r.pinnedSnapshots(ctx, q.Repositories)
+	if err != nil {
+		return nil, 0, err
+	}
+	lq := strings.ToLower(q.Name)
+	var match func(e *nameEntry) bool
+	switch q.Mode {
+	case graph.MatchPrefix:
+		match = func(e *nameEntry) bool { return strings.HasPrefix(e.lname, lq) }
+	case graph.MatchSubstring:
+		match = func(e *nameEntry) bool { return strings.Contains(e.lname, lq) }
+	case graph.MatchFuzzy:
+		m := newFuzzyMatcher(q.Name)
+		match = func(e *nameEntry) bool { return m.match(e.name) }
+	default:
+		return nil, 0, graph.Errorf(graph.CodeInvalidArgument, "unknown match mode %q", q.Mode)
+	}
+	var cands []candidate
+	for _, rs := range repos {
+		t, err := r.names.table(ctx, r, rs.name, rs.snapshot)
+		if err != nil {
+			return nil, 0, err
+		}
+		for i := range t.entries {
+			e := &t.entries[i]
+			if len(kinds) > 0 && !kinds[e.kind] {
+				continue
+			}
+			if q.PathPrefix != "" && !strings.HasPrefix(e.path, q.PathPrefix) {
+				continue
+			}
+			if q.Exported != nil && e.exported != *q.Exported {
+				continue
+			}
+			if !match(e) {
+				continue
+			}
+			cands = append(cands, candidate{id: e.id, tier: rankTier(e.name, e.lname, e.qn, q.Name, lq),
+				exported: e.exported, test: e.test, length: utf8.RuneCountInString(e.name),
+				name: e.name, lname: e.lname, qn: e.qn, repo: rs.name, path: e.path,
+				startLine: e.startLine, start: e.start})
+		}
+	}
+	total := len(cands)
+	offset := max(q.Offset, 0)
+	if offset >= total {
+		return nil, total, nil
+	}
+	end := total
+	if q.Limit > 0 {
+		end = min(total, offset+q.Limit)
+	}
+	// Only the page needs to be in order: a partial selection would do,
+	// but a full sort of the matches is already far below a millisecond
+	// for all but the broadest queries.
+	slices.SortFunc(cands, compareCandidates)
+	page := cands[offset:end]
+	ids := make([]int64, len(page))
+	for i, c := range page {
+		ids[i] = c.id
+	}
+	syms, err := r.symbolsByID(ctx, ids)
+	if err != nil {
+		return nil, 0, err
+	}
+	return syms, total, nil
+}
+
+type pinned struct {
+	name     string
+	snapshot int64
+}
+
+// pinnedSnapshots returns the current snapshot of each repository (all of
+// them when names is empty) as this reader sees it.
+func (r *reader) pinnedSnapshots(ctx context.Context, names []string) ([]pinned, error) {
+	rows, err := r.tx.QueryContext(ctx, `SELECT name, current_snapshot FROM repositories WHERE current_snapshot IS NOT NULL ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("listing snapshots: %w", err)
+	}
+	defer rows.Close()
+	var out []pinned
+	for rows.Next() {
+		var p pinned
+		if err := rows.Scan(&p.name, &p.snapshot); err != nil {
+			return nil, fmt.Errorf("listing snapshots: %w", err)
+		}
+		if len(names) == 0 || slices.Contains(names, p.name) {
+			out = append(out, p)
+		}
+	}
+	return out, rows.Err()
+}
