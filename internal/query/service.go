@@ -35,8 +35,9 @@ type Service struct {
 	now   func() time.Time
 
 	mu       sync.Mutex
-	indexing map[string]*flight // root → the indexing run in progress
-	files    map[string]fileSet // repository name → files of one snapshot, for freshness
+	indexing map[string]*flight     // root → the indexing run in progress
+	files    map[string]fileSet     // repository name → files of one snapshot, for freshness
+	watches  map[string]*watchState // repository name → directory watch of its snapshot
 }
 
 type flight struct {
@@ -55,7 +56,7 @@ type fileSet struct {
 // INDEX_NOT_READY instead).
 func New(store graph.Store, roots []string, index IndexFunc) (*Service, error) {
 	s := &Service{store: store, index: index, now: time.Now,
-		indexing: map[string]*flight{}, files: map[string]fileSet{}}
+		indexing: map[string]*flight{}, files: map[string]fileSet{}, watches: map[string]*watchState{}}
 	for _, r := range roots {
 		abs, err := CanonicalDir(r)
 		if err != nil {
@@ -115,54 +116,52 @@ func (v *view) staleness(r graph.RepositoryStatus) []string {
 	return reasons
 }
 
-// open ensures every root is indexed (indexing on first use), then pins a
-// reader. The caller must close the view.
+// open pins a reader, indexing first any root that has no snapshot yet
+// (concurrent calls wait for the same run). The caller must close the view.
 func (s *Service) open(ctx context.Context, progress func(Progress)) (*view, error) {
-	if err := s.ensureRoots(ctx, progress); err != nil {
-		return nil, err
-	}
-	r, err := s.store.Read(ctx)
-	if err != nil {
-		return nil, graph.Wrap(graph.CodeInternal, err, "opening the index")
-	}
-	repos, err := r.Repositories(ctx)
-	if err != nil {
+	for attempt := 0; ; attempt++ {
+		r, err := s.store.Read(ctx)
+		if err != nil {
+			return nil, graph.Wrap(graph.CodeInternal, err, "opening the index")
+		}
+		repos, err := r.Repositories(ctx)
+		if err != nil {
+			r.Close()
+			return nil, graph.Wrap(graph.CodeInternal, err, "listing repositories")
+		}
+		missing := s.unindexedRoots(repos)
+		if len(missing) == 0 || attempt > 0 {
+			// After one indexing round, answer with what is there: a root
+			// that still has no snapshot failed, and said so.
+			return &view{s: s, r: r, repos: repos, used: map[string]bool{}, stale: map[string][]string{}}, nil
+		}
 		r.Close()
-		return nil, graph.Wrap(graph.CodeInternal, err, "listing repositories")
+		for _, root := range missing {
+			if err := s.indexOnce(ctx, root, progress); err != nil {
+				return nil, err
+			}
+		}
 	}
-	return &view{s: s, r: r, repos: repos, used: map[string]bool{}, stale: map[string][]string{}}, nil
 }
 
 func (v *view) close() { v.r.Close() }
 
-// ensureRoots indexes every root that has no snapshot yet. Concurrent calls
-// wait for the same run.
-func (s *Service) ensureRoots(ctx context.Context, progress func(Progress)) error {
-	if len(s.roots) == 0 {
-		return nil
-	}
-	r, err := s.store.Read(ctx)
-	if err != nil {
-		return graph.Wrap(graph.CodeInternal, err, "opening the index")
-	}
-	repos, err := r.Repositories(ctx)
-	r.Close()
-	if err != nil {
-		return graph.Wrap(graph.CodeInternal, err, "listing repositories")
-	}
-	have := map[string]bool{}
-	for _, rp := range repos {
-		have[rp.Root] = true
-	}
+// unindexedRoots returns the roots that have no published snapshot yet.
+func (s *Service) unindexedRoots(repos []graph.RepositoryStatus) []string {
+	var missing []string
 	for _, root := range s.roots {
-		if have[root] {
-			continue
+		found := false
+		for _, rp := range repos {
+			if rp.Root == root {
+				found = true
+				break
+			}
 		}
-		if err := s.indexOnce(ctx, root, progress); err != nil {
-			return err
+		if !found {
+			missing = append(missing, root)
 		}
 	}
-	return nil
+	return missing
 }
 
 func (s *Service) indexOnce(ctx context.Context, root string, progress func(Progress)) error {
