@@ -124,7 +124,11 @@ func (r *reader) findInMemory(ctx context.Context, q graph.SymbolQuery) ([]graph
 		match = func(e *nameEntry) bool { return strings.Contains(e.lname, lq) }
 	case graph.MatchFuzzy:
 		m := newFuzzyMatcher(q.Name)
-		match = func(e *nameEntry) bool { return m.match(e.name) }
+		// Every letter of the query must appear in order in the name:
+		// a byte loop that rejects most names before the hump split,
+		// which allocates.
+		letters := strings.ReplaceAll(lq, "_", "")
+		match = func(e *nameEntry) bool { return isSubsequence(letters, e.lname) && m.match(e.name) }
 	default:
 		return nil, 0, graph.Errorf(graph.CodeInvalidArgument, "unknown match mode %q", q.Mode)
 	}
@@ -203,4 +207,15 @@ func (r *reader) pinnedSnapshots(ctx context.Context, names []string) ([]pinned,
 		}
 	}
 	return out, rows.Err()
+}
+
+// isSubsequence reports whether the bytes of sub appear in s in order.
+func isSubsequence(sub, s string) bool {
+	i := 0
+	for j := 0; i < len(sub) && j < len(s); j++ {
+		if sub[i] == s[j] {
+			i++
+		}
+	}
+	return i == len(sub)
 }
