@@ -5,19 +5,26 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
 // SchemaVersion is the version of the database layout this package writes.
 // It is stored in the meta table; Open refuses a database whose version is
 // newer, because an older build cannot know what a newer one changed.
-const SchemaVersion = 1
+//
+// Version 2 added cross-references (interned, refs, edges, implements).
+const SchemaVersion = 2
 
 // ErrNewerSchema is returned (wrapped) by Open when the database was written
 // by a newer Sextant whose schema this build does not understand.
 var ErrNewerSchema = errors.New("database schema is newer than this build supports")
 
-// schema creates every table and index of SchemaVersion.
+// schema creates every table and index of SchemaVersion: the version 1
+// layout followed by what version 2 added.
+var schema = append(slices.Clone(schemaV1), schemaV2...)
+
+// schemaV1 creates the tables and indexes of schema version 1.
 //
 // Everything a snapshot holds is keyed by snapshot_id, so publishing is one
 // UPDATE of repositories.current_snapshot and collecting a snapshot is a
@@ -36,7 +43,7 @@ var ErrNewerSchema = errors.New("database schema is newer than this build suppor
 // case-insensitive exact and prefix lookups as index range scans; exact
 // case-sensitive matches use it too and check name, so no separate index
 // on name is needed.
-var schema = []string{
+var schemaV1 = []string{
 	`CREATE TABLE meta (
 		key TEXT PRIMARY KEY,
 		value TEXT NOT NULL
@@ -133,9 +140,96 @@ var schema = []string{
 	`CREATE INDEX diagnostics_snapshot ON diagnostics (snapshot_id)`,
 }
 
+// schemaV2 creates the cross-reference tables that version 2 added.
+//
+// References and call edges are the largest tables (about 300k and 100k
+// rows for golang.org/x/tools) and consist mostly of stable keys and file
+// paths, which repeat: a key is used hundreds of times, a path by every
+// reference in its file. So every such string is stored once per snapshot
+// in interned and referenced by its integer id, which costs 2 to 4 bytes
+// in a row instead of 33 and more, keeps the indexes on refs and edges
+// small, and makes their lookups integer comparisons. A reference or edge
+// row then takes about 31 bytes on disk and its index entry 12 to 16
+// (measured by TestLargeSnapshot). Kind, coverage and via are small integers (see
+// refKindNames, coverageNames and viaNames); the booleans cost no bytes
+// at all in SQLite's record format for 0 and 1.
+//
+// Readers turn keys into ids with the (snapshot_id, value) index of
+// interned, then search refs, edges and implements by their (snapshot_id,
+// id) indexes. Optional strings (enclosing, callee, callee_name) are NULL
+// when empty. Unresolved call sites are counted with a partial index that
+// holds only them.
+var schemaV2 = []string{
+	`CREATE TABLE interned (
+		id INTEGER PRIMARY KEY,
+		snapshot_id INTEGER NOT NULL,
+		value TEXT NOT NULL
+	)`,
+	`CREATE UNIQUE INDEX interned_value ON interned (snapshot_id, value)`,
+	`CREATE TABLE refs (
+		snapshot_id INTEGER NOT NULL,
+		target INTEGER NOT NULL,
+		path INTEGER NOT NULL,
+		line INTEGER NOT NULL,
+		col INTEGER NOT NULL,
+		end_col INTEGER NOT NULL,
+		enclosing INTEGER,
+		kind INTEGER NOT NULL,
+		test_only INTEGER NOT NULL
+	)`,
+	`CREATE INDEX refs_target ON refs (snapshot_id, target)`,
+	`CREATE TABLE edges (
+		snapshot_id INTEGER NOT NULL,
+		caller INTEGER NOT NULL,
+		callee INTEGER,
+		callee_name INTEGER,
+		path INTEGER NOT NULL,
+		line INTEGER NOT NULL,
+		col INTEGER NOT NULL,
+		coverage INTEGER NOT NULL,
+		via INTEGER NOT NULL,
+		is_go INTEGER NOT NULL,
+		is_defer INTEGER NOT NULL
+	)`,
+	`CREATE INDEX edges_caller ON edges (snapshot_id, caller)`,
+	`CREATE INDEX edges_callee ON edges (snapshot_id, callee) WHERE callee IS NOT NULL`,
+	`CREATE INDEX edges_unresolved ON edges (snapshot_id) WHERE coverage = 3`,
+	`CREATE TABLE implements (
+		snapshot_id INTEGER NOT NULL,
+		type INTEGER NOT NULL,
+		iface INTEGER NOT NULL,
+		pointer INTEGER NOT NULL
+	)`,
+	`CREATE UNIQUE INDEX implements_iface ON implements (snapshot_id, iface, type)`,
+	`CREATE INDEX implements_type ON implements (snapshot_id, type)`,
+}
+
 // snapshotTables are the tables whose rows belong to one snapshot, in the
 // order garbage collection empties them.
-var snapshotTables = []string{"symbols", "units", "files", "packages", "modules", "diagnostics"}
+var snapshotTables = []string{"refs", "edges", "implements", "interned",
+	"symbols", "units", "files", "packages", "modules", "diagnostics"}
+
+// upgradeFromV1 brings a version 1 database to version 2. Version 1
+// snapshots have no cross-references, and serving them would answer "no
+// references" and "no callers" where there are some, so the upgrade drops
+// every snapshot (the store is a cache; the next call re-indexes) and
+// keeps only the repositories, so their names stay the ones already chosen.
+func upgradeFromV1(ctx context.Context, tx *sql.Tx) error {
+	for _, table := range []string{"symbols", "units", "files", "packages", "modules", "diagnostics", "snapshots"} {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table); err != nil {
+			return fmt.Errorf("emptying %s: %w", table, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE repositories SET current_snapshot = NULL, vcs_head = ''`); err != nil {
+		return fmt.Errorf("resetting repositories: %w", err)
+	}
+	for _, stmt := range schemaV2 {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("creating version 2 tables: %w", err)
+		}
+	}
+	return nil
+}
 
 // migrate brings the database at db to SchemaVersion. A database that
 // already has it costs one read and takes no write lock, so opening a store
@@ -168,8 +262,19 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return nil
 	case v > SchemaVersion:
 		return fmt.Errorf("schema version %d, this build supports %d: %w", v, SchemaVersion, ErrNewerSchema)
+	case v == 1:
+		if err := upgradeFromV1(ctx, tx); err != nil {
+			return fmt.Errorf("upgrading schema from version 1: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'schema_version'`,
+			strconv.Itoa(SchemaVersion)); err != nil {
+			return fmt.Errorf("recording schema version: %w", err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("committing schema upgrade: %w", err)
+		}
+		return nil
 	case v > 0:
-		// No older layout has been released yet; this is where upgrades go.
 		return fmt.Errorf("schema version %d has no upgrade path to %d", v, SchemaVersion)
 	}
 	var tables int

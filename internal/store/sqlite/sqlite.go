@@ -33,6 +33,15 @@
 // snapshots are in effect removed once nothing reads them. A crash between
 // the two transactions leaves only unreachable rows, which the next Publish
 // (or Collect) removes.
+//
+// # Cross-references
+//
+// References, call edges and implementations are buffered by the writer
+// and inserted at Publish, inside the snapshot's one transaction, in the
+// order of their indexes; the keys and paths they repeat are interned per
+// snapshot (see schemaV2 and xrefBuffer). Readers look keys up in the
+// interned table of each pinned current snapshot and search the
+// cross-reference tables by the ids found.
 package sqlite
 
 import (

@@ -69,6 +69,7 @@ type writer struct {
 	tx     *sql.Tx
 	snapID int64
 	units  map[unitKey]int64
+	xref   *xrefBuffer // cross-references, inserted at Publish
 	stmts  struct {
 		module, pkg, file, unit, symbol, diag *sql.Stmt
 	}
@@ -132,6 +133,7 @@ func (w *writer) begin(ctx context.Context) (err error) {
 	}
 	w.conn, w.tx, w.snapID = conn, tx, id
 	w.units = map[unitKey]int64{}
+	w.xref = newXrefBuffer()
 	return nil
 }
 
@@ -270,6 +272,9 @@ func (w *writer) Publish(ctx context.Context) (graph.Snapshot, error) {
 }
 
 func (w *writer) commit(ctx context.Context) (graph.Snapshot, error) {
+	if err := w.xref.insert(ctx, w.tx, w.snapID); err != nil {
+		return graph.Snapshot{}, err
+	}
 	id := w.snapID
 	count := func(table string) (n int64, err error) {
 		err = w.tx.QueryRowContext(ctx, `SELECT count(*) FROM `+table+` WHERE snapshot_id = ?`, id).Scan(&n)
@@ -339,6 +344,6 @@ func (w *writer) end() {
 		w.conn.Close()
 	}
 	w.done = true
-	w.tx, w.conn, w.units = nil, nil, nil
+	w.tx, w.conn, w.units, w.xref = nil, nil, nil, nil
 	w.stmts.module, w.stmts.pkg, w.stmts.file, w.stmts.unit, w.stmts.symbol, w.stmts.diag = nil, nil, nil, nil, nil, nil
 }

@@ -1,35 +1,680 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
-	"errors"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 )
 
-// errXrefPending marks the cross-reference methods being written now; they
-// are replaced before the tools that need them are registered.
-var errXrefPending = errors.New("cross-references are not stored yet")
+// The small integers stored for reference kinds (refs.kind), coverage
+// classes (edges.coverage) and call modes (edges.via). Like kindNames they
+// are part of the schema: never renumber, only append. Code 0 of via is
+// the empty Via, for edges whose writer left it unset.
+var (
+	refKindNames = [...]graph.RefKind{
+		1: graph.RefCall,
+		2: graph.RefRead,
+		3: graph.RefWrite,
+		4: graph.RefType,
+		5: graph.RefImport,
+		6: graph.RefEmbed,
+	}
+	coverageNames = [...]graph.Coverage{
+		1: graph.CoverageExact,
+		2: graph.CoverageCandidate,
+		3: graph.CoverageUnresolved, // the literal 3 of the edges_unresolved index and UnresolvedCalls
+		4: graph.CoveragePackageLevel,
+	}
+	viaNames = [...]graph.Via{
+		0: "",
+		1: graph.ViaStatic,
+		2: graph.ViaInterface,
+		3: graph.ViaFuncValue,
+		4: graph.ViaGo,
+		5: graph.ViaDefer,
+	}
+	refKindCodes  = codes(refKindNames[:])
+	coverageCodes = codes(coverageNames[:])
+	viaCodes      = func() map[graph.Via]int64 { m := codes(viaNames[:]); m[""] = 0; return m }()
+)
 
-func (w *writer) AddRefs(ctx context.Context, refs []graph.Ref) error { return errXrefPending }
+// codes inverts a code-indexed name table, skipping unused (empty) codes.
+func codes[T ~string](names []T) map[T]int64 {
+	m := make(map[T]int64, len(names))
+	for c, n := range names {
+		if n != "" {
+			m[n] = int64(c)
+		}
+	}
+	return m
+}
+
+// nameOf returns the name stored as code c, or "unknown(c)" for a code
+// this build does not know.
+func nameOf[T ~string](names []T, c int64) T {
+	if c >= 0 && c < int64(len(names)) && (names[c] != "" || c == 0) {
+		return names[c]
+	}
+	return T(fmt.Sprintf("unknown(%d)", c))
+}
+
+// The writer keeps a snapshot's cross-references in memory, in compact
+// rows of string numbers, and inserts them at Publish in the order of the
+// indexes they feed: strings sorted by value (and numbered in that order,
+// so interned's table and its (snapshot_id, value) index both grow at
+// their ends), references by target and call edges by caller. Inserted in
+// the order they arrive, every row would instead land at a random place
+// of each index, touching (and dirtying) a random page of it: for
+// golang.org/x/tools that made writing them slower than writing symbols.
+// Memory stays modest: 28 bytes a reference or edge, plus each distinct
+// string once (under 30 MB in all for golang.org/x/tools), released when
+// the writer ends.
+
+// noString stands for an absent optional string in the rows below.
+const noString = -1
+
+// refRow is a buffered graph.Ref; strings are numbers of xrefBuffer.strs.
+type refRow struct {
+	target, path, encl int32
+	line, col, endCol  int32
+	kind               uint8
+	test               bool
+}
+
+// edgeRow is a buffered graph.CallEdge.
+type edgeRow struct {
+	caller, callee, calleeName, path int32
+	line, col                        int32
+	cov, via                         uint8
+	goStmt, deferStmt                bool
+}
+
+// implRow is a buffered graph.Implements.
+type implRow struct {
+	typ, iface int32
+	pointer    bool
+}
+
+// xrefBuffer holds a snapshot's cross-references until Publish.
+type xrefBuffer struct {
+	nums  map[string]int32 // string → its number, an index into strs
+	strs  []string
+	refs  []refRow
+	edges []edgeRow
+	impls []implRow
+}
+
+func newXrefBuffer() *xrefBuffer { return &xrefBuffer{nums: map[string]int32{}} }
+
+// num returns the number of s, giving it the next one on first use.
+func (x *xrefBuffer) num(s string) int32 {
+	n, ok := x.nums[s]
+	if !ok {
+		n = int32(len(x.strs))
+		x.nums[s] = n
+		x.strs = append(x.strs, s)
+	}
+	return n
+}
+
+// optNum is num for optional strings: "" is noString.
+func (x *xrefBuffer) optNum(s string) int32 {
+	if s == "" {
+		return noString
+	}
+	return x.num(s)
+}
+
+// batchRows is how many rows one INSERT statement carries at Publish,
+// which divides the cost of a statement in database/sql and the driver
+// (several microseconds) among them while staying far below SQLite's limit
+// on parameters (11 columns × 100).
+const batchRows = 100
+
+// batch inserts rows into one table batchRows at a time with a prepared
+// multi-row INSERT; flush inserts the rest.
+type batch struct {
+	head string // INSERT ... (columns) VALUES
+	cols int
+	args []any
+	full *sql.Stmt // head with batchRows row placeholders
+}
+
+// values returns the VALUES list of n rows of b.cols columns.
+func (b *batch) values(n int) string {
+	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", b.cols), ", ") + ")"
+	return strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
+}
+
+// add buffers one row, inserting the buffer when it is full.
+func (b *batch) add(ctx context.Context, tx *sql.Tx, vals ...any) error {
+	b.args = append(b.args, vals...)
+	if len(b.args) < b.cols*batchRows {
+		return nil
+	}
+	if b.full == nil {
+		var err error
+		if b.full, err = tx.PrepareContext(ctx, b.head+b.values(batchRows)); err != nil {
+			return err
+		}
+	}
+	_, err := b.full.ExecContext(ctx, b.args...)
+	b.args = b.args[:0]
+	return err
+}
+
+// flush inserts the rows still buffered.
+func (b *batch) flush(ctx context.Context, tx *sql.Tx) error {
+	if len(b.args) == 0 {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, b.head+b.values(len(b.args)/b.cols), b.args...)
+	b.args = b.args[:0]
+	return err
+}
+
+// insert writes the buffered cross-references into the snapshot snap,
+// inside tx. The caller holds the write lock, so the interned ids it
+// allocates (after the largest in use) are free.
+func (x *xrefBuffer) insert(ctx context.Context, tx *sql.Tx, snap int64) error {
+	if len(x.strs) == 0 {
+		return nil
+	}
+	var base int64
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM interned`).Scan(&base); err != nil {
+		return fmt.Errorf("allocating interned ids: %w", err)
+	}
+	// Number the strings in sorted order.
+	order := make([]int32, len(x.strs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(x.strs[a], x.strs[b]) })
+	ids := make([]int64, len(x.strs))
+	b := &batch{head: `INSERT INTO interned (id, snapshot_id, value) VALUES `, cols: 3}
+	for rank, n := range order {
+		ids[n] = base + int64(rank)
+		if err := b.add(ctx, tx, ids[n], snap, x.strs[n]); err != nil {
+			return fmt.Errorf("inserting interned strings: %w", err)
+		}
+	}
+	if err := b.flush(ctx, tx); err != nil {
+		return fmt.Errorf("inserting interned strings: %w", err)
+	}
+	id := func(n int32) int64 { return ids[n] }
+	opt := func(n int32) any {
+		if n == noString {
+			return nil
+		}
+		return ids[n]
+	}
+
+	x.refs = sortByID(x.refs, ids, func(r *refRow) int32 { return r.target })
+	b = &batch{head: `INSERT INTO refs (snapshot_id, target, path, line, col, end_col, enclosing, kind,
+		test_only) VALUES `, cols: 9}
+	for _, r := range x.refs {
+		if err := b.add(ctx, tx, snap, id(r.target), id(r.path), r.line, r.col, r.endCol, opt(r.encl), r.kind,
+			r.test); err != nil {
+			return fmt.Errorf("inserting references: %w", err)
+		}
+	}
+	if err := b.flush(ctx, tx); err != nil {
+		return fmt.Errorf("inserting references: %w", err)
+	}
+
+	x.edges = sortByID(x.edges, ids, func(e *edgeRow) int32 { return e.caller })
+	b = &batch{head: `INSERT INTO edges (snapshot_id, caller, callee, callee_name, path, line, col, coverage,
+		via, is_go, is_defer) VALUES `, cols: 11}
+	for _, e := range x.edges {
+		if err := b.add(ctx, tx, snap, id(e.caller), opt(e.callee), opt(e.calleeName), id(e.path), e.line, e.col,
+			e.cov, e.via, e.goStmt, e.deferStmt); err != nil {
+			return fmt.Errorf("inserting call edges: %w", err)
+		}
+	}
+	if err := b.flush(ctx, tx); err != nil {
+		return fmt.Errorf("inserting call edges: %w", err)
+	}
+
+	x.impls = sortByID(x.impls, ids, func(im *implRow) int32 { return im.iface })
+	b = &batch{head: `INSERT OR IGNORE INTO implements (snapshot_id, type, iface, pointer) VALUES `, cols: 4}
+	for _, im := range x.impls {
+		if err := b.add(ctx, tx, snap, id(im.typ), id(im.iface), im.pointer); err != nil {
+			return fmt.Errorf("inserting implementations: %w", err)
+		}
+	}
+	if err := b.flush(ctx, tx); err != nil {
+		return fmt.Errorf("inserting implementations: %w", err)
+	}
+	return nil
+}
+
+// sortByID returns rows stably sorted by the id of the string that key
+// returns, with a counting sort: ids are a permutation of base+0 ..
+// base+len(ids)-1, so the rank of a string is its id less the smallest.
+func sortByID[T any](rows []T, ids []int64, key func(*T) int32) []T {
+	if len(rows) == 0 {
+		return rows
+	}
+	base := slices.Min(ids)
+	start := make([]int, len(ids)+1) // start[rank+1] counts, then prefix sums
+	for i := range rows {
+		start[ids[key(&rows[i])]-base+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	out := make([]T, len(rows))
+	for i := range rows {
+		r := ids[key(&rows[i])] - base
+		out[start[r]] = rows[i]
+		start[r]++
+	}
+	return out
+}
+
+// AddRefs implements graph.SnapshotWriter. References are stored as given,
+// duplicates included; an unknown Kind is an error. They are kept in
+// memory and inserted at Publish (see xrefBuffer).
+func (w *writer) AddRefs(ctx context.Context, refs []graph.Ref) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.begin(ctx); err != nil {
+		return err
+	}
+	x := w.xref
+	for i := range refs {
+		ref := &refs[i]
+		kind, ok := refKindCodes[ref.Kind]
+		if !ok {
+			return fmt.Errorf("reference at %s:%d:%d: unknown kind %q", ref.Path, ref.Line, ref.Col, ref.Kind)
+		}
+		x.refs = append(x.refs, refRow{target: x.num(ref.Target), path: x.num(ref.Path), encl: x.optNum(ref.Enclosing),
+			line: int32(ref.Line), col: int32(ref.Col), endCol: int32(ref.EndCol), kind: uint8(kind), test: ref.TestOnly})
+	}
+	return nil
+}
+
+// AddCallEdges implements graph.SnapshotWriter. Edges are stored as given,
+// duplicates included. An unknown Coverage or Via is an error; an empty Via
+// is stored and read back as empty. They are kept in memory and inserted
+// at Publish (see xrefBuffer).
 func (w *writer) AddCallEdges(ctx context.Context, edges []graph.CallEdge) error {
-	return errXrefPending
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.begin(ctx); err != nil {
+		return err
+	}
+	x := w.xref
+	for i := range edges {
+		e := &edges[i]
+		cov, ok := coverageCodes[e.Coverage]
+		if !ok {
+			return fmt.Errorf("call at %s:%d:%d: unknown coverage %q", e.Path, e.Line, e.Col, e.Coverage)
+		}
+		via, ok := viaCodes[e.Via]
+		if !ok {
+			return fmt.Errorf("call at %s:%d:%d: unknown via %q", e.Path, e.Line, e.Col, e.Via)
+		}
+		x.edges = append(x.edges, edgeRow{caller: x.num(e.Caller), callee: x.optNum(e.Callee),
+			calleeName: x.optNum(e.CalleeName), path: x.num(e.Path), line: int32(e.Line), col: int32(e.Col),
+			cov: uint8(cov), via: uint8(via), goStmt: e.Go, deferStmt: e.Defer})
+	}
+	return nil
 }
+
+// AddImplements implements graph.SnapshotWriter. A (Type, Interface) pair
+// is stored once: a repeat, whatever its Pointer, is ignored. They are
+// kept in memory and inserted at Publish (see xrefBuffer).
 func (w *writer) AddImplements(ctx context.Context, impls []graph.Implements) error {
-	return errXrefPending
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.begin(ctx); err != nil {
+		return err
+	}
+	x := w.xref
+	for _, im := range impls {
+		x.impls = append(x.impls, implRow{typ: x.num(im.Type), iface: x.num(im.Interface), pointer: im.Pointer})
+	}
+	return nil
 }
+
+// keyChunk bounds the keys of one IN list, well below SQLite's limit on
+// parameters, so any number of keys can be looked up in a few statements.
+const keyChunk = 500
+
+// chunks calls f with consecutive slices of at most keyChunk of keys,
+// with duplicates removed.
+func chunks(keys []string, f func(part []string) error) error {
+	seen := make(map[string]bool, len(keys))
+	uniq := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if !seen[k] {
+			seen[k] = true
+			uniq = append(uniq, k)
+		}
+	}
+	for start := 0; start < len(uniq); start += keyChunk {
+		if err := f(uniq[start:min(start+keyChunk, len(uniq))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inList adds the values to b's arguments and returns "(?1, ?2, ...)".
+func (b *builder) inList(vals []string) string {
+	ph := make([]string, len(vals))
+	for i, v := range vals {
+		ph[i] = b.arg(v)
+	}
+	return "(" + strings.Join(ph, ", ") + ")"
+}
+
+// SymbolsByKeys implements graph.Reader. It looks the keys up in chunks of
+// keyChunk, so the list may be of any length; duplicate and unknown keys
+// are ignored. A key present in two current snapshots yields both symbols.
 func (r *reader) SymbolsByKeys(ctx context.Context, keys []string) ([]graph.Symbol, error) {
-	return nil, errXrefPending
+	var out []graph.Symbol
+	err := chunks(keys, func(part []string) error {
+		var b builder
+		in := b.inList(part)
+		syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolFrom+` WHERE s.key IN `+in, b.args...)
+		out = append(out, syms...)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("looking up symbols by key: %w", err)
+	}
+	return out, nil
 }
+
+// keyFrom joins the pinned current snapshots to the interned ids of the
+// keys of an IN list (the placeholder %s), as the outer loops of a
+// cross-reference query whose table (alias x) is searched by its index on
+// (snapshot_id, <col>) inside. The CROSS JOINs fix that loop order, as in
+// symbolFrom.
+const keyFrom = ` FROM repositories r
+	CROSS JOIN interned k ON k.snapshot_id = r.current_snapshot AND k.value IN %s
+	CROSS JOIN %s x ON x.snapshot_id = k.snapshot_id AND x.%s = k.id`
+
+// refsQuery returns the SQL and arguments of Refs: one page of matches,
+// each row carrying the total number of matches (a window count, so one
+// statement both counts and pages).
+func refsQuery(q graph.RefQuery, targets []string) (string, []any, error) {
+	var b builder
+	from := fmt.Sprintf(keyFrom, b.inList(targets), "refs", "target") + `
+	JOIN interned p ON p.id = x.path
+	LEFT JOIN interned e ON e.id = x.enclosing`
+	if len(q.Kinds) > 0 {
+		ph := make([]string, len(q.Kinds))
+		for i, k := range q.Kinds {
+			code, ok := refKindCodes[k]
+			if !ok {
+				return "", nil, graph.Errorf(graph.CodeInvalidArgument, "unknown reference kind %q", k)
+			}
+			ph[i] = b.arg(code)
+		}
+		b.conds = append(b.conds, "x.kind IN ("+strings.Join(ph, ", ")+")")
+	}
+	if !q.IncludeTests {
+		b.conds = append(b.conds, "x.test_only = 0")
+	}
+	if q.PathPrefix != "" {
+		b.conds = append(b.conds, b.prefixCond("p.value", q.PathPrefix))
+	}
+	limit := -1
+	if q.Limit > 0 {
+		limit = q.Limit
+	}
+	return `SELECT k.value, p.value, x.line, x.col, x.end_col, coalesce(e.value, ''), x.kind, x.test_only,
+		count(*) OVER ()` + from + b.clause() + `
+		ORDER BY p.value, x.line, x.col, r.name, k.value, x.rowid
+		LIMIT ` + b.arg(limit) + ` OFFSET ` + b.arg(max(q.Offset, 0)), b.args, nil
+}
+
+// Refs implements graph.Reader. It searches every pinned current snapshot.
+// Uses at the same position are ordered by repository name, then target
+// key, then the order they were written. An unknown kind in q.Kinds is an
+// INVALID_ARGUMENT error; no targets match nothing. More than keyChunk
+// distinct targets are counted and sorted in Go, since SQLite cannot page
+// across statements.
 func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, error) {
-	return nil, 0, errXrefPending
+	if len(q.Targets) == 0 {
+		// Still validate the kinds, so a bad query fails the same way
+		// whatever its targets.
+		if _, _, err := refsQuery(q, nil); err != nil {
+			return nil, 0, err
+		}
+		return nil, 0, nil
+	}
+	var targets []string
+	chunks(q.Targets, func(part []string) error { targets = append(targets, part...); return nil })
+	if len(targets) > keyChunk {
+		return r.refsMany(ctx, q, targets)
+	}
+	query, args, err := refsQuery(q, targets)
+	if err != nil {
+		return nil, 0, err
+	}
+	refs, total, err := r.scanRefs(ctx, query, args)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(refs) == 0 && q.Offset > 0 {
+		// A page past the end has no row to carry the total: read the
+		// first match instead, which does.
+		first := q
+		first.Offset, first.Limit = 0, 1
+		query, args, _ := refsQuery(first, targets)
+		if _, total, err = r.scanRefs(ctx, query, args); err != nil {
+			return nil, 0, err
+		}
+	}
+	return refs, total, nil
 }
+
+// refsMany is Refs for more than keyChunk targets: every chunk's matches
+// are read, then sorted and paged in Go.
+func (r *reader) refsMany(ctx context.Context, q graph.RefQuery, targets []string) ([]graph.Ref, int, error) {
+	var all []graph.Ref
+	whole := graph.RefQuery{Kinds: q.Kinds, PathPrefix: q.PathPrefix, IncludeTests: q.IncludeTests}
+	for start := 0; start < len(targets); start += keyChunk {
+		query, args, err := refsQuery(whole, targets[start:min(start+keyChunk, len(targets))])
+		if err != nil {
+			return nil, 0, err
+		}
+		refs, _, err := r.scanRefs(ctx, query, args)
+		if err != nil {
+			return nil, 0, err
+		}
+		all = append(all, refs...)
+	}
+	sortRefs(all)
+	total := len(all)
+	page := all[min(max(q.Offset, 0), total):]
+	if q.Limit > 0 && len(page) > q.Limit {
+		page = page[:q.Limit]
+	}
+	return page, total, nil
+}
+
+// scanRefs runs a query built by refsQuery and returns its references and
+// the total its rows carry (0 when it returned none).
+func (r *reader) scanRefs(ctx context.Context, query string, args []any) ([]graph.Ref, int, error) {
+	rows, err := r.tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("querying references: %w", err)
+	}
+	defer rows.Close()
+	var out []graph.Ref
+	var total int
+	for rows.Next() {
+		var ref graph.Ref
+		var kind int64
+		if err := rows.Scan(&ref.Target, &ref.Path, &ref.Line, &ref.Col, &ref.EndCol, &ref.Enclosing, &kind,
+			&ref.TestOnly, &total); err != nil {
+			return nil, 0, fmt.Errorf("reading references: %w", err)
+		}
+		ref.Kind = nameOf(refKindNames[:], kind)
+		out = append(out, ref)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("reading references: %w", err)
+	}
+	return out, total, nil
+}
+
+// sortRefs orders references the way refsQuery does, except that
+// references of two repositories at the same position keep no particular
+// order (a Ref does not name its repository).
+func sortRefs(refs []graph.Ref) {
+	slices.SortStableFunc(refs, func(a, b graph.Ref) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), a.Line-b.Line, a.Col-b.Col, strings.Compare(a.Target, b.Target))
+	})
+}
+
+// edgesQuery returns the SQL and arguments of CallEdges for keys, which
+// are callers when byCaller, else callees.
+func edgesQuery(q graph.EdgeQuery, keys []string, byCaller bool) (string, []any, error) {
+	var b builder
+	col := "callee"
+	if byCaller {
+		col = "caller"
+	}
+	from := fmt.Sprintf(keyFrom, b.inList(keys), "edges", col) + `
+	JOIN interned c ON c.id = x.caller
+	LEFT JOIN interned ce ON ce.id = x.callee
+	LEFT JOIN interned cn ON cn.id = x.callee_name
+	JOIN interned p ON p.id = x.path`
+	if !byCaller {
+		// Lets SQLite use the partial index edges_callee.
+		b.conds = append(b.conds, "x.callee IS NOT NULL")
+	}
+	if len(q.Coverage) > 0 {
+		ph := make([]string, len(q.Coverage))
+		for i, c := range q.Coverage {
+			code, ok := coverageCodes[c]
+			if !ok {
+				return "", nil, graph.Errorf(graph.CodeInvalidArgument, "unknown coverage %q", c)
+			}
+			ph[i] = b.arg(code)
+		}
+		b.conds = append(b.conds, "x.coverage IN ("+strings.Join(ph, ", ")+")")
+	}
+	return `SELECT c.value, coalesce(ce.value, ''), coalesce(cn.value, ''), p.value, x.line, x.col,
+		x.coverage, x.via, x.is_go, x.is_defer` + from + b.clause() + `
+		ORDER BY k.value, p.value, x.line, x.col, r.name, x.rowid`, b.args, nil
+}
+
+// CallEdges implements graph.Reader. Exactly one of q.Callers and
+// q.Callees may be set: both is an INVALID_ARGUMENT error, neither matches
+// nothing, as does an unknown key. An unknown coverage is INVALID_ARGUMENT.
+// By callee, only edges whose Callee is a key match (not CalleeName).
+// Edges of the same key and call site are ordered by repository name, then
+// the order they were written. The lists may be of any length.
 func (r *reader) CallEdges(ctx context.Context, q graph.EdgeQuery) ([]graph.CallEdge, error) {
-	return nil, errXrefPending
+	if len(q.Callers) > 0 && len(q.Callees) > 0 {
+		return nil, graph.Errorf(graph.CodeInvalidArgument, "call edges by both callers and callees")
+	}
+	byCaller := len(q.Callers) > 0
+	keys := q.Callees
+	if byCaller {
+		keys = q.Callers
+	}
+	if _, _, err := edgesQuery(q, nil, byCaller); err != nil {
+		return nil, err
+	}
+	var out []graph.CallEdge
+	err := chunks(keys, func(part []string) error {
+		query, args, _ := edgesQuery(q, part, byCaller)
+		rows, err := r.tx.QueryContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var e graph.CallEdge
+			var cov, via int64
+			if err := rows.Scan(&e.Caller, &e.Callee, &e.CalleeName, &e.Path, &e.Line, &e.Col, &cov, &via,
+				&e.Go, &e.Defer); err != nil {
+				return err
+			}
+			e.Coverage = nameOf(coverageNames[:], cov)
+			e.Via = nameOf(viaNames[:], via)
+			out = append(out, e)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("querying call edges: %w", err)
+	}
+	if len(keys) > keyChunk {
+		// Chunks are each ordered; merge them into one order.
+		slices.SortStableFunc(out, func(a, b graph.CallEdge) int {
+			ka, kb := a.Callee, b.Callee
+			if byCaller {
+				ka, kb = a.Caller, b.Caller
+			}
+			return cmp.Or(strings.Compare(ka, kb), strings.Compare(a.Path, b.Path), a.Line-b.Line, a.Col-b.Col)
+		})
+	}
+	return out, nil
 }
+
+// UnresolvedCalls implements graph.Reader: it counts the repository's
+// call edges whose coverage is unresolved. A repository without a
+// published snapshot is an error wrapping graph.ErrNotFound.
 func (r *reader) UnresolvedCalls(ctx context.Context, repo string) (int, error) {
-	return 0, errXrefPending
+	snap, err := r.snapshotOf(ctx, repo)
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	// The literal 3 (CoverageUnresolved) matches the partial index
+	// edges_unresolved, which a bound parameter would not.
+	if err := r.tx.QueryRowContext(ctx, `SELECT count(*) FROM edges WHERE snapshot_id = ? AND coverage = 3`,
+		snap).Scan(&n); err != nil {
+		return 0, fmt.Errorf("counting unresolved calls: %w", err)
+	}
+	return n, nil
 }
+
+// implsQuery returns the SQL of Implementations.
+func implsQuery(byInterface bool) string {
+	col, order := "type", "i.value"
+	if byInterface {
+		col, order = "iface", "t.value"
+	}
+	return `SELECT t.value, i.value, x.pointer` + fmt.Sprintf(keyFrom, "(?1)", "implements", col) + `
+	JOIN interned t ON t.id = x.type
+	JOIN interned i ON i.id = x.iface
+	ORDER BY ` + order + `, r.name`
+}
+
+// Implementations implements graph.Reader. The records are ordered by the
+// key on the other side (the type's key when byInterface, else the
+// interface's), then repository name. An unknown key has none.
 func (r *reader) Implementations(ctx context.Context, key string, byInterface bool) ([]graph.Implements, error) {
-	return nil, errXrefPending
+	rows, err := r.tx.QueryContext(ctx, implsQuery(byInterface), key)
+	if err != nil {
+		return nil, fmt.Errorf("querying implementations: %w", err)
+	}
+	defer rows.Close()
+	var out []graph.Implements
+	for rows.Next() {
+		var im graph.Implements
+		if err := rows.Scan(&im.Type, &im.Interface, &im.Pointer); err != nil {
+			return nil, fmt.Errorf("reading implementations: %w", err)
+		}
+		out = append(out, im)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading implementations: %w", err)
+	}
+	return out, nil
 }

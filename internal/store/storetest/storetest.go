@@ -40,6 +40,8 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store) {
 	t.Run("Abort", func(t *testing.T) { testAbort(t, fresh(t)) })
 	t.Run("MonotonicSnapshots", func(t *testing.T) { testMonotonicSnapshots(t, fresh(t)) })
 	t.Run("GarbageCollection", func(t *testing.T) { testGarbageCollection(t, fresh(t)) })
+	t.Run("XrefVisibility", func(t *testing.T) { testXrefVisibility(t, fresh(t)) })
+	t.Run("XrefWriteErrors", func(t *testing.T) { testXrefWriteErrors(t, fresh(t)) })
 
 	// The query tests share one store holding the fixture.
 	s := fresh(t)
@@ -54,6 +56,13 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store) {
 	t.Run("FilesAndPackages", func(t *testing.T) { testFilesAndPackages(t, s, fx) })
 	t.Run("Diagnostics", func(t *testing.T) { testDiagnostics(t, s, fx) })
 	t.Run("NotFound", func(t *testing.T) { testNotFound(t, s, fx) })
+	t.Run("SymbolsByKeys", func(t *testing.T) { testSymbolsByKeys(t, s, fx) })
+	t.Run("Refs", func(t *testing.T) { testRefs(t, s, fx) })
+	t.Run("RefsInvalid", func(t *testing.T) { testRefsInvalid(t, s, fx) })
+	t.Run("CallEdges", func(t *testing.T) { testCallEdges(t, s, fx) })
+	t.Run("CallEdgesInvalid", func(t *testing.T) { testCallEdgesInvalid(t, s, fx) })
+	t.Run("UnresolvedCalls", func(t *testing.T) { testUnresolvedCalls(t, s) })
+	t.Run("Implementations", func(t *testing.T) { testImplementations(t, s, fx) })
 }
 
 // The fixture: two repositories, alpha (two packages) and beta (one),
@@ -74,6 +83,7 @@ type fixture struct {
 	files    map[string][]graph.File    // ordered by path
 	symbols  map[string]graph.Symbol    // by qualified name + "@" + repository
 	diags    map[string][]graph.Diagnostic
+	xrefs    map[string]xrefs // cross-references by repository
 }
 
 // sym builds a fixture symbol with its stable key.
@@ -130,6 +140,7 @@ func loadFixture(t *testing.T, s graph.Store) *fixture {
 		files:    map[string][]graph.File{},
 		symbols:  map[string]graph.Symbol{},
 		diags:    map[string][]graph.Diagnostic{},
+		xrefs:    map[string]xrefs{},
 	}
 
 	// alpha
@@ -183,6 +194,14 @@ func loadFixture(t *testing.T, s graph.Store) *fixture {
 	betaFiles := []graph.File{file("beta.go", "example.com/beta")}
 	betaMods := []graph.Module{{Path: "example.com/beta", Dir: ".", GoVersion: "1.21"}}
 
+	keys := map[string]string{}
+	for _, list := range [][]graph.Symbol{serverSyms, clientSyms, betaSyms} {
+		for _, sy := range list {
+			keys[sy.QualifiedName+"@"+sy.Repository] = sy.Key
+		}
+	}
+	fx.xrefs = fixtureXrefs(keys)
+
 	write := func(name string, mods []graph.Module, add func(w graph.SnapshotWriter) error) {
 		repo, err := s.EnsureRepository(ctx, "/src/"+name, name)
 		if err != nil {
@@ -198,6 +217,9 @@ func loadFixture(t *testing.T, s graph.Store) *fixture {
 		}
 		if err := add(w); err != nil {
 			t.Fatalf("writing %s: %v", name, err)
+		}
+		if err := fx.xrefs[name].add(ctx, w); err != nil {
+			t.Fatalf("writing cross-references of %s: %v", name, err)
 		}
 		snap, err := w.Publish(ctx)
 		if err != nil {
