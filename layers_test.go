@@ -13,6 +13,7 @@ import (
 var layers = [][]string{
 	{"internal/graph"},
 	{"internal/load"},
+	{"internal/index/callgraph"}, // DESIGN.md: index's sub-packages (call edges, effects) sit below it
 	{"internal/index"},
 	{"internal/store/sqlite", "internal/store/postgres"},
 	{"internal/store/storetest"},
@@ -26,16 +27,19 @@ var layers = [][]string{
 
 const module = "github.com/sextant-dev/sextant/"
 
+// layerOf returns the layer of the longest table entry that pkg is or is
+// under.
 func layerOf(pkg string) (int, bool) {
 	rel := strings.TrimPrefix(pkg, module)
+	layer, best := 0, -1
 	for i, l := range layers {
 		for _, p := range l {
-			if rel == p || strings.HasPrefix(rel, p+"/") {
-				return i, true
+			if (rel == p || strings.HasPrefix(rel, p+"/")) && len(p) > best {
+				layer, best = i, len(p)
 			}
 		}
 	}
-	return 0, false
+	return layer, best >= 0
 }
 
 // TestLayers enforces the import direction of DESIGN.md with go list.

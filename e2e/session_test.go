@@ -12,7 +12,12 @@ import (
 )
 
 // toolNames are the tools the default profile publishes.
-var toolNames = []string{"list_repositories", "find_symbol", "get_symbol", "get_file_outline"}
+var toolNames = []string{"list_repositories", "find_symbol", "get_symbol", "get_file_outline",
+	"find_references", "get_callers", "get_callees", "find_implementations"}
+
+// maxToolsListBytes is the budget of the whole tools/list answer (about
+// 6,000 tokens), as ../shared/tools/toolcheck measures it.
+const maxToolsListBytes = 24000
 
 // TestToolsList checks every published tool: the expected set, each with
 // a description, an input schema whose parameters are described, an
@@ -66,6 +71,9 @@ func TestToolsList(t *testing.T) {
 				t.Errorf("%s: output schema lacks the envelope field %s", tl.Name, field)
 			}
 		}
+	}
+	if b, err := json.Marshal(map[string]any{"tools": res.Tools}); err != nil || len(b) >= maxToolsListBytes {
+		t.Errorf("tools/list is %d bytes, over its budget of %d: trim descriptions or schemas", len(b), maxToolsListBytes)
 	}
 	slices.Sort(got) // the SDK lists tools by name
 	want := slices.Sorted(slices.Values(toolNames))

@@ -17,7 +17,7 @@ if (!bin || !db || !root) {
 }
 
 const COBRA = 'github.com/spf13/cobra';
-const TOOLS = ['find_symbol', 'get_file_outline', 'get_symbol', 'list_repositories'];
+const TOOLS = ['find_implementations', 'find_references', 'find_symbol', 'get_callees', 'get_callers', 'get_file_outline', 'get_symbol', 'list_repositories'];
 const CALL_TIMEOUT_MS = 120_000;
 
 let passed = 0;
@@ -88,7 +88,7 @@ await check('initialize: server info and instructions', async () => {
   for (const t of TOOLS) assert(instructions.includes(t), `instructions do not mention ${t}`);
 });
 
-await check('tools/list: four tools with schemas and annotations', async () => {
+await check('tools/list: every tool with schemas and annotations', async () => {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
   assert(JSON.stringify(names) === JSON.stringify(TOOLS), `tools ${names}`);
@@ -205,6 +205,42 @@ await check('get_file_outline: path errors', async () => {
   await fails(client, 'get_file_outline', { path: '/etc/passwd' }, 'OUTSIDE_ROOTS');
   await fails(client, 'get_file_outline', { path: 'nope.go' }, 'FILE_NOT_FOUND');
   await fails(client, 'get_file_outline', { path: 'command.go', repository: 'nobody' }, 'REPOSITORY_NOT_FOUND');
+});
+
+await check('find_references: uses grouped by file, paged with an exact total', async () => {
+  const { sc, text } = await ok(client, 'find_references', { qualified_name: 'Command.Execute' });
+  assert(sc.symbol?.qualified_name === 'Command.Execute', `symbol ${JSON.stringify(sc.symbol)}`);
+  const rows = sc.results.flatMap((f) => f.references.map((r) => ({ path: f.path, ...r })));
+  assert(sc.total > 0 && rows.length === sc.returned, `total ${sc.total}, returned ${sc.returned}, rows ${rows.length}`);
+  assert(rows.every((r) => r.line > 0 && r.column > 0 && r.kind && r.text.includes('Execute')), 'incomplete row');
+  assert(new Set(sc.results.map((f) => f.path)).size === sc.results.length, 'a file grouped twice');
+  assert(['complete', 'lower_bound'].includes(sc.completeness), `completeness ${sc.completeness}`);
+  assert(text.includes(sc.results[0].path), 'text does not name the first file');
+  const p1 = (await ok(client, 'find_references', { qualified_name: 'Command', limit: 3 })).sc;
+  assert(p1.returned === 3 && p1.truncated && p1.next_cursor, 'no second page');
+  const p2 = (await ok(client, 'find_references', { qualified_name: 'Command', limit: 3, cursor: p1.next_cursor })).sc;
+  assert(p2.total === p1.total, 'total changed between pages');
+  await fails(client, 'find_references', { qualified_name: 'Command', kind: 'calls' }, 'INVALID_ARGUMENT');
+  await fails(client, 'find_references', { qualified_name: 'Comand' }, 'SYMBOL_NOT_FOUND');
+});
+
+await check('get_callers and get_callees: edges with coverage, via and sites', async () => {
+  const { sc } = await ok(client, 'get_callers', { qualified_name: 'Command.ExecuteC' });
+  const e = sc.results.find((r) => r.qualified_name === 'Command.Execute');
+  assert(e && e.coverage === 'exact' && e.via === 'static' && e.sites.length > 0, `callers ${JSON.stringify(sc.results).slice(0, 300)}`);
+  assert(sc.completeness === 'lower_bound' && sc.blind_spots.length > 0, `completeness ${sc.completeness}`);
+  const callees = (await ok(client, 'get_callees', { qualified_name: 'Command.ExecuteC', depth: 2 })).sc;
+  assert(callees.results.some((r) => r.depth === 2), 'no second level');
+  await fails(client, 'get_callers', { qualified_name: 'Command' }, 'NOT_A_FUNCTION');
+  await fails(client, 'get_callees', { qualified_name: 'Command.Execute', depth: 9 }, 'INVALID_ARGUMENT');
+});
+
+await check('find_implementations: both directions, and an empty answer that is complete', async () => {
+  const { sc } = await ok(client, 'find_implementations', { qualified_name: 'SliceValue' });
+  assert(sc.direction === 'implementations' && sc.results.some((r) => r.qualified_name === 'customMultiString'), JSON.stringify(sc));
+  const none = (await ok(client, 'find_implementations', { qualified_name: 'SliceValue', include_tests: false })).sc;
+  assert(none.total === 0 && none.results.length === 0 && none.completeness === 'complete', JSON.stringify(none));
+  await fails(client, 'find_implementations', { qualified_name: 'Command.Use' }, 'INVALID_ARGUMENT');
 });
 
 await client.close();

@@ -16,9 +16,13 @@ import (
 // positional names the parameter a tool's first bare argument fills, so
 // `sextant find_symbol Server` works like `--name Server`.
 var positional = map[string]string{
-	"find_symbol":      "name",
-	"get_symbol":       "qualified_name",
-	"get_file_outline": "path",
+	"find_symbol":          "name",
+	"get_symbol":           "qualified_name",
+	"get_file_outline":     "path",
+	"find_references":      "qualified_name",
+	"get_callers":          "qualified_name",
+	"get_callees":          "qualified_name",
+	"find_implementations": "qualified_name",
 }
 
 // toolFlags builds a flag set from the tool's input type: one flag per
@@ -95,14 +99,25 @@ func runTool(ctx context.Context, e env, t query.Tool, argv []string) error {
 	dbPath := dbFlag(fs)
 	var roots stringList
 	fs.Var(&roots, "root", "a directory the tool may read (repeatable; default: the working directory)")
-	if err := fs.Parse(argv); err != nil {
-		return usageErr(err)
+	// Flags may come before and after the positional argument:
+	// `sextant get_callers Server.Start --depth 2` parses like
+	// `sextant get_callers --depth 2 Server.Start`.
+	var rest []string
+	for {
+		if err := fs.Parse(argv); err != nil {
+			return usageErr(err)
+		}
+		left := fs.Args()
+		if len(left) == 0 {
+			break
+		}
+		rest = append(rest, left[0])
+		argv = left[1:]
 	}
 	args, err := collect()
 	if err != nil {
 		return err
 	}
-	rest := fs.Args()
 	if len(rest) > 0 {
 		p := positional[t.Name]
 		if p == "" || len(rest) > 1 {

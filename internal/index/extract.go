@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -36,10 +37,22 @@ type PackageRecords struct {
 	Diagnostics []graph.Diagnostic
 }
 
-// Extract turns loaded packages into graph records and hands them to emit
-// one package at a time, in import-path order, so a caller can write each
-// package and let it go before the next. It stops at the first error emit
-// returns and returns it.
+// Sink receives what Extract produces. Package is called once per
+// package, in import-path order, as soon as the package is extracted, so
+// a caller can write it and let it go before the next. The
+// cross-reference callbacks are called after the last package (a
+// reference may point at a package extracted after it): Refs in batches,
+// then CallEdges, then Implements. A nil callback drops what it would
+// receive.
+type Sink struct {
+	Package    func(PackageRecords) error
+	Refs       func([]graph.Ref) error
+	CallEdges  func([]graph.CallEdge) error
+	Implements func([]graph.Implements) error
+}
+
+// Extract turns loaded packages into graph records and hands them to
+// sink. It stops at the first error a callback returns and returns it.
 //
 // pkgs is what go/packages returns with Tests set: for a package p with
 // tests, "p", "p [p.test]", "p_test [p.test]" and "p.test". The test
@@ -47,7 +60,8 @@ type PackageRecords struct {
 // _test.go files), so it is indexed in place of p; the external test
 // package "p_test [p.test]" is indexed as a package of its own (Path
 // "p_test", TestOnly); the synthesized test main "p.test" is skipped.
-// Errors of all variants are merged and deduplicated.
+// Errors of all variants are merged and deduplicated. pkgs may come from
+// several loads (several file sets).
 //
 // Only files under root are recorded; root must be the directory the
 // paths in pkgs are under (the indexer passes the symlink-free absolute
@@ -56,17 +70,95 @@ type PackageRecords struct {
 // type-check are indexed as far as their syntax and types go; a file that
 // go/packages did not parse (a cgo file, or every file of a package that
 // failed to load) is parsed here and indexed from its syntax alone.
-func Extract(repoName, root string, mods []graph.Module, pkgs []*packages.Package, emit func(PackageRecords) error) error {
+func Extract(repoName, root string, mods []graph.Module, pkgs []*packages.Package, sink Sink) error {
 	x, err := newExtractor(repoName, root, mods)
 	if err != nil {
 		return err
 	}
-	for _, g := range selectPackages(pkgs) {
-		if err := emit(x.extract(g)); err != nil {
+	for _, unit := range byFileSet(pkgs) {
+		if _, err := x.callEdges(context.Background(), unit); err != nil {
 			return err
 		}
 	}
-	return nil
+	for _, g := range selectPackages(pkgs) {
+		rec, xr := x.extract(g)
+		x.keep(xr)
+		if sink.Package != nil {
+			if err := sink.Package(rec); err != nil {
+				return err
+			}
+		}
+	}
+	_, err = x.flushXRefs(context.Background(), sink)
+	return err
+}
+
+// byFileSet splits pkgs by the file set they were loaded with: one load,
+// one file set.
+func byFileSet(pkgs []*packages.Package) [][]*packages.Package {
+	var out [][]*packages.Package
+	idx := map[*token.FileSet]int{}
+	for _, p := range pkgs {
+		if p == nil || p.Fset == nil {
+			continue
+		}
+		i, ok := idx[p.Fset]
+		if !ok {
+			i = len(out)
+			idx[p.Fset] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], p)
+	}
+	return out
+}
+
+// xrefCounts says how many cross-reference records were written.
+type xrefCounts struct {
+	refs, edges, impls int
+}
+
+// refBatch is how many references go to the sink at once.
+const refBatch = 4096
+
+// flushXRefs resolves the cross-references of every package kept and
+// hands them to sink, releasing them as it goes.
+func (x *extractor) flushXRefs(ctx context.Context, sink Sink) (xrefCounts, error) {
+	var n xrefCounts
+	var err error
+	emitRefs := sink.Refs
+	if emitRefs == nil {
+		emitRefs = func([]graph.Ref) error { return nil }
+	}
+	n.refs, err = x.resolvedRefs(refBatch, func(b []graph.Ref) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return emitRefs(b)
+	})
+	if err != nil {
+		return n, err
+	}
+	if edges := x.resolvedCallEdges(); len(edges) > 0 {
+		n.edges = len(edges)
+		if sink.CallEdges != nil {
+			if err := sink.CallEdges(edges); err != nil {
+				return n, err
+			}
+		}
+	}
+	if impls := x.implementations(); len(impls) > 0 {
+		n.impls = len(impls)
+		if sink.Implements != nil {
+			if err := ctx.Err(); err != nil {
+				return n, err
+			}
+			if err := sink.Implements(impls); err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, ctx.Err()
 }
 
 // group is every loaded variant of one import path, with the one to index.
@@ -171,6 +263,16 @@ type extractor struct {
 	mods      []graph.Module
 	seenFiles map[string]bool
 	seenDiags map[graph.Diagnostic]bool
+	xt        xrefTables // cross-references of the packages kept so far
+	// implicitRefs records, as references to a method of the graph, the
+	// uses of methods outside it that gopls counts for that method alone
+	// (see correspondingMethods): an err.Error() call as a reference to
+	// the package's own Error method. It is off: graph.Ref cannot yet mark
+	// such a reference as one that must not follow the method to its
+	// related methods, and without the mark find_references would count it
+	// for those too, which gopls does not. Turn it on once graph.Ref can
+	// say so.
+	implicitRefs bool
 }
 
 func newExtractor(repo, root string, mods []graph.Module) (*extractor, error) {
@@ -184,6 +286,7 @@ func newExtractor(repo, root string, mods []graph.Module) (*extractor, error) {
 		mods:      mods,
 		seenFiles: map[string]bool{},
 		seenDiags: map[graph.Diagnostic]bool{},
+		xt:        newXrefTables(),
 	}, nil
 }
 
@@ -221,13 +324,25 @@ type pkgState struct {
 	rec     PackageRecords
 	sources []*source // sorted by rel
 	byAbs   map[string]*source
+	// identKeys maps the identifier declaring each symbol to its key.
+	identKeys map[*ast.Ident]string
+	xr        *pkgXRefs
+	// For correspondingMethods: the package's methods by name, and
+	// method-set summaries of receiver types.
+	methodsByName map[string][]*types.Func
+	summaries     map[types.Type]*typeSummary
+	match         *matcher
 }
 
-// extract builds the records of one package. It never fails: what cannot
-// be read or typed is recorded as a diagnostic and left out.
-func (x *extractor) extract(g *group) PackageRecords {
+// extract builds the records of one package, and what it contributes to
+// the cross-references, which the caller hands to keep unless it drops
+// the package. It never fails: what cannot be read or typed is recorded
+// as a diagnostic and left out.
+func (x *extractor) extract(g *group) (PackageRecords, *pkgXRefs) {
 	m := g.main
-	s := &pkgState{x: x, g: g, main: m, info: m.TypesInfo, types: m.Types, byAbs: map[string]*source{}}
+	s := &pkgState{x: x, g: g, main: m, info: m.TypesInfo, types: m.Types, byAbs: map[string]*source{},
+		identKeys: map[*ast.Ident]string{}, xr: &pkgXRefs{path: g.path},
+		summaries: map[types.Type]*typeSummary{}, match: &matcher{trees: map[string]*fpNode{}}}
 	pkg := &s.rec.Package
 	pkg.Path = g.path
 	pkg.Name = m.Name
@@ -259,10 +374,12 @@ func (x *extractor) extract(g *group) PackageRecords {
 		}
 	}
 	s.symbols()
+	s.refs()
+	s.typeSummaries()
 
 	pkg.Hash = packageHash(s.rec.Files)
 	pkg.Errors = len(s.rec.Diagnostics)
-	return s.rec
+	return s.rec, s.xr
 }
 
 // moduleOf returns the path of the module whose directory holds the

@@ -85,10 +85,10 @@ func TestExtractGolden(t *testing.T) {
 			plan, pkgs := loadFixture(t, dir)
 			repo := "example.com/" + name
 			var recs []PackageRecords
-			err := Extract(repo, dir, plan.Modules, pkgs, func(r PackageRecords) error {
+			err := Extract(repo, dir, plan.Modules, pkgs, Sink{Package: func(r PackageRecords) error {
 				recs = append(recs, r)
 				return nil
-			})
+			}})
 			if err != nil {
 				t.Fatal(err)
 			}

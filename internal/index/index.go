@@ -4,10 +4,17 @@
 // Extract is the pure part: packages loaded by internal/load in, one
 // PackageRecords per package out (the package, its files with content
 // hashes, its declared symbols with stable keys, signatures, docs and
-// character-accurate ranges, and its diagnostics). Index is the whole job
-// for one repository: discover its modules, load them, extract every
-// package and publish the snapshot atomically, so a reader sees either the
+// character-accurate ranges, and its diagnostics), then the
+// cross-references of them all: references, call edges (from the
+// callgraph sub-package) and implementations. Index is the whole job for
+// one repository: discover its modules, load them, extract every package
+// and publish the snapshot atomically, so a reader sees either the
 // previous snapshot or the complete new one.
+//
+// References and implementations follow gopls v0.23.0 (`references` with
+// includeDeclaration=false, `implementation`): see xref.go and
+// implements.go for the rules and the few places where the records need
+// the query layer to finish the job.
 package index
 
 import (
@@ -59,8 +66,15 @@ type Result struct {
 	Packages    int // packages written, external test packages included
 	Files       int // files written: Go files, build-ignored Go files, go.mod/go.sum/go.work
 	Symbols     int
-	Diagnostics int           // package diagnostics plus those of modules that failed to load
-	Duration    time.Duration // from the call to the published snapshot
+	Diagnostics int // package diagnostics plus those of modules that failed to load
+	// Refs, CallEdges and Implementations count the cross-reference
+	// records written: references and call edges whose target is in the
+	// graph (and unresolved calls), and implementation pairs (of types and
+	// of their methods).
+	Refs            int
+	CallEdges       int
+	Implementations int
+	Duration        time.Duration // from the call to the published snapshot
 }
 
 // Index indexes the Go code under root into store as a new snapshot of
@@ -134,6 +148,13 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 			continue
 		}
 		loaded++
+		report(PhaseExtract, 0, 0, "call graph")
+		// The call graph needs the whole unit, before anything is released.
+		if msg, err := x.callEdges(ctx, pkgs); err != nil {
+			return Result{}, fmt.Errorf("indexing %s: %w", abs, err)
+		} else if msg != "" {
+			diags = append(diags, graph.Diagnostic{Path: u.Manifest(abs), Kind: "unknown", Message: msg})
+		}
 		groups := selectPackages(pkgs)
 		pkgs = nil
 		for j, g := range groups {
@@ -141,7 +162,7 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 			if err := ctx.Err(); err != nil {
 				return Result{}, fmt.Errorf("indexing %s: %w", abs, err)
 			}
-			rec := x.extract(g)
+			rec, xr := x.extract(g)
 			release(g)
 			groups[j] = nil
 			if dir, dup := dirOf[rec.Package.Path]; dup {
@@ -152,6 +173,7 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 				continue
 			}
 			dirOf[rec.Package.Path] = rec.Package.Dir
+			x.keep(xr)
 			recs = append(recs, rec)
 		}
 		report(PhaseExtract, len(groups), len(groups), "")
@@ -196,6 +218,19 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 		res.Diagnostics += len(rec.Diagnostics)
 		*rec = PackageRecords{} // written; let it go
 	}
+	report(PhasePublish, len(recs), len(recs), "cross-references")
+	xn, err := x.flushXRefs(ctx, Sink{
+		Refs:       func(refs []graph.Ref) error { return w.AddRefs(ctx, refs) },
+		CallEdges:  func(edges []graph.CallEdge) error { return w.AddCallEdges(ctx, edges) },
+		Implements: func(impls []graph.Implements) error { return w.AddImplements(ctx, impls) },
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return Result{}, fmt.Errorf("indexing %s: %w", abs, ctx.Err())
+		}
+		return Result{}, fmt.Errorf("writing cross-references: %w", err)
+	}
+	res.Refs, res.CallEdges, res.Implementations = xn.refs, xn.edges, xn.impls
 	if len(diags) > 0 {
 		if err := w.AddDiagnostics(ctx, diags); err != nil {
 			return Result{}, fmt.Errorf("writing diagnostics: %w", err)

@@ -176,6 +176,11 @@ func TestIndex(t *testing.T) {
 	if res.Packages != pkgs || res.Files != files || res.Symbols != syms || res.Diagnostics != diags || syms < 50 {
 		t.Errorf("result counts %+v, written %d packages %d files %d symbols %d diagnostics", res, pkgs, files, syms, diags)
 	}
+	if res.Refs != len(w.refs) || res.CallEdges != len(w.edges) || res.Implementations != len(w.impls) ||
+		len(w.refs) == 0 || len(w.edges) == 0 || len(w.impls) == 0 {
+		t.Errorf("result counts %d refs, %d edges, %d implementations; written %d, %d, %d",
+			res.Refs, res.CallEdges, res.Implementations, len(w.refs), len(w.edges), len(w.impls))
+	}
 	if len(w.files) != 1 || w.files[0].Path != "go.mod" || w.files[0].Package != "" || w.files[0].Hash == "" {
 		t.Errorf("manifest files %+v", w.files)
 	}
@@ -283,7 +288,7 @@ func TestIndexAborts(t *testing.T) {
 		}
 	}
 
-	for _, method := range []string{"AddModules", "AddFiles", "AddPackage", "Publish"} {
+	for _, method := range []string{"AddModules", "AddFiles", "AddPackage", "AddRefs", "AddCallEdges", "AddImplements", "Publish"} {
 		st := &fakeStore{failOn: method}
 		_, err := Index(context.Background(), st, dir, Options{})
 		if err == nil || !strings.Contains(err.Error(), method+" failed") {

@@ -19,10 +19,10 @@ import (
 func collect(t *testing.T, root string, pkgs []*packages.Package) []PackageRecords {
 	t.Helper()
 	var recs []PackageRecords
-	err := Extract("repo", root, []graph.Module{{Path: "example.com/m", Dir: "."}}, pkgs, func(r PackageRecords) error {
+	err := Extract("repo", root, []graph.Module{{Path: "example.com/m", Dir: "."}}, pkgs, Sink{Package: func(r PackageRecords) error {
 		recs = append(recs, r)
 		return nil
-	})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}

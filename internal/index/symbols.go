@@ -24,6 +24,11 @@ type pending struct {
 	parent int
 	// recvBase is the receiver's base type name for methods.
 	recvBase string
+	// ident is the identifier that declares the symbol (nil for the
+	// package), and src its file: cross-references find the symbol by
+	// where that identifier is.
+	ident *ast.Ident
+	src   *source
 }
 
 // fileSyms collects the symbols of one source file.
@@ -102,6 +107,7 @@ func (s *pkgState) symbols() {
 			p.sym.Parent = typeKeys[p.recvBase]
 		}
 		s.rec.Symbols = append(s.rec.Symbols, p.sym)
+		s.declared(p)
 	}
 }
 
@@ -159,7 +165,7 @@ func (s *pkgState) packageSymbol() *pending {
 // newPending starts a symbol of this file spanning from..to.
 func (fs *fileSyms) newPending(kind graph.Kind, name, qname string, from, to token.Pos) *pending {
 	s, src := fs.s, fs.src
-	p := &pending{parent: -1}
+	p := &pending{parent: -1, src: src}
 	if src.test {
 		p.variant = "test"
 	}
@@ -245,6 +251,7 @@ func (fs *fileSyms) funcDecl(ps []*pending, d *ast.FuncDecl, inits map[bool]int)
 		}
 	}
 	p := fs.newPending(kind, name, qname, d.Pos(), d.End())
+	p.ident = d.Name
 	p.sym.Doc = docText(d.Doc)
 	if recvExpr != nil {
 		p.sym.Receiver = exprString(recvExpr)
@@ -315,6 +322,7 @@ func (fs *fileSyms) genDecl(ps []*pending, d *ast.GenDecl) []*pending {
 					kind = graph.KindConst
 				}
 				p := fs.newPending(kind, id.Name, id.Name, from, to)
+				p.ident = id
 				p.sym.Doc = docText(spec.Doc, spec.Comment, d.Doc)
 				p.sym.Signature = fs.valueSignature(d.Tok, spec, i)
 				ps = append(ps, p)
@@ -393,6 +401,7 @@ func (fs *fileSyms) typeSpec(ps []*pending, d *ast.GenDecl, spec *ast.TypeSpec, 
 		}
 	}
 	p := fs.newPending(kind, name, name, from, to)
+	p.ident = spec.Name
 	p.sym.Doc = docText(spec.Doc, spec.Comment, d.Doc)
 	p.sym.Signature = fs.typeSignature(spec, tn)
 	ps = append(ps, p)
@@ -505,7 +514,7 @@ func (fs *fileSyms) fields(ps []*pending, typeName string, parent int, st *ast.S
 				continue
 			}
 			p := fs.newPending(graph.KindField, id.Name, typeName+"."+id.Name, f.Pos(), f.End())
-			p.parent, p.sym.Doc = parent, doc
+			p.parent, p.sym.Doc, p.ident = parent, doc, id
 			sig := ""
 			if v, ok := fs.obj(id).(*types.Var); ok {
 				sig = fs.typeString(v.Type())
@@ -522,7 +531,7 @@ func (fs *fileSyms) fields(ps []*pending, typeName string, parent int, st *ast.S
 				continue
 			}
 			p := fs.newPending(graph.KindField, id.Name, typeName+"."+id.Name, f.Pos(), f.End())
-			p.parent, p.sym.Doc = parent, doc
+			p.parent, p.sym.Doc, p.ident = parent, doc, id
 			t := ""
 			if v, ok := fs.obj(id).(*types.Var); ok {
 				t = fs.typeString(v.Type())
@@ -553,7 +562,7 @@ func (fs *fileSyms) interfaceMethods(ps []*pending, typeName string, parent int,
 				continue
 			}
 			p := fs.newPending(graph.KindInterfaceMethod, id.Name, typeName+"."+id.Name, f.Pos(), f.End())
-			p.parent, p.sym.Doc = parent, docText(f.Doc, f.Comment)
+			p.parent, p.sym.Doc, p.ident = parent, docText(f.Doc, f.Comment), id
 			sig := ""
 			if fn, ok := fs.obj(id).(*types.Func); ok {
 				if s, ok := fn.Type().(*types.Signature); ok {

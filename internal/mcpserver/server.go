@@ -61,26 +61,31 @@ func definition(t query.Tool) (*mcp.Tool, error) {
 		return nil, fmt.Errorf("output schema of %s: %w", t.Name, err)
 	}
 	open := t.OpenWorld
-	destructive := false
+	var destructive *bool // meaningful only for tools that write
+	if !t.ReadOnly {
+		destructive = new(bool)
+	}
 	return &mcp.Tool{
 		Name:         t.Name,
 		Title:        t.Title,
 		Description:  t.Description,
 		InputSchema:  in,
 		OutputSchema: compactOut,
-		Annotations: &mcp.ToolAnnotations{
-			Title:           t.Title,
+		Annotations: &mcp.ToolAnnotations{ // the title is the tool's own, not repeated here
 			ReadOnlyHint:    t.ReadOnly,
 			IdempotentHint:  t.Idempotent,
 			OpenWorldHint:   &open,
-			DestructiveHint: &destructive,
+			DestructiveHint: destructive,
 		},
 	}, nil
 }
 
-// withoutDescriptions drops the descriptions of an output schema: agents
-// read the tool description and the answer, not the output schema's prose,
-// and tools/list stays within its token budget. The Go types keep them.
+// withoutDescriptions compacts an output schema so that tools/list stays
+// within its token budget: agents read the tool description and the
+// answer, not the output schema's prose, so descriptions go; and only the
+// top level keeps its required list and its refusal of other properties
+// (nested objects accept any), which is what a client validating
+// structuredContent needs to trust the envelope. The Go types keep the rest.
 func withoutDescriptions(s *jsonschema.Schema) (json.RawMessage, error) {
 	b, err := json.Marshal(s)
 	if err != nil {
@@ -90,33 +95,39 @@ func withoutDescriptions(s *jsonschema.Schema) (json.RawMessage, error) {
 	if err := json.Unmarshal(b, &v); err != nil {
 		return nil, err
 	}
-	var strip func(any)
-	strip = func(v any) {
+	var strip func(v any, top bool)
+	strip = func(v any, top bool) {
 		schema, ok := v.(map[string]any)
 		if !ok {
 			return
 		}
 		delete(schema, "description")
+		if !top {
+			delete(schema, "required")
+			if _, ok := schema["additionalProperties"].(bool); ok {
+				delete(schema, "additionalProperties") // nested objects: any, the default
+			}
+		}
 		for key, sub := range schema {
 			switch key {
 			case "properties", "$defs", "definitions", "patternProperties":
 				if m, ok := sub.(map[string]any); ok {
 					for _, s := range m {
-						strip(s)
+						strip(s, false)
 					}
 				}
 			case "anyOf", "oneOf", "allOf", "prefixItems":
 				if list, ok := sub.([]any); ok {
 					for _, s := range list {
-						strip(s)
+						strip(s, false)
 					}
 				}
 			case "items", "additionalProperties", "not", "contains":
-				strip(sub)
+				strip(sub, false)
 			}
 		}
 	}
-	strip(v)
+	strip(v, true)
 	return json.Marshal(v)
 }
 

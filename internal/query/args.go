@@ -41,6 +41,9 @@ func decodeArgs[In any](args json.RawMessage) (In, error) {
 }
 
 func argError(err error) error {
+	if e, ok := asError(err); ok {
+		return e // a parameter type that checks its own value (Depth)
+	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		field := te.Field

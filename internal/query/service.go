@@ -38,6 +38,7 @@ type Service struct {
 	indexing map[string]*flight     // root → the indexing run in progress
 	files    map[string]fileSet     // repository name → files of one snapshot, for freshness
 	watches  map[string]*watchState // repository name → directory watch of its snapshot
+	facts    map[string]*repoFacts  // repository name → completeness facts of one snapshot
 }
 
 type flight struct {
@@ -56,7 +57,7 @@ type fileSet struct {
 // INDEX_NOT_READY instead).
 func New(store graph.Store, roots []string, index IndexFunc) (*Service, error) {
 	s := &Service{store: store, index: index, now: time.Now,
-		indexing: map[string]*flight{}, files: map[string]fileSet{}, watches: map[string]*watchState{}}
+		indexing: map[string]*flight{}, files: map[string]fileSet{}, watches: map[string]*watchState{}, facts: map[string]*repoFacts{}}
 	for _, r := range roots {
 		abs, err := CanonicalDir(r)
 		if err != nil {

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// selfModule is the module this harness benchmarks; it builds the binaries
+// from that module's root.
+const selfModule = "github.com/sextant-dev/sextant"
+
+// moduleRoot returns the root directory of the sextant module the harness
+// runs in.
+func moduleRoot(ctx context.Context) (string, error) {
+	out, err := goOutput(ctx, "", nil, "list", "-m", "-f", "{{.Path}} {{.Dir}}")
+	if err != nil {
+		return "", fmt.Errorf("finding the module root (run from the sextant module): %w", err)
+	}
+	p, dir, _ := strings.Cut(strings.TrimSpace(out), " ")
+	if p != selfModule || dir == "" {
+		return "", fmt.Errorf("run from the %s module (the working directory is in %q)", selfModule, p)
+	}
+	return dir, nil
+}
+
+// fetchCorpus returns a writable copy of module (MODULE@VERSION) taken
+// from the module cache with `go mod download -json`, its dependencies
+// downloaded so that go list can load it offline. Each corpus gets its own
+// directory under work/corpus.
+func fetchCorpus(ctx context.Context, module, work string, quiet bool) (string, error) {
+	modPath, _, ok := strings.Cut(module, "@")
+	if !ok {
+		return "", fmt.Errorf("module %q: want MODULE@VERSION", module)
+	}
+	logf("fetching %s", module)
+	// Outside any module, so the download cannot touch a go.mod.
+	out, err := goOutput(ctx, work, []string{"GOWORK=off", "GOFLAGS="}, "mod", "download", "-json", module)
+	if err != nil {
+		return "", err
+	}
+	var m struct{ Dir, Error string }
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		return "", fmt.Errorf("reading go mod download output: %w", err)
+	}
+	if m.Error != "" || m.Dir == "" {
+		return "", fmt.Errorf("go mod download %s: %s", module, m.Error)
+	}
+	dst := filepath.Join(work, "corpus", path.Base(modPath))
+	if err := os.RemoveAll(dst); err != nil {
+		return "", err
+	}
+	logf("copying %s to %s", m.Dir, dst)
+	if err := copyTree(m.Dir, dst); err != nil {
+		return "", fmt.Errorf("copying the corpus: %w", err)
+	}
+	// A go.work in a module zip lists modules the zip does not hold
+	// (prometheus's web/ui modules): without it, the module is its own
+	// workspace, for every contender alike.
+	for _, f := range []string{"go.work", "go.work.sum"} {
+		if err := os.Remove(filepath.Join(dst, f)); err != nil && !os.IsNotExist(err) {
+			return "", err
+		}
+	}
+	logf("downloading the dependencies of %s", module)
+	if _, err := goOutput(ctx, dst, []string{"GOWORK=off", "GOFLAGS=-mod=mod"}, "mod", "download"); err != nil {
+		return "", err
+	}
+	logf("%s is ready in %s", module, dst)
+	return dst, nil
+}
+
+// copyTree copies the regular files and directories under src to dst,
+// writable by the owner (the module cache is read-only).
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		return copyFile(p, target)
+	})
+}
+
+func copyFile(src, dst string) (err error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, out.Close()) }()
+	_, err = io.Copy(out, in)
+	return err
+}
+
+// goOutput runs the go command in dir with extra environment variables
+// and returns its standard output.
+func goOutput(ctx context.Context, dir string, env []string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("go %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return string(out), nil
+}

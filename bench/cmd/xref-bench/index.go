@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sextant-dev/sextant/bench/internal/harness"
+)
+
+// bareReport is what bareload prints.
+type bareReport struct {
+	Units         int   `json:"units"`
+	Packages      int   `json:"packages"`
+	PackageErrors int   `json:"package_errors"`
+	LoadMS        int64 `json:"load_ms"`
+}
+
+// indexSummary is what `sextant index --json` prints per repository.
+type indexSummary struct {
+	Repository  string `json:"repository"`
+	Packages    int    `json:"packages"`
+	Files       int    `json:"files"`
+	Symbols     int    `json:"symbols"`
+	Diagnostics int    `json:"diagnostics"`
+	DurationMS  int64  `json:"duration_ms"`
+}
+
+type bareRun struct {
+	harness.Usage
+	Report bareReport `json:"report"`
+}
+
+type sextantRun struct {
+	harness.Usage
+	Summary indexSummary `json:"summary"`
+	DBBytes int64        `json:"db_bytes"`
+	db      string
+}
+
+// contenders are the two programs measured side by side, as in
+// sextant-bench: bench/cmd/bareload (go/packages with Sextant's own load
+// configuration, nothing else) and `sextant index`.
+type contenders struct {
+	bareload, sextant string
+	corpus, dbDir     string
+	sample            time.Duration
+}
+
+func (c contenders) bare(ctx context.Context) (bareRun, error) {
+	cmd := exec.CommandContext(ctx, c.bareload, c.corpus)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	u, err := harness.Measure(cmd, c.sample)
+	if err != nil {
+		return bareRun{}, fmt.Errorf("bareload: %v: %s", err, tail(stderr.String()))
+	}
+	r := bareRun{Usage: u}
+	if err := json.Unmarshal(stdout.Bytes(), &r.Report); err != nil {
+		return r, fmt.Errorf("reading bareload output %q: %w", stdout.String(), err)
+	}
+	return r, nil
+}
+
+func (c contenders) index(ctx context.Context, name string) (sextantRun, error) {
+	db := filepath.Join(c.dbDir, name+".db")
+	removeDB(db)
+	cmd := exec.CommandContext(ctx, c.sextant, "index", "--json", "--db", db, c.corpus)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	u, err := harness.Measure(cmd, c.sample)
+	if err != nil {
+		return sextantRun{}, fmt.Errorf("sextant index: %v: %s", err, tail(stderr.String()))
+	}
+	r := sextantRun{Usage: u, db: db}
+	var sums []indexSummary
+	if err := json.Unmarshal(stdout.Bytes(), &sums); err != nil || len(sums) != 1 {
+		return r, fmt.Errorf("reading sextant index output %q: %v", stdout.String(), err)
+	}
+	r.Summary = sums[0]
+	for _, suffix := range []string{"", "-wal"} {
+		if fi, err := os.Stat(db + suffix); err == nil {
+			r.DBBytes += fi.Size()
+		}
+	}
+	return r, nil
+}
+
+// indexResult is part (c): sextant index against the bare load.
+type indexResult struct {
+	Runs   int `json:"runs"`
+	Warmup struct {
+		Bare    harness.Usage `json:"bare"`
+		Sextant harness.Usage `json:"sextant"`
+	} `json:"warmup"`
+	Bare    []bareRun    `json:"bare"`
+	Sextant []sextantRun `json:"sextant"`
+	Median  struct {
+		Bare    harness.Usage `json:"bare"`
+		Sextant harness.Usage `json:"sextant"`
+	} `json:"median"`
+	// Ratios are sextant over bare, of the medians.
+	Ratios struct {
+		Wall     float64 `json:"wall"`
+		CPU      float64 `json:"cpu"`
+		MaxRSS   float64 `json:"maxrss"`
+		TreePeak float64 `json:"tree_peak"`
+	} `json:"ratios"`
+}
+
+// indexRuns warms the caches with one untimed run of each contender, then
+// runs them alternately (ABBA) and returns the database of the last
+// sextant run.
+func indexRuns(ctx context.Context, o options, c contenders, ir *indexResult) (string, error) {
+	logf("warm-up (untimed): bare load")
+	wb, err := c.bare(ctx)
+	if err != nil {
+		return "", err
+	}
+	ir.Warmup.Bare = wb.Usage
+	logf("warm-up (untimed): sextant index")
+	ws, err := c.index(ctx, "warmup")
+	if err != nil {
+		return "", err
+	}
+	ir.Warmup.Sextant = ws.Usage
+	removeDB(ws.db)
+	last := ""
+	for i := range o.runs {
+		order := []string{"bare", "sextant"}
+		if i%2 == 1 {
+			order = []string{"sextant", "bare"}
+		}
+		for _, who := range order {
+			if who == "bare" {
+				run, err := c.bare(ctx)
+				if err != nil {
+					return "", err
+				}
+				logf("run %d bare:    %s, maxrss %s, %d packages", i+1, run.Wall.Round(time.Millisecond), mib(run.MaxRSSKiB), run.Report.Packages)
+				ir.Bare = append(ir.Bare, run)
+				continue
+			}
+			run, err := c.index(ctx, fmt.Sprintf("run-%d", i+1))
+			if err != nil {
+				return "", err
+			}
+			logf("run %d sextant: %s, maxrss %s, %d packages, %d symbols", i+1, run.Wall.Round(time.Millisecond), mib(run.MaxRSSKiB), run.Summary.Packages, run.Summary.Symbols)
+			ir.Sextant = append(ir.Sextant, run)
+			if last != "" {
+				removeDB(last)
+			}
+			last = run.db
+		}
+	}
+	ir.Runs = o.runs
+	var bare, sx []harness.Usage
+	for _, r := range ir.Bare {
+		bare = append(bare, r.Usage)
+	}
+	for _, r := range ir.Sextant {
+		sx = append(sx, r.Usage)
+	}
+	ir.Median.Bare, ir.Median.Sextant = medianUsage(bare), medianUsage(sx)
+	b, s := ir.Median.Bare, ir.Median.Sextant
+	ir.Ratios.Wall = ratio(float64(s.Wall), float64(b.Wall))
+	ir.Ratios.CPU = ratio(float64(s.UserCPU+s.SysCPU), float64(b.UserCPU+b.SysCPU))
+	ir.Ratios.MaxRSS = ratio(float64(s.MaxRSSKiB), float64(b.MaxRSSKiB))
+	ir.Ratios.TreePeak = ratio(float64(s.TreePeakKiB), float64(b.TreePeakKiB))
+	return last, nil
+}
+
+// medianUsage is the median of each figure, figure by figure.
+func medianUsage(runs []harness.Usage) harness.Usage {
+	get := func(f func(harness.Usage) int64) int64 {
+		xs := make([]int64, len(runs))
+		for i, u := range runs {
+			xs[i] = f(u)
+		}
+		return harness.Median(xs)
+	}
+	return harness.Usage{
+		Wall:        time.Duration(get(func(u harness.Usage) int64 { return int64(u.Wall) })),
+		UserCPU:     time.Duration(get(func(u harness.Usage) int64 { return int64(u.UserCPU) })),
+		SysCPU:      time.Duration(get(func(u harness.Usage) int64 { return int64(u.SysCPU) })),
+		MaxRSSKiB:   get(func(u harness.Usage) int64 { return u.MaxRSSKiB }),
+		SelfHWMKiB:  get(func(u harness.Usage) int64 { return u.SelfHWMKiB }),
+		TreePeakKiB: get(func(u harness.Usage) int64 { return u.TreePeakKiB }),
+	}
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func removeDB(path string) {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		_ = os.Remove(path + suffix)
+	}
+}
+
+// tail returns the last part of a command's output for an error message.
+func tail(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 2000 {
+		s = "…" + s[len(s)-2000:]
+	}
+	return s
+}
+
+func mib(kib int64) string { return fmt.Sprintf("%.0f MiB", float64(kib)/1024) }

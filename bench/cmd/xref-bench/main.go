@@ -1,0 +1,279 @@
+// Command xref-bench measures the references and call-graph tools of
+// Sextant against gopls, side by side in one run:
+//
+//	(a) parity: on golang.org/x/tools, for symbols of every kind picked
+//	    deterministically from the index, find_references must return the
+//	    positions gopls textDocument/references (without the declaration)
+//	    returns, and find_implementations what textDocument/implementation
+//	    returns for every interface and interface method among them;
+//	(b) against `gopls mcp`: on github.com/prometheus/prometheus, for the
+//	    20 most referenced functions, methods and types, the latency,
+//	    output tokens and recall of find_references (over `sextant serve`)
+//	    and of gopls's go_symbol_references, and the latency of
+//	    get_callers at depth 1 and 5;
+//	(c) indexing cost: `sextant index` (references, call edges and
+//	    implementations included) against a bare go/packages load of the
+//	    same packages, wall time and peak RSS, alternated runs on a warm
+//	    cache.
+//
+// Every figure is printed next to its target with PASS or MISS, and
+// written as JSON to bench/results/. Run it from the module root:
+//
+//	go run ./bench/cmd/xref-bench
+//
+// See bench/README.md.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+type options struct {
+	module      string
+	corpus      string
+	promModule  string
+	promCorpus  string
+	promTimeout time.Duration
+	work        string
+	keep        bool
+	runs        int
+	repeat      int
+	popular     int
+	sample      time.Duration
+	sextant     string
+	gopls       string
+	out         string
+	skip        string
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.module, "module", "golang.org/x/tools@v0.52.0", "parity and indexing corpus, MODULE@VERSION")
+	flag.StringVar(&o.corpus, "corpus", "", "use this existing writable copy of -module (dependencies downloaded) instead of fetching it")
+	flag.StringVar(&o.promModule, "prom-module", "github.com/prometheus/prometheus@v0.316.0", "corpus of the comparison with gopls mcp, MODULE@VERSION (empty: use -module)")
+	flag.StringVar(&o.promCorpus, "prom-corpus", "", "use this existing writable copy of -prom-module instead of fetching it")
+	flag.DurationVar(&o.promTimeout, "prom-timeout", 20*time.Minute, "give up preparing -prom-module after this long and compare with gopls mcp on -module instead")
+	flag.StringVar(&o.work, "work", "", "work directory (default: a new temporary directory, removed at the end unless -keep)")
+	flag.BoolVar(&o.keep, "keep", false, "keep the work directory")
+	flag.IntVar(&o.runs, "runs", 3, "measured index runs of each contender (bare load, sextant index), alternated")
+	flag.IntVar(&o.repeat, "repeat", 5, "timed calls of each query per tool in the gopls mcp comparison")
+	flag.IntVar(&o.popular, "symbols", 20, "symbols of the gopls mcp comparison")
+	flag.DurationVar(&o.sample, "sample", 20*time.Millisecond, "how often child memory is sampled from /proc")
+	flag.StringVar(&o.sextant, "sextant", "", "use this sextant binary instead of building ./cmd/sextant")
+	flag.StringVar(&o.gopls, "gopls", "", "gopls binary (default: gopls on PATH, else $(go env GOPATH)/bin/gopls)")
+	flag.StringVar(&o.out, "out", "", "write the results as JSON here; - for stdout (default bench/results/DATE-xref.json)")
+	flag.StringVar(&o.skip, "skip", "", "comma-separated parts to skip: index, parity, mcp")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "Usage: go run ./bench/cmd/xref-bench [flags]\n\nMeasure find_references, find_implementations and get_callers against gopls,\nand indexing with references against a bare go/packages load.\n\nFlags:\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() > 0 || o.runs < 1 || o.repeat < 1 || o.popular < 1 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "xref-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func (o options) skips(part string) bool {
+	for _, s := range strings.Split(o.skip, ",") {
+		if strings.TrimSpace(s) == part {
+			return true
+		}
+	}
+	return false
+}
+
+func run(ctx context.Context, o options) error {
+	root, err := moduleRoot(ctx)
+	if err != nil {
+		return err
+	}
+	work := o.work
+	if work == "" {
+		if work, err = os.MkdirTemp("", "xref-bench-"); err != nil {
+			return err
+		}
+		if !o.keep {
+			defer os.RemoveAll(work)
+		}
+	} else if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	if work, err = filepath.Abs(work); err != nil {
+		return err
+	}
+	logf("work directory %s", work)
+	goplsBin, err := findGopls(o.gopls)
+	if err != nil {
+		return err
+	}
+
+	res := &results{
+		Date:    time.Now().UTC().Format(time.RFC3339),
+		Command: strings.TrimSpace("go run ./bench/cmd/xref-bench " + strings.Join(os.Args[1:], " ")),
+		Machine: machine(ctx),
+	}
+	if out, err := exec.CommandContext(ctx, goplsBin, "version").Output(); err == nil {
+		res.Gopls = strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
+	}
+
+	// The big corpus downloads in the background while the small one is
+	// measured.
+	type prepared struct {
+		dir string
+		err error
+	}
+	promCh := make(chan prepared, 1)
+	if !o.skips("mcp") {
+		pctx, cancel := context.WithTimeout(ctx, o.promTimeout)
+		go func() {
+			defer cancel()
+			if o.promCorpus == "" && o.promModule == "" {
+				promCh <- prepared{err: fmt.Errorf("-prom-module is empty")}
+				return
+			}
+			if o.promCorpus != "" {
+				d, err := filepath.Abs(o.promCorpus)
+				promCh <- prepared{d, err}
+				return
+			}
+			d, err := fetchCorpus(pctx, o.promModule, work, true)
+			promCh <- prepared{d, err}
+		}()
+	}
+
+	corpus := o.corpus
+	if corpus == "" {
+		if corpus, err = fetchCorpus(ctx, o.module, work, false); err != nil {
+			return err
+		}
+	} else if corpus, err = filepath.Abs(corpus); err != nil {
+		return err
+	}
+	res.Corpus = corpusInfo{Module: o.module, Dir: corpus}
+
+	bin := filepath.Join(work, "bin")
+	bareload := filepath.Join(bin, "bareload")
+	logf("building bareload")
+	if _, err := goOutput(ctx, root, nil, "build", "-o", bareload, "./bench/cmd/bareload"); err != nil {
+		return err
+	}
+	sextant := o.sextant
+	if sextant == "" {
+		logf("building sextant")
+		sextant = filepath.Join(bin, "sextant")
+		if _, err := goOutput(ctx, root, nil, "build", "-o", sextant, "./cmd/sextant"); err != nil {
+			return err
+		}
+	}
+	dbDir := filepath.Join(work, "db")
+	if err := os.MkdirAll(dbDir, 0o755); err != nil {
+		return err
+	}
+	c := contenders{bareload: bareload, sextant: sextant, corpus: corpus, dbDir: dbDir, sample: o.sample}
+	res.Machine.LoadAvgStart = loadAvg()
+
+	// (c) indexing, which also leaves the index (a) uses.
+	var db string
+	if o.skips("index") {
+		logf("indexing %s once (index comparison skipped)", corpus)
+		run, err := c.index(ctx, "xtools")
+		if err != nil {
+			return err
+		}
+		db = run.db
+	} else if db, err = indexRuns(ctx, o, c, &res.Index); err != nil {
+		return err
+	}
+
+	// (a) parity with gopls.
+	if !o.skips("parity") {
+		p, err := parity(ctx, goplsBin, db, corpus)
+		if err != nil {
+			return err
+		}
+		res.Parity = p
+	}
+
+	// (b) against gopls mcp.
+	if !o.skips("mcp") {
+		logf("waiting for the %s corpus", o.promModule)
+		var pr prepared
+		select {
+		case pr = <-promCh:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		mc := mcpCompare{Module: o.promModule, Dir: pr.dir}
+		mdb := ""
+		if pr.err != nil {
+			want := o.promModule
+			if want == "" {
+				want = "the comparison corpus"
+			}
+			note := fmt.Sprintf("FALLBACK: %s could not be prepared (%v); the gopls mcp comparison ran on %s instead", want, pr.err, o.module)
+			logf("%s", note)
+			res.Notes = append(res.Notes, note)
+			mc = mcpCompare{Module: o.module, Dir: corpus, Fallback: true}
+			mdb = db
+		} else {
+			logf("indexing %s", pr.dir)
+			pc := c
+			pc.corpus = pr.dir
+			run, err := pc.index(ctx, "prom")
+			if err != nil {
+				return err
+			}
+			mc.Index = &run
+			mdb = run.db
+			logf("indexed %s in %s: %d packages, %d symbols", pr.dir, run.Wall.Round(time.Millisecond), run.Summary.Packages, run.Summary.Symbols)
+		}
+		if err := compareMCP(ctx, o, sextant, goplsBin, mdb, &mc); err != nil {
+			return err
+		}
+		res.MCP = &mc
+	}
+
+	res.Machine.LoadAvgEnd = loadAvg()
+	res.Checks = checks(res)
+	printReport(os.Stdout, res)
+	return writeJSON(o, root, res)
+}
+
+// findGopls returns the gopls binary to compare with.
+func findGopls(flagged string) (string, error) {
+	if flagged != "" {
+		return flagged, nil
+	}
+	if p, err := exec.LookPath("gopls"); err == nil {
+		return p, nil
+	}
+	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+		for _, dir := range filepath.SplitList(strings.TrimSpace(string(out))) {
+			p := filepath.Join(dir, "bin", "gopls")
+			if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+				return p, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("gopls is not installed: GOFLAGS= go install golang.org/x/tools/gopls@v0.23.0")
+}
+
+// logf reports progress on stderr, time-stamped.
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}

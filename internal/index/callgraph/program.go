@@ -1,0 +1,433 @@
+package callgraph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"math"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+
+	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/ssa"
+)
+
+// unit is one Build: the SSA program of a load unit and what was read
+// from its syntax while the packages still had it.
+type unit struct {
+	fset       *token.FileSet
+	inRepo     func(string) bool
+	maxCalls   int
+	maxOutside int
+
+	prog *ssa.Program
+	// variants are the SSA packages created from syntax, one per variant
+	// of a package of the unit that type-checked, in a stable order;
+	// pathOf gives the import path each stands for, and chosen marks one
+	// variant per path (see prepare).
+	variants []*ssa.Package
+	pathOf   map[*ssa.Package]string
+	chosen   map[*ssa.Package]bool
+	built    map[*ssa.Package]bool
+	flags    map[string]*PackageFlags
+
+	calls map[token.Pos]callSyntax // by the Lparen of each call expression
+	vars  []varSpec                // package-level var specs with values, by position
+
+	stats Stats
+}
+
+// callSyntax is what the syntax says of one call expression.
+type callSyntax struct {
+	name  token.Pos // the called name (see Edge.Site)
+	value bool      // the callee is a function value, not a declared function or method
+}
+
+// varSpec is a package-level "var a, b = x, y" with its values.
+type varSpec struct {
+	from, to token.Pos
+	path     string // import path of its package
+	spec     *ast.ValueSpec
+}
+
+// prepare creates the SSA program of pkgs and reads what the edges need
+// from their syntax, so that nothing of pkgs is read afterwards.
+//
+// Every variant of every package of the unit that type-checked is
+// created from its syntax: "p", "p [p.test]" and "p_test [p.test]" have
+// distinct types, and code in other packages calls into "p", not into
+// "p [p.test]". Which of them get function bodies depends on the
+// algorithm (see unit.run); edges are merged by position afterwards, so
+// a call seen in two variants is one edge.
+func prepare(pkgs []*packages.Package, opts Options) *unit {
+	u := &unit{
+		inRepo:     opts.InRepo,
+		maxCalls:   opts.MaxVTACalls,
+		maxOutside: opts.MaxOutsideCandidates,
+		pathOf:     map[*ssa.Package]string{},
+		chosen:     map[*ssa.Package]bool{},
+		built:      map[*ssa.Package]bool{},
+		flags:      map[string]*PackageFlags{},
+		calls:      map[token.Pos]callSyntax{},
+	}
+	if u.maxCalls == 0 {
+		u.maxCalls = DefaultMaxVTACalls
+	}
+	switch {
+	case u.maxOutside == 0:
+		u.maxOutside = DefaultMaxOutsideCandidates
+	case u.maxOutside < 0:
+		u.maxOutside = math.MaxInt
+	}
+	for _, p := range pkgs {
+		if p != nil && p.Fset != nil {
+			u.fset = p.Fset
+			break
+		}
+	}
+	if u.fset == nil {
+		u.fset = token.NewFileSet()
+	}
+	if u.inRepo == nil {
+		files := map[string]bool{}
+		for _, p := range pkgs {
+			if p == nil {
+				continue
+			}
+			for _, f := range p.GoFiles {
+				files[f] = true
+			}
+			for _, f := range p.CompiledGoFiles {
+				files[f] = true
+			}
+		}
+		u.inRepo = func(name string) bool { return files[name] }
+	}
+
+	mains := testMains(pkgs)
+	roots := make([]*packages.Package, 0, len(pkgs))
+	fromSyntax := map[*packages.Package]bool{}
+	for _, p := range pkgs {
+		if p == nil || mains[p] {
+			continue
+		}
+		roots = append(roots, p)
+		path := pathOf(p)
+		fl := u.flags[path]
+		if fl == nil {
+			fl = &PackageFlags{}
+			u.flags[path] = fl
+		}
+		if p.IllTyped || p.Types == nil || p.TypesInfo == nil || len(p.Syntax) == 0 || len(p.Errors) > 0 {
+			fl.TypeErrors = fl.TypeErrors || p.IllTyped || len(p.Errors) > 0 || p.Types == nil
+			continue
+		}
+		fromSyntax[p] = true
+	}
+
+	// The unit's packages that type-checked are created from their
+	// syntax; the packages they import directly, from their types (export
+	// data, without bodies). Building needs no more: code can only name
+	// what its package imports, and methods of other types are made on
+	// demand.
+	u.prog = ssa.NewProgram(u.fset, ssa.InstantiateGenerics)
+	best := map[string]*packages.Package{}
+	for _, p := range roots {
+		if !fromSyntax[p] || u.prog.Package(p.Types) != nil {
+			continue
+		}
+		sp := u.prog.CreatePackage(p.Types, p.Syntax, p.TypesInfo, true)
+		path := pathOf(p)
+		u.pathOf[sp] = path
+		u.variants = append(u.variants, sp)
+		if b := best[path]; b == nil || betterVariant(path, p, b) {
+			best[path] = p
+		}
+	}
+	for _, sp := range u.variants {
+		for _, imp := range sp.Pkg.Imports() {
+			if u.prog.Package(imp) == nil {
+				u.prog.CreatePackage(imp, nil, nil, true)
+			}
+		}
+	}
+	for _, p := range best {
+		u.chosen[u.prog.Package(p.Types)] = true
+	}
+	// A stable build order, so that runs are alike.
+	sort.SliceStable(u.variants, func(i, j int) bool {
+		return u.variants[i].Pkg.Path() < u.variants[j].Pkg.Path()
+	})
+
+	files := map[*ast.File]bool{}
+	for _, p := range roots {
+		if !fromSyntax[p] {
+			continue
+		}
+		path := pathOf(p)
+		for _, f := range p.Syntax {
+			if files[f] {
+				continue // the same file in another variant
+			}
+			files[f] = true
+			u.readSyntax(path, p.TypesInfo, f)
+		}
+	}
+	sort.Slice(u.vars, func(i, j int) bool { return u.vars[i].from < u.vars[j].from })
+	return u
+}
+
+// pathOf is the import path p is indexed under.
+func pathOf(p *packages.Package) string {
+	if p.PkgPath != "" {
+		return p.PkgPath
+	}
+	return p.ID
+}
+
+// betterVariant reports whether p is a better variant of path than q to
+// stand for it alone: "path [path.test]" (all of path's files, tests
+// included) over "path" (or the external test package's own variant)
+// over variants compiled for another package's test; then more files,
+// then the smaller ID.
+func betterVariant(path string, p, q *packages.Package) bool {
+	rank := func(p *packages.Package) int {
+		switch {
+		case p.ID == path+" ["+path+".test]":
+			return 3
+		case p.ID == path:
+			return 2
+		case strings.HasSuffix(path, "_test") && p.ID == path+" ["+strings.TrimSuffix(path, "_test")+".test]":
+			return 2
+		}
+		return 1
+	}
+	if rp, rq := rank(p), rank(q); rp != rq {
+		return rp > rq
+	}
+	if len(p.Syntax) != len(q.Syntax) {
+		return len(p.Syntax) > len(q.Syntax)
+	}
+	return p.ID < q.ID
+}
+
+// testMains returns the synthesised main packages of test binaries
+// ("p.test"): their code is generated, outside the repository, and
+// calls every test through a table of function values.
+func testMains(pkgs []*packages.Package) map[*packages.Package]bool {
+	binaries := map[string]bool{}
+	for _, p := range pkgs {
+		if p == nil {
+			continue
+		}
+		if i := strings.LastIndex(p.ID, " ["); i >= 0 && strings.HasSuffix(p.ID, ".test]") {
+			binaries[p.ID[i+2:len(p.ID)-1]] = true
+		}
+	}
+	mains := map[*packages.Package]bool{}
+	for _, p := range pkgs {
+		if p != nil && p.Name == "main" && p.ID == p.PkgPath && binaries[p.ID] {
+			mains[p] = true
+		}
+	}
+	return mains
+}
+
+// readSyntax records the call expressions and package-level variable
+// initialisers of one file.
+func (u *unit) readSyntax(path string, info *types.Info, f *ast.File) {
+	for _, d := range f.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != token.VAR {
+			continue
+		}
+		for _, s := range gd.Specs {
+			if vs, ok := s.(*ast.ValueSpec); ok && len(vs.Values) > 0 {
+				u.vars = append(u.vars, varSpec{from: vs.Pos(), to: vs.End(), path: path, spec: vs})
+			}
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			u.calls[n.Lparen] = classifyCall(info, n)
+		case *ast.RangeStmt:
+			// A range over a function calls it, with the loop body as
+			// the yield function; SSA gives that call no position, only
+			// the yield function the position of "range".
+			if t, ok := info.Types[n.X]; ok {
+				if _, ok := t.Type.Underlying().(*types.Signature); ok {
+					u.calls[n.Range] = classifyRange(info, n.X)
+				}
+			}
+		}
+		return true
+	})
+}
+
+// classifyCall finds the called name of call and whether the callee is
+// a function value rather than a declared function or method.
+func classifyCall(info *types.Info, call *ast.CallExpr) callSyntax {
+	fun := ast.Unparen(call.Fun)
+	switch f := fun.(type) {
+	case *ast.IndexExpr: // F[T](x), or m[k](x) on a map or slice of functions
+		if _, ok := info.Uses[identOf(f.X)].(*types.Func); ok {
+			fun = ast.Unparen(f.X)
+		}
+	case *ast.IndexListExpr: // F[T, U](x)
+		fun = ast.Unparen(f.X)
+	}
+	switch f := fun.(type) {
+	case *ast.Ident:
+		_, isFunc := info.Uses[f].(*types.Func)
+		return callSyntax{name: f.Pos(), value: !isFunc}
+	case *ast.SelectorExpr:
+		if sel, ok := info.Selections[f]; ok {
+			// x.M(...) and T.M(x, ...) name a method; x.f(...) calls the
+			// function value in field f.
+			return callSyntax{name: f.Sel.Pos(), value: sel.Kind() == types.FieldVal}
+		}
+		_, isFunc := info.Uses[f.Sel].(*types.Func) // pkg.F(...)
+		return callSyntax{name: f.Sel.Pos(), value: !isFunc}
+	case *ast.FuncLit:
+		return callSyntax{name: f.Type.Func, value: false}
+	case *ast.CallExpr:
+		// f(x)(y): the inner call has the name; this one its parenthesis.
+		return callSyntax{name: call.Lparen, value: true}
+	}
+	return callSyntax{name: fun.Pos(), value: true}
+}
+
+// classifyRange finds the called name of the iterator function x of a
+// range-over-func loop, and whether it is a function value.
+func classifyRange(info *types.Info, x ast.Expr) callSyntax {
+	x = ast.Unparen(x)
+	switch x := x.(type) {
+	case *ast.Ident:
+		_, isFunc := info.Uses[x].(*types.Func)
+		return callSyntax{name: x.Pos(), value: !isFunc}
+	case *ast.SelectorExpr:
+		if sel, ok := info.Selections[x]; ok {
+			return callSyntax{name: x.Sel.Pos(), value: sel.Kind() == types.FieldVal}
+		}
+		_, isFunc := info.Uses[x.Sel].(*types.Func)
+		return callSyntax{name: x.Sel.Pos(), value: !isFunc}
+	}
+	return callSyntax{name: x.Pos(), value: true}
+}
+
+// identOf returns the identifier e names (x or pkg.x), or nil.
+func identOf(e ast.Expr) *ast.Ident {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		return e
+	case *ast.SelectorExpr:
+		return e.Sel
+	}
+	return nil
+}
+
+// varAt returns the package-level variable whose initialiser contains
+// pos: the one whose value expression contains it when there is one
+// value per name, else the first name of the spec.
+func (u *unit) varAt(pos token.Pos) (*ast.Ident, string, bool) {
+	i := sort.Search(len(u.vars), func(i int) bool { return u.vars[i].to > pos })
+	if i == len(u.vars) || u.vars[i].from > pos {
+		return nil, "", false
+	}
+	v := u.vars[i]
+	if len(v.spec.Values) == len(v.spec.Names) {
+		for j, e := range v.spec.Values {
+			if e.Pos() <= pos && pos < e.End() {
+				return v.spec.Names[j], v.path, true
+			}
+		}
+	}
+	return v.spec.Names[0], v.path, true
+}
+
+// errPanic wraps a panic of SSA construction.
+var errPanic = errors.New("SSA construction failed")
+
+// buildSSA builds the function bodies of the packages to build, in
+// parallel.
+//
+// When building a package panics (the builder cannot handle some code),
+// buildSSA returns an error at once. Other builders may then be blocked
+// waiting for a function the failed one was building; they are left
+// behind rather than waited for.
+func (u *unit) buildSSA(ctx context.Context, pkgs []*ssa.Package) error {
+	for _, p := range pkgs {
+		u.built[p] = true
+		if fl := u.flags[u.pathOf[p]]; fl != nil {
+			fl.Built = true
+		}
+	}
+	work := make(chan *ssa.Package)
+	failed := make(chan error, 1)
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), len(pkgs))
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range work {
+				if err := buildOne(p); err != nil {
+					select {
+					case failed <- err:
+					default:
+					}
+					return
+				}
+			}
+		}()
+	}
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	var err error
+feed:
+	for _, p := range pkgs {
+		select {
+		case work <- p:
+		case err = <-failed:
+			break feed
+		case <-ctx.Done():
+			err = ctx.Err()
+			break feed
+		}
+	}
+	close(work)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-done:
+	case err = <-failed:
+		return err
+	}
+	select {
+	case err = <-failed:
+		return err
+	default:
+	}
+	return ctx.Err()
+}
+
+func buildOne(p *ssa.Package) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w for %s: %v\n%s", errPanic, p.Pkg.Path(), r, debug.Stack())
+		}
+	}()
+	p.Build()
+	return nil
+}

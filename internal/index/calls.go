@@ -1,0 +1,137 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/index/callgraph"
+)
+
+// Call edges come from internal/index/callgraph, which builds SSA for a
+// whole load unit and names both ends of every edge by the position of
+// their declaring identifier (plus a package-qualified name). Like
+// references, the positions are kept and resolved to keys once every
+// package is extracted.
+
+// pendingEdge is a call edge waiting for its ends to be resolved.
+type pendingEdge struct {
+	caller, callee target // callee.file < 0 when the callee is outside the repository
+	calleeName     int32  // interned package-qualified name of the callee, -1 for none
+	path           int32  // interned repo-relative path of the call site
+	line, col      int32  // col counts characters
+	coverage       graph.Coverage
+	via            graph.Via
+	goStmt, defer_ bool
+}
+
+// callEdges computes the call edges of one load unit and keeps them for
+// resolution. It must run on every package of the unit (test variants
+// included) before their syntax and types are released. A failure other
+// than ctx ending leaves the unit without edges and is returned as a
+// diagnostic message for the caller to record.
+func (x *extractor) callEdges(ctx context.Context, unit []*packages.Package) (string, error) {
+	res, err := callgraph.Build(ctx, unit, callgraph.Options{
+		InRepo: func(filename string) bool { return x.rootFile(filename) >= 0 },
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return fmt.Sprintf("call graph not computed: %v", err), nil
+	}
+	if res == nil {
+		return "", nil
+	}
+	t := &x.xt
+	contents := map[string][]byte{} // site files, read once each to count characters
+	for _, e := range res.Edges {
+		rel, ok := x.rel(e.Site.Filename)
+		if !ok || !e.Caller.Pos.IsValid() {
+			continue
+		}
+		content, seen := contents[e.Site.Filename]
+		if !seen {
+			content, _ = os.ReadFile(e.Site.Filename)
+			contents[e.Site.Filename] = content
+		}
+		pe := pendingEdge{
+			caller:     x.funcTarget(e.Caller),
+			callee:     x.funcTarget(e.Callee),
+			calleeName: -1,
+			path:       t.intern(rel),
+			line:       int32(e.Site.Line),
+			col:        int32(charColumnAt(content, e.Site.Line, e.Site.Col)),
+			coverage:   e.Coverage,
+			via:        e.Via,
+			goStmt:     e.Go,
+			defer_:     e.Defer,
+		}
+		if e.Callee.Name != "" {
+			pe.calleeName = t.intern(e.Callee.Name)
+		}
+		t.edges = append(t.edges, pe)
+	}
+	return "", nil
+}
+
+// funcTarget turns one end of an edge into a target: its declaring
+// position, its identifier and, for a method, its receiver's name.
+func (x *extractor) funcTarget(f callgraph.Func) target {
+	to := target{site: site{file: -1}, owner: -1}
+	if !f.Pos.IsValid() {
+		return to
+	}
+	file := x.rootFile(f.Pos.Filename)
+	if file < 0 {
+		return to
+	}
+	// Name is "path.Name" or "path.Recv.Name"; the path may itself hold
+	// dots, but not after its last slash.
+	name := f.Name
+	rest := name[strings.LastIndexByte(name, '/')+1:]
+	parts := strings.Split(rest, ".")
+	to.file, to.line, to.col = file, int32(f.Pos.Line), int32(f.Pos.Col)
+	to.name = x.xt.intern(parts[len(parts)-1])
+	if len(parts) >= 3 {
+		to.owner = x.xt.intern(parts[len(parts)-2])
+	}
+	return to
+}
+
+// resolvedCallEdges resolves the kept call edges, dropping those whose
+// caller is not in the graph (a package left out, say). A callee outside
+// the graph is named by CalleeName. It releases the pending edges.
+func (x *extractor) resolvedCallEdges() []graph.CallEdge {
+	t := &x.xt
+	out := make([]graph.CallEdge, 0, len(t.edges))
+	for _, e := range t.edges {
+		caller := t.resolve(e.caller)
+		if caller == "" {
+			continue
+		}
+		ce := graph.CallEdge{
+			Caller:   caller,
+			Path:     t.strs[e.path],
+			Line:     int(e.line),
+			Col:      int(e.col),
+			Coverage: e.coverage,
+			Via:      e.via,
+			Go:       e.goStmt,
+			Defer:    e.defer_,
+		}
+		if e.callee.file >= 0 {
+			ce.Callee = t.resolve(e.callee)
+		}
+		if ce.Callee == "" && e.calleeName >= 0 {
+			ce.CalleeName = t.strs[e.calleeName]
+		}
+		out = append(out, ce)
+	}
+	t.edges = nil
+	return out
+}

@@ -1,0 +1,399 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// The completeness verdicts of find_references, get_callers, get_callees
+// and find_implementations.
+const (
+	Complete   = "complete"    // the graph holds every answer there is
+	LowerBound = "lower_bound" // more answers may exist; blind_spots says where
+)
+
+// The kinds of blind spot an answer can name.
+const (
+	BlindUnresolved = "unresolved_calls" // dynamic calls for which no callee was found
+	BlindReflection = "reflection"       // reflect.Value.Call and friends
+	BlindTypeErrors = "type_errors"      // packages that failed to type-check
+	BlindOutside    = "outside_graph"    // code that is not indexed can use the symbol
+	BlindRuntime    = "runtime"          // called by the Go runtime or the testing framework
+	BlindMaxNodes   = "max_nodes"        // the walk stopped at max_nodes
+	BlindExternal   = "external_callees" // callees outside the graph were not followed
+)
+
+// completeness collects blind spots and renders the verdict. A blind
+// spot is spelled "kind: detail", kind being one of the Blind constants.
+type completeness struct {
+	spots []string
+	seen  map[string]bool
+}
+
+// add records a blind spot of kind, once per kind: the first detail
+// given for a kind is the one shown.
+func (c *completeness) add(kind, format string, args ...any) {
+	if c.seen == nil {
+		c.seen = map[string]bool{}
+	}
+	if c.seen[kind] {
+		return
+	}
+	c.seen[kind] = true
+	c.spots = append(c.spots, kind+": "+fmt.Sprintf(format, args...))
+}
+
+// verdict returns complete or lower_bound and the blind spots behind it.
+func (c *completeness) verdict() (string, []string) {
+	if len(c.spots) == 0 {
+		return Complete, nil
+	}
+	return LowerBound, c.spots
+}
+
+// writeCompleteness renders the verdict on one line per blind spot.
+func writeCompleteness(b *strings.Builder, verdict string, spots []string) {
+	if verdict == "" {
+		return
+	}
+	if len(spots) == 0 {
+		fmt.Fprintf(b, "completeness: %s\n", verdict)
+		return
+	}
+	fmt.Fprintf(b, "completeness: %s; blind spots:\n", verdict)
+	for _, s := range spots {
+		fmt.Fprintf(b, "  %s\n", quoteContent(s))
+	}
+}
+
+// repoFacts are what the completeness verdicts need to know about one
+// snapshot of a repository. They are computed once per snapshot, each
+// part when a verdict first needs it.
+type repoFacts struct {
+	snapshot int64
+
+	mu          sync.Mutex
+	loaded      bool
+	errPackages []string // import paths of packages with recorded type errors
+	unresolved  int      // unresolved dynamic call sites
+
+	reflectLoaded bool
+	reflectors    map[string]bool // stable keys of functions that call through reflection
+}
+
+// reflectCalls are the reflect entry points through which code calls a
+// function or method the call graph cannot see.
+var reflectCalls = []string{"Call", "CallSlice", "Method", "MethodByName"}
+
+// isReflectCall reports whether name, as the call graph spells a callee
+// outside the graph ("reflect.Value.Call"), is one of reflect.Value's
+// dynamic-call methods.
+func isReflectCall(name string) bool {
+	n := strings.NewReplacer("(", "", ")", "", "*", "").Replace(name)
+	rest, ok := strings.CutPrefix(n, "reflect.")
+	if !ok {
+		return false
+	}
+	for _, m := range reflectCalls {
+		if rest == "Value."+m {
+			return true
+		}
+	}
+	return false
+}
+
+// facts returns the facts of repo's pinned snapshot, with the package
+// errors and the count of unresolved calls loaded.
+func (v *view) facts(ctx context.Context, repo string) (*repoFacts, error) {
+	var snap int64
+	for _, r := range v.repos {
+		if r.Name == repo {
+			snap = r.Snapshot.ID
+		}
+	}
+	v.s.mu.Lock()
+	f, ok := v.s.facts[repo]
+	if !ok || f.snapshot != snap {
+		f = &repoFacts{snapshot: snap}
+		v.s.facts[repo] = f
+	}
+	v.s.mu.Unlock()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.loaded {
+		return f, nil
+	}
+	pkgs, err := v.r.Packages(ctx, repo)
+	if err != nil {
+		return nil, graph.Wrap(graph.CodeInternal, err, "reading packages")
+	}
+	var errPkgs []string
+	for _, p := range pkgs {
+		if p.Errors > 0 {
+			errPkgs = append(errPkgs, p.Path)
+		}
+	}
+	unresolved, err := v.r.UnresolvedCalls(ctx, repo)
+	if err != nil {
+		return nil, graph.Wrap(graph.CodeInternal, err, "counting unresolved calls")
+	}
+	f.errPackages, f.unresolved, f.loaded = errPkgs, unresolved, true
+	return f, nil
+}
+
+// reflectors returns the functions of repo that call through reflection,
+// loading them on first use.
+func (v *view) reflectors(ctx context.Context, repo string, f *repoFacts) (map[string]bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.reflectLoaded {
+		return f.reflectors, nil
+	}
+	m, err := v.findReflectors(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	f.reflectors, f.reflectLoaded = m, true
+	return m, nil
+}
+
+// findReflectors returns the functions of repo that call through
+// reflection. The call graph names such callees (reflect.Value.Call and
+// friends) but cannot be asked by callee name, so the candidates are found
+// in the source: only files that import reflect can make such a call, and
+// only functions whose bodies call a method of that name. Their edges then
+// confirm it.
+func (v *view) findReflectors(ctx context.Context, repo string) (map[string]bool, error) {
+	found := map[string]bool{}
+	var rootDir string
+	for _, r := range v.repos {
+		if r.Name == repo {
+			rootDir = r.Root
+		}
+	}
+	if !v.s.isRoot(rootDir) {
+		return found, nil // not ours to read; the verdict cannot see reflection there
+	}
+	files, err := v.r.Files(ctx, repo)
+	if err != nil {
+		return nil, graph.Wrap(graph.CodeInternal, err, "reading files")
+	}
+	root, err := os.OpenRoot(rootDir)
+	if err != nil {
+		return found, nil
+	}
+	defer root.Close()
+	var callers []string
+	for _, file := range files {
+		if file.Ignored || file.Package == "" || !strings.HasSuffix(file.Path, ".go") {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		for _, qn := range reflectingFuncs(root, file.Path) {
+			syms, err := v.r.LookupSymbols(ctx, graph.Lookup{QualifiedName: qn, PackagePath: file.Package, Repository: repo, PathPrefix: file.Path})
+			if err != nil {
+				return nil, graph.Wrap(graph.CodeInternal, err, "looking up "+qn)
+			}
+			for _, s := range syms {
+				if s.Path == file.Path && s.Kind.IsFunction() {
+					callers = append(callers, s.Key)
+				}
+			}
+		}
+	}
+	if len(callers) == 0 {
+		return found, nil
+	}
+	edges, err := v.r.CallEdges(ctx, graph.EdgeQuery{Callers: callers})
+	if err != nil {
+		return nil, graph.Wrap(graph.CodeInternal, err, "reading call edges")
+	}
+	for _, e := range edges {
+		if e.Callee == "" && isReflectCall(e.CalleeName) {
+			found[e.Caller] = true
+		}
+	}
+	return found, nil
+}
+
+// headBytes is how much of a file is read to see its imports; a file
+// whose import block goes on past it is read whole.
+const headBytes = 16 << 10
+
+// reflectingFuncs returns the qualified names (Name or Type.Name) of the
+// functions declared in a file that imports reflect whose bodies call a
+// method named like one of reflect.Value's dynamic calls.
+func reflectingFuncs(root *os.Root, rel string) []string {
+	f, err := root.Open(filepath.FromSlash(rel))
+	if err != nil {
+		return nil
+	}
+	head, err := io.ReadAll(io.LimitReader(f, headBytes))
+	f.Close()
+	if err != nil {
+		return nil
+	}
+	imports, perr := parseImports(head)
+	if perr != nil && len(head) == headBytes {
+		full, err := root.ReadFile(filepath.FromSlash(rel))
+		if err != nil {
+			return nil
+		}
+		head = full
+		imports, _ = parseImports(head)
+	}
+	if imports == nil || !hasImport(imports, "reflect") {
+		return nil
+	}
+	src, err := root.ReadFile(filepath.FromSlash(rel))
+	if err != nil {
+		return nil
+	}
+	file, _ := parser.ParseFile(token.NewFileSet(), rel, src, parser.SkipObjectResolution)
+	if file == nil {
+		return nil
+	}
+	var names []string
+	for _, d := range file.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Body == nil || !callsReflectively(fd.Body) {
+			continue
+		}
+		name := fd.Name.Name
+		if fd.Recv != nil && len(fd.Recv.List) == 1 {
+			if t := recvTypeName(fd.Recv.List[0].Type); t != "" {
+				name = t + "." + name
+			}
+		}
+		names = append(names, name)
+	}
+	return names
+}
+
+// callsReflectively reports whether body calls a method named Call,
+// CallSlice, Method or MethodByName.
+func callsReflectively(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok && !found {
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+				for _, m := range reflectCalls {
+					if sel.Sel.Name == m {
+						found = true
+					}
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// recvTypeName is the type name of a receiver: T in T, *T, T[P], *T[P].
+func recvTypeName(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e.Name
+	case *ast.StarExpr:
+		return recvTypeName(e.X)
+	case *ast.ParenExpr:
+		return recvTypeName(e.X)
+	case *ast.IndexExpr:
+		return recvTypeName(e.X)
+	case *ast.IndexListExpr:
+		return recvTypeName(e.X)
+	}
+	return ""
+}
+
+// parseImports parses the package and import clauses of src.
+func parseImports(src []byte) (*ast.File, error) {
+	return parser.ParseFile(token.NewFileSet(), "", src, parser.ImportsOnly|parser.SkipObjectResolution)
+}
+
+// hasImport reports whether the file imports ipath.
+func hasImport(f *ast.File, ipath string) bool {
+	for _, imp := range f.Imports {
+		if imp.Path != nil && strings.Trim(imp.Path.Value, "`\"") == ipath {
+			return true
+		}
+	}
+	return false
+}
+
+// addTypeErrors names the packages that failed to type-check: their
+// references, calls and method sets may be missing from the graph.
+func (c *completeness) addTypeErrors(f *repoFacts, what string) {
+	if len(f.errPackages) == 0 {
+		return
+	}
+	c.add(BlindTypeErrors, "%d package(s) failed to type-check, so %s in them may be missing: %s",
+		len(f.errPackages), what, listSome(f.errPackages, 5))
+}
+
+// listSome joins up to n items and says how many more there are.
+func listSome(items []string, n int) string {
+	sorted := append([]string(nil), items...)
+	sort.Strings(sorted)
+	if len(sorted) <= n {
+		return strings.Join(sorted, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(sorted[:n], ", "), len(sorted)-n)
+}
+
+// importable reports whether code outside the repository can import the
+// package: not a main package, not an external test package, and with no
+// internal path element.
+func importable(sym graph.Symbol) bool {
+	if sym.PackageName == "main" || sym.TestOnly || strings.HasSuffix(sym.PackagePath, "_test") {
+		return false
+	}
+	for _, el := range strings.Split(sym.PackagePath, "/") {
+		if el == "internal" {
+			return false
+		}
+	}
+	return true
+}
+
+// visibleOutside reports whether code outside the repository can name the
+// symbol: exported and declared in an importable package. Methods and
+// fields are judged by their own name, since a value of an unexported type
+// can still reach other packages.
+func visibleOutside(sym graph.Symbol) bool {
+	return importable(sym) && token.IsExported(sym.Name)
+}
+
+// runtimeEntry reports whether the Go runtime or the testing framework
+// calls the function: main.main, init functions, and the Test, Benchmark,
+// Fuzz and Example functions of _test.go files.
+func runtimeEntry(sym graph.Symbol) string {
+	switch {
+	case sym.Kind == graph.KindFunc && sym.Name == "main" && sym.PackageName == "main":
+		return "main.main is called by the Go runtime"
+	case sym.Kind == graph.KindFunc && sym.Name == "init":
+		return "init functions are called by the Go runtime when the package is initialised"
+	case sym.Kind == graph.KindFunc && strings.HasSuffix(sym.Path, "_test.go"):
+		for _, p := range []string{"Test", "Benchmark", "Fuzz", "Example"} {
+			if rest, ok := strings.CutPrefix(sym.Name, p); ok && (rest == "" || !isLowerStart(rest)) {
+				return sym.Name + " is called by the testing framework"
+			}
+		}
+	}
+	return ""
+}
+
+func isLowerStart(s string) bool { return s != "" && s[0] >= 'a' && s[0] <= 'z' }

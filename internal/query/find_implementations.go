@@ -1,0 +1,284 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"go/token"
+	"sort"
+	"strings"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// FindImplementationsInput is the input of find_implementations. The type
+// or method is selected as get_symbol selects a symbol.
+type FindImplementationsInput struct {
+	StableKey     string `json:"stable_key,omitempty" jsonschema:"durable key of the type or method, used alone"`
+	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or pkg.Name to look up"`
+	Repository    string `json:"repository,omitempty" jsonschema:"narrows qualified_name to a repository"`
+	Path          string `json:"path,omitempty" jsonschema:"narrows qualified_name to a path prefix"`
+	File          string `json:"file,omitempty" jsonschema:"resolve name as this Go file's source would"`
+	Name          string `json:"name,omitempty" jsonschema:"with file: Name, Type.Method or pkg.Name"`
+	IncludeTests  *bool  `json:"include_tests,omitempty" jsonschema:"include types of _test.go files (default true)"`
+	Limit         int    `json:"limit,omitempty" jsonschema:"page size, 1 to 500 (default 50)"`
+	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
+	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens of text, at least 150"`
+}
+
+func (in FindImplementationsInput) selector() selector {
+	return selector{StableKey: in.StableKey, QualifiedName: in.QualifiedName, Repository: in.Repository,
+		Path: in.Path, File: in.File, Name: in.Name}
+}
+
+// ImplRow is one implementation, or one interface implemented.
+type ImplRow struct {
+	SymbolRef
+	Pointer bool `json:"pointer,omitempty" jsonschema:"only the pointer type *T has the methods"`
+}
+
+// FindImplementationsOutput is the answer of find_implementations.
+type FindImplementationsOutput struct {
+	Envelope
+	Completeness string     `json:"completeness" jsonschema:"complete, or lower_bound when blind_spots may hide results"`
+	BlindSpots   []string   `json:"blind_spots,omitempty" jsonschema:"why more results may exist, each as kind: detail"`
+	Symbol       *SymbolRef `json:"symbol,omitempty" jsonschema:"the type or method asked about"`
+	Direction    string     `json:"direction" jsonschema:"implementations (of an interface or interface method) or interfaces (a concrete type or method satisfies)"`
+	Results      []ImplRow  `json:"results" jsonschema:"by file and line"`
+
+	offset    int
+	budgetCut bool
+}
+
+// FindImplementations lists the concrete types (or methods) that satisfy an
+// interface (or interface method), or the interfaces (or interface
+// methods) a concrete type (or method) satisfies.
+func (s *Service) FindImplementations(ctx context.Context, in FindImplementationsInput, progress func(Progress)) (*FindImplementationsOutput, error) {
+	sel := in.selector()
+	if err := sel.validate(); err != nil {
+		return nil, err
+	}
+	limit, err := pageLimit(in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkBudget(in.Budget); err != nil {
+		return nil, err
+	}
+	includeTests := in.IncludeTests == nil || *in.IncludeTests
+	v, err := s.open(ctx, progress)
+	if err != nil {
+		return nil, err
+	}
+	defer v.close()
+	sym, err := v.resolve(ctx, sel)
+	if err != nil {
+		return nil, err
+	}
+	var rows []ImplRow
+	direction := "interfaces"
+	switch sym.Kind {
+	case graph.KindInterface:
+		direction = "implementations"
+		rows, err = v.typeImpls(ctx, sym, true)
+	case graph.KindType:
+		rows, err = v.typeImpls(ctx, sym, false)
+	case graph.KindInterfaceMethod:
+		direction = "implementations"
+		rows, err = v.methodImpls(ctx, sym, true)
+	case graph.KindMethod:
+		rows, err = v.methodImpls(ctx, sym, false)
+	default:
+		field := "qualified_name"
+		switch {
+		case sel.StableKey != "":
+			field = "stable_key"
+		case sel.File != "":
+			field = "name"
+		}
+		return nil, invalid(field, "%s is %s %s; find_implementations takes a type, an interface or a method (use find_references for its uses)",
+			sym.QualifiedName, article(string(sym.Kind)), sym.Kind).WithData("kind", string(sym.Kind))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !includeTests {
+		kept := rows[:0]
+		for _, r := range rows {
+			if !strings.HasSuffix(r.Path, "_test.go") {
+				kept = append(kept, r)
+			}
+		}
+		rows = kept
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.QualifiedName < b.QualifiedName
+	})
+	fp := fingerprint("find_implementations", sym.Key, includeTests)
+	vk := v.viewKey([]string{sym.Repository})
+	offset, err := decodeCursor(in.Cursor, fp, vk)
+	if err != nil {
+		return nil, err
+	}
+	facts, err := v.facts(ctx, sym.Repository)
+	if err != nil {
+		return nil, err
+	}
+	var c completeness
+	c.addTypeErrors(facts, "method sets")
+	ref := symbolRef(sym)
+	total := len(rows)
+	offset = min(offset, total)
+	out := &FindImplementationsOutput{Symbol: &ref, Direction: direction, offset: offset}
+	out.Completeness, out.BlindSpots = c.verdict()
+	page := rows[offset:min(total, offset+limit)]
+	env := v.envelope()
+	set := func(n int) {
+		out.Envelope = env
+		out.Results = append([]ImplRow{}, page[:n]...)
+		out.Truncated, out.NextCursor = false, nil
+		out.page(total, offset, n, fp, vk)
+		out.budgetCut = n < len(page)
+	}
+	fit := len(page)
+	if in.Budget > 0 {
+		fit = fitBudget(len(page), in.Budget, func(n int) string { set(n); return out.Text() })
+	}
+	set(fit)
+	return out, nil
+}
+
+// typeImpls lists the types that satisfy an interface, or the interfaces
+// a type satisfies.
+func (v *view) typeImpls(ctx context.Context, sym graph.Symbol, byInterface bool) ([]ImplRow, error) {
+	impls, err := v.r.Implementations(ctx, sym.Key, byInterface)
+	if err != nil {
+		return nil, graph.Wrap(graph.CodeInternal, err, "reading implementations")
+	}
+	keys := make([]string, 0, len(impls))
+	pointer := map[string]bool{}
+	for _, im := range impls {
+		k := im.Interface
+		if byInterface {
+			k = im.Type
+		}
+		if k == sym.Key {
+			continue
+		}
+		keys = append(keys, k)
+		pointer[k] = im.Pointer
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	syms, err := v.r.SymbolsByKeys(ctx, dedupe(keys))
+	if err != nil {
+		return nil, graph.Wrap(graph.CodeInternal, err, "reading types")
+	}
+	rows := make([]ImplRow, 0, len(syms))
+	for _, s := range syms {
+		rows = append(rows, ImplRow{SymbolRef: symbolRef(s), Pointer: pointer[s.Key] && s.Kind != graph.KindInterface})
+	}
+	return rows, nil
+}
+
+// methodImpls lists, for an interface method, the methods the types that
+// satisfy the interface have for it (recorded per method pair, promoted
+// methods under the type that declares them); for a concrete method, the
+// methods of the interfaces its own type satisfies (as gopls, which asks
+// about the method set of the method's receiver type).
+func (v *view) methodImpls(ctx context.Context, sym graph.Symbol, byInterface bool) ([]ImplRow, error) {
+	if sym.Parent == "" {
+		return nil, nil
+	}
+	implsKey := sym.Parent
+	if byInterface {
+		implsKey = sym.Key
+	}
+	impls, err := v.r.Implementations(ctx, implsKey, byInterface)
+	if err != nil {
+		return nil, graph.Wrap(graph.CodeInternal, err, "reading implementations")
+	}
+	sameID := func(m graph.Symbol) bool {
+		return m.Name == sym.Name && (token.IsExported(sym.Name) || m.PackagePath == sym.PackagePath)
+	}
+	var rows []ImplRow
+	if !byInterface {
+		for _, im := range impls {
+			kids, err := v.r.Children(ctx, sym.Repository, im.Interface)
+			if err != nil {
+				return nil, graph.Wrap(graph.CodeInternal, err, "reading interface methods")
+			}
+			for _, k := range kids {
+				if k.Kind == graph.KindInterfaceMethod && sameID(k) {
+					rows = append(rows, ImplRow{SymbolRef: symbolRef(k)})
+				}
+			}
+		}
+		return rows, nil
+	}
+	pointer := map[string]bool{}
+	var keys []string
+	for _, im := range impls {
+		if im.Type != sym.Key { // gopls lists an embedded interface's method as its own; we do not
+			keys = append(keys, im.Type)
+			pointer[im.Type] = im.Pointer
+		}
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	syms, err := v.r.SymbolsByKeys(ctx, dedupe(keys))
+	if err != nil {
+		return nil, graph.Wrap(graph.CodeInternal, err, "reading methods")
+	}
+	for _, m := range syms {
+		rows = append(rows, ImplRow{SymbolRef: symbolRef(m), Pointer: pointer[m.Key] && m.Kind == graph.KindMethod})
+	}
+	return rows, nil
+}
+
+// Text renders the answer one row per line, grouped by file.
+func (o *FindImplementationsOutput) Text() string {
+	var b strings.Builder
+	if o.Symbol != nil {
+		what := "implementations of"
+		if o.Direction == "interfaces" {
+			what = "interfaces satisfied by"
+		}
+		fmt.Fprintf(&b, "%s %s %s: %d\n", what, o.Symbol.Kind, o.Symbol.QualifiedName, o.Total)
+	}
+	file := "\x00"
+	for _, r := range o.Results {
+		if r.Path != file {
+			file = r.Path
+			fmt.Fprintf(&b, "%s\n", file)
+		}
+		fmt.Fprintf(&b, "  %d %s %s", r.Line, r.Kind, r.QualifiedName)
+		if r.Pointer {
+			if r.Kind == string(graph.KindMethod) {
+				b.WriteString(" (pointer receiver)")
+			} else {
+				fmt.Fprintf(&b, " (only *%s satisfies it)", r.QualifiedName)
+			}
+		}
+		b.WriteString("\n")
+	}
+	if o.Total == 0 {
+		if o.Direction == "interfaces" {
+			b.WriteString("It satisfies no interface declared in the indexed repositories.\n")
+		} else {
+			b.WriteString("Nothing in the indexed repositories implements it.\n")
+		}
+	}
+	writeCompleteness(&b, o.Completeness, o.BlindSpots)
+	writeMore(&b, o.Envelope, o.offset, o.budgetCut, "results")
+	writeFreshness(&b, o.Envelope)
+	return b.String()
+}

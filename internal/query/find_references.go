@@ -1,0 +1,403 @@
+package query
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// FindReferencesInput is the input of find_references. The symbol is
+// selected as get_symbol selects it; symbol_path narrows a qualified_name
+// because path filters the references.
+type FindReferencesInput struct {
+	StableKey     string `json:"stable_key,omitempty" jsonschema:"durable key of the symbol, used alone"`
+	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or pkg.Name to look up"`
+	Repository    string `json:"repository,omitempty" jsonschema:"narrows qualified_name to a repository"`
+	SymbolPath    string `json:"symbol_path,omitempty" jsonschema:"narrows qualified_name to a path prefix"`
+	File          string `json:"file,omitempty" jsonschema:"resolve name as this Go file's source would"`
+	Name          string `json:"name,omitempty" jsonschema:"with file: Name, Type.Method or pkg.Name"`
+	Kind          string `json:"kind,omitempty" jsonschema:"comma-separated: call, read, write, type, import, embed"`
+	Path          string `json:"path,omitempty" jsonschema:"only uses under this repo-relative path prefix"`
+	IncludeTests  *bool  `json:"include_tests,omitempty" jsonschema:"count uses in _test.go files (default true)"`
+	Limit         int    `json:"limit,omitempty" jsonschema:"page size, 1 to 500 (default 50)"`
+	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
+	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens of text, at least 150"`
+}
+
+func (in FindReferencesInput) selector() selector {
+	return selector{StableKey: in.StableKey, QualifiedName: in.QualifiedName, Repository: in.Repository,
+		Path: in.SymbolPath, PathField: "symbol_path", File: in.File, Name: in.Name}
+}
+
+// SymbolRef is a short reference to a symbol in an answer.
+type SymbolRef struct {
+	StableKey     string `json:"stable_key" jsonschema:"durable key of the symbol"`
+	QualifiedName string `json:"qualified_name" jsonschema:"Name, Type.Method or Type.Field"`
+	Kind          string `json:"kind" jsonschema:"symbol kind"`
+	Path          string `json:"path" jsonschema:"repo-relative file of the declaration"`
+	Line          int    `json:"line" jsonschema:"1-based first line of the declaration"`
+}
+
+func symbolRef(s graph.Symbol) SymbolRef {
+	return SymbolRef{StableKey: s.Key, QualifiedName: s.QualifiedName, Kind: string(s.Kind),
+		Path: s.Path, Line: s.StartLine}
+}
+
+// RefRow is one use of the symbol.
+type RefRow struct {
+	Line         int    `json:"line" jsonschema:"1-based line of the use"`
+	Column       int    `json:"column" jsonschema:"1-based column of the identifier, in characters"`
+	Kind         string `json:"kind" jsonschema:"call, read, write, type, import or embed"`
+	Enclosing    string `json:"enclosing,omitempty" jsonschema:"qualified name of the declaration the use is in"`
+	EnclosingKey string `json:"enclosing_key,omitempty" jsonschema:"stable key of that declaration"`
+	Target       string `json:"target,omitempty" jsonschema:"the related method used, when it is not the symbol itself"`
+	Text         string `json:"text" jsonschema:"the line's text, trimmed and cut around the use"`
+}
+
+// RefFile holds the uses in one file.
+type RefFile struct {
+	Path       string   `json:"path" jsonschema:"repo-relative file"`
+	References []RefRow `json:"references" jsonschema:"uses in line order"`
+}
+
+// FindReferencesOutput is the answer of find_references.
+type FindReferencesOutput struct {
+	Envelope
+	Completeness string     `json:"completeness" jsonschema:"complete, or lower_bound when blind_spots may hide uses"`
+	BlindSpots   []string   `json:"blind_spots,omitempty" jsonschema:"why more uses may exist, each as kind: detail"`
+	Symbol       *SymbolRef `json:"symbol,omitempty" jsonschema:"the symbol whose uses these are"`
+	Related      []string   `json:"related,omitempty" jsonschema:"qualified names of the methods related through interfaces whose uses count too"`
+	Results      []RefFile  `json:"results" jsonschema:"uses grouped by file, in path order"`
+
+	budgetCut bool // the page was cut to fit the budget
+	offset    int  // where the page starts
+}
+
+// minBudget is the smallest budget a call may set: enough for the header
+// and one row.
+const minBudget = 150
+
+// maxExcerpt bounds the characters of line text shown per use.
+const maxExcerpt = 100
+
+// FindReferences lists every use of a symbol.
+func (s *Service) FindReferences(ctx context.Context, in FindReferencesInput, progress func(Progress)) (*FindReferencesOutput, error) {
+	sel := in.selector()
+	if err := sel.validate(); err != nil {
+		return nil, err
+	}
+	if err := checkSelectors("kind", in.Kind, "path", in.Path); err != nil {
+		return nil, err
+	}
+	kinds, err := parseRefKinds(in.Kind)
+	if err != nil {
+		return nil, err
+	}
+	pathPrefix, err := cleanPathPrefix("path", in.Path)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := pageLimit(in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkBudget(in.Budget); err != nil {
+		return nil, err
+	}
+	includeTests := in.IncludeTests == nil || *in.IncludeTests
+	v, err := s.open(ctx, progress)
+	if err != nil {
+		return nil, err
+	}
+	defer v.close()
+	sym, err := v.resolve(ctx, sel)
+	if err != nil {
+		return nil, err
+	}
+	related, err := v.relatedMethods(ctx, sym)
+	if err != nil {
+		return nil, err
+	}
+	targets := []string{sym.Key}
+	names := map[string]string{sym.Key: sym.QualifiedName}
+	for _, r := range related {
+		targets = append(targets, r.Key)
+		names[r.Key] = r.QualifiedName
+	}
+	q := graph.RefQuery{Targets: targets, Kinds: kinds, PathPrefix: pathPrefix, IncludeTests: includeTests}
+	fp := fingerprint("find_references", sym.Key, q)
+	vk := v.viewKey([]string{sym.Repository})
+	offset, err := decodeCursor(in.Cursor, fp, vk)
+	if err != nil {
+		return nil, err
+	}
+	q.Offset, q.Limit = offset, limit
+	refs, total, err := v.r.Refs(ctx, q)
+	if err != nil {
+		return nil, graph.Wrap(graph.CodeInternal, err, "reading references")
+	}
+	rows, err := v.refRows(ctx, sym.Repository, refs, sym.Key, names)
+	if err != nil {
+		return nil, err
+	}
+	facts, err := v.facts(ctx, sym.Repository)
+	if err != nil {
+		return nil, err
+	}
+	var c completeness
+	c.addTypeErrors(facts, "uses")
+	if visibleOutside(sym) {
+		c.add(BlindOutside, "exported from importable package %s: code outside the index may use it", sym.PackagePath)
+	}
+	ref := symbolRef(sym)
+	out := &FindReferencesOutput{Symbol: &ref, Results: []RefFile{}, offset: offset}
+	out.Completeness, out.BlindSpots = c.verdict()
+	for _, r := range related {
+		out.Related = append(out.Related, r.QualifiedName)
+	}
+	env := v.envelope()
+	fit := len(rows)
+	if in.Budget > 0 {
+		fit = fitBudget(len(rows), in.Budget, func(n int) string {
+			out.Envelope = env
+			out.setRows(rows[:n], total, offset, fp, vk, n < len(rows))
+			return out.Text()
+		})
+	}
+	out.Envelope = env
+	out.setRows(rows[:fit], total, offset, fp, vk, fit < len(rows))
+	return out, nil
+}
+
+// refRow is a RefRow with its file, before grouping.
+type refRow struct {
+	path string
+	row  RefRow
+}
+
+// setRows groups rows by file and fills the paging fields.
+func (o *FindReferencesOutput) setRows(rows []refRow, total, offset int, fp, vk string, cut bool) {
+	o.Results = []RefFile{}
+	for _, r := range rows {
+		if n := len(o.Results); n == 0 || o.Results[n-1].Path != r.path {
+			o.Results = append(o.Results, RefFile{Path: r.path})
+		}
+		last := &o.Results[len(o.Results)-1]
+		last.References = append(last.References, r.row)
+	}
+	o.Truncated, o.NextCursor = false, nil
+	o.page(total, offset, len(rows), fp, vk)
+	o.budgetCut = cut
+}
+
+// refRows turns references into rows: the enclosing declaration's name
+// and the line's text, read from disk once per file.
+func (v *view) refRows(ctx context.Context, repo string, refs []graph.Ref, subject string, names map[string]string) ([]refRow, error) {
+	var enclKeys []string
+	seen := map[string]bool{}
+	for _, r := range refs {
+		if r.Enclosing != "" && !seen[r.Enclosing] {
+			seen[r.Enclosing] = true
+			enclKeys = append(enclKeys, r.Enclosing)
+		}
+	}
+	encl := map[string]string{}
+	if len(enclKeys) > 0 {
+		syms, err := v.r.SymbolsByKeys(ctx, enclKeys)
+		if err != nil {
+			return nil, graph.Wrap(graph.CodeInternal, err, "reading enclosing declarations")
+		}
+		for _, s := range syms {
+			encl[s.Key] = s.QualifiedName
+		}
+	}
+	lines := v.lineReader(repo)
+	rows := make([]refRow, 0, len(refs))
+	for _, r := range refs {
+		row := RefRow{Line: r.Line, Column: r.Col, Kind: string(r.Kind), EnclosingKey: r.Enclosing,
+			Enclosing: encl[r.Enclosing], Text: excerpt(lines(r.Path, r.Line), r.Col)}
+		if r.Target != subject {
+			row.Target = names[r.Target]
+		}
+		rows = append(rows, refRow{path: r.Path, row: row})
+	}
+	return rows, nil
+}
+
+// lineReader returns a function that reads line n of a repository file
+// from disk, reading each file once. Files of repositories outside the
+// server's roots are not read: the text is then empty.
+func (v *view) lineReader(repo string) func(path string, n int) string {
+	var root string
+	for _, r := range v.repos {
+		if r.Name == repo && v.s.isRoot(r.Root) {
+			root = r.Root
+		}
+	}
+	cache := map[string][][]byte{}
+	return func(path string, n int) string {
+		if root == "" {
+			return ""
+		}
+		ls, ok := cache[path]
+		if !ok {
+			if src, err := readFile(root, path); err == nil {
+				ls = bytes.Split(src, []byte("\n"))
+			}
+			cache[path] = ls
+		}
+		if n < 1 || n > len(ls) {
+			return ""
+		}
+		return strings.TrimRight(string(ls[n-1]), "\r")
+	}
+}
+
+// excerpt trims a line and cuts it to maxExcerpt characters around col
+// (1-based, in characters), marking cuts with an ellipsis.
+func excerpt(line string, col int) string {
+	if !utf8.ValidString(line) {
+		line = strings.ToValidUTF8(line, "\uFFFD")
+	}
+	runes := []rune(line)
+	start := 0
+	for start < len(runes) && (runes[start] == ' ' || runes[start] == '\t') {
+		start++
+	}
+	end := len(runes)
+	for end > start && (runes[end-1] == ' ' || runes[end-1] == '\t') {
+		end--
+	}
+	c := max(col-1, start)
+	if end-start > maxExcerpt {
+		from := max(start, min(c-maxExcerpt/3, end-maxExcerpt))
+		to := min(end, from+maxExcerpt)
+		s := string(runes[from:to])
+		if from > start {
+			s = "…" + s
+		}
+		if to < end {
+			s += "…"
+		}
+		return quoteContent(s)
+	}
+	return quoteContent(string(runes[start:end]))
+}
+
+// parseRefKinds parses a comma-separated list of reference kinds.
+func parseRefKinds(s string) ([]graph.RefKind, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []graph.RefKind
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		ok := false
+		for _, k := range graph.RefKinds {
+			if string(k) == part {
+				out = append(out, k)
+				ok = true
+			}
+		}
+		if !ok {
+			return nil, invalid("kind", "unknown reference kind %q; use call, read, write, type, import or embed, comma-separated", part)
+		}
+	}
+	return out, nil
+}
+
+// checkBudget accepts 0 (no budget) or at least minBudget tokens.
+func checkBudget(budget int) error {
+	if budget != 0 && budget < minBudget {
+		return invalid("budget", "must be at least %d tokens, or omitted for no budget (got %d)", minBudget, budget)
+	}
+	return nil
+}
+
+// fitBudget returns the largest n in [1, rows] whose rendering render(n)
+// fits budget tokens (4 characters each), or 1 when none does: an answer
+// always makes progress.
+func fitBudget(rows, budget int, render func(n int) string) int {
+	limit := budget * 4
+	if rows == 0 || len(render(rows)) <= limit {
+		return rows
+	}
+	lo, hi := 1, rows // render(hi) is over; find the last n that fits
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if len(render(mid)) <= limit {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return max(1, lo-1)
+}
+
+// Text renders the uses grouped by file, each path spelled once.
+func (o *FindReferencesOutput) Text() string {
+	var b strings.Builder
+	if o.Symbol != nil {
+		// The declaration's file is not spelled here: the rows below may
+		// spell it, and a path is spelled once.
+		fmt.Fprintf(&b, "%d uses of %s %s", o.Total, o.Symbol.Kind, o.Symbol.QualifiedName)
+		if o.Returned < o.Total {
+			fmt.Fprintf(&b, "; showing %d-%d", o.offset+1, o.offset+o.Returned)
+		}
+		b.WriteString("\n")
+	}
+	if len(o.Related) > 0 {
+		fmt.Fprintf(&b, "counting uses of related methods: %s\n", strings.Join(o.Related, ", "))
+	}
+	for _, f := range o.Results {
+		fmt.Fprintf(&b, "%s\n", f.Path)
+		for _, r := range f.References {
+			fmt.Fprintf(&b, "  %d:%d %s", r.Line, r.Column, r.Kind)
+			if r.Target != "" {
+				fmt.Fprintf(&b, " of %s", r.Target)
+			}
+			if r.Enclosing != "" {
+				fmt.Fprintf(&b, " in %s", r.Enclosing)
+			}
+			if r.Text != "" {
+				fmt.Fprintf(&b, ": %s", r.Text)
+			}
+			b.WriteString("\n")
+		}
+	}
+	if o.Total == 0 {
+		b.WriteString("No uses found with these filters.\n")
+	}
+	writeCompleteness(&b, o.Completeness, o.BlindSpots)
+	writeMore(&b, o.Envelope, o.offset, o.budgetCut, "references")
+	writeFreshness(&b, o.Envelope)
+	return b.String()
+}
+
+// writeMore says what a cut page left out and how to fetch it.
+func writeMore(b *strings.Builder, env Envelope, offset int, budgetCut bool, what string) {
+	if env.NextCursor == nil {
+		return
+	}
+	why := "limit"
+	if budgetCut {
+		why = "budget"
+	}
+	fmt.Fprintf(b, "more: %d of %d %s left out (%s); next page: cursor %s\n",
+		env.Total-offset-env.Returned, env.Total, what, why, *env.NextCursor)
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,96 @@
+package query
+
+import (
+	"context"
+	"go/token"
+	"sort"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// relatedMethods returns the methods whose uses find_references counts as
+// uses of sym, the way gopls's references query does (golang/references.go,
+// expandMethodSearch): for a concrete method T.m, the methods m of the
+// interfaces that T (or *T) satisfies; for an interface method I.m, the
+// methods m in the method sets of the types that satisfy I (declared on
+// the type, or promoted to it from an embedded type) and of the interfaces
+// that I embeds or that embed I. Concrete methods never lead to other
+// concrete methods, as in gopls. Other kinds have no related methods.
+func (v *view) relatedMethods(ctx context.Context, sym graph.Symbol) ([]graph.Symbol, error) {
+	if sym.Parent == "" || (sym.Kind != graph.KindMethod && sym.Kind != graph.KindInterfaceMethod) {
+		return nil, nil
+	}
+	out := map[string]graph.Symbol{}
+	sameID := func(m graph.Symbol) bool {
+		// Unexported method names are qualified by their package.
+		return m.Name == sym.Name && (token.IsExported(sym.Name) || m.PackagePath == sym.PackagePath)
+	}
+	// Interfaces the receiver type satisfies (for an interface: the
+	// interfaces whose method sets its own includes).
+	supers, err := v.r.Implementations(ctx, sym.Parent, false)
+	if err != nil {
+		return nil, graph.Wrap(graph.CodeInternal, err, "reading implementations")
+	}
+	for _, im := range supers {
+		kids, err := v.r.Children(ctx, sym.Repository, im.Interface)
+		if err != nil {
+			return nil, graph.Wrap(graph.CodeInternal, err, "reading interface methods")
+		}
+		for _, k := range kids {
+			if k.Kind == graph.KindInterfaceMethod && sameID(k) && k.Key != sym.Key {
+				out[k.Key] = k
+			}
+		}
+	}
+	if sym.Kind == graph.KindInterfaceMethod {
+		// The index records one pair per corresponding method, the method
+		// that declares it on the implementing side (promoted methods
+		// included), so the methods of the implementing types are one
+		// lookup.
+		keys, err := v.methodPairs(ctx, sym.Key, true)
+		if err != nil {
+			return nil, err
+		}
+		if len(keys) > 0 {
+			syms, err := v.r.SymbolsByKeys(ctx, keys)
+			if err != nil {
+				return nil, graph.Wrap(graph.CodeInternal, err, "reading related methods")
+			}
+			for _, m := range syms {
+				out[m.Key] = m
+			}
+		}
+	}
+	list := make([]graph.Symbol, 0, len(out))
+	for _, m := range out {
+		list = append(list, m)
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].QualifiedName != list[j].QualifiedName {
+			return list[i].QualifiedName < list[j].QualifiedName
+		}
+		return list[i].Key < list[j].Key
+	})
+	return list, nil
+}
+
+// methodPairs returns the keys of the methods recorded as implementing
+// the interface method key (byInterface), or as the interface methods the
+// method key implements, without key itself.
+func (v *view) methodPairs(ctx context.Context, key string, byInterface bool) ([]string, error) {
+	impls, err := v.r.Implementations(ctx, key, byInterface)
+	if err != nil {
+		return nil, graph.Wrap(graph.CodeInternal, err, "reading implementations")
+	}
+	var keys []string
+	for _, im := range impls {
+		k := im.Interface
+		if byInterface {
+			k = im.Type
+		}
+		if k != key {
+			keys = append(keys, k)
+		}
+	}
+	return dedupe(keys), nil
+}

@@ -1,0 +1,374 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// selector names one symbol the way get_symbol takes it, in one of three
+// forms: a stable key; a qualified name narrowed by repository and a path
+// prefix; or a file and a name resolved as that file's source would. Every
+// tool that works on one symbol (get_symbol, find_references, get_callers,
+// get_callees, find_implementations) resolves it through view.resolve, so
+// they all accept and reject the same things with the same messages.
+type selector struct {
+	StableKey     string
+	QualifiedName string
+	Repository    string
+	Path          string // repo-relative path prefix narrowing QualifiedName
+	File          string
+	Name          string
+	// PathField is the parameter that carries Path ("path" unless the tool
+	// uses path for something else), so messages name what the caller sent.
+	PathField string
+
+	pathPrefix string // Path, checked and cleaned by validate
+}
+
+// selector returns the selector of a get_symbol call.
+func (in GetSymbolInput) selector() selector {
+	return selector{StableKey: in.StableKey, QualifiedName: in.QualifiedName, Repository: in.Repository,
+		Path: in.Path, File: in.File, Name: in.Name}
+}
+
+func (s *selector) pathField() string {
+	if s.PathField == "" {
+		return "path"
+	}
+	return s.PathField
+}
+
+// validate checks the selector's shape before anything is read: no
+// padding, exactly one form, no narrowing that does not apply.
+func (s *selector) validate() error {
+	pf := s.pathField()
+	if err := checkSelectors("stable_key", s.StableKey, "qualified_name", s.QualifiedName,
+		"repository", s.Repository, pf, s.Path, "file", s.File, "name", s.Name); err != nil {
+		return err
+	}
+	switch {
+	case s.StableKey != "" && (s.QualifiedName != "" || s.File != "" || s.Name != ""):
+		return invalid("stable_key", "use stable_key alone; a key already names one symbol")
+	case s.StableKey != "" && (s.Repository != "" || s.Path != ""):
+		return invalid("stable_key", "repository and %s do not narrow a stable_key; drop them", pf)
+	case s.QualifiedName != "" && (s.File != "" || s.Name != ""):
+		return invalid("qualified_name", "give either qualified_name or file + name, not both")
+	case s.File != "" && s.Name == "":
+		return invalid("name", "is required with file")
+	case s.Name != "" && s.File == "":
+		return invalid("file", "is required with name; to search by name alone use qualified_name or find_symbol")
+	case s.File != "" && s.Path != "":
+		return invalid(pf, "does not narrow a file selector; drop it")
+	case s.StableKey == "" && s.QualifiedName == "" && s.File == "":
+		return invalid("stable_key", "give one selector: stable_key, qualified_name, or file + name")
+	}
+	prefix, err := cleanPathPrefix(pf, s.Path)
+	if err != nil {
+		return err
+	}
+	s.pathPrefix = prefix
+	if s.StableKey != "" && !graph.ValidKey(s.StableKey) {
+		return invalid("stable_key", "%q is not a stable key (32 characters A-Z, 2-7)", s.StableKey)
+	}
+	return nil
+}
+
+// resolve returns the one symbol a validated selector names, or the coded
+// error that says why there is none (SYMBOL_NOT_FOUND with suggestions,
+// AMBIGUOUS_SYMBOL with candidates, REPOSITORY_NOT_FOUND, FILE_NOT_FOUND,
+// OUTSIDE_ROOTS, PARSE_ERROR). It marks the symbol's repository as used.
+func (v *view) resolve(ctx context.Context, sel selector) (graph.Symbol, error) {
+	if sel.Repository != "" {
+		if _, err := v.repo(sel.Repository); err != nil {
+			return graph.Symbol{}, err
+		}
+	}
+	var (
+		sym graph.Symbol
+		err error
+	)
+	switch {
+	case sel.StableKey != "":
+		sym, err = v.r.SymbolByKey(ctx, sel.StableKey)
+		if err != nil {
+			return sym, notFoundOr(err, graph.Errorf(graph.CodeSymbolNotFound,
+				"no symbol has key %s in the current snapshots; keys survive edits but not renames or deletions: find it again with find_symbol", sel.StableKey))
+		}
+	case sel.QualifiedName != "":
+		sym, err = v.resolveQualified(ctx, sel.QualifiedName, sel.Repository, sel.pathPrefix, sel.pathField())
+	default:
+		sym, err = v.resolveInFile(ctx, sel.File, sel.Name, sel.Repository)
+	}
+	if err != nil {
+		return sym, err
+	}
+	v.use(sym.Repository)
+	return sym, nil
+}
+
+func notFoundOr(err error, notFound *graph.Error) error {
+	if errors.Is(err, graph.ErrNotFound) {
+		return notFound
+	}
+	return graph.Wrap(graph.CodeInternal, err, "reading the index")
+}
+
+// resolveQualified reads a qualified name in every way it can be meant:
+// as written, with a leading package name, or with a leading import path.
+func (v *view) resolveQualified(ctx context.Context, qn, repo, pathPrefix, pathField string) (graph.Symbol, error) {
+	lookups := []graph.Lookup{{QualifiedName: qn}}
+	if i := strings.LastIndex(qn, "/"); i >= 0 {
+		if j := strings.Index(qn[i:], "."); j > 0 {
+			lookups = append(lookups, graph.Lookup{PackagePath: qn[:i+j], QualifiedName: qn[i+j+1:]})
+		}
+	} else if j := strings.Index(qn, "."); j > 0 {
+		lookups = append(lookups, graph.Lookup{PackageName: qn[:j], QualifiedName: qn[j+1:]})
+	}
+	seen := map[string]bool{}
+	var found []graph.Symbol
+	for _, l := range lookups {
+		if l.QualifiedName == "" {
+			continue
+		}
+		l.Repository, l.PathPrefix = repo, pathPrefix
+		syms, err := v.r.LookupSymbols(ctx, l)
+		if err != nil {
+			return graph.Symbol{}, graph.Wrap(graph.CodeInternal, err, "looking up "+qn)
+		}
+		for _, s := range syms {
+			if !seen[s.Key] {
+				seen[s.Key] = true
+				found = append(found, s)
+			}
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return graph.Symbol{}, v.notFound(ctx, qn, repo, pathPrefix, pathField)
+	}
+	return graph.Symbol{}, ambiguous(qn, found, pathField)
+}
+
+// ambiguous lists the candidates so the caller can narrow: by repository
+// and path (sent as pathField) while they differ there, by stable key once
+// nothing else is left.
+func ambiguous(qn string, found []graph.Symbol, pathField string) *graph.Error {
+	sort.Slice(found, func(i, j int) bool {
+		a, b := found[i], found[j]
+		if a.Repository != b.Repository {
+			return a.Repository < b.Repository
+		}
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.StartLine < b.StartLine
+	})
+	places := map[string]bool{}
+	for _, s := range found {
+		places[s.Repository+" "+s.Path] = true
+	}
+	var cands []string
+	if len(places) == len(found) {
+		for _, s := range found {
+			cands = append(cands, fmt.Sprintf("%s %s:%d-%d (%s %s)", s.Repository, s.Path, s.StartLine, s.EndLine, s.Kind, s.PackagePath))
+		}
+		return graph.Errorf(graph.CodeAmbiguousSymbol, "%d symbols are named %s; narrow with repository and %s, or prefix the name with its package", len(found), qn, pathField).
+			WithData("candidates", cands)
+	}
+	for _, s := range found {
+		cands = append(cands, fmt.Sprintf("%s (%s %s %s:%d-%d)", s.Key, s.Kind, s.Repository, s.Path, s.StartLine, s.EndLine))
+	}
+	return graph.Errorf(graph.CodeAmbiguousSymbol, "%d symbols are named %s in the same file; select one by stable_key", len(found), qn).
+		WithData("candidates", cands)
+}
+
+// notFound builds SYMBOL_NOT_FOUND with close names and, when the search
+// was narrowed, where it looked and how to widen it.
+func (v *view) notFound(ctx context.Context, qn, repo, pathPrefix, pathField string) error {
+	last := qn
+	if i := strings.LastIndexAny(last, "./"); i >= 0 && i+1 < len(last) {
+		last = last[i+1:]
+	}
+	var suggestions []string
+	seen := map[string]bool{}
+	for _, mode := range []graph.MatchMode{graph.MatchFuzzy, graph.MatchSubstring} {
+		syms, _, err := v.r.FindSymbols(ctx, graph.SymbolQuery{Name: last, Mode: mode, Limit: 8})
+		if err != nil {
+			break
+		}
+		for _, s := range syms {
+			label := s.QualifiedName + " (" + s.Repository + " " + s.Path + ")"
+			if !seen[label] && len(suggestions) < 8 {
+				seen[label] = true
+				suggestions = append(suggestions, label)
+			}
+		}
+	}
+	msg := fmt.Sprintf("no symbol named %s", qn)
+	if repo != "" || pathPrefix != "" {
+		where := []string{}
+		if repo != "" {
+			where = append(where, "repository "+repo)
+		}
+		if pathPrefix != "" {
+			where = append(where, "files under "+pathPrefix)
+		}
+		msg += " in " + strings.Join(where, ", ") + "; drop repository or " + pathField + " to look everywhere"
+	}
+	if len(suggestions) > 0 {
+		msg += "; close names are in data.suggestions"
+	} else {
+		msg += "; try find_symbol with mode substring"
+	}
+	e := graph.Errorf(graph.CodeSymbolNotFound, "%s", msg)
+	if len(suggestions) > 0 {
+		e.WithData("suggestions", suggestions)
+	}
+	return e
+}
+
+// resolveInFile resolves name the way the file's own source would: a
+// declaration of the file's package, or pkg.Name through its imports.
+func (v *view) resolveInFile(ctx context.Context, file, name, repository string) (graph.Symbol, error) {
+	loc, err := v.locate("file", file, repository)
+	if err != nil {
+		return graph.Symbol{}, err
+	}
+	src, err := readFile(loc.repo.Root, loc.rel)
+	if err != nil {
+		return graph.Symbol{}, err
+	}
+	v.use(loc.repo.Name)
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, loc.rel, src, parser.ImportsOnly|parser.SkipObjectResolution)
+	if f == nil || f.Name == nil {
+		return graph.Symbol{}, graph.Errorf(graph.CodeParseError, "%s does not parse as Go: %v", loc.rel, err).WithData("field", "file")
+	}
+	pkgPath, err := v.packageOfFile(ctx, loc, f.Name.Name)
+	if err != nil {
+		return graph.Symbol{}, err
+	}
+	lookup := func(pkg, qn string) ([]graph.Symbol, error) {
+		return v.r.LookupSymbols(ctx, graph.Lookup{PackagePath: pkg, QualifiedName: qn})
+	}
+	// A local declaration wins, as it would in the compiler.
+	if pkgPath != "" {
+		syms, err := lookup(pkgPath, name)
+		if err != nil {
+			return graph.Symbol{}, graph.Wrap(graph.CodeInternal, err, "looking up "+name)
+		}
+		if len(syms) == 1 {
+			return syms[0], nil
+		}
+		if len(syms) > 1 {
+			return graph.Symbol{}, ambiguous(name, syms, "path")
+		}
+	}
+	if i := strings.Index(name, "."); i > 0 {
+		qual, rest := name[:i], name[i+1:]
+		for _, imp := range f.Imports {
+			ipath, _ := strconv.Unquote(imp.Path.Value)
+			local := ""
+			if imp.Name != nil {
+				local = imp.Name.Name
+			}
+			if local != qual && !(local == "" && v.importName(ctx, loc.repo.Name, ipath) == qual) {
+				continue
+			}
+			syms, err := lookup(ipath, rest)
+			if err != nil {
+				return graph.Symbol{}, graph.Wrap(graph.CodeInternal, err, "looking up "+name)
+			}
+			switch len(syms) {
+			case 1:
+				return syms[0], nil
+			case 0:
+				if !v.indexedPackage(ctx, ipath) {
+					return graph.Symbol{}, graph.Errorf(graph.CodeSymbolNotFound,
+						"%s refers to package %s, which is outside the indexed repositories", name, ipath)
+				}
+				return graph.Symbol{}, v.notFound(ctx, ipath+"."+rest, "", "", "path")
+			}
+			return graph.Symbol{}, ambiguous(name, syms, "path")
+		}
+	}
+	// Dot imports bring names in unqualified.
+	for _, imp := range f.Imports {
+		if imp.Name != nil && imp.Name.Name == "." {
+			ipath, _ := strconv.Unquote(imp.Path.Value)
+			if syms, err := lookup(ipath, name); err == nil && len(syms) == 1 {
+				return syms[0], nil
+			}
+		}
+	}
+	return graph.Symbol{}, graph.Errorf(graph.CodeSymbolNotFound,
+		"%s does not resolve in %s: it is neither declared in package %s nor reached through the file's imports", name, loc.rel, f.Name.Name).
+		WithData("suggestions", v.suggest(ctx, name))
+}
+
+func (v *view) suggest(ctx context.Context, name string) []string {
+	err := v.notFound(ctx, name, "", "", "path")
+	if e, ok := asError(err); ok {
+		if s, ok := e.Data["suggestions"].([]string); ok {
+			return s
+		}
+	}
+	return nil
+}
+
+// packageOfFile returns the import path of the package the file belongs
+// to: from the snapshot when it knows the file, else by its directory.
+func (v *view) packageOfFile(ctx context.Context, loc located, pkgName string) (string, error) {
+	if f, err := v.r.File(ctx, loc.repo.Name, loc.rel); err == nil && f.Package != "" {
+		return f.Package, nil
+	}
+	pkgs, err := v.r.Packages(ctx, loc.repo.Name)
+	if err != nil {
+		return "", graph.Wrap(graph.CodeInternal, err, "reading packages")
+	}
+	dir := path.Dir(loc.rel)
+	for _, p := range pkgs {
+		if p.Dir == dir && p.Name == pkgName {
+			return p.Path, nil
+		}
+	}
+	return "", nil
+}
+
+// importName is the package name an import path brings in when the import
+// has no explicit name: the indexed package's name, else the last element.
+func (v *view) importName(ctx context.Context, repo, ipath string) string {
+	for _, r := range v.repos {
+		if p, err := v.r.Package(ctx, r.Name, ipath); err == nil {
+			return p.Name
+		}
+	}
+	base := path.Base(ipath)
+	if len(base) > 1 && base[0] == 'v' && strings.Trim(base[1:], "0123456789") == "" {
+		base = path.Base(path.Dir(ipath)) // gopkg.in/yaml.v3 style major suffixes
+	}
+	if i := strings.IndexAny(base, ".-"); i > 0 {
+		base = base[:i]
+	}
+	return base
+}
+
+func (v *view) indexedPackage(ctx context.Context, ipath string) bool {
+	for _, r := range v.repos {
+		if _, err := v.r.Package(ctx, r.Name, ipath); err == nil {
+			return true
+		}
+	}
+	return false
+}
