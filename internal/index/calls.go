@@ -29,15 +29,28 @@ type pendingEdge struct {
 	goStmt, defer_ bool
 }
 
-// callEdges computes the call edges of one load unit and keeps them for
+// startCallEdges computes the call edges of one load unit and keeps them for
 // resolution. It must run on every package of the unit (test variants
 // included) before their syntax and types are released. A failure other
 // than ctx ending leaves the unit without edges and is returned as a
 // diagnostic message for the caller to record.
-func (x *extractor) callEdges(ctx context.Context, unit []*packages.Package) (string, error) {
-	res, err := callgraph.Build(ctx, unit, callgraph.Options{
-		InRepo: func(filename string) bool { return x.rootFile(filename) >= 0 },
+//
+// It runs in two halves so the call graph overlaps extraction: startCallEdges
+// takes what the build needs from the unit before returning, so the caller
+// may extract and release the packages while the build goes on in the
+// background; finishCallEdges waits for it and keeps the edges.
+func (x *extractor) startCallEdges(ctx context.Context, unit []*packages.Package) *callgraph.Pending {
+	// InRepo runs on the build's goroutine, beside extraction: it must not
+	// touch the extractor's tables, so it asks the pure path test.
+	return callgraph.Start(ctx, unit, callgraph.Options{
+		InRepo: func(filename string) bool { _, ok := x.rel(filename); return ok },
 	})
+}
+
+// finishCallEdges waits for the build startCallEdges began and keeps its
+// edges for resolution.
+func (x *extractor) finishCallEdges(ctx context.Context, pending *callgraph.Pending) (string, error) {
+	res, err := pending.Wait()
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()

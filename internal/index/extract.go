@@ -76,7 +76,7 @@ func Extract(repoName, root string, mods []graph.Module, pkgs []*packages.Packag
 		return err
 	}
 	for _, unit := range byFileSet(pkgs) {
-		if _, err := x.callEdges(context.Background(), unit); err != nil {
+		if _, err := x.finishCallEdges(context.Background(), x.startCallEdges(context.Background(), unit)); err != nil {
 			return err
 		}
 	}

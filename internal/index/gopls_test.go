@@ -324,7 +324,11 @@ func (o *goplsOracle) relatedMethods(key string) []string {
 		switch {
 		case im.Type == key && typePair[[2]string{s.Parent, o.syms[im.Interface].Parent}]:
 			out = append(out, im.Interface)
-		case im.Interface == key && s.Kind == graph.KindInterfaceMethod:
+		case im.Interface == key && s.Kind == graph.KindInterfaceMethod &&
+			(s.Exported || typePair[[2]string{o.syms[im.Type].Parent, s.Parent}]):
+			// For an unexported name gopls looks only in the declaring
+			// package, and relates methods by their declaring receivers:
+			// a method promoted into an implementing type does not count.
 			out = append(out, im.Type)
 		}
 	}

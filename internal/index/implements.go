@@ -61,8 +61,12 @@ import (
 // the uses of its corresponding methods too) follows the same records:
 // for a method m of T (concrete or interface), the Interface of the
 // method records whose Type is m, kept when a type record (T, parent of
-// that interface method) exists; for an interface method, also the Type
-// of every method record whose Interface is m.
+// that interface method) exists; for an interface method m of I, also
+// the Type of the method records whose Interface is m: all of them when
+// m's name is exported, and only those whose method's parent has a type
+// record with I when it is not (gopls then searches the declaring package
+// only, relating methods by the types that declare them, so a method
+// promoted into an implementing type does not count).
 //
 // Self pairs: when a type of another package gets an interface method
 // into its method set by embedding (the interface, or an interface or

@@ -149,12 +149,9 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 		}
 		loaded++
 		report(PhaseExtract, 0, 0, "call graph")
-		// The call graph needs the whole unit, before anything is released.
-		if msg, err := x.callEdges(ctx, pkgs); err != nil {
-			return Result{}, fmt.Errorf("indexing %s: %w", abs, err)
-		} else if msg != "" {
-			diags = append(diags, graph.Diagnostic{Path: u.Manifest(abs), Kind: "unknown", Message: msg})
-		}
+		// The call graph needs the whole unit before anything is released;
+		// once started it runs beside extraction, on the other core.
+		pending := x.startCallEdges(ctx, pkgs)
 		groups := selectPackages(pkgs)
 		pkgs = nil
 		for j, g := range groups {
@@ -175,6 +172,11 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 			dirOf[rec.Package.Path] = rec.Package.Dir
 			x.keep(xr)
 			recs = append(recs, rec)
+		}
+		if msg, err := x.finishCallEdges(ctx, pending); err != nil {
+			return Result{}, fmt.Errorf("indexing %s: %w", abs, err)
+		} else if msg != "" {
+			diags = append(diags, graph.Diagnostic{Path: u.Manifest(abs), Kind: "unknown", Message: msg})
 		}
 		report(PhaseExtract, len(groups), len(groups), "")
 	}
