@@ -103,7 +103,7 @@ func TestGoplsParity(t *testing.T) {
 	}
 
 	lc := startLSP(t, bin, cobraDir, "serve")
-	watchdog := time.AfterFunc(10*time.Minute, func() { _ = lc.cmd.Process.Kill() })
+	watchdog := time.AfterFunc(10*time.Minute, func() { _ = lc.Cmd.Process.Kill() })
 	defer watchdog.Stop()
 	files := newFileCache(cobraDir)
 

@@ -1,271 +1,38 @@
 package e2e_test
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"io"
-	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
-	"time"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/sextant-dev/sextant/internal/lsptest"
 )
 
-// lsp is a minimal Language Server Protocol client over a child
-// process's stdin and stdout: JSON-RPC 2.0 messages framed by a
-// Content-Length header. It is just enough to ask gopls for references
-// and implementations: requests are sent one at a time, notifications
-// from the server are dropped, and the requests a server makes of its
-// client (configuration, progress tokens, capability registration) are
-// answered with empty results.
-type lsp struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stdout *bufio.Reader
-	nextID int
-}
+// lsp adapts the shared minimal LSP client (internal/lsptest, also used by
+// the benchmarks) to a test: start failures fail the test, and the server
+// is shut down when the test ends.
+type lsp struct{ *lsptest.Client }
 
-// lspPosition is an LSP position: 0-based line and UTF-16 character.
-type lspPosition struct {
-	Line      int `json:"line"`
-	Character int `json:"character"`
-}
+type (
+	lspPosition = lsptest.Position
+	lspLocation = lsptest.Location
+)
 
-// lspLocation is an LSP location.
-type lspLocation struct {
-	URI   string `json:"uri"`
-	Range struct {
-		Start lspPosition `json:"start"`
-		End   lspPosition `json:"end"`
-	} `json:"range"`
-}
-
-// startLSP starts the server and runs the initialize handshake with root
-// as the workspace. The session is shut down when the test ends.
+// startLSP starts the language server bin in root and initializes it.
 func startLSP(t *testing.T, bin string, root string, args ...string) *lsp {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = root
-	// The local toolchain, so that gopls never tries to download another.
-	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
-	cmd.Stderr = io.Discard
-	stdin, err := cmd.StdinPipe()
+	c, err := lsptest.Start(bin, root, args...)
 	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", bin, err)
 	}
-	c := &lsp{cmd: cmd, stdin: stdin, stdout: bufio.NewReaderSize(stdout, 1<<16)}
-	t.Cleanup(c.close)
-	uri := fileURI(root)
-	var init struct {
-		ServerInfo struct{ Name, Version string } `json:"serverInfo"`
-	}
-	if err := c.call("initialize", map[string]any{
-		"processId":        os.Getpid(),
-		"rootUri":          uri,
-		"workspaceFolders": []any{map[string]any{"uri": uri, "name": filepath.Base(root)}},
-		"capabilities": map[string]any{
-			"general":   map[string]any{"positionEncodings": []string{"utf-16"}},
-			"workspace": map[string]any{"configuration": true, "workspaceFolders": true},
-		},
-	}, &init); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	if err := c.notify("initialized", map[string]any{}); err != nil {
-		t.Fatalf("initialized: %v", err)
-	}
-	return c
+	t.Cleanup(c.Close)
+	return &lsp{c}
 }
 
-// close asks the server to shut down and exit, and kills it if it does
-// not within a few seconds.
-func (c *lsp) close() {
-	done := make(chan error, 1)
-	go func() {
-		_ = c.call("shutdown", nil, nil)
-		_ = c.notify("exit", nil)
-		_ = c.stdin.Close()
-		done <- c.cmd.Wait()
-	}()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = c.cmd.Process.Kill()
-		<-done
-	}
-}
+func (c *lsp) call(method string, params, result any) error { return c.Call(method, params, result) }
 
-// write sends one framed message.
-func (c *lsp) write(msg map[string]any) error {
-	msg["jsonrpc"] = "2.0"
-	body, err := json.Marshal(msg)
-	if err != nil {
-		return err
-	}
-	if _, err := fmt.Fprintf(c.stdin, "Content-Length: %d\r\n\r\n", len(body)); err != nil {
-		return err
-	}
-	_, err = c.stdin.Write(body)
-	return err
-}
-
-// read receives one framed message.
-func (c *lsp) read() (map[string]json.RawMessage, error) {
-	length := -1
-	for {
-		line, err := c.stdout.ReadString('\n')
-		if err != nil {
-			return nil, err
-		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
-			break
-		}
-		if v, ok := strings.CutPrefix(line, "Content-Length:"); ok {
-			if length, err = strconv.Atoi(strings.TrimSpace(v)); err != nil {
-				return nil, fmt.Errorf("bad header %q", line)
-			}
-		}
-	}
-	if length < 0 {
-		return nil, fmt.Errorf("message without Content-Length")
-	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(c.stdout, body); err != nil {
-		return nil, err
-	}
-	var msg map[string]json.RawMessage
-	if err := json.Unmarshal(body, &msg); err != nil {
-		return nil, fmt.Errorf("bad message %q: %v", body, err)
-	}
-	return msg, nil
-}
-
-func (c *lsp) notify(method string, params any) error {
-	msg := map[string]any{"method": method}
-	if params != nil {
-		msg["params"] = params
-	}
-	return c.write(msg)
-}
-
-// call sends a request and waits for its response, decoding the result
-// into result (when not nil). Messages that arrive meanwhile are
-// notifications (dropped) or requests from the server (answered).
-func (c *lsp) call(method string, params, result any) error {
-	c.nextID++
-	id := c.nextID
-	msg := map[string]any{"id": id, "method": method}
-	if params != nil {
-		msg["params"] = params
-	}
-	if err := c.write(msg); err != nil {
-		return err
-	}
-	for {
-		in, err := c.read()
-		if err != nil {
-			return fmt.Errorf("%s: %w", method, err)
-		}
-		rawID, hasID := in["id"]
-		rawMethod, isRequest := in["method"]
-		switch {
-		case hasID && isRequest:
-			if err := c.answer(rawID, rawMethod, in["params"]); err != nil {
-				return err
-			}
-		case hasID:
-			var got int
-			if json.Unmarshal(rawID, &got) != nil || got != id {
-				continue // a response to something else
-			}
-			if e, ok := in["error"]; ok && !bytes.Equal(e, []byte("null")) {
-				return fmt.Errorf("%s: %s", method, e)
-			}
-			if result == nil || len(in["result"]) == 0 {
-				return nil
-			}
-			return json.Unmarshal(in["result"], result)
-		}
-	}
-}
-
-// answer replies to a request the server made of the client.
-func (c *lsp) answer(id, rawMethod, params json.RawMessage) error {
-	var method string
-	_ = json.Unmarshal(rawMethod, &method)
-	var result any
-	if method == "workspace/configuration" {
-		var p struct{ Items []any }
-		_ = json.Unmarshal(params, &p)
-		result = make([]any, len(p.Items)) // no settings: the defaults
-	}
-	return c.write(map[string]any{"id": id, "result": result})
-}
-
-// fileURI is the file: URI of an absolute path.
-func fileURI(path string) string {
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
-}
-
-// uriPath is the path of a file: URI.
-func uriPath(uri string) (string, error) {
-	u, err := url.Parse(uri)
-	if err != nil || u.Scheme != "file" {
-		return "", fmt.Errorf("not a file URI: %q", uri)
-	}
-	return filepath.FromSlash(u.Path), nil
-}
-
-// utf16Column converts a 1-based column counting characters in line to
-// LSP's 0-based column counting UTF-16 code units.
-func utf16Column(line string, col int) int {
-	units := 0
-	for i, r := range []rune(line) {
-		if i == col-1 {
-			break
-		}
-		units += utf16.RuneLen(r)
-	}
-	return units
-}
-
-// charColumn converts LSP's 0-based UTF-16 column in line to a 1-based
-// column counting characters.
-func charColumn(line string, units int) int {
-	col := 1
-	for _, r := range line {
-		if units <= 0 {
-			break
-		}
-		n := utf16.RuneLen(r)
-		if n < 0 {
-			n = 1
-		}
-		units -= n
-		col++
-	}
-	return col
-}
-
-// byteToCharColumn converts a 1-based byte column in line to a 1-based
-// character column.
-func byteToCharColumn(line string, byteCol int) int {
-	if byteCol-1 > len(line) {
-		return utf8.RuneCountInString(line) + 1
-	}
-	return utf8.RuneCountInString(line[:byteCol-1]) + 1
-}
+var (
+	fileURI          = lsptest.FileURI
+	uriPath          = lsptest.URIPath
+	utf16Column      = lsptest.UTF16Column
+	charColumn       = lsptest.CharColumn
+	byteToCharColumn = lsptest.ByteToCharColumn
+)

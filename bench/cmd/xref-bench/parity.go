@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sextant-dev/sextant/bench/internal/lsptest"
+	"github.com/sextant-dev/sextant/internal/lsptest"
 	"github.com/sextant-dev/sextant/internal/query"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
 )

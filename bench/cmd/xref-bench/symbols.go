@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sextant-dev/sextant/bench/internal/lsptest"
+	"github.com/sextant-dev/sextant/internal/lsptest"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
 )
