@@ -11,8 +11,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sextant-dev/sextant/internal/lsptest"
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/lsptest"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
 )
 
