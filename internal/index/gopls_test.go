@@ -31,7 +31,8 @@ import (
 //
 // SEXTANT_GOPLS_ROOT indexes another tree instead of the fixtures (e.g. a
 // copy of golang.org/x/tools), checking SEXTANT_GOPLS_SAMPLE of its
-// symbols (200 by default) from SEXTANT_GOPLS_OFFSET in key order.
+// symbols (200 by default) from SEXTANT_GOPLS_OFFSET in key order, those
+// whose package-qualified name contains SEXTANT_GOPLS_MATCH if it is set.
 
 // lspClient is a minimal LSP client for gopls over stdio.
 type lspClient struct {
@@ -522,6 +523,11 @@ func TestGoplsTree(t *testing.T) {
 	keys := make([]string, 0, len(o.syms))
 	for k := range o.syms {
 		keys = append(keys, k)
+	}
+	if match := os.Getenv("SEXTANT_GOPLS_MATCH"); match != "" {
+		keys = slices.DeleteFunc(keys, func(k string) bool {
+			return !strings.Contains(o.syms[k].PackagePath+"."+o.syms[k].QualifiedName, match)
+		})
 	}
 	sort.Strings(keys) // keys are hashes: a sorted prefix is a fair sample
 	sample, _ := strconv.Atoi(os.Getenv("SEXTANT_GOPLS_SAMPLE"))
