@@ -107,14 +107,14 @@ func benchmark(ctx context.Context, o options, root, work, corpus string) error 
 	var err error
 	if o.db == "" {
 		logf("building bareload")
-		if _, err := goOutput(ctx, root, nil, "build", "-o", c.bareload, "./bench/cmd/bareload"); err != nil {
+		if _, err := harness.GoOutput(ctx, root, nil, "build", "-o", c.bareload, "./bench/cmd/bareload"); err != nil {
 			return err
 		}
 	}
 	if c.sextant == "" {
 		logf("building sextant")
 		c.sextant = filepath.Join(bin, "sextant")
-		if _, err := goOutput(ctx, root, nil, "build", "-o", c.sextant, "./cmd/sextant"); err != nil {
+		if _, err := harness.GoOutput(ctx, root, nil, "build", "-o", c.sextant, "./cmd/sextant"); err != nil {
 			return err
 		}
 	}
@@ -316,7 +316,7 @@ func removeDB(path string) {
 // machine describes where the benchmark ran.
 func machine(ctx context.Context) machineInfo {
 	m := machineInfo{OS: runtime.GOOS + "/" + runtime.GOARCH, CPUs: runtime.NumCPU()}
-	if v, err := goOutput(ctx, "", nil, "env", "GOVERSION"); err == nil {
+	if v, err := harness.GoOutput(ctx, "", nil, "env", "GOVERSION"); err == nil {
 		m.GoVersion = strings.TrimSpace(v)
 	}
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {

@@ -34,6 +34,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"time"
+
+	"github.com/sextant-dev/sextant/bench/internal/harness"
 )
 
 // options are the command-line flags.
@@ -94,7 +96,7 @@ func main() {
 }
 
 func run(ctx context.Context, o options) error {
-	root, err := moduleRoot(ctx)
+	root, err := harness.ModuleRoot(ctx)
 	if err != nil {
 		return err
 	}
@@ -126,6 +128,4 @@ func run(ctx context.Context, o options) error {
 
 // logf reports progress on stderr, time-stamped, so a long run shows
 // where it is.
-func logf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
-}
+var logf = harness.Logf

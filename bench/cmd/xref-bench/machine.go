@@ -6,12 +6,14 @@ import (
 	"os"
 	"runtime"
 	"strings"
+
+	"github.com/sextant-dev/sextant/bench/internal/harness"
 )
 
 // machine describes where the benchmark ran.
 func machine(ctx context.Context) machineInfo {
 	m := machineInfo{OS: runtime.GOOS + "/" + runtime.GOARCH, CPUs: runtime.NumCPU()}
-	if v, err := goOutput(ctx, "", nil, "env", "GOVERSION"); err == nil {
+	if v, err := harness.GoOutput(ctx, "", nil, "env", "GOVERSION"); err == nil {
 		m.GoVersion = strings.TrimSpace(v)
 	}
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {

@@ -34,6 +34,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/sextant-dev/sextant/bench/internal/harness"
 )
 
 type options struct {
@@ -98,7 +100,7 @@ func (o options) skips(part string) bool {
 }
 
 func run(ctx context.Context, o options) error {
-	root, err := moduleRoot(ctx)
+	root, err := harness.ModuleRoot(ctx)
 	if err != nil {
 		return err
 	}
@@ -151,14 +153,14 @@ func run(ctx context.Context, o options) error {
 				promCh <- prepared{d, err}
 				return
 			}
-			d, err := fetchCorpus(pctx, o.promModule, work, true)
+			d, err := harness.FetchModule(pctx, o.promModule, work)
 			promCh <- prepared{d, err}
 		}()
 	}
 
 	corpus := o.corpus
 	if corpus == "" {
-		if corpus, err = fetchCorpus(ctx, o.module, work, false); err != nil {
+		if corpus, err = harness.FetchModule(ctx, o.module, work); err != nil {
 			return err
 		}
 	} else if corpus, err = filepath.Abs(corpus); err != nil {
@@ -169,14 +171,14 @@ func run(ctx context.Context, o options) error {
 	bin := filepath.Join(work, "bin")
 	bareload := filepath.Join(bin, "bareload")
 	logf("building bareload")
-	if _, err := goOutput(ctx, root, nil, "build", "-o", bareload, "./bench/cmd/bareload"); err != nil {
+	if _, err := harness.GoOutput(ctx, root, nil, "build", "-o", bareload, "./bench/cmd/bareload"); err != nil {
 		return err
 	}
 	sextant := o.sextant
 	if sextant == "" {
 		logf("building sextant")
 		sextant = filepath.Join(bin, "sextant")
-		if _, err := goOutput(ctx, root, nil, "build", "-o", sextant, "./cmd/sextant"); err != nil {
+		if _, err := harness.GoOutput(ctx, root, nil, "build", "-o", sextant, "./cmd/sextant"); err != nil {
 			return err
 		}
 	}
@@ -274,6 +276,4 @@ func findGopls(flagged string) (string, error) {
 }
 
 // logf reports progress on stderr, time-stamped.
-func logf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
-}
+var logf = harness.Logf

@@ -1,4 +1,4 @@
-package main
+package harness
 
 import (
 	"bytes"
@@ -13,38 +13,44 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
-// selfModule is the module this harness benchmarks; it builds the binaries
-// from that module's root.
-const selfModule = "github.com/sextant-dev/sextant"
+// SelfModule is the module the harnesses benchmark; they build the
+// binaries from its root.
+const SelfModule = "github.com/sextant-dev/sextant"
 
-// moduleRoot returns the root directory of the sextant module the harness
+// Logf prints a timestamped progress line on stderr.
+func Logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+// ModuleRoot returns the root directory of the sextant module the harness
 // runs in.
-func moduleRoot(ctx context.Context) (string, error) {
-	out, err := goOutput(ctx, "", nil, "list", "-m", "-f", "{{.Path}} {{.Dir}}")
+func ModuleRoot(ctx context.Context) (string, error) {
+	out, err := GoOutput(ctx, "", nil, "list", "-m", "-f", "{{.Path}} {{.Dir}}")
 	if err != nil {
 		return "", fmt.Errorf("finding the module root (run from the sextant module): %w", err)
 	}
 	p, dir, _ := strings.Cut(strings.TrimSpace(out), " ")
-	if p != selfModule || dir == "" {
-		return "", fmt.Errorf("run from the %s module (the working directory is in %q)", selfModule, p)
+	if p != SelfModule || dir == "" {
+		return "", fmt.Errorf("run from the %s module (the working directory is in %q)", SelfModule, p)
 	}
 	return dir, nil
 }
 
-// fetchCorpus returns a writable copy of module (MODULE@VERSION) taken
+// FetchModule returns a writable copy of module (MODULE@VERSION) taken
 // from the module cache with `go mod download -json`, its dependencies
-// downloaded so that go list can load it offline. Each corpus gets its own
+// downloaded so that go list can load it offline. Each module gets its own
 // directory under work/corpus.
-func fetchCorpus(ctx context.Context, module, work string, quiet bool) (string, error) {
+func FetchModule(ctx context.Context, module, work string) (string, error) {
 	modPath, _, ok := strings.Cut(module, "@")
 	if !ok {
 		return "", fmt.Errorf("module %q: want MODULE@VERSION", module)
 	}
-	logf("fetching %s", module)
+	Logf("fetching %s", module)
 	// Outside any module, so the download cannot touch a go.mod.
-	out, err := goOutput(ctx, work, []string{"GOWORK=off", "GOFLAGS="}, "mod", "download", "-json", module)
+	out, err := GoOutput(ctx, work, []string{"GOWORK=off", "GOFLAGS="}, "mod", "download", "-json", module)
 	if err != nil {
 		return "", err
 	}
@@ -59,7 +65,7 @@ func fetchCorpus(ctx context.Context, module, work string, quiet bool) (string, 
 	if err := os.RemoveAll(dst); err != nil {
 		return "", err
 	}
-	logf("copying %s to %s", m.Dir, dst)
+	Logf("copying %s to %s", m.Dir, dst)
 	if err := copyTree(m.Dir, dst); err != nil {
 		return "", fmt.Errorf("copying the corpus: %w", err)
 	}
@@ -71,11 +77,11 @@ func fetchCorpus(ctx context.Context, module, work string, quiet bool) (string, 
 			return "", err
 		}
 	}
-	logf("downloading the dependencies of %s", module)
-	if _, err := goOutput(ctx, dst, []string{"GOWORK=off", "GOFLAGS=-mod=mod"}, "mod", "download"); err != nil {
+	Logf("downloading the dependencies of %s", module)
+	if _, err := GoOutput(ctx, dst, []string{"GOWORK=off", "GOFLAGS=-mod=mod"}, "mod", "download"); err != nil {
 		return "", err
 	}
-	logf("%s is ready in %s", module, dst)
+	Logf("%s is ready in %s", module, dst)
 	return dst, nil
 }
 
@@ -116,9 +122,9 @@ func copyFile(src, dst string) (err error) {
 	return err
 }
 
-// goOutput runs the go command in dir with extra environment variables
+// GoOutput runs the go command in dir with extra environment variables
 // and returns its standard output.
-func goOutput(ctx context.Context, dir string, env []string, args ...string) (string, error) {
+func GoOutput(ctx context.Context, dir string, env []string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
