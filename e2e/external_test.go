@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sextant-dev/sextant/internal/query"
 )
 
 // inCI reports whether the suite runs in CI (.ci/run sets CI=true), where
@@ -54,24 +56,35 @@ func TestToolcheck(t *testing.T) {
 	}
 	mcpcall := goBuild(t, dir, "./mcpcall")
 	toolcheck := goBuild(t, dir, "./toolcheck")
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	list := exec.CommandContext(ctx, mcpcall, "-list", "--", bin, "serve", "--db", sharedDB, cobraDir)
-	var listErr bytes.Buffer
-	list.Stderr = &listErr
-	tools, err := list.Output()
+	all, err := query.SelectTools(query.ProfileAll)
 	if err != nil {
-		t.Fatalf("mcpcall -list: %v\n%s", err, listErr.String())
+		t.Fatal(err)
 	}
-	check := exec.CommandContext(ctx, toolcheck)
-	check.Stdin = bytes.NewReader(tools)
-	report, err := check.CombinedOutput()
-	t.Logf("toolcheck:\n%s", report)
-	if err != nil {
-		t.Fatalf("toolcheck failed: %v", err)
-	}
-	if want := fmt.Sprintf("%d/%d tools meet the contract", len(toolNames), len(toolNames)); !strings.Contains(string(report), want) {
-		t.Errorf("toolcheck did not pass all %d tools", len(toolNames))
+	for _, profile := range []struct {
+		name  string
+		count int
+	}{{query.ProfileDefault, len(toolNames)}, {query.ProfileAll, len(all)}} {
+		t.Run(profile.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+			defer cancel()
+			list := exec.CommandContext(ctx, mcpcall, "-list", "--", bin, "serve", "--tools", profile.name, "--db", sharedDB, cobraDir)
+			var listErr bytes.Buffer
+			list.Stderr = &listErr
+			tools, err := list.Output()
+			if err != nil {
+				t.Fatalf("mcpcall -list: %v\n%s", err, listErr.String())
+			}
+			check := exec.CommandContext(ctx, toolcheck)
+			check.Stdin = bytes.NewReader(tools)
+			report, err := check.CombinedOutput()
+			t.Logf("toolcheck:\n%s", report)
+			if err != nil {
+				t.Fatalf("toolcheck failed: %v", err)
+			}
+			if want := fmt.Sprintf("%d/%d tools meet the contract", profile.count, profile.count); !strings.Contains(string(report), want) {
+				t.Errorf("toolcheck did not pass all %d tools", profile.count)
+			}
+		})
 	}
 }
 

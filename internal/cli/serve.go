@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sextant-dev/sextant/internal/mcpserver"
+	"github.com/sextant-dev/sextant/internal/query"
 )
 
 // runServe serves MCP over stdio, or over streamable HTTP at /mcp.
@@ -18,9 +19,10 @@ func runServe(ctx context.Context, e env, argv []string) error {
 	fs := newFlagSet("serve", e)
 	dbPath := dbFlag(fs)
 	addr := fs.String("http", "", "serve streamable HTTP at ADDR/mcp instead of stdio; a bare :PORT listens on loopback only")
+	toolSpec := fs.String("tools", os.Getenv("SEXTANT_TOOLS"), "tool profile: default, all, or a comma-separated list of profiles, groups and tool names (env SEXTANT_TOOLS)")
 	logLevel := fs.String("log-level", "warn", "log level on stderr: debug, info, warn or error")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: sextant serve [--http ADDR] [--db PATH] [DIR...]\n\nServe the tools over MCP. The DIRs (default: the working directory) are the roots: the files the tools may read, each indexed on first use.\n\nFlags:\n")
+		fmt.Fprint(fs.Output(), "Usage: sextant serve [--http ADDR] [--db PATH] [--tools PROFILE] [DIR...]\n\nServe the tools over MCP. The DIRs (default: the working directory) are the roots: the files the tools may read, each indexed on first use.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(argv); err != nil {
@@ -37,6 +39,10 @@ func runServe(ctx context.Context, e env, argv []string) error {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return usageError{fmt.Sprintf("--log-level: %v", err)}
+	}
+	tools, err := query.SelectTools(*toolSpec)
+	if err != nil {
+		return usageError{err.Error()}
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
 	roots := fs.Args()
@@ -56,7 +62,7 @@ func runServe(ctx context.Context, e env, argv []string) error {
 	if err != nil {
 		return err
 	}
-	server, err := mcpserver.New(svc, logger)
+	server, err := mcpserver.New(svc, logger, tools)
 	if err != nil {
 		return err
 	}

@@ -24,8 +24,15 @@ import (
 // Version is the server version reported at initialize.
 var Version = "0.1.0"
 
-// New returns an MCP server with every tool of query.Tools bound to svc.
-func New(svc *query.Service, logger *slog.Logger) (*mcp.Server, error) {
+// New returns an MCP server with the given tools (the default profile
+// when nil) bound to svc.
+func New(svc *query.Service, logger *slog.Logger, tools []query.Tool) (*mcp.Server, error) {
+	if tools == nil {
+		var err error
+		if tools, err = query.SelectTools(query.ProfileDefault); err != nil {
+			return nil, err
+		}
+	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -34,7 +41,7 @@ func New(svc *query.Service, logger *slog.Logger) (*mcp.Server, error) {
 		Logger:       logger,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
-	for _, t := range query.Tools() {
+	for _, t := range tools {
 		tl, err := definition(t)
 		if err != nil {
 			return nil, err

@@ -17,6 +17,7 @@ type Answer interface {
 // whose json and jsonschema tags define the schemas and the CLI flags.
 type Tool struct {
 	Name        string
+	Group       string // the profile group: GroupCore tools are served by default
 	Title       string
 	Description string
 	ReadOnly    bool
@@ -30,7 +31,7 @@ type Tool struct {
 
 func tool[In any, Out Answer](name, title, desc string, run func(*Service, context.Context, In, func(Progress)) (Out, error)) Tool {
 	return Tool{
-		Name: name, Title: title, Description: desc,
+		Name: name, Group: GroupCore, Title: title, Description: desc,
 		ReadOnly: true, Idempotent: true, OpenWorld: false,
 		Input:  reflect.TypeFor[In](),
 		Output: reflect.TypeFor[Out]().Elem(),
