@@ -137,6 +137,7 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	var recs []PackageRecords
 	dirOf := map[string]string{} // import path → directory of the package indexed under it
 	loaded := 0
+	var finishLast func() error
 	for i, u := range plan.Units {
 		report(PhaseLoad, i, len(plan.Units), unitLabel(u))
 		pkgs, err := load.Load(ctx, u)
@@ -150,17 +151,29 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 		loaded++
 		report(PhaseExtract, 0, 0, "call graph")
 		// The call graph needs the whole unit before anything is released;
-		// once started it runs beside extraction, on the other core.
+		// it runs beside extraction, on the other core, and builds each
+		// package's SSA as extraction reaches it (see callgraph.Options.Paced).
 		pending := x.startCallEdges(ctx, pkgs)
 		groups := selectPackages(pkgs)
 		pkgs = nil
+		var unreleased []*group
 		for j, g := range groups {
 			report(PhaseExtract, j, len(groups), g.path)
 			if err := ctx.Err(); err != nil {
+				pending.Open()
 				return Result{}, fmt.Errorf("indexing %s: %w", abs, err)
 			}
+			pending.Reached(g.path)
 			rec, xr := x.extract(g)
-			release(g)
+			// The call graph reads the packages in the background at
+			// first: release them once it has.
+			unreleased = append(unreleased, g)
+			if pending.Prepared() {
+				for _, g := range unreleased {
+					release(g)
+				}
+				unreleased = unreleased[:0]
+			}
 			groups[j] = nil
 			if dir, dup := dirOf[rec.Package.Path]; dup {
 				// Two modules with the same path (a copied example, say):
@@ -173,12 +186,37 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 			x.keep(xr)
 			recs = append(recs, rec)
 		}
-		if msg, err := x.finishCallEdges(ctx, pending); err != nil {
-			return Result{}, fmt.Errorf("indexing %s: %w", abs, err)
-		} else if msg != "" {
-			diags = append(diags, graph.Diagnostic{Path: u.Manifest(abs), Kind: "unknown", Message: msg})
+		pending.WaitPrepared()
+		for _, g := range unreleased {
+			release(g)
+		}
+		unreleased = nil
+		finish := func() error {
+			msg, err := x.finishCallEdges(ctx, pending)
+			if err != nil {
+				return fmt.Errorf("indexing %s: %w", abs, err)
+			} else if msg != "" {
+				diags = append(diags, graph.Diagnostic{Path: u.Manifest(abs), Kind: "unknown", Message: msg})
+			}
+			return nil
+		}
+		if i == len(plan.Units)-1 {
+			// The last unit's call graph finishes (single-threaded, after
+			// extraction) while the package records are written.
+			finishLast = finish
+			break
+		}
+		if err := finish(); err != nil {
+			return Result{}, err
 		}
 		report(PhaseExtract, len(groups), len(groups), "")
+	}
+	if finishLast != nil {
+		defer func() {
+			if finishLast != nil {
+				_ = finishLast() // the write failed first; let the build end
+			}
+		}()
 	}
 	if loaded == 0 {
 		return Result{}, graph.Errorf(graph.CodeIndexingFailed,
@@ -219,6 +257,13 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 		res.Symbols += len(rec.Symbols)
 		res.Diagnostics += len(rec.Diagnostics)
 		*rec = PackageRecords{} // written; let it go
+	}
+	if finishLast != nil {
+		f := finishLast
+		finishLast = nil
+		if err := f(); err != nil {
+			return Result{}, err
+		}
 	}
 	report(PhasePublish, len(recs), len(recs), "cross-references")
 	xn, err := x.flushXRefs(ctx, Sink{

@@ -238,6 +238,10 @@ type Options struct {
 	// MaxVTACalls overrides DefaultMaxVTACalls when positive; a negative
 	// value always uses CHA.
 	MaxVTACalls int
+	// Paced holds the SSA build of each package back until the caller
+	// says it has reached the package's import path (Pending.Reached),
+	// or until Pending.Open: see gate. Only Start honours it.
+	Paced bool
 	// MaxOutsideCandidates overrides DefaultMaxOutsideCandidates when
 	// positive; a negative value lists every candidate.
 	MaxOutsideCandidates int
@@ -259,39 +263,91 @@ const DefaultMaxOutsideCandidates = 4
 // it cannot handle; the indexer should then index the unit without
 // edges.
 func Build(ctx context.Context, pkgs []*packages.Package, opts Options) (*Result, error) {
+	opts.Paced = false
 	return Start(ctx, pkgs, opts).Wait()
 }
 
 // Pending is a Build running in its own goroutine.
 type Pending struct {
-	done chan struct{}
-	res  *Result
-	err  error
+	done     chan struct{}
+	prepared chan struct{}
+	gate     *gate
+	res      *Result
+	err      error
 }
+
+// Reached tells a Paced build that the caller has reached the package of
+// import path path, in the order of import paths: packages up to it may
+// be built.
+func (p *Pending) Reached(path string) { p.gate.set(path, false) }
+
+// Open lets a Paced build go on with every package. Wait opens the gate
+// itself.
+func (p *Pending) Open() { p.gate.set("", true) }
 
 // Start is Build in the background: it reads everything it needs from
 // pkgs before it returns (so the caller may then release their syntax
 // and types, or extract records from them concurrently) and does the
-// rest in a new goroutine. Wait returns the result.
+// rest in a new goroutine. Wait returns the result. With Options.Paced,
+// the reading happens in the background too: the caller may read the
+// packages at once, and release them once Prepared.
 func Start(ctx context.Context, pkgs []*packages.Package, opts Options) *Pending {
-	p := &Pending{done: make(chan struct{})}
-	t := time.Now()
-	u, err := safePrepare(pkgs, opts)
-	if err != nil {
-		p.err = err
-		close(p.done)
+	p := &Pending{done: make(chan struct{}), prepared: make(chan struct{})}
+	if opts.Paced {
+		p.gate = newGate()
+	}
+	prepare := func() *unit {
+		defer close(p.prepared)
+		t := time.Now()
+		u, err := safePrepare(pkgs, opts)
+		if err != nil {
+			p.err = err
+			return nil
+		}
+		u.stats.Create = time.Since(t)
+		u.gate = p.gate
+		return u
+	}
+	if !opts.Paced {
+		u := prepare()
+		if u == nil {
+			close(p.done)
+			return p
+		}
+		go func() {
+			defer close(p.done)
+			p.res, p.err = u.run(ctx)
+		}()
 		return p
 	}
-	u.stats.Create = time.Since(t)
 	go func() {
 		defer close(p.done)
-		p.res, p.err = u.run(ctx)
+		if u := prepare(); u != nil {
+			p.res, p.err = u.run(ctx)
+		}
 	}()
 	return p
 }
 
+// Prepared reports whether the build has read what it needs from the
+// packages, so that the caller may release their syntax and types. An
+// unpaced Start has read it when it returns; a Paced one reads it in the
+// background, beside the caller's own work.
+func (p *Pending) Prepared() bool {
+	select {
+	case <-p.prepared:
+		return true
+	default:
+		return false
+	}
+}
+
+// WaitPrepared waits until Prepared.
+func (p *Pending) WaitPrepared() { <-p.prepared }
+
 // Wait waits for the Build to finish and returns its result.
 func (p *Pending) Wait() (*Result, error) {
+	p.Open()
 	<-p.done
 	return p.res, p.err
 }

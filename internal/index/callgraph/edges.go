@@ -31,10 +31,7 @@ func (u *unit) run(ctx context.Context) (res *Result, err error) {
 		}
 	}()
 	u.stats.Calls = len(u.calls)
-	algorithm := CHA
-	if u.maxCalls > 0 && len(u.calls) <= u.maxCalls {
-		algorithm = VTA
-	}
+	algorithm := u.algorithm
 	var build []*ssa.Package
 	for _, p := range u.variants {
 		if algorithm == VTA || u.chosen[p] {

@@ -26,6 +26,8 @@ type unit struct {
 	maxCalls   int
 	maxOutside int
 
+	algorithm Algorithm // decided by the size of the unit's source
+
 	prog *ssa.Program
 	// variants are the SSA packages created from syntax, one per variant
 	// of a package of the unit that type-checked, in a stable order;
@@ -39,6 +41,8 @@ type unit struct {
 
 	calls map[token.Pos]callSyntax // by the Lparen of each call expression
 	vars  []varSpec                // package-level var specs with values, by position
+
+	gate *gate // nil: build in any order, at once
 
 	stats Stats
 }
@@ -131,40 +135,19 @@ func prepare(pkgs []*packages.Package, opts Options) *unit {
 		fromSyntax[p] = true
 	}
 
-	// The unit's packages that type-checked are created from their
-	// syntax; the packages they import directly, from their types (export
-	// data, without bodies). Building needs no more: code can only name
-	// what its package imports, and methods of other types are made on
-	// demand.
-	u.prog = ssa.NewProgram(u.fset, ssa.InstantiateGenerics)
 	best := map[string]*packages.Package{}
 	for _, p := range roots {
-		if !fromSyntax[p] || u.prog.Package(p.Types) != nil {
+		if !fromSyntax[p] {
 			continue
 		}
-		sp := u.prog.CreatePackage(p.Types, p.Syntax, p.TypesInfo, true)
 		path := pathOf(p)
-		u.pathOf[sp] = path
-		u.variants = append(u.variants, sp)
 		if b := best[path]; b == nil || betterVariant(path, p, b) {
 			best[path] = p
 		}
 	}
-	for _, sp := range u.variants {
-		for _, imp := range sp.Pkg.Imports() {
-			if u.prog.Package(imp) == nil {
-				u.prog.CreatePackage(imp, nil, nil, true)
-			}
-		}
-	}
-	for _, p := range best {
-		u.chosen[u.prog.Package(p.Types)] = true
-	}
-	// A stable build order, so that runs are alike.
-	sort.SliceStable(u.variants, func(i, j int) bool {
-		return u.variants[i].Pkg.Path() < u.variants[j].Pkg.Path()
-	})
 
+	// The syntax decides the algorithm (by the number of calls), and the
+	// algorithm which variants need their syntax.
 	files := map[*ast.File]bool{}
 	for _, p := range roots {
 		if !fromSyntax[p] {
@@ -179,6 +162,52 @@ func prepare(pkgs []*packages.Package, opts Options) *unit {
 			u.readSyntax(path, p.TypesInfo, f)
 		}
 	}
+	u.algorithm = CHA
+	if u.maxCalls > 0 && len(u.calls) <= u.maxCalls {
+		u.algorithm = VTA
+	}
+
+	// The unit's packages that type-checked are created from their
+	// syntax; the packages they import directly, from their types (export
+	// data, without bodies). Building needs no more: code can only name
+	// what its package imports, and methods of other types are made on
+	// demand. With CHA only the chosen variant of each path is built, so
+	// the others are created from their types too: their functions are
+	// still there to be called (edges name them by position), and their
+	// syntax and type information, which SSA would otherwise keep until
+	// the end of the build, can be released as soon as the indexer is done
+	// with them.
+	u.prog = ssa.NewProgram(u.fset, ssa.InstantiateGenerics)
+	for _, p := range roots {
+		if !fromSyntax[p] || u.prog.Package(p.Types) != nil {
+			continue
+		}
+		path := pathOf(p)
+		chosen := best[path] == p
+		var sp *ssa.Package
+		if chosen || u.algorithm == VTA {
+			sp = u.prog.CreatePackage(p.Types, p.Syntax, p.TypesInfo, true)
+		} else {
+			sp = u.prog.CreatePackage(p.Types, nil, nil, true)
+		}
+		u.pathOf[sp] = path
+		u.variants = append(u.variants, sp)
+		if chosen {
+			u.chosen[sp] = true
+		}
+	}
+	for _, sp := range u.variants {
+		for _, imp := range sp.Pkg.Imports() {
+			if u.prog.Package(imp) == nil {
+				u.prog.CreatePackage(imp, nil, nil, true)
+			}
+		}
+	}
+	// A stable build order, so that runs are alike.
+	sort.SliceStable(u.variants, func(i, j int) bool {
+		return u.variants[i].Pkg.Path() < u.variants[j].Pkg.Path()
+	})
+
 	sort.Slice(u.vars, func(i, j int) bool { return u.vars[i].from < u.vars[j].from })
 	return u
 }
@@ -378,7 +407,7 @@ func (u *unit) buildSSA(ctx context.Context, pkgs []*ssa.Package) error {
 		go func() {
 			defer wg.Done()
 			for p := range work {
-				if err := buildOne(p); err != nil {
+				if err := buildOne(p, u.algorithm == CHA); err != nil {
 					select {
 					case failed <- err:
 					default:
@@ -396,6 +425,9 @@ func (u *unit) buildSSA(ctx context.Context, pkgs []*ssa.Package) error {
 	var err error
 feed:
 	for _, p := range pkgs {
+		if err = u.gate.wait(ctx, u.pathOf[p]); err != nil {
+			break feed
+		}
 		select {
 		case work <- p:
 		case err = <-failed:
@@ -422,12 +454,70 @@ feed:
 	return ctx.Err()
 }
 
-func buildOne(p *ssa.Package) (err error) {
+func buildOne(p *ssa.Package, cha bool) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w for %s: %v\n%s", errPanic, p.Pkg.Path(), r, debug.Stack())
 		}
 	}()
 	p.Build()
+	releaseSyntax(p)
+	if cha {
+		releaseBodies(p)
+	}
 	return nil
+}
+
+// gate holds the build of each package back until the indexer has
+// reached it. The indexer extracts records package by package in import
+// path order and releases each one's syntax and types when done; SSA keeps
+// a package's syntax until it is built. Built in the same order and no
+// further ahead, the two release a package's syntax at about the same
+// time, so the heap holds a few packages' syntax and the bodies built so
+// far, not every package's syntax and every body at once.
+type gate struct {
+	mu      sync.Mutex
+	at      string        // the path the indexer is at
+	open    bool          // the indexer is done: no more waiting
+	changed chan struct{} // closed and replaced on every change
+}
+
+func newGate() *gate { return &gate{changed: make(chan struct{})} }
+
+// wait returns when the indexer has reached path (paths compare as
+// strings, the order both sides go in), the gate is open, or ctx ends.
+func (g *gate) wait(ctx context.Context, path string) error {
+	if g == nil {
+		return nil
+	}
+	for {
+		g.mu.Lock()
+		ok, changed := g.open || path <= g.at, g.changed
+		g.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (g *gate) set(at string, open bool) {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if open {
+		g.open = true
+	} else if at > g.at {
+		g.at = at
+	} else {
+		return
+	}
+	close(g.changed)
+	g.changed = make(chan struct{})
 }

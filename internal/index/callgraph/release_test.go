@@ -1,0 +1,113 @@
+package callgraph
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/ssa"
+)
+
+// TestPaced drives a Paced build the way the indexer does: packages are
+// released in import path order as the build is told it may reach them.
+// The edges must be those of an unpaced build.
+func TestPaced(t *testing.T) {
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	dir := writeTxtar(t, filepath.Join("testdata", "calls.txtar"))
+	units := loadUnits(t, dir)
+	for _, mode := range []int{0, -1} {
+		opts := Options{InRepo: under(dir), MaxVTACalls: mode}
+		want, err := Build(context.Background(), units[0], opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Paced = true
+		pending := Start(context.Background(), units[0], opts)
+		byPath := map[string][]*packages.Package{}
+		for _, p := range units[0] {
+			byPath[pathOf(p)] = append(byPath[pathOf(p)], p)
+		}
+		paths := slices.Sorted(func(yield func(string) bool) {
+			for p := range byPath {
+				if !yield(p) {
+					return
+				}
+			}
+		})
+		var saved []packages.Package
+		for _, p := range units[0] {
+			saved = append(saved, *p)
+		}
+		pending.WaitPrepared() // the indexer releases nothing before
+		for _, path := range paths {
+			pending.Reached(path)
+			for _, p := range byPath[path] {
+				p.Syntax, p.TypesInfo, p.Types = nil, nil, nil
+			}
+		}
+		got, err := pending.Wait()
+		for i, p := range units[0] {
+			*p = saved[i]
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w, g bytes.Buffer
+		render(&w, dir, want)
+		render(&g, dir, got)
+		if w.String() != g.String() {
+			t.Errorf("MaxVTACalls %d: paced edges differ:\n%s", mode, lineDiff(w.String(), g.String()))
+		}
+	}
+}
+
+// TestReleaseSyntax checks that the pinned go/ssa still has the field
+// releaseSyntax clears, and that a built package keeps the syntax of its
+// generic functions only.
+func TestReleaseSyntax(t *testing.T) {
+	if syntaxOffset == ^uintptr(0) {
+		t.Fatal("ssa.Function has no syntax field of type ast.Node: go/ssa changed; update releaseSyntax")
+	}
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	dir := writeTxtar(t, filepath.Join("testdata", "calls.txtar"))
+	units := loadUnits(t, dir)
+	u := prepare(units[0], Options{InRepo: under(dir), MaxVTACalls: -1})
+	var built []*ssa.Package
+	for _, p := range u.variants {
+		if u.chosen[p] {
+			built = append(built, p)
+		}
+	}
+	if err := u.buildSSA(context.Background(), built); err != nil {
+		t.Fatal(err)
+	}
+	var generic, plain int
+	for _, p := range built {
+		for _, m := range p.Members {
+			fn, ok := m.(*ssa.Function)
+			if !ok || fn.Synthetic != "" {
+				continue
+			}
+			switch {
+			case fn.TypeParams().Len() > 0:
+				generic++
+				if fn.Syntax() == nil {
+					t.Errorf("%s: generic function lost its syntax; its instances need it", fn)
+				}
+			default:
+				plain++
+				if fn.Syntax() != nil {
+					t.Errorf("%s: syntax kept after the build", fn)
+				}
+			}
+		}
+	}
+	if generic == 0 || plain == 0 {
+		t.Fatalf("fixture has %d generic and %d plain functions; want some of each", generic, plain)
+	}
+}
