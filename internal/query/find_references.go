@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -82,8 +83,10 @@ type FindReferencesOutput struct {
 // and one row.
 const minBudget = 150
 
-// maxExcerpt bounds the characters of line text shown per use.
-const maxExcerpt = 100
+// maxExcerpt bounds the characters of line text shown per use: enough
+// for the statement around a use (a call with its arguments, an
+// assignment), in a third of what the whole line of gopls's answer costs.
+const maxExcerpt = 48
 
 // FindReferences lists every use of a symbol.
 func (s *Service) FindReferences(ctx context.Context, in FindReferencesInput, progress func(Progress)) (*FindReferencesOutput, error) {
@@ -275,8 +278,15 @@ func excerpt(line string, col int) string {
 	}
 	c := max(col-1, start)
 	if end-start > maxExcerpt {
-		from := max(start, min(c-maxExcerpt/3, end-maxExcerpt))
+		from := max(start, min(c-maxExcerpt/4, end-maxExcerpt))
+		// Cut between words, not inside one.
+		for from > start && from < c && isWordRune(runes[from-1]) {
+			from++
+		}
 		to := min(end, from+maxExcerpt)
+		for to < end && to > c && isWordRune(runes[to]) {
+			to--
+		}
 		s := string(runes[from:to])
 		if from > start {
 			s = "…" + s
@@ -287,6 +297,10 @@ func excerpt(line string, col int) string {
 		return quoteContent(s)
 	}
 	return quoteContent(string(runes[start:end]))
+}
+
+func isWordRune(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 // parseRefKinds parses a comma-separated list of reference kinds.
@@ -356,14 +370,17 @@ func (o *FindReferencesOutput) Text() string {
 	}
 	for _, f := range o.Results {
 		fmt.Fprintf(&b, "%s\n", f.Path)
+		// A run of uses in one declaration names it once, on the first.
+		prev := ""
 		for _, r := range f.References {
 			fmt.Fprintf(&b, "  %d:%d %s", r.Line, r.Column, r.Kind)
 			if r.Target != "" {
 				fmt.Fprintf(&b, " of %s", r.Target)
 			}
-			if r.Enclosing != "" {
+			if r.Enclosing != "" && r.Enclosing != prev {
 				fmt.Fprintf(&b, " in %s", r.Enclosing)
 			}
+			prev = r.Enclosing
 			if r.Text != "" {
 				fmt.Fprintf(&b, ": %s", r.Text)
 			}
