@@ -1,25 +1,29 @@
 package e2e_test
 
 import (
+	"bufio"
+	"bytes"
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
 
-// TestFreshness edits a copy of cobra under a running server: answers
-// from the index say they are stale and why, the outline (read from disk)
-// stays current, and after `sextant index` the answers are fresh again and
-// describe the edit.
-func TestFreshness(t *testing.T) {
+// TestFreshnessNoRefresh edits a copy of cobra under a server started
+// with --refresh=false: answers from the index say they are stale and
+// why, the outline (read from disk) stays current, and after `sextant
+// index` the answers are fresh again and describe the edit.
+func TestFreshnessNoRefresh(t *testing.T) {
 	dir := freshCopy(t)
 	db := filepath.Join(t.TempDir(), "fresh.db")
 	stdout, _ := runCLI(t, 0, "index", "--db", db, dir)
 	if !strings.Contains(stdout, cobraModule) || !strings.Contains(stdout, "symbols") {
 		t.Errorf("sextant index printed no summary: %q", stdout)
 	}
-	cs := connect(t, "", nil, db, dir)
+	cs := connect(t, "", nil, db, "--refresh=false", dir)
 	const added = "E2EAddedLater"
 	lookup := map[string]any{"name": added, "mode": "exact"}
 
@@ -84,6 +88,93 @@ func TestFreshness(t *testing.T) {
 	}
 }
 
+// TestReadYourWrites edits, adds, renames and deletes files of a copy of
+// cobra under a running server, and breaks and mends its go.mod: the very
+// next call of each tool describes the disk as it is, from a new
+// snapshot, or (go.mod broken) keeps serving the last good snapshot,
+// marked stale with the error.
+func TestReadYourWrites(t *testing.T) {
+	dir := freshCopy(t)
+	db := filepath.Join(t.TempDir(), "ryw.db")
+	runCLI(t, 0, "index", "--db", db, dir)
+	cs := connect(t, "", nil, db, dir)
+	exact := func(name string) map[string]any { return map[string]any{"name": name, "mode": "exact"} }
+
+	before, _ := callOK[findSymbolOut](t, cs, "find_symbol", exact("E2EAdded"))
+	if !before.Fresh || before.Total != 0 {
+		t.Fatalf("before the edit: %+v", before.envelope)
+	}
+
+	// An edit: a new function, and a use of it in another file.
+	appendFile(t, filepath.Join(dir, "command.go"), "\n// E2EAdded was added by the e2e test.\nfunc E2EAdded() {}\n")
+	appendFile(t, filepath.Join(dir, "args.go"), "\nfunc e2eUser() { E2EAdded() }\n")
+	got, _ := callOK[findSymbolOut](t, cs, "find_symbol", exact("E2EAdded"))
+	if !got.Fresh || got.Total != 1 || got.SnapshotID <= before.SnapshotID {
+		t.Fatalf("find_symbol after the edit: fresh=%v total=%d snapshot %d (was %d) reasons=%v", got.Fresh, got.Total, got.SnapshotID, before.SnapshotID, got.StaleReasons)
+	}
+	refs, _ := callOK[findReferencesOut](t, cs, "find_references", map[string]any{"qualified_name": "E2EAdded"})
+	if !refs.Fresh || refs.Total != 1 || len(refs.Results) != 1 || refs.Results[0].Path != "args.go" {
+		t.Errorf("find_references after the edit: fresh=%v total=%d results=%+v", refs.Fresh, refs.Total, refs.Results)
+	}
+	callers, _ := callOK[callGraphOut](t, cs, "get_callers", map[string]any{"qualified_name": "E2EAdded"})
+	if !callers.Fresh || callers.Total != 1 {
+		t.Errorf("get_callers after the edit: fresh=%v total=%d", callers.Fresh, callers.Total)
+	}
+
+	// A rename: the old name is gone, the new one is there.
+	cmdGo := filepath.Join(dir, "command.go")
+	data, err := os.ReadFile(cmdGo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, cmdGo, strings.ReplaceAll(string(data), "func E2EAdded()", "func E2ERenamed()"))
+	writeFile(t, filepath.Join(dir, "args.go"), strings.ReplaceAll(readString(t, filepath.Join(dir, "args.go")), "E2EAdded()", "E2ERenamed()"))
+	old, _ := callOK[findSymbolOut](t, cs, "find_symbol", exact("E2EAdded"))
+	renamed, _ := callOK[getSymbolOut](t, cs, "get_symbol", map[string]any{"qualified_name": "E2ERenamed"})
+	if old.Total != 0 || !old.Fresh || !renamed.Fresh || renamed.Results == nil || renamed.Results.Path != "command.go" {
+		t.Errorf("after the rename: old name found %d times (fresh=%v); new name fresh=%v: %+v", old.Total, old.Fresh, renamed.Fresh, renamed.Results)
+	}
+
+	// A new file, then its removal.
+	newGo := filepath.Join(dir, "doc", "e2e_new.go")
+	writeFile(t, newGo, "package doc\n\n// E2ENew is new.\nfunc E2ENew() {}\n")
+	added, _ := callOK[findSymbolOut](t, cs, "find_symbol", exact("E2ENew"))
+	if !added.Fresh || added.Total != 1 {
+		t.Errorf("after adding doc/e2e_new.go: fresh=%v total=%d", added.Fresh, added.Total)
+	}
+	if err := os.Remove(newGo); err != nil {
+		t.Fatal(err)
+	}
+	gone, _ := callOK[findSymbolOut](t, cs, "find_symbol", exact("E2ENew"))
+	if !gone.Fresh || gone.Total != 0 {
+		t.Errorf("after deleting doc/e2e_new.go: fresh=%v total=%d", gone.Fresh, gone.Total)
+	}
+
+	// A broken go.mod: the last good snapshot keeps serving, marked stale
+	// with the error; mended, the answers are fresh again.
+	goMod := filepath.Join(dir, "go.mod")
+	good := readString(t, goMod)
+	writeFile(t, goMod, good+"\nthis is not a go.mod directive\n")
+	broken, _ := callOK[findSymbolOut](t, cs, "find_symbol", exact("E2ERenamed"))
+	if broken.Fresh || broken.Total != 1 || !containsSubstring(broken.StaleReasons, "refreshing failed") || !containsSubstring(broken.StaleReasons, "go.mod") {
+		t.Errorf("with go.mod broken: fresh=%v total=%d reasons=%v", broken.Fresh, broken.Total, broken.StaleReasons)
+	}
+	writeFile(t, goMod, good)
+	mended, _ := callOK[findSymbolOut](t, cs, "find_symbol", exact("E2ERenamed"))
+	if !mended.Fresh || mended.Total != 1 || mended.SnapshotID <= broken.SnapshotID {
+		t.Errorf("with go.mod mended: fresh=%v total=%d snapshot %d (was %d) reasons=%v", mended.Fresh, mended.Total, mended.SnapshotID, broken.SnapshotID, mended.StaleReasons)
+	}
+}
+
+func readString(t *testing.T, p string) string {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
 // appendFile appends text to the file at p and moves its modification time
 // two seconds ahead.
 func appendFile(t *testing.T, p, text string) {
@@ -118,4 +209,59 @@ func containsSubstring(list []string, sub string) bool {
 		}
 	}
 	return false
+}
+
+// TestIndexWatch runs `sextant index --watch` on a copy of cobra, edits a
+// file, and waits for the watch to publish a new snapshot that has the
+// edit, with no call asking for it.
+func TestIndexWatch(t *testing.T) {
+	dir := freshCopy(t)
+	db := filepath.Join(t.TempDir(), "watch.db")
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "index", "--watch", "--db", db, dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	}()
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	waitFor := func(what string) string {
+		t.Helper()
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("sextant index --watch ended before %s\nstderr:\n%s", what, stderr.String())
+				}
+				if strings.Contains(l, what) {
+					return l
+				}
+			case <-ctx.Done():
+				t.Fatalf("no %q from sextant index --watch\nstderr:\n%s", what, stderr.String())
+			}
+		}
+	}
+	waitFor("snapshot 1:")
+	appendFile(t, filepath.Join(dir, "command.go"), "\nfunc E2EWatched() {}\n")
+	waitFor("snapshot 2 (files changed)")
+	stdout, _ := runCLI(t, 0, "find_symbol", "--db", db, "--name", "E2EWatched", "--mode", "exact", "--root", dir)
+	if !strings.Contains(stdout, "command.go") {
+		t.Errorf("find_symbol after the watch refreshed:\n%s", stdout)
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index"
@@ -37,8 +39,9 @@ func runIndex(ctx context.Context, e env, argv []string) error {
 	fs := newFlagSet("index", e)
 	dbPath := dbFlag(fs)
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	watch := fs.Bool("watch", false, "after indexing, keep watching the directories and re-index each as its files change, until interrupted")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: sextant index [--db PATH] [--json] [DIR...]\n\nIndex the Go modules under each DIR (default: the working directory) and publish a new snapshot of each.\n\nFlags:\n")
+		fmt.Fprint(fs.Output(), "Usage: sextant index [--db PATH] [--json] [--watch] [DIR...]\n\nIndex the Go modules under each DIR (default: the working directory) and publish a new snapshot of each.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(argv); err != nil {
@@ -90,7 +93,30 @@ func runIndex(ctx context.Context, e env, argv []string) error {
 		b, _ := json.MarshalIndent(summaries, "", "  ")
 		fmt.Fprintln(e.stdout, string(b))
 	}
+	if *watch {
+		return watchRoots(ctx, e, st, dirs)
+	}
 	return failed
+}
+
+// watchInterval is how often a watch looks for changes. With inotify a
+// look costs nothing while no file changes.
+const watchInterval = 200 * time.Millisecond
+
+// watchRoots re-indexes each directory as its files change, printing each
+// new snapshot, until ctx ends (an interrupt).
+func watchRoots(ctx context.Context, e env, st graph.Store, dirs []string) error {
+	svc, err := newService(st, dirs, e)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "sextant: watching %s for changes; interrupt to stop\n", strings.Join(svc.Roots(), ", "))
+	svc.Watch(ctx, watchInterval, func(snaps map[string]int64) {
+		for name, id := range snaps {
+			fmt.Fprintf(e.stdout, "%s: snapshot %d (files changed)\n", name, id)
+		}
+	})
+	return nil
 }
 
 func newFlagSet(name string, e env) *flag.FlagSet {

@@ -20,9 +20,11 @@ func runServe(ctx context.Context, e env, argv []string) error {
 	dbPath := dbFlag(fs)
 	addr := fs.String("http", "", "serve streamable HTTP at ADDR/mcp instead of stdio; a bare :PORT listens on loopback only")
 	toolSpec := fs.String("tools", os.Getenv("SEXTANT_TOOLS"), "tool profile: default, all, or a comma-separated list of profiles, groups and tool names (env SEXTANT_TOOLS)")
+	refresh := fs.Bool("refresh", true, "re-index a root whose files changed before answering a call (false: answer from the snapshot, marked fresh: false)")
+	watch := fs.Bool("watch", false, "also refresh in the background as files change, so calls rarely wait")
 	logLevel := fs.String("log-level", "warn", "log level on stderr: debug, info, warn or error")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: sextant serve [--http ADDR] [--db PATH] [--tools PROFILE] [DIR...]\n\nServe the tools over MCP. The DIRs (default: the working directory) are the roots: the files the tools may read, each indexed on first use.\n\nFlags:\n")
+		fmt.Fprint(fs.Output(), "Usage: sextant serve [--http ADDR] [--db PATH] [--tools PROFILE] [--watch] [DIR...]\n\nServe the tools over MCP. The DIRs (default: the working directory) are the roots: the files the tools may read, each indexed on first use.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(argv); err != nil {
@@ -61,6 +63,14 @@ func runServe(ctx context.Context, e env, argv []string) error {
 	svc, err := newService(st, roots, e)
 	if err != nil {
 		return err
+	}
+	svc.SetRefresh(*refresh)
+	if *watch {
+		go svc.Watch(ctx, watchInterval, func(snaps map[string]int64) {
+			for name, id := range snaps {
+				logger.Info("refreshed", "repository", name, "snapshot", id)
+			}
+		})
 	}
 	server, err := mcpserver.New(svc, logger, tools)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 )
@@ -122,6 +123,32 @@ func (s *Service) statCheck(repo graph.RepositoryStatus, fs fileSet) []string {
 		reasons = append(reasons[:maxStaleReasons], fmt.Sprintf("and %d more changes", more))
 	}
 	return append(reasons, "run `sextant index "+repo.Root+"` to refresh")
+}
+
+// changedSince reports whether a file or directory of repo's snapshot
+// changed on disk after t (or went away): whether a refresh that failed at
+// t is worth trying again.
+func (s *Service) changedSince(ctx context.Context, r graph.Reader, repo graph.RepositoryStatus, t time.Time) bool {
+	fs, err := s.fileSet(ctx, r, repo)
+	if err != nil {
+		return true
+	}
+	since := t.UnixNano()
+	// A file removed since is seen by its directory's time; one that was
+	// already gone at t is no news.
+	for _, f := range fs.files {
+		fi, err := os.Lstat(filepath.Join(repo.Root, filepath.FromSlash(f.Path)))
+		if err == nil && fi.ModTime().UnixNano() >= since {
+			return true
+		}
+	}
+	for _, d := range fs.dirs {
+		fi, err := os.Lstat(filepath.Join(repo.Root, filepath.FromSlash(d)))
+		if err != nil || fi.ModTime().UnixNano() >= since {
+			return true
+		}
+	}
+	return false
 }
 
 // fileSet returns the files and directories of repo's snapshot, cached per

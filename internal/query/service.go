@@ -29,16 +29,27 @@ type IndexFunc func(ctx context.Context, root string, progress func(Progress)) e
 
 // Service answers every tool. It is safe for concurrent use.
 type Service struct {
-	store graph.Store
-	roots []string // absolute, symlinks resolved, sorted
-	index IndexFunc
-	now   func() time.Time
+	store   graph.Store
+	roots   []string // absolute, symlinks resolved, sorted
+	index   IndexFunc
+	now     func() time.Time
+	refresh bool // re-index a stale root before answering (see SetRefresh)
 
 	mu       sync.Mutex
-	indexing map[string]*flight     // root → the indexing run in progress
-	files    map[string]fileSet     // repository name → files of one snapshot, for freshness
-	watches  map[string]*watchState // repository name → directory watch of its snapshot
-	facts    map[string]*repoFacts  // repository name → completeness facts of one snapshot
+	indexing map[string]*flight        // root → the indexing run in progress
+	files    map[string]fileSet        // repository name → files of one snapshot, for freshness
+	watches  map[string]*watchState    // repository name → directory watch of its snapshot
+	facts    map[string]*repoFacts     // repository name → completeness facts of one snapshot
+	failed   map[string]refreshFailure // root → the last refresh that failed
+}
+
+// refreshFailure is a refresh of a stale root that failed (a broken
+// go.mod, say): the snapshot it started from keeps serving, marked stale
+// with the error, and the refresh is tried again once a file changes.
+type refreshFailure struct {
+	snapshot int64     // the snapshot that kept serving
+	at       time.Time // when the failed run started
+	err      string
 }
 
 type flight struct {
@@ -56,8 +67,9 @@ type fileSet struct {
 // indexes a root on first use with index (nil: never index, answer
 // INDEX_NOT_READY instead).
 func New(store graph.Store, roots []string, index IndexFunc) (*Service, error) {
-	s := &Service{store: store, index: index, now: time.Now,
-		indexing: map[string]*flight{}, files: map[string]fileSet{}, watches: map[string]*watchState{}, facts: map[string]*repoFacts{}}
+	s := &Service{store: store, index: index, now: time.Now, refresh: index != nil,
+		indexing: map[string]*flight{}, files: map[string]fileSet{}, watches: map[string]*watchState{}, facts: map[string]*repoFacts{},
+		failed: map[string]refreshFailure{}}
 	for _, r := range roots {
 		abs, err := CanonicalDir(r)
 		if err != nil {
@@ -68,6 +80,13 @@ func New(store graph.Store, roots []string, index IndexFunc) (*Service, error) {
 	sort.Strings(s.roots)
 	return s, nil
 }
+
+// SetRefresh turns refreshing on or off (on by default when the service
+// can index). On, a call that finds a root's snapshot stale re-indexes the
+// root before answering, so an answer never describes code older than the
+// disk when the call began; concurrent calls share one run. Off, such
+// answers say fresh: false and why.
+func (s *Service) SetRefresh(on bool) { s.refresh = on && s.index != nil }
 
 // Roots returns the directories the service may read, canonical.
 func (s *Service) Roots() []string { return append([]string(nil), s.roots...) }
@@ -117,7 +136,8 @@ func (v *view) staleness(r graph.RepositoryStatus) []string {
 	return reasons
 }
 
-// open pins a reader, indexing first any root that has no snapshot yet
+// open pins a reader, indexing first any root that has no snapshot yet and
+// refreshing any root whose snapshot no longer matches the disk
 // (concurrent calls wait for the same run). The caller must close the view.
 func (s *Service) open(ctx context.Context, progress func(Progress)) (*view, error) {
 	for attempt := 0; ; attempt++ {
@@ -130,11 +150,17 @@ func (s *Service) open(ctx context.Context, progress func(Progress)) (*view, err
 			r.Close()
 			return nil, graph.Wrap(graph.CodeInternal, err, "listing repositories")
 		}
-		missing := s.unindexedRoots(repos)
-		if len(missing) == 0 || attempt > 0 {
+		v := &view{s: s, r: r, repos: repos, used: map[string]bool{}, stale: map[string][]string{}}
+		if attempt > 0 {
 			// After one indexing round, answer with what is there: a root
-			// that still has no snapshot failed, and said so.
-			return &view{s: s, r: r, repos: repos, used: map[string]bool{}, stale: map[string][]string{}}, nil
+			// that still has no snapshot failed, and said so; one that is
+			// still stale says why.
+			return v, nil
+		}
+		missing := s.unindexedRoots(repos)
+		stale := s.staleRoots(v)
+		if len(missing) == 0 && len(stale) == 0 {
+			return v, nil
 		}
 		r.Close()
 		for _, root := range missing {
@@ -142,7 +168,45 @@ func (s *Service) open(ctx context.Context, progress func(Progress)) (*view, err
 				return nil, err
 			}
 		}
+		for _, rp := range stale {
+			started := s.now()
+			if err := s.indexOnce(ctx, rp.Root, progress); err != nil {
+				if ctx.Err() != nil {
+					return nil, err
+				}
+				s.mu.Lock()
+				s.failed[rp.Root] = refreshFailure{snapshot: rp.Snapshot.ID, at: started, err: err.Error()}
+				s.mu.Unlock()
+				continue
+			}
+			s.mu.Lock()
+			delete(s.failed, rp.Root)
+			s.mu.Unlock()
+		}
 	}
+}
+
+// staleRoots returns the repositories of the roots whose snapshots no
+// longer match the disk and are worth refreshing: not those whose last
+// refresh failed, unless a file changed since.
+func (s *Service) staleRoots(v *view) []graph.RepositoryStatus {
+	if !s.refresh {
+		return nil
+	}
+	var out []graph.RepositoryStatus
+	for _, rp := range v.repos {
+		if !s.isRoot(rp.Root) || len(v.staleness(rp)) == 0 {
+			continue
+		}
+		s.mu.Lock()
+		f, failed := s.failed[rp.Root]
+		s.mu.Unlock()
+		if failed && f.snapshot == rp.Snapshot.ID && !s.changedSince(context.Background(), v.r, rp, f.at) {
+			continue
+		}
+		out = append(out, rp)
+	}
+	return out
 }
 
 func (v *view) close() { v.r.Close() }
@@ -283,6 +347,12 @@ func (v *view) envelope() Envelope {
 		}
 		if reasons := v.staleness(r); len(reasons) > 0 {
 			env.Fresh = false
+			v.s.mu.Lock()
+			f, failed := v.s.failed[r.Root]
+			v.s.mu.Unlock()
+			if failed && f.snapshot == r.Snapshot.ID {
+				env.StaleReasons = append(env.StaleReasons, "refreshing failed, so this is the last good snapshot: "+f.err)
+			}
 			env.StaleReasons = append(env.StaleReasons, reasons...)
 		}
 	}

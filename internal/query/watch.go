@@ -1,0 +1,52 @@
+package query
+
+import (
+	"context"
+	"time"
+)
+
+// Watch keeps the roots' snapshots fresh in the background until ctx ends,
+// so that most calls find them fresh already: every interval it does what
+// a call does before answering (index a root with no snapshot, refresh a
+// stale one). With the directory watch the check costs nothing while no
+// file changes. refreshed, when set, is told of each check that published
+// a new snapshot; errors are for the next call to report.
+func (s *Service) Watch(ctx context.Context, interval time.Duration, refreshed func(snapshots map[string]int64)) {
+	// The snapshots as they are before the first look, so that a refresh
+	// the first look makes is reported too.
+	last := map[string]int64{}
+	if r, err := s.store.Read(ctx); err == nil {
+		if repos, err := r.Repositories(ctx); err == nil {
+			for _, rp := range repos {
+				if s.isRoot(rp.Root) {
+					last[rp.Root] = rp.Snapshot.ID
+				}
+			}
+		}
+		r.Close()
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if v, err := s.open(ctx, nil); err == nil {
+			changed := map[string]int64{}
+			for _, r := range v.repos {
+				if s.isRoot(r.Root) && last[r.Root] != r.Snapshot.ID {
+					if _, seen := last[r.Root]; seen {
+						changed[r.Name] = r.Snapshot.ID
+					}
+					last[r.Root] = r.Snapshot.ID
+				}
+			}
+			v.close()
+			if len(changed) > 0 && refreshed != nil {
+				refreshed(changed)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
