@@ -62,6 +62,7 @@ func runServe(ctx context.Context, e env, argv []string) error {
 	if err != nil {
 		return err
 	}
+	defer svc.Close() // shuts down the language servers the lsp tools started
 	server, err := mcpserver.New(svc, logger, tools)
 	if err != nil {
 		return err

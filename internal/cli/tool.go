@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/query"
 )
 
@@ -139,15 +140,18 @@ func runTool(ctx context.Context, e env, t query.Tool, argv []string) error {
 		}
 		roots = stringList{wd}
 	}
-	st, err := openStore(ctx, e, *dbPath)
-	if err != nil {
-		return err
+	var st graph.Store
+	if t.Group != query.GroupLSP { // the language-server tools read no index
+		if st, err = openStore(ctx, e, *dbPath); err != nil {
+			return err
+		}
+		defer st.Close()
 	}
-	defer st.Close()
 	svc, err := newService(st, roots, e)
 	if err != nil {
 		return err
 	}
+	defer svc.Close() // shuts down the language servers the lsp tools started
 	answer, err := t.Call(ctx, svc, raw, progressPrinter(e))
 	if err != nil {
 		if *asJSON {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -76,7 +77,16 @@ func startServer(ctx context.Context, spec ServerSpec, root string, cfg PoolConf
 	}
 	s := &Server{Name: spec.Name, Root: root, spec: spec, cfg: cfg, proc: proc,
 		docs: map[string]*document{}, progress: map[string]string{}, changed: make(chan struct{}), enc: UTF16}
-	s.conn = NewConn(proc.stdout, deadlineWriter{proc.stdin}, Handler{Notify: s.notified, Request: s.requested})
+	var r io.Reader = proc.stdout
+	var w io.Writer = deadlineWriter{proc.stdin}
+	if trace := os.Getenv("SEXTANT_LSP_TRACE"); trace != "" {
+		// Debugging aid: both directions appended to one file.
+		if f, err := os.OpenFile(trace, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+			r = io.TeeReader(r, f)
+			w = io.MultiWriter(w, f)
+		}
+	}
+	s.conn = NewConn(r, w, Handler{Notify: s.notified, Request: s.requested})
 	go s.conn.Run()
 	ctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout.Duration)
 	defer cancel()
@@ -116,6 +126,14 @@ func startServer(ctx context.Context, spec ServerSpec, root string, cfg PoolConf
 		s.kill()
 		return nil, s.failure("initialized", err)
 	}
+	// Some servers (pyright) read no settings, and so answer nothing,
+	// until told the configuration changed; the settings themselves are
+	// pulled with workspace/configuration.
+	settings := any(s.spec.Settings)
+	if s.spec.Settings == nil {
+		settings = map[string]any{}
+	}
+	_ = s.conn.Notify("workspace/didChangeConfiguration", map[string]any{"settings": settings})
 	return s, nil
 }
 

@@ -39,6 +39,8 @@ type Service struct {
 	files    map[string]fileSet     // repository name → files of one snapshot, for freshness
 	watches  map[string]*watchState // repository name → directory watch of its snapshot
 	facts    map[string]*repoFacts  // repository name → completeness facts of one snapshot
+
+	lsp lspBridge // language servers started for the lsp tools; Close shuts them down
 }
 
 type flight struct {
