@@ -56,7 +56,7 @@ const descLSPRestart = `Stop and restart the language server for a file's langua
 // LSPPositionInput names a position in a file.
 type LSPPositionInput struct {
 	File   string `json:"file" jsonschema:"the file, root-relative or absolute inside a root"`
-	Line   int    `json:"line" jsonschema:"1-based line"`
+	Line   int    `json:"line" jsonschema:"1-based line number in the file"`
 	Column int    `json:"column" jsonschema:"1-based column, counted in Unicode characters"`
 }
 
@@ -271,7 +271,7 @@ func (s *Service) LSPDefinition(ctx context.Context, in LSPPositionInput, _ func
 // LSPReferencesInput is the input of lsp_references.
 type LSPReferencesInput struct {
 	File               string `json:"file" jsonschema:"the file, root-relative or absolute inside a root"`
-	Line               int    `json:"line" jsonschema:"1-based line"`
+	Line               int    `json:"line" jsonschema:"1-based line number in the file"`
 	Column             int    `json:"column" jsonschema:"1-based column, counted in Unicode characters"`
 	IncludeDeclaration *bool  `json:"include_declaration,omitempty" jsonschema:"also list the declaration itself (default false)"`
 	Limit              int    `json:"limit,omitempty" jsonschema:"references per page, 1 to 500 (default 50)"`
