@@ -95,7 +95,11 @@ func (p *Pool) Acquire(ctx context.Context, spec ServerSpec, root string) (*Leas
 		if e.srv != nil && !e.srv.Alive() {
 			dead := e.srv
 			e.srv = nil
-			note := fmt.Sprintf("%s was restarted: the previous process (pid %d) %s", dead.Name, dead.Pid(), orDefault(dead.proc.exitStatus(), "stopped answering"))
+			select { // let the reaper tell how it ended
+			case <-dead.proc.exited:
+			case <-time.After(500 * time.Millisecond):
+			}
+			note := fmt.Sprintf("%s was restarted: the previous process (pid %d) ended (%s)", dead.Name, dead.Pid(), orDefault(dead.proc.exitStatus(), "it stopped answering"))
 			if t := dead.StderrTail(1500); t != "" {
 				note += "; its stderr ended with:\n" + t
 			}

@@ -144,11 +144,7 @@ func (p *process) exitStatus() string {
 		return "exited"
 	}
 	if ws, ok := p.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		s := "killed by " + ws.Signal().String()
-		if ws.Signal() == syscall.SIGKILL && p.capMB > 0 {
-			s += " (possibly out of memory)"
-		}
-		return s
+		return "killed by " + unix.SignalName(ws.Signal())
 	}
 	return p.state.String()
 }
@@ -236,6 +232,16 @@ func footprint(pgid int) Footprint {
 		}
 	}
 	return f
+}
+
+// processRunning reports whether pid exists and is not a zombie.
+func processRunning(pid int) bool {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(data, ')')
+	return i < 0 || i+2 >= len(data) || data[i+2] != 'Z'
 }
 
 // groupOf returns pid's process group from /proc/PID/stat, -1 if unknown.

@@ -188,8 +188,10 @@ func (s *Server) Alive() bool {
 	case <-s.conn.Done():
 		return false
 	default:
-		return true
 	}
+	// Killed but not yet reaped (or its pipes not yet drained): the
+	// kernel already says so.
+	return processRunning(s.proc.pid)
 }
 
 // Has reports whether the server announced capability (a key of
@@ -280,7 +282,7 @@ func (s *Server) failure(method string, err error) error {
 		if status == "" {
 			status = "closed its output"
 		}
-		msg := fmt.Sprintf("%s (pid %d) died during %s: %s; the next call restarts it", s.Name, s.proc.pid, method, status)
+		msg := fmt.Sprintf("%s (pid %d) died during %s (%s); the next call restarts it", s.Name, s.proc.pid, method, status)
 		if t := s.StderrTail(2000); t != "" {
 			msg += "\nstderr tail:\n" + t
 		}

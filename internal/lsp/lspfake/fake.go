@@ -8,7 +8,8 @@
 //     negotiated encoding), published DELAY ms after each change when a
 //     line says "DELAY ms", with a work-done progress for BUSY ms before
 //     it when a line says "BUSY ms".
-//   - hover on a line holding HANG never answers; on DIE, the process
+//   - hover on a line holding HANG never answers (and creates FILE.hanging
+//     beside the file); on DIE, the process
 //     exits mid-request; on ALLOC n, it allocates and touches n MiB more
 //     (kept), answering how much it holds.
 //   - hover answers the character at the position and its unit offset;
@@ -193,7 +194,12 @@ func (f *fake) handle(id json.RawMessage, method string, params json.RawMessage)
 		line := f.line(p.TextDocument.URI, p.Position.Line)
 		switch {
 		case bytes.Contains(line, []byte("HANG")):
-			return // never answered
+			// Never answered; a file beside the document tells a test the
+			// request arrived.
+			if p := lsp.URIPath(p.TextDocument.URI); p != "" {
+				_ = os.WriteFile(p+".hanging", nil, 0o644)
+			}
+			return
 		case bytes.Contains(line, []byte("DIE")):
 			fmt.Fprintln(os.Stderr, "fake: dying as asked, mid-request")
 			os.Exit(3)
