@@ -416,7 +416,7 @@ func TestMemoryCap(t *testing.T) {
 	path := file(t, dir, "m.txt", "ALLOC 64\n")
 	p := testPool(t, lsp.PoolConfig{SoftMemoryMB: 100})
 	spec := fakeSpec(t)
-	spec.MemoryMB = 1500
+	spec.MemoryMB = 2048 // a Go program needs about 1 GiB of address space to start
 	l := acquire(t, p, spec, dir)
 	var err error
 	for i := 0; i < 40 && err == nil; i++ {
