@@ -264,6 +264,10 @@ func (s *Server) CallRaw(ctx context.Context, method string, params any, timeout
 // failure turns a connection error into a coded one.
 func (s *Server) failure(method string, err error) error {
 	var rpc *RPCError
+	if errors.As(err, &rpc) && rpc.Code == CodeMethodNotFound {
+		return &graph.Error{Code: graph.CodeLSPUnavailable, Message: fmt.Sprintf("%s is unsupported by this server (%s: %s)", method, s.Name, rpc.Message), Err: err,
+			Data: map[string]any{"server": s.Name, "lsp_code": rpc.Code}}
+	}
 	if errors.As(err, &rpc) {
 		return &graph.Error{Code: graph.CodeLSPUnavailable, Message: fmt.Sprintf("%s answered %s with error %d: %s", s.Name, method, rpc.Code, rpc.Message), Err: err,
 			Data: map[string]any{"server": s.Name, "lsp_code": rpc.Code}}

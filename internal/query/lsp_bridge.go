@@ -130,8 +130,11 @@ func (s *Service) lspLocate(field, p string) (lspFile, error) {
 		c.text = text
 		return c, nil
 	}
-	if ge, ok := asError(firstErr); ok && ge.Data != nil {
-		ge.Data["field"] = field
+	if graph.CodeOf(firstErr) == graph.CodeFileNotFound {
+		return lspFile{}, graph.Errorf(graph.CodeFileNotFound, "%s does not exist under %s", p, strings.Join(s.roots, ", ")).WithData("field", field)
+	}
+	if ge, ok := asError(firstErr); ok {
+		ge.WithData("field", field)
 	}
 	return lspFile{}, firstErr
 }

@@ -125,7 +125,7 @@ func (s *Service) LSPDiagnostics(ctx context.Context, in LSPDiagnosticsInput, _ 
 		}
 		return all[i].Column < all[j].Column
 	})
-	off, end, err := pageOf(&out.Envelope, len(all), in.Limit, in.Cursor, "lsp_diagnostics", c.file.abs, fingerprint(all))
+	off, end, err := pageOf(&out.Envelope, len(all), in.Limit, in.Cursor, "lsp_diagnostics", c.file.rel, fingerprint(all))
 	if err != nil {
 		return nil, err
 	}
@@ -309,7 +309,7 @@ func (s *Service) lspLocations(ctx context.Context, in LSPPositionInput, capabil
 		return nil, err
 	}
 	all := c.locations(raw)
-	off, end, err := pageOf(&out.Envelope, len(all), limit, cur, method, c.file.abs, in.Line, in.Column, extra)
+	off, end, err := pageOf(&out.Envelope, len(all), limit, cur, method, c.file.rel, in.Line, in.Column, extra)
 	if err != nil {
 		return nil, err
 	}
@@ -540,7 +540,7 @@ func (s *Service) LSPWorkspaceSymbols(ctx context.Context, in LSPWorkspaceSymbol
 	for _, r := range raw {
 		all = append(all, c.symbol(r, ""))
 	}
-	off, end, err := pageOf(&out.Envelope, len(all), in.Limit, in.Cursor, "workspace/symbol", c.spec.Name, c.lease.Root, in.Query)
+	off, end, err := pageOf(&out.Envelope, len(all), in.Limit, in.Cursor, "workspace/symbol", c.spec.Name, in.Query)
 	if err != nil {
 		return nil, err
 	}
