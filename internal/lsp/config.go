@@ -153,8 +153,12 @@ func LoadConfig(root string) (*Config, error) {
 		if err != nil {
 			return nil, fmt.Errorf("parsing %s: %w", p, err)
 		}
-		if und := md.Undecoded(); len(und) > 0 {
-			return nil, fmt.Errorf("parsing %s: unknown key %s", p, und[0])
+		for _, k := range md.Undecoded() {
+			// Free-form tables (init_options, settings) hold any keys.
+			if len(k) > 3 && k[0] == "lsp" && k[1] == "server" && (k[2] == "init_options" || k[2] == "settings") {
+				continue
+			}
+			return nil, fmt.Errorf("parsing %s: unknown key %s", p, k)
 		}
 		for i, s := range fc.LSP.Servers {
 			if s.Name == "" || s.Command == "" || len(s.Globs) == 0 {

@@ -360,7 +360,7 @@ func (s *Server) requested(method string, params json.RawMessage) (any, *RPCErro
 		_ = json.Unmarshal(params, &p)
 		out := make([]any, len(p.Items))
 		for i, it := range p.Items {
-			out[i] = s.spec.Settings[it.Section]
+			out[i] = section(s.spec.Settings, it.Section)
 		}
 		return out, nil
 	case "window/workDoneProgress/create", "client/registerCapability", "client/unregisterCapability",
@@ -373,6 +373,28 @@ func (s *Server) requested(method string, params json.RawMessage) (any, *RPCErro
 		return map[string]any{"applied": false, "failureReason": "sextant applies no edits"}, nil
 	}
 	return nil, &RPCError{Code: CodeMethodNotFound, Message: "sextant does not handle " + method}
+}
+
+// section looks a dotted section ("python.analysis") up in settings: a
+// key of that name, or a path through nested tables; nil when absent.
+func section(settings map[string]any, name string) any {
+	if name == "" {
+		return settings
+	}
+	if v, ok := settings[name]; ok {
+		return v
+	}
+	var cur any = settings
+	for _, part := range strings.Split(name, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		if cur, ok = m[part]; !ok {
+			return nil
+		}
+	}
+	return cur
 }
 
 // Sync makes the server's copy of the file at abs equal text: didOpen the
