@@ -255,6 +255,36 @@ func procAlive(pid int) bool {
 	return i < 0 || i+2 >= len(data) || data[i+2] != 'Z'
 }
 
+// inGroups lists the live processes whose process group is one of pgids.
+func inGroups(pgids []int) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		var pid int
+		if _, err := fmt.Sscan(e.Name(), &pid); err != nil {
+			continue
+		}
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		i := strings.LastIndexByte(string(data), ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(data[i+1:]))
+		if len(f) < 3 {
+			continue
+		}
+		for _, g := range pgids {
+			if f[2] == fmt.Sprint(g) && f[0] != "Z" {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
+}
+
 // TestLSPNoOrphans SIGKILLs sextant while it runs two language servers:
 // the kernel's parent-death signal ends both, and none is left after 5 s.
 func TestLSPNoOrphans(t *testing.T) {
@@ -263,12 +293,16 @@ func TestLSPNoOrphans(t *testing.T) {
 	cs, cmd := lspServe(t, path, root)
 	goAns, _ := callOK[lspAnswer](t, cs, "lsp_hover", map[string]any{"file": "main.go", "line": 6, "column": 6})
 	pyAns, _ := callOK[lspAnswer](t, cs, "lsp_hover", map[string]any{"file": "app.py", "line": 4, "column": 5})
-	pids := []int{goAns.Pid, pyAns.Pid}
-	for _, pid := range pids {
+	servers := []int{goAns.Pid, pyAns.Pid}
+	for _, pid := range servers {
 		if pid == 0 || !procAlive(pid) {
-			t.Fatalf("server pids %v: not running before the kill", pids)
+			t.Fatalf("server pids %v: not running before the kill", servers)
 		}
 	}
+	// Every process of the servers' process groups: the servers and
+	// whatever they started.
+	pids := inGroups(servers)
+	t.Logf("servers %v; their process groups hold %v", servers, pids)
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,15 @@ var positional = map[string]string{
 	"get_callers":          "qualified_name",
 	"get_callees":          "qualified_name",
 	"find_implementations": "qualified_name",
+	// The language-server tools take the file first: `sextant lsp_hover app.py --line 3 --column 5`.
+	"lsp_diagnostics":       "file",
+	"lsp_hover":             "file",
+	"lsp_definition":        "file",
+	"lsp_references":        "file",
+	"lsp_document_symbols":  "file",
+	"lsp_completion":        "file",
+	"lsp_workspace_symbols": "query",
+	"lsp_request":           "method",
 }
 
 // toolFlags builds a flag set from the tool's input type: one flag per
