@@ -93,6 +93,17 @@ class Greeter:
 x: int = greet("é😀"); y = shout("é😀")
 `
 
+const lspTSGreet = `export function greet(name: string): string {
+  return "héllo " + name;
+}
+`
+
+const lspTSApp = `import { greet } from "./greet";
+
+const s = "é😀"; const t: number = greet(s);
+console.log(greet("x"), t);
+`
+
 func lspFixture(t *testing.T) string {
 	dir := t.TempDir()
 	for name, text := range map[string]string{
@@ -102,6 +113,9 @@ func lspFixture(t *testing.T) string {
 		"app.py":  lspPyApp,
 		// pyright's own settings: the workspace is this directory alone.
 		"pyrightconfig.json": `{"include": ["."]}`,
+		"tsconfig.json":      `{"compilerOptions": {"strict": true, "target": "es2020", "module": "commonjs"}, "include": ["*.ts"]}`,
+		"greet.ts":           lspTSGreet,
+		"app.ts":             lspTSApp,
 	} {
 		writeFile(t, filepath.Join(dir, name), text)
 	}
@@ -165,7 +179,7 @@ func (a lspAnswer) locs() []string {
 // questions of the issue on the fixture and checks the answers at exact
 // positions.
 func TestLSPBridge(t *testing.T) {
-	path := lspPath(t, "gopls", "pyright-langserver")
+	path := lspPath(t, "gopls", "pyright-langserver", "typescript-language-server")
 	root := lspFixture(t)
 	cs, _ := lspServe(t, path, root)
 	cases := []struct {
@@ -197,10 +211,34 @@ func TestLSPBridge(t *testing.T) {
 			symbols: []string{"0 function greet", "0 class Greeter", "1 method __init__", "1 method run"},
 			diag:    "app.py:17:10", diagWords: "not assignable",
 		},
+		{
+			lang: "typescript", file: "app.ts",
+			hoverAt: [2]int{3, 35}, hover: "(alias) greet(name: string): string",
+			defAt: [2]int{3, 35}, def: "greet.ts:1:17",
+			// tsserver lists the declaration whatever includeDeclaration says.
+			refsAt: [2]int{3, 35}, refs: []string{"app.ts:1:10", "app.ts:3:35", "app.ts:4:13", "greet.ts:1:17"},
+			symbols: []string{"0 constant s", "0 constant t"},
+			diag:    "app.ts:3:23", diagWords: "not assignable to type 'number'",
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.lang, func(t *testing.T) {
 			at := func(p [2]int) map[string]any { return map[string]any{"file": c.file, "line": p[0], "column": p[1]} }
+			// Diagnostics first: waiting for them lets the server load the
+			// project, which some (typescript) answer other questions from.
+			diags, a := callOK[lspAnswer](t, cs, "lsp_diagnostics", map[string]any{"file": c.file, "wait": 120})
+			if !diags.Complete {
+				t.Errorf("diagnostics incomplete after 120 s: %v", diags.Pending)
+			}
+			var errs []string
+			for _, d := range diags.Results {
+				if d.Severity == "error" {
+					errs = append(errs, d.lspLoc.String()+" "+d.Message)
+				}
+			}
+			if len(errs) != 1 || !strings.HasPrefix(errs[0], c.diag+" ") || !strings.Contains(errs[0], c.diagWords) {
+				t.Errorf("diagnostics: %v, want one error at %s (%s)\n%s", errs, c.diag, c.diagWords, a.text)
+			}
 			hover, a := callOK[lspAnswer](t, cs, "lsp_hover", at(c.hoverAt))
 			if !strings.Contains(hover.Contents, c.hover) || !strings.Contains(a.text, c.hover) {
 				t.Errorf("hover: %q, want %q", a.text, c.hover)
@@ -226,19 +264,6 @@ func TestLSPBridge(t *testing.T) {
 			}
 			if !strings.Contains(a.text, "\n  method") && c.lang == "python" {
 				t.Errorf("outline text not indented:\n%s", a.text)
-			}
-			diags, a := callOK[lspAnswer](t, cs, "lsp_diagnostics", map[string]any{"file": c.file, "wait": 120})
-			if !diags.Complete {
-				t.Errorf("diagnostics incomplete after 120 s: %v", diags.Pending)
-			}
-			var errs []string
-			for _, d := range diags.Results {
-				if d.Severity == "error" {
-					errs = append(errs, d.lspLoc.String()+" "+d.Message)
-				}
-			}
-			if len(errs) != 1 || !strings.HasPrefix(errs[0], c.diag+" ") || !strings.Contains(errs[0], c.diagWords) {
-				t.Errorf("diagnostics: %v, want one error at %s (%s)\n%s", errs, c.diag, c.diagWords, a.text)
 			}
 		})
 	}
