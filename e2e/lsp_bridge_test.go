@@ -17,11 +17,12 @@ import (
 )
 
 // The language servers the bridge is tested against: gopls as .ci/run
-// installs it, pyright pinned by e2e/lsp/package-lock.json (npm ci
-// --prefix e2e/lsp, which .ci/lsp.sh runs).
+// installs it; pyright and typescript-language-server pinned by
+// e2e/lsp/package-lock.json (npm ci --prefix e2e/lsp, which .ci/lsp.sh
+// runs).
 const pyrightVersion = "1.1.407"
 
-// lspPath returns a PATH holding gopls and pyright-langserver. Without
+// lspPath returns a PATH holding gopls and the servers named. Without
 // them the test is skipped loudly, except in CI (CI=true) where their
 // absence is a failure.
 func lspPath(t *testing.T, need ...string) string {
@@ -42,7 +43,7 @@ func lspPath(t *testing.T, need ...string) string {
 		if found {
 			continue
 		}
-		msg := fmt.Sprintf("%s is not installed (npm ci --prefix e2e/lsp installs pyright %s): the LSP bridge was NOT tested against it", n, pyrightVersion)
+		msg := fmt.Sprintf("%s is not installed (npm ci --prefix e2e/lsp installs it, pyright %s): the LSP bridge was NOT tested against it", n, pyrightVersion)
 		if inCI() {
 			t.Fatal(msg)
 		}
@@ -175,7 +176,8 @@ func (a lspAnswer) locs() []string {
 	return out
 }
 
-// TestLSPBridge asks gopls and pyright, through the bridge, the five
+// TestLSPBridge asks gopls, pyright and typescript-language-server,
+// through the bridge, the five
 // questions of the issue on the fixture and checks the answers at exact
 // positions.
 func TestLSPBridge(t *testing.T) {
