@@ -454,3 +454,34 @@ func TestSoftLimit(t *testing.T) {
 	}
 	t.Fatal("no SERVER LARGE notice above the soft limit")
 }
+
+// TestOpenFilesBound: beyond max_open_files the least recently used file
+// is closed on the server (the fake then no longer searches it).
+func TestOpenFilesBound(t *testing.T) {
+	dir := t.TempDir()
+	p := testPool(t, lsp.PoolConfig{MaxOpenFiles: 2})
+	l := acquire(t, p, fakeSpec(t), dir)
+	defer l.Release()
+	var uri string
+	for _, name := range []string{"a.txt", "b.txt", "c.txt"} {
+		path := file(t, dir, name, "shared\n")
+		var err error
+		if uri, err = l.Sync(path, "plaintext", []byte("shared\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var locs []struct {
+		URI string `json:"uri"`
+	}
+	if err := l.Call(context.Background(), "textDocument/references", map[string]any{
+		"textDocument": map[string]any{"uri": uri}, "position": lsp.Position{}, "context": map[string]any{}}, &locs); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, loc := range locs {
+		got = append(got, filepath.Base(lsp.URIPath(loc.URI)))
+	}
+	if strings.Join(got, " ") != "b.txt c.txt" {
+		t.Errorf("files open on the server: %v, want b.txt c.txt", got)
+	}
+}

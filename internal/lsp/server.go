@@ -32,6 +32,7 @@ type Server struct {
 	caps map[string]json.RawMessage
 	info string // serverInfo name and version
 
+	syncMu   sync.Mutex // serialises document notifications
 	mu       sync.Mutex
 	docs     map[string]*document // by URI
 	progress map[string]string    // work-done tokens in progress → title
@@ -403,60 +404,85 @@ func section(settings map[string]any, name string) any {
 func (s *Server) Sync(abs, languageID string, text []byte) (string, error) {
 	uri := FileURI(abs)
 	sum := sha256.Sum256(text)
+	// syncMu keeps each document's notifications in version order; s.mu
+	// is held only for the state, never while writing to the server, so
+	// that the reading goroutine (which takes s.mu for diagnostics) never
+	// waits on a server that waits on it.
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
+	type note struct {
+		method string
+		params any
+	}
+	var notes []note
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	now := time.Now()
 	d := s.docs[uri]
+	opened := false
 	switch {
 	case d == nil:
 		d = &document{uri: uri, languageID: languageID, version: 1, hash: sum, text: text, synced: now, diagVersion: -1}
 		s.docs[uri] = d
-		if err := s.conn.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
-			"uri": uri, "languageId": languageID, "version": d.version, "text": string(text)}}); err != nil {
-			delete(s.docs, uri)
-			return uri, s.failure("textDocument/didOpen", err)
-		}
+		opened = true
+		notes = append(notes, note{"textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+			"uri": uri, "languageId": languageID, "version": d.version, "text": string(text)}}})
 	case d.hash != sum:
 		d.version++
 		d.hash, d.text, d.synced = sum, text, now
-		if err := s.conn.Notify("textDocument/didChange", map[string]any{
+		notes = append(notes, note{"textDocument/didChange", map[string]any{
 			"textDocument":   map[string]any{"uri": uri, "version": d.version},
-			"contentChanges": []any{map[string]any{"text": string(text)}}}); err != nil {
-			return uri, s.failure("textDocument/didChange", err)
-		}
+			"contentChanges": []any{map[string]any{"text": string(text)}}}})
 	}
 	d.used = now
-	s.closeExtraLocked()
+	for _, old := range s.extraLocked() {
+		delete(s.docs, old)
+		notes = append(notes, note{"textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": old}}})
+	}
+	s.mu.Unlock()
+	for _, n := range notes {
+		if err := s.conn.Notify(n.method, n.params); err != nil {
+			if opened {
+				s.mu.Lock()
+				delete(s.docs, uri)
+				s.mu.Unlock()
+			}
+			return uri, s.failure(n.method, err)
+		}
+	}
 	return uri, nil
 }
 
-// closeExtraLocked closes the least recently used files beyond the bound.
-func (s *Server) closeExtraLocked() {
-	for len(s.docs) > s.cfg.MaxOpenFiles {
-		var old *document
-		for _, d := range s.docs {
-			if old == nil || d.used.Before(old.used) {
-				old = d
-			}
-		}
-		s.closeLocked(old.uri)
+// extraLocked returns the least recently used files beyond the bound.
+func (s *Server) extraLocked() []string {
+	n := len(s.docs) - s.cfg.MaxOpenFiles
+	if n <= 0 {
+		return nil
 	}
+	docs := make([]*document, 0, len(s.docs))
+	for _, d := range s.docs {
+		docs = append(docs, d)
+	}
+	sort.Slice(docs, func(i, j int) bool { return docs[i].used.Before(docs[j].used) })
+	out := make([]string, n)
+	for i := range out {
+		out[i] = docs[i].uri
+	}
+	return out
 }
 
 // CloseFile tells the server the file at abs is no longer needed (it was
-// deleted, or the bound was reached).
+// deleted, say).
 func (s *Server) CloseFile(abs string) {
+	uri := FileURI(abs)
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closeLocked(FileURI(abs))
-}
-
-func (s *Server) closeLocked(uri string) {
-	if _, ok := s.docs[uri]; !ok {
-		return
-	}
+	_, open := s.docs[uri]
 	delete(s.docs, uri)
-	_ = s.conn.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}})
+	s.mu.Unlock()
+	if open {
+		_ = s.conn.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}})
+	}
 }
 
 // Text returns the text last synced for uri, if it is open.
