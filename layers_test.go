@@ -20,6 +20,7 @@ var layers = [][]string{
 	{"internal/store/storetest"},
 	{"internal/live"},
 	{"internal/lsp"},
+	{"internal/lsp/lspfake"}, // test support: a fake language server for the bridge's tests and benchmarks
 	{"internal/query"},
 	{"internal/mcpserver"},
 	{"internal/cli"},

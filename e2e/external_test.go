@@ -60,10 +60,28 @@ func TestToolcheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, profile := range []struct {
-		name  string
-		count int
-	}{{query.ProfileDefault, len(toolNames)}, {query.ProfileAll, len(all)}} {
+	// The default profile and each other group stay within the budget an
+	// agent's context affords; "all" is every group at once and is held
+	// to the contract, not to that budget.
+	type profileCase struct {
+		name     string
+		count    int
+		maxBytes int
+	}
+	profiles := []profileCase{{query.ProfileDefault, len(toolNames), 24000}, {query.ProfileAll, len(all), 1 << 20}}
+	for _, g := range query.Groups() {
+		if g == query.GroupCore {
+			continue
+		}
+		n := 0
+		for _, t := range all {
+			if t.Group == g {
+				n++
+			}
+		}
+		profiles = append(profiles, profileCase{g, n, 24000})
+	}
+	for _, profile := range profiles {
 		t.Run(profile.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 			defer cancel()
@@ -74,7 +92,7 @@ func TestToolcheck(t *testing.T) {
 			if err != nil {
 				t.Fatalf("mcpcall -list: %v\n%s", err, listErr.String())
 			}
-			check := exec.CommandContext(ctx, toolcheck)
+			check := exec.CommandContext(ctx, toolcheck, "-max-bytes", fmt.Sprint(profile.maxBytes))
 			check.Stdin = bytes.NewReader(tools)
 			report, err := check.CombinedOutput()
 			t.Logf("toolcheck:\n%s", report)

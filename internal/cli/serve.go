@@ -64,6 +64,7 @@ func runServe(ctx context.Context, e env, argv []string) error {
 	if err != nil {
 		return err
 	}
+	defer svc.Close() // shuts down the language servers the lsp tools started
 	svc.SetRefresh(*refresh)
 	if *watch {
 		go svc.Watch(ctx, watchInterval, func(snaps map[string]int64) {

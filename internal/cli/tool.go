@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/query"
 )
 
@@ -23,6 +24,15 @@ var positional = map[string]string{
 	"get_callers":          "qualified_name",
 	"get_callees":          "qualified_name",
 	"find_implementations": "qualified_name",
+	// The language-server tools take the file first: `sextant lsp_hover app.py --line 3 --column 5`.
+	"lsp_diagnostics":       "file",
+	"lsp_hover":             "file",
+	"lsp_definition":        "file",
+	"lsp_references":        "file",
+	"lsp_document_symbols":  "file",
+	"lsp_completion":        "file",
+	"lsp_workspace_symbols": "query",
+	"lsp_request":           "method",
 }
 
 // toolFlags builds a flag set from the tool's input type: one flag per
@@ -139,15 +149,18 @@ func runTool(ctx context.Context, e env, t query.Tool, argv []string) error {
 		}
 		roots = stringList{wd}
 	}
-	st, err := openStore(ctx, e, *dbPath)
-	if err != nil {
-		return err
+	var st graph.Store
+	if t.Group != query.GroupLSP { // the language-server tools read no index
+		if st, err = openStore(ctx, e, *dbPath); err != nil {
+			return err
+		}
+		defer st.Close()
 	}
-	defer st.Close()
 	svc, err := newService(st, roots, e)
 	if err != nil {
 		return err
 	}
+	defer svc.Close() // shuts down the language servers the lsp tools started
 	answer, err := t.Call(ctx, svc, raw, progressPrinter(e))
 	if err != nil {
 		if *asJSON {

@@ -107,6 +107,9 @@ func (c *Client) Close() {
 	}
 }
 
+// Notify sends a notification (didOpen, didChange, ...).
+func (c *Client) Notify(method string, params any) error { return c.notify(method, params) }
+
 // write sends one framed message.
 func (c *Client) write(msg map[string]any) error {
 	msg["jsonrpc"] = "2.0"

@@ -41,6 +41,8 @@ type Service struct {
 	watches  map[string]*watchState    // repository name → directory watch of its snapshot
 	facts    map[string]*repoFacts     // repository name → completeness facts of one snapshot
 	failed   map[string]refreshFailure // root → the last refresh that failed
+
+	lsp lspBridge // language servers started for the lsp tools; Close shuts them down
 }
 
 // refreshFailure is a refresh of a stale root that failed (a broken

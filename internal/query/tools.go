@@ -47,7 +47,7 @@ func tool[In any, Out Answer](name, title, desc string, run func(*Service, conte
 
 // Tools lists every tool. (tools/list sorts them by name.)
 func Tools() []Tool {
-	return []Tool{
+	return append([]Tool{
 		tool("list_repositories", "List indexed repositories", descListRepositories, (*Service).ListRepositories),
 		tool("find_symbol", "Find symbols by name", descFindSymbol, (*Service).FindSymbol),
 		tool("get_symbol", "Get one symbol's detail", descGetSymbol, (*Service).GetSymbol),
@@ -56,7 +56,7 @@ func Tools() []Tool {
 		tool("get_callers", "Callers of a function", descGetCallers, (*Service).GetCallers),
 		tool("get_callees", "Callees of a function", descGetCallees, (*Service).GetCallees),
 		tool("find_implementations", "Find implementations", descFindImplementations, (*Service).FindImplementations),
-	}
+	}, lspTools()...)
 }
 
 // LookupTool returns the tool called name.

@@ -1,0 +1,275 @@
+package lsp
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// ServerSpec says how to run one language server and which files it serves.
+type ServerSpec struct {
+	Name    string   `toml:"name"`
+	Command string   `toml:"command"`
+	Args    []string `toml:"args"`
+	// Globs match a file's base name ("*.py") or, when they hold a slash,
+	// its root-relative path ("src/**/*.lean" matches any depth).
+	Globs []string `toml:"globs"`
+	// LanguageIDs maps a glob to the languageId sent in didOpen; LanguageID
+	// is the default for files no entry matches.
+	LanguageID  string            `toml:"language_id"`
+	LanguageIDs map[string]string `toml:"language_ids"`
+	InitOptions map[string]any    `toml:"init_options"`
+	// Settings answer the server's workspace/configuration requests, by
+	// section ("python.analysis"); an unknown section gets null.
+	Settings map[string]any    `toml:"settings"`
+	Env      map[string]string `toml:"env"`
+	// CustomMethods are methods beyond LSP that lsp_request may call; they
+	// are listed to agents in the answers of lsp_request and lsp_restart.
+	CustomMethods []string `toml:"custom_methods"`
+	// MemoryMB is the hard cap on the server's address space (RLIMIT_AS),
+	// 0 for the pool default, -1 for none. MemoryFlag is how the server is
+	// told its own heap limit: "env:NAME=FORMAT" or an argument, FORMAT or
+	// the argument holding {mb} (e.g. "env:GOMEMLIMIT={mb}MiB").
+	MemoryMB   int    `toml:"memory_mb"`
+	MemoryFlag string `toml:"memory_flag"`
+	// Timeout overrides the pool's per-request deadline ("45s").
+	Timeout Duration `toml:"timeout"`
+}
+
+// Duration is a time.Duration written as "30s" in TOML.
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses a Go duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	d.Duration = v
+	return err
+}
+
+// PoolConfig bounds the pool.
+type PoolConfig struct {
+	MaxServers     int      `toml:"max_servers"`     // processes at once (default 8)
+	IdleTimeout    Duration `toml:"idle_timeout"`    // shut an unused server down after (default 10m)
+	RequestTimeout Duration `toml:"request_timeout"` // deadline of one request (default 30s)
+	StartTimeout   Duration `toml:"start_timeout"`   // deadline of initialize (default 60s)
+	MemoryMB       int      `toml:"memory_mb"`       // hard cap per server (default 8192; -1 none)
+	SoftMemoryMB   int      `toml:"soft_memory_mb"`  // SERVER LARGE above this footprint (default 2048)
+	QuietPeriod    Duration `toml:"quiet"`           // diagnostics settled after this long without news (default 1s)
+	MaxOpenFiles   int      `toml:"max_open_files"`  // documents kept open per server (default 50)
+}
+
+// withDefaults fills the zero fields.
+func (c PoolConfig) withDefaults() PoolConfig {
+	if c.MaxServers <= 0 {
+		c.MaxServers = 8
+	}
+	if c.IdleTimeout.Duration <= 0 {
+		c.IdleTimeout.Duration = 10 * time.Minute
+	}
+	if c.RequestTimeout.Duration <= 0 {
+		c.RequestTimeout.Duration = 30 * time.Second
+	}
+	if c.StartTimeout.Duration <= 0 {
+		c.StartTimeout.Duration = 60 * time.Second
+	}
+	if c.MemoryMB == 0 {
+		c.MemoryMB = 8192
+	}
+	if c.SoftMemoryMB == 0 {
+		c.SoftMemoryMB = 2048
+	}
+	if c.QuietPeriod.Duration <= 0 {
+		c.QuietPeriod.Duration = time.Second
+	}
+	if c.MaxOpenFiles <= 0 {
+		c.MaxOpenFiles = 50
+	}
+	return c
+}
+
+// Config is a root's language-server configuration: its pool settings and
+// its servers, the configured ones first, then the built-in defaults.
+type Config struct {
+	Pool    PoolConfig
+	Servers []ServerSpec
+	// Source is the configuration file read, "" for the built-in defaults.
+	Source string
+}
+
+// fileConfig is the layout of sextant.toml: everything under [lsp].
+type fileConfig struct {
+	LSP struct {
+		PoolConfig
+		Servers []ServerSpec `toml:"server"`
+	} `toml:"lsp"`
+}
+
+// ConfigFiles are the names looked for in a root, first found wins.
+var ConfigFiles = []string{"sextant.toml", filepath.Join(".sextant", "config.toml")}
+
+// Defaults are the built-in servers, offered when their command is on PATH.
+func Defaults() []ServerSpec {
+	return []ServerSpec{
+		{Name: "gopls", Command: "gopls", Globs: []string{"*.go", "go.mod", "go.work"},
+			LanguageID: "go", LanguageIDs: map[string]string{"go.mod": "go.mod", "go.work": "go.work"},
+			// The local toolchain, so that gopls never downloads another.
+			Env:        map[string]string{"GOTOOLCHAIN": "local"},
+			MemoryFlag: "env:GOMEMLIMIT={mb}MiB"},
+		{Name: "pyright", Command: "pyright-langserver", Args: []string{"--stdio"}, Globs: []string{"*.py", "*.pyi"},
+			LanguageID: "python", MemoryFlag: "env:NODE_OPTIONS=--max-old-space-size={mb}"},
+		{Name: "typescript", Command: "typescript-language-server", Args: []string{"--stdio"},
+			Globs:      []string{"*.ts", "*.tsx", "*.js", "*.jsx", "*.mjs", "*.cjs", "*.mts", "*.cts"},
+			LanguageID: "typescript", LanguageIDs: map[string]string{"*.tsx": "typescriptreact", "*.js": "javascript", "*.mjs": "javascript", "*.cjs": "javascript", "*.jsx": "javascriptreact"},
+			MemoryFlag: "env:NODE_OPTIONS=--max-old-space-size={mb}"},
+		{Name: "clangd", Command: "clangd", Globs: []string{"*.c", "*.h", "*.cc", "*.cpp", "*.cxx", "*.hpp", "*.hh", "*.hxx"},
+			LanguageID: "cpp", LanguageIDs: map[string]string{"*.c": "c"}},
+		{Name: "rust-analyzer", Command: "rust-analyzer", Globs: []string{"*.rs"}, LanguageID: "rust"},
+	}
+}
+
+// LoadConfig reads root's configuration file, if any, over the defaults.
+// A malformed file is an error naming it; a missing one is not.
+func LoadConfig(root string) (*Config, error) {
+	cfg := &Config{}
+	for _, name := range ConfigFiles {
+		p := filepath.Join(root, name)
+		data, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", p, err)
+		}
+		var fc fileConfig
+		md, err := toml.Decode(string(data), &fc)
+		if err != nil {
+			return nil, fmt.Errorf("parsing %s: %w", p, err)
+		}
+		for _, k := range md.Undecoded() {
+			// Free-form tables (init_options, settings) hold any keys.
+			if len(k) > 3 && k[0] == "lsp" && k[1] == "server" && (k[2] == "init_options" || k[2] == "settings") {
+				continue
+			}
+			return nil, fmt.Errorf("parsing %s: unknown key %s", p, k)
+		}
+		for i, s := range fc.LSP.Servers {
+			if s.Name == "" || s.Command == "" || len(s.Globs) == 0 {
+				return nil, fmt.Errorf("%s: [[lsp.server]] %d needs name, command and globs", p, i+1)
+			}
+		}
+		cfg.Pool = fc.LSP.PoolConfig
+		cfg.Servers = fc.LSP.Servers
+		cfg.Source = p
+		break
+	}
+	cfg.Pool = cfg.Pool.withDefaults()
+	// Configured servers come first and replace a default of the same name.
+	for _, d := range Defaults() {
+		replaced := false
+		for _, s := range cfg.Servers {
+			if s.Name == d.Name {
+				replaced = true
+			}
+		}
+		if !replaced {
+			cfg.Servers = append(cfg.Servers, d)
+		}
+	}
+	return cfg, nil
+}
+
+// ServerFor returns the first server whose globs match rel (a
+// root-relative, slash-separated path).
+func (c *Config) ServerFor(rel string) (*ServerSpec, bool) {
+	for i := range c.Servers {
+		if matchAny(c.Servers[i].Globs, rel) {
+			return &c.Servers[i], true
+		}
+	}
+	return nil, false
+}
+
+// Server returns the server called name.
+func (c *Config) Server(name string) (*ServerSpec, bool) {
+	for i := range c.Servers {
+		if c.Servers[i].Name == name {
+			return &c.Servers[i], true
+		}
+	}
+	return nil, false
+}
+
+// Names lists the configured and built-in servers.
+func (c *Config) Names() []string {
+	names := make([]string, len(c.Servers))
+	for i, s := range c.Servers {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// LanguageIDFor returns the languageId of rel under s.
+func (s *ServerSpec) LanguageIDFor(rel string) string {
+	for glob, id := range s.LanguageIDs {
+		if matchGlob(glob, rel) {
+			return id
+		}
+	}
+	if s.LanguageID != "" {
+		return s.LanguageID
+	}
+	return strings.TrimPrefix(path.Ext(rel), ".")
+}
+
+// Available reports whether s's command can be run, and if not, why.
+func (s *ServerSpec) Available() error {
+	if _, err := exec.LookPath(s.Command); err != nil {
+		return fmt.Errorf("%s is not on PATH", s.Command)
+	}
+	return nil
+}
+
+func matchAny(globs []string, rel string) bool {
+	for _, g := range globs {
+		if matchGlob(g, rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchGlob matches a base-name glob against rel's last element, and a
+// glob with a slash against the whole path, where "**/" matches any number
+// of directories.
+func matchGlob(glob, rel string) bool {
+	if !strings.Contains(glob, "/") {
+		ok, _ := path.Match(glob, path.Base(rel))
+		return ok
+	}
+	if prefix, suffix, ok := strings.Cut(glob, "**/"); ok {
+		if !strings.HasPrefix(rel, prefix) {
+			return false
+		}
+		rest := rel[len(prefix):]
+		for {
+			if matchGlob(suffix, rest) && (strings.Contains(suffix, "/") || !strings.Contains(rest, "/")) {
+				return true
+			}
+			i := strings.IndexByte(rest, '/')
+			if i < 0 {
+				return false
+			}
+			rest = rest[i+1:]
+		}
+	}
+	ok, _ := path.Match(glob, rel)
+	return ok
+}
