@@ -15,6 +15,7 @@ var layers = [][]string{
 	{"internal/lsptest"}, // test support: a minimal LSP client for e2e and bench, standard library only
 	{"internal/load"},
 	{"internal/index/callgraph"}, // DESIGN.md: index's sub-packages (call edges, effects) sit below it
+	{"internal/index/effects"},   // reads the bodies callgraph builds, names functions as its edges do
 	{"internal/index"},
 	{"internal/store/sqlite", "internal/store/postgres"},
 	{"internal/store/storetest"},

@@ -44,6 +44,11 @@ type SnapshotWriter interface {
 	AddRefs(ctx context.Context, refs []Ref) error
 	AddCallEdges(ctx context.Context, edges []CallEdge) error
 	AddImplements(ctx context.Context, impls []Implements) error
+	// AddEffects writes effect records (see EffectRecord); it may be
+	// called any number of times. The records must be computed from the
+	// call edges of the same snapshot, so that every witness step is one
+	// of its edges.
+	AddEffects(ctx context.Context, recs []EffectRecord) error
 	Publish(ctx context.Context) (Snapshot, error)
 	Abort() error
 }
@@ -133,6 +138,12 @@ type Reader interface {
 	// that satisfy it) when byInterface, else those whose Type is typ (the
 	// interfaces it satisfies).
 	Implementations(ctx context.Context, key string, byInterface bool) ([]Implements, error)
+
+	// EffectRecords returns the effect records of these functions in
+	// every pinned snapshot, ordered by function key, then effect in the
+	// order of AllEffects (open, then pure, last). A function with no
+	// record was not analysed. Duplicate and unknown keys are ignored.
+	EffectRecords(ctx context.Context, keys []string) ([]EffectRecord, error)
 
 	File(ctx context.Context, repo, path string) (File, error)
 	// Files returns the repository's files, ordered by path.

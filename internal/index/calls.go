@@ -45,6 +45,7 @@ func (x *extractor) startCallEdges(ctx context.Context, unit []*packages.Package
 	return callgraph.Start(ctx, unit, callgraph.Options{
 		InRepo: func(filename string) bool { _, ok := x.rel(filename); return ok },
 		Paced:  true, // see Index: packages are built as they are extracted
+		Visit:  x.effectsVisit(),
 	})
 }
 
@@ -52,6 +53,7 @@ func (x *extractor) startCallEdges(ctx context.Context, unit []*packages.Package
 // edges for resolution.
 func (x *extractor) finishCallEdges(ctx context.Context, pending *callgraph.Pending) (string, error) {
 	res, err := pending.Wait()
+	x.keepEffects(err == nil && res != nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()

@@ -49,6 +49,7 @@ type Sink struct {
 	Refs       func([]graph.Ref) error
 	CallEdges  func([]graph.CallEdge) error
 	Implements func([]graph.Implements) error
+	Effects    func([]graph.EffectRecord) error
 }
 
 // Extract turns loaded packages into graph records and hands them to
@@ -139,12 +140,18 @@ func (x *extractor) flushXRefs(ctx context.Context, sink Sink) (xrefCounts, erro
 	if err != nil {
 		return n, err
 	}
-	if edges := x.resolvedCallEdges(); len(edges) > 0 {
+	edges := x.resolvedCallEdges()
+	if len(edges) > 0 {
 		n.edges = len(edges)
 		if sink.CallEdges != nil {
 			if err := sink.CallEdges(edges); err != nil {
 				return n, err
 			}
+		}
+	}
+	if recs := x.effectRecords(edges); len(recs) > 0 && sink.Effects != nil {
+		if err := sink.Effects(recs); err != nil {
+			return n, err
 		}
 	}
 	if impls := x.implementations(); len(impls) > 0 {
@@ -273,6 +280,7 @@ type extractor struct {
 	// for those too, which gopls does not. Turn it on once graph.Ref can
 	// say so.
 	implicitRefs bool
+	fx           *effectState // effect causes of the units built so far (effects.go)
 }
 
 func newExtractor(repo, root string, mods []graph.Module) (*extractor, error) {

@@ -270,6 +270,7 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 		Refs:       func(refs []graph.Ref) error { return w.AddRefs(ctx, refs) },
 		CallEdges:  func(edges []graph.CallEdge) error { return w.AddCallEdges(ctx, edges) },
 		Implements: func(impls []graph.Implements) error { return w.AddImplements(ctx, impls) },
+		Effects:    func(recs []graph.EffectRecord) error { return w.AddEffects(ctx, recs) },
 	})
 	if err != nil {
 		if ctx.Err() != nil {

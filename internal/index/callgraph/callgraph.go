@@ -46,6 +46,7 @@ import (
 	"time"
 
 	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/ssa"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 )
@@ -245,6 +246,13 @@ type Options struct {
 	// MaxOutsideCandidates overrides DefaultMaxOutsideCandidates when
 	// positive; a negative value lists every candidate.
 	MaxOutsideCandidates int
+	// Visit, when set, is called with every function whose calls are
+	// read (function literals included, each variant and instance of
+	// it), and the declaration the calls are attributed to. It runs on
+	// the build's goroutine, one call at a time, and must not keep fn's
+	// body beyond the unit. Code of package-level variable initialisers
+	// is not visited. internal/index/effects reads direct effects here.
+	Visit func(fn *ssa.Function, caller Func)
 }
 
 // DefaultMaxOutsideCandidates is how many candidates declared outside

@@ -240,6 +240,9 @@ func (b *edgeBuilder) function(fn *ssa.Function) {
 	if !perVar && !b.funcs[caller].Pos.IsValid() {
 		return // declared outside the repository (a cgo-generated file, say)
 	}
+	if b.u.visit != nil && origin.Synthetic != packageInitializer {
+		b.u.visit(fn, b.funcs[caller])
+	}
 	generic := !instance && isGenericOrigin(origin)
 	fromInstances := generic && b.instantiated[origin.Pos()]
 

@@ -25,6 +25,7 @@ type unit struct {
 	inRepo     func(string) bool
 	maxCalls   int
 	maxOutside int
+	visit      func(*ssa.Function, Func)
 
 	algorithm Algorithm // decided by the size of the unit's source
 
@@ -74,6 +75,7 @@ func prepare(pkgs []*packages.Package, opts Options) *unit {
 		inRepo:     opts.InRepo,
 		maxCalls:   opts.MaxVTACalls,
 		maxOutside: opts.MaxOutsideCandidates,
+		visit:      opts.Visit,
 		pathOf:     map[*ssa.Package]string{},
 		chosen:     map[*ssa.Package]bool{},
 		built:      map[*ssa.Package]bool{},

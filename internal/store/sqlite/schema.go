@@ -14,15 +14,16 @@ import (
 // newer, because an older build cannot know what a newer one changed.
 //
 // Version 2 added cross-references (interned, refs, edges, implements).
-const SchemaVersion = 2
+// Version 3 added effect rows (effects; see effects.go).
+const SchemaVersion = 3
 
 // ErrNewerSchema is returned (wrapped) by Open when the database was written
 // by a newer Sextant whose schema this build does not understand.
 var ErrNewerSchema = errors.New("database schema is newer than this build supports")
 
 // schema creates every table and index of SchemaVersion: the version 1
-// layout followed by what version 2 added.
-var schema = append(slices.Clone(schemaV1), schemaV2...)
+// layout followed by what versions 2 and 3 added.
+var schema = slices.Concat(schemaV1, schemaV2, schemaEffects)
 
 // schemaV1 creates the tables and indexes of schema version 1.
 //
@@ -206,7 +207,7 @@ var schemaV2 = []string{
 
 // snapshotTables are the tables whose rows belong to one snapshot, in the
 // order garbage collection empties them.
-var snapshotTables = []string{"refs", "edges", "implements", "interned",
+var snapshotTables = []string{"effects", "refs", "edges", "implements", "interned",
 	"symbols", "units", "files", "packages", "modules", "diagnostics"}
 
 // upgradeFromV1 brings a version 1 database to version 2. Version 1
@@ -262,9 +263,14 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return nil
 	case v > SchemaVersion:
 		return fmt.Errorf("schema version %d, this build supports %d: %w", v, SchemaVersion, ErrNewerSchema)
-	case v == 1:
-		if err := upgradeFromV1(ctx, tx); err != nil {
-			return fmt.Errorf("upgrading schema from version 1: %w", err)
+	case v == 1 || v == 2:
+		if v == 1 {
+			if err := upgradeFromV1(ctx, tx); err != nil {
+				return fmt.Errorf("upgrading schema from version 1: %w", err)
+			}
+		}
+		if err := upgradeEffects(ctx, tx); err != nil {
+			return fmt.Errorf("upgrading schema to effect rows: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'schema_version'`,
 			strconv.Itoa(SchemaVersion)); err != nil {

@@ -1,0 +1,193 @@
+package effects_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/index"
+	"github.com/sextant-dev/sextant/internal/store/sqlite"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// writeTxtar writes the files of a txtar archive into a fresh directory.
+func writeTxtar(t *testing.T, archive string) string {
+	t.Helper()
+	ar, err := txtar.ParseFile(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ar.Files {
+		path := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// indexed is a repository indexed into a real SQLite store.
+type indexed struct {
+	r     graph.Reader
+	funcs map[string]graph.Symbol // by qualified name
+	names map[string]string       // key → qualified name
+}
+
+// indexDir indexes dir with the real indexer and returns a reader of it.
+func indexDir(t *testing.T, dir string) *indexed {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := index.Index(ctx, st, dir, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := st.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	syms, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Name: "", Mode: graph.MatchSubstring,
+		Kinds: []graph.Kind{graph.KindFunc, graph.KindMethod}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := &indexed{r: r, funcs: map[string]graph.Symbol{}, names: map[string]string{}}
+	for _, s := range syms {
+		if s.TestOnly {
+			continue
+		}
+		ix.funcs[s.QualifiedName] = s
+		ix.names[s.Key] = s.QualifiedName
+	}
+	return ix
+}
+
+// rows returns the records of every function, by qualified name.
+func (ix *indexed) rows(t *testing.T) map[string][]graph.EffectRecord {
+	t.Helper()
+	keys := make([]string, 0, len(ix.funcs))
+	for _, s := range ix.funcs {
+		keys = append(keys, s.Key)
+	}
+	recs, err := ix.r.EffectRecords(context.Background(), keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]graph.EffectRecord{}
+	for _, r := range recs {
+		out[ix.names[r.Function]] = append(out[ix.names[r.Function]], r)
+	}
+	return out
+}
+
+// witness renders the witness path of rec by following Next.
+func (ix *indexed) witness(t *testing.T, rec graph.EffectRecord) string {
+	t.Helper()
+	var steps []string
+	for range 32 {
+		step := fmt.Sprintf("%s %s:%d:%d", ix.names[rec.Function], rec.Path, rec.Line, rec.Col)
+		if rec.Next == "" {
+			if rec.Callee != "" {
+				step += " → " + rec.Callee
+			}
+			steps = append(steps, step+" ("+rec.Detail+")")
+			return strings.Join(steps, " → ")
+		}
+		steps = append(steps, step)
+		recs, err := ix.r.EffectRecords(context.Background(), []string{rec.Next})
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(recs, func(r graph.EffectRecord) bool { return r.Effect == rec.Effect })
+		if i < 0 {
+			t.Fatalf("witness of %s %s: next %s has no %s record", ix.names[rec.Function], rec.Effect, rec.Next, rec.Effect)
+		}
+		rec = recs[i]
+	}
+	t.Fatalf("witness of %s %s does not end", ix.names[rec.Function], rec.Effect)
+	return ""
+}
+
+func render(t *testing.T, ix *indexed) string {
+	rows := ix.rows(t)
+	names := make([]string, 0, len(ix.funcs))
+	for n := range ix.funcs {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for _, n := range names {
+		recs, ok := rows[n]
+		if !ok {
+			fmt.Fprintf(&b, "%s: not analysed\n", n)
+			continue
+		}
+		fmt.Fprintf(&b, "%s:\n", n)
+		for _, r := range recs {
+			if r.Effect == graph.EffectPure {
+				b.WriteString("  pure\n")
+				continue
+			}
+			how := "transitive"
+			if r.Direct {
+				how = "direct"
+			}
+			cert := "possible"
+			if r.Certain {
+				cert = "certain"
+			}
+			fmt.Fprintf(&b, "  %s %s %s: %s\n", r.Effect, how, cert, ix.witness(t, r))
+		}
+	}
+	return b.String()
+}
+
+// TestGolden indexes each testdata/*.txtar module and compares every
+// function's effect row, witnesses included, with its .golden file.
+func TestGolden(t *testing.T) {
+	archives, err := filepath.Glob("testdata/*.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, archive := range archives {
+		name := strings.TrimSuffix(filepath.Base(archive), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			ix := indexDir(t, writeTxtar(t, archive))
+			got := render(t, ix)
+			golden := strings.TrimSuffix(archive, ".txtar") + ".golden"
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./internal/index/effects -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("rows differ from %s (run with -update and review the diff):\ngot:\n%s", golden, got)
+			}
+		})
+	}
+}
