@@ -13,11 +13,11 @@ import (
 
 // Direct is one direct cause found in a function's own body.
 type Direct struct {
-	Caller  callgraph.Func // the declaration the body belongs to (literals fold into it)
+	Caller callgraph.Func // the declaration the body belongs to (literals fold into it)
 	// Effect is an effect, or graph.EffectOpen; "" marks a dynamic call
 	// (at Site, the called method's name) that the table vouches for, so
 	// an unresolved edge there does not make the caller open.
-	Effect graph.Effect
+	Effect  graph.Effect
 	Site    callgraph.Pos
 	Certain bool
 	Callee  string // the callee's name when the cause is a call, e.g. "fmt.Fprintln"
