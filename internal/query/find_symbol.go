@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -16,6 +17,7 @@ type FindSymbolInput struct {
 	Repository     string `json:"repository,omitempty" jsonschema:"only this repository, by name as list_repositories shows it"`
 	Path           string `json:"path,omitempty" jsonschema:"only files whose repo-relative path starts with this prefix, e.g. internal/foo/"`
 	Exported       *bool  `json:"exported,omitempty" jsonschema:"true for exported names only, false for unexported only"`
+	Effects        string `json:"effects,omitempty" jsonschema:"functions that may have any of these effects, e.g. net,fs"`
 	Limit          int    `json:"limit,omitempty" jsonschema:"page size, 1 to 500 (default 50)"`
 	Cursor         string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page of the same query"`
 	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default) or detailed; detailed adds package, doc, columns and test flag"`
@@ -56,7 +58,14 @@ func (s *Service) FindSymbol(ctx context.Context, in FindSymbolInput, progress f
 	if err := checkSelectors("name", in.Name, "mode", in.Mode, "kind", in.Kind, "repository", in.Repository, "path", in.Path); err != nil {
 		return nil, err
 	}
-	if in.Name == "" {
+	if err := checkSelector("effects", in.Effects); err != nil {
+		return nil, err
+	}
+	effs, err := parseEffects("effects", in.Effects)
+	if err != nil {
+		return nil, err
+	}
+	if in.Name == "" && effs == nil {
 		return nil, invalid("name", "is required; give a name or part of one")
 	}
 	q := graph.SymbolQuery{Name: in.Name, Exported: in.Exported}
@@ -74,6 +83,17 @@ func (s *Service) FindSymbol(ctx context.Context, in FindSymbolInput, progress f
 			return nil, invalid("kind", "unknown kind %q; use one of %s", in.Kind, kindList())
 		}
 		q.Kinds = []graph.Kind{k}
+	}
+	if effs != nil {
+		switch {
+		case in.Kind == "":
+			q.Kinds = []graph.Kind{graph.KindFunc, graph.KindMethod}
+		case q.Kinds[0] != graph.KindFunc && q.Kinds[0] != graph.KindMethod:
+			return nil, invalid("kind", "effects filter functions and methods only (got kind %q)", in.Kind)
+		}
+		if in.Name == "" {
+			q.Mode = graph.MatchSubstring
+		}
 	}
 	path, err := cleanPathPrefix("path", in.Path)
 	if err != nil {
@@ -98,14 +118,20 @@ func (s *Service) FindSymbol(ctx context.Context, in FindSymbolInput, progress f
 		names = []string{r.Name}
 		q.Repositories = names
 	}
-	fp := fingerprint("find_symbol", q, in.Kind)
+	fp := fingerprint("find_symbol", q, in.Kind, effs)
 	vk := v.viewKey(names)
 	offset, err := decodeCursor(in.Cursor, fp, vk)
 	if err != nil {
 		return nil, err
 	}
 	q.Offset, q.Limit = offset, limit
-	syms, total, err := v.r.FindSymbols(ctx, q)
+	var syms []graph.Symbol
+	var total int
+	if effs != nil {
+		syms, total, err = findWithEffects(ctx, v.r, q, effs)
+	} else {
+		syms, total, err = v.r.FindSymbols(ctx, q)
+	}
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "searching symbols")
 	}
@@ -212,4 +238,38 @@ func writeFreshness(b *strings.Builder, env Envelope) {
 		return
 	}
 	fmt.Fprintf(b, "STALE: snapshot %d predates the disk: %s\n", env.SnapshotID, strings.Join(env.StaleReasons, "; "))
+}
+
+// findWithEffects pages the matches of q whose effect rows hold any of
+// effs: every match is read, filtered by its records, then paged.
+func findWithEffects(ctx context.Context, r graph.Reader, q graph.SymbolQuery, effs []graph.Effect) ([]graph.Symbol, int, error) {
+	offset, limit := q.Offset, q.Limit
+	q.Offset, q.Limit = 0, 0
+	all, _, err := r.FindSymbols(ctx, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	keys := make([]string, len(all))
+	for i, s := range all {
+		keys[i] = s.Key
+	}
+	recs, err := r.EffectRecords(ctx, keys)
+	if err != nil {
+		return nil, 0, err
+	}
+	match := map[string]bool{}
+	for _, rec := range recs {
+		if slices.Contains(effs, rec.Effect) {
+			match[rec.Function] = true
+		}
+	}
+	var kept []graph.Symbol
+	for _, s := range all {
+		if match[s.Key] {
+			kept = append(kept, s)
+		}
+	}
+	total := len(kept)
+	offset = min(offset, total)
+	return kept[offset:min(total, offset+limit)], total, nil
 }

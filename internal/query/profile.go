@@ -12,7 +12,8 @@ import (
 // agent's context is not spent on tools it rarely needs. Every tool is
 // always a CLI subcommand, whatever the profile.
 const (
-	GroupCore = "core"
+	GroupCore    = "core"
+	GroupEffects = "effects" // explain_effects, emit_effect_graph
 )
 
 // ProfileDefault and ProfileAll are the two named profiles.

@@ -56,6 +56,8 @@ func Tools() []Tool {
 		tool("get_callers", "Callers of a function", descGetCallers, (*Service).GetCallers),
 		tool("get_callees", "Callees of a function", descGetCallees, (*Service).GetCallees),
 		tool("find_implementations", "Find implementations", descFindImplementations, (*Service).FindImplementations),
+		tool("explain_effects", "What a function may do", descExplainEffects, (*Service).ExplainEffects).in(GroupEffects),
+		tool("emit_effect_graph", "Effect graph from a root", descEmitEffectGraph, (*Service).EmitEffectGraph).in(GroupEffects),
 	}, lspTools()...)
 }
 
@@ -84,3 +86,7 @@ const descGetCallers = `Who calls a function or method, to depth 1-5 (breadth-fi
 const descGetCallees = `What a function or method calls, to depth 1-5 (breadth-first, each once): callee, file, line, coverage, via, call sites; callees outside the index listed by name, not followed. completeness is lower_bound with blind_spots named (dynamic calls with no candidate, reflection, type errors). Parameters as get_callers, its reverse. Errors: NOT_A_FUNCTION, INVALID_ARGUMENT (depth outside 1-5), SYMBOL_NOT_FOUND, CURSOR_INVALID.`
 
 const descFindImplementations = `For an interface, the types in the index that satisfy it (pointer: only *T does); for an interface method, their methods. For a concrete type or method, the interfaces (methods) it satisfies. Nothing found: an empty list, completeness complete. Selectors as in get_symbol. Use find_references for uses, get_callers for calls. Errors: INVALID_ARGUMENT (not a type or method), SYMBOL_NOT_FOUND, AMBIGUOUS_SYMBOL, CURSOR_INVALID.`
+
+const descExplainEffects = `What calling a function may do: fs, net, exec, env, exit, panic, spawn, chan, sync, time, rand, stdio, global, unsafe, cgo, reflect, db. Each explained, direct or transitive, certain (exact calls) or possible (via candidates), with a witness: the shortest call path to the cause, with positions. open: reaches an unknown call; pure: none. Selectors as in get_symbol; call trees: emit_effect_graph. Errors: NOT_A_FUNCTION, SYMBOL_NOT_FOUND, AMBIGUOUS_SYMBOL.`
+
+const descEmitEffectGraph = `The functions a root reaches through call edges, to depth (1-10) and max_nodes, each with its own direct effects, the goroutines it starts and the calls between them (candidate calls marked). format json (schema_version 1) or mermaid, a flowchart to show a person. When max_nodes cuts it, narrow says how to narrow. For one function's full row use explain_effects. Errors: NOT_A_FUNCTION, INVALID_ARGUMENT, SYMBOL_NOT_FOUND.`

@@ -1,0 +1,258 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/index/effects"
+)
+
+// EffectsInput is the input of explain_effects: a function selected as
+// get_symbol selects a symbol.
+type EffectsInput struct {
+	StableKey     string `json:"stable_key,omitempty" jsonschema:"durable key of the function, used alone"`
+	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or pkg.Name to look up"`
+	Repository    string `json:"repository,omitempty" jsonschema:"narrows qualified_name to a repository"`
+	Path          string `json:"path,omitempty" jsonschema:"narrows qualified_name to a path prefix"`
+	File          string `json:"file,omitempty" jsonschema:"resolve name as this Go file's source would"`
+	Name          string `json:"name,omitempty" jsonschema:"with file: Name, Type.Method or pkg.Name"`
+}
+
+func (in EffectsInput) selector() selector {
+	return selector{StableKey: in.StableKey, QualifiedName: in.QualifiedName, Repository: in.Repository,
+		Path: in.Path, File: in.File, Name: in.Name}
+}
+
+// WitnessStep is one step of a witness path: a call site (or, on the last
+// step, the direct cause) in a function.
+type WitnessStep struct {
+	Function  string `json:"function" jsonschema:"qualified name of the function the step is in"`
+	StableKey string `json:"stable_key" jsonschema:"its durable key"`
+	Path      string `json:"path" jsonschema:"repo-relative file of the call or cause"`
+	Line      int    `json:"line" jsonschema:"1-based line"`
+	Column    int    `json:"column" jsonschema:"1-based column in characters"`
+	Calls     string `json:"calls,omitempty" jsonschema:"the function called there, when the path goes on or ends outside the index"`
+	Detail    string `json:"detail,omitempty" jsonschema:"last step: what the cause is"`
+}
+
+// EffectEntry is one effect of a row.
+type EffectEntry struct {
+	Effect      string        `json:"effect" jsonschema:"fs, net, exec, env, exit, panic, spawn, chan, sync, time, rand, stdio, global, unsafe, cgo, reflect, db or open"`
+	Explanation string        `json:"explanation" jsonschema:"what the effect means"`
+	Direct      bool          `json:"direct" jsonschema:"caused in the function itself"`
+	Certain     bool          `json:"certain" jsonschema:"exact calls only; false: possible, via an interface or func value candidate"`
+	Witness     []WitnessStep `json:"witness" jsonschema:"shortest call path from the function to the cause"`
+}
+
+// EffectsOutput is the answer of explain_effects.
+type EffectsOutput struct {
+	Envelope
+	Symbol   *SymbolRef    `json:"symbol,omitempty" jsonschema:"the function"`
+	Analysed bool          `json:"analysed" jsonschema:"false when the index has no row (its package did not type-check)"`
+	Pure     bool          `json:"pure" jsonschema:"analysed, no effect, no unknown call"`
+	Open     *EffectEntry  `json:"open,omitempty" jsonschema:"set when it reaches a call with unknown callee: it may do more than listed"`
+	Results  []EffectEntry `json:"results" jsonschema:"the effects, in taxonomy order"`
+}
+
+// ExplainEffects answers explain_effects.
+func (s *Service) ExplainEffects(ctx context.Context, in EffectsInput, progress func(Progress)) (*EffectsOutput, error) {
+	sel := in.selector()
+	if err := sel.validate(); err != nil {
+		return nil, err
+	}
+	v, err := s.open(ctx, progress)
+	if err != nil {
+		return nil, err
+	}
+	defer v.close()
+	sym, err := v.resolve(ctx, sel)
+	if err != nil {
+		return nil, err
+	}
+	if !sym.Kind.IsFunction() || sym.Kind == graph.KindInterfaceMethod {
+		return nil, graph.Errorf(graph.CodeNotAFunction, "%s is %s %s, not a function or method with a body: explain_effects describes what calling one does; use find_symbol --kind func to find one",
+			sym.QualifiedName, article(string(sym.Kind)), sym.Kind).WithData("kind", string(sym.Kind))
+	}
+	v.use(sym.Repository)
+	row, err := EffectRowOf(ctx, v.r, sym.Key)
+	if err != nil {
+		return nil, err
+	}
+	ref := symbolRef(sym)
+	out := &EffectsOutput{Symbol: &ref, Analysed: row.Analysed, Pure: row.Pure, Open: row.Open, Results: row.Effects}
+	if out.Results == nil {
+		out.Results = []EffectEntry{}
+	}
+	out.Envelope = v.envelope()
+	out.page(len(out.Results), 0, len(out.Results), "", "")
+	return out, nil
+}
+
+// EffectRow is one function's effect row with its witnesses spelled out,
+// as explain_effects returns it and get_context_for_symbol includes it.
+type EffectRow struct {
+	Analysed bool
+	Pure     bool
+	Open     *EffectEntry
+	Effects  []EffectEntry
+}
+
+// maxWitness bounds a witness path; Compute's paths are shortest, so a
+// longer chain means a broken snapshot, which is reported, not followed.
+const maxWitness = 64
+
+// EffectRowOf reads the row of the function key through r and follows
+// each record's Next to build its witness, one EffectRecords call per
+// step for all effects at once.
+func EffectRowOf(ctx context.Context, r graph.Reader, key string) (EffectRow, error) {
+	recs, err := r.EffectRecords(ctx, []string{key})
+	if err != nil {
+		return EffectRow{}, graph.Wrap(graph.CodeInternal, err, "reading effects")
+	}
+	var row EffectRow
+	row.Analysed = len(recs) > 0
+	chains := make([][]graph.EffectRecord, 0, len(recs))
+	for _, rec := range recs {
+		if rec.Effect == graph.EffectPure {
+			row.Pure = true
+			continue
+		}
+		chains = append(chains, []graph.EffectRecord{rec})
+	}
+	for step := 0; ; step++ {
+		var next []string
+		for _, c := range chains {
+			if last := c[len(c)-1]; last.Next != "" {
+				next = append(next, last.Next)
+			}
+		}
+		if len(next) == 0 {
+			break
+		}
+		if step >= maxWitness {
+			return EffectRow{}, graph.Errorf(graph.CodeInternal, "witness of %s longer than %d steps", key, maxWitness)
+		}
+		got, err := r.EffectRecords(ctx, next)
+		if err != nil {
+			return EffectRow{}, graph.Wrap(graph.CodeInternal, err, "reading effects")
+		}
+		type fe struct {
+			fn string
+			e  graph.Effect
+		}
+		byKey := map[fe]graph.EffectRecord{}
+		for _, g := range got {
+			byKey[fe{g.Function, g.Effect}] = g
+		}
+		for i, c := range chains {
+			last := c[len(c)-1]
+			if last.Next == "" {
+				continue
+			}
+			n, ok := byKey[fe{last.Next, last.Effect}]
+			if !ok {
+				return EffectRow{}, graph.Errorf(graph.CodeInternal, "witness of %s %s breaks at %s", key, last.Effect, last.Next)
+			}
+			chains[i] = append(c, n)
+		}
+	}
+	var keys []string
+	for _, c := range chains {
+		for _, rec := range c {
+			keys = append(keys, rec.Function)
+		}
+	}
+	syms, err := r.SymbolsByKeys(ctx, dedupe(keys))
+	if err != nil {
+		return EffectRow{}, graph.Wrap(graph.CodeInternal, err, "reading functions")
+	}
+	names := map[string]string{}
+	for _, s := range syms {
+		names[s.Key] = s.QualifiedName
+	}
+	for _, c := range chains {
+		e := EffectEntry{Effect: string(c[0].Effect), Explanation: effects.Sentence(c[0].Effect),
+			Direct: c[0].Direct, Certain: c[0].Certain}
+		for _, rec := range c {
+			st := WitnessStep{Function: names[rec.Function], StableKey: rec.Function, Path: rec.Path, Line: rec.Line,
+				Column: rec.Col, Detail: rec.Detail, Calls: rec.Callee}
+			if rec.Next != "" {
+				st.Calls = names[rec.Next]
+			}
+			e.Witness = append(e.Witness, st)
+		}
+		if c[0].Effect == graph.EffectOpen {
+			row.Open = &e
+			continue
+		}
+		row.Effects = append(row.Effects, e)
+	}
+	return row, nil
+}
+
+// Text renders the row: a headline, then each effect with its witness.
+func (o *EffectsOutput) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s) %s:%d\n", o.Symbol.QualifiedName, o.Symbol.Kind, o.Symbol.Path, o.Symbol.Line)
+	switch {
+	case !o.Analysed:
+		b.WriteString("not analysed: no effect row in the index (its package did not type-check, or it has no body)\n")
+	case o.Pure:
+		b.WriteString("pure: " + effects.Sentence(graph.EffectPure) + "\n")
+	}
+	for _, e := range o.Results {
+		writeEffect(&b, e)
+	}
+	if o.Open != nil {
+		writeEffect(&b, *o.Open)
+	}
+	writeFreshness(&b, o.Envelope)
+	return b.String()
+}
+
+func writeEffect(b *strings.Builder, e EffectEntry) {
+	how := "transitive"
+	if e.Direct {
+		how = "direct"
+	}
+	cert := "possible"
+	if e.Certain {
+		cert = "certain"
+	}
+	fmt.Fprintf(b, "%s (%s, %s): %s\n", e.Effect, how, cert, e.Explanation)
+	for i, st := range e.Witness {
+		fmt.Fprintf(b, "  %s %s:%d:%d", st.Function, st.Path, st.Line, st.Column)
+		if st.Calls != "" {
+			fmt.Fprintf(b, " → %s", st.Calls)
+		}
+		if i == len(e.Witness)-1 && st.Detail != "" {
+			fmt.Fprintf(b, " (%s)", st.Detail)
+		}
+		b.WriteByte('\n')
+	}
+}
+
+// parseEffects reads a comma-separated effect list for field.
+func parseEffects(field, s string) ([]graph.Effect, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []graph.Effect
+	for _, p := range strings.Split(s, ",") {
+		e := graph.Effect(strings.TrimSpace(p))
+		if !effects.Valid(e) && e != graph.EffectOpen {
+			names := make([]string, 0, len(graph.AllEffects)+1)
+			for _, a := range graph.AllEffects {
+				names = append(names, string(a))
+			}
+			return nil, invalid(field, "unknown effect %q; use any of %s, open", p, strings.Join(names, ", "))
+		}
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
