@@ -51,6 +51,7 @@ type fakeWriter struct {
 	refs      []graph.Ref
 	edges     []graph.CallEdge
 	impls     []graph.Implements
+	effects   []graph.EffectRecord
 	published bool
 	aborted   bool
 }
@@ -95,6 +96,11 @@ func (w *fakeWriter) AddCallEdges(ctx context.Context, edges []graph.CallEdge) e
 func (w *fakeWriter) AddImplements(ctx context.Context, impls []graph.Implements) error {
 	w.impls = append(w.impls, impls...)
 	return w.fail("AddImplements")
+}
+
+func (w *fakeWriter) AddEffects(ctx context.Context, recs []graph.EffectRecord) error {
+	w.effects = append(w.effects, recs...)
+	return w.fail("AddEffects")
 }
 
 func (w *fakeWriter) Publish(ctx context.Context) (graph.Snapshot, error) {
@@ -288,7 +294,7 @@ func TestIndexAborts(t *testing.T) {
 		}
 	}
 
-	for _, method := range []string{"AddModules", "AddFiles", "AddPackage", "AddRefs", "AddCallEdges", "AddImplements", "Publish"} {
+	for _, method := range []string{"AddModules", "AddFiles", "AddPackage", "AddRefs", "AddCallEdges", "AddImplements", "AddEffects", "Publish"} {
 		st := &fakeStore{failOn: method}
 		_, err := Index(context.Background(), st, dir, Options{})
 		if err == nil || !strings.Contains(err.Error(), method+" failed") {
