@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index"
+	"github.com/sextant-dev/sextant/internal/index/effects"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
 )
 
@@ -189,5 +191,54 @@ func TestGolden(t *testing.T) {
 				t.Errorf("rows differ from %s (run with -update and review the diff):\ngot:\n%s", golden, got)
 			}
 		})
+	}
+}
+
+// TestTaxonomyDocumented keeps docs/effects.md and Taxonomy alike: every
+// effect with the same sentence, in order, and every effect of
+// graph.AllEffects in the taxonomy.
+func TestTaxonomyDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../../docs/effects.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, line := range strings.Split(string(doc), "\n") {
+		if strings.HasPrefix(line, "| `") {
+			rows = append(rows, line)
+		}
+	}
+	if len(rows) != len(effects.Taxonomy) {
+		t.Fatalf("docs/effects.md has %d effect rows, Taxonomy %d", len(rows), len(effects.Taxonomy))
+	}
+	for i, in := range effects.Taxonomy {
+		want := fmt.Sprintf("| `%s` | %s |", in.Effect, in.Sentence)
+		if !strings.HasPrefix(rows[i], want) {
+			t.Errorf("docs/effects.md row %d = %q; want it to start %q", i+1, rows[i], want)
+		}
+	}
+	for i, e := range graph.AllEffects {
+		if effects.Taxonomy[i].Effect != e || !effects.Valid(e) {
+			t.Errorf("Taxonomy[%d] = %s; want %s (graph.AllEffects order)", i, effects.Taxonomy[i].Effect, e)
+		}
+	}
+}
+
+// TestCgo checks that a call into C is cgo, directly in the function
+// that makes it and transitively in its callers.
+func TestCgo(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("SKIPPED LOUDLY: no C compiler (gcc); the cgo effect was NOT checked")
+	}
+	t.Setenv("CGO_ENABLED", "1")
+	ix := indexDir(t, writeTxtar(t, "testdata/cgo/cgo.txtar"))
+	got := render(t, ix)
+	want := `Add:
+  cgo direct certain: Add c.go:6:42 → C.add (calls C.add)
+Plain:
+  cgo transitive certain: Plain plain.go:3:27 → Add c.go:6:42 → C.add (calls C.add)
+`
+	if got != want {
+		t.Errorf("cgo rows:\n%s\nwant:\n%s", got, want)
 	}
 }
