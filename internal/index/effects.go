@@ -35,9 +35,18 @@ type pendingCause struct {
 	detail    string
 }
 
+// EffectsEnv is the environment variable that turns effect inference off
+// when set to "off", so that bench/cmd/effects-bench can time indexing
+// with and without it in one run. A snapshot indexed without effects has
+// no rows: every function reads as not analysed.
+const EffectsEnv = "SEXTANT_EFFECTS"
+
 // effectsVisit returns the hook the call graph calls with each function
 // body it builds.
 func (x *extractor) effectsVisit() func(*ssa.Function, callgraph.Func) {
+	if os.Getenv(EffectsEnv) == "off" {
+		return nil
+	}
 	if x.fx == nil {
 		x.fx = &effectState{col: effects.NewCollector()}
 	}

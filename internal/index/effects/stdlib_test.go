@@ -28,7 +28,7 @@ var stdCases = []stdCase{
 	{"strings.ToUpper", "strings", `_ = strings.ToUpper("a")`, ""},
 	{"strings.Split", "strings", `_ = strings.Split("a,b", ",")`, ""},
 	{"strings.Contains", "strings", `_ = strings.Contains("ab", "b")`, ""},
-	{"strings.Repeat", "strings", `_ = strings.Repeat("a", 2)`, "panic"},
+	{"strings.Repeat", "strings", `_ = strings.Repeat("a", 2)`, ""},
 	{"strings.Builder.WriteString", "strings", `var b strings.Builder; b.WriteString("a")`, ""},
 	{"strconv.Itoa", "strconv", `_ = strconv.Itoa(1)`, ""},
 	{"strconv.Atoi", "strconv", `_, _ = strconv.Atoi("1")`, ""},

@@ -183,7 +183,10 @@ os/signal.Stop global
 os/signal.Ignore global
 os/signal.Reset global
 os/signal.NotifyContext global spawn
-# exit, panic
+# exit, panic. A function is listed as panicking when panicking is how it
+# reports bad input data (regexp.MustCompile, template.Must); a panic on a
+# misuse such as a negative count (strings.Repeat, Buffer.Grow) is left
+# out, like an index out of range.
 os.Exit exit
 log.Fatal stdio exit
 log.Fatalf stdio exit
@@ -201,11 +204,6 @@ regexp.MustCompile panic
 regexp.MustCompilePOSIX panic
 text/template.Must panic
 html/template.Must panic
-strings.Repeat panic
-bytes.Repeat panic
-strings.Builder.Grow panic
-bytes.Buffer.Grow panic
-bytes.Buffer.Truncate panic
 # network
 net.* net
 net.ParseIP
