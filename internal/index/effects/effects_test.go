@@ -49,6 +49,7 @@ type indexed struct {
 	r     graph.Reader
 	funcs map[string]graph.Symbol // by qualified name
 	names map[string]string       // key → qualified name
+	full  map[string]graph.Symbol // by import path + "." + qualified name
 }
 
 // indexDir indexes dir with the real indexer and returns a reader of it.
@@ -73,13 +74,14 @@ func indexDir(t *testing.T, dir string) *indexed {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix := &indexed{r: r, funcs: map[string]graph.Symbol{}, names: map[string]string{}}
+	ix := &indexed{r: r, funcs: map[string]graph.Symbol{}, names: map[string]string{}, full: map[string]graph.Symbol{}}
 	for _, s := range syms {
 		if s.TestOnly {
 			continue
 		}
 		ix.funcs[s.QualifiedName] = s
 		ix.names[s.Key] = s.QualifiedName
+		ix.full[s.PackagePath+"."+s.QualifiedName] = s
 	}
 	return ix
 }
