@@ -13,6 +13,7 @@ Which tool for which question:
 - Where is X used? find_references: every use from the type checker, grouped by file with the line's text; filter by kind (call, read, write, type, import, embed) and path.
 - Who calls X, and what does X call? get_callers and get_callees, to a depth of 5, each edge with its coverage (exact, or candidate through an interface or func value) and a completeness verdict naming what the graph cannot see.
 - What implements this interface, or which interfaces does this type satisfy? find_implementations.
+- What may X do (filesystem, network, processes, goroutines, panics, clock, globals)? explain_effects, with the call path to each cause; emit_effect_graph draws what a root reaches (both in the effects group, when served); find_symbol's effects filter lists functions that may, e.g., touch net.
 
 Every answer says which snapshot it describes and whether files changed since (fresh). Lines are 1-based; columns are 1-based and count characters. Failures carry a stable code (SYMBOL_NOT_FOUND with suggestions, AMBIGUOUS_SYMBOL with candidates, INVALID_ARGUMENT naming the field): fix the call as the message says rather than retrying it unchanged.
 `
