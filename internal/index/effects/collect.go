@@ -221,10 +221,10 @@ func (c *Collector) call(fn *ssa.Function, caller callgraph.Func, cc *ssa.CallCo
 			// resolves it. The call edge's site is the method name,
 			// right before the parenthesis.
 			for _, te := range e.effects {
-				c.add(fn, caller, te.effect, pos, !te.possible, name, "calls "+name)
+				c.add(fn, caller, te.effect, namePos(pos, cc.Method.Name()), !te.possible, name, "calls "+name)
 			}
 			if pos.IsValid() {
-				c.add(fn, caller, "", pos-token.Pos(len(cc.Method.Name())), true, name, "")
+				c.add(fn, caller, "", namePos(pos, cc.Method.Name()), true, name, "")
 			}
 		}
 		return
@@ -235,7 +235,7 @@ func (c *Collector) call(fn *ssa.Function, caller callgraph.Func, cc *ssa.CallCo
 		case v.Name() == "close":
 			c.add(fn, caller, graph.EffectChan, pos, true, "", "close of a channel")
 		case unsafeBuiltins[v.Name()] && v.Object() != nil && v.Object().Pkg() == types.Unsafe:
-			c.add(fn, caller, graph.EffectUnsafe, pos, true, "unsafe."+v.Name(), "calls unsafe."+v.Name())
+			c.add(fn, caller, graph.EffectUnsafe, namePos(pos, v.Name()), true, "unsafe."+v.Name(), "calls unsafe."+v.Name())
 		}
 		return
 	}
@@ -244,8 +244,10 @@ func (c *Collector) call(fn *ssa.Function, caller callgraph.Func, cc *ssa.CallCo
 		return
 	}
 	if strings.HasPrefix(callee.Name(), "_Cfunc_") || strings.HasPrefix(callee.Name(), "_C2func_") {
-		name := "C." + strings.TrimPrefix(strings.TrimPrefix(callee.Name(), "_C2func_"), "_Cfunc_")
-		c.add(fn, caller, graph.EffectCgo, pos, true, name, "calls "+name)
+		// The call is in cgo's generated code; its position, mapped back
+		// by line directives, is near the C.f of the original.
+		cname := strings.TrimPrefix(strings.TrimPrefix(callee.Name(), "_C2func_"), "_Cfunc_")
+		c.add(fn, caller, graph.EffectCgo, pos, true, "C."+cname, "calls C."+cname)
 		return
 	}
 	obj, ok := callee.Object().(*types.Func)
@@ -274,7 +276,7 @@ func (c *Collector) call(fn *ssa.Function, caller callgraph.Func, cc *ssa.CallCo
 		if eff == "" {
 			continue
 		}
-		c.add(fn, caller, eff, pos, certain, name, "calls "+name+" on "+what)
+		c.add(fn, caller, eff, namePos(pos, obj.Name()), certain, name, "calls "+name+" on "+what)
 	}
 }
 
@@ -345,4 +347,14 @@ func typeName(t types.Type) string {
 		return n.Obj().Pkg().Path() + "." + n.Obj().Name()
 	}
 	return ""
+}
+
+// namePos is the position of the called name of a call whose parenthesis
+// is at lparen, as call edges place their sites: gofmt writes the name
+// right before the parenthesis (F(x), x.M(y), C.f(z)).
+func namePos(lparen token.Pos, name string) token.Pos {
+	if !lparen.IsValid() || int(lparen) <= len(name) {
+		return lparen
+	}
+	return lparen - token.Pos(len(name))
 }
