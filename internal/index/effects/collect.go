@@ -330,12 +330,31 @@ func decide(v ssa.Value) (graph.Effect, bool, string) {
 	}
 	name := typeName(t)
 	switch {
-	case name == "bytes.Buffer" || name == "strings.Builder" || name == "bytes.Reader" || name == "strings.Reader":
+	case memoryStreams[name]:
+		return "", false, ""
+	case wrapperStreams[name]:
+		// The wrapper's constructor is an @arg line: the effect of the
+		// stream it wraps was charged where it was wrapped.
 		return "", false, ""
 	case strings.HasPrefix(name, "net.") || strings.HasPrefix(name, "crypto/tls."):
 		return graph.EffectNet, true, "a " + name
 	}
 	return graph.EffectOpen, true, "a " + types.TypeString(t, func(p *types.Package) string { return p.Name() })
+}
+
+// memoryStreams are stream types that read or write memory only.
+var memoryStreams = map[string]bool{
+	"bytes.Buffer": true, "bytes.Reader": true, "strings.Builder": true, "strings.Reader": true,
+	"hash/crc32.digest": true, "crypto/sha256.Digest": true,
+}
+
+// wrapperStreams are standard-library stream types built around another
+// stream by a constructor the table marks @arg (bufio.NewWriter, ...).
+var wrapperStreams = map[string]bool{
+	"bufio.Writer": true, "bufio.Reader": true, "bufio.ReadWriter": true, "bufio.Scanner": true,
+	"text/tabwriter.Writer": true, "io.SectionReader": true, "io.LimitedReader": true,
+	"compress/gzip.Writer": true, "compress/gzip.Reader": true, "encoding/csv.Writer": true,
+	"encoding/csv.Reader": true,
 }
 
 // typeName spells a (pointer to a) named type as "pkgpath.Name".

@@ -322,6 +322,14 @@ encoding/csv.NewReader @arg
 encoding/csv.NewWriter @arg
 compress/gzip.NewReader @arg
 compress/gzip.NewWriter @arg
+compress/gzip.NewWriterLevel @arg
+text/tabwriter.NewWriter @arg
+text/tabwriter.Writer.Init @arg
+io.NewSectionReader @arg
+io.LimitReader @arg
+io.Pipe sync
+io.PipeReader.* sync chan
+io.PipeWriter.* sync chan
 log.Print stdio
 log.Printf stdio
 log.Println stdio
