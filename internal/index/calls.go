@@ -43,9 +43,10 @@ func (x *extractor) startCallEdges(ctx context.Context, unit []*packages.Package
 	// InRepo runs on the build's goroutine, beside extraction: it must not
 	// touch the extractor's tables, so it asks the pure path test.
 	return callgraph.Start(ctx, unit, callgraph.Options{
-		InRepo: func(filename string) bool { _, ok := x.rel(filename); return ok },
-		Paced:  true, // see Index: packages are built as they are extracted
-		Visit:  x.effectsVisit(),
+		InRepo:   func(filename string) bool { _, ok := x.rel(filename); return ok },
+		Paced:    true, // see Index: packages are built as they are extracted
+		Visit:    x.effectsVisit(),
+		KeepBody: x.effectsKeep(),
 	})
 }
 

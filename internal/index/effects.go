@@ -53,6 +53,15 @@ func (x *extractor) effectsVisit() func(*ssa.Function, callgraph.Func) {
 	return x.fx.col.Visit
 }
 
+// effectsKeep returns the call graph's KeepBody: bodies with direct
+// causes stay for the collector to read.
+func (x *extractor) effectsKeep() func(*ssa.Function) bool {
+	if os.Getenv(EffectsEnv) == "off" {
+		return nil
+	}
+	return effects.Keep
+}
+
 // keepEffects takes what the collector found in the unit just built; when
 // the build failed (built false) its edges are dropped, and so are its
 // causes.

@@ -253,6 +253,10 @@ type Options struct {
 	// body beyond the unit. Code of package-level variable initialisers
 	// is not visited. internal/index/effects reads direct effects here.
 	Visit func(fn *ssa.Function, caller Func)
+	// KeepBody, when set, keeps the body of a function that has no call
+	// (which a CHA build would otherwise drop) when it reports true, so
+	// that Visit sees it. It runs on the build's workers, concurrently.
+	KeepBody func(fn *ssa.Function) bool
 }
 
 // DefaultMaxOutsideCandidates is how many candidates declared outside

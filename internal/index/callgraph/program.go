@@ -26,6 +26,7 @@ type unit struct {
 	maxCalls   int
 	maxOutside int
 	visit      func(*ssa.Function, Func)
+	keepBody   func(*ssa.Function) bool
 
 	algorithm Algorithm // decided by the size of the unit's source
 
@@ -76,6 +77,7 @@ func prepare(pkgs []*packages.Package, opts Options) *unit {
 		maxCalls:   opts.MaxVTACalls,
 		maxOutside: opts.MaxOutsideCandidates,
 		visit:      opts.Visit,
+		keepBody:   opts.KeepBody,
 		pathOf:     map[*ssa.Package]string{},
 		chosen:     map[*ssa.Package]bool{},
 		built:      map[*ssa.Package]bool{},
@@ -409,7 +411,7 @@ func (u *unit) buildSSA(ctx context.Context, pkgs []*ssa.Package) error {
 		go func() {
 			defer wg.Done()
 			for p := range work {
-				if err := buildOne(p, u.algorithm == CHA); err != nil {
+				if err := buildOne(p, u.algorithm == CHA, u.keepBody); err != nil {
 					select {
 					case failed <- err:
 					default:
@@ -456,7 +458,7 @@ feed:
 	return ctx.Err()
 }
 
-func buildOne(p *ssa.Package, cha bool) (err error) {
+func buildOne(p *ssa.Package, cha bool, keep func(*ssa.Function) bool) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w for %s: %v\n%s", errPanic, p.Pkg.Path(), r, debug.Stack())
@@ -465,7 +467,7 @@ func buildOne(p *ssa.Package, cha bool) (err error) {
 	p.Build()
 	releaseSyntax(p)
 	if cha {
-		releaseBodies(p)
+		releaseBodies(p, keep)
 	}
 	return nil
 }

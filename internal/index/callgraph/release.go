@@ -86,14 +86,15 @@ var syntaxOffset = func() uintptr {
 }()
 
 // releaseBodies drops the bodies of the functions of a built package
-// that nothing in CHA's resolution or the edges will read: no call, no
+// that nothing in CHA's resolution, the edges or keep (Options.KeepBody)
+// will read: no call, no
 // function value taken or stored, no closure, no result of a function
 // type. What is left of such a body (a giant composite literal of a
 // generated table, typically: the standard-library symbol table of
 // golang.org/x/tools holds 35 MiB of SSA in one init function) would stay
 // in memory until the end of the build for nothing. VTA follows every
 // value that flows into an interface, so it keeps every body.
-func releaseBodies(p *ssa.Package) {
+func releaseBodies(p *ssa.Package, keep func(*ssa.Function) bool) {
 	var visit func(fn *ssa.Function)
 	visit = func(fn *ssa.Function) {
 		if fn == nil || fn.Blocks == nil || keepsSyntax(fn) {
@@ -102,7 +103,7 @@ func releaseBodies(p *ssa.Package) {
 		for _, anon := range fn.AnonFuncs {
 			visit(anon)
 		}
-		if !inert(fn) {
+		if !inert(fn) || (keep != nil && keep(fn)) {
 			return
 		}
 		fn.Blocks = nil

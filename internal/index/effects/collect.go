@@ -159,6 +159,44 @@ func (c *Collector) instr(fn *ssa.Function, caller callgraph.Func, instr ssa.Ins
 	}
 }
 
+// Keep reports whether fn's own body has a direct cause the Collector
+// reads apart from calls (a go statement, a channel operation, a panic,
+// a package variable written, unsafe, os.Args): the call graph's Options.KeepBody,
+// so that a CHA build does not drop such a body for having no call. It
+// keeps no state, as the build's workers call it concurrently.
+func Keep(fn *ssa.Function) bool {
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			switch in := instr.(type) {
+			case *ssa.Send, *ssa.Select, *ssa.Go:
+				return true
+			case *ssa.UnOp:
+				if in.Op == token.ARROW {
+					return true
+				}
+				if g, ok := in.X.(*ssa.Global); ok && in.Op == token.MUL && g.Name() == "Args" {
+					return true
+				}
+			case *ssa.Panic:
+				return in.Pos().IsValid()
+			case *ssa.Store:
+				if globalRoot(in.Addr, 0) != nil {
+					return true
+				}
+			case *ssa.MapUpdate:
+				if globalRoot(in.Map, 0) != nil {
+					return true
+				}
+			case *ssa.Convert:
+				if isUnsafePointer(in.Type()) || isUnsafePointer(in.X.Type()) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // isInitializer reports whether fn belongs to a package initialiser,
 // where writing package variables is their initialisation.
 func isInitializer(fn *ssa.Function) bool {
