@@ -59,7 +59,8 @@ func (x *extractor) effectsKeep() func(*ssa.Function) bool {
 	if os.Getenv(EffectsEnv) == "off" {
 		return nil
 	}
-	return effects.Keep
+	x.effectsVisit()
+	return x.fx.col.KeepBody
 }
 
 // keepEffects takes what the collector found in the unit just built; when

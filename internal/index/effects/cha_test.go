@@ -13,8 +13,9 @@ import (
 
 // TestCHAKeepsBodies builds the fixture's call graph with CHA, as units
 // above the VTA threshold are (golang.org/x/tools), where bodies without
-// calls are dropped after building: effects.Keep must keep those with a
-// direct cause, so the Collector still sees them.
+// calls are dropped after building: the Collector's KeepBody must keep
+// those with a direct cause, so that it still sees them, and count the
+// others as analysed (pure).
 func TestCHAKeepsBodies(t *testing.T) {
 	dir := writeTxtar(t, "testdata/fixture.txtar")
 	plan, err := load.Discover(dir)
@@ -28,11 +29,15 @@ func TestCHAKeepsBodies(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, err := callgraph.Build(context.Background(), pkgs, callgraph.Options{
-			MaxVTACalls: -1, Visit: col.Visit, KeepBody: effects.Keep}); err != nil {
+			MaxVTACalls: -1, Visit: col.Visit, KeepBody: col.KeepBody}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	direct, _ := col.Take()
+	direct, visited := col.Take()
+	// Add has no call and no cause: its body goes, but it is analysed.
+	if !slices.ContainsFunc(visited, func(f callgraph.Func) bool { return f.Name == "example.com/fx.Add" && f.Pos.IsValid() }) {
+		t.Errorf("CHA build: Add (released, pure) is not among the analysed functions")
+	}
 	has := func(fn string, e graph.Effect) bool {
 		return slices.ContainsFunc(direct, func(d effects.Direct) bool {
 			return d.Caller.Name == "example.com/fx."+fn && d.Effect == e

@@ -4,6 +4,7 @@ import (
 	"go/token"
 	"go/types"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/ssa"
 
@@ -53,6 +54,7 @@ type Direct struct {
 //
 // A Collector is used by one goroutine at a time.
 type Collector struct {
+	mu       sync.Mutex // KeepBody runs on the build's workers
 	direct   []Direct
 	visited  []callgraph.Func
 	seenFn   map[callgraph.Func]bool
@@ -74,6 +76,8 @@ func NewCollector() *Collector {
 // Take returns the direct causes collected since the last Take, and the
 // declarations whose bodies were visited (once each).
 func (c *Collector) Take() ([]Direct, []callgraph.Func) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	d, v := c.direct, c.visited
 	c.direct, c.visited = nil, nil
 	return d, v
@@ -105,10 +109,9 @@ func (c *Collector) Visit(fn *ssa.Function, caller callgraph.Func) {
 	if fn.Synthetic != "" && fn.Parent() == nil && !isInstance(fn) {
 		return // wrappers and thunks: their work is the wrapped function's
 	}
-	if !c.seenFn[caller] {
-		c.seenFn[caller] = true
-		c.visited = append(c.visited, caller)
-	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.visit(caller)
 	for _, b := range fn.Blocks {
 		for _, instr := range b.Instrs {
 			c.instr(fn, caller, instr)
@@ -157,6 +160,35 @@ func (c *Collector) instr(fn *ssa.Function, caller callgraph.Func, instr ssa.Ins
 			c.add(fn, caller, graph.EffectUnsafe, in.Pos(), true, "", "unsafe.Pointer conversion")
 		}
 	}
+}
+
+// visit records caller as analysed. The caller holds c.mu.
+func (c *Collector) visit(caller callgraph.Func) {
+	if !c.seenFn[caller] {
+		c.seenFn[caller] = true
+		c.visited = append(c.visited, caller)
+	}
+}
+
+// KeepBody is the call graph's Options.KeepBody: it keeps the bodies
+// Keep keeps. A declared function whose body it lets go has no call and
+// no direct cause, so it is pure: it is recorded as analysed, since the
+// call graph will not Visit it.
+func (c *Collector) KeepBody(fn *ssa.Function) bool {
+	if Keep(fn) {
+		return true
+	}
+	obj, ok := fn.Object().(*types.Func)
+	if !ok || fn.Parent() != nil || fn.Synthetic != "" || isInstance(fn) {
+		return false
+	}
+	p := fn.Prog.Fset.Position(obj.Pos())
+	f := callgraph.Func{Name: callgraph.FuncName(obj),
+		Pos: callgraph.Pos{Filename: p.Filename, Offset: p.Offset, Line: p.Line, Col: p.Column}}
+	c.mu.Lock()
+	c.visit(f)
+	c.mu.Unlock()
+	return false
 }
 
 // Keep reports whether fn's own body has a direct cause the Collector
