@@ -14,7 +14,8 @@ import (
 // newer, because an older build cannot know what a newer one changed.
 //
 // Version 2 added cross-references (interned, refs, edges, implements).
-const SchemaVersion = 2
+// Version 3 added the full-text search index (schemaSearch).
+const SchemaVersion = 3
 
 // ErrNewerSchema is returned (wrapped) by Open when the database was written
 // by a newer Sextant whose schema this build does not understand.
@@ -22,7 +23,7 @@ var ErrNewerSchema = errors.New("database schema is newer than this build suppor
 
 // schema creates every table and index of SchemaVersion: the version 1
 // layout followed by what version 2 added.
-var schema = append(slices.Clone(schemaV1), schemaV2...)
+var schema = slices.Concat(schemaV1, schemaV2, schemaSearch)
 
 // schemaV1 creates the tables and indexes of schema version 1.
 //
@@ -204,6 +205,48 @@ var schemaV2 = []string{
 	`CREATE INDEX implements_type ON implements (snapshot_id, type)`,
 }
 
+// schemaSearch creates the full-text index of search_code (schema version
+// 3): one FTS5 row per symbol whose rowid is the symbol's row id, so a
+// match joins symbols by primary key and a snapshot's rows are found
+// through symbols. Columns, in the order their BM25 weights are given
+// (searchWeights): the qualified name and name split into words (see
+// graph.SearchWords), the doc comment, the signature, Symbol.Text (string
+// literals and comments of the body) and the file and package paths as
+// words. The porter tokenizer folds word forms, so retry finds retries.
+var schemaSearch = []string{
+	`CREATE VIRTUAL TABLE symbol_text USING fts5(
+		name, doc, signature, body, path,
+		tokenize = 'porter unicode61'
+	)`,
+}
+
+// upgradeToSearch adds the version 3 search index to a version 2
+// database. Its snapshots have no search rows, and search_code would find
+// nothing in them, so like upgradeFromV1 it drops every snapshot; the next
+// call re-indexes.
+func upgradeToSearch(ctx context.Context, tx *sql.Tx) error {
+	for _, table := range snapshotTables {
+		if table == "symbol_text" {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table); err != nil {
+			return fmt.Errorf("emptying %s: %w", table, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM snapshots`); err != nil {
+		return fmt.Errorf("emptying snapshots: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE repositories SET current_snapshot = NULL, vcs_head = ''`); err != nil {
+		return fmt.Errorf("resetting repositories: %w", err)
+	}
+	for _, stmt := range schemaSearch {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("creating the search index: %w", err)
+		}
+	}
+	return nil
+}
+
 // snapshotTables are the tables whose rows belong to one snapshot, in the
 // order garbage collection empties them.
 var snapshotTables = []string{"refs", "edges", "implements", "interned",
@@ -262,9 +305,14 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return nil
 	case v > SchemaVersion:
 		return fmt.Errorf("schema version %d, this build supports %d: %w", v, SchemaVersion, ErrNewerSchema)
-	case v == 1:
-		if err := upgradeFromV1(ctx, tx); err != nil {
-			return fmt.Errorf("upgrading schema from version 1: %w", err)
+	case v == 1 || v == 2:
+		if v == 1 {
+			if err := upgradeFromV1(ctx, tx); err != nil {
+				return fmt.Errorf("upgrading schema from version 1: %w", err)
+			}
+		}
+		if err := upgradeToSearch(ctx, tx); err != nil {
+			return fmt.Errorf("upgrading schema to version 3: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'schema_version'`,
 			strconv.Itoa(SchemaVersion)); err != nil {
