@@ -13,6 +13,10 @@ import (
 // always a CLI subcommand, whatever the profile.
 const (
 	GroupCore = "core"
+	// GroupContext holds the tools that size answers to an agent's
+	// context: read_source, get_context_for_symbol, get_context_budget,
+	// search_code.
+	GroupContext = "context"
 )
 
 // ProfileDefault and ProfileAll are the two named profiles.

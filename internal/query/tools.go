@@ -56,6 +56,10 @@ func Tools() []Tool {
 		tool("get_callers", "Callers of a function", descGetCallers, (*Service).GetCallers),
 		tool("get_callees", "Callees of a function", descGetCallees, (*Service).GetCallees),
 		tool("find_implementations", "Find implementations", descFindImplementations, (*Service).FindImplementations),
+		tool("read_source", "Read verified source", descReadSource, (*Service).ReadSource).in(GroupContext),
+		tool("get_context_for_symbol", "Summarise a symbol within a budget", descGetContext, (*Service).GetContextForSymbol).in(GroupContext),
+		tool("get_context_budget", "Token cost of a file or package", descGetContextBudget, (*Service).GetContextBudget).in(GroupContext),
+		tool("search_code", "Search code by a question in words", descSearchCode, (*Service).SearchCode).in(GroupContext),
 	}, lspTools()...)
 }
 
@@ -84,3 +88,11 @@ const descGetCallers = `Who calls a function or method, to depth 1-5 (breadth-fi
 const descGetCallees = `What a function or method calls, to depth 1-5 (breadth-first, each once): callee, file, line, coverage, via, call sites; callees outside the index listed by name, not followed. completeness is lower_bound with blind_spots named (dynamic calls with no candidate, reflection, type errors). Parameters as get_callers, its reverse. Errors: NOT_A_FUNCTION, INVALID_ARGUMENT (depth outside 1-5), SYMBOL_NOT_FOUND, CURSOR_INVALID.`
 
 const descFindImplementations = `For an interface, the types in the index that satisfy it (pointer: only *T does); for an interface method, their methods. For a concrete type or method, the interfaces (methods) it satisfies. Nothing found: an empty list, completeness complete. Selectors as in get_symbol. Use find_references for uses, get_callers for calls. Errors: INVALID_ARGUMENT (not a type or method), SYMBOL_NOT_FOUND, AMBIGUOUS_SYMBOL, CURSOR_INVALID.`
+
+const descReadSource = `Source of a symbol or line range, re-read from disk, line-numbered; a symbol whose file changed since indexing is re-located, never stale. Select by stable_key, qualified_name (+repository, path), ref (path::Name or path:START-END) or continuation. depth 1-3 adds callee bodies within budget. For a summary use get_context_for_symbol. Errors: SYMBOL_NOT_FOUND (also: deleted since), INVALID_ARGUMENT (range past EOF or >400 lines, not a file), CURSOR_INVALID.`
+
+const descGetContext = `Prompt-ready summary of one symbol within budget tokens (default 400): signature, effects, doc, callers, callees (types: fields, methods, users), added in that order while they fit; a section that does not fit is left out whole and named in omitted. Much cheaper than read_source. Selectors as in get_symbol. Errors: SYMBOL_NOT_FOUND, AMBIGUOUS_SYMBOL, INVALID_ARGUMENT (budget 20-8000).`
+
+const descGetContextBudget = `What loading a Go file or package directory costs in tokens, per category: types, interfaces, function and method signatures, consts and vars, doc comments, full source; read from disk, about 4 bytes per token. Use it to choose between read_source, get_file_outline and get_context_for_symbol. Errors: FILE_NOT_FOUND, OUTSIDE_ROOTS, INVALID_ARGUMENT (not .go, no Go files).`
+
+const descSearchCode = `Find code by a question in words ("parse the config file"): full-text ranking (BM25) over split identifiers, docs, signatures, string literals and paths, boosted by exported and often-referenced symbols. Returns top limit symbols with paths, lines and bodies within budget; a name defined in several files returns all. Offline, deterministic. Use find_symbol when you know the name. Errors: INVALID_ARGUMENT, REPOSITORY_NOT_FOUND.`
