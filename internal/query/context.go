@@ -313,7 +313,8 @@ func (v *view) userNames(ctx context.Context, sym graph.Symbol) (string, error) 
 		return fmt.Sprintf("used by: %d references, none inside a declaration", total), nil
 	}
 	text := nameList("used by", names)
-	return strings.Replace(text, "used by (", fmt.Sprintf("used by (%d references, in ", total), 1), nil
+	head := fmt.Sprintf("used by (%d): ", len(names))
+	return fmt.Sprintf("used by (%d references in %d declarations): ", total, len(names)) + strings.TrimPrefix(text, head), nil
 }
 
 // Text renders the summary, then what was left out.

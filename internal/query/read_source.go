@@ -17,12 +17,12 @@ import (
 const (
 	defaultSourceBudget = 2000
 	maxSourceBudget     = 8000
-	minSourceBudget     = 100
+	minSourceBudget     = 150
 	maxContextLines     = 50
 	maxSourceDepth      = 3
 	maxRangeLines       = 400
 	maxCalleeBlocks     = 200 // callees considered at any depth
-	maxWithheldNames    = 20
+	maxWithheldNames    = 10
 )
 
 // ReadSourceInput is the input of read_source. Exactly one of stable_key,
@@ -36,7 +36,7 @@ type ReadSourceInput struct {
 	Continuation  string `json:"continuation,omitempty" jsonschema:"continuation of a truncated answer, used alone"`
 	ContextLines  int    `json:"context_lines,omitempty" jsonschema:"lines before and after the symbol, 0 to 50"`
 	Depth         int    `json:"depth,omitempty" jsonschema:"0 to 3: add bodies of callees to this depth"`
-	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens, 100 to 8000 (default 2000)"`
+	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens, 150 to 8000 (default 2000)"`
 }
 
 // SourceBlock is the source of one declaration or range, as on disk.
@@ -224,46 +224,13 @@ func (s *Service) ReadSource(ctx context.Context, in ReadSourceInput, progress f
 	} else {
 		next.Path, next.From, next.To, next.Hash = plan[0].rng.file.rel, plan[0].rng.from, plan[0].rng.to, plan[0].rng.file.hash[:16]
 	}
-	cut := -1 // index of the first block not served whole
-	cutLine := 0
-	for i := c.Block; i < len(plan); i++ {
-		blk, err := v.materialize(ctx, repo, plan[i], c.Ctx)
-		if err != nil {
-			if i == 0 {
-				return nil, err
-			}
-			continue // a callee that moved away is skipped, not fatal
+	// finish sets the truncation footer for an answer that stops at block
+	// cut (from line cutLine of it when > 0), or clears it when cut is the end.
+	finish := func(cut, cutLine int) {
+		out.Truncated, out.Withheld, out.Continuation = false, nil, ""
+		if cut >= len(plan) {
+			return
 		}
-		if i == c.Block && c.Line > 0 {
-			if c.Line > blk.EndLine {
-				return nil, graph.Errorf(graph.CodeCursorInvalid, "continuation points past the end of %s; call again without it", plan[i].name())
-			}
-			blk = sliceBlock(blk, c.Line, blk.EndLine)
-		}
-		out.Results = append(out.Results, blk)
-		if len(out.Text()) <= limit-footerReserve(len(plan)-i-1) {
-			continue
-		}
-		// Over budget: the first block served is cut to fit; any later
-		// one is withheld whole.
-		out.Results = out.Results[:len(out.Results)-1]
-		if len(out.Results) == 0 {
-			fit := fitLines(blk, func(b SourceBlock) bool {
-				out.Results = []SourceBlock{b}
-				return len(out.Text()) <= limit-footerReserve(len(plan)-i)
-			})
-			out.Results = nil
-			if fit >= blk.StartLine {
-				out.Results = []SourceBlock{sliceBlock(blk, blk.StartLine, fit)}
-				cutLine = fit + 1
-			} else {
-				cutLine = blk.StartLine
-			}
-		}
-		cut = i
-		break
-	}
-	if cut >= 0 {
 		next.Block, next.Line = cut, cutLine
 		out.Continuation = encodeReadCont(next)
 		out.Truncated = true
@@ -279,17 +246,49 @@ func (s *Service) ReadSource(ctx context.Context, in ReadSourceInput, progress f
 			out.Withheld = append(out.Withheld, plan[i].name())
 		}
 	}
+	for i := c.Block; i < len(plan); i++ {
+		blk, err := v.materialize(ctx, repo, plan[i], c.Ctx)
+		if err != nil {
+			if i == 0 {
+				return nil, err
+			}
+			continue // a callee that moved away is skipped, not fatal
+		}
+		if i == c.Block && c.Line > 0 {
+			if c.Line > blk.EndLine {
+				return nil, graph.Errorf(graph.CodeCursorInvalid, "continuation points past the end of %s; call again without it", plan[i].name())
+			}
+			blk = sliceBlock(blk, c.Line, blk.EndLine)
+		}
+		out.Results = append(out.Results, blk)
+		finish(i+1, 0)
+		if len(out.Text()) <= limit {
+			continue
+		}
+		// Over budget: the first block served is cut to fit (at least one
+		// line, so that continuations make progress); a later one is
+		// withheld whole.
+		out.Results = out.Results[:len(out.Results)-1]
+		if len(out.Results) > 0 {
+			finish(i, 0)
+			break
+		}
+		fit := fitLines(blk, func(b SourceBlock) bool {
+			out.Results = []SourceBlock{b}
+			finish(i, b.EndLine+1)
+			return len(out.Text()) <= limit
+		})
+		fit = max(fit, blk.StartLine)
+		out.Results = []SourceBlock{sliceBlock(blk, blk.StartLine, fit)}
+		if fit < blk.EndLine {
+			finish(i, fit+1)
+		} else {
+			finish(i+1, 0)
+		}
+		break
+	}
 	out.Total, out.Returned = len(plan)-c.Block, len(out.Results)
 	return out, nil
-}
-
-// footerReserve is the room kept for the truncation footer (withheld
-// names and the continuation) while blocks are added.
-func footerReserve(remaining int) int {
-	if remaining <= 0 {
-		return 0
-	}
-	return 260 + 40*min(remaining, maxWithheldNames)
 }
 
 // fitLines returns the last line of blk such that the block cut there still
@@ -385,7 +384,7 @@ func (v *view) verify(ctx context.Context, sym graph.Symbol) (verifiedSpan, erro
 		e := graph.Errorf(graph.CodeSymbolNotFound,
 			"%s was at %s:%d-%d in snapshot %d, but the file changed and no longer declares it (renamed or deleted); names declared near there now are in data.suggestions",
 			sym.QualifiedName, sym.Path, sym.StartLine, sym.EndLine, repo.Snapshot.ID).WithData("file_changed", true)
-		if sug := nearbyDecls(f, sym.StartLine); len(sug) > 0 {
+		if sug := nearbyDecls(f, sym.StartLine, sym.Kind); len(sug) > 0 {
 			e.WithData("suggestions", sug)
 		}
 		return verifiedSpan{}, e
@@ -408,11 +407,16 @@ func (v *view) verify(ctx context.Context, sym graph.Symbol) (verifiedSpan, erro
 	return vs, nil
 }
 
-// nearbyDecls names up to 8 declarations of f, nearest to line first, as
-// suggestions after a rename.
-func nearbyDecls(f *diskFile, line int) []string {
+// nearbyDecls names up to 8 declarations of f, those of kind first, then
+// nearest to line, as suggestions after a rename.
+func nearbyDecls(f *diskFile, line int, kind graph.Kind) []string {
 	ds := append([]diskDecl(nil), f.decls...)
-	sort.SliceStable(ds, func(i, j int) bool { return abs(ds[i].Line-line) < abs(ds[j].Line-line) })
+	sort.SliceStable(ds, func(i, j int) bool {
+		if a, b := ds[i].Kind == kind, ds[j].Kind == kind; a != b {
+			return a
+		}
+		return abs(ds[i].Line-line) < abs(ds[j].Line-line)
+	})
 	var out []string
 	for _, d := range ds {
 		if len(out) == 8 {
@@ -470,10 +474,10 @@ func (v *view) parseRef(ctx context.Context, ref, repository string) (graph.Repo
 		switch {
 		case from < 1 || to < from:
 			return graph.RepositoryStatus{}, nil, nil, invalid("ref", "range %d-%d is empty or starts before line 1; lines are 1-based, START <= END", from, to)
-		case from > n || to > n:
-			return graph.RepositoryStatus{}, nil, nil, invalid("ref", "range %d-%d is past the end of %s, which has %d lines; ask for at most %d-%d", from, to, loc.rel, n, min(from, n), n)
 		case to-from+1 > maxRangeLines:
 			return graph.RepositoryStatus{}, nil, nil, invalid("ref", "range %d-%d is %d lines; ask for at most %d at a time (e.g. %s:%d-%d), or read a symbol by name", from, to, to-from+1, maxRangeLines, loc.rel, from, from+maxRangeLines-1)
+		case from > n || to > n:
+			return graph.RepositoryStatus{}, nil, nil, invalid("ref", "range %d-%d is past the end of %s, which has %d lines; ask for at most %d-%d", from, to, loc.rel, n, min(from, n), n)
 		}
 		return loc.repo, &rangeSpec{file: f, from: from, to: to}, nil, nil
 	}
@@ -498,7 +502,7 @@ func (v *view) parseRef(ctx context.Context, ref, repository string) (graph.Repo
 	ds := f.find(name, "")
 	if len(ds) == 0 {
 		e := graph.Errorf(graph.CodeSymbolNotFound, "%s declares no %s now; its declarations nearest the top are in data.suggestions", loc.rel, name)
-		if sug := nearbyDecls(f, 1); len(sug) > 0 {
+		if sug := nearbyDecls(f, 1, ""); len(sug) > 0 {
 			e.WithData("suggestions", sug)
 		}
 		return graph.RepositoryStatus{}, nil, nil, e

@@ -24,7 +24,7 @@ type SearchCodeInput struct {
 	Question     string `json:"question" jsonschema:"what the code does, in words (e.g. parse the config file)"`
 	Repository   string `json:"repository,omitempty" jsonschema:"search one repository, by name"`
 	Limit        int    `json:"limit,omitempty" jsonschema:"symbols to return, 1 to 20 (default 5)"`
-	Budget       int    `json:"budget,omitempty" jsonschema:"max tokens, 100 to 8000 (default 2000)"`
+	Budget       int    `json:"budget,omitempty" jsonschema:"max tokens, 150 to 8000 (default 2000)"`
 	IncludeTests bool   `json:"include_tests,omitempty" jsonschema:"also rank symbols of _test.go files"`
 }
 
