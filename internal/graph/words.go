@@ -52,3 +52,34 @@ func splitCamel(s string) []string {
 	}
 	return append(out, string(rs[start:]))
 }
+
+// abbreviations maps abbreviations common in Go identifiers to the words a
+// person types for them.
+var abbreviations = map[string]string{
+	"cmd": "command", "gen": "generate", "fn": "function", "func": "function", "init": "initialize",
+	"arg": "argument", "args": "arguments", "str": "string", "pkg": "package", "pkgs": "packages",
+	"dir": "directory", "dirs": "directories", "info": "information", "cfg": "config", "conf": "config",
+	"err": "error", "errs": "errors", "ctx": "context", "msg": "message", "src": "source", "dst": "destination",
+	"req": "request", "resp": "response", "repo": "repository", "env": "environment", "exec": "execute",
+	"impl": "implementation", "iface": "interface", "decl": "declaration", "decls": "declarations",
+	"expr": "expression", "stmt": "statement", "ident": "identifier", "sig": "signature", "typ": "type",
+	"buf": "buffer", "len": "length", "num": "number", "param": "parameter", "params": "parameters",
+	"spec": "specification", "tmp": "temporary", "addr": "address", "alloc": "allocate", "calc": "calculate",
+	"cnt": "count", "del": "delete", "doc": "documentation", "docs": "documentation", "db": "database",
+	"fmt": "format", "gc": "garbage", "ld": "levenshtein", "def": "definition", "defs": "definitions",
+	"ref": "reference", "refs": "references", "obj": "object", "objs": "objects", "pos": "position",
+	"prog": "program", "val": "value", "vals": "values", "var": "variable", "vars": "variables",
+}
+
+// ExpandAbbreviations returns words followed by the full words of the
+// abbreviations among them (cmd → command), so an identifier written
+// tersely is found by the words of a question.
+func ExpandAbbreviations(words []string) []string {
+	out := words
+	for _, w := range words {
+		if full, ok := abbreviations[w]; ok {
+			out = append(out, full)
+		}
+	}
+	return out
+}

@@ -13,7 +13,7 @@ import (
 // bench/: a word in the name says most about what a symbol is, a word of
 // its doc or signature somewhat less, a literal in its body or a path
 // element least.
-const searchWeights = "10.0, 2.0, 2.0, 1.0, 3.0"
+const searchWeights = "10.0, 4.0, 2.0, 1.0, 3.0"
 
 // defaultSearchLimit is the number of hits SearchText returns when the
 // query sets none.
@@ -24,7 +24,7 @@ const defaultSearchLimit = 100
 // (graph.SearchWords) so that "parse config" finds ParseConfig.
 func searchColumns(sym *graph.Symbol) (name, doc, sig, body, path string) {
 	words := func(s string) string { return strings.Join(graph.SearchWords(s), " ") }
-	name = words(sym.QualifiedName)
+	name = strings.Join(graph.ExpandAbbreviations(graph.SearchWords(sym.QualifiedName)), " ")
 	if sym.Name != sym.QualifiedName {
 		name += " " + words(sym.Name) // the member's own name counts twice
 	}
