@@ -77,13 +77,14 @@ func allToolsSession(t *testing.T) *mcp.ClientSession {
 }
 
 // contextOrder is the order get_context_for_symbol's sections come in.
-var contextOrder = []string{"signature", "effects", "doc", "callers", "callees"}
+var contextOrder = []string{"signature", "effects", "doc", "doc_summary", "callers", "callees"}
 
 // TestContextBudgetOnCobra asks get_context_for_symbol about every
 // function and method of cobra at budgets 50, 200, 400 and 1,000 and
 // checks that no summary exceeds its budget, sections come in order,
 // every section not present but available at a larger budget is named in
-// omitted, and a larger budget never shows fewer sections.
+// omitted, and a larger budget never shows fewer sections (a doc comment
+// shown as its first paragraph, doc_summary, may grow into the whole doc).
 func TestContextBudgetOnCobra(t *testing.T) {
 	cs := allToolsSession(t)
 	funcs := cobraFunctions(t, cs)
@@ -122,6 +123,9 @@ func TestContextBudgetOnCobra(t *testing.T) {
 				omittedAny++
 			}
 			for _, s := range prev {
+				if s == "doc_summary" && indexOf(out.Sections, "doc") >= 0 {
+					continue // the first paragraph grew into the whole doc
+				}
 				if indexOf(out.Sections, s) < 0 {
 					t.Errorf("%s: section %s shown at a smaller budget is missing", where, s)
 				}

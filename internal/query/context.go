@@ -47,9 +47,12 @@ type GetContextOutput struct {
 	Omitted       []string `json:"omitted,omitempty" jsonschema:"sections left out whole for the budget"`
 }
 
-// contextSection is one section of a summary: a name and its text.
+// contextSection is one section of a summary: a name and its text, and
+// for the doc comment a shorter form (its first paragraph) used, as
+// section doc_summary, when the whole does not fit.
 type contextSection struct {
 	name, text string
+	short      string
 }
 
 // contextEffects is the EFFECTS HOOK of get_context_for_symbol: it returns
@@ -98,7 +101,9 @@ func (s *Service) GetContextForSymbol(ctx context.Context, in GetContextInput, p
 
 // fitSections joins sections in order while they fit limit bytes; a
 // section that does not fit is left out whole and named, and later ones
-// are still tried. The first section (the signature) is cut to fit when
+// are still tried. A doc comment too long to fit is replaced by its first
+// paragraph (section doc_summary) when that fits; doc is then named
+// omitted. The first section (the signature) is cut to fit when
 // it alone is too long, ending in "…".
 func fitSections(sections []contextSection, limit int) (summary string, names, omitted []string) {
 	var b strings.Builder
@@ -111,6 +116,15 @@ func fitSections(sections []contextSection, limit int) (summary string, names, o
 		if b.Len()+sep+len(text) > limit {
 			if i > 0 {
 				omitted = append(omitted, sec.name)
+				if sec.short == "" || b.Len()+sep+len(sec.short) > limit {
+					continue
+				}
+				text = sec.short
+				names = append(names, sec.name+"_summary")
+				if sep > 0 {
+					b.WriteByte('\n')
+				}
+				b.WriteString(text)
 				continue
 			}
 			text = cutUTF8(text, max(0, limit-len("…"))) + "…"
@@ -134,7 +148,7 @@ func (v *view) contextSections(ctx context.Context, sym graph.Symbol) ([]context
 	var secs []contextSection
 	add := func(name, text string) {
 		if text != "" {
-			secs = append(secs, contextSection{name, text})
+			secs = append(secs, contextSection{name: name, text: text})
 		}
 	}
 	add("signature", fmt.Sprintf("%s\n%s %s.%s  %s:%d-%d", sym.Signature, sym.Kind, sym.PackageName, sym.QualifiedName, sym.Path, sym.StartLine, sym.EndLine))
@@ -146,7 +160,11 @@ func (v *view) contextSections(ctx context.Context, sym graph.Symbol) ([]context
 		add("effects", eff)
 	}
 	if doc := strings.TrimSpace(sym.Doc); doc != "" {
-		add("doc", "doc: "+doc)
+		sec := contextSection{name: "doc", text: "doc: " + doc}
+		if para, _, cut := strings.Cut(doc, "\n\n"); cut {
+			sec.short = "doc (first paragraph): " + strings.TrimSpace(para)
+		}
+		secs = append(secs, sec)
 	}
 	if sym.Kind.IsFunction() {
 		callers, err := v.edgeNames(ctx, sym, true)

@@ -270,7 +270,7 @@ func TestGetContextForSymbol(t *testing.T) {
 }
 
 // sectionOrder is the order sections may come in.
-var sectionOrder = []string{"signature", "effects", "doc", "callers", "callees", "fields", "methods", "used_by"}
+var sectionOrder = []string{"signature", "effects", "doc", "doc_summary", "callers", "callees", "fields", "methods", "used_by"}
 
 // checkContext holds one answer to the contract: within budget, sections
 // in order, each present section whole in the summary, the rest omitted.

@@ -7,7 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
-	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -67,6 +67,9 @@ func (f *diskFile) text(from, to int) string {
 // find returns the declarations of the file named qn, of a kind that can
 // be what the index called kind.
 func (f *diskFile) find(qn string, kind graph.Kind) []diskDecl {
+	if strings.HasPrefix(qn, "init#") {
+		qn = "init"
+	}
 	var out []diskDecl
 	for _, d := range f.decls {
 		if d.QualifiedName == qn && (kind == "" || sameKindFamily(d.Kind, kind)) {
@@ -127,7 +130,8 @@ func loadDisk(root, rel string) (*diskFile, error) {
 
 // parseDisk indexes content's lines and, for a Go file, its declarations,
 // named as the indexer names them (Name, Type.Method, Type.Field,
-// Interface.Method, init#2 for a second init).
+// Interface.Method), except that every init func is "init": the indexer
+// numbers them across the package's files, which one file cannot know.
 func parseDisk(rel string, content []byte, hash string) *diskFile {
 	f := &diskFile{rel: rel, content: content, hash: hash, lines: []int{0}}
 	for i, c := range content {
@@ -153,7 +157,6 @@ func parseDisk(rel string, content []byte, hash string) *diskFile {
 		}
 		f.decls = append(f.decls, d)
 	}
-	inits := 0
 	for _, decl := range syntax.Decls {
 		switch d := decl.(type) {
 		case *ast.FuncDecl:
@@ -163,11 +166,6 @@ func parseDisk(rel string, content []byte, hash string) *diskFile {
 			qn, kind := d.Name.Name, graph.KindFunc
 			if d.Recv != nil && len(d.Recv.List) > 0 {
 				qn, kind = recvBase(d.Recv.List[0].Type)+"."+qn, graph.KindMethod
-			} else if qn == "init" {
-				inits++
-				if inits > 1 {
-					qn = "init#" + strconv.Itoa(inits)
-				}
 			}
 			add(qn, kind, d.Doc, d.Pos(), d.End())
 		case *ast.GenDecl:

@@ -62,12 +62,12 @@ var questions = []question{
 
 // searchResult is the quality of search_code on the question set.
 type searchResult struct {
-	Questions int           `json:"questions"`
-	First     int           `json:"first"`
-	Top5      int           `json:"top5"`
-	FirstPct  float64       `json:"first_pct"`
-	Top5Pct   float64       `json:"top5_pct"`
-	Rows      []searchRow   `json:"rows"`
+	Questions int               `json:"questions"`
+	First     int               `json:"first"`
+	Top5      int               `json:"top5"`
+	FirstPct  float64           `json:"first_pct"`
+	Top5Pct   float64           `json:"top5_pct"`
+	Rows      []searchRow       `json:"rows"`
 	ByCorpus  map[string][2]int `json:"by_corpus"`
 }
 
