@@ -420,3 +420,25 @@ func TestContextGolden(t *testing.T) {
 		t.Errorf("answers differ from %s (go test -update to accept):\n%s", golden, lineDiff(string(want), got))
 	}
 }
+
+// TestSearchCodeAllDefinitions checks that a name the question spells out
+// comes with every definition of it, sharing one rank, and that a question
+// in other words picks the best one alone.
+func TestSearchCodeAllDefinitions(t *testing.T) {
+	f := newFixture(t, "testdata/multi.txtar")
+	o := ok[*SearchCodeOutput](t, f, "search_code", `{"question":"where is Parse","limit":1}`)
+	var pkgs []string
+	for _, r := range o.Results {
+		if r.QualifiedName != "Parse" || r.Rank != 1 {
+			t.Errorf("unexpected hit %+v", r)
+		}
+		pkgs = append(pkgs, r.PackagePath)
+	}
+	if strings.Join(pkgs, ",") != "example.com/multi/config,example.com/multi/flags" && strings.Join(pkgs, ",") != "example.com/multi/flags,example.com/multi/config" {
+		t.Errorf("Parse definitions: %v, want both packages\n%s", pkgs, o.Text())
+	}
+	one := ok[*SearchCodeOutput](t, f, "search_code", `{"question":"read the settings file","limit":1}`)
+	if len(one.Results) != 1 || one.Results[0].PackagePath != "example.com/multi/config" {
+		t.Errorf("settings file: %s", one.Text())
+	}
+}

@@ -17,6 +17,7 @@ const (
 	defaultSearchBudget = 2000
 	searchPool          = 200 // full-text hits re-ranked
 	searchRefPool       = 40  // of those, how many get their references counted
+	maxDefinitions      = 8   // further definitions of one name listed with it
 )
 
 // SearchCodeInput is the input of search_code.
@@ -59,7 +60,8 @@ var stopWords = map[string]bool{}
 
 func init() {
 	for _, w := range strings.Fields(`a an and are as at be by can code do does for from how i if in is it its
-		of on or that the this to what when where which who why with me my we you there`) {
+		of on or that the this to what when where which who why with me my we you there
+		defined declared located`) {
 		stopWords[w] = true
 	}
 }
@@ -167,11 +169,24 @@ func (s *Service) SearchCode(ctx context.Context, in SearchCodeInput, progress f
 		}
 		picked[n] = true
 		rank++
+		// A name declared more than once in its package (per platform),
+		// or named outright by the question, comes with all its
+		// definitions, not one pick.
 		defs := []graph.TextHit{h}
-		same, err := v.r.LookupSymbols(ctx, graph.Lookup{QualifiedName: n.qn, PackagePath: n.pkg, Repository: h.Symbol.Repository})
+		lookup := graph.Lookup{QualifiedName: n.qn, PackagePath: n.pkg, Repository: h.Symbol.Repository}
+		if namesSymbol(in.Question, h.Symbol) {
+			lookup.PackagePath = ""
+			lookup.Repository = in.Repository
+		}
+		same, err := v.r.LookupSymbols(ctx, lookup)
 		if err == nil {
 			for _, s := range same {
-				if s.Key != h.Symbol.Key && (in.IncludeTests || !s.TestOnly) {
+				if len(defs) > maxDefinitions {
+					break
+				}
+				other := name{s.PackagePath, s.QualifiedName}
+				if s.Key != h.Symbol.Key && (in.IncludeTests || !s.TestOnly) && sameKindFamily(s.Kind, h.Symbol.Kind) && (other == n || !picked[other]) {
+					picked[other] = true
 					defs = append(defs, graph.TextHit{Symbol: s, Score: h.Score})
 				}
 			}
@@ -202,14 +217,14 @@ func (s *Service) SearchCode(ctx context.Context, in SearchCodeInput, progress f
 		}
 		vs, err := v.verify(ctx, sym)
 		if err != nil {
-			out.Withheld = append(out.Withheld, r.QualifiedName+" (file changed; not found)")
+			out.Withheld = append(out.Withheld, pkgBase(r.PackagePath)+"."+r.QualifiedName+" (file changed; not found)")
 			continue
 		}
 		r.Source, r.SourceLine = vs.file.text(vs.decl.Line, vs.to), vs.decl.Line
 		r.StartLine, r.EndLine = vs.decl.Line, vs.to
 		if len(out.Text()) > limitBytes-120 {
 			r.Source, r.SourceLine = "", 0
-			out.Withheld = append(out.Withheld, r.QualifiedName)
+			out.Withheld = append(out.Withheld, pkgBase(r.PackagePath)+"."+r.QualifiedName)
 		}
 	}
 	if len(out.Text()) > limitBytes {
@@ -386,4 +401,17 @@ func stem(w string) string {
 // isInternal reports whether an import path is under an internal/ directory.
 func isInternal(p string) bool {
 	return strings.HasPrefix(p, "internal/") || strings.Contains(p, "/internal/") || strings.HasSuffix(p, "/internal")
+}
+
+// namesSymbol reports whether the question spells the symbol's name as a
+// word of its own (Parse, parse, Command.Execute), not merely its parts.
+func namesSymbol(question string, sym graph.Symbol) bool {
+	for _, f := range strings.FieldsFunc(question, func(r rune) bool {
+		return r == ' ' || r == ',' || r == '?' || r == '(' || r == ')' || r == '`' || r == '"' || r == '\''
+	}) {
+		if strings.EqualFold(f, sym.Name) || f == sym.QualifiedName {
+			return true
+		}
+	}
+	return false
 }
