@@ -5,7 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"path"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -434,28 +434,37 @@ func abs(n int) int {
 	return n
 }
 
-// parseRef resolves a ref: path::Name, or path:START-END.
-func (v *view) parseRef(ctx context.Context, ref, repository string) (graph.RepositoryStatus, *rangeSpec, *graph.Symbol, error) {
-	var p, name string
-	from, to := 0, 0
+// splitRef splits a ref into a path and either a declaration name
+// (path::Name) or a line range (path:START-END). It checks only the form;
+// parseRef checks the path and the range against the file.
+func splitRef(ref string) (p, name string, from, to int, err error) {
 	if i := strings.Index(ref, "::"); i >= 0 {
 		p, name = ref[:i], ref[i+2:]
 		if name == "" || p == "" {
-			return graph.RepositoryStatus{}, nil, nil, invalid("ref", "%q: give path::Name, e.g. internal/foo/bar.go::Server.Start", ref)
+			return "", "", 0, 0, invalid("ref", "%q: give path::Name, e.g. internal/foo/bar.go::Server.Start", ref)
 		}
-	} else {
-		i := strings.LastIndex(ref, ":")
-		if i < 0 {
-			return graph.RepositoryStatus{}, nil, nil, invalid("ref", "%q is neither path::Name nor path:START-END", ref)
-		}
-		p = ref[:i]
-		a, b, ok := strings.Cut(ref[i+1:], "-")
-		var err1, err2 error
-		from, err1 = strconv.Atoi(a)
-		to, err2 = strconv.Atoi(b)
-		if !ok || err1 != nil || err2 != nil || p == "" {
-			return graph.RepositoryStatus{}, nil, nil, invalid("ref", "%q: a range is path:START-END with 1-based line numbers, e.g. main.go:10-40", ref)
-		}
+		return p, name, 0, 0, nil
+	}
+	i := strings.LastIndex(ref, ":")
+	if i < 0 {
+		return "", "", 0, 0, invalid("ref", "%q is neither path::Name nor path:START-END", ref)
+	}
+	p = ref[:i]
+	a, b, ok := strings.Cut(ref[i+1:], "-")
+	var err1, err2 error
+	from, err1 = strconv.Atoi(a)
+	to, err2 = strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || p == "" {
+		return "", "", 0, 0, invalid("ref", "%q: a range is path:START-END with 1-based line numbers, e.g. main.go:10-40", ref)
+	}
+	return p, "", from, to, nil
+}
+
+// parseRef resolves a ref: path::Name, or path:START-END.
+func (v *view) parseRef(ctx context.Context, ref, repository string) (graph.RepositoryStatus, *rangeSpec, *graph.Symbol, error) {
+	p, name, from, to, err := splitRef(ref)
+	if err != nil {
+		return graph.RepositoryStatus{}, nil, nil, err
 	}
 	loc, err := v.locate("ref", p, repository)
 	if err != nil {
@@ -599,11 +608,9 @@ func encodeReadCont(c readCont) string {
 // decodeReadCont checks that a continuation is one this server issued, for
 // the repository asked (if any) and its current snapshot.
 func (v *view) decodeReadCont(s, repository string) (readCont, error) {
-	var c readCont
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || json.Unmarshal(b, &c) != nil || c.V != 1 || c.Block < 0 || c.Line < 0 || (c.Key == "" && c.Path == "") ||
-		c.Depth < 0 || c.Depth > maxSourceDepth || c.Ctx < 0 || c.Ctx > maxContextLines {
-		return c, graph.Errorf(graph.CodeCursorInvalid, "continuation is not one read_source issued; call again with a selector").WithData("field", "continuation")
+	c, err := parseReadCont(s)
+	if err != nil {
+		return c, err
 	}
 	if repository != "" && repository != c.Repo {
 		return c, graph.Errorf(graph.CodeCursorInvalid, "continuation belongs to repository %s, not %s; drop repository or the continuation", c.Repo, repository).WithData("field", "continuation")
@@ -615,8 +622,18 @@ func (v *view) decodeReadCont(s, repository string) (readCont, error) {
 	if repo.Snapshot.ID != c.Snap {
 		return c, graph.Errorf(graph.CodeCursorInvalid, "continuation was issued on snapshot %d of %s, which is now at snapshot %d; call read_source again with the selector", c.Snap, c.Repo, repo.Snapshot.ID).WithData("field", "continuation")
 	}
-	if c.Path != "" && (!path.IsAbs("/"+c.Path) || c.From < 1 || c.To < c.From) {
-		return c, graph.Errorf(graph.CodeCursorInvalid, "continuation is not one read_source issued").WithData("field", "continuation")
+	return c, nil
+}
+
+// parseReadCont decodes a continuation and checks its shape: what the
+// caller sends back is outside input.
+func parseReadCont(s string) (readCont, error) {
+	var c readCont
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || json.Unmarshal(b, &c) != nil || c.V != 1 || c.Block < 0 || c.Line < 0 || (c.Key == "") == (c.Path == "") ||
+		c.Depth < 0 || c.Depth > maxSourceDepth || c.Ctx < 0 || c.Ctx > maxContextLines ||
+		c.Path != "" && (!filepath.IsLocal(c.Path) || c.From < 1 || c.To < c.From || c.To-c.From >= maxRangeLines) {
+		return readCont{}, graph.Errorf(graph.CodeCursorInvalid, "continuation is not one read_source issued; call again with a selector").WithData("field", "continuation")
 	}
 	return c, nil
 }
