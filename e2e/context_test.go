@@ -168,3 +168,49 @@ func indexOf(list []string, s string) int {
 	}
 	return -1
 }
+
+type readSourceOut struct {
+	envelope
+	Verified bool `json:"verified"`
+	Results  []struct {
+		QualifiedName string `json:"qualified_name"`
+		StartLine     int    `json:"start_line"`
+		Source        string `json:"source"`
+	} `json:"results"`
+}
+
+type searchOut struct {
+	envelope
+	Results []struct {
+		Rank          int    `json:"rank"`
+		QualifiedName string `json:"qualified_name"`
+	} `json:"results"`
+}
+
+// TestContextToolsOverMCP drives the context tools through the real
+// binary over stdio: verified source, a coded error for a bad range,
+// search in words, the token budget of a package, and the CLI giving the
+// same text as MCP.
+func TestContextToolsOverMCP(t *testing.T) {
+	cs := allToolsSession(t)
+	rs, a := callOK[readSourceOut](t, cs, "read_source", map[string]any{"qualified_name": "Command.Execute"})
+	if !rs.Verified || len(rs.Results) != 1 || !strings.Contains(rs.Results[0].Source, "func (c *Command) Execute() error") ||
+		!strings.Contains(a.text, "\tfunc (c *Command) Execute() error") {
+		t.Errorf("read_source Command.Execute: %s", a.text)
+	}
+	callErr(t, cs, "read_source", map[string]any{"ref": "command.go:1-100000"}, "INVALID_ARGUMENT")
+	callErr(t, cs, "read_source", map[string]any{"ref": "doc::Foo"}, "INVALID_ARGUMENT")
+	sc, a := callOK[searchOut](t, cs, "search_code", map[string]any{"question": "add a sub command to a command"})
+	if len(sc.Results) == 0 || sc.Results[0].QualifiedName != "Command.AddCommand" {
+		t.Errorf("search_code: %s", a.text)
+	}
+	_, a = callOK[map[string]any](t, cs, "get_context_budget", map[string]any{"path": "."})
+	if !strings.Contains(a.text, "full_source") {
+		t.Errorf("get_context_budget: %s", a.text)
+	}
+	mcpText := call(t, cs, "read_source", map[string]any{"ref": "args.go:1-5"}).text
+	cli, _ := runCLI(t, 0, "read_source", "--db", sharedDB, "--root", cobraDir, "--ref", "args.go:1-5")
+	if cli != mcpText {
+		t.Errorf("CLI read_source differs from MCP:\nCLI:\n%s\nMCP:\n%s", cli, mcpText)
+	}
+}
