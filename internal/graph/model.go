@@ -124,6 +124,11 @@ type Symbol struct {
 	StartCol      int
 	EndLine       int
 	EndCol        int
+	// Text is extra words for full-text search (search_code): the string
+	// literals and comments inside a function's body, a value's literal
+	// initialiser. The indexer fills it and writers index it; readers do
+	// not return it.
+	Text string
 }
 
 // Diagnostic is a load, parse or type error recorded while indexing.

@@ -103,6 +103,24 @@ type EdgeQuery struct {
 	Coverage []Coverage // any of these; empty means all
 }
 
+// TextQuery selects symbols by words for search_code. Words are
+// lower-case words of a question (stop words already dropped); a symbol
+// that matches any of them is a hit.
+type TextQuery struct {
+	Words        []string
+	Repositories []string // names; empty means all
+	Kinds        []Kind   // any of these; empty means all
+	Limit        int      // 0 means the backend's default (100)
+}
+
+// TextHit is one symbol a TextQuery found. Score is its relevance (BM25
+// or the backend's like), larger for better matches; scores compare only
+// within one answer.
+type TextHit struct {
+	Symbol Symbol
+	Score  float64
+}
+
 // Reader is one request's pinned view of the store. Methods return
 // ErrNotFound (wrapped or not) when a single looked-up row does not exist.
 type Reader interface {
@@ -144,6 +162,12 @@ type Reader interface {
 	// order of AllEffects (open, then pure, last). A function with no
 	// record was not analysed. Duplicate and unknown keys are ignored.
 	EffectRecords(ctx context.Context, keys []string) ([]EffectRecord, error)
+	// SearchText ranks symbols by a full-text match of q.Words against
+	// their identifiers split into words (SearchWords), doc comments,
+	// signatures, Symbol.Text and file and package paths, where a match in
+	// the name weighs most. Word forms are folded (retry matches retries).
+	// Best first; ties by repository, path and line.
+	SearchText(ctx context.Context, q TextQuery) ([]TextHit, error)
 
 	File(ctx context.Context, repo, path string) (File, error)
 	// Files returns the repository's files, ordered by path.

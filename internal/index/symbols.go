@@ -266,7 +266,60 @@ func (fs *fileSyms) funcDecl(ps []*pending, d *ast.FuncDecl, inits map[bool]int)
 		sig = astFuncSignature(d, recvName)
 	}
 	p.sym.Signature = sig
+	if d.Body != nil {
+		p.sym.Text = fs.bodyText(d.Body.Lbrace, d.Body.Rbrace, d.Body)
+	}
 	return append(ps, p)
+}
+
+// maxBodyText bounds the search words kept for one declaration.
+const maxBodyText = 4096
+
+// bodyText collects the words search_code finds a declaration by beyond
+// its name, doc and signature: the string literals of node (its body or
+// initialiser) and the comments between from and to. Literals come first;
+// the total is cut at maxBodyText bytes.
+func (fs *fileSyms) bodyText(from, to token.Pos, node ast.Node) string {
+	var b strings.Builder
+	add := func(s string) bool {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			return true
+		}
+		if b.Len()+len(s)+1 > maxBodyText {
+			return false
+		}
+		b.WriteString(s)
+		b.WriteByte('\n')
+		return true
+	}
+	full := false
+	if node != nil {
+		ast.Inspect(node, func(n ast.Node) bool {
+			if full {
+				return false
+			}
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				v, err := strconv.Unquote(lit.Value)
+				if err != nil {
+					v = lit.Value
+				}
+				full = !add(v)
+			}
+			return true
+		})
+	}
+	if fs.src.syntax != nil && !full {
+		for _, cg := range fs.src.syntax.Comments {
+			if cg.Pos() < from || cg.End() > to {
+				continue
+			}
+			if !add(cg.Text()) {
+				break
+			}
+		}
+	}
+	return b.String()
 }
 
 // funcSignature prints a function or method from its type:
@@ -325,6 +378,9 @@ func (fs *fileSyms) genDecl(ps []*pending, d *ast.GenDecl) []*pending {
 				p.ident = id
 				p.sym.Doc = docText(spec.Doc, spec.Comment, d.Doc)
 				p.sym.Signature = fs.valueSignature(d.Tok, spec, i)
+				if i < len(spec.Values) {
+					p.sym.Text = fs.bodyText(spec.Values[i].Pos(), spec.Values[i].End(), spec.Values[i])
+				}
 				ps = append(ps, p)
 			}
 		case *ast.TypeSpec:

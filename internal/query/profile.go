@@ -14,6 +14,10 @@ import (
 const (
 	GroupCore    = "core"
 	GroupEffects = "effects" // explain_effects, emit_effect_graph
+	// GroupContext holds the tools that size answers to an agent's
+	// context: read_source, get_context_for_symbol, get_context_budget,
+	// search_code.
+	GroupContext = "context"
 )
 
 // ProfileDefault and ProfileAll are the two named profiles.

@@ -58,6 +58,10 @@ func Tools() []Tool {
 		tool("find_implementations", "Find implementations", descFindImplementations, (*Service).FindImplementations),
 		tool("explain_effects", "What a function may do", descExplainEffects, (*Service).ExplainEffects).in(GroupEffects),
 		tool("emit_effect_graph", "Effect graph from a root", descEmitEffectGraph, (*Service).EmitEffectGraph).in(GroupEffects),
+		tool("read_source", "Read verified source", descReadSource, (*Service).ReadSource).in(GroupContext),
+		tool("get_context_for_symbol", "Summarise a symbol within a budget", descGetContext, (*Service).GetContextForSymbol).in(GroupContext),
+		tool("get_context_budget", "Token cost of a file or package", descGetContextBudget, (*Service).GetContextBudget).in(GroupContext),
+		tool("search_code", "Search code by a question in words", descSearchCode, (*Service).SearchCode).in(GroupContext),
 	}, lspTools()...)
 }
 
@@ -90,3 +94,11 @@ const descFindImplementations = `For an interface, the types in the index that s
 const descExplainEffects = `What calling a function may do: fs, net, exec, env, exit, panic, spawn, chan, sync, time, rand, stdio, global, unsafe, cgo, reflect, db. Each explained, direct or transitive, certain (exact calls) or possible (via candidates), with a witness: the shortest call path to the cause, with positions. open: reaches an unknown call; pure: none. Selectors as in get_symbol; call trees: emit_effect_graph. Errors: NOT_A_FUNCTION, SYMBOL_NOT_FOUND, AMBIGUOUS_SYMBOL.`
 
 const descEmitEffectGraph = `The functions a root reaches through call edges, to depth (1-10) and max_nodes, each with its own direct effects, the goroutines it starts and the calls between them (candidate calls marked). format json (schema_version 1) or mermaid, a flowchart to show a person. When max_nodes cuts it, narrow says how to narrow. For one function's full row use explain_effects. Errors: NOT_A_FUNCTION, INVALID_ARGUMENT, SYMBOL_NOT_FOUND.`
+
+const descReadSource = `Source of a symbol or line range, re-read from disk, line-numbered; a symbol whose file changed since indexing is re-located, never stale. Select by stable_key, qualified_name (+repository, path), ref (path::Name or path:START-END) or continuation. depth 1-3 adds callee bodies within budget. For a summary use get_context_for_symbol. Errors: SYMBOL_NOT_FOUND (also: deleted since), INVALID_ARGUMENT (range past EOF or >400 lines, not a file), CURSOR_INVALID.`
+
+const descGetContext = `Prompt-ready summary of one symbol within budget tokens (default 400): signature, effects, doc, callers, callees (types: fields, methods, users), added in that order while they fit; a section that does not fit is left out whole and named in omitted. Much cheaper than read_source. Selectors as in get_symbol. Errors: SYMBOL_NOT_FOUND, AMBIGUOUS_SYMBOL, INVALID_ARGUMENT (budget 20-8000).`
+
+const descGetContextBudget = `What loading a Go file or package directory costs in tokens, per category: types, interfaces, function and method signatures, consts and vars, doc comments, full source; read from disk, about 4 bytes per token. Use it to choose between read_source, get_file_outline and get_context_for_symbol. Errors: FILE_NOT_FOUND, OUTSIDE_ROOTS, INVALID_ARGUMENT (not .go, no Go files).`
+
+const descSearchCode = `Find code by a question in words ("parse the config file"): full-text ranking (BM25) over split identifiers, docs, signatures, string literals and paths, boosted by exported and often-referenced symbols. Returns top limit symbols with paths, lines and bodies within budget; a name defined in several files returns all. Offline, deterministic. Use find_symbol when you know the name, read_source for a withheld body. Errors: INVALID_ARGUMENT, REPOSITORY_NOT_FOUND.`

@@ -66,6 +66,9 @@ func upgradeEffects(ctx context.Context, tx *sql.Tx) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE repositories SET current_snapshot = NULL, vcs_head = ''`); err != nil {
 		return fmt.Errorf("resetting repositories: %w", err)
 	}
+	if ok, err := hasTable(ctx, tx, "effects"); err != nil || ok {
+		return err
+	}
 	for _, stmt := range schemaEffects {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("creating effects table: %w", err)

@@ -14,16 +14,18 @@ import (
 // newer, because an older build cannot know what a newer one changed.
 //
 // Version 2 added cross-references (interned, refs, edges, implements).
-// Version 3 added effect rows (effects; see effects.go).
-const SchemaVersion = 3
+// Version 3 was two versions on two development branches: effect rows
+// (schemaEffects, see effects.go) on one, the full-text search index
+// (schemaSearch) on the other. Version 4 has both.
+const SchemaVersion = 4
 
 // ErrNewerSchema is returned (wrapped) by Open when the database was written
 // by a newer Sextant whose schema this build does not understand.
 var ErrNewerSchema = errors.New("database schema is newer than this build supports")
 
 // schema creates every table and index of SchemaVersion: the version 1
-// layout followed by what versions 2 and 3 added.
-var schema = slices.Concat(schemaV1, schemaV2, schemaEffects)
+// layout followed by what versions 2 to 4 added.
+var schema = slices.Concat(schemaV1, schemaV2, schemaEffects, schemaSearch)
 
 // schemaV1 creates the tables and indexes of schema version 1.
 //
@@ -205,6 +207,68 @@ var schemaV2 = []string{
 	`CREATE INDEX implements_type ON implements (snapshot_id, type)`,
 }
 
+// schemaSearch creates the full-text index of search_code (schema version
+// 3): one FTS5 row per symbol whose rowid is the symbol's row id, so a
+// match joins symbols by primary key and a snapshot's rows are found
+// through symbols. Columns, in the order their BM25 weights are given
+// (searchWeights): the qualified name and name split into words (see
+// graph.SearchWords), the doc comment, the signature, Symbol.Text (string
+// literals and comments of the body) and the file and package paths as
+// words. The porter tokenizer folds word forms, so retry finds retries.
+var schemaSearch = []string{
+	`CREATE VIRTUAL TABLE symbol_text USING fts5(
+		name, doc, signature, body, path,
+		tokenize = 'porter unicode61'
+	)`,
+}
+
+// upgradeToSearch adds the version 3 search index to a version 2
+// database. Its snapshots have no search rows, and search_code would find
+// nothing in them, so like upgradeFromV1 it drops every snapshot; the next
+// call re-indexes.
+func upgradeToSearch(ctx context.Context, tx *sql.Tx) error {
+	for _, table := range snapshotTables {
+		if table == "symbol_text" {
+			continue
+		}
+		if ok, err := hasTable(ctx, tx, table); err != nil {
+			return err
+		} else if !ok {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table); err != nil {
+			return fmt.Errorf("emptying %s: %w", table, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM snapshots`); err != nil {
+		return fmt.Errorf("emptying snapshots: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE repositories SET current_snapshot = NULL, vcs_head = ''`); err != nil {
+		return fmt.Errorf("resetting repositories: %w", err)
+	}
+	if ok, err := hasTable(ctx, tx, "symbol_text"); err != nil {
+		return err
+	} else if ok {
+		_, err := tx.ExecContext(ctx, `DELETE FROM symbol_text`)
+		return err
+	}
+	for _, stmt := range schemaSearch {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("creating the search index: %w", err)
+		}
+	}
+	return nil
+}
+
+// hasTable reports whether the database has a table called name.
+func hasTable(ctx context.Context, q queryer, name string) (bool, error) {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, name).Scan(&n); err != nil {
+		return false, fmt.Errorf("looking for table %s: %w", name, err)
+	}
+	return n > 0, nil
+}
+
 // snapshotTables are the tables whose rows belong to one snapshot, in the
 // order garbage collection empties them.
 var snapshotTables = []string{"effects", "refs", "edges", "implements", "interned",
@@ -263,14 +327,19 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return nil
 	case v > SchemaVersion:
 		return fmt.Errorf("schema version %d, this build supports %d: %w", v, SchemaVersion, ErrNewerSchema)
-	case v == 1 || v == 2:
+	case v >= 1 && v <= 3:
 		if v == 1 {
 			if err := upgradeFromV1(ctx, tx); err != nil {
 				return fmt.Errorf("upgrading schema from version 1: %w", err)
 			}
 		}
+		// A version 3 database has one of the two tables; each upgrade
+		// below drops every snapshot and adds its table when missing.
 		if err := upgradeEffects(ctx, tx); err != nil {
 			return fmt.Errorf("upgrading schema to effect rows: %w", err)
+		}
+		if err := upgradeToSearch(ctx, tx); err != nil {
+			return fmt.Errorf("upgrading schema to the search index: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'schema_version'`,
 			strconv.Itoa(SchemaVersion)); err != nil {

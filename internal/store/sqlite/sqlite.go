@@ -386,6 +386,10 @@ func (s *Store) collect(ctx context.Context, repoID int64) error {
 		return nil
 	}
 	for _, id := range ids {
+		// The search rows are found through their symbols, so they go first.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM symbol_text WHERE rowid IN (SELECT id FROM symbols WHERE snapshot_id = ?)`, id); err != nil {
+			return fmt.Errorf("deleting search rows of snapshot %d: %w", id, err)
+		}
 		for _, table := range snapshotTables {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE snapshot_id = ?`, id); err != nil {
 				return fmt.Errorf("deleting %s of snapshot %d: %w", table, id, err)

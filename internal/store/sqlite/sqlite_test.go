@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -707,6 +708,84 @@ func TestUpgradeFromV1(t *testing.T) {
 	defer r.Close()
 	if n, err := r.UnresolvedCalls(ctx, "tools~2"); err != nil || n != 0 {
 		t.Errorf("UnresolvedCalls after upgrade = %d, %v", n, err)
+	}
+	if got, err := s.IntegrityCheck(ctx); err != nil || got != "ok" {
+		t.Errorf("integrity_check = %q, %v", got, err)
+	}
+}
+
+// TestUpgradeToSearch opens a version 2 database holding a published
+// snapshot: the upgrade adds the search index, keeps the repository, drops
+// the snapshot (it has no search rows), and search works on the next one;
+// collecting that snapshot later removes its search rows too.
+func TestUpgradeToSearch(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v2.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range slices.Concat(schemaV1, schemaV2) {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, stmt := range []string{
+		`INSERT INTO meta (key, value) VALUES ('schema_version', '2')`,
+		`INSERT INTO repositories (id, name, root, vcs_head, current_snapshot) VALUES (4, 'tools', '/src/tools', 'abc', 2)`,
+		`INSERT INTO snapshots (id, repo_id, created_at, symbols) VALUES (2, 4, 0, 1)`,
+		`INSERT INTO units (id, snapshot_id, package_path, package_name, module_path, path) VALUES (1, 2, 'p', 'p', 'm', 'p.go')`,
+		`INSERT INTO symbols (snapshot_id, unit_id, name, lname, kind, exported, test_only, start_line, start_col,
+			end_line, end_col, key, receiver, signature, doc) VALUES (2, 1, 'F', 'f', 6, 1, 0, 1, 1, 2, 2, 'K', '', '', '')`,
+		`INSERT INTO interned (snapshot_id, value) VALUES (2, 'K')`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("opening a version 2 database: %v", err)
+	}
+	defer s.Close()
+	if v, err := schemaVersion(ctx, s.rdb); err != nil || v != SchemaVersion {
+		t.Errorf("schema version after upgrade = %d, %v; want %d", v, err, SchemaVersion)
+	}
+	for _, table := range []string{"symbols", "interned", "snapshots"} {
+		var n int
+		s.rdb.QueryRow(`SELECT count(*) FROM ` + table).Scan(&n)
+		if n != 0 {
+			t.Errorf("%d rows of %s survive the upgrade, want none", n, table)
+		}
+	}
+	repo, err := s.EnsureRepository(ctx, "/src/tools", "tools")
+	if err != nil || repo.ID != 4 {
+		t.Fatalf("EnsureRepository after upgrade = %+v, %v; want the kept repository 4", repo, err)
+	}
+	publishGeneration(t, s, repo, 1, 10)
+	search := func() int {
+		r, err := s.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		hits, err := r.SearchText(ctx, graph.TextQuery{Words: []string{"p0"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(hits)
+	}
+	if n := search(); n == 0 {
+		t.Errorf("no search hits after upgrade and publish")
+	}
+	publishGeneration(t, s, repo, 2, 10)
+	var rows, syms int
+	s.rdb.QueryRow(`SELECT count(*) FROM symbol_text`).Scan(&rows)
+	s.rdb.QueryRow(`SELECT count(*) FROM symbols`).Scan(&syms)
+	if rows != syms {
+		t.Errorf("after collecting the old snapshot: %d search rows for %d symbols", rows, syms)
 	}
 	if got, err := s.IntegrityCheck(ctx); err != nil || got != "ok" {
 		t.Errorf("integrity_check = %q, %v", got, err)

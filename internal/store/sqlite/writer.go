@@ -71,7 +71,7 @@ type writer struct {
 	units  map[unitKey]int64
 	xref   *xrefBuffer // cross-references, inserted at Publish
 	stmts  struct {
-		module, pkg, file, unit, symbol, diag *sql.Stmt
+		module, pkg, file, unit, symbol, diag, text *sql.Stmt
 	}
 }
 
@@ -126,6 +126,7 @@ func (w *writer) begin(ctx context.Context) (err error) {
 	prep(&w.stmts.symbol, `INSERT INTO symbols (snapshot_id, unit_id, name, lname, qname, kind, exported, test_only,
 		start_line, start_col, end_line, end_col, key, parent, receiver, signature, doc)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	prep(&w.stmts.text, `INSERT INTO symbol_text (rowid, name, doc, signature, body, path) VALUES (?, ?, ?, ?, ?, ?)`)
 	prep(&w.stmts.diag, `INSERT INTO diagnostics (snapshot_id, package, path, line, col, kind, message)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
@@ -240,10 +241,19 @@ func (w *writer) addSymbols(ctx context.Context, syms []graph.Symbol) error {
 		if sym.Parent != "" {
 			parent = sym.Parent
 		}
-		if _, err := w.stmts.symbol.ExecContext(ctx, w.snapID, unit, sym.Name, strings.ToLower(sym.Name), qname,
+		res, err := w.stmts.symbol.ExecContext(ctx, w.snapID, unit, sym.Name, strings.ToLower(sym.Name), qname,
 			kind, sym.Exported, sym.TestOnly, sym.StartLine, sym.StartCol, sym.EndLine, sym.EndCol,
-			sym.Key, parent, sym.Receiver, sym.Signature, sym.Doc); err != nil {
+			sym.Key, parent, sym.Receiver, sym.Signature, sym.Doc)
+		if err != nil {
 			return fmt.Errorf("inserting symbol %s: %w", sym.QualifiedName, err)
+		}
+		id, err := res.LastInsertId()
+		if err != nil {
+			return fmt.Errorf("inserting symbol %s: %w", sym.QualifiedName, err)
+		}
+		name, doc, sig, body, path := searchColumns(sym)
+		if _, err := w.stmts.text.ExecContext(ctx, id, name, doc, sig, body, path); err != nil {
+			return fmt.Errorf("indexing symbol %s for search: %w", sym.QualifiedName, err)
 		}
 	}
 	return nil
@@ -345,5 +355,5 @@ func (w *writer) end() {
 	}
 	w.done = true
 	w.tx, w.conn, w.units, w.xref = nil, nil, nil, nil
-	w.stmts.module, w.stmts.pkg, w.stmts.file, w.stmts.unit, w.stmts.symbol, w.stmts.diag = nil, nil, nil, nil, nil, nil
+	w.stmts.module, w.stmts.pkg, w.stmts.file, w.stmts.unit, w.stmts.symbol, w.stmts.diag, w.stmts.text = nil, nil, nil, nil, nil, nil, nil
 }

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"fmt"
+	"io"
+)
+
+func report(w io.Writer, r *results) {
+	if s := r.Search; s != nil {
+		fmt.Fprintf(w, "search_code on %d questions (cobra and x/tools):\n", s.Questions)
+		for _, row := range s.Rows {
+			mark := "miss"
+			if row.Rank > 0 {
+				mark = fmt.Sprintf("#%d", row.Rank)
+			}
+			fmt.Fprintf(w, "  %-5s %-6s %-60q %v\n", mark, row.Corpus, row.Question, row.Top)
+		}
+		fmt.Fprintf(w, "  right symbol first: %d/%d = %.0f%% (target ≥ 60%%)  %s\n", s.First, s.Questions, s.FirstPct, verdict(s.FirstPct >= 60))
+		fmt.Fprintf(w, "  in the top 5:       %d/%d = %.0f%% (target ≥ 90%%)  %s\n", s.Top5, s.Questions, s.Top5Pct, verdict(s.Top5Pct >= 90))
+	}
+	if t := r.Tokens; t != nil {
+		reportTokens(w, t)
+	}
+	if l := r.Latency; l != nil {
+		reportLatency(w, l)
+	}
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "MISS"
+}

@@ -1,0 +1,173 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// GetContextBudgetInput is the input of get_context_budget.
+type GetContextBudgetInput struct {
+	Path         string `json:"path" jsonschema:"a Go file or package directory, repo-relative or absolute in a root"`
+	Repository   string `json:"repository,omitempty" jsonschema:"repository of a relative path, by name"`
+	IncludeTests bool   `json:"include_tests,omitempty" jsonschema:"count _test.go files of a directory too"`
+}
+
+// BudgetRow is what one category of a file's content costs.
+type BudgetRow struct {
+	Category string `json:"category" jsonschema:"types, interfaces, signatures, consts_vars, doc_comments or full_source"`
+	Tokens   int    `json:"tokens" jsonschema:"approximate tokens (4 bytes each)"`
+	Count    int    `json:"count" jsonschema:"declarations (or comments, files) counted"`
+}
+
+// GetContextBudgetOutput is the answer of get_context_budget.
+type GetContextBudgetOutput struct {
+	Envelope
+	Repository string      `json:"repository" jsonschema:"repository name"`
+	Path       string      `json:"path" jsonschema:"repo-relative file or directory"`
+	Files      int         `json:"files" jsonschema:"Go files counted"`
+	Lines      int         `json:"lines" jsonschema:"their lines"`
+	Results    []BudgetRow `json:"results" jsonschema:"cost per category, full_source last"`
+	Note       string      `json:"note" jsonschema:"how the estimate is made"`
+}
+
+const budgetNote = "tokens ≈ bytes/4, the usual rate for Go source with common tokenizers (real counts vary by about ±20%); types and interfaces count their whole declarations, signatures count functions and methods up to their bodies, doc_comments counts comments attached to declarations and the package clause"
+
+// GetContextBudget says what loading a file or package costs in tokens,
+// per category, from the source on disk.
+func (s *Service) GetContextBudget(ctx context.Context, in GetContextBudgetInput, progress func(Progress)) (*GetContextBudgetOutput, error) {
+	if err := checkSelectors("path", in.Path, "repository", in.Repository); err != nil {
+		return nil, err
+	}
+	v, err := s.open(ctx, progress)
+	if err != nil {
+		return nil, err
+	}
+	defer v.close()
+	loc, err := v.locate("path", in.Path, in.Repository)
+	if err != nil {
+		return nil, err
+	}
+	v.use(loc.repo.Name)
+	root, err := os.OpenRoot(loc.repo.Root)
+	if err != nil {
+		return nil, graph.Wrap(graph.CodeReadError, err, "opening repository root")
+	}
+	defer root.Close()
+	fi, err := root.Stat(filepath.FromSlash(loc.rel))
+	if err != nil {
+		return nil, fileError("path", loc.rel, err)
+	}
+	files := []string{loc.rel}
+	if fi.IsDir() {
+		entries, err := readDir(root, loc.rel)
+		if err != nil {
+			return nil, fileError("path", loc.rel, err)
+		}
+		files = files[:0]
+		for _, e := range entries {
+			n := e.Name()
+			if !e.IsDir() && strings.HasSuffix(n, ".go") && (in.IncludeTests || !strings.HasSuffix(n, "_test.go")) {
+				files = append(files, path.Join(loc.rel, n))
+			}
+		}
+		sort.Strings(files)
+		if len(files) == 0 {
+			return nil, invalid("path", "%s holds no Go files%s; give a package directory or a .go file", loc.rel,
+				map[bool]string{true: "", false: " (test files excluded; set include_tests)"}[in.IncludeTests])
+		}
+	} else if !strings.HasSuffix(loc.rel, ".go") {
+		return nil, invalid("path", "%s is not a Go file (.go); give a .go file or a package directory", loc.rel)
+	}
+	cats := map[string]*BudgetRow{}
+	order := []string{"types", "interfaces", "signatures", "consts_vars", "doc_comments", "full_source"}
+	for _, c := range order {
+		cats[c] = &BudgetRow{Category: c}
+	}
+	bytesOf := map[string]int{}
+	out := &GetContextBudgetOutput{Repository: loc.repo.Name, Path: loc.rel, Files: len(files), Note: budgetNote}
+	for _, rel := range files {
+		f, err := loadDisk(loc.repo.Root, rel)
+		if err != nil {
+			return nil, err
+		}
+		out.Lines += f.lineCount()
+		bytesOf["full_source"] += len(f.content)
+		cats["full_source"].Count++
+		if f.syntax == nil {
+			continue
+		}
+		countDecls(f, bytesOf, cats)
+	}
+	for _, c := range order {
+		row := cats[c]
+		row.Tokens = (bytesOf[c] + 3) / 4
+		out.Results = append(out.Results, *row)
+	}
+	out.Envelope = v.envelope()
+	out.Fresh, out.StaleReasons = true, nil // read from disk now
+	out.page(len(out.Results), 0, len(out.Results), "", "")
+	return out, nil
+}
+
+// countDecls adds the bytes of each category of f's declarations.
+func countDecls(f *diskFile, bytesOf map[string]int, cats map[string]*BudgetRow) {
+	off := func(p token.Pos) int { return f.fset.PositionFor(p, false).Offset }
+	span := func(from, to token.Pos) int { return max(0, off(to)-off(from)) }
+	doc := func(cg *ast.CommentGroup) {
+		if cg != nil {
+			bytesOf["doc_comments"] += span(cg.Pos(), cg.End())
+			cats["doc_comments"].Count++
+		}
+	}
+	doc(f.syntax.Doc)
+	for _, decl := range f.syntax.Decls {
+		switch d := decl.(type) {
+		case *ast.FuncDecl:
+			doc(d.Doc)
+			end := d.End()
+			if d.Body != nil {
+				end = d.Body.Lbrace
+			}
+			bytesOf["signatures"] += span(d.Pos(), end)
+			cats["signatures"].Count++
+		case *ast.GenDecl:
+			doc(d.Doc)
+			for _, spec := range d.Specs {
+				switch spec := spec.(type) {
+				case *ast.TypeSpec:
+					doc(spec.Doc)
+					c := "types"
+					if _, ok := spec.Type.(*ast.InterfaceType); ok {
+						c = "interfaces"
+					}
+					bytesOf[c] += span(spec.Pos(), spec.End())
+					cats[c].Count++
+				case *ast.ValueSpec:
+					doc(spec.Doc)
+					bytesOf["consts_vars"] += span(spec.Pos(), spec.End())
+					cats["consts_vars"].Count += len(spec.Names)
+				}
+			}
+		}
+	}
+}
+
+// Text renders one line per category.
+func (o *GetContextBudgetOutput) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d files, %d lines\n", o.Path, o.Files, o.Lines)
+	for _, r := range o.Results {
+		fmt.Fprintf(&b, "%-13s ~%d tokens (%d)\n", r.Category, r.Tokens, r.Count)
+	}
+	fmt.Fprintf(&b, "note: %s\n", o.Note)
+	return b.String()
+}
