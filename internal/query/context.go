@@ -55,13 +55,46 @@ type contextSection struct {
 	short      string
 }
 
-// contextEffects is the EFFECTS HOOK of get_context_for_symbol: it returns
-// the effects section of a function (one compact line per effect) or ""
-// when the index holds no effect data for it, in which case the section is
-// left out without being named in omitted. The effects work fills it in;
-// until then there are no effects to report, and none are invented.
+// contextEffects returns the effects section of a function: its effect
+// row on one line ("effects: fs, net? (? possible, via candidate calls);
+// open: may do more"), or "" when the index holds no row for it (not a
+// function, or its package did not type-check), in which case the section
+// is left out without being named in omitted. explain_effects gives the
+// witnesses.
 var contextEffects = func(ctx context.Context, v *view, sym graph.Symbol) (string, error) {
-	return "", nil
+	if sym.Kind != graph.KindFunc && sym.Kind != graph.KindMethod {
+		return "", nil
+	}
+	row, err := EffectRowOf(ctx, v.r, sym.Key)
+	if err != nil || !row.Analysed {
+		return "", err
+	}
+	if row.Pure {
+		return "effects: pure", nil
+	}
+	var b strings.Builder
+	b.WriteString("effects:")
+	possible := false
+	for i, e := range row.Effects {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(" " + e.Effect)
+		if !e.Certain {
+			b.WriteString("?")
+			possible = true
+		}
+	}
+	if len(row.Effects) == 0 {
+		b.WriteString(" none known")
+	}
+	if possible {
+		b.WriteString(" (? possible, via candidate calls)")
+	}
+	if row.Open != nil {
+		b.WriteString("; open: reaches calls with unknown callees, may do more")
+	}
+	return b.String(), nil
 }
 
 // GetContextForSymbol returns a prompt-ready summary of one symbol within

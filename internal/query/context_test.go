@@ -252,7 +252,7 @@ func TestReadSourceDepthAndContinuation(t *testing.T) {
 func TestGetContextForSymbol(t *testing.T) {
 	f := newFixture(t, "testdata/shapes.txtar")
 	o := ok[*GetContextOutput](t, f, "get_context_for_symbol", `{"qualified_name":"Total","budget":1000}`)
-	if strings.Join(o.Sections, ",") != "signature,doc,callers,callees" || len(o.Omitted) != 0 {
+	if strings.Join(o.Sections, ",") != "signature,effects,doc,callers,callees" || len(o.Omitted) != 0 {
 		t.Errorf("Total at 1000: sections %v omitted %v\n%s", o.Sections, o.Omitted, o.Summary)
 	}
 	checkContext(t, o)
