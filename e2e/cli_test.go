@@ -103,7 +103,7 @@ func TestCLIMirror(t *testing.T) {
 		}
 	}
 
-	out, _ := runCLI(t, 0, "instructions")
+	out, _ := runCLI(t, 0, "instructions", "all") // the session serves --tools all
 	if init := cs.InitializeResult(); init != nil && out != init.Instructions {
 		t.Errorf("sextant instructions differs from the instructions at initialize")
 	}

@@ -38,8 +38,12 @@ func (p *progressLog) snapshot() []mcp.ProgressNotificationParams {
 
 // serveCommand is `sextant serve --db DB ROOTS...`, its stderr going to
 // the test's stderr so a crash is visible in the log.
+//
+// It serves every tool (--tools all), so that tests may call any; a test
+// of the default profile passes "--tools", "default" first among roots
+// (the last --tools wins).
 func serveCommand(db string, roots ...string) *exec.Cmd {
-	cmd := exec.Command(bin, append([]string{"serve", "--db", db}, roots...)...)
+	cmd := exec.Command(bin, append([]string{"serve", "--db", db, "--tools", "all"}, roots...)...)
 	cmd.Stderr = os.Stderr
 	return cmd
 }

@@ -12,8 +12,8 @@ import (
 )
 
 // toolNames are the tools the default profile publishes.
-var toolNames = []string{"list_repositories", "find_symbol", "get_symbol", "get_file_outline",
-	"find_references", "get_callers", "get_callees", "find_implementations"}
+var toolNames = []string{"find_symbol", "get_symbol", "get_file_outline", "read_source", "search_code",
+	"get_context_for_symbol", "find_references", "get_callers", "find_implementations"}
 
 // maxToolsListBytes is the budget of the whole tools/list answer (about
 // 6,000 tokens), as ../shared/tools/toolcheck measures it.
@@ -23,7 +23,7 @@ const maxToolsListBytes = 24000
 // a description, an input schema whose parameters are described, an
 // output schema, and read-only annotations.
 func TestToolsList(t *testing.T) {
-	cs := connect(t, "", nil, sharedDB, cobraDir)
+	cs := connect(t, "", nil, sharedDB, "--tools", "default", cobraDir)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	res, err := cs.ListTools(ctx, nil)

@@ -71,7 +71,7 @@ async function fails(client, name, args, code) {
   return err;
 }
 
-const transport = new StdioClientTransport({ command: bin, args: ['serve', '--db', db, root], stderr: 'inherit' });
+const transport = new StdioClientTransport({ command: bin, args: ['serve', '--tools', 'all', '--db', db, root], stderr: 'inherit' });
 const client = new Client({ name: 'sextant-e2e-ts', version: '0.0.1' });
 try {
   await client.connect(transport);

@@ -52,7 +52,18 @@ func run(ctx context.Context, e env, args []string) int {
 	case "serve":
 		return e.exit(runServe(ctx, e, rest))
 	case "instructions":
-		fmt.Fprint(e.stdout, query.Instructions)
+		// The guide `serve --tools SPEC` gives (SPEC as in serve; default:
+		// the default profile).
+		spec := os.Getenv("SEXTANT_TOOLS")
+		if len(rest) > 0 {
+			spec = rest[0]
+		}
+		tools, err := query.SelectTools(spec)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "sextant: %v\n", err)
+			return ExitUsage
+		}
+		fmt.Fprint(e.stdout, query.InstructionsFor(tools))
 		return ExitOK
 	case "version", "--version":
 		fmt.Fprintln(e.stdout, "sextant", version)

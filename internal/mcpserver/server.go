@@ -37,7 +37,7 @@ func New(svc *query.Service, logger *slog.Logger, tools []query.Tool) (*mcp.Serv
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "sextant", Title: "Sextant", Version: Version}, &mcp.ServerOptions{
-		Instructions: query.Instructions,
+		Instructions: query.InstructionsFor(tools),
 		Logger:       logger,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
@@ -102,39 +102,55 @@ func withoutDescriptions(s *jsonschema.Schema) (json.RawMessage, error) {
 	if err := json.Unmarshal(b, &v); err != nil {
 		return nil, err
 	}
-	var strip func(v any, top bool)
-	strip = func(v any, top bool) {
+	// depth counts the objects above a schema: the answer is depth 0, its
+	// fields (results, error) depth 1, what they hold depth 2. From depth
+	// 2 down an object keeps its type but not its fields: an agent reads
+	// the answer, and the published list stays within its budget.
+	var strip func(v any, depth int)
+	strip = func(v any, depth int) {
 		schema, ok := v.(map[string]any)
 		if !ok {
 			return
 		}
 		delete(schema, "description")
-		if !top {
+		if depth > 0 {
 			delete(schema, "required")
 			if _, ok := schema["additionalProperties"].(bool); ok {
 				delete(schema, "additionalProperties") // nested objects: any, the default
 			}
+		}
+		if depth >= 2 {
+			delete(schema, "properties")
 		}
 		for key, sub := range schema {
 			switch key {
 			case "properties", "$defs", "definitions", "patternProperties":
 				if m, ok := sub.(map[string]any); ok {
 					for _, s := range m {
-						strip(s, false)
+						strip(s, depth+1)
 					}
 				}
 			case "anyOf", "oneOf", "allOf", "prefixItems":
 				if list, ok := sub.([]any); ok {
 					for _, s := range list {
-						strip(s, false)
+						strip(s, depth)
 					}
 				}
 			case "items", "additionalProperties", "not", "contains":
-				strip(sub, false)
+				strip(sub, depth)
 			}
 		}
 	}
-	strip(v, true)
+	if root, ok := v.(map[string]any); ok {
+		// The error object is documented by the tool contract, the same
+		// for every tool.
+		if props, ok := root["properties"].(map[string]any); ok {
+			if e, ok := props["error"].(map[string]any); ok {
+				delete(e, "properties")
+			}
+		}
+	}
+	strip(v, 0)
 	return json.Marshal(v)
 }
 

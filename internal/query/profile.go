@@ -14,9 +14,12 @@ import (
 const (
 	GroupCore    = "core"
 	GroupEffects = "effects" // explain_effects, emit_effect_graph
-	// GroupContext holds the tools that size answers to an agent's
-	// context: read_source, get_context_for_symbol, get_context_budget,
-	// search_code.
+	// GroupGraph holds what the core tools mostly make unneeded: the list
+	// of repositories (the one root's is the default everywhere) and
+	// callees (read_source's depth shows what a function calls).
+	GroupGraph = "graph"
+	// GroupContext holds get_context_budget; the other context tools
+	// (read_source, get_context_for_symbol, search_code) are core.
 	GroupContext = "context"
 )
 

@@ -48,20 +48,20 @@ func tool[In any, Out Answer](name, title, desc string, run func(*Service, conte
 // Tools lists every tool. (tools/list sorts them by name.)
 func Tools() []Tool {
 	return append([]Tool{
-		tool("list_repositories", "List indexed repositories", descListRepositories, (*Service).ListRepositories),
 		tool("find_symbol", "Find symbols by name", descFindSymbol, (*Service).FindSymbol),
 		tool("get_symbol", "Get one symbol's detail", descGetSymbol, (*Service).GetSymbol),
 		tool("get_file_outline", "Outline a file or directory", descGetFileOutline, (*Service).GetFileOutline),
+		tool("read_source", "Read verified source", descReadSource, (*Service).ReadSource),
+		tool("search_code", "Search code by a question in words", descSearchCode, (*Service).SearchCode),
+		tool("get_context_for_symbol", "Summarise a symbol within a budget", descGetContext, (*Service).GetContextForSymbol),
 		tool("find_references", "Find uses of a symbol", descFindReferences, (*Service).FindReferences),
 		tool("get_callers", "Callers of a function", descGetCallers, (*Service).GetCallers),
-		tool("get_callees", "Callees of a function", descGetCallees, (*Service).GetCallees),
 		tool("find_implementations", "Find implementations", descFindImplementations, (*Service).FindImplementations),
+		tool("list_repositories", "List indexed repositories", descListRepositories, (*Service).ListRepositories).in(GroupGraph),
+		tool("get_callees", "Callees of a function", descGetCallees, (*Service).GetCallees).in(GroupGraph),
+		tool("get_context_budget", "Token cost of a file or package", descGetContextBudget, (*Service).GetContextBudget).in(GroupContext),
 		tool("explain_effects", "What a function may do", descExplainEffects, (*Service).ExplainEffects).in(GroupEffects),
 		tool("emit_effect_graph", "Effect graph from a root", descEmitEffectGraph, (*Service).EmitEffectGraph).in(GroupEffects),
-		tool("read_source", "Read verified source", descReadSource, (*Service).ReadSource).in(GroupContext),
-		tool("get_context_for_symbol", "Summarise a symbol within a budget", descGetContext, (*Service).GetContextForSymbol).in(GroupContext),
-		tool("get_context_budget", "Token cost of a file or package", descGetContextBudget, (*Service).GetContextBudget).in(GroupContext),
-		tool("search_code", "Search code by a question in words", descSearchCode, (*Service).SearchCode).in(GroupContext),
 	}, lspTools()...)
 }
 
@@ -77,9 +77,9 @@ func LookupTool(name string) (Tool, bool) {
 
 const descListRepositories = `List the indexed repositories: name, root, modules, snapshot id and age, fresh (no file changed on disk since), counts of packages, files, symbols and diagnostics. Call it first when unsure what is indexed or what to pass as repository to find_symbol and the other tools. A root is indexed on first use, so the first call may take a while and reports progress. Errors: REPOSITORY_NOT_FOUND, INVALID_ARGUMENT, INDEXING_FAILED (no or broken go.mod).`
 
-const descFindSymbol = `Search declarations by name: exact, prefix, substring or fuzzy camel-case (NewSrvMux finds NewServeMux), filtered by kind, repository, path prefix, exported. Ranked exact first, exported and non-test first. Rows give stable_key, path, lines, kind, qualified_name, signature; page with limit and cursor (total is exact). Use get_symbol for one symbol's detail, get_file_outline for a file. Errors: INVALID_ARGUMENT (names the field), CURSOR_INVALID (call again without it), REPOSITORY_NOT_FOUND, OUTSIDE_ROOTS.`
+const descFindSymbol = `Search declarations by name: exact, prefix, substring or fuzzy camel-case (NewSrvMux finds NewServeMux), filtered by kind, repository, path prefix, exported. Ranked exact, exported and non-test first. Rows give stable_key, path, lines, kind, qualified_name, signature; exact total, limit/cursor paging. Use get_symbol for detail, search_code to search in words. Errors: INVALID_ARGUMENT (names the field), CURSOR_INVALID, REPOSITORY_NOT_FOUND.`
 
-const descGetSymbol = `One symbol in full: package, module, file and lines, signature, doc, receiver, and a type's fields and methods. Select by stable_key; by qualified_name (Name, Type.Method, http.Server, net/http.Server) narrowed by repository and path; or by file + name, resolved as that file's source would. Use find_symbol when you know only part of a name. Errors: SYMBOL_NOT_FOUND (data.suggestions), AMBIGUOUS_SYMBOL (data.candidates; never a silent pick), INVALID_ARGUMENT, FILE_NOT_FOUND, OUTSIDE_ROOTS, PARSE_ERROR, REPOSITORY_NOT_FOUND.`
+const descGetSymbol = `One symbol in full: package, module, file and lines, signature, doc, receiver, a type's fields and methods. Select by stable_key; by qualified_name (Name, Type.Method, http.Server, net/http.Server) narrowed by repository and path; or by file + name, resolved as that file's source would. Partial names: find_symbol; the code: read_source. Errors: SYMBOL_NOT_FOUND (data.suggestions), AMBIGUOUS_SYMBOL (data.candidates; never a silent pick), INVALID_ARGUMENT, FILE_NOT_FOUND, OUTSIDE_ROOTS.`
 
 const descGetFileOutline = `Outline a Go file, or each Go file of a directory, from disk with the parser alone (current, and fine on files that do not compile): declarations in source order with kind, signature and lines, members nested under their types, syntax errors listed. Much cheaper than reading the file; use get_symbol for one declaration, find_symbol to search. Errors: FILE_NOT_FOUND, OUTSIDE_ROOTS (.., outside the roots, symlink escapes), INVALID_ARGUMENT (not .go), READ_ERROR, CURSOR_INVALID.`
 
