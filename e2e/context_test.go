@@ -126,12 +126,18 @@ func TestContextBudgetOnCobra(t *testing.T) {
 				if s == "doc_summary" && indexOf(out.Sections, "doc") >= 0 {
 					continue // the first paragraph grew into the whole doc
 				}
-				if indexOf(out.Sections, s) < 0 {
-					t.Errorf("%s: section %s shown at a smaller budget is missing", where, s)
+				// A bigger budget may fit an earlier section (the doc) that
+				// crowds out a later one; the later one is then named.
+				if indexOf(out.Sections, s) < 0 && indexOf(out.Omitted, s) < 0 && !(s == "doc_summary" && indexOf(out.Omitted, "doc") >= 0) {
+					t.Errorf("%s: section %s shown at a smaller budget is missing and not named omitted", where, s)
 				}
 			}
 			for _, s := range out.Sections {
-				if len(prev) > 0 && indexOf(prev, s) < 0 && indexOf(lastOmitted(t, cs, fn, budget, budgets), s) < 0 {
+				named := s
+				if s == "doc_summary" {
+					named = "doc" // the doc's first paragraph: omitted as doc
+				}
+				if len(prev) > 0 && indexOf(prev, s) < 0 && indexOf(lastOmitted(t, cs, fn, budget, budgets), named) < 0 {
 					t.Errorf("%s: section %s appears but was not named omitted at the smaller budget", where, s)
 				}
 			}
