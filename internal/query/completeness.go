@@ -8,7 +8,6 @@ import (
 	"go/token"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -237,7 +236,7 @@ const headBytes = 16 << 10
 // functions declared in a file that imports reflect whose bodies call a
 // method named like one of reflect.Value's dynamic calls.
 func reflectingFuncs(root *os.Root, rel string) []string {
-	f, err := root.Open(filepath.FromSlash(rel))
+	f, err := openRegular(root, "file", rel)
 	if err != nil {
 		return nil
 	}
@@ -248,7 +247,7 @@ func reflectingFuncs(root *os.Root, rel string) []string {
 	}
 	imports, perr := parseImports(head)
 	if perr != nil && len(head) == headBytes {
-		full, err := root.ReadFile(filepath.FromSlash(rel))
+		full, err := readIn(root, "file", rel)
 		if err != nil {
 			return nil
 		}
@@ -258,7 +257,7 @@ func reflectingFuncs(root *os.Root, rel string) []string {
 	if imports == nil || !hasImport(imports, "reflect") {
 		return nil
 	}
-	src, err := root.ReadFile(filepath.FromSlash(rel))
+	src, err := readIn(root, "file", rel)
 	if err != nil {
 		return nil
 	}

@@ -67,9 +67,13 @@ type watchState struct {
 // directory changed after the snapshot (a file added, removed or renamed)
 // makes the answer stale. It stats, never reads, so it stays cheap.
 func (s *Service) statCheck(repo graph.RepositoryStatus, fs fileSet) []string {
-	if _, err := os.Stat(repo.Root); err != nil {
+	// Stats go through os.Root like reads: a directory of the snapshot
+	// swapped for a symlink out of the root is not followed.
+	root, err := os.OpenRoot(repo.Root)
+	if err != nil {
 		return []string{"repository root " + repo.Root + " is gone"}
 	}
+	defer root.Close()
 	published := repo.Snapshot.CreatedAt.UnixNano()
 	var (
 		mu      sync.Mutex
@@ -83,7 +87,7 @@ func (s *Service) statCheck(repo graph.RepositoryStatus, fs fileSet) []string {
 	check := func(i int) {
 		if i < len(fs.files) {
 			f := fs.files[i]
-			fi, err := os.Lstat(filepath.Join(repo.Root, filepath.FromSlash(f.Path)))
+			fi, err := root.Lstat(filepath.FromSlash(f.Path))
 			switch {
 			case err != nil:
 				add("deleted: " + f.Path)
@@ -93,7 +97,7 @@ func (s *Service) statCheck(repo graph.RepositoryStatus, fs fileSet) []string {
 			return
 		}
 		d := fs.dirs[i-len(fs.files)]
-		fi, err := os.Lstat(filepath.Join(repo.Root, filepath.FromSlash(d)))
+		fi, err := root.Lstat(filepath.FromSlash(d))
 		switch {
 		case err != nil:
 			add("deleted: " + d + "/")

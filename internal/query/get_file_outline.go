@@ -9,6 +9,7 @@ import (
 	"go/parser"
 	"go/printer"
 	"go/token"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -111,7 +112,9 @@ func (s *Service) GetFileOutline(ctx context.Context, in GetFileOutlineInput, pr
 		}
 		files = files[:0]
 		for _, e := range entries {
-			if !e.IsDir() && strings.HasSuffix(e.Name(), ".go") {
+			// Regular files and symlinks (resolved, and refused if they
+			// leave the root, when read); never FIFOs, sockets or devices.
+			if (e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0) && strings.HasSuffix(e.Name(), ".go") {
 				files = append(files, path.Join(loc.rel, e.Name()))
 			}
 		}
@@ -131,9 +134,17 @@ func (s *Service) GetFileOutline(ctx context.Context, in GetFileOutlineInput, pr
 	pageFiles := files[offset:min(total, offset+limit)]
 	out := &GetFileOutlineOutput{Repository: loc.repo.Name, Results: []OutlineFile{}}
 	for _, rel := range pageFiles {
-		src, err := readFile(loc.repo.Root, rel)
+		src, err := readIn(root, "path", rel)
 		if err != nil {
-			return nil, err
+			if !fi.IsDir() {
+				return nil, err
+			}
+			// One unreadable file of a directory (a symlink out of the
+			// root, a FIFO named .go) does not hide the others.
+			info := ErrorOf(err)
+			out.Results = append(out.Results, OutlineFile{Path: rel, Entries: []OutlineEntry{},
+				ParseErrors: []string{"not read: " + string(info.Code) + ": " + info.Message}})
+			continue
 		}
 		of := outlineFile(rel, src, format)
 		if format == Detailed {

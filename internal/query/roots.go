@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 )
@@ -80,9 +81,48 @@ func fileError(field, rel string, err error) error {
 	case errors.Is(err, fs.ErrNotExist):
 		return graph.Errorf(graph.CodeFileNotFound, "%s does not exist; call get_file_outline on its directory to see what is there", rel).WithData("field", field)
 	case strings.Contains(err.Error(), "escapes"):
+		// os.Root's error for a path that leaves it (lexically or through
+		// a symlink) is not exported; its text is the only handle.
 		return graph.Errorf(graph.CodeOutsideRoots, "%s resolves outside the repository root (through a symlink)", rel).WithData("field", field)
+	case errors.Is(err, syscall.ELOOP):
+		return graph.Errorf(graph.CodeReadError, "%s is a symlink loop or chain too long to follow", rel).WithData("field", field)
+	case errors.Is(err, syscall.ENXIO), errors.Is(err, syscall.EOPNOTSUPP):
+		return notRegular(field, rel)
+	case errors.Is(err, syscall.ENAMETOOLONG), errors.Is(err, syscall.EINVAL):
+		return invalid(field, "is not a usable path (%v)", errors.Unwrap(err))
 	}
 	return graph.Wrap(graph.CodeReadError, err, "reading "+rel)
+}
+
+func notRegular(field, rel string) error {
+	return graph.Errorf(graph.CodeReadError, "%s is not a regular file (a FIFO, socket or device), so it is not read", rel).
+		WithData("field", field).WithData("reason", "not_regular")
+}
+
+// openRegular opens rel inside root for reading and refuses anything but
+// a regular file. The open cannot block: a FIFO opened for reading waits
+// for a writer forever unless it is opened non-blocking, and the type is
+// checked on the open descriptor, so a file swapped for a FIFO or device
+// between a stat and the open is still refused.
+func openRegular(root *os.Root, field, rel string) (*os.File, error) {
+	f, err := root.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|openNoBlock, 0)
+	if err != nil {
+		return nil, fileError(field, rel, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, graph.Wrap(graph.CodeReadError, err, "reading "+rel)
+	}
+	if fi.IsDir() {
+		f.Close()
+		return nil, graph.Errorf(graph.CodeInvalidArgument, "%s is a directory, not a file", rel).WithData("field", field)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, notRegular(field, rel)
+	}
+	return f, nil
 }
 
 // readFile reads a regular file inside the repository through os.Root.
@@ -94,19 +134,14 @@ func readFile(repoRoot, rel string) ([]byte, error) {
 		return nil, graph.Wrap(graph.CodeReadError, err, "opening repository root")
 	}
 	defer root.Close()
-	fi, err := root.Stat(filepath.FromSlash(rel))
+	return readIn(root, "file", rel)
+}
+
+// readIn reads a regular file of at most maxFileBytes inside root.
+func readIn(root *os.Root, field, rel string) ([]byte, error) {
+	f, err := openRegular(root, field, rel)
 	if err != nil {
-		return nil, fileError("file", rel, err)
-	}
-	if fi.IsDir() {
-		return nil, graph.Errorf(graph.CodeInvalidArgument, "%s is a directory, not a file", rel).WithData("field", "file")
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, graph.Errorf(graph.CodeReadError, "%s is not a regular file", rel).WithData("field", "file")
-	}
-	f, err := root.Open(filepath.FromSlash(rel))
-	if err != nil {
-		return nil, fileError("file", rel, err)
+		return nil, err
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
@@ -114,7 +149,7 @@ func readFile(repoRoot, rel string) ([]byte, error) {
 		return nil, graph.Wrap(graph.CodeReadError, err, "reading "+rel)
 	}
 	if len(data) > maxFileBytes {
-		return nil, graph.Errorf(graph.CodeReadError, "%s is larger than %d MiB", rel, maxFileBytes>>20)
+		return nil, graph.Errorf(graph.CodeReadError, "%s is larger than %d MiB", rel, maxFileBytes>>20).WithData("field", field)
 	}
 	return data, nil
 }

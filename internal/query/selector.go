@@ -252,7 +252,7 @@ func (v *view) resolveInFile(ctx context.Context, file, name, repository string)
 	v.use(loc.repo.Name)
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, loc.rel, src, parser.ImportsOnly|parser.SkipObjectResolution)
-	if f == nil || f.Name == nil {
+	if f == nil || f.Name == nil || !f.Package.IsValid() {
 		return graph.Symbol{}, graph.Errorf(graph.CodeParseError, "%s does not parse as Go: %v", loc.rel, err).WithData("field", "file")
 	}
 	pkgPath, err := v.packageOfFile(ctx, loc, f.Name.Name)

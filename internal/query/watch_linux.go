@@ -22,7 +22,9 @@ type dirWatch struct {
 const watchMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN_CREATE |
 	unix.IN_DELETE | unix.IN_DELETE_SELF | unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_MOVE_SELF
 
-// newDirWatch watches root/dir for each dir; nil when inotify is not
+// newDirWatch watches root/dir for each dir (a directory replaced by a
+// symlink is not followed: the watch fails and the caller stats through
+// os.Root); nil when inotify is not
 // available or a directory cannot be watched (the caller then stats).
 func newDirWatch(root string, dirs []string) *dirWatch {
 	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
@@ -30,7 +32,7 @@ func newDirWatch(root string, dirs []string) *dirWatch {
 		return nil
 	}
 	for _, d := range dirs {
-		if _, err := unix.InotifyAddWatch(fd, filepath.Join(root, filepath.FromSlash(d)), watchMask|unix.IN_ONLYDIR); err != nil {
+		if _, err := unix.InotifyAddWatch(fd, filepath.Join(root, filepath.FromSlash(d)), watchMask|unix.IN_ONLYDIR|unix.IN_DONT_FOLLOW); err != nil {
 			unix.Close(fd)
 			return nil
 		}

@@ -1,0 +1,9 @@
+//go:build unix
+
+package query
+
+import "syscall"
+
+// openNoBlock keeps opening a FIFO from waiting for a writer, and a
+// terminal device from becoming the controlling terminal.
+const openNoBlock = syscall.O_NONBLOCK | syscall.O_NOCTTY
