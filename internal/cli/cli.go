@@ -134,7 +134,7 @@ func (e env) exit(err error) int {
 	switch {
 	case errors.As(err, &reported):
 	case errors.As(err, &coded):
-		fmt.Fprintln(e.stderr, "sextant:", query.ErrorOf(coded).Text())
+		fmt.Fprintln(e.stderr, "sextant:", query.EscapeControls(query.ErrorOf(coded).Text()))
 	default:
 		fmt.Fprintln(e.stderr, "sextant:", strings.TrimSpace(err.Error()))
 	}

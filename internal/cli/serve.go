@@ -23,8 +23,9 @@ func runServe(ctx context.Context, e env, argv []string) error {
 	refresh := fs.Bool("refresh", true, "re-index a root whose files changed before answering a call (false: answer from the snapshot, marked fresh: false)")
 	watch := fs.Bool("watch", false, "also refresh in the background as files change, so calls rarely wait")
 	logLevel := fs.String("log-level", "warn", "log level on stderr: debug, info, warn or error")
+	token := fs.String("token", os.Getenv("SEXTANT_TOKEN"), "with --http: the bearer token every request must carry (env SEXTANT_TOKEN); required to listen beyond loopback")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: sextant serve [--http ADDR] [--db PATH] [--tools PROFILE] [--watch] [DIR...]\n\nServe the tools over MCP. The DIRs (default: the working directory) are the roots: the files the tools may read, each indexed on first use.\n\nFlags:\n")
+		fmt.Fprint(fs.Output(), "Usage: sextant serve [--http ADDR [--token TOKEN]] [--db PATH] [--tools PROFILE] [--watch] [DIR...]\n\nServe the tools over MCP. The DIRs (default: the working directory) are the roots: the files the tools may read, each indexed on first use.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(argv); err != nil {
@@ -37,6 +38,9 @@ func runServe(ctx context.Context, e env, argv []string) error {
 			return usageError{err.Error()}
 		}
 		listenAddr = a
+		if err := checkExposure(listenAddr, *token); err != nil {
+			return usageError{err.Error()}
+		}
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -89,7 +93,7 @@ func runServe(ctx context.Context, e env, argv []string) error {
 		return err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpserver.Handler(server))
+	mux.Handle("/mcp", mcpserver.NewHTTPHandler(server, mcpserver.HTTPOptions{Token: *token}))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.stderr, "sextant: serving MCP at http://%s/mcp\n", ln.Addr())
 	go func() {
@@ -115,4 +119,14 @@ func loopbackDefault(addr string) (string, error) {
 		host = "127.0.0.1"
 	}
 	return net.JoinHostPort(host, port), nil
+}
+
+// checkExposure refuses to listen beyond loopback without a token: any
+// host on the network could otherwise read the roots through the tools.
+func checkExposure(addr, token string) error {
+	host, _, _ := net.SplitHostPort(addr)
+	if mcpserver.IsLoopback(host) || token != "" {
+		return nil
+	}
+	return fmt.Errorf("--http %s listens beyond loopback: set a bearer token with --token or SEXTANT_TOKEN (clients send Authorization: Bearer TOKEN)", addr)
 }

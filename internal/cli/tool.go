@@ -178,7 +178,7 @@ func runTool(ctx context.Context, e env, t query.Tool, argv []string) error {
 		fmt.Fprintln(e.stdout, string(b))
 		return nil
 	}
-	fmt.Fprint(e.stdout, answer.Text())
+	fmt.Fprint(e.stdout, query.RenderText(answer))
 	return nil
 }
 

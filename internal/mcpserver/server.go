@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"reflect"
 	"runtime/debug"
 
@@ -20,6 +19,10 @@ import (
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/query"
 )
+
+// MaxResultBytes bounds one tool answer (structured and text together);
+// a larger one is refused with a coded error instead of being sent.
+const MaxResultBytes = 8 << 20
 
 // Version is the server version reported at initialize.
 var Version = "0.1.0"
@@ -172,8 +175,12 @@ func handler(svc *query.Service, t query.Tool, logger *slog.Logger) mcp.ToolHand
 		if err != nil {
 			return errorResult(t, graph.Wrap(graph.CodeInternal, err, "encoding the answer")), nil
 		}
+		text := query.RenderText(answer)
+		if len(structured)+len(text) > MaxResultBytes {
+			return errorResult(t, graph.Errorf(graph.CodeInvalidArgument, "the answer is larger than %d MiB; narrow the query, or lower limit or budget", MaxResultBytes>>20).WithData("field", "limit")), nil
+		}
 		return &mcp.CallToolResult{
-			Content:           []mcp.Content{&mcp.TextContent{Text: answer.Text()}},
+			Content:           []mcp.Content{&mcp.TextContent{Text: text}},
 			StructuredContent: json.RawMessage(structured),
 		}, nil
 	}
@@ -194,7 +201,7 @@ func errorResult(t query.Tool, err error) *mcp.CallToolResult {
 	structured, _ := json.Marshal(fields)
 	return &mcp.CallToolResult{
 		IsError:           true,
-		Content:           []mcp.Content{&mcp.TextContent{Text: info.Text()}},
+		Content:           []mcp.Content{&mcp.TextContent{Text: query.EscapeControls(info.Text())}},
 		StructuredContent: json.RawMessage(structured),
 	}
 }
@@ -230,7 +237,10 @@ func progressFunc(ctx context.Context, req *mcp.CallToolRequest) func(query.Prog
 		case "done":
 			val = 100
 		}
-		if val <= last { // the spec wants every notification to increase
+		if val <= last || ctx.Err() != nil {
+			// The spec wants every notification to increase; and a
+			// cancelled call (indexing goes on for the next one) hears
+			// nothing more.
 			return
 		}
 		last = val
@@ -242,17 +252,4 @@ func progressFunc(ctx context.Context, req *mcp.CallToolRequest) func(query.Prog
 			ProgressToken: token, Progress: val, Total: 100, Message: msg,
 		})
 	}
-}
-
-// Handler returns the streamable HTTP handler serving s at any path it is
-// mounted on, with cross-origin requests refused.
-func Handler(s *mcp.Server) http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{})
-	return http.NewCrossOriginProtection().Handler(h)
-}
-
-// ServeStdio serves s over stdin and stdout until the client disconnects or
-// ctx is done.
-func ServeStdio(ctx context.Context, s *mcp.Server) error {
-	return s.Run(ctx, &mcp.StdioTransport{})
 }

@@ -29,6 +29,9 @@ func decodeArgs[In any](args json.RawMessage) (In, error) {
 	if !utf8.Valid(trimmed) {
 		return in, graph.Errorf(graph.CodeInvalidArgument, "arguments are not valid UTF-8")
 	}
+	if err := duplicateKeys(trimmed); err != nil {
+		return in, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
@@ -65,4 +68,51 @@ func kindName(k string) string {
 		return "boolean"
 	}
 	return fmt.Sprint(k)
+}
+
+// duplicateKeys refuses an object that names a key twice, at any depth.
+// JSON decoders disagree on which one wins (first, last, error), so a
+// check made by one reader of the arguments could be bypassed in another.
+func duplicateKeys(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type frame struct {
+		keys   map[string]bool
+		object bool
+		key    bool // the next token of an object is a key
+	}
+	var stack []frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // malformed JSON is the decoder's to report
+		}
+		top := len(stack) - 1
+		if top >= 0 && stack[top].object && stack[top].key {
+			if k, ok := tok.(string); ok {
+				if stack[top].keys[k] {
+					return invalid(k, "is given twice; give each parameter once")
+				}
+				stack[top].keys[k] = true
+				stack[top].key = false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, frame{keys: map[string]bool{}, object: true, key: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, frame{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:top]
+			top--
+		}
+		if top >= 0 && stack[top].object {
+			stack[top].key = true // a value ended: a key or the end comes next
+		}
+		if len(stack) == 0 {
+			return nil
+		}
+	}
 }

@@ -2,6 +2,7 @@ package query
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -79,12 +80,33 @@ func firstLine(doc string) string {
 }
 
 // quoteContent makes text read from a repository safe to embed in an
-// answer line: control characters are escaped so content can never pose as
-// the answer's own structure.
+// answer line: control characters (newlines included) and invisible
+// format characters (bidirectional overrides, zero-width characters) are
+// escaped, so content can never pose as the answer's own structure or
+// hide what it says.
 func quoteContent(s string) string {
+	return escape(s, func(r rune) bool { return r == '\t' })
+}
+
+// EscapeControls escapes, in a whole text rendering, what quoteContent
+// escapes except newlines and tabs: the layout of the answer stays, and a
+// terminal escape sequence or a bidirectional override from a file name
+// or a message reaches the reader as visible text.
+func EscapeControls(s string) string {
+	return escape(s, func(r rune) bool { return r == '\t' || r == '\n' })
+}
+
+// RenderText is the text of an answer as both shells send it.
+func RenderText(a Answer) string { return EscapeControls(a.Text()) }
+
+func unsafeRune(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError || r == '\u2028' || r == '\u2029'
+}
+
+func escape(s string, keep func(rune) bool) string {
 	clean := true
 	for _, r := range s {
-		if unicode.IsControl(r) && r != '\t' {
+		if unsafeRune(r) && !keep(r) {
 			clean = false
 			break
 		}
@@ -93,12 +115,19 @@ func quoteContent(s string) string {
 		return s
 	}
 	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsControl(r) && r != '\t' {
-			b.WriteString(strings.Trim(strconv.QuoteRune(r), "'"))
-			continue
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError:
+			if _, n := utf8.DecodeRuneInString(s[i:]); n == 1 {
+				fmt.Fprintf(&b, `\x%02x`, s[i])
+			} else {
+				b.WriteRune(r)
+			}
+		case unsafeRune(r) && !keep(r):
+			b.WriteString(strings.Trim(strconv.QuoteRuneToASCII(r), "'"))
+		default:
+			b.WriteRune(r)
 		}
-		b.WriteRune(r)
 	}
 	return b.String()
 }

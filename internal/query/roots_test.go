@@ -302,6 +302,9 @@ func FuzzPathResolution(f *testing.F) {
 				continue // the text rendering follows the JSON; a brace in it is fine
 			}
 			for _, of := range out.Results {
+				if len(of.ParseErrors) > 0 && strings.HasPrefix(of.ParseErrors[0], "not read: ") {
+					continue // listed by name, refused when read
+				}
 				real, err := filepath.EvalSymlinks(filepath.Join(rf.dir, filepath.FromSlash(of.Path)))
 				if err == nil && !within(rf.dir, real) {
 					t.Fatalf("%q: outline lists %s, which resolves to %s outside the root", p, of.Path, real)

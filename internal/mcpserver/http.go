@@ -1,0 +1,178 @@
+package mcpserver
+
+import (
+	"crypto/subtle"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// HTTPOptions are the limits of the streamable HTTP handler. Zero values
+// take the defaults below.
+type HTTPOptions struct {
+	// Token, when set, is the bearer token every request must carry
+	// (Authorization: Bearer TOKEN); others get 401.
+	Token string
+	// MaxBodyBytes bounds a request body (413 beyond it).
+	MaxBodyBytes int64
+	// MaxResponseBytes bounds the body of the answer to one POST; a
+	// longer answer is cut off by aborting the connection. Tool answers
+	// are bounded well below it (MaxResultBytes); this is the backstop.
+	MaxResponseBytes int64
+	// MaxConcurrent bounds the POSTs one client (its MCP session, or its
+	// address before it has one) has in progress; more wait their turn.
+	MaxConcurrent int
+}
+
+// The default HTTP limits.
+const (
+	DefaultMaxBodyBytes     = 2 << 20
+	DefaultMaxResponseBytes = 32 << 20
+	DefaultMaxConcurrent    = 8
+)
+
+// Handler returns the streamable HTTP handler serving s with the default
+// limits and no token.
+func Handler(s *mcp.Server) http.Handler { return NewHTTPHandler(s, HTTPOptions{}) }
+
+// NewHTTPHandler returns the streamable HTTP handler serving s at any path
+// it is mounted on. In order, a request must: carry the token (when one
+// is set); not be a cross-origin browser request (Origin and
+// Sec-Fetch-Site, http.CrossOriginProtection); and, when it arrives on a
+// loopback address, name a loopback Host (the SDK's DNS-rebinding check).
+// Bodies, answers and each client's concurrent POSTs are bounded.
+func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.MaxResponseBytes <= 0 {
+		o.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if o.MaxConcurrent <= 0 {
+		o.MaxConcurrent = DefaultMaxConcurrent
+	}
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes})
+	h = limitResponse(h, o.MaxResponseBytes)
+	h = limitPerClient(h, o.MaxConcurrent)
+	h = http.NewCrossOriginProtection().Handler(h)
+	if o.Token != "" {
+		h = requireToken(h, o.Token)
+	}
+	return h
+}
+
+// requireToken refuses requests without the bearer token, comparing in
+// constant time.
+func requireToken(next http.Handler, token string) http.Handler {
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := []byte(r.Header.Get("Authorization"))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="sextant"`)
+			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// limitPerClient lets each client have at most n POSTs in progress; the
+// others wait (or give up when their request is cancelled). GETs (the
+// long-lived event stream) and DELETEs are not counted.
+func limitPerClient(next http.Handler, n int) http.Handler {
+	var (
+		mu    sync.Mutex
+		slots = map[string]*clientSlots{}
+	)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		key := r.Header.Get("Mcp-Session-Id")
+		if key == "" {
+			key, _, _ = net.SplitHostPort(r.RemoteAddr)
+			key = "addr " + key
+		}
+		mu.Lock()
+		c := slots[key]
+		if c == nil {
+			c = &clientSlots{sem: make(chan struct{}, n)}
+			slots[key] = c
+		}
+		c.users++
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			if c.users--; c.users == 0 {
+				delete(slots, key)
+			}
+			mu.Unlock()
+		}()
+		select {
+		case c.sem <- struct{}{}:
+		case <-r.Context().Done():
+			http.Error(w, "request cancelled while waiting for a slot", http.StatusServiceUnavailable)
+			return
+		}
+		defer func() { <-c.sem }()
+		next.ServeHTTP(w, r)
+	})
+}
+
+type clientSlots struct {
+	sem   chan struct{}
+	users int // requests holding or waiting for a slot; the entry goes when none
+}
+
+var errResponseTooLarge = errors.New("answer larger than the HTTP response limit")
+
+// limitResponse stops a POST's answer from growing past max bytes.
+func limitResponse(next http.Handler, max int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(&cappedWriter{ResponseWriter: w, left: max}, r)
+	})
+}
+
+type cappedWriter struct {
+	http.ResponseWriter
+	left int64
+}
+
+func (c *cappedWriter) Write(p []byte) (int, error) {
+	if int64(len(p)) > c.left {
+		// Nothing of the message is written: the peer sees the stream
+		// end without it, never a cut message that parses.
+		c.left = 0
+		return 0, errResponseTooLarge
+	}
+	c.left -= int64(len(p))
+	return c.ResponseWriter.Write(p)
+}
+
+func (c *cappedWriter) Flush() {
+	if f, ok := c.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (c *cappedWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// IsLoopback reports whether a listening address's host is a loopback
+// address or localhost.
+func IsLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
