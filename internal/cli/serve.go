@@ -23,7 +23,7 @@ func runServe(ctx context.Context, e env, argv []string) error {
 	refresh := fs.Bool("refresh", true, "re-index a root whose files changed before answering a call (false: answer from the snapshot, marked fresh: false)")
 	watch := fs.Bool("watch", false, "also refresh in the background as files change, so calls rarely wait")
 	logLevel := fs.String("log-level", "warn", "log level on stderr: debug, info, warn or error")
-	token := fs.String("token", os.Getenv("SEXTANT_TOKEN"), "with --http: the bearer token every request must carry (env SEXTANT_TOKEN); required to listen beyond loopback")
+	token := fs.String("token", e.getenv("SEXTANT_TOKEN"), "with --http: the bearer token every request must carry (env SEXTANT_TOKEN); required to listen beyond loopback")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: sextant serve [--http ADDR [--token TOKEN]] [--db PATH] [--tools PROFILE] [--watch] [DIR...]\n\nServe the tools over MCP. The DIRs (default: the working directory) are the roots: the files the tools may read, each indexed on first use.\n\nFlags:\n")
 		fs.PrintDefaults()
