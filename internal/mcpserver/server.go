@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"reflect"
 	"runtime/debug"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -167,7 +168,9 @@ func handler(svc *query.Service, t query.Tool, logger *slog.Logger) mcp.ToolHand
 				res, err = errorResult(t, graph.Errorf(graph.CodeInternal, "the tool failed unexpectedly (%v); the server keeps running, and the failure is logged", p)), nil
 			}
 		}()
-		answer, callErr := t.Call(ctx, svc, req.Params.Arguments, progressFunc(ctx, req))
+		progress, stop := progressFunc(ctx, req)
+		answer, callErr := t.Call(ctx, svc, req.Params.Arguments, progress)
+		stop()
 		if callErr != nil {
 			return errorResult(t, callErr), nil
 		}
@@ -208,13 +211,31 @@ func errorResult(t query.Tool, err error) *mcp.CallToolResult {
 
 // progressFunc reports indexing progress to the client when the call
 // asked for it with a progress token. Values only grow.
-func progressFunc(ctx context.Context, req *mcp.CallToolRequest) func(query.Progress) {
+//
+// The work a call starts may outlive it (indexing goes on for the next
+// caller), so the returned stop ends the reports when the call ends, and
+// a cancelled call hears nothing more either.
+func progressFunc(ctx context.Context, req *mcp.CallToolRequest) (report func(query.Progress), stop func()) {
 	token := req.Params.GetProgressToken()
 	if token == nil || req.Session == nil {
-		return nil
+		return nil, func() {}
+	}
+	var (
+		mu      sync.Mutex
+		stopped bool
+	)
+	stop = func() {
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
 	}
 	last := -1.0
 	return func(p query.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			return
+		}
 		// Phases map onto one increasing scale: discover and load take the
 		// first half, extract and publish the second.
 		val := 0.0
@@ -251,5 +272,5 @@ func progressFunc(ctx context.Context, req *mcp.CallToolRequest) func(query.Prog
 		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
 			ProgressToken: token, Progress: val, Total: 100, Message: msg,
 		})
-	}
+	}, stop
 }
