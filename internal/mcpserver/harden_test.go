@@ -42,7 +42,7 @@ var hostileFiles = map[string]string{
 		"func Hijack() string { return \"" + injection + " \\x1b[2J\" }\n\n" +
 		"// Caller calls Hijack.\nfunc Caller() { _ = Hijack() }\n",
 	injection + "_SYSTEM_PROMPT.go": "package hostile\n\n// Named is declared in a file whose name is an instruction.\nfunc Named() {}\n",
-	"esc\x1b[31mred\u202e.go": "package hostile\n\n// Escaped is declared in a file whose name holds control characters.\nfunc Escaped() {}\n",
+	"esc\x1b[31mred\u202e.go":       "package hostile\n\n// Escaped is declared in a file whose name holds control characters.\nfunc Escaped() {}\n",
 }
 
 type harness struct {
@@ -264,12 +264,14 @@ func TestPanicRecovery(t *testing.T) {
 	}
 }
 
-// stdioSession is a server on ServeIO with a raw line-level client.
+// stdioSession is a server on ServeIO with a raw line-level client. A
+// goroutine drains the server's output as a real pipe's buffer would, so
+// the server never waits on the test to read.
 type stdioSession struct {
-	in  *io.PipeWriter
-	out *bufio.Reader
-	mu  sync.Mutex
-	n   int
+	in    *io.PipeWriter
+	lines chan []byte
+	mu    sync.Mutex
+	n     int
 }
 
 func newStdioSession(t testing.TB, s *mcp.Server) *stdioSession {
@@ -283,8 +285,21 @@ func newStdioSession(t testing.TB, s *mcp.Server) *stdioSession {
 		ServeIO(ctx, s, inR, outW)
 		outW.Close()
 	}()
+	ss := &stdioSession{in: inW, lines: make(chan []byte, 1<<16)}
+	go func() {
+		defer close(ss.lines)
+		br := bufio.NewReaderSize(outR, 1<<20)
+		for {
+			b, err := br.ReadBytes('\n')
+			if len(b) > 0 {
+				ss.lines <- b
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
 	t.Cleanup(func() { cancel(); inW.Close(); <-done })
-	ss := &stdioSession{in: inW, out: bufio.NewReaderSize(outR, 1<<20)}
 	ss.send(t, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
 	if m := ss.until(t, `"init"`); m["error"] != nil {
 		t.Fatalf("initialize: %v", m)
@@ -304,28 +319,20 @@ func (ss *stdioSession) send(t testing.TB, line string) {
 // returns it; every line read must be one JSON object.
 func (ss *stdioSession) until(t testing.TB, id string) map[string]any {
 	t.Helper()
-	type line struct {
-		b   []byte
-		err error
-	}
 	for {
-		got := make(chan line, 1)
-		go func() {
-			b, err := ss.out.ReadBytes('\n')
-			got <- line{b, err}
-		}()
-		var l line
+		var b []byte
 		select {
-		case l = <-got:
-		case <-time.After(30 * time.Second): // liveness only: the session died or hangs
+		case l, ok := <-ss.lines:
+			if !ok {
+				t.Fatalf("the session ended before the answer with id %s", id)
+			}
+			b = l
+		case <-time.After(30 * time.Second): // liveness only: the session hangs
 			t.Fatalf("no answer with id %s: the session hangs", id)
 		}
-		if l.err != nil {
-			t.Fatalf("reading the answer with id %s: %v (the session ended)", id, l.err)
-		}
 		var m map[string]any
-		if err := json.Unmarshal(l.b, &m); err != nil {
-			t.Fatalf("server wrote a line that is not a JSON object: %q", l.b)
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatalf("server wrote a line that is not a JSON object: %q", b)
 		}
 		if raw, _ := json.Marshal(m["id"]); string(raw) == id {
 			return m
@@ -372,6 +379,7 @@ func TestStdioHostileInput(t *testing.T) {
 		{"JSON number", "42", "null", -32600, ""},
 		{"empty object", "{}", "null", -32600, ""},
 		{"empty batch", "[]", "null", -32600, ""},
+		{"batch", `[{"jsonrpc":"2.0","id":30,"method":"ping"},{"jsonrpc":"2.0","id":31,"method":"ping"}]`, "null", -32600, ""},
 		{"no method", `{"jsonrpc":"2.0","id":7}`, "7", -32600, ""},
 		{"invalid UTF-8 line", "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\xff\"}", "8", -32601, ""},
 		{"line over the limit", `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":"` + strings.Repeat("y", MaxLineBytes) + `"}}`, "null", -32600, ""},
@@ -415,21 +423,12 @@ func TestStdioHostileInput(t *testing.T) {
 	}
 }
 
-// fuzzSession is one server per fuzzing process, kept across inputs: a
-// session that an input killed fails the next one too.
-var (
-	fuzzOnce sync.Once
-	fuzzSess *stdioSession
-	fuzzSeq  int
-)
-
+// fuzzSession is one server per fuzz target and process, kept across
+// inputs: a session that an input killed fails the next input too.
 func fuzzSession(f *testing.F) *stdioSession {
-	fuzzOnce.Do(func() {
-		h := newHarness(f, map[string]string{"go.mod": "module example.com/p\n\ngo 1.22\n",
-			"p.go": "package p\n\n// I is an interface.\ntype I interface{ M() }\n\n// T implements I.\ntype T struct{ F int }\n\n// M calls P.\nfunc (T) M() { P() }\n\n// P does nothing.\nfunc P() {}\n"})
-		fuzzSess = newStdioSession(f, h.server(f))
-	})
-	return fuzzSess
+	h := newHarness(f, map[string]string{"go.mod": "module example.com/p\n\ngo 1.22\n",
+		"p.go": "package p\n\n// I is an interface.\ntype I interface{ M() }\n\n// T implements I.\ntype T struct{ F int }\n\n// M calls P.\nfunc (T) M() { P() }\n\n// P does nothing.\nfunc P() {}\n"})
+	return newStdioSession(f, h.server(f))
 }
 
 // FuzzStdioFraming writes arbitrary bytes as lines on stdio. Whatever
@@ -466,14 +465,19 @@ func FuzzToolArguments(f *testing.F) {
 		}
 	}
 	tools := query.Tools()
+	seq := 0
 	f.Fuzz(func(t *testing.T, which uint8, args []byte) {
 		if bytes.Contains(args, []byte("\n")) || bytes.Contains(args, []byte("ping-")) {
 			return // a line break splits the message; FuzzStdioFraming covers that
 		}
 		tool := tools[int(which)%len(tools)]
-		fuzzSeq++
-		id := fmt.Sprintf(`"call-%d"`, fuzzSeq)
-		ss.send(t, callLine(id, tool.Name, string(args)))
+		seq++
+		id := fmt.Sprintf(`"call-%d"`, seq)
+		line := callLine(id, tool.Name, string(args))
+		ss.send(t, line)
+		if !json.Valid([]byte(line)) {
+			id = "null" // a parse error cannot name the id
+		}
 		m := ss.until(t, id)
 		if res, ok := m["result"].(map[string]any); ok {
 			b, _ := json.Marshal(res["structuredContent"])

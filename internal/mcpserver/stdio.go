@@ -29,7 +29,7 @@ func ServeStdio(ctx context.Context, s *mcp.Server) error {
 // a session at the first line that is not a JSON-RPC message; here such a
 // line gets the JSON-RPC error a peer expects (-32700 parse error for text
 // that is not JSON, -32600 invalid request for JSON that is not a message,
-// an empty batch, or a line over MaxLineBytes, id null unless the line
+// a batch, or a line over MaxLineBytes, id null unless the line
 // named one) and the session goes on. Blank lines are ignored.
 func ServeIO(ctx context.Context, s *mcp.Server, r io.ReadCloser, w io.WriteCloser) error {
 	lw := &lockedWriter{w: w}
@@ -119,16 +119,9 @@ func check(line []byte, tooLong bool) []byte {
 		return errorReply(nil, -32700, "Parse error: the line is not JSON; send one JSON-RPC message per line")
 	}
 	if line[0] == '[' {
-		var batch []json.RawMessage
-		if err := json.Unmarshal(line, &batch); err != nil || len(batch) == 0 {
-			return errorReply(nil, -32600, "Invalid Request: empty or malformed batch")
-		}
-		for _, m := range batch {
-			if err := message(m); err != nil {
-				return errorReply(nil, -32600, "Invalid Request: "+err.Error())
-			}
-		}
-		return nil
+		// JSON-RPC batches left MCP in 2025-06-18, and the SDK ends the
+		// session on one: refuse it here instead.
+		return errorReply(nil, -32600, "Invalid Request: batches are not supported; send one message per line")
 	}
 	if err := message(line); err != nil {
 		return errorReply(idOf(line), -32600, "Invalid Request: "+err.Error())
