@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -26,6 +27,9 @@ type HTTPOptions struct {
 	// MaxConcurrent bounds the POSTs one client (its MCP session, or its
 	// address before it has one) has in progress; more wait their turn.
 	MaxConcurrent int
+	// SessionTimeout closes a session that sent nothing for this long, so
+	// clients that vanish without ending their session do not pile up.
+	SessionTimeout time.Duration
 }
 
 // The default HTTP limits.
@@ -33,6 +37,7 @@ const (
 	DefaultMaxBodyBytes     = 2 << 20
 	DefaultMaxResponseBytes = 32 << 20
 	DefaultMaxConcurrent    = 8
+	DefaultSessionTimeout   = 30 * time.Minute
 )
 
 // Handler returns the streamable HTTP handler serving s with the default
@@ -55,8 +60,11 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 	if o.MaxConcurrent <= 0 {
 		o.MaxConcurrent = DefaultMaxConcurrent
 	}
+	if o.SessionTimeout <= 0 {
+		o.SessionTimeout = DefaultSessionTimeout
+	}
 	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
-		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes})
+		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes, SessionTimeout: o.SessionTimeout})
 	h = limitResponse(h, o.MaxResponseBytes)
 	h = limitPerClient(h, o.MaxConcurrent)
 	h = http.NewCrossOriginProtection().Handler(h)

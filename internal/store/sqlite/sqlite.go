@@ -148,6 +148,13 @@ func Open(ctx context.Context, path string) (*Store, error) {
 }
 
 func (s *Store) init(ctx context.Context, uri string) error {
+	var version string
+	if err := s.wdb.QueryRowContext(ctx, `SELECT sqlite_version()`).Scan(&version); err != nil {
+		return fmt.Errorf("reading sqlite version: %w", err)
+	}
+	if err := checkVersion(version); err != nil {
+		return err
+	}
 	var mode string
 	if err := s.wdb.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil {
 		return fmt.Errorf("reading journal mode: %w", err)
