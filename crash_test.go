@@ -3,6 +3,7 @@ package sextant_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sextant-dev/sextant/internal/cli"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
@@ -22,7 +24,15 @@ import (
 // can be killed with SIGKILL like a real `sextant index`.
 const crashChildEnv = "SEXTANT_CRASH_CHILD"
 
+// crashServeEnv makes the re-executed test binary `sextant serve` over
+// stdio, so that the server can be killed while it indexes a root on
+// first use.
+const crashServeEnv = "SEXTANT_CRASH_SERVE"
+
 func init() {
+	if args := os.Getenv(crashServeEnv); args != "" {
+		os.Exit(cli.Main(append([]string{"serve", "--db"}, strings.Split(args, string(os.PathListSeparator))...)))
+	}
 	if os.Getenv(crashChildEnv) == "" {
 		return
 	}
@@ -177,4 +187,161 @@ func writeCrashModule(t *testing.T, root string, n int) {
 		fmt.Fprintf(&b, "func Extra%d() {}\n", k)
 	}
 	must(os.WriteFile(filepath.Join(root, "p0", "extra.go"), []byte(b.String()), 0o644))
+}
+
+// TestKillServerWhileIndexing kills `sextant serve` at random instants
+// while it indexes a root on first use (the refresh a server runs), with
+// another root's snapshot already published: after each kill the
+// database is intact, the published root still serves the same whole
+// snapshot, and the root being indexed has a whole snapshot or none.
+// Each run indexes a fresh module, so it stays at a few runs (set
+// SEXTANT_CRASH_SERVER_RUNS for more).
+func TestKillServerWhileIndexing(t *testing.T) {
+	runs := 4
+	if testing.Short() {
+		runs = 1
+	}
+	if s := os.Getenv("SEXTANT_CRASH_SERVER_RUNS"); s != "" {
+		runs, _ = strconv.Atoi(s)
+	}
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "crash.db")
+	published := t.TempDir()
+	writeCrashModule(t, published, 0)
+	if out, err := crashChild(db, published).CombinedOutput(); err != nil {
+		t.Fatalf("first index: %v\n%s", err, out)
+	}
+	want := crashRepos(t, ctx, db)
+
+	// How long a server takes to index a fresh root and answer.
+	full := time.Duration(0)
+	rng := rand.New(rand.NewPCG(2, uint64(time.Now().UnixNano())))
+	whole := 0
+	for i := 0; i <= runs; i++ {
+		// A fresh root: two of the published module's packages, plus i
+		// functions.
+		fresh := t.TempDir()
+		for _, sub := range []string{"p0", "p1"} {
+			if err := os.CopyFS(filepath.Join(fresh, sub), os.DirFS(filepath.Join(published, sub))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		copyFile(t, filepath.Join(published, "go.mod"), filepath.Join(fresh, "go.mod"))
+		writeCrashModule(t, fresh, i)
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), crashServeEnv+"="+strings.Join([]string{db, published, fresh}, string(os.PathListSeparator)))
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"crash","version":"0"}}}`)
+		fmt.Fprintln(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_repositories","arguments":{}}}`)
+		answered := make(chan struct{})
+		go func() {
+			buf := make([]byte, 64<<10)
+			var out strings.Builder
+			for {
+				n, err := stdout.Read(buf)
+				out.Write(buf[:n])
+				if strings.Contains(out.String(), `"id":2`) {
+					close(answered)
+					io.Copy(io.Discard, stdout)
+					return
+				}
+				if err != nil {
+					return
+				}
+			}
+		}()
+		if i == 0 {
+			// The first run is not killed: it measures the span over
+			// which the kill instants of the others are drawn.
+			<-answered
+			full = time.Since(start)
+			stdin.Close()
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("server: %v", err)
+			}
+			t.Logf("a server indexes a fresh root and answers in %v; %d kills", full, runs)
+		} else {
+			delay := time.Duration(rng.Int64N(int64(full) * 12 / 10))
+			select {
+			case <-time.After(delay):
+			case <-answered:
+			}
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+			cmd.Wait()
+		}
+		got := crashRepos(t, ctx, db)
+		if got[published] != want[published] {
+			t.Fatalf("run %d: the published root changed from %d to %d symbols", i, want[published], got[published])
+		}
+		if _, ok := got[fresh]; ok {
+			whole++
+		}
+	}
+	t.Logf("%d kills: %d left the fresh root indexed, %d left it unindexed; none mixed", runs, whole-1, runs-(whole-1))
+}
+
+// crashRepos checks the database after a kill, and returns each
+// repository's symbol count (by root), checking every snapshot is whole.
+func crashRepos(t *testing.T, ctx context.Context, db string) map[string]int {
+	t.Helper()
+	st, err := sqlite.Open(ctx, db)
+	if err != nil {
+		t.Fatalf("reopening after kill: %v", err)
+	}
+	defer st.Close()
+	if res, err := st.IntegrityCheck(ctx); err != nil || res != "ok" {
+		t.Fatalf("integrity_check = %q, %v", res, err)
+	}
+	r, err := st.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	repos, err := r.Repositories(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, repo := range repos {
+		if repo.Snapshot.ID == 0 {
+			continue // registered, never published
+		}
+		_, total, err := r.FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring, Repositories: []string{repo.Name}, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := r.Files(ctx, repo.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total != repo.Symbols || len(files) != repo.Files {
+			t.Fatalf("snapshot %d of %s is mixed: publishes %d symbols and %d files, readers reach %d and %d",
+				repo.Snapshot.ID, repo.Root, repo.Symbols, repo.Files, total, len(files))
+		}
+		out[repo.Root] = total
+	}
+	return out
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

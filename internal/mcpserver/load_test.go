@@ -251,4 +251,3 @@ func TestLoad(t *testing.T) {
 		t.Errorf("heap in use grew from %d KiB to %d KiB after the clients left", baseHeap>>10, endHeap>>10)
 	}
 }
-
