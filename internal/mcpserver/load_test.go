@@ -54,6 +54,13 @@ func argsFor(t query.Tool) map[string]any {
 	case fields["path"]:
 		args["path"] = "p.go"
 	}
+	// Position tools (the language-server bridge and any like it): the
+	// name P where it is declared.
+	if fields["line"] && fields["column"] && fields["file"] {
+		delete(args, "qualified_name")
+		delete(args, "name")
+		args["file"], args["line"], args["column"] = "p.go", 13, 6
+	}
 	return args
 }
 
