@@ -70,6 +70,7 @@ func newRoot(t *testing.T) (realIndex query.IndexFunc, svcFor func(query.IndexFu
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { svc.Close() })
 		return svc
 	}
 }

@@ -81,6 +81,7 @@ func newHarness(t testing.TB, files map[string]string) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { svc.Close() }) // the language servers the lsp tools started
 	return &harness{root: root, svc: svc, log: &syncBuffer{}}
 }
 

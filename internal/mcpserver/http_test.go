@@ -71,6 +71,8 @@ func TestHTTPHostAndOrigin(t *testing.T) {
 		{"cross-site fetch", map[string]string{"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
 		{"cross origin, old browser", map[string]string{"Origin": "http://evil.example"}, http.StatusForbidden},
 		{"same origin", map[string]string{"Origin": self, "Sec-Fetch-Site": "same-origin"}, http.StatusOK},
+		{"rebinding Host at 2026-07-28", map[string]string{"Host": "evil.example", "Mcp-Protocol-Version": "2026-07-28"}, http.StatusForbidden},
+		{"cross-site fetch at 2026-07-28", map[string]string{"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site", "Mcp-Protocol-Version": "2026-07-28"}, http.StatusForbidden},
 	}
 	for _, c := range cases {
 		if got := post(t, self, initBody, c.header); got != c.want {
@@ -100,6 +102,12 @@ func TestHTTPToken(t *testing.T) {
 		}
 		if got := post(t, srv.URL, initBody, h); got != c.want {
 			t.Errorf("Authorization %q: status %d, want %d", c.auth, got, c.want)
+		}
+		// Protocol 2026-07-28 goes to the stateless handler, behind the
+		// same checks.
+		h["Mcp-Protocol-Version"] = "2026-07-28"
+		if got := post(t, srv.URL, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`, h); c.want == http.StatusUnauthorized && got != c.want {
+			t.Errorf("Authorization %q at 2026-07-28: status %d, want %d", c.auth, got, c.want)
 		}
 	}
 	hc := &http.Client{Transport: bearer{"s3cret"}}
