@@ -138,16 +138,21 @@ func (s *Service) changedSince(ctx context.Context, r graph.Reader, repo graph.R
 		return true
 	}
 	since := t.UnixNano()
+	root, err := os.OpenRoot(repo.Root) // stats stay inside the root, as in statCheck
+	if err != nil {
+		return true
+	}
+	defer root.Close()
 	// A file removed since is seen by its directory's time; one that was
 	// already gone at t is no news.
 	for _, f := range fs.files {
-		fi, err := os.Lstat(filepath.Join(repo.Root, filepath.FromSlash(f.Path)))
+		fi, err := root.Lstat(filepath.FromSlash(f.Path))
 		if err == nil && fi.ModTime().UnixNano() >= since {
 			return true
 		}
 	}
 	for _, d := range fs.dirs {
-		fi, err := os.Lstat(filepath.Join(repo.Root, filepath.FromSlash(d)))
+		fi, err := root.Lstat(filepath.FromSlash(d))
 		if err != nil || fi.ModTime().UnixNano() >= since {
 			return true
 		}
