@@ -237,3 +237,51 @@ func TestHTTPPerClientLimit(t *testing.T) {
 		t.Errorf("%d of client A's %d requests were served", got, total)
 	}
 }
+
+// FuzzHTTPBody posts arbitrary bodies in an initialized session. The
+// server answers each with a status a client can act on (never a 5xx),
+// and the session keeps answering.
+func FuzzHTTPBody(f *testing.F) {
+	h := newHarness(f, loadFixture())
+	srv := httptest.NewServer(NewHTTPHandler(h.server(f), HTTPOptions{}))
+	f.Cleanup(srv.Close)
+	client := &http.Client{Timeout: testTimeout}
+	do := func(t testing.TB, session, body string) (int, string, string) {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("POST %.200q: %v", body, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), string(b)
+	}
+	status, session, _ := do(f, "", initBody)
+	if status != http.StatusOK || session == "" {
+		f.Fatalf("initialize: %d, session %q", status, session)
+	}
+	do(f, session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for _, s := range []string{"", "{}", "[]", "null", "hello", initBody,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"find_symbol","arguments":{"name":"P"}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_symbol","arguments":{"name":"P","name":"Q"}}}`,
+		`[{"jsonrpc":"2.0","id":4,"method":"ping"},{"jsonrpc":"2.0","id":5,"method":"ping"}]`,
+		"{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"ping\xff\"}", `{"jsonrpc":"2.0","id":7,"result":{}}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		status, _, got := do(t, session, body)
+		if status >= 500 {
+			t.Fatalf("POST %.200q: %d %.300s", body, status, got)
+		}
+		status, _, got = do(t, session, `{"jsonrpc":"2.0","id":"alive","method":"ping"}`)
+		if status != http.StatusOK || !strings.Contains(got, `"alive"`) {
+			t.Fatalf("after POST %.200q the session does not answer: %d %.300s", body, status, got)
+		}
+	})
+}
