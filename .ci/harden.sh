@@ -8,12 +8,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-fuzztime="${SEXTANT_FUZZTIME:-20s}"
+fuzztime="${SEXTANT_FUZZTIME:-15s}"
 
 echo "== fuzz, $fuzztime per target"
 go test -run='^$' -fuzz='^FuzzPathResolution$' -fuzztime="$fuzztime" ./internal/query
 go test -run='^$' -fuzz='^FuzzStdioFraming$' -fuzztime="$fuzztime" ./internal/mcpserver
 go test -run='^$' -fuzz='^FuzzToolArguments$' -fuzztime="$fuzztime" ./internal/mcpserver
+go test -run='^$' -fuzz='^FuzzHTTPBody$' -fuzztime="$fuzztime" ./internal/mcpserver
 
 echo "== load: 100 clients over streamable HTTP for ${SEXTANT_LOAD_SECONDS:=60} s (p99 in the log)"
 SEXTANT_LOAD_SECONDS=$SEXTANT_LOAD_SECONDS go test -count=1 -run='^TestLoad$' -v ./internal/mcpserver | grep -v '^=== RUN'

@@ -156,6 +156,7 @@ func TestLoad(t *testing.T) {
 	var (
 		mu        sync.Mutex
 		latencies []time.Duration
+		byTool    = map[string][]time.Duration{}
 		failures  []string
 		coded     = map[string]int{} // coded failures of tools without known-good arguments
 		calls     int
@@ -183,6 +184,7 @@ func TestLoad(t *testing.T) {
 			}
 			defer cs.Close()
 			var mine []time.Duration
+			mineByTool := map[string][]time.Duration{}
 			for i := 0; time.Now().Before(deadline); i++ {
 				tl := tools[(c+i)%len(tools)]
 				argSets, known := loadArgs[tl.Name]
@@ -193,6 +195,7 @@ func TestLoad(t *testing.T) {
 				start := time.Now()
 				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tl.Name, Arguments: args})
 				mine = append(mine, time.Since(start))
+				mineByTool[tl.Name] = append(mineByTool[tl.Name], mine[len(mine)-1])
 				switch {
 				case err != nil:
 					fail("client %d: %s: %v", c, tl.Name, err)
@@ -206,19 +209,23 @@ func TestLoad(t *testing.T) {
 						mu.Unlock()
 					}
 				}
-				if c == 0 && i == 50 {
-					h := heapInuse()
-					mu.Lock()
-					midHeap = h
-					mu.Unlock()
-				}
 			}
 			mu.Lock()
+			for name, ds := range mineByTool {
+				byTool[name] = append(byTool[name], ds...)
+			}
 			latencies = append(latencies, mine...)
 			calls += len(mine)
 			mu.Unlock()
 		}()
 	}
+	go func() { // the heap half way through, while every client is busy
+		time.Sleep(time.Until(deadline) / 2)
+		h := heapInuse()
+		mu.Lock()
+		midHeap = h
+		mu.Unlock()
+	}()
 	wg.Wait()
 	transport.CloseIdleConnections()
 	http.DefaultClient.CloseIdleConnections()
@@ -232,6 +239,13 @@ func TestLoad(t *testing.T) {
 	}
 	t.Logf("%d clients, %.0f s, %d calls (%.0f/s): p50 %v, p90 %v, p99 %v, max %v",
 		clients, seconds, calls, float64(calls)/seconds, pct(0.50), pct(0.90), pct(0.99), pct(1))
+	for _, tl := range tools {
+		ds := byTool[tl.Name]
+		slices.Sort(ds)
+		if len(ds) > 0 {
+			t.Logf("  %-22s %5d calls  p50 %v  p99 %v", tl.Name, len(ds), ds[len(ds)/2], ds[min(len(ds)-1, len(ds)*99/100)])
+		}
+	}
 	if len(coded) > 0 {
 		t.Logf("coded failures of tools without load arguments (generic arguments): %v", coded)
 	}
