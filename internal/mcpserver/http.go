@@ -25,7 +25,8 @@ type HTTPOptions struct {
 	// are bounded well below it (MaxResultBytes); this is the backstop.
 	MaxResponseBytes int64
 	// MaxConcurrent bounds the POSTs one client (its MCP session, or its
-	// address before it has one) has in progress; more wait their turn.
+	// remote host when it has none) has in progress; more wait their
+	// turn. Sessionless requests from loopback are not limited.
 	MaxConcurrent int
 	// SessionTimeout closes a session that sent nothing for this long, so
 	// clients that vanish without ending their session do not pile up.
@@ -103,8 +104,9 @@ func requireToken(next http.Handler, token string) http.Handler {
 }
 
 // limitPerClient lets each client have at most n POSTs in progress; the
-// others wait (or give up when their request is cancelled). GETs (the
-// long-lived event stream) and DELETEs are not counted.
+// others wait (or give up when their request is cancelled). A client is
+// its MCP session, or without one its remote host (loopback exempt). GETs
+// (the long-lived event stream) and DELETEs are not counted.
 func limitPerClient(next http.Handler, n int) http.Handler {
 	var (
 		mu    sync.Mutex
@@ -117,8 +119,16 @@ func limitPerClient(next http.Handler, n int) http.Handler {
 		}
 		key := r.Header.Get("Mcp-Session-Id")
 		if key == "" {
-			key, _, _ = net.SplitHostPort(r.RemoteAddr)
-			key = "addr " + key
+			// Without a session (initialize, and every request of the
+			// sessionless 2026-07-28 protocol) the client is its host.
+			// Local processes all share the loopback host, so on
+			// loopback they are not told apart and not limited here.
+			host, _, _ := net.SplitHostPort(r.RemoteAddr)
+			if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+				next.ServeHTTP(w, r)
+				return
+			}
+			key = "host " + host
 		}
 		mu.Lock()
 		c := slots[key]

@@ -236,6 +236,53 @@ func TestHTTPPerClientLimit(t *testing.T) {
 	if got := len(entered) + n; got != total {
 		t.Errorf("%d of client A's %d requests were served", got, total)
 	}
+
+	// Without a session, a remote host is one client; loopback is not
+	// limited.
+	var hostPeak, cur atomic.Int32
+	gate := make(chan struct{})
+	arrived := make(chan struct{}, 100)
+	h2 := limitPerClient(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c := cur.Add(1)
+		defer cur.Add(-1)
+		for p := hostPeak.Load(); c > p && !hostPeak.CompareAndSwap(p, c); p = hostPeak.Load() {
+		}
+		arrived <- struct{}{}
+		<-gate
+	}), n)
+	var wg2 sync.WaitGroup
+	serve := func(remote string) {
+		defer wg2.Done()
+		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader("{}"))
+		r.RemoteAddr = remote
+		h2.ServeHTTP(httptest.NewRecorder(), r)
+	}
+	for i := range 2 * n {
+		wg2.Add(1)
+		go serve(fmt.Sprintf("127.0.0.1:%d", 40000+i))
+	}
+	for range 2 * n {
+		<-arrived // all of loopback's requests are inside at once
+	}
+	close(gate)
+	wg2.Wait()
+	gate = make(chan struct{})
+	hostPeak.Store(0)
+	for i := range 2 * n {
+		wg2.Add(1)
+		go serve(fmt.Sprintf("192.0.2.7:%d", 40000+i))
+	}
+	for range n {
+		<-arrived
+	}
+	close(gate)
+	wg2.Wait()
+	for range n {
+		<-arrived
+	}
+	if p := hostPeak.Load(); p > n {
+		t.Errorf("a remote host without a session had %d requests in at once, limit %d", p, n)
+	}
 }
 
 // FuzzHTTPBody posts arbitrary bodies in an initialized session. The

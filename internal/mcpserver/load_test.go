@@ -114,7 +114,9 @@ func heapInuse() uint64 {
 
 // TestLoad runs 100 clients over streamable HTTP on loopback, each
 // calling every tool of the registry in turn for SEXTANT_LOAD_SECONDS
-// (default 3; .ci/harden.sh runs 60, and a shorter -race variant). No
+// (default 3; .ci/harden.sh runs 60, and a shorter -race variant;
+// SEXTANT_LOAD_TOOLS=PROFILE narrows the tools, SEXTANT_LOAD_CLIENTS the
+// clients). No
 // call may fail; after the clients disconnect the server holds no more
 // goroutines or file descriptors than before they came, and its heap is
 // flat. Latency percentiles are logged, not asserted.
@@ -135,6 +137,12 @@ func TestLoad(t *testing.T) {
 	srv := httptest.NewServer(NewHTTPHandler(h.server(t), HTTPOptions{}))
 	defer srv.Close()
 	tools := query.Tools()
+	if spec := os.Getenv("SEXTANT_LOAD_TOOLS"); spec != "" { // a profile, to look at one group alone
+		var err error
+		if tools, err = query.SelectTools(spec); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	// Warm up (first calls build caches), then take the baseline.
 	warm := func() {
