@@ -163,7 +163,7 @@ func TestRepositoryContentIsData(t *testing.T) {
 	ctx := context.Background()
 
 	init := cs.InitializeResult()
-	if init.Instructions != query.Instructions || strings.Contains(init.Instructions, injection) {
+	if init.Instructions != query.InstructionsFor(query.Tools()) || strings.Contains(init.Instructions, injection) {
 		t.Errorf("instructions changed by the repository: %q", init.Instructions)
 	}
 	tools, err := cs.ListTools(ctx, nil)
