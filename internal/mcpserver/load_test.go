@@ -54,6 +54,11 @@ func argsFor(t query.Tool) map[string]any {
 	case fields["path"]:
 		args["path"] = "p.go"
 	}
+	for _, q := range []string{"question", "query"} { // a question in words (search_code and the like)
+		if fields[q] {
+			args = map[string]any{q: "does nothing"}
+		}
+	}
 	// Position tools (the language-server bridge and any like it): the
 	// name P where it is declared.
 	if fields["line"] && fields["column"] && fields["file"] {
