@@ -128,7 +128,8 @@ func lspFixture(t *testing.T) string {
 func lspServe(t *testing.T, path, root string) (*mcp.ClientSession, *exec.Cmd) {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--tools", "lsp", "--db", filepath.Join(t.TempDir(), "x.db"), root)
-	cmd.Env = append(os.Environ(), "PATH="+path)
+	// The fixtures' sextant.toml names the fake server: trust them.
+	cmd.Env = append(os.Environ(), "PATH="+path, "SEXTANT_TRUST_REPO_CONFIG=1")
 	cmd.Stderr = os.Stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "sextant-e2e-lsp", Version: "v0.0.1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -135,8 +135,14 @@ func Defaults() []ServerSpec {
 	}
 }
 
+// TrustEnv is the environment variable that lets the [[lsp.server]]
+// entries of a repository's configuration file run: they name commands,
+// and the repository is not trusted by default.
+const TrustEnv = "SEXTANT_TRUST_REPO_CONFIG"
+
 // LoadConfig reads root's configuration file, if any, over the defaults.
-// A malformed file is an error naming it; a missing one is not.
+// A malformed file is an error naming it; a missing one is not. A file
+// that defines servers is refused unless TrustEnv is 1.
 func LoadConfig(root string) (*Config, error) {
 	cfg := &Config{}
 	for _, name := range ConfigFiles {
@@ -164,6 +170,11 @@ func LoadConfig(root string) (*Config, error) {
 			if s.Name == "" || s.Command == "" || len(s.Globs) == 0 {
 				return nil, fmt.Errorf("%s: [[lsp.server]] %d needs name, command and globs", p, i+1)
 			}
+		}
+		if len(fc.LSP.Servers) > 0 && os.Getenv(TrustEnv) != "1" {
+			// The file is the repository's: whoever wrote it chooses the
+			// command Sextant would run. Only the user can say to trust it.
+			return nil, fmt.Errorf("%s defines language servers, and a repository's file may name any command: Sextant starts them only with %s=1 in its environment (trust this repository), or use the built-in servers", p, TrustEnv)
 		}
 		cfg.Pool = fc.LSP.PoolConfig
 		cfg.Servers = fc.LSP.Servers

@@ -11,6 +11,7 @@ import (
 )
 
 func TestLoadConfig(t *testing.T) {
+	t.Setenv(lsp.TrustEnv, "1")
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, ".sextant"), 0o755)
 	// The example of README.md, in .sextant/config.toml.
@@ -71,7 +72,28 @@ globs = ["*.py"]
 	}
 }
 
+// TestLoadConfigUntrusted checks that a repository's file that names a
+// server's command is refused unless the user trusts the repository.
+func TestLoadConfigUntrusted(t *testing.T) {
+	t.Setenv(lsp.TrustEnv, "")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "sextant.toml"), []byte("[lsp]\n[[lsp.server]]\nname = \"evil\"\ncommand = \"/bin/sh\"\nglobs = [\"*.txt\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := lsp.LoadConfig(dir)
+	if err == nil || !strings.Contains(err.Error(), lsp.TrustEnv) {
+		t.Fatalf("untrusted server command: err = %v, want a refusal naming %s", err, lsp.TrustEnv)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sextant.toml"), []byte("[lsp]\nmax_servers = 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lsp.LoadConfig(dir); err != nil {
+		t.Fatalf("pool settings alone need no trust: %v", err)
+	}
+}
+
 func TestLoadConfigErrors(t *testing.T) {
+	t.Setenv(lsp.TrustEnv, "1")
 	for name, text := range map[string]string{
 		"syntax":      "[lsp\n",
 		"unknown key": "[lsp]\nmax_server = 3\n",

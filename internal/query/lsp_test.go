@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/sextant-dev/sextant/internal/lsp"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -29,6 +30,7 @@ func TestMain(m *testing.M) {
 // Service rooted there, closed when the test ends.
 func lspFixture(t *testing.T) (*Service, string) {
 	t.Helper()
+	t.Setenv(lsp.TrustEnv, "1") // the fixture's sextant.toml names the fake server
 	ar, err := txtar.ParseFile("testdata/lsp.txtar")
 	if err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/sextant-dev/sextant/internal/lsp"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -90,7 +91,8 @@ func run(calls, capMB int, useGopls bool, out string) error {
 	}); err != nil {
 		return err
 	}
-	os.Setenv(lspfake.Env, "1") // for the direct client's child only: this process checked it at start
+	os.Setenv(lspfake.Env, "1")  // for the direct client's child only: this process checked it at start
+	os.Setenv(lsp.TrustEnv, "1") // the corpus's sextant.toml names the fake server
 	r, err := measure("fake", self, nil, fakeDir, "a.txt", 1, 17, calls)
 	os.Unsetenv(lspfake.Env)
 	if err != nil {
