@@ -33,6 +33,8 @@ var positional = map[string]string{
 	"lsp_completion":        "file",
 	"lsp_workspace_symbols": "query",
 	"lsp_request":           "method",
+	"check_file":            "file",
+	"render_ssa":            "qualified_name",
 }
 
 // toolFlags builds a flag set from the tool's input type: one flag per

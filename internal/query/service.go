@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/live"
 )
 
 // Progress is reported while a root is indexed on first use.
@@ -33,7 +34,8 @@ type Service struct {
 	roots   []string // absolute, symlinks resolved, sorted
 	index   IndexFunc
 	now     func() time.Time
-	refresh bool // re-index a stale root before answering (see SetRefresh)
+	refresh bool        // re-index a stale root before answering (see SetRefresh)
+	live    *live.Cache // the position tools' packages, compiled from disk
 
 	mu       sync.Mutex
 	indexing map[string]*flight        // root → the indexing run in progress
@@ -69,7 +71,7 @@ type fileSet struct {
 // indexes a root on first use with index (nil: never index, answer
 // INDEX_NOT_READY instead).
 func New(store graph.Store, roots []string, index IndexFunc) (*Service, error) {
-	s := &Service{store: store, index: index, now: time.Now, refresh: index != nil,
+	s := &Service{store: store, index: index, now: time.Now, refresh: index != nil, live: live.New(0),
 		indexing: map[string]*flight{}, files: map[string]fileSet{}, watches: map[string]*watchState{}, facts: map[string]*repoFacts{},
 		failed: map[string]refreshFailure{}}
 	for _, r := range roots {

@@ -62,6 +62,9 @@ func Tools() []Tool {
 		tool("get_context_budget", "Token cost of a file or package", descGetContextBudget, (*Service).GetContextBudget).in(GroupContext),
 		tool("explain_effects", "What a function may do", descExplainEffects, (*Service).ExplainEffects).in(GroupEffects),
 		tool("emit_effect_graph", "Effect graph from a root", descEmitEffectGraph, (*Service).EmitEffectGraph).in(GroupEffects),
+		tool("check_file", "Check a file's package", descCheckFile, (*Service).CheckFile).in(GroupPosition),
+		tool("infer_type", "Type at a position", descInferType, (*Service).InferType).in(GroupPosition),
+		tool("render_ssa", "SSA form of a function", descRenderSSA, (*Service).RenderSSA).in(GroupPosition),
 	}, lspTools()...)
 }
 
@@ -102,3 +105,9 @@ const descGetContext = `Prompt-ready summary of one symbol within budget tokens 
 const descGetContextBudget = `What loading a Go file or package directory costs in tokens, per category: types, interfaces, function and method signatures, consts and vars, doc comments, full source; read from disk, about 4 bytes per token. Use it to choose between read_source, get_file_outline and get_context_for_symbol. Errors: FILE_NOT_FOUND, OUTSIDE_ROOTS, INVALID_ARGUMENT (not .go, no Go files).`
 
 const descSearchCode = `Find code by a question in words ("parse the config file"): full-text ranking (BM25) over split identifiers, docs, signatures, string literals and paths, boosted by exported and often-referenced symbols. Returns top limit symbols with paths, lines and bodies within budget; a name defined in several files returns all. Offline, deterministic. Use find_symbol when you know the name, read_source for a withheld body. Errors: INVALID_ARGUMENT, REPOSITORY_NOT_FOUND.`
+
+const descCheckFile = `Compile a file's package from disk now (no index needed) and list its problems: go list, parse and type errors, and with analyzers=true the go vet analyzers. Each: path, line, column (1-based characters), end, severity, source, a stable code (type checker code like UnusedVar, or the analyzer name), message, fixes as unified diffs. ok is true when clean. Files that do not parse still get diagnostics. Errors: FILE_NOT_FOUND, OUTSIDE_ROOTS, INVALID_ARGUMENT, CHECK_ERROR.`
+
+const descInferType = `The type at file:line:column (1-based, column in characters) from the type checker, compiled from disk now: the token, its type (qualified by package name), kind (var, field, func, method, type, const, package, expression...), the declaration signature for functions (instantiated for generics, with type_args), and where it is defined. Use get_symbol for a declaration by name. Errors: INVALID_ARGUMENT (position not in the file), SYMBOL_NOT_FOUND (no expression there), OUTSIDE_ROOTS, FILE_NOT_FOUND.`
+
+const descRenderSSA = `The SSA form of one function or method, built from the files on disk, in go/ssa's own notation: numbered blocks with their predecessors and successors, one instruction per line, closures after it; format json adds blocks and instructions as data. Select as in get_symbol (stable_key, qualified_name + repository/path, or file + name). Errors: NOT_A_FUNCTION, SYMBOL_NOT_FOUND, AMBIGUOUS_SYMBOL, CHECK_ERROR (the package has type errors), INVALID_ARGUMENT.`

@@ -1,0 +1,198 @@
+package query
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// RenderSSAInput selects a function as get_symbol does, and the form.
+type RenderSSAInput struct {
+	StableKey     string `json:"stable_key,omitempty" jsonschema:"durable key of the function or method"`
+	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name or Type.Method, optionally prefixed by package name or import path"`
+	Repository    string `json:"repository,omitempty" jsonschema:"narrows qualified_name to one repository"`
+	Path          string `json:"path,omitempty" jsonschema:"narrows qualified_name to files under this repo-relative prefix"`
+	File          string `json:"file,omitempty" jsonschema:"a Go file; name is resolved as its source would"`
+	Name          string `json:"name,omitempty" jsonschema:"with file: a local name or pkg.Name"`
+	Format        string `json:"format,omitempty" jsonschema:"text (default: go/ssa's notation) or json (adds blocks and instructions)"`
+}
+
+// SSAInstr is one instruction.
+type SSAInstr struct {
+	Value string `json:"value,omitempty" jsonschema:"the register it defines (t3), if any"`
+	Type  string `json:"type,omitempty" jsonschema:"the type of that register"`
+	Text  string `json:"text" jsonschema:"the instruction in go/ssa notation"`
+}
+
+// SSABlock is one basic block.
+type SSABlock struct {
+	Index   int        `json:"index" jsonschema:"block number"`
+	Comment string     `json:"comment,omitempty" jsonschema:"what the block is (if.then, for.body, ...)"`
+	Preds   []int      `json:"preds,omitempty" jsonschema:"predecessor blocks"`
+	Succs   []int      `json:"succs,omitempty" jsonschema:"successor blocks"`
+	Instrs  []SSAInstr `json:"instrs" jsonschema:"instructions in order"`
+}
+
+// SSAFunction is one function in SSA form.
+type SSAFunction struct {
+	Name      string         `json:"name" jsonschema:"the function, as go/ssa names it"`
+	Signature string         `json:"signature" jsonschema:"its signature"`
+	Path      string         `json:"path" jsonschema:"repo-relative file"`
+	Line      int            `json:"line" jsonschema:"1-based line of its declaration"`
+	Text      string         `json:"text" jsonschema:"the function in go/ssa notation, its closures after it"`
+	Truncated bool           `json:"truncated,omitempty" jsonschema:"text was cut at 64 KB"`
+	Blocks    []SSABlock     `json:"blocks,omitempty" jsonschema:"format json: the blocks"`
+	AnonFuncs []*SSAFunction `json:"anon_funcs,omitempty" jsonschema:"format json: its closures"`
+}
+
+// RenderSSAOutput is the answer of render_ssa.
+type RenderSSAOutput struct {
+	Envelope
+	Results *SSAFunction `json:"results,omitempty" jsonschema:"the function"`
+}
+
+const maxSSAText = 64 << 10
+
+// RenderSSA renders one function's SSA form, built from the files on
+// disk.
+func (s *Service) RenderSSA(ctx context.Context, in RenderSSAInput, progress func(Progress)) (*RenderSSAOutput, error) {
+	asJSON := false
+	switch in.Format {
+	case "", "text":
+	case "json":
+		asJSON = true
+	default:
+		return nil, invalid("format", "must be text or json (got %q)", in.Format)
+	}
+	sel := selector{StableKey: in.StableKey, QualifiedName: in.QualifiedName, Repository: in.Repository,
+		Path: in.Path, File: in.File, Name: in.Name}
+	if err := sel.validate(); err != nil {
+		return nil, err
+	}
+	v, err := s.open(ctx, progress)
+	if err != nil {
+		return nil, err
+	}
+	defer v.close()
+	sym, err := v.resolve(ctx, sel)
+	if err != nil {
+		return nil, err
+	}
+	if sym.Kind != graph.KindFunc && sym.Kind != graph.KindMethod {
+		return nil, graph.Errorf(graph.CodeNotAFunction, "%s is a %s, not a function or method with a body", sym.QualifiedName, sym.Kind)
+	}
+	repo, err := v.repo(sym.Repository)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.live.Get(ctx, repo.Root, sym.Path)
+	if err != nil {
+		return nil, err
+	}
+	obj := lookupFunc(p.Pkg.Types, sym.QualifiedName)
+	if obj == nil {
+		return nil, graph.Errorf(graph.CodeSymbolNotFound, "%s is no longer in %s on disk; the index is older than the file (call again once it is re-indexed)", sym.QualifiedName, sym.Path)
+	}
+	spkg, err := p.SSA()
+	if err != nil {
+		return nil, err
+	}
+	fn := spkg.Prog.FuncValue(obj)
+	if fn == nil {
+		return nil, graph.Errorf(graph.CodeNotAFunction, "%s has no SSA function", sym.QualifiedName)
+	}
+	out := &RenderSSAOutput{Envelope: liveEnvelope(), Results: ssaFunction(p.Root, fn, asJSON)}
+	out.page(1, 0, 1, "", "")
+	return out, nil
+}
+
+// lookupFunc finds Name or Type.Method in pkg.
+func lookupFunc(pkg *types.Package, qn string) *types.Func {
+	if pkg == nil {
+		return nil
+	}
+	typ, name, isMethod := strings.Cut(qn, ".")
+	if !isMethod {
+		fn, _ := pkg.Scope().Lookup(qn).(*types.Func)
+		return fn
+	}
+	tn, _ := pkg.Scope().Lookup(typ).(*types.TypeName)
+	if tn == nil {
+		return nil
+	}
+	obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(tn.Type()), true, pkg, name)
+	fn, _ := obj.(*types.Func)
+	return fn
+}
+
+func ssaFunction(root string, fn *ssa.Function, asJSON bool) *SSAFunction {
+	var buf bytes.Buffer
+	_, _ = fn.WriteTo(&buf)
+	var anon func(f *ssa.Function)
+	anon = func(f *ssa.Function) {
+		for _, a := range f.AnonFuncs {
+			buf.WriteString("\n")
+			_, _ = a.WriteTo(&buf)
+			anon(a)
+		}
+	}
+	anon(fn)
+	out := &SSAFunction{Name: fn.String(), Signature: fn.Signature.String(), Text: buf.String()}
+	if len(out.Text) > maxSSAText {
+		out.Text = cutUTF8(out.Text, maxSSAText)
+		out.Truncated = true
+	}
+	if pos := fn.Prog.Fset.Position(fn.Pos()); pos.IsValid() {
+		out.Path, _ = relPath(root, pos.Filename)
+		out.Line = pos.Line
+	}
+	if !asJSON {
+		return out
+	}
+	for _, b := range fn.Blocks {
+		sb := SSABlock{Index: b.Index, Comment: b.Comment, Instrs: []SSAInstr{}}
+		for _, x := range b.Preds {
+			sb.Preds = append(sb.Preds, x.Index)
+		}
+		for _, x := range b.Succs {
+			sb.Succs = append(sb.Succs, x.Index)
+		}
+		for _, instr := range b.Instrs {
+			in := SSAInstr{Text: instr.String()}
+			if v, ok := instr.(ssa.Value); ok {
+				in.Value = v.Name()
+				in.Type = v.Type().String()
+				in.Text = fmt.Sprintf("%s = %s", v.Name(), instr.String())
+			}
+			sb.Instrs = append(sb.Instrs, in)
+		}
+		out.Blocks = append(out.Blocks, sb)
+	}
+	for _, a := range fn.AnonFuncs {
+		out.AnonFuncs = append(out.AnonFuncs, ssaFunction(root, a, true))
+	}
+	return out
+}
+
+// Text renders the SSA text with where the function is.
+func (o *RenderSSAOutput) Text() string {
+	f := o.Results
+	if f == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:%d %s\n", f.Path, f.Line, f.Name)
+	for _, l := range strings.Split(strings.TrimRight(f.Text, "\n"), "\n") {
+		b.WriteString(quoteContent(l) + "\n")
+	}
+	if f.Truncated {
+		b.WriteString("\n(cut at 64 KB)\n")
+	}
+	return b.String()
+}
