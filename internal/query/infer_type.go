@@ -235,17 +235,6 @@ func funcDecl(fn *types.Func, sig *types.Signature, q types.Qualifier) string {
 		b.WriteString(") ")
 	}
 	b.WriteString(fn.Name())
-	if tps := fn.Signature().TypeParams(); tps != nil && sig == fn.Type() {
-		b.WriteString("[")
-		for i := 0; i < tps.Len(); i++ {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			tp := tps.At(i)
-			b.WriteString(tp.Obj().Name() + " " + types.TypeString(tp.Constraint(), q))
-		}
-		b.WriteString("]")
-	}
 	types.WriteSignature(&b, sig, q)
 	return b.String()
 }

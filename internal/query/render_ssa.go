@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"go/types"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -143,7 +144,10 @@ func ssaFunction(root string, fn *ssa.Function, asJSON bool) *SSAFunction {
 		}
 	}
 	anon(fn)
-	out := &SSAFunction{Name: fn.String(), Signature: fn.Signature.String(), Text: buf.String()}
+	// go/ssa prints the absolute location; an answer gives paths under
+	// the root relative to it.
+	text := strings.ReplaceAll(buf.String(), "# Location: "+root+string(filepath.Separator), "# Location: ")
+	out := &SSAFunction{Name: fn.String(), Signature: fn.Signature.String(), Text: text}
 	if len(out.Text) > maxSSAText {
 		out.Text = cutUTF8(out.Text, maxSSAText)
 		out.Truncated = true
