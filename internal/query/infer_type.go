@@ -87,7 +87,7 @@ func typeAt(p *live.Package, line, col int) (*TypeInfo, error) {
 	pos := tf.Pos(off)
 	path, _ := astutil.PathEnclosingInterval(p.File, pos, pos)
 	info := p.Pkg.TypesInfo
-	q := qualifier(p.Pkg.Types)
+	q := qualifier(p.Pkg.Types, p.File, info)
 	notFound := graph.Errorf(graph.CodeSymbolNotFound, "no expression at %s:%d:%d; point at an identifier or an expression", p.Rel, line, col)
 	if len(path) == 0 || info == nil {
 		return nil, notFound
@@ -177,6 +177,9 @@ func identType(p *live.Package, id *ast.Ident, parents []ast.Node, q types.Quali
 	case *types.TypeName:
 		ti.Kind = "type"
 		ti.Type = types.TypeString(o.Type(), q)
+		if inst, ok := info.Instances[id]; ok {
+			ti.Type = types.TypeString(inst.Type, q)
+		}
 		if _, isParam := o.Type().(*types.TypeParam); !isParam {
 			ti.Underlying = cutUTF8(types.TypeString(o.Type().Underlying(), q), 400)
 		}
@@ -239,11 +242,26 @@ func funcDecl(fn *types.Func, sig *types.Signature, q types.Qualifier) string {
 	return b.String()
 }
 
-// qualifier names packages other than pkg by their name, as gopls does.
-func qualifier(pkg *types.Package) types.Qualifier {
+// qualifier names packages other than pkg as the file refers to them
+// (its import names, so pflag imported as flag is flag), and packages the
+// file does not import by their name, as gopls does.
+func qualifier(pkg *types.Package, f *ast.File, info *types.Info) types.Qualifier {
+	local := map[*types.Package]string{}
+	for _, imp := range f.Imports {
+		if pn := info.PkgNameOf(imp); pn != nil {
+			name := pn.Name()
+			if name == "." {
+				name = ""
+			}
+			local[pn.Imported()] = name
+		}
+	}
 	return func(other *types.Package) string {
 		if other == pkg {
 			return ""
+		}
+		if name, ok := local[other]; ok {
+			return name
 		}
 		return other.Name()
 	}

@@ -137,8 +137,8 @@ func TestRenderSSA(t *testing.T) {
 		t.Fatal(err)
 	}
 	fn := ans.(*RenderSSAOutput).Results
-	if len(fn.Blocks) == 0 || len(fn.AnonFuncs) != 1 || len(fn.AnonFuncs[0].Blocks) == 0 {
-		t.Errorf("json form of Lengths: %d blocks, %d closures", len(fn.Blocks), len(fn.AnonFuncs))
+	if len(fn.Blocks) == 0 || len(fn.Closures) != 1 || len(fn.Closures[0].Blocks) == 0 {
+		t.Errorf("json form of Lengths: %d blocks, %d closures", len(fn.Blocks), len(fn.Closures))
 	}
 	for _, tc := range []struct {
 		args string

@@ -49,7 +49,14 @@ type SSAFunction struct {
 	Text      string         `json:"text" jsonschema:"the function in go/ssa notation, its closures after it"`
 	Truncated bool           `json:"truncated,omitempty" jsonschema:"text was cut at 64 KB"`
 	Blocks    []SSABlock     `json:"blocks,omitempty" jsonschema:"format json: the blocks"`
-	AnonFuncs []*SSAFunction `json:"anon_funcs,omitempty" jsonschema:"format json: its closures"`
+	Closures  []SSAClosure   `json:"closures,omitempty" jsonschema:"format json: its closures, nested ones included"`
+}
+
+// SSAClosure is a function literal inside the rendered function.
+type SSAClosure struct {
+	Name      string     `json:"name" jsonschema:"the closure, as go/ssa names it (F$1)"`
+	Signature string     `json:"signature" jsonschema:"its signature"`
+	Blocks    []SSABlock `json:"blocks" jsonschema:"its blocks"`
 }
 
 // RenderSSAOutput is the answer of render_ssa.
@@ -159,6 +166,20 @@ func ssaFunction(root string, fn *ssa.Function, asJSON bool) *SSAFunction {
 	if !asJSON {
 		return out
 	}
+	out.Blocks = ssaBlocks(fn)
+	var closures func(f *ssa.Function)
+	closures = func(f *ssa.Function) {
+		for _, a := range f.AnonFuncs {
+			out.Closures = append(out.Closures, SSAClosure{Name: a.String(), Signature: a.Signature.String(), Blocks: ssaBlocks(a)})
+			closures(a)
+		}
+	}
+	closures(fn)
+	return out
+}
+
+func ssaBlocks(fn *ssa.Function) []SSABlock {
+	var blocks []SSABlock
 	for _, b := range fn.Blocks {
 		sb := SSABlock{Index: b.Index, Comment: b.Comment, Instrs: []SSAInstr{}}
 		for _, x := range b.Preds {
@@ -176,12 +197,9 @@ func ssaFunction(root string, fn *ssa.Function, asJSON bool) *SSAFunction {
 			}
 			sb.Instrs = append(sb.Instrs, in)
 		}
-		out.Blocks = append(out.Blocks, sb)
+		blocks = append(blocks, sb)
 	}
-	for _, a := range fn.AnonFuncs {
-		out.AnonFuncs = append(out.AnonFuncs, ssaFunction(root, a, true))
-	}
-	return out
+	return blocks
 }
 
 // Text renders the SSA text with where the function is.
