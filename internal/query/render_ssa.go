@@ -42,14 +42,14 @@ type SSABlock struct {
 
 // SSAFunction is one function in SSA form.
 type SSAFunction struct {
-	Name      string         `json:"name" jsonschema:"the function, as go/ssa names it"`
-	Signature string         `json:"signature" jsonschema:"its signature"`
-	Path      string         `json:"path" jsonschema:"repo-relative file"`
-	Line      int            `json:"line" jsonschema:"1-based line of its declaration"`
-	Text      string         `json:"text" jsonschema:"the function in go/ssa notation, its closures after it"`
-	Truncated bool           `json:"truncated,omitempty" jsonschema:"text was cut at 64 KB"`
-	Blocks    []SSABlock     `json:"blocks,omitempty" jsonschema:"format json: the blocks"`
-	Closures  []SSAClosure   `json:"closures,omitempty" jsonschema:"format json: its closures, nested ones included"`
+	Name      string       `json:"name" jsonschema:"the function, as go/ssa names it"`
+	Signature string       `json:"signature" jsonschema:"its signature"`
+	Path      string       `json:"path" jsonschema:"repo-relative file"`
+	Line      int          `json:"line" jsonschema:"1-based line of its declaration"`
+	Text      string       `json:"text" jsonschema:"the function in go/ssa notation, its closures after it"`
+	Truncated bool         `json:"truncated,omitempty" jsonschema:"text was cut at 64 KB"`
+	Blocks    []SSABlock   `json:"blocks,omitempty" jsonschema:"format json: the blocks"`
+	Closures  []SSAClosure `json:"closures,omitempty" jsonschema:"format json: its closures, nested ones included"`
 }
 
 // SSAClosure is a function literal inside the rendered function.
