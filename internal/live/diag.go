@@ -348,8 +348,10 @@ func (p *Package) unifiedDiff(edits []analysis.TextEdit) string {
 	return b.String()
 }
 
+// splitLines splits text into lines; a final newline ends the last line
+// rather than starting an empty one.
 func splitLines(b []byte) []string {
-	return strings.Split(string(b), "\n")
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 }
 
 // readInRoot reads a root-relative file through os.Root.
