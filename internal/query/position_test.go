@@ -323,3 +323,67 @@ func TestVetFixes(t *testing.T) {
 		t.Errorf("no analyzer offered a fix on the vet fixture")
 	}
 }
+
+// TestPositionToolsSeeEdits checks that the very next call of each
+// position tool after a file changed on disk answers from the new content.
+func TestPositionToolsSeeEdits(t *testing.T) {
+	f := newFixture(t, "testdata/position.txtar")
+	check := func() *CheckFileOutput {
+		ans, err := f.call(t, "check_file", `{"file":"broken/broken.go"}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ans.(*CheckFileOutput)
+	}
+	if check().OK {
+		t.Fatal("broken package reported ok")
+	}
+	writeFile(t, f.dir, "broken/broken.go", "package broken\n\nfunc Wrong() int { return 1 }\n")
+	if out := check(); !out.OK {
+		t.Errorf("after fixing the file, check_file still reports %+v", out.Results)
+	}
+	writeFile(t, f.dir, "broken/extra.go", "package broken\n\nfunc Extra() string { return Wrong() }\n")
+	if out := check(); out.OK || out.Results[0].Code != "IncompatibleAssign" {
+		t.Errorf("after adding a file with a type error: %+v", out.Results)
+	}
+
+	line, col := positionOf(t, f.dir, "calc/calc.go", "const Limit", "Limit", 0)
+	value := func() string {
+		ans, err := f.call(t, "infer_type", fmt.Sprintf(`{"file":"calc/calc.go","line":%d,"column":%d}`, line, col))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ans.(*InferTypeOutput).Results.Value
+	}
+	if v := value(); v != "10" {
+		t.Fatalf("Limit = %s", v)
+	}
+	ssa := func() string {
+		ans, err := f.call(t, "render_ssa", `{"qualified_name":"NewAcc"}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ans.Text()
+	}
+	before := ssa()
+	src, err := os.ReadFile(filepath.Join(f.dir, "calc/calc.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(src), "const Limit = 10", "const Limit = 11", 1)
+	edited = strings.Replace(edited, `Names: []string{"é→x"}`, `Names: []string{"é→x", "y"}`, 1)
+	writeFile(t, f.dir, "calc/calc.go", edited)
+	if v := value(); v != "11" {
+		t.Errorf("after the edit Limit = %s, want 11", v)
+	}
+	if after := ssa(); after == before || !strings.Contains(after, `"y":string`) {
+		t.Errorf("render_ssa did not see the edit:\n%s", after)
+	}
+}
+
+func writeFile(t *testing.T, dir, rel, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(rel)), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
