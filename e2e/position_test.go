@@ -30,5 +30,5 @@ func TestPositionToolsCLI(t *testing.T) {
 			t.Errorf("render_ssa Command.Name lacks %q:\n%s", want, out)
 		}
 	}
-	run(1, "render_ssa", "Command")
+	run(2, "render_ssa", "Command") // NOT_A_FUNCTION: the call is wrong
 }
