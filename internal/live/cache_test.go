@@ -273,3 +273,27 @@ func TestOffset(t *testing.T) {
 		}
 	}
 }
+
+// FuzzOffset checks the position conversions on arbitrary text (source
+// files are outside input): an offset found for a line and column lies
+// in the text, on that line, and converts back to the same column.
+func FuzzOffset(f *testing.F) {
+	f.Add([]byte("ab\n→é x\n"), 2, 3)
+	f.Add([]byte("\xff\xfe\n\n"), 1, 2)
+	f.Fuzz(func(t *testing.T, src []byte, line, col int) {
+		off, ok := Offset(src, line, col)
+		if !ok {
+			return
+		}
+		if off < 0 || off > len(src) {
+			t.Fatalf("Offset(%d:%d) = %d outside %d bytes", line, col, off, len(src))
+		}
+		lineStart := strings.LastIndexByte(string(src[:off]), '\n') + 1
+		if got := strings.Count(string(src[:off]), "\n") + 1; got != line {
+			t.Fatalf("Offset(%d:%d) = %d is on line %d", line, col, off, got)
+		}
+		if got := charColumn(src, off, off-lineStart+1); got != col {
+			t.Fatalf("charColumn(%d) = %d, want %d", off, got, col)
+		}
+	})
+}
