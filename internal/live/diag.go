@@ -53,8 +53,24 @@ func (p *Package) Diagnostics(analyzers []*analysis.Analyzer) []Diagnostic {
 		if e.Kind == packages.ParseError {
 			src = "parse"
 		}
-		out = append(out, Diagnostic{Source: src, Code: src, Severity: "error", Message: e.Msg, Start: p.parsePos(e.Pos)})
+		d := Diagnostic{Source: src, Code: src, Severity: "error", Message: e.Msg, Start: p.parsePos(e.Pos)}
+		if d.Start.Filename == "" {
+			// An error of the package as a whole: shown on the file asked
+			// about, without a line.
+			d.Start = Position{Filename: p.Filename}
+		} else if !filepath.IsAbs(d.Start.Filename) {
+			d.Start.Filename = filepath.Join(p.Unit.Dir, d.Start.Filename)
+		}
+		out = append(out, d)
 	}
+	// The go command reads the same syntax errors the parser reports.
+	parsed := map[string]bool{}
+	for _, d := range out {
+		if d.Source == "parse" {
+			parsed[d.Message] = true
+		}
+	}
+	out = slices.DeleteFunc(out, func(d Diagnostic) bool { return d.Source == "list" && parsed[d.Message] })
 	for _, te := range p.Pkg.TypeErrors {
 		d := Diagnostic{Source: "type", Code: "TypeError", Severity: "error", Message: te.Msg, Start: p.Position(te.Pos)}
 		if code, start, end, ok := errorCodeStartEnd(te); ok {

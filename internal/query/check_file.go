@@ -25,8 +25,8 @@ type FixRow struct {
 // DiagnosticRow is one problem in the package.
 type DiagnosticRow struct {
 	Path      string   `json:"path" jsonschema:"repo-relative file"`
-	Line      int      `json:"line" jsonschema:"1-based line"`
-	Column    int      `json:"column" jsonschema:"1-based column in characters"`
+	Line      int      `json:"line" jsonschema:"1-based line; 0 for an error of the package as a whole"`
+	Column    int      `json:"column" jsonschema:"1-based column in characters; 0 when there is no line"`
 	EndLine   int      `json:"end_line,omitempty" jsonschema:"1-based end line, when known"`
 	EndColumn int      `json:"end_column,omitempty" jsonschema:"1-based end column in characters, when known"`
 	Severity  string   `json:"severity" jsonschema:"error or warning"`
@@ -98,7 +98,11 @@ func (o *CheckFileOutput) Text() string {
 	}
 	fmt.Fprintf(&b, "package %s: %d diagnostics\n", o.Package, o.Total)
 	for _, d := range o.Results {
-		fmt.Fprintf(&b, "%s:%d:%d: %s [%s %s] %s\n", d.Path, d.Line, d.Column, d.Severity, d.Source, d.Code, quoteContent(d.Message))
+		where := d.Path
+		if d.Line > 0 {
+			where = fmt.Sprintf("%s:%d:%d", d.Path, d.Line, d.Column)
+		}
+		fmt.Fprintf(&b, "%s: %s [%s %s] %s\n", where, d.Severity, d.Source, d.Code, quoteContent(d.Message))
 		for _, f := range d.Fixes {
 			fmt.Fprintf(&b, "  fix: %s\n", quoteContent(f.Message))
 			for _, l := range strings.Split(strings.TrimRight(f.Diff, "\n"), "\n") {

@@ -387,3 +387,29 @@ func writeFile(t *testing.T, dir, rel, content string) {
 		t.Fatal(err)
 	}
 }
+
+// TestCheckFilePackageErrors checks errors the go command reports for a
+// package as a whole (shown on the file, without a line), and that a
+// syntax error the go command and the parser both report is listed once.
+func TestCheckFilePackageErrors(t *testing.T) {
+	f := newFixture(t, "testdata/position.txtar")
+	for _, tc := range []struct {
+		file string
+		want []string // "path:line source code" of each diagnostic
+	}{
+		{"mixed/b.go", []string{"mixed/b.go:0 list list", "mixed/b.go:1 type MismatchedPkgName"}},
+		{"noclause/x.go", []string{"noclause/x.go:1 parse parse"}},
+	} {
+		ans, err := f.call(t, "check_file", fmt.Sprintf(`{"file":%q}`, tc.file))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		var got []string
+		for _, d := range ans.(*CheckFileOutput).Results {
+			got = append(got, fmt.Sprintf("%s:%d %s %s", d.Path, d.Line, d.Source, d.Code))
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %q, want %q\n%s", tc.file, got, tc.want, ans.Text())
+		}
+	}
+}
