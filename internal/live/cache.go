@@ -24,8 +24,10 @@ import (
 	"fmt"
 	"go/ast"
 	"go/parser"
+	"go/scanner"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -60,7 +62,8 @@ type Cache struct {
 	bytes   int64
 	flights map[string]*flight
 
-	loads atomic.Int64
+	loads    atomic.Int64
+	rechecks atomic.Int64
 }
 
 type flight struct {
@@ -79,16 +82,17 @@ func New(maxBytes int64) *Cache {
 
 // Stats describes the cache, for tests and diagnostics.
 type Stats struct {
-	Loads   int64 // go/packages loads run since New
-	Entries int
-	Bytes   int64
+	Loads    int64 // go/packages loads run since New
+	Rechecks int64 // edits absorbed by type-checking again in memory
+	Entries  int
+	Bytes    int64
 }
 
 // Stats returns the cache's counters.
 func (c *Cache) Stats() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return Stats{Loads: c.loads.Load(), Entries: c.lru.Len(), Bytes: c.bytes}
+	return Stats{Loads: c.loads.Load(), Rechecks: c.rechecks.Load(), Entries: c.lru.Len(), Bytes: c.bytes}
 }
 
 // Result is one load: the packages of one directory (with their test
@@ -179,11 +183,16 @@ func (c *Cache) Get(ctx context.Context, root, rel string) (*Package, error) {
 // result returns the current Result for key, loading it (once for all
 // concurrent callers) when it is missing or stale.
 func (c *Cache) result(ctx context.Context, fsRoot *os.Root, key, root, rel string, unit load.Unit, tests bool) (*Result, error) {
+	var (
+		old   *Result
+		edits map[string]edit
+	)
 	c.mu.Lock()
 	if el, ok := c.entries[key]; ok {
 		res := el.Value.(*Result)
 		c.mu.Unlock()
-		if !res.stale(fsRoot) {
+		stale, e := res.changes(fsRoot)
+		if !stale {
 			c.mu.Lock()
 			if el2, ok := c.entries[key]; ok && el2 == el {
 				c.lru.MoveToFront(el)
@@ -194,6 +203,7 @@ func (c *Cache) result(ctx context.Context, fsRoot *os.Root, key, root, rel stri
 		c.mu.Lock()
 		if el2, ok := c.entries[key]; ok && el2 == el {
 			c.remove(el)
+			old, edits = res, e
 		}
 	}
 	f, running := c.flights[key]
@@ -201,9 +211,20 @@ func (c *Cache) result(ctx context.Context, fsRoot *os.Root, key, root, rel stri
 		f = &flight{done: make(chan struct{})}
 		c.flights[key] = f
 		go func() {
-			// The load belongs to every caller waiting for it, so one
-			// caller giving up does not cancel it for the others.
-			f.res, f.err = c.load(context.WithoutCancel(ctx), key, root, rel, unit, tests)
+			// Edits to the package's own files are type-checked again in
+			// memory when they leave its imports alone; anything else is
+			// a load with the go command. Either belongs to every caller
+			// waiting for it, so one caller giving up does not cancel it.
+			f.err = errReload
+			if old != nil && edits != nil {
+				f.res, f.err = recheck(old, edits)
+				if f.err == nil {
+					c.rechecks.Add(1)
+				}
+			}
+			if f.err != nil {
+				f.res, f.err = c.load(context.WithoutCancel(ctx), key, root, rel, unit, tests)
+			}
 			c.mu.Lock()
 			delete(c.flights, key)
 			if f.err == nil {
@@ -277,7 +298,11 @@ func (c *Cache) load(ctx context.Context, key, root, rel string, unit load.Unit,
 		if r, ok := localRel(root, filename); ok {
 			data, err := res.track(fsRoot, r, nil)
 			if err != nil {
-				return nil, err
+				// A parse error of the file, so the package says which file
+				// could not be read (a symlink out of the root, say).
+				var list scanner.ErrorList
+				list.Add(token.Position{Filename: filename, Line: 1, Column: 1}, "not read: "+err.Error())
+				return nil, list
 			}
 			src = data
 		}
@@ -411,25 +436,37 @@ func (r *Result) trackPackageDir(fsRoot *os.Root, dir string) {
 	}
 }
 
-// stale reports whether a file the result was computed from changed: a
-// stat that differs and content whose hash differs, or a Go file added to
-// or removed from a tracked directory.
+// stale reports whether a file the result was computed from changed.
 func (r *Result) stale(fsRoot *os.Root) bool {
+	stale, _ := r.changes(fsRoot)
+	return stale
+}
+
+// changes compares the files the result was computed from with the disk:
+// a stat that differs and content whose hash differs, or a Go file added
+// to or removed from a tracked directory, makes it stale. When the only
+// changes are to the content of the Go files of its own packages, edits
+// holds their new content (recheck may absorb them without the go
+// command); otherwise edits is nil.
+func (r *Result) changes(fsRoot *os.Root) (stale bool, edits map[string]edit) {
 	r.mu.Lock()
-	stamps := make(map[string]stamp, len(r.stamps))
-	for k, v := range r.stamps {
-		stamps[k] = v
-	}
-	dirs := make(map[string]string, len(r.dirs))
-	for k, v := range r.dirs {
-		dirs[k] = v
-	}
+	stamps := maps.Clone(r.stamps)
+	dirs := maps.Clone(r.dirs)
 	r.mu.Unlock()
 	for dir, names := range dirs {
 		if strings.Join(goFiles(fsRoot, dir), "\x00") != names {
-			return true
+			return true, nil
 		}
 	}
+	own := map[string]bool{}
+	for _, p := range r.Packages {
+		for _, f := range p.CompiledGoFiles {
+			if rel, ok := localRel(r.Root, f); ok {
+				own[rel] = true
+			}
+		}
+	}
+	reload := false
 	for rel, old := range stamps {
 		native := filepath.FromSlash(rel)
 		fi, err := fsRoot.Stat(native)
@@ -437,10 +474,10 @@ func (r *Result) stale(fsRoot *os.Root) bool {
 			if old.size == -1 && errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
-			return true
+			return true, nil
 		}
 		if old.size == -1 {
-			return true
+			return true, nil
 		}
 		if fi.Size() == old.size && fi.ModTime().Equal(old.modTime) {
 			continue
@@ -448,15 +485,27 @@ func (r *Result) stale(fsRoot *os.Root) bool {
 		// The stat is in doubt: compare content.
 		data, err := fsRoot.ReadFile(native)
 		if err != nil {
-			return true
+			return true, nil
 		}
-		sum := sha256.Sum256(data)
-		if sum != old.sum {
-			return true
+		st := stamp{size: fi.Size(), modTime: fi.ModTime(), sum: sha256.Sum256(data)}
+		if st.sum == old.sum {
+			r.setStamp(rel, st)
+			continue
 		}
-		r.setStamp(rel, stamp{size: fi.Size(), modTime: fi.ModTime(), sum: sum})
+		stale = true
+		if !own[rel] {
+			reload = true
+			continue
+		}
+		if edits == nil {
+			edits = map[string]edit{}
+		}
+		edits[rel] = edit{data: data, stamp: st}
 	}
-	return false
+	if reload {
+		return true, nil
+	}
+	return stale, edits
 }
 
 // goFiles lists the .go files of a root-relative directory, sorted.

@@ -2,9 +2,11 @@ package live
 
 import (
 	"context"
+	"fmt"
 	"go/types"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -92,39 +94,58 @@ func TestInvalidation(t *testing.T) {
 		t.Fatalf("touching a file reloaded the package: %d loads", loads())
 	}
 
+	// Each step changes the disk; the next use must see it, by loading
+	// the package again with the go command or, for an edit of the
+	// package's own files that keeps its imports, by type-checking it
+	// again in memory.
 	steps := []struct {
-		name, file, content, want string
+		name   string
+		writes [][2]string // file, content
+		want   string
+		reload bool
 	}{
-		{"edit own file", "a/a.go", "package a\n\nimport \"example.com/m/b\"\n\nconst A = b.B + 1\n", "untyped int 2"},
-		{"edit imported package", "b/b.go", "package b\n\nconst B = \"s\"\n", "untyped string \"s1\""},
-		{"add a file", "a/more.go", "package a\n\nconst More = 1\n", "untyped string \"s1\""},
-		{"edit go.mod", "go.mod", "module example.com/m\n\ngo 1.25\n", "untyped string \"s1\""},
+		{"edit own file", [][2]string{{"a/a.go", "package a\n\nimport \"example.com/m/b\"\n\nconst A = b.B + 1\n"}}, "untyped int 2", false},
+		{"edit imported package", [][2]string{{"b/b.go", "package b\n\nconst B = \"s\"\n"}, {"a/a.go", "package a\n\nimport \"example.com/m/b\"\n\nconst A = b.B + \"1\"\n"}}, "untyped string \"s1\"", true},
+		{"change own imports", [][2]string{{"a/a.go", "package a\n\nimport (\n\t\"example.com/m/b\"\n\t\"example.com/m/c\"\n)\n\nconst A = b.B + \"2\"\n\nvar _ = c.C\n"}}, "untyped string \"s2\"", true},
+		{"add a file", [][2]string{{"a/more.go", "package a\n\nconst More = 1\n"}}, "untyped string \"s2\"", true},
+		{"edit go.mod", [][2]string{{"go.mod", "module example.com/m\n\ngo 1.25\n"}}, "untyped string \"s2\"", true},
+		{"edit own file again", [][2]string{{"a/more.go", "package a\n\nconst More = 2\n"}}, "untyped string \"s2\"", false},
 	}
-	for i, s := range steps {
-		if s.name == "edit imported package" {
-			// A's constant depends on B's type: make it a string sum.
-			write(t, root, "a/a.go", "package a\n\nimport \"example.com/m/b\"\n\nconst A = b.B + \"1\"\n")
+	wantLoads, wantRechecks := int64(1), int64(0)
+	for _, s := range steps {
+		for _, w := range s.writes {
+			write(t, root, w[0], w[1])
 		}
-		write(t, root, s.file, s.content)
+		if s.reload {
+			wantLoads++
+		} else {
+			wantRechecks++
+		}
 		if got := typeOfA(t, c, root); got != s.want {
 			t.Errorf("%s: A = %s, want %s", s.name, got, s.want)
 		}
-		if want := int64(i + 2); loads() != want {
-			t.Errorf("%s: %d loads, want %d", s.name, loads(), want)
+		if st := c.Stats(); st.Loads != wantLoads || st.Rechecks != wantRechecks {
+			t.Errorf("%s: %d loads and %d rechecks, want %d and %d", s.name, st.Loads, st.Rechecks, wantLoads, wantRechecks)
 		}
 	}
 	// A package the file does not import changing is not a reason to reload.
+	write(t, root, "other/other.go", "package other\n\nvar O = 2\n")
+	typeOfA(t, c, root)
+	if got := loads(); got != wantLoads {
+		t.Errorf("an unrelated package's edit reloaded: %d loads", got)
+	}
+	// Editing a package it imports (c, since "change own imports") is.
 	write(t, root, "c/c.go", "package c\n\nfunc C() int { return 4 }\n")
 	typeOfA(t, c, root)
-	if got := loads(); got != int64(len(steps)+1) {
-		t.Errorf("an unrelated package's edit reloaded: %d loads", got)
+	if got := loads(); got != wantLoads+1 {
+		t.Errorf("an imported package's edit did not reload: %d loads", got)
 	}
 	// Deleting a file of the package is a change.
 	if err := os.Remove(filepath.Join(root, "a/more.go")); err != nil {
 		t.Fatal(err)
 	}
 	typeOfA(t, c, root)
-	if got := loads(); got != int64(len(steps)+2) {
+	if got := loads(); got != wantLoads+2 {
 		t.Errorf("deleting a file did not reload: %d loads", got)
 	}
 }
@@ -296,4 +317,43 @@ func FuzzOffset(f *testing.F) {
 			t.Fatalf("charColumn(%d) = %d, want %d", off, got, col)
 		}
 	})
+}
+
+// TestRecheckErrors checks that an edit absorbed in memory reports the
+// syntax and type errors it introduces, and that fixing them clears them.
+func TestRecheckErrors(t *testing.T) {
+	root := writeModule(t, module)
+	c := New(0)
+	ctx := context.Background()
+	diags := func() []string {
+		t.Helper()
+		p, err := c.Get(ctx, root, "c/c.go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, d := range p.Diagnostics(nil) {
+			out = append(out, fmt.Sprintf("%d:%d %s %s", d.Start.Line, d.Start.Column, d.Source, d.Code))
+		}
+		return out
+	}
+	if d := diags(); len(d) != 0 {
+		t.Fatalf("clean package: %v", d)
+	}
+	for _, tc := range []struct {
+		content string
+		want    []string
+	}{
+		{"package c\n\nfunc C() int { return \"é\" }\n", []string{"3:23 type IncompatibleAssign"}},
+		{"package c\n\nfunc C() int { return 3 \n", []string{"3:26 parse parse", "3:26 parse parse"}},
+		{"package c\n\nfunc C() int { return 3 }\n", nil},
+	} {
+		write(t, root, "c/c.go", tc.content)
+		if got := diags(); !slices.Equal(got, tc.want) {
+			t.Errorf("after writing %q: %v, want %v", tc.content, got, tc.want)
+		}
+	}
+	if st := c.Stats(); st.Loads != 1 || st.Rechecks != 3 {
+		t.Errorf("%+v, want 1 load and 3 rechecks", st)
+	}
 }
