@@ -221,8 +221,9 @@ func firstBlock(md string) string {
 
 var (
 	fieldTag = regexp.MustCompile(" `[^`]*`$")
-	// func (recv) Name[typeparams](params) results
-	funcDecl = regexp.MustCompile(`^func (?:\([^)]*\) )?[\pL_][\pL\pN_.]*`)
+	// func (recv) Name[typeparams](params) results; gopls writes a
+	// method of an unnamed receiver (error's Error) as func (error).Error().
+	funcDecl = regexp.MustCompile(`^func (?:\([^)]*\)[ .])?[\pL_][\pL\pN_.]*`)
 )
 
 // goplsHoverType normalises gopls's hover declaration to the type it
