@@ -30,6 +30,7 @@ var instructionLines = []struct {
 	{[]string{"get_callers", "get_callees"}, "- Who calls X, and what does X call? get_callers (and get_callees where served), to a depth of 5, each edge with its coverage (exact, or candidate through an interface or func value) and a completeness verdict naming what the graph cannot see."},
 	{[]string{"find_implementations"}, "- What implements this interface, or which interfaces does this type satisfy? find_implementations."},
 	{[]string{"explain_effects"}, "- What may X do (filesystem, network, processes, goroutines, panics, clock, globals)? explain_effects, with the call path to each cause; emit_effect_graph draws what a root reaches; find_symbol's effects filter lists functions that may, e.g., touch net."},
+	{[]string{"infer_type", "check_file", "render_ssa"}, "- What type is the expression at line:column, what is wrong with this file, what does this function compile to? infer_type, check_file (analyzers: go vet) and render_ssa (where served), compiled from the files on disk at the call."},
 	{[]string{"lsp_hover"}, "- Other languages (Python, TypeScript, C, Rust, ...)? The lsp_* tools ask that language's own server: lsp_diagnostics, lsp_hover, lsp_definition, lsp_references, lsp_document_symbols, lsp_workspace_symbols."},
 }
 
