@@ -104,8 +104,9 @@ type Result struct {
 	Fset     *token.FileSet
 	Packages []*packages.Package
 
-	key  string
-	size int64
+	key   string
+	size  int64  // estimated bytes held; guarded by the cache's mutex once inserted
+	cache *Cache // the cache that holds it, told when building SSA grows it
 
 	mu     sync.Mutex
 	src    map[string][]byte // absolute filename → the content that was parsed
@@ -256,6 +257,23 @@ func (c *Cache) insert(res *Result) {
 	}
 }
 
+// grow adds n bytes to the estimate of res while the cache holds it, and
+// evicts what no longer fits (never res itself).
+func (c *Cache) grow(res *Result, n int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.entries[res.key]
+	if !ok || el.Value.(*Result) != res {
+		return
+	}
+	res.size += n
+	c.bytes += n
+	c.lru.MoveToFront(el)
+	for c.bytes > c.maxBytes && c.lru.Len() > 1 {
+		c.remove(c.lru.Back())
+	}
+}
+
 func (c *Cache) remove(el *list.Element) {
 	res := el.Value.(*Result)
 	c.lru.Remove(el)
@@ -271,7 +289,7 @@ func (c *Cache) load(ctx context.Context, key, root, rel string, unit load.Unit,
 		return nil, graph.Wrap(graph.CodeReadError, err, "opening root")
 	}
 	defer fsRoot.Close()
-	res := &Result{Root: root, Unit: unit, Fset: token.NewFileSet(), key: key,
+	res := &Result{Root: root, Unit: unit, Fset: token.NewFileSet(), key: key, cache: c,
 		src: map[string][]byte{}, stamps: map[string]stamp{}, dirs: map[string]string{}, ssa: map[*packages.Package]*ssaState{}}
 
 	// What decides the load is read before it, so a change during the load

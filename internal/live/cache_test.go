@@ -357,3 +357,25 @@ func TestRecheckErrors(t *testing.T) {
 		t.Errorf("%+v, want 1 load and 3 rechecks", st)
 	}
 }
+
+// TestSSAGrowsTheEstimate checks that building a package's SSA form counts
+// against the cache's bound.
+func TestSSAGrowsTheEstimate(t *testing.T) {
+	root := writeModule(t, module)
+	c := New(0)
+	p, err := c.Get(context.Background(), root, "c/c.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := c.Stats().Bytes
+	pkg, err := p.SSA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pkg.Func("C") == nil {
+		t.Errorf("no SSA function C")
+	}
+	if after := c.Stats().Bytes; after <= before {
+		t.Errorf("SSA did not grow the estimate: %d → %d bytes", before, after)
+	}
+}

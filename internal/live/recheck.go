@@ -40,7 +40,7 @@ func recheck(old *Result, edits map[string]edit) (*Result, error) {
 		}
 	}
 	old.mu.Lock()
-	nr := &Result{Root: old.Root, Unit: old.Unit, Fset: old.Fset, key: old.key, size: old.size,
+	nr := &Result{Root: old.Root, Unit: old.Unit, Fset: old.Fset, key: old.key, size: old.size, cache: old.cache,
 		src: maps.Clone(old.src), stamps: maps.Clone(old.stamps), dirs: maps.Clone(old.dirs),
 		ssa: map[*packages.Package]*ssaState{}}
 	old.mu.Unlock()

@@ -28,7 +28,12 @@ func (p *Package) SSA() (*ssa.Package, error) {
 		p.ssa[p.Pkg] = st
 	}
 	p.mu.Unlock()
-	st.once.Do(func() { st.pkg, st.err = buildSSA(p.Result, p.Pkg) })
+	st.once.Do(func() {
+		st.pkg, st.err = buildSSA(p.Result, p.Pkg)
+		if st.err == nil && p.cache != nil {
+			p.cache.grow(p.Result, ssaBytes(p.Result, p.Pkg))
+		}
+	})
 	return st.pkg, st.err
 }
 
@@ -64,4 +69,16 @@ func buildSSA(r *Result, p *packages.Package) (pkg *ssa.Package, err error) {
 		return nil, fmt.Errorf("no SSA package")
 	}
 	return pkg, nil
+}
+
+// bytesPerSSASourceByte estimates what a package's SSA form holds for each
+// byte of its source, for the cache's bound.
+const bytesPerSSASourceByte = 15
+
+func ssaBytes(r *Result, p *packages.Package) int64 {
+	var n int64
+	for _, f := range p.CompiledGoFiles {
+		n += int64(len(r.Src(f)))
+	}
+	return n * bytesPerSSASourceByte
 }
