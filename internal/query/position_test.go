@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -411,5 +412,36 @@ func TestCheckFilePackageErrors(t *testing.T) {
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s: %q, want %q\n%s", tc.file, got, tc.want, ans.Text())
 		}
+	}
+}
+
+// TestPositionToolsConcurrent runs the three tools at once on one package
+// (one shared load, analyzers and SSA built beside type queries); with
+// -race it checks that the cached package is only read.
+func TestPositionToolsConcurrent(t *testing.T) {
+	f := newFixture(t, "testdata/position.txtar")
+	line, col := positionOf(t, f.dir, "calc/calc.go", "func Sum(", "words", 0)
+	calls := [][2]string{
+		{"infer_type", fmt.Sprintf(`{"file":"calc/calc.go","line":%d,"column":%d}`, line, col)},
+		{"check_file", `{"file":"calc/calc.go","analyzers":true}`},
+		{"render_ssa", `{"qualified_name":"Lengths"}`},
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 12)
+	for i := range 12 {
+		c := calls[i%len(calls)]
+		wg.Go(func() {
+			if _, err := f.call(t, c[0], c[1]); err != nil {
+				errs <- fmt.Errorf("%s %s: %w", c[0], c[1], err)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if st := f.svc.live.Stats(); st.Loads != 1 {
+		t.Errorf("concurrent calls on one package ran %d loads, want 1", st.Loads)
 	}
 }
