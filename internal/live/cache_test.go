@@ -379,3 +379,36 @@ func TestSSAGrowsTheEstimate(t *testing.T) {
 		t.Errorf("SSA did not grow the estimate: %d → %d bytes", before, after)
 	}
 }
+
+// TestWorkspace checks that a module used by the root's go.work loads
+// through the workspace (its imports of another workspace module
+// resolve), and that a module outside the workspace loads on its own.
+func TestWorkspace(t *testing.T) {
+	root := writeModule(t, map[string]string{
+		"go.work":        "go 1.24\n\nuse (\n\t./app\n\t./lib\n)\n",
+		"app/go.mod":     "module example.com/app\n\ngo 1.24\n",
+		"app/main.go":    "package main\n\nimport \"example.com/lib\"\n\nvar X = lib.L\n\nfunc main() {}\n",
+		"lib/go.mod":     "module example.com/lib\n\ngo 1.24\n",
+		"lib/lib.go":     "package lib\n\nconst L = 1.5\n",
+		"alone/go.mod":   "module example.com/alone\n\ngo 1.24\n",
+		"alone/alone.go": "package alone\n\nvar A = 1\n",
+	})
+	c := New(0)
+	p, err := c.Get(context.Background(), root, "app/main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Unit.Workspace || p.Unit.Dir != root {
+		t.Errorf("app loads as %+v, want the workspace at the root", p.Unit)
+	}
+	if x := p.Pkg.Types.Scope().Lookup("X"); x == nil || x.Type().String() != "float64" || len(p.Pkg.Errors) > 0 {
+		t.Errorf("X through the workspace: %v, errors %v", x, p.Pkg.Errors)
+	}
+	q, err := c.Get(context.Background(), root, "alone/alone.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Unit.Workspace || q.Unit.Dir != filepath.Join(root, "alone") {
+		t.Errorf("alone loads as %+v, want its own module", q.Unit)
+	}
+}
