@@ -155,16 +155,17 @@ func TestInvalidation(t *testing.T) {
 func TestLRU(t *testing.T) {
 	root := writeModule(t, module)
 	ctx := context.Background()
-	// One package's estimate is 64 KiB plus 40 bytes per source byte: a
-	// bound of 100 KiB holds one of these small packages, not two.
-	c := New(100 << 10)
+	// One package's estimate is 2 MiB plus 40 bytes per source byte: a
+	// bound of 3 MiB holds one of these small packages, not two.
+	const bound = 3 << 20
+	c := New(bound)
 	for _, f := range []string{"c/c.go", "other/other.go"} {
 		if _, err := c.Get(ctx, root, f); err != nil {
 			t.Fatal(err)
 		}
 	}
 	st := c.Stats()
-	if st.Entries != 1 || st.Bytes > 100<<10 {
+	if st.Entries != 1 || st.Bytes > bound {
 		t.Fatalf("after two loads under a one-package bound: %+v", st)
 	}
 	if _, err := c.Get(ctx, root, "other/other.go"); err != nil {
