@@ -1,0 +1,67 @@
+package names
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestSplitHumps(t *testing.T) {
+	tests := []struct {
+		in       string
+		acronyms bool
+		want     []string
+	}{
+		{"NewSrvMux", false, []string{"New", "Srv", "Mux"}},
+		{"newServeMux", false, []string{"new", "Serve", "Mux"}},
+		{"HTTPServer", false, []string{"H", "T", "T", "P", "Server"}},
+		{"HTTPServer", true, []string{"HTTP", "Server"}},
+		{"ServeHTTP", true, []string{"Serve", "HTTP"}},
+		{"Base64Encoding", false, []string{"Base", "64", "Encoding"}},
+		{"utf8string", false, []string{"utf", "8", "string"}},
+		{"max_len__x", false, []string{"max", "len", "x"}},
+		{"_", false, nil},
+		{"", false, nil},
+		{"ÉtéÀ", false, []string{"Été", "À"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, h := range splitHumps(tt.in, tt.acronyms) {
+			got = append(got, string(h))
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("splitHumps(%q, %v) = %q, want %q", tt.in, tt.acronyms, got, tt.want)
+		}
+	}
+}
+
+func TestFuzzyMatch(t *testing.T) {
+	tests := []struct {
+		query string
+		match []string
+		miss  []string
+	}{
+		{"NewSrvMux", []string{"NewServeMux", "newServeMux", "NewServerMuxer"}, []string{"NewServer", "NewMuxServe", "ServeMux"}},
+		{"NSM", []string{"NewServeMux", "NoSuchMethod"}, []string{"NewMux", "Nsm"}},
+		{"SrvMux", []string{"ServeMux", "NewServeMux"}, []string{"ServerMix"}},
+		{"HttpSrv", []string{"HTTPServer", "HttpServer"}, []string{"HTServer"}},
+		{"HSrv", []string{"HTTPServer", "HandleServer"}, []string{"ServeHTTP"}},
+		{"srv", []string{"Server", "serve", "NewServer"}, []string{"Sorted", "rsv"}},
+		{"srvhlp", nil, []string{"serveHelper"}},
+		{"b64", []string{"Base64", "base64Encode"}, []string{"Base32"}},
+		{"max_len", []string{"maxLen", "max_len", "MaxLength"}, []string{"minLen"}},
+		{"", []string{"anything"}, nil},
+	}
+	for _, tt := range tests {
+		m := newFuzzyMatcher(tt.query)
+		for _, name := range tt.match {
+			if !m.match(name) {
+				t.Errorf("%q does not match %q", tt.query, name)
+			}
+		}
+		for _, name := range tt.miss {
+			if m.match(name) {
+				t.Errorf("%q matches %q", tt.query, name)
+			}
+		}
+	}
+}

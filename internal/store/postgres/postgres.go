@@ -1,0 +1,332 @@
+// Package postgres implements graph.Store on PostgreSQL (through pgx), for
+// the shared graph: CI publishes each repository's snapshots into one
+// database that many servers read.
+//
+// # Snapshots and readers
+//
+// A SnapshotWriter buffers a snapshot in memory and writes it at Publish,
+// in one transaction: it locks the repository's row (so two publishers of
+// the same repository take turns, and snapshot ids of a repository grow in
+// the order they become current), inserts the snapshot, copies its rows
+// with COPY, points the repository at it and commits. Nothing is visible
+// before that commit; a publisher that dies at any instant leaves the
+// previous snapshot serving. Publishers of different repositories do not
+// wait for each other.
+//
+// A Reader is one REPEATABLE READ, READ ONLY transaction: PostgreSQL's MVCC
+// gives it the whole database as of its first query, so it sees one
+// snapshot of every repository, whatever is published meanwhile.
+//
+// # Collection, and how a reader holds a snapshot
+//
+// After publishing, a publisher deletes its repository's older snapshots at
+// once, in a second transaction. No lease table is needed for readers of
+// other processes: a DELETE in PostgreSQL does not remove a row from the
+// view of a transaction that began before it committed, and VACUUM reclaims
+// the space only when no such transaction remains. A reader therefore holds
+// the snapshots it pinned exactly as long as its transaction is open, in
+// any process on any host, and they are reclaimed as soon as the last such
+// reader closes. The price is that a leaked reader would hold back VACUUM,
+// so reader sessions run with idle_in_transaction_session_timeout (see
+// readerIdleTimeout): a reader idle that long is ended by the server.
+//
+// # Name search
+//
+// Prefix, substring and fuzzy find_symbol queries run in memory over a
+// per-snapshot table of names (internal/store/names), loaded once per
+// snapshot per process, exactly as the sqlite store does, so both stores
+// answer them identically. Exact queries use an index.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/names"
+)
+
+var _ graph.Store = (*Store)(nil)
+
+// readerIdleTimeout ends a reader transaction left idle this long (a
+// leaked Reader), so it cannot hold back VACUUM for ever.
+const readerIdleTimeout = 10 * time.Minute
+
+// Store is a graph.Store on a PostgreSQL database. It is safe for
+// concurrent use by many goroutines, and many Stores (in many processes)
+// may share one database.
+type Store struct {
+	pool  *pgxpool.Pool
+	dsn   string // redacted
+	names names.Cache
+}
+
+// IsURL reports whether s names a PostgreSQL database (a postgres:// or
+// postgresql:// URL) rather than a file.
+func IsURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// Redact returns the connection string with its password replaced by
+// "xxxxx", for logs and errors. It handles URLs and key=value strings.
+func Redact(dsn string) string {
+	if IsURL(dsn) {
+		if u, err := url.Parse(dsn); err == nil {
+			q := u.Query()
+			if q.Has("password") {
+				q.Set("password", "xxxxx")
+				u.RawQuery = q.Encode()
+			}
+			return u.Redacted()
+		}
+		// Unparseable: keep the scheme and host part only.
+		return "postgres://(unparseable URL)"
+	}
+	return kvPassword.ReplaceAllString(dsn, "${1}xxxxx")
+}
+
+var kvPassword = regexp.MustCompile(`(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
+
+// Open connects to the database named by dsn (a postgres:// URL or a
+// key=value connection string; search_path=... chooses a schema) and
+// brings its schema to SchemaVersion. It fails with an error wrapping
+// ErrNewerSchema when the database was migrated by a newer build. Errors
+// never contain the password.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	red := Redact(dsn)
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("parsing database URL %s: %s", red, scrub(err.Error(), dsn))
+	}
+	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
+		cfg.ConnConfig.RuntimeParams["application_name"] = "sextant"
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to %s: %s", red, scrub(err.Error(), dsn))
+	}
+	s := &Store{pool: pool, dsn: red}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connecting to %s: %w", red, scrubErr(err, dsn))
+	}
+	if err := migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("opening %s: %w", red, scrubErr(err, dsn))
+	}
+	return s, nil
+}
+
+// scrub removes the password of dsn from a message, should a driver error
+// ever quote it.
+func scrub(msg, dsn string) string {
+	if pw := password(dsn); pw != "" {
+		msg = strings.ReplaceAll(msg, pw, "xxxxx")
+	}
+	return msg
+}
+
+// scrubErr is scrub for an error, keeping it unwrappable (errors.Is on
+// ErrNewerSchema, for instance) when nothing needed removing.
+func scrubErr(err error, dsn string) error {
+	if pw := password(dsn); pw != "" && strings.Contains(err.Error(), pw) {
+		return errors.New(scrub(err.Error(), dsn))
+	}
+	return err
+}
+
+func password(dsn string) string {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return ""
+	}
+	return cfg.Password
+}
+
+// String returns the database's connection string without its password.
+func (s *Store) String() string { return s.dsn }
+
+// Close closes the connection pool. Readers and writers still open are
+// invalid afterwards.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+// EnsureRepository implements graph.Store. Creation runs under a
+// transaction-level advisory lock, so concurrent publishers choosing names
+// (name~2, ...) do not race.
+func (s *Store) EnsureRepository(ctx context.Context, root, name string) (graph.Repository, error) {
+	if root == "" {
+		return graph.Repository{}, errors.New("ensuring repository: empty root")
+	}
+	root = filepath.Clean(root)
+	if name == "" {
+		name = filepath.Base(root)
+	}
+	if repo, err := repositoryByRoot(ctx, s.pool, root); err == nil || !errors.Is(err, graph.ErrNotFound) {
+		return repo, err
+	}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return graph.Repository{}, fmt.Errorf("ensuring repository: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, repositoryLock); err != nil {
+		return graph.Repository{}, fmt.Errorf("ensuring repository: %w", err)
+	}
+	repo, err := repositoryByRoot(ctx, tx, root) // created meanwhile?
+	if err == nil || !errors.Is(err, graph.ErrNotFound) {
+		return repo, err
+	}
+	unique := name
+	for i := 2; ; i++ {
+		var taken bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT FROM repositories WHERE name = $1)`, unique).Scan(&taken); err != nil {
+			return graph.Repository{}, fmt.Errorf("ensuring repository: %w", err)
+		}
+		if !taken {
+			break
+		}
+		unique = fmt.Sprintf("%s~%d", name, i)
+	}
+	var id int64
+	if err := tx.QueryRow(ctx, `INSERT INTO repositories (name, root) VALUES ($1, $2) RETURNING id`,
+		unique, root).Scan(&id); err != nil {
+		return graph.Repository{}, fmt.Errorf("inserting repository: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return graph.Repository{}, fmt.Errorf("committing repository: %w", err)
+	}
+	return graph.Repository{ID: id, Name: unique, Root: root}, nil
+}
+
+// repositoryLock is the advisory lock key that serialises repository
+// creation.
+const repositoryLock = migrationLock + 1
+
+type queryRower interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}
+
+func repositoryByRoot(ctx context.Context, q queryRower, root string) (graph.Repository, error) {
+	var r graph.Repository
+	err := q.QueryRow(ctx, `SELECT id, name, root, vcs_head FROM repositories WHERE root = $1`, root).
+		Scan(&r.ID, &r.Name, &r.Root, &r.VCSHead)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, fmt.Errorf("repository at %s: %w", root, graph.ErrNotFound)
+	}
+	if err != nil {
+		return r, fmt.Errorf("looking up repository: %w", err)
+	}
+	return r, nil
+}
+
+// BeginSnapshot implements graph.Store. It checks that the repository
+// exists; the snapshot is buffered in memory and written by Publish.
+// CreatedAt is the time BeginSnapshot was called.
+func (s *Store) BeginSnapshot(ctx context.Context, repo graph.Repository, vcsHead string) (graph.SnapshotWriter, error) {
+	var exists bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT FROM repositories WHERE id = $1)`, repo.ID).Scan(&exists); err != nil {
+		return nil, fmt.Errorf("beginning snapshot: %w", err)
+	}
+	if !exists {
+		return nil, fmt.Errorf("beginning snapshot of repository %d (%s): %w", repo.ID, repo.Name, graph.ErrNotFound)
+	}
+	return newWriter(s, repo, vcsHead), nil
+}
+
+// Read implements graph.Store: it begins a REPEATABLE READ, READ ONLY
+// transaction on a pooled connection and runs its first query, which fixes
+// the view. The Reader must be closed; the context bounds only the wait
+// for a connection and that first query.
+func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("acquiring read connection: %w", err)
+	}
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		conn.Release()
+		return nil, fmt.Errorf("beginning read transaction: %w", err)
+	}
+	if _, err := tx.Exec(ctx, fmt.Sprintf(`SET LOCAL idle_in_transaction_session_timeout = %d`,
+		readerIdleTimeout.Milliseconds())); err != nil {
+		tx.Rollback(context.WithoutCancel(ctx))
+		conn.Release()
+		return nil, fmt.Errorf("beginning read transaction: %w", err)
+	}
+	// The view is fixed at the first query that reads data (SET does not).
+	var n int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM sextant_schema`).Scan(&n); err != nil {
+		tx.Rollback(context.WithoutCancel(ctx))
+		conn.Release()
+		return nil, fmt.Errorf("pinning snapshot: %w", err)
+	}
+	return &reader{conn: conn, tx: tx, names: &s.names}, nil
+}
+
+// Collect deletes every snapshot that is not its repository's current one.
+// Publish already does this for its repository; Collect is for
+// maintenance, after a publisher died between publishing and collecting.
+// Readers that pinned a collected snapshot keep seeing it (see the package
+// doc).
+func (s *Store) Collect(ctx context.Context) error {
+	return s.collect(ctx, 0)
+}
+
+// snapshotTables are the tables whose rows belong to one snapshot.
+var snapshotTables = []string{"refs", "edges", "implements", "symbols", "files", "packages", "modules", "diagnostics"}
+
+// collect deletes the non-current snapshots of repository repoID (of every
+// repository when 0) in one transaction. It locks the repository row first,
+// so it never runs beside a publish or collection of the same repository.
+func (s *Store) collect(ctx context.Context, repoID int64) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("collecting snapshots: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	q := `SELECT s.id FROM snapshots s LEFT JOIN repositories r ON r.id = s.repo_id
+		WHERE r.id IS NULL OR r.current_snapshot IS DISTINCT FROM s.id`
+	args := []any{}
+	if repoID != 0 {
+		if _, err := tx.Exec(ctx, `SELECT FROM repositories WHERE id = $1 FOR UPDATE`, repoID); err != nil {
+			return fmt.Errorf("locking repository: %w", err)
+		}
+		q += ` AND s.repo_id = $1`
+		args = append(args, repoID)
+	}
+	rows, err := tx.Query(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("listing old snapshots: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return fmt.Errorf("listing old snapshots: %w", err)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	for _, table := range snapshotTables {
+		if _, err := tx.Exec(ctx, `DELETE FROM `+table+` WHERE snapshot_id = ANY($1)`, ids); err != nil {
+			return fmt.Errorf("deleting %s of old snapshots: %w", table, err)
+		}
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM snapshots WHERE id = ANY($1)`, ids); err != nil {
+		return fmt.Errorf("deleting old snapshots: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("committing collection: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,107 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/postgres"
+	"github.com/sextant-dev/sextant/internal/store/postgres/pgtest"
+	"github.com/sextant-dev/sextant/internal/store/storetest"
+)
+
+func open(t *testing.T, dsn string) *postgres.Store {
+	t.Helper()
+	s, err := postgres.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	return s
+}
+
+// TestConformance runs the store suite against PostgreSQL, each store in a
+// schema of its own.
+func TestConformance(t *testing.T) {
+	pgtest.URL(t)
+	storetest.Run(t, func(t *testing.T) graph.Store { return open(t, pgtest.Schema(t)) })
+}
+
+// TestMigrations checks that a second Open of a migrated database changes
+// nothing, and that a database migrated by a newer build is refused with
+// ErrNewerSchema and a message saying what to do.
+func TestMigrations(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	ctx := context.Background()
+	s := open(t, dsn)
+	s.Close()
+	s = open(t, dsn) // already at the version: a no-op
+	s.Close()
+
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var v int
+	if err := conn.QueryRow(ctx, `SELECT max(version) FROM sextant_schema`).Scan(&v); err != nil || v != postgres.SchemaVersion {
+		t.Fatalf("recorded version = %d, %v; want %d", v, err, postgres.SchemaVersion)
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO sextant_schema (version, name) VALUES ($1, 'from the future')`,
+		postgres.SchemaVersion+1); err != nil {
+		t.Fatal(err)
+	}
+	_, err = postgres.Open(ctx, dsn)
+	if !errors.Is(err, postgres.ErrNewerSchema) {
+		t.Fatalf("Open of a newer schema: err = %v, want ErrNewerSchema", err)
+	}
+	if !strings.Contains(err.Error(), "upgrade sextant") {
+		t.Errorf("error %q does not say what to do", err)
+	}
+
+	// A schema holding someone else's tables is not taken over.
+	other := pgtest.Schema(t)
+	c2, err := pgx.Connect(ctx, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close(ctx)
+	if _, err := c2.Exec(ctx, `CREATE TABLE repositories (x int)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := postgres.Open(ctx, other); err == nil || !strings.Contains(err.Error(), "not a sextant database") {
+		t.Errorf("Open of a foreign schema: err = %v, want 'not a sextant database'", err)
+	}
+}
+
+// TestRedact checks that no form of connection string keeps its password
+// in what Redact returns or in the errors Open returns.
+func TestRedact(t *testing.T) {
+	tests := []struct{ in, secret string }{
+		{"postgres://alice:s3cret-pw@db.example:5432/graph?sslmode=disable", "s3cret-pw"},
+		{"postgresql://alice:s3cret-pw@db.example/graph", "s3cret-pw"},
+		{"postgres://alice@db.example/graph?password=s3cret-pw", "s3cret-pw"},
+		{"host=db.example user=alice password=s3cret-pw dbname=graph", "s3cret-pw"},
+		{"host=db.example user=alice password='s3 cret-pw' dbname=graph", "cret-pw"},
+	}
+	for _, tt := range tests {
+		if got := postgres.Redact(tt.in); strings.Contains(got, tt.secret) {
+			t.Errorf("Redact(%q) = %q, still holds the password", tt.in, got)
+		}
+	}
+	// A server that refuses the password: the error names the server
+	// but not the password.
+	base := pgtest.URL(t)
+	u := strings.Replace(base, "://", "://", 1)
+	bad := replacePassword(t, u, "wrong-pw-4711")
+	_, err := postgres.Open(context.Background(), bad)
+	if err == nil {
+		t.Fatal("Open with a wrong password succeeded")
+	}
+	if strings.Contains(err.Error(), "wrong-pw-4711") {
+		t.Errorf("Open error holds the password: %v", err)
+	}
+}

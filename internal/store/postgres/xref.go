@@ -1,0 +1,203 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// refsQuery returns the SQL and arguments of Refs: one page of matches,
+// each row carrying the total number of matches in a window count.
+func refsQuery(q graph.RefQuery, targets []string) (string, []any, error) {
+	var b builder
+	b.where("x.target = ANY(%s)", targets)
+	if len(q.Kinds) > 0 {
+		kinds := make([]int16, len(q.Kinds))
+		for i, k := range q.Kinds {
+			code, ok := refKindCodes[k]
+			if !ok {
+				return "", nil, graph.Errorf(graph.CodeInvalidArgument, "unknown reference kind %q", k)
+			}
+			kinds[i] = code
+		}
+		b.where("x.kind = ANY(%s)", kinds)
+	}
+	if !q.IncludeTests {
+		b.conds = append(b.conds, "NOT x.test_only")
+	}
+	if q.PathPrefix != "" {
+		b.conds = append(b.conds, b.prefixCond("x.path", q.PathPrefix))
+	}
+	var limit any
+	if q.Limit > 0 {
+		limit = q.Limit
+	}
+	return `SELECT x.target, x.path, x.line, x.col, x.end_col, coalesce(x.enclosing, ''), x.kind, x.test_only,
+		count(*) OVER () FROM repositories r JOIN refs x ON x.snapshot_id = r.current_snapshot` + b.clause() + `
+		ORDER BY x.path, x.line, x.col, r.name, x.target, x.seq
+		LIMIT ` + b.arg(limit) + ` OFFSET ` + b.arg(max(q.Offset, 0)), b.args, nil
+}
+
+// Refs implements graph.Reader. It searches every pinned current snapshot;
+// uses at the same position are ordered by repository name, then target
+// key, then the order they were written. An unknown kind is an
+// INVALID_ARGUMENT error; no targets match nothing.
+func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, error) {
+	query, args, err := refsQuery(q, uniq(q.Targets))
+	if err != nil || len(q.Targets) == 0 {
+		return nil, 0, err
+	}
+	if err := r.lock(); err != nil {
+		return nil, 0, err
+	}
+	defer r.mu.Unlock()
+	refs, total, err := r.scanRefs(ctx, query, args)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(refs) == 0 && q.Offset > 0 {
+		// A page past the end has no row to carry the total.
+		first := q
+		first.Offset, first.Limit = 0, 1
+		query, args, _ := refsQuery(first, uniq(q.Targets))
+		if _, total, err = r.scanRefs(ctx, query, args); err != nil {
+			return nil, 0, err
+		}
+	}
+	return refs, total, nil
+}
+
+func (r *reader) scanRefs(ctx context.Context, query string, args []any) ([]graph.Ref, int, error) {
+	rows, err := r.tx.Query(ctx, query, args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("querying references: %w", err)
+	}
+	defer rows.Close()
+	var out []graph.Ref
+	var total int
+	for rows.Next() {
+		var ref graph.Ref
+		var kind int16
+		if err := rows.Scan(&ref.Target, &ref.Path, &ref.Line, &ref.Col, &ref.EndCol, &ref.Enclosing, &kind,
+			&ref.TestOnly, &total); err != nil {
+			return nil, 0, fmt.Errorf("reading references: %w", err)
+		}
+		ref.Kind = nameOf(refKindNames[:], kind)
+		out = append(out, ref)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("reading references: %w", err)
+	}
+	return out, total, nil
+}
+
+// CallEdges implements graph.Reader. Exactly one of q.Callers and
+// q.Callees may be set: both is an INVALID_ARGUMENT error, neither matches
+// nothing. By callee, only edges whose Callee is a key match. Edges are
+// ordered by the queried key, path, line and column, then repository
+// name, then the order they were written.
+func (r *reader) CallEdges(ctx context.Context, q graph.EdgeQuery) ([]graph.CallEdge, error) {
+	if len(q.Callers) > 0 && len(q.Callees) > 0 {
+		return nil, graph.Errorf(graph.CodeInvalidArgument, "call edges by both callers and callees")
+	}
+	var b builder
+	col, keys := "callee", q.Callees
+	if len(q.Callers) > 0 {
+		col, keys = "caller", q.Callers
+	}
+	b.where("x."+col+" = ANY(%s)", uniq(keys))
+	if len(q.Coverage) > 0 {
+		covs := make([]int16, len(q.Coverage))
+		for i, c := range q.Coverage {
+			code, ok := coverageCodes[c]
+			if !ok {
+				return nil, graph.Errorf(graph.CodeInvalidArgument, "unknown coverage %q", c)
+			}
+			covs[i] = code
+		}
+		b.where("x.coverage = ANY(%s)", covs)
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	if err := r.lock(); err != nil {
+		return nil, err
+	}
+	defer r.mu.Unlock()
+	rows, err := r.tx.Query(ctx, `SELECT x.caller, coalesce(x.callee, ''), coalesce(x.callee_name, ''), x.path,
+		x.line, x.col, x.coverage, x.via, x.is_go, x.is_defer
+		FROM repositories r JOIN edges x ON x.snapshot_id = r.current_snapshot`+b.clause()+`
+		ORDER BY x.`+col+`, x.path, x.line, x.col, r.name, x.seq`, b.args...)
+	if err != nil {
+		return nil, fmt.Errorf("querying call edges: %w", err)
+	}
+	defer rows.Close()
+	var out []graph.CallEdge
+	for rows.Next() {
+		var e graph.CallEdge
+		var cov, via int16
+		if err := rows.Scan(&e.Caller, &e.Callee, &e.CalleeName, &e.Path, &e.Line, &e.Col, &cov, &via,
+			&e.Go, &e.Defer); err != nil {
+			return nil, fmt.Errorf("reading call edges: %w", err)
+		}
+		e.Coverage = nameOf(coverageNames[:], cov)
+		e.Via = nameOf(viaNames[:], via)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading call edges: %w", err)
+	}
+	return out, nil
+}
+
+// UnresolvedCalls implements graph.Reader.
+func (r *reader) UnresolvedCalls(ctx context.Context, repo string) (int, error) {
+	if err := r.lock(); err != nil {
+		return 0, err
+	}
+	defer r.mu.Unlock()
+	snap, err := r.snapshotOf(ctx, repo)
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	// The literal 3 (CoverageUnresolved) matches the partial index.
+	if err := r.tx.QueryRow(ctx, `SELECT count(*) FROM edges WHERE snapshot_id = $1 AND coverage = 3`,
+		snap).Scan(&n); err != nil {
+		return 0, fmt.Errorf("counting unresolved calls: %w", err)
+	}
+	return n, nil
+}
+
+// Implementations implements graph.Reader, ordered by the key on the
+// other side, then repository name.
+func (r *reader) Implementations(ctx context.Context, key string, byInterface bool) ([]graph.Implements, error) {
+	if err := r.lock(); err != nil {
+		return nil, err
+	}
+	defer r.mu.Unlock()
+	col, order := "type", "x.iface"
+	if byInterface {
+		col, order = "iface", "x.type"
+	}
+	rows, err := r.tx.Query(ctx, `SELECT x.type, x.iface, x.pointer
+		FROM repositories r JOIN implements x ON x.snapshot_id = r.current_snapshot
+		WHERE x.`+col+` = $1 ORDER BY `+order+`, r.name`, key)
+	if err != nil {
+		return nil, fmt.Errorf("querying implementations: %w", err)
+	}
+	defer rows.Close()
+	var out []graph.Implements
+	for rows.Next() {
+		var im graph.Implements
+		if err := rows.Scan(&im.Type, &im.Interface, &im.Pointer); err != nil {
+			return nil, fmt.Errorf("reading implementations: %w", err)
+		}
+		out = append(out, im)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading implementations: %w", err)
+	}
+	return out, nil
+}
