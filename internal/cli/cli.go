@@ -51,6 +51,13 @@ func run(ctx context.Context, e env, args []string) int {
 		return e.exit(runIndex(ctx, e, rest))
 	case "serve":
 		return e.exit(runServe(ctx, e, rest))
+	case "publish":
+		err := runPublish(ctx, e, rest)
+		if err != nil && isDatabaseError(err) {
+			e.exit(err) // prints it
+			return ExitDatabase
+		}
+		return e.exit(err)
 	case "instructions":
 		// The guide `serve --tools SPEC` gives (SPEC as in serve; default:
 		// the default profile).
@@ -97,6 +104,8 @@ Usage:
   sextant index [--db PATH] [DIR...]        index the Go modules under each DIR (default .)
   sextant serve [--http ADDR] [--db PATH] [DIR...]
                                             serve MCP over stdio (or streamable HTTP at /mcp)
+  sextant publish --db URL [--commit SHA] [DIR]
+                                            index a checkout and publish it into the shared graph (CI)
   sextant instructions                      print the guide the server gives agents
   sextant TOOL [flags]                      run one tool; --json prints the structured answer
   sextant help TOOL                         a tool's flags
@@ -107,8 +116,9 @@ Tools:
 		fmt.Fprintf(w, "  %-20s %s\n", t.Name, t.Title)
 	}
 	fmt.Fprint(w, `
-The database is $SEXTANT_DB, else sextant/sextant.db in the user cache directory.
-Exit codes: 0 ok, 1 failure, 2 usage error, 3 not found.
+The database is $SEXTANT_DB, else sextant/sextant.db in the user cache directory;
+a postgres://user:password@host/db URL names a shared PostgreSQL graph.
+Exit codes: 0 ok, 1 failure, 2 usage error, 3 not found (publish: 4 database unusable).
 `)
 }
 

@@ -5,25 +5,37 @@ import (
 	"flag"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/postgres"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
 )
 
 // dbFlag registers --db on fs.
 func dbFlag(fs *flag.FlagSet) *string {
-	return fs.String("db", "", "database file (default $SEXTANT_DB, else sextant/sextant.db in the user cache directory)")
+	return fs.String("db", "", "database: a file, or a postgres://user:password@host/db URL for the shared graph (default $SEXTANT_DB, else sextant/sextant.db in the user cache directory)")
 }
 
-// openStore opens the database named by --db, $SEXTANT_DB or the default.
-func openStore(ctx context.Context, e env, path string) (graph.Store, error) {
-	if path == "" {
-		path = e.getenv("SEXTANT_DB")
+// dbName returns the database named by --db, else $SEXTANT_DB, else "".
+func dbName(e env, flagValue string) string {
+	if flagValue != "" {
+		return flagValue
 	}
-	if path == "" {
+	return e.getenv("SEXTANT_DB")
+}
+
+// openStore opens the database named by --db, $SEXTANT_DB or the default:
+// PostgreSQL for a postgres:// URL, else an SQLite file. Errors about a
+// PostgreSQL database name it without its password.
+func openStore(ctx context.Context, e env, name string) (graph.Store, error) {
+	name = dbName(e, name)
+	if postgres.IsURL(name) {
+		return postgres.Open(ctx, name)
+	}
+	if name == "" {
 		p, err := sqlite.DefaultPath()
 		if err != nil {
 			return nil, err
 		}
-		path = p
+		name = p
 	}
-	return sqlite.Open(ctx, path)
+	return sqlite.Open(ctx, name)
 }

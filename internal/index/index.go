@@ -35,7 +35,20 @@ type Options struct {
 	// goroutine that called Index. It must not block for long: indexing
 	// waits for it.
 	Progress func(Progress)
+
+	// Shared registers the repository under the root "shared:NAME"
+	// instead of its directory, so that every checkout of it (CI runners
+	// each cloning into their own directory) publishes into one
+	// repository of a shared store. sextant publish sets it.
+	Shared bool
+	// VCSHead, when set, is recorded as the snapshot's commit instead of
+	// the one read from the work tree.
+	VCSHead string
 }
+
+// SharedRoot is the root under which Options.Shared registers the
+// repository named name.
+func SharedRoot(name string) string { return "shared:" + name }
 
 // The phases Progress reports, in the order they happen; load and
 // extract alternate, one load unit (a module or a workspace) at a time.
@@ -118,7 +131,11 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 		}
 	}
 
-	repo, err := store.EnsureRepository(ctx, abs, name)
+	storeRoot := abs
+	if opts.Shared {
+		storeRoot = SharedRoot(name)
+	}
+	repo, err := store.EnsureRepository(ctx, storeRoot, name)
 	if err != nil {
 		return Result{}, fmt.Errorf("registering repository: %w", err)
 	}
@@ -223,7 +240,11 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 			"no module under %s could be loaded; see diagnostics", abs).WithData("diagnostics", diags)
 	}
 
-	w, err := store.BeginSnapshot(ctx, repo, vcsHead(abs))
+	head := opts.VCSHead
+	if head == "" {
+		head = vcsHead(abs)
+	}
+	w, err := store.BeginSnapshot(ctx, repo, head)
 	if err != nil {
 		return Result{}, fmt.Errorf("beginning snapshot: %w", err)
 	}

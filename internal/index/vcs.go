@@ -128,3 +128,7 @@ func isHash(s string) bool {
 	}
 	return true
 }
+
+// VCSHead returns the commit checked out in the git work tree holding dir,
+// or "" when there is none or it cannot be read (see vcsHead).
+func VCSHead(dir string) string { return vcsHead(dir) }
