@@ -27,7 +27,7 @@
 // the snapshots it pinned exactly as long as its transaction is open, in
 // any process on any host, and they are reclaimed as soon as the last such
 // reader closes. The price is that a leaked reader would hold back VACUUM,
-// so reader sessions run with idle_in_transaction_session_timeout (see
+// so sessions run with idle_in_transaction_session_timeout (see
 // readerIdleTimeout): a reader idle that long is ended by the server.
 //
 // # Name search
@@ -45,6 +45,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -107,8 +108,14 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parsing database URL %s: %s", red, scrub(err.Error(), dsn))
 	}
-	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
-		cfg.ConnConfig.RuntimeParams["application_name"] = "sextant"
+	for k, v := range map[string]string{
+		"application_name": "sextant",
+		// A leaked Reader is ended by the server (see the package doc).
+		"idle_in_transaction_session_timeout": strconv.FormatInt(readerIdleTimeout.Milliseconds(), 10),
+	} {
+		if _, ok := cfg.ConnConfig.RuntimeParams[k]; !ok {
+			cfg.ConnConfig.RuntimeParams[k] = v
+		}
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -245,34 +252,38 @@ func (s *Store) BeginSnapshot(ctx context.Context, repo graph.Repository, vcsHea
 	return newWriter(s, repo, vcsHead), nil
 }
 
-// Read implements graph.Store: it begins a REPEATABLE READ, READ ONLY
-// transaction on a pooled connection and runs its first query, which fixes
-// the view. The Reader must be closed; the context bounds only the wait
-// for a connection and that first query.
+// Read implements graph.Store. In one round trip it begins a REPEATABLE
+// READ, READ ONLY transaction on a pooled connection and reads the current
+// snapshot of every repository; that first read fixes the view. The Reader
+// must be closed; the context bounds only the wait for a connection and
+// that round trip.
 func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("acquiring read connection: %w", err)
 	}
-	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	results, err := conn.Conn().PgConn().Exec(ctx, `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
+		SELECT name, current_snapshot FROM repositories WHERE current_snapshot IS NOT NULL ORDER BY name`).ReadAll()
+	if err == nil && len(results) != 2 {
+		err = fmt.Errorf("%d results", len(results))
+	}
 	if err != nil {
-		conn.Release()
-		return nil, fmt.Errorf("beginning read transaction: %w", err)
-	}
-	if _, err := tx.Exec(ctx, fmt.Sprintf(`SET LOCAL idle_in_transaction_session_timeout = %d`,
-		readerIdleTimeout.Milliseconds())); err != nil {
-		tx.Rollback(context.WithoutCancel(ctx))
-		conn.Release()
-		return nil, fmt.Errorf("beginning read transaction: %w", err)
-	}
-	// The view is fixed at the first query that reads data (SET does not).
-	var n int
-	if err := tx.QueryRow(ctx, `SELECT count(*) FROM sextant_schema`).Scan(&n); err != nil {
-		tx.Rollback(context.WithoutCancel(ctx))
+		conn.Conn().Close(context.WithoutCancel(ctx)) // its state is unknown
 		conn.Release()
 		return nil, fmt.Errorf("pinning snapshot: %w", err)
 	}
-	return &reader{conn: conn, tx: tx, names: &s.names}, nil
+	r := &reader{conn: conn, tx: conn.Conn(), names: &s.names, snaps: map[string]int64{}}
+	for _, row := range results[1].Rows {
+		id, err := strconv.ParseInt(string(row[1]), 10, 64)
+		if err != nil {
+			r.Close()
+			return nil, fmt.Errorf("pinning snapshot: %w", err)
+		}
+		p := pinned{name: string(row[0]), snapshot: id}
+		r.pins = append(r.pins, p)
+		r.snaps[p.name] = id
+	}
+	return r, nil
 }
 
 // Collect deletes every snapshot that is not its repository's current one.

@@ -24,29 +24,34 @@ import (
 type reader struct {
 	mu    sync.Mutex
 	conn  *pgxpool.Conn
-	tx    pgx.Tx
+	tx    *pgx.Conn // conn's connection, inside the read transaction
 	names *names.Cache
+	pins  []pinned         // current snapshots of the view, by repository name
+	snaps map[string]int64 // the same, as a map
 
-	closed   bool
-	closeErr error
+	closed bool
 }
 
 // Close implements graph.Reader: it ends the transaction and returns the
-// connection to the pool. Calling it again does nothing.
+// connection to the pool, in the background, so a request does not wait
+// for the round trip. Calling it again does nothing.
 func (r *reader) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return r.closeErr
+		return nil
 	}
 	r.closed = true
-	if err := r.tx.Rollback(context.Background()); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
-		r.closeErr = fmt.Errorf("closing reader: %w", err)
-		// The connection's state is unknown: do not return it to the pool.
-		r.conn.Conn().Close(context.Background())
-	}
-	r.conn.Release()
-	return r.closeErr
+	go func() {
+		if _, err := r.tx.Exec(context.Background(), `ROLLBACK`); err != nil {
+			// The connection's state is unknown: do not return it to
+			// the pool (Release closes a connection left in a
+			// transaction or broken).
+			r.tx.Close(context.Background())
+		}
+		r.conn.Release()
+	}()
+	return nil
 }
 
 // lock serialises the reader's use of its connection; it fails on a
@@ -142,14 +147,9 @@ func (r *reader) querySymbols(ctx context.Context, query string, args ...any) ([
 // snapshotOf returns the pinned current snapshot of the repository named
 // name, or an error wrapping graph.ErrNotFound.
 func (r *reader) snapshotOf(ctx context.Context, name string) (int64, error) {
-	var id int64
-	err := r.tx.QueryRow(ctx,
-		`SELECT current_snapshot FROM repositories WHERE name = $1 AND current_snapshot IS NOT NULL`, name).Scan(&id)
-	if errors.Is(err, pgx.ErrNoRows) {
+	id, ok := r.snaps[name]
+	if !ok {
 		return 0, fmt.Errorf("repository %q: %w", name, graph.ErrNotFound)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("looking up repository %q: %w", name, err)
 	}
 	return id, nil
 }
@@ -186,52 +186,33 @@ func (r *reader) statuses(ctx context.Context, name string) ([]graph.RepositoryS
 		b.where("r.name = %s", name)
 	}
 	rows, err := r.tx.Query(ctx, `SELECT r.id, r.name, r.root, r.vcs_head,
-		s.id, s.created_at, s.packages, s.files, s.symbols, s.diagnostics
+		s.id, s.created_at, s.packages, s.files, s.symbols, s.diagnostics,
+		ARRAY(SELECT m.path FROM modules m WHERE m.snapshot_id = s.id ORDER BY m.dir, m.path),
+		ARRAY(SELECT m.dir FROM modules m WHERE m.snapshot_id = s.id ORDER BY m.dir, m.path),
+		ARRAY(SELECT m.go_version FROM modules m WHERE m.snapshot_id = s.id ORDER BY m.dir, m.path)
 		FROM repositories r JOIN snapshots s ON s.id = r.current_snapshot`+b.clause()+` ORDER BY r.name`, b.args...)
 	if err != nil {
 		return nil, fmt.Errorf("listing repositories: %w", err)
 	}
+	defer rows.Close()
 	var out []graph.RepositoryStatus
-	bySnap := map[int64]int{}
 	for rows.Next() {
 		var st graph.RepositoryStatus
 		var created int64
+		var paths, dirs, versions []string
 		if err := rows.Scan(&st.ID, &st.Name, &st.Root, &st.VCSHead, &st.Snapshot.ID, &created,
-			&st.Packages, &st.Files, &st.Symbols, &st.Diagnostics); err != nil {
-			rows.Close()
+			&st.Packages, &st.Files, &st.Symbols, &st.Diagnostics, &paths, &dirs, &versions); err != nil {
 			return nil, fmt.Errorf("listing repositories: %w", err)
 		}
 		st.Snapshot.RepositoryID = st.ID
 		st.Snapshot.CreatedAt = time.UnixMilli(created)
-		bySnap[st.Snapshot.ID] = len(out)
+		for i := range paths {
+			st.Modules = append(st.Modules, graph.Module{Path: paths[i], Dir: dirs[i], GoVersion: versions[i]})
+		}
 		out = append(out, st)
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("listing repositories: %w", err)
-	}
-	if len(out) == 0 {
-		return nil, nil
-	}
-	rows, err = r.tx.Query(ctx, `SELECT m.snapshot_id, m.path, m.dir, m.go_version
-		FROM modules m JOIN repositories r ON r.current_snapshot = m.snapshot_id`+b.clause()+`
-		ORDER BY m.dir, m.path`, b.args...)
-	if err != nil {
-		return nil, fmt.Errorf("listing modules: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var snap int64
-		var m graph.Module
-		if err := rows.Scan(&snap, &m.Path, &m.Dir, &m.GoVersion); err != nil {
-			return nil, fmt.Errorf("listing modules: %w", err)
-		}
-		if i, ok := bySnap[snap]; ok {
-			out[i].Modules = append(out[i].Modules, m)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("listing modules: %w", err)
 	}
 	return out, nil
 }
@@ -244,21 +225,7 @@ type pinned struct {
 // pinnedSnapshots returns the current snapshot of every published
 // repository as this reader sees it, ordered by name.
 func (r *reader) pinnedSnapshots(ctx context.Context) ([]pinned, error) {
-	rows, err := r.tx.Query(ctx, `SELECT name, current_snapshot FROM repositories
-		WHERE current_snapshot IS NOT NULL ORDER BY name`)
-	if err != nil {
-		return nil, fmt.Errorf("listing snapshots: %w", err)
-	}
-	defer rows.Close()
-	var out []pinned
-	for rows.Next() {
-		var p pinned
-		if err := rows.Scan(&p.name, &p.snapshot); err != nil {
-			return nil, fmt.Errorf("listing snapshots: %w", err)
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return r.pins, nil
 }
 
 const entryColumns = `s.id, s.name, s.lname, coalesce(s.qname, s.name), s.path, s.kind, s.exported, s.test_only,
