@@ -106,7 +106,24 @@ const symbolColumns = `s.snapshot_id, s.id, s.key, r.name, s.package_path, s.pac
 	s.name, coalesce(s.qname, s.name), s.kind, s.signature, s.doc, s.receiver, coalesce(s.parent, ''),
 	s.exported, s.test_only, s.start_line, s.start_col, s.end_line, s.end_col`
 
-const symbolFrom = ` FROM repositories r JOIN symbols s ON s.snapshot_id = r.current_snapshot`
+// from returns the FROM clause that joins table (as alias) to the pinned
+// snapshots, r(current_snapshot, name), and adds to b the condition that
+// restricts alias.snapshot_id to them. The pinned snapshots come from the
+// reader's memory as two arrays, not from a join with repositories: the
+// condition on snapshot_id, the leading column of every index, then
+// makes every lookup an index scan whatever the planner's statistics say
+// (right after a bulk publish it has none).
+func (r *reader) from(b *builder, table, alias string) string {
+	snaps := make([]int64, len(r.pins))
+	names := make([]string, len(r.pins))
+	for i, p := range r.pins {
+		snaps[i], names[i] = p.snapshot, p.name
+	}
+	ph := b.arg(snaps)
+	b.conds = append(b.conds, alias+".snapshot_id = ANY("+ph+")")
+	return ` FROM unnest(` + ph + `::bigint[], ` + b.arg(names) + `::text[]) AS r(current_snapshot, name)
+		JOIN ` + table + ` ` + alias + ` ON ` + alias + `.snapshot_id = r.current_snapshot`
+}
 
 type rowID struct {
 	snap int64
@@ -275,7 +292,10 @@ func (r *reader) FindSymbols(ctx context.Context, q graph.SymbolQuery) ([]graph.
 		if strings.ContainsAny(q.Name, ".#") {
 			col = "s.qname"
 		}
-		rows, err := r.tx.Query(ctx, `SELECT s.snapshot_id, `+entryColumns+symbolFrom+` WHERE `+col+` = $1`, q.Name)
+		var b builder
+		from := r.from(&b, "symbols", "s")
+		b.where(col+" = %s", q.Name)
+		rows, err := r.tx.Query(ctx, `SELECT s.snapshot_id, `+entryColumns+from+b.clause(), b.args...)
 		if err != nil {
 			return nil, 0, fmt.Errorf("finding symbols: %w", err)
 		}
@@ -347,13 +367,19 @@ func (r *reader) symbolsByID(ctx context.Context, ids []rowID) ([]graph.Symbol, 
 	snaps := make([]int64, len(ids))
 	nums := make([]int32, len(ids))
 	pos := make(map[rowID]int, len(ids))
+	var pinSnaps []int64
+	var pinNames []string
+	for _, p := range r.pins {
+		pinSnaps, pinNames = append(pinSnaps, p.snapshot), append(pinNames, p.name)
+	}
 	for i, id := range ids {
 		snaps[i], nums[i] = id.snap, id.id
 		pos[id] = i
 	}
 	syms, got, err := r.querySymbols(ctx, `SELECT `+symbolColumns+` FROM unnest($1::bigint[], $2::integer[]) AS k(snap, id)
 		JOIN symbols s ON s.snapshot_id = k.snap AND s.id = k.id
-		JOIN repositories r ON r.current_snapshot = s.snapshot_id`, snaps, nums)
+		JOIN unnest($3::bigint[], $4::text[]) AS r(current_snapshot, name) ON r.current_snapshot = s.snapshot_id`,
+		snaps, nums, pinSnaps, pinNames)
 	if err != nil {
 		return nil, err
 	}
@@ -371,8 +397,10 @@ func (r *reader) SymbolByKey(ctx context.Context, key string) (graph.Symbol, err
 		return graph.Symbol{}, err
 	}
 	defer r.mu.Unlock()
-	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolFrom+
-		` WHERE s.key = $1 ORDER BY r.name, s.id LIMIT 1`, key)
+	var b builder
+	from := r.from(&b, "symbols", "s")
+	b.where("s.key = %s", key)
+	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+from+b.clause()+` ORDER BY r.name, s.id LIMIT 1`, b.args...)
 	if err != nil {
 		return graph.Symbol{}, err
 	}
@@ -394,6 +422,7 @@ func (r *reader) LookupSymbols(ctx context.Context, l graph.Lookup) ([]graph.Sym
 	}
 	defer r.mu.Unlock()
 	var b builder
+	from := r.from(&b, "symbols", "s")
 	if strings.ContainsAny(l.QualifiedName, ".#") {
 		b.where("s.qname = %s", l.QualifiedName)
 	} else {
@@ -411,7 +440,7 @@ func (r *reader) LookupSymbols(ctx context.Context, l graph.Lookup) ([]graph.Sym
 	if l.PathPrefix != "" {
 		b.conds = append(b.conds, b.prefixCond("s.path", l.PathPrefix))
 	}
-	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolFrom+b.clause()+
+	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+from+b.clause()+
 		` ORDER BY r.name, s.path, s.start_line, s.start_col, s.id`, b.args...)
 	return syms, err
 }
@@ -425,6 +454,7 @@ func (r *reader) Children(ctx context.Context, repo, parentKey string) ([]graph.
 	}
 	defer r.mu.Unlock()
 	var b builder
+	from := r.from(&b, "symbols", "s")
 	b.where("s.parent = %s", parentKey)
 	if repo != "" {
 		snap, err := r.snapshotOf(ctx, repo)
@@ -433,7 +463,7 @@ func (r *reader) Children(ctx context.Context, repo, parentKey string) ([]graph.
 		}
 		b.where("s.snapshot_id = %s", snap)
 	}
-	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolFrom+b.clause()+
+	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+from+b.clause()+
 		` ORDER BY r.name, s.path, s.start_line, s.start_col, s.id`, b.args...)
 	return syms, err
 }
@@ -448,7 +478,10 @@ func (r *reader) SymbolsByKeys(ctx context.Context, keys []string) ([]graph.Symb
 		return nil, err
 	}
 	defer r.mu.Unlock()
-	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolFrom+` WHERE s.key = ANY($1)`, uniq(keys))
+	var b builder
+	from := r.from(&b, "symbols", "s")
+	b.where("s.key = ANY(%s)", uniq(keys))
+	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+from+b.clause(), b.args...)
 	if err != nil {
 		return nil, fmt.Errorf("looking up symbols by key: %w", err)
 	}

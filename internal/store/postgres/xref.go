@@ -9,8 +9,9 @@ import (
 
 // refsQuery returns the SQL and arguments of Refs: one page of matches,
 // each row carrying the total number of matches in a window count.
-func refsQuery(q graph.RefQuery, targets []string) (string, []any, error) {
+func (r *reader) refsQuery(q graph.RefQuery, targets []string) (string, []any, error) {
 	var b builder
+	from := r.from(&b, "refs", "x")
 	b.where("x.target = ANY(%s)", targets)
 	if len(q.Kinds) > 0 {
 		kinds := make([]int16, len(q.Kinds))
@@ -34,7 +35,7 @@ func refsQuery(q graph.RefQuery, targets []string) (string, []any, error) {
 		limit = q.Limit
 	}
 	return `SELECT x.target, x.path, x.line, x.col, x.end_col, coalesce(x.enclosing, ''), x.kind, x.test_only,
-		count(*) OVER () FROM repositories r JOIN refs x ON x.snapshot_id = r.current_snapshot` + b.clause() + `
+		count(*) OVER ()` + from + b.clause() + `
 		ORDER BY x.path, x.line, x.col, r.name, x.target, x.seq
 		LIMIT ` + b.arg(limit) + ` OFFSET ` + b.arg(max(q.Offset, 0)), b.args, nil
 }
@@ -44,7 +45,7 @@ func refsQuery(q graph.RefQuery, targets []string) (string, []any, error) {
 // key, then the order they were written. An unknown kind is an
 // INVALID_ARGUMENT error; no targets match nothing.
 func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, error) {
-	query, args, err := refsQuery(q, uniq(q.Targets))
+	query, args, err := r.refsQuery(q, uniq(q.Targets))
 	if err != nil || len(q.Targets) == 0 {
 		return nil, 0, err
 	}
@@ -60,7 +61,7 @@ func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, 
 		// A page past the end has no row to carry the total.
 		first := q
 		first.Offset, first.Limit = 0, 1
-		query, args, _ := refsQuery(first, uniq(q.Targets))
+		query, args, _ := r.refsQuery(first, uniq(q.Targets))
 		if _, total, err = r.scanRefs(ctx, query, args); err != nil {
 			return nil, 0, err
 		}
@@ -102,6 +103,7 @@ func (r *reader) CallEdges(ctx context.Context, q graph.EdgeQuery) ([]graph.Call
 		return nil, graph.Errorf(graph.CodeInvalidArgument, "call edges by both callers and callees")
 	}
 	var b builder
+	from := r.from(&b, "edges", "x")
 	col, keys := "callee", q.Callees
 	if len(q.Callers) > 0 {
 		col, keys = "caller", q.Callers
@@ -127,7 +129,7 @@ func (r *reader) CallEdges(ctx context.Context, q graph.EdgeQuery) ([]graph.Call
 	defer r.mu.Unlock()
 	rows, err := r.tx.Query(ctx, `SELECT x.caller, coalesce(x.callee, ''), coalesce(x.callee_name, ''), x.path,
 		x.line, x.col, x.coverage, x.via, x.is_go, x.is_defer
-		FROM repositories r JOIN edges x ON x.snapshot_id = r.current_snapshot`+b.clause()+`
+		`+from+b.clause()+`
 		ORDER BY x.`+col+`, x.path, x.line, x.col, r.name, x.seq`, b.args...)
 	if err != nil {
 		return nil, fmt.Errorf("querying call edges: %w", err)
@@ -181,9 +183,10 @@ func (r *reader) Implementations(ctx context.Context, key string, byInterface bo
 	if byInterface {
 		col, order = "iface", "x.type"
 	}
-	rows, err := r.tx.Query(ctx, `SELECT x.type, x.iface, x.pointer
-		FROM repositories r JOIN implements x ON x.snapshot_id = r.current_snapshot
-		WHERE x.`+col+` = $1 ORDER BY `+order+`, r.name`, key)
+	var b builder
+	from := r.from(&b, "implements", "x")
+	b.where("x."+col+" = %s", key)
+	rows, err := r.tx.Query(ctx, `SELECT x.type, x.iface, x.pointer`+from+b.clause()+` ORDER BY `+order+`, r.name`, b.args...)
 	if err != nil {
 		return nil, fmt.Errorf("querying implementations: %w", err)
 	}
