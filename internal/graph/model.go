@@ -129,6 +129,11 @@ type Symbol struct {
 	// initialiser. The indexer fills it and writers index it; readers do
 	// not return it.
 	Text string
+	// Layer says where the row came from when it was read through an
+	// overlay of a local working copy on a shared graph
+	// (internal/store/overlay): LayerShared or LayerLocal. Plain stores
+	// leave it "".
+	Layer Layer
 }
 
 // Diagnostic is a load, parse or type error recorded while indexing.
@@ -160,14 +165,16 @@ var RefKinds = []RefKind{RefCall, RefRead, RefWrite, RefType, RefImport, RefEmbe
 // Ref is one use of a symbol, resolved by the type checker. Line and Col
 // are those of the identifier; Col counts characters.
 type Ref struct {
-	Target    string // stable key of the symbol used
-	Path      string // repo-relative file
-	Line      int
-	Col       int
-	EndCol    int
-	Enclosing string // stable key of the innermost enclosing declaration, "" at file level
-	Kind      RefKind
-	TestOnly  bool // the use is in a _test.go file
+	Target     string // stable key of the symbol used
+	Path       string // repo-relative file
+	Line       int
+	Col        int
+	EndCol     int
+	Enclosing  string // stable key of the innermost enclosing declaration, "" at file level
+	Kind       RefKind
+	TestOnly   bool   // the use is in a _test.go file
+	Repository string // the repository of the use (filled by readers; writers need not set it)
+	Layer      Layer  // see Symbol.Layer
 }
 
 // Coverage says how sure a call edge is.
@@ -209,7 +216,22 @@ type CallEdge struct {
 	// still says how the callee was resolved.
 	Go    bool
 	Defer bool
+	// Repository is the repository of the call site (filled by readers;
+	// writers need not set it). Layer: see Symbol.Layer.
+	Repository string
+	Layer      Layer
 }
+
+// Layer names where an overlay read a row from.
+type Layer string
+
+// The layers of an overlay: a row of the shared graph, or a row of the
+// local working copy's index whose file differs from the shared snapshot
+// (an edit that is not published).
+const (
+	LayerShared Layer = "shared"
+	LayerLocal  Layer = "local"
+)
 
 // Implements records that a concrete type (Type) satisfies an interface
 // (Interface), both in the graph. Pointer is true when only the pointer

@@ -35,7 +35,7 @@ func (r *reader) refsQuery(q graph.RefQuery, targets []string) (string, []any, e
 		limit = q.Limit
 	}
 	return `SELECT x.target, x.path, x.line, x.col, x.end_col, coalesce(x.enclosing, ''), x.kind, x.test_only,
-		count(*) OVER ()` + from + b.clause() + `
+		r.name, count(*) OVER ()` + from + b.clause() + `
 		ORDER BY x.path, x.line, x.col, r.name, x.target, x.seq
 		LIMIT ` + b.arg(limit) + ` OFFSET ` + b.arg(max(q.Offset, 0)), b.args, nil
 }
@@ -81,7 +81,7 @@ func (r *reader) scanRefs(ctx context.Context, query string, args []any) ([]grap
 		var ref graph.Ref
 		var kind int16
 		if err := rows.Scan(&ref.Target, &ref.Path, &ref.Line, &ref.Col, &ref.EndCol, &ref.Enclosing, &kind,
-			&ref.TestOnly, &total); err != nil {
+			&ref.TestOnly, &ref.Repository, &total); err != nil {
 			return nil, 0, fmt.Errorf("reading references: %w", err)
 		}
 		ref.Kind = nameOf(refKindNames[:], kind)
@@ -128,7 +128,7 @@ func (r *reader) CallEdges(ctx context.Context, q graph.EdgeQuery) ([]graph.Call
 	}
 	defer r.mu.Unlock()
 	rows, err := r.tx.Query(ctx, `SELECT x.caller, coalesce(x.callee, ''), coalesce(x.callee_name, ''), x.path,
-		x.line, x.col, x.coverage, x.via, x.is_go, x.is_defer
+		x.line, x.col, x.coverage, x.via, x.is_go, x.is_defer, r.name
 		`+from+b.clause()+`
 		ORDER BY x.`+col+`, x.path, x.line, x.col, r.name, x.seq`, b.args...)
 	if err != nil {
@@ -140,7 +140,7 @@ func (r *reader) CallEdges(ctx context.Context, q graph.EdgeQuery) ([]graph.Call
 		var e graph.CallEdge
 		var cov, via int16
 		if err := rows.Scan(&e.Caller, &e.Callee, &e.CalleeName, &e.Path, &e.Line, &e.Col, &cov, &via,
-			&e.Go, &e.Defer); err != nil {
+			&e.Go, &e.Defer, &e.Repository); err != nil {
 			return nil, fmt.Errorf("reading call edges: %w", err)
 		}
 		e.Coverage = nameOf(coverageNames[:], cov)

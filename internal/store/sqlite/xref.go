@@ -432,7 +432,7 @@ func refsQuery(q graph.RefQuery, targets []string) (string, []any, error) {
 		limit = q.Limit
 	}
 	return `SELECT k.value, p.value, x.line, x.col, x.end_col, coalesce(e.value, ''), x.kind, x.test_only,
-		count(*) OVER ()` + from + b.clause() + `
+		r.name, count(*) OVER ()` + from + b.clause() + `
 		ORDER BY p.value, x.line, x.col, r.name, k.value, x.rowid
 		LIMIT ` + b.arg(limit) + ` OFFSET ` + b.arg(max(q.Offset, 0)), b.args, nil
 }
@@ -517,7 +517,7 @@ func (r *reader) scanRefs(ctx context.Context, query string, args []any) ([]grap
 		var ref graph.Ref
 		var kind int64
 		if err := rows.Scan(&ref.Target, &ref.Path, &ref.Line, &ref.Col, &ref.EndCol, &ref.Enclosing, &kind,
-			&ref.TestOnly, &total); err != nil {
+			&ref.TestOnly, &ref.Repository, &total); err != nil {
 			return nil, 0, fmt.Errorf("reading references: %w", err)
 		}
 		ref.Kind = nameOf(refKindNames[:], kind)
@@ -567,7 +567,7 @@ func edgesQuery(q graph.EdgeQuery, keys []string, byCaller bool) (string, []any,
 		b.conds = append(b.conds, "x.coverage IN ("+strings.Join(ph, ", ")+")")
 	}
 	return `SELECT c.value, coalesce(ce.value, ''), coalesce(cn.value, ''), p.value, x.line, x.col,
-		x.coverage, x.via, x.is_go, x.is_defer` + from + b.clause() + `
+		x.coverage, x.via, x.is_go, x.is_defer, r.name` + from + b.clause() + `
 		ORDER BY k.value, p.value, x.line, x.col, r.name, x.rowid`, b.args, nil
 }
 
@@ -601,7 +601,7 @@ func (r *reader) CallEdges(ctx context.Context, q graph.EdgeQuery) ([]graph.Call
 			var e graph.CallEdge
 			var cov, via int64
 			if err := rows.Scan(&e.Caller, &e.Callee, &e.CalleeName, &e.Path, &e.Line, &e.Col, &cov, &via,
-				&e.Go, &e.Defer); err != nil {
+				&e.Go, &e.Defer, &e.Repository); err != nil {
 				return err
 			}
 			e.Coverage = nameOf(coverageNames[:], cov)

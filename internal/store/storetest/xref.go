@@ -135,6 +135,7 @@ func fixtureXrefs(keys map[string]string) map[string]xrefs {
 func (fx *fixture) refAt(repo, pos string) graph.Ref {
 	for _, r := range fx.xrefs[repo].refs {
 		if fmt.Sprintf("%s:%d:%d", r.Path, r.Line, r.Col) == pos {
+			r.Repository = repo // readers say whose use it is
 			return r
 		}
 	}
@@ -146,6 +147,7 @@ func (fx *fixture) refAt(repo, pos string) graph.Ref {
 func (fx *fixture) edgeAt(repo, pos, callee string) graph.CallEdge {
 	for _, e := range fx.xrefs[repo].edges {
 		if fmt.Sprintf("%s:%d:%d", e.Path, e.Line, e.Col) == pos && (e.Callee == callee || e.CalleeName == callee) {
+			e.Repository = repo // readers say whose call site it is
 			return e
 		}
 	}
