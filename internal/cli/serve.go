@@ -59,7 +59,7 @@ func runServe(ctx context.Context, e env, argv []string) error {
 		}
 		roots = []string{wd}
 	}
-	st, err := openStore(ctx, e, *dbPath)
+	st, err := openServingStore(ctx, e, *dbPath)
 	if err != nil {
 		return err
 	}

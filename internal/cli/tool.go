@@ -153,7 +153,7 @@ func runTool(ctx context.Context, e env, t query.Tool, argv []string) error {
 	}
 	var st graph.Store
 	if t.Group != query.GroupLSP { // the language-server tools read no index
-		if st, err = openStore(ctx, e, *dbPath); err != nil {
+		if st, err = openServingStore(ctx, e, *dbPath); err != nil {
 			return err
 		}
 		defer st.Close()

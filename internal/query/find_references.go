@@ -58,6 +58,7 @@ type RefRow struct {
 	EnclosingKey string `json:"enclosing_key,omitempty" jsonschema:"stable key of that declaration"`
 	Target       string `json:"target,omitempty" jsonschema:"the related method used, when it is not the symbol itself"`
 	Text         string `json:"text" jsonschema:"the line's text, trimmed and cut around the use"`
+	Layer        string `json:"layer,omitempty" jsonschema:"shared-graph overlay: local (edited) or shared"`
 }
 
 // RefFile holds the uses in one file.
@@ -219,11 +220,20 @@ func (v *view) refRows(ctx context.Context, repo string, refs []graph.Ref, subje
 			encl[s.Key] = s.QualifiedName
 		}
 	}
-	lines := v.lineReader(repo)
+	readers := map[string]func(string, int) string{}
 	rows := make([]refRow, 0, len(refs))
 	for _, r := range refs {
+		useRepo := r.Repository // a use may be in another repository than the symbol
+		if useRepo == "" {
+			useRepo = repo
+		}
+		lines, ok := readers[useRepo]
+		if !ok {
+			lines = v.lineReader(useRepo)
+			readers[useRepo] = lines
+		}
 		row := RefRow{Line: r.Line, Column: r.Col, Kind: string(r.Kind), EnclosingKey: r.Enclosing,
-			Enclosing: encl[r.Enclosing], Text: excerpt(lines(r.Path, r.Line), r.Col)}
+			Enclosing: encl[r.Enclosing], Text: excerpt(lines(r.Path, r.Line), r.Col), Layer: string(r.Layer)}
 		if r.Target != subject {
 			row.Target = names[r.Target]
 		}
@@ -384,6 +394,7 @@ func (o *FindReferencesOutput) Text() string {
 			if r.Text != "" {
 				fmt.Fprintf(&b, ": %s", r.Text)
 			}
+			b.WriteString(layerMark(r.Layer))
 			b.WriteString("\n")
 		}
 	}

@@ -35,6 +35,7 @@ type SymbolRow struct {
 	Exported      bool   `json:"exported" jsonschema:"whether the name is exported"`
 	StartLine     int    `json:"start_line" jsonschema:"1-based first line of the declaration"`
 	EndLine       int    `json:"end_line" jsonschema:"1-based last line of the declaration"`
+	Layer         string `json:"layer,omitempty" jsonschema:"shared-graph overlay: local (edited) or shared"`
 
 	PackagePath string `json:"package_path,omitempty" jsonschema:"detailed only: import path"`
 	Doc         string `json:"doc,omitempty" jsonschema:"detailed only: first line of the doc comment"`
@@ -152,7 +153,7 @@ func (s *Service) FindSymbol(ctx context.Context, in FindSymbolInput, progress f
 }
 
 func rowOf(sym graph.Symbol, format Format) SymbolRow {
-	row := SymbolRow{
+	row := SymbolRow{Layer: string(sym.Layer),
 		StableKey: sym.Key, Repository: sym.Repository, Path: sym.Path, Name: sym.Name,
 		QualifiedName: sym.QualifiedName, Kind: string(sym.Kind), Signature: sym.Signature,
 		Exported: sym.Exported, StartLine: sym.StartLine, EndLine: sym.EndLine,
@@ -217,7 +218,7 @@ func (o *FindSymbolOutput) Text() string {
 			fmt.Fprintf(&b, "%s\n", file)
 			lastFile = file
 		}
-		fmt.Fprintf(&b, "  %d-%d %s %s: %s\n", r.StartLine, r.EndLine, r.Kind, r.QualifiedName, quoteContent(r.Signature))
+		fmt.Fprintf(&b, "  %d-%d %s %s: %s%s\n", r.StartLine, r.EndLine, r.Kind, r.QualifiedName, quoteContent(r.Signature), layerMark(r.Layer))
 		if r.Doc != "" {
 			fmt.Fprintf(&b, "    // %s\n", quoteContent(r.Doc))
 		}

@@ -131,3 +131,12 @@ func escape(s string, keep func(rune) bool) string {
 	}
 	return b.String()
 }
+
+// layerMark flags, in a text rendering, a row that comes from an
+// unpublished local edit layered over the shared graph.
+func layerMark(layer string) string {
+	if layer == string(graph.LayerLocal) {
+		return "  [local]"
+	}
+	return ""
+}

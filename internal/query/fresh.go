@@ -21,6 +21,12 @@ const maxStaleReasons = 5
 // With a directory watch whose queue has stayed empty since a full check
 // found the snapshot fresh, it answers at once; otherwise it stats.
 func (s *Service) staleness(ctx context.Context, r graph.Reader, repo graph.RepositoryStatus) []string {
+	if !filepath.IsAbs(repo.Root) {
+		// A repository of a shared graph published by CI (root
+		// shared:NAME) has no directory here: it is as fresh as its
+		// last publish, which its snapshot age says.
+		return nil
+	}
 	fs, err := s.fileSet(ctx, r, repo)
 	if err != nil {
 		return []string{"could not compare with disk: " + err.Error()}

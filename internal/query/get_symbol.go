@@ -36,6 +36,7 @@ type MemberRow struct {
 // SymbolDetail is one symbol in full.
 type SymbolDetail struct {
 	StableKey      string      `json:"stable_key" jsonschema:"durable key of the symbol"`
+	Layer          string      `json:"layer,omitempty" jsonschema:"shared-graph overlay: local (edited) or shared"`
 	Repository     string      `json:"repository" jsonschema:"repository name"`
 	RepositoryPath string      `json:"repository_path" jsonschema:"absolute root of the repository"`
 	PackagePath    string      `json:"package_path" jsonschema:"import path of the package"`
@@ -100,7 +101,7 @@ func (s *Service) GetSymbol(ctx context.Context, in GetSymbolInput, progress fun
 
 // detail fills a SymbolDetail, with members for types.
 func (v *view) detail(ctx context.Context, sym graph.Symbol, format Format) (*SymbolDetail, error) {
-	d := &SymbolDetail{
+	d := &SymbolDetail{Layer: string(sym.Layer),
 		StableKey: sym.Key, Repository: sym.Repository, PackagePath: sym.PackagePath,
 		PackageName: sym.PackageName, ModulePath: sym.ModulePath, Path: sym.Path, Name: sym.Name,
 		QualifiedName: sym.QualifiedName, Kind: string(sym.Kind), Signature: sym.Signature,
@@ -150,7 +151,7 @@ func (o *GetSymbolOutput) Text() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s  (package %s, repository %s)\n", d.Kind, d.QualifiedName, d.PackagePath, d.Repository)
-	fmt.Fprintf(&b, "%s:%d-%d\n", d.Path, d.StartLine, d.EndLine)
+	fmt.Fprintf(&b, "%s:%d-%d%s\n", d.Path, d.StartLine, d.EndLine, layerMark(d.Layer))
 	fmt.Fprintf(&b, "%s\n", quoteContent(d.Signature))
 	if d.Doc != "" {
 		for _, line := range strings.Split(strings.TrimRight(d.Doc, "\n"), "\n") {

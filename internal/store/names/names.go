@@ -253,3 +253,25 @@ func isSubsequence(sub, s string) bool {
 	}
 	return i == len(sub)
 }
+
+// RankSymbols sorts syms, matches of the find_symbol query name, in the
+// order Search ranks them, for merging the pages of several readers. Ties
+// keep their order in syms.
+func RankSymbols(name string, syms []graph.Symbol) {
+	lq := strings.ToLower(name)
+	cands := make([]candidate, len(syms))
+	entries := make([]Entry, len(syms))
+	for i := range syms {
+		s := &syms[i]
+		entries[i] = Entry{ID: int64(i), Name: s.Name, LName: strings.ToLower(s.Name), QN: s.QualifiedName,
+			Path: s.Path, Kind: s.Kind, Exported: s.Exported, Test: s.TestOnly, StartLine: s.StartLine, StartCol: s.StartCol}
+		cands[i] = candidate{e: &entries[i], repo: s.Repository, tier: rankTier(&entries[i], name, lq),
+			length: utf8.RuneCountInString(s.Name)}
+	}
+	slices.SortStableFunc(cands, compareCandidates)
+	out := make([]graph.Symbol, len(syms))
+	for i, c := range cands {
+		out[i] = syms[c.e.ID]
+	}
+	copy(syms, out)
+}
