@@ -17,7 +17,9 @@ var layers = [][]string{
 	{"internal/index/callgraph"}, // DESIGN.md: index's sub-packages (call edges, effects) sit below it
 	{"internal/index/effects"},   // reads the bodies callgraph builds, names functions as its edges do
 	{"internal/index"},
+	{"internal/store/names"}, // the stores' shared in-memory name search
 	{"internal/store/sqlite", "internal/store/postgres"},
+	{"internal/store/overlay"}, // a local store layered over a shared one; imports neither backend
 	{"internal/store/storetest"},
 	{"internal/live"},
 	{"internal/lsp"},
