@@ -252,9 +252,19 @@ func (s *Store) BeginSnapshot(ctx context.Context, repo graph.Repository, vcsHea
 	return newWriter(s, repo, vcsHead), nil
 }
 
-// Read implements graph.Store. In one round trip it begins a REPEATABLE
-// READ, READ ONLY transaction on a pooled connection and reads the current
-// snapshot of every repository; that first read fixes the view. The Reader
+// pinQuery begins a reader's transaction and reads, in the same round
+// trip, what every request asks first: the published repositories with
+// their snapshots' counts, and their modules. The first SELECT fixes the
+// transaction's view.
+const pinQuery = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
+SELECT r.id, r.name, r.root, r.vcs_head, s.id, s.created_at, s.packages, s.files, s.symbols, s.diagnostics
+	FROM repositories r JOIN snapshots s ON s.id = r.current_snapshot ORDER BY r.name;
+SELECT m.snapshot_id, m.path, m.dir, m.go_version
+	FROM repositories r JOIN modules m ON m.snapshot_id = r.current_snapshot ORDER BY m.dir, m.path`
+
+// Read implements graph.Store. In one round trip (pinQuery) it begins a
+// REPEATABLE READ, READ ONLY transaction on a pooled connection and reads
+// the published repositories; that first read fixes the view. The Reader
 // must be closed; the context bounds only the wait for a connection and
 // that round trip.
 func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
@@ -262,9 +272,8 @@ func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("acquiring read connection: %w", err)
 	}
-	results, err := conn.Conn().PgConn().Exec(ctx, `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
-		SELECT name, current_snapshot FROM repositories WHERE current_snapshot IS NOT NULL ORDER BY name`).ReadAll()
-	if err == nil && len(results) != 2 {
+	results, err := conn.Conn().PgConn().Exec(ctx, pinQuery).ReadAll()
+	if err == nil && len(results) != 3 {
 		err = fmt.Errorf("%d results", len(results))
 	}
 	if err != nil {
@@ -273,17 +282,55 @@ func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
 		return nil, fmt.Errorf("pinning snapshot: %w", err)
 	}
 	r := &reader{conn: conn, tx: conn.Conn(), names: &s.names, snaps: map[string]int64{}}
-	for _, row := range results[1].Rows {
-		id, err := strconv.ParseInt(string(row[1]), 10, 64)
-		if err != nil {
-			r.Close()
-			return nil, fmt.Errorf("pinning snapshot: %w", err)
-		}
-		p := pinned{name: string(row[0]), snapshot: id}
-		r.pins = append(r.pins, p)
-		r.snaps[p.name] = id
+	if err := r.pin(results[1].Rows, results[2].Rows); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("pinning snapshot: %w", err)
 	}
 	return r, nil
+}
+
+// pin fills the reader's statuses from the text rows of pinQuery.
+func (r *reader) pin(repos, modules [][][]byte) error {
+	ints := func(row [][]byte, from int, dst ...*int64) error {
+		for i, d := range dst {
+			v, err := strconv.ParseInt(string(row[from+i]), 10, 64)
+			if err != nil {
+				return err
+			}
+			*d = v
+		}
+		return nil
+	}
+	bySnap := map[int64]int{}
+	for _, row := range repos {
+		var st graph.RepositoryStatus
+		var created, pkgs, files, syms, diags int64
+		if err := ints(row, 0, &st.ID); err != nil {
+			return err
+		}
+		st.Name, st.Root, st.VCSHead = string(row[1]), string(row[2]), string(row[3])
+		if err := ints(row, 4, &st.Snapshot.ID, &created, &pkgs, &files, &syms, &diags); err != nil {
+			return err
+		}
+		st.Snapshot.RepositoryID = st.ID
+		st.Snapshot.CreatedAt = time.UnixMilli(created)
+		st.Packages, st.Files, st.Symbols, st.Diagnostics = int(pkgs), int(files), int(syms), int(diags)
+		bySnap[st.Snapshot.ID] = len(r.statuses)
+		r.statuses = append(r.statuses, st)
+		r.pins = append(r.pins, pinned{name: st.Name, snapshot: st.Snapshot.ID})
+		r.snaps[st.Name] = st.Snapshot.ID
+	}
+	for _, row := range modules {
+		var snap int64
+		if err := ints(row, 0, &snap); err != nil {
+			return err
+		}
+		if i, ok := bySnap[snap]; ok {
+			r.statuses[i].Modules = append(r.statuses[i].Modules,
+				graph.Module{Path: string(row[1]), Dir: string(row[2]), GoVersion: string(row[3])})
+		}
+	}
+	return nil
 }
 
 // Collect deletes every snapshot that is not its repository's current one.

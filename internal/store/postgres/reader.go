@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -22,12 +22,13 @@ import (
 // names the snapshots current when the Reader was created. Its methods may
 // be called from several goroutines; they take turns on the connection.
 type reader struct {
-	mu    sync.Mutex
-	conn  *pgxpool.Conn
-	tx    *pgx.Conn // conn's connection, inside the read transaction
-	names *names.Cache
-	pins  []pinned         // current snapshots of the view, by repository name
-	snaps map[string]int64 // the same, as a map
+	mu       sync.Mutex
+	conn     *pgxpool.Conn
+	tx       *pgx.Conn // conn's connection, inside the read transaction
+	names    *names.Cache
+	statuses []graph.RepositoryStatus // the published repositories of the view, by name
+	pins     []pinned                 // their current snapshots
+	snaps    map[string]int64         // the same, as a map
 
 	closed bool
 }
@@ -171,67 +172,27 @@ func (r *reader) snapshotOf(ctx context.Context, name string) (int64, error) {
 	return id, nil
 }
 
-// Repositories implements graph.Reader.
+// Repositories implements graph.Reader, from the statuses read when the
+// reader pinned its view.
 func (r *reader) Repositories(ctx context.Context) ([]graph.RepositoryStatus, error) {
-	if err := r.lock(); err != nil {
-		return nil, err
+	out := make([]graph.RepositoryStatus, len(r.statuses))
+	for i, st := range r.statuses {
+		st.Modules = slices.Clone(st.Modules)
+		out[i] = st
 	}
-	defer r.mu.Unlock()
-	return r.statuses(ctx, "")
+	return out, nil
 }
 
 // Repository implements graph.Reader. A repository without a published
 // snapshot is not found.
 func (r *reader) Repository(ctx context.Context, name string) (graph.RepositoryStatus, error) {
-	if err := r.lock(); err != nil {
-		return graph.RepositoryStatus{}, err
-	}
-	defer r.mu.Unlock()
-	st, err := r.statuses(ctx, name)
-	if err != nil {
-		return graph.RepositoryStatus{}, err
-	}
-	if len(st) == 0 {
-		return graph.RepositoryStatus{}, fmt.Errorf("repository %q: %w", name, graph.ErrNotFound)
-	}
-	return st[0], nil
-}
-
-func (r *reader) statuses(ctx context.Context, name string) ([]graph.RepositoryStatus, error) {
-	var b builder
-	if name != "" {
-		b.where("r.name = %s", name)
-	}
-	rows, err := r.tx.Query(ctx, `SELECT r.id, r.name, r.root, r.vcs_head,
-		s.id, s.created_at, s.packages, s.files, s.symbols, s.diagnostics,
-		ARRAY(SELECT m.path FROM modules m WHERE m.snapshot_id = s.id ORDER BY m.dir, m.path),
-		ARRAY(SELECT m.dir FROM modules m WHERE m.snapshot_id = s.id ORDER BY m.dir, m.path),
-		ARRAY(SELECT m.go_version FROM modules m WHERE m.snapshot_id = s.id ORDER BY m.dir, m.path)
-		FROM repositories r JOIN snapshots s ON s.id = r.current_snapshot`+b.clause()+` ORDER BY r.name`, b.args...)
-	if err != nil {
-		return nil, fmt.Errorf("listing repositories: %w", err)
-	}
-	defer rows.Close()
-	var out []graph.RepositoryStatus
-	for rows.Next() {
-		var st graph.RepositoryStatus
-		var created int64
-		var paths, dirs, versions []string
-		if err := rows.Scan(&st.ID, &st.Name, &st.Root, &st.VCSHead, &st.Snapshot.ID, &created,
-			&st.Packages, &st.Files, &st.Symbols, &st.Diagnostics, &paths, &dirs, &versions); err != nil {
-			return nil, fmt.Errorf("listing repositories: %w", err)
+	for _, st := range r.statuses {
+		if st.Name == name {
+			st.Modules = slices.Clone(st.Modules)
+			return st, nil
 		}
-		st.Snapshot.RepositoryID = st.ID
-		st.Snapshot.CreatedAt = time.UnixMilli(created)
-		for i := range paths {
-			st.Modules = append(st.Modules, graph.Module{Path: paths[i], Dir: dirs[i], GoVersion: versions[i]})
-		}
-		out = append(out, st)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("listing repositories: %w", err)
-	}
-	return out, nil
+	return graph.RepositoryStatus{}, fmt.Errorf("repository %q: %w", name, graph.ErrNotFound)
 }
 
 type pinned struct {
