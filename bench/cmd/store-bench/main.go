@@ -48,6 +48,7 @@ type options struct {
 	queries                       int
 	seed                          uint64
 	keep                          bool
+	maxLoad                       float64
 }
 
 func main() {
@@ -60,6 +61,7 @@ func main() {
 	flag.IntVar(&o.queries, "queries", 1000, "calls per tool")
 	flag.Uint64Var(&o.seed, "seed", 1, "query set seed")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work directory and the PostgreSQL schema")
+	flag.Float64Var(&o.maxLoad, "max-load", 0, "before timing queries, wait (up to 15 minutes) until the 1-minute load average is at most this (0: do not wait)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -94,6 +96,32 @@ type results struct {
 	Publish    map[string]publishResult `json:"publish"`
 	Latency    []row                    `json:"latency"`
 	Mismatches int                      `json:"answer_mismatches"` // calls whose answers differed between the stores
+	Load       string                   `json:"load_average"`      // /proc/loadavg when the queries began
+}
+
+// loadAvg returns the first three fields of /proc/loadavg.
+func loadAvg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// waitQuiet waits until the 1-minute load average is at most limit, for
+// at most 15 minutes.
+func waitQuiet(ctx context.Context, limit float64) {
+	deadline := time.Now().Add(15 * time.Minute)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		var one float64
+		fmt.Sscan(loadAvg(), &one)
+		if one <= limit {
+			return
+		}
+		harness.Logf("load average %s, waiting for %.1f", loadAvg(), limit)
+		time.Sleep(30 * time.Second)
+	}
 }
 
 func run(ctx context.Context, o options) error {
@@ -169,7 +197,11 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	harness.Logf("timing %d calls against each store", len(calls))
+	if o.maxLoad > 0 {
+		waitQuiet(ctx, o.maxLoad)
+	}
+	res.Load = loadAvg()
+	harness.Logf("timing %d calls against each store (load average %s)", len(calls), res.Load)
 	if res.Latency, res.Mismatches, err = timeCalls(ctx, lite, pg, corpus, calls); err != nil {
 		return err
 	}
@@ -370,7 +402,7 @@ func printReport(w io.Writer, r *results) {
 			msec(row.PG.P50), msec(row.PG.P99), row.Ratio, verdict)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nanswers that differed between the stores: %d\n", r.Mismatches)
+	fmt.Fprintf(w, "\nanswers that differed between the stores: %d; load average when timing: %s\n", r.Mismatches, r.Load)
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }

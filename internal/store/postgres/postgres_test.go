@@ -94,9 +94,7 @@ func TestRedact(t *testing.T) {
 	}
 	// A server that refuses the password: the error names the server
 	// but not the password.
-	base := pgtest.URL(t)
-	u := strings.Replace(base, "://", "://", 1)
-	bad := replacePassword(t, u, "wrong-pw-4711")
+	bad := replacePassword(t, pgtest.URL(t), "wrong-pw-4711")
 	_, err := postgres.Open(context.Background(), bad)
 	if err == nil {
 		t.Fatal("Open with a wrong password succeeded")
