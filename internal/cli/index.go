@@ -11,6 +11,7 @@ import (
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index"
 	"github.com/sextant-dev/sextant/internal/query"
+	"github.com/sextant-dev/sextant/internal/store/postgres"
 )
 
 // indexFunc adapts internal/index to the query layer's IndexFunc.
@@ -64,7 +65,10 @@ func runIndex(ctx context.Context, e env, argv []string) error {
 			return err
 		}
 		show := progressPrinter(e)
-		res, err := index.Index(ctx, st, root, index.Options{Progress: adaptProgress(root, show)})
+		// Into a shared graph, a repository is registered by name, as
+		// publish does: its directory means nothing on other machines.
+		shared := postgres.IsURL(dbName(e, *dbPath))
+		res, err := index.Index(ctx, st, root, index.Options{Progress: adaptProgress(root, show), Shared: shared})
 		show(query.Progress{Root: root, Phase: "done"})
 		if err != nil {
 			fmt.Fprintf(e.stderr, "sextant: indexing %s: %v\n", dir, err)
