@@ -5,8 +5,9 @@ import "context"
 // Store is where snapshots live. Writers build a snapshot with a
 // SnapshotWriter and publish it atomically; readers pin one consistent view
 // per request with Read. Implementations: internal/store/sqlite (embedded
-// default) and, later, internal/store/postgres. Every implementation passes
-// internal/store/storetest.
+// default) and internal/store/postgres (the shared graph), which pass
+// internal/store/storetest, and internal/store/overlay, a local store
+// layered over a shared one.
 type Store interface {
 	// EnsureRepository returns the repository whose absolute root is root,
 	// creating it when absent. The name is preferred, not promised: when

@@ -62,6 +62,10 @@ var _ graph.Store = (*Store)(nil)
 // leaked Reader), so it cannot hold back VACUUM for ever.
 const readerIdleTimeout = 10 * time.Minute
 
+// defaultMaxConns sizes the connection pool unless the URL sets
+// pool_max_conns.
+const defaultMaxConns = 16
+
 // Store is a graph.Store on a PostgreSQL database. It is safe for
 // concurrent use by many goroutines, and many Stores (in many processes)
 // may share one database.
@@ -107,6 +111,11 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("parsing database URL %s: %s", red, scrub(err.Error(), dsn))
+	}
+	if !strings.Contains(dsn, "pool_max_conns") {
+		// A Reader holds a connection for its request: allow as many
+		// concurrent requests as the sqlite store's read pool, and more.
+		cfg.MaxConns = defaultMaxConns
 	}
 	for k, v := range map[string]string{
 		"application_name": "sextant",
