@@ -518,3 +518,46 @@ func (r *reader) Packages(ctx context.Context, repo string) ([]graph.Package, er
 func (r *reader) Diagnostics(ctx context.Context, repo string, limit int) ([]graph.Diagnostic, error) {
 	return r.side(repo).Diagnostics(ctx, repo, limit)
 }
+
+// EffectRecords implements graph.Reader: the records of a function of a
+// repository answered from the local index come from it, the others from
+// the shared graph.
+func (r *reader) EffectRecords(ctx context.Context, keys []string) ([]graph.EffectRecord, error) {
+	if len(r.local) == 0 {
+		return r.s.EffectRecords(ctx, keys)
+	}
+	syms, err := r.SymbolsByKeys(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	local := map[string]bool{}
+	for _, s := range syms {
+		if r.isLocal(s.Repository) {
+			local[s.Key] = true
+		}
+	}
+	var out []graph.EffectRecord
+	for _, side := range []struct {
+		rd    graph.Reader
+		local bool
+	}{{r.s, false}, {r.l, true}} {
+		recs, err := side.rd.EffectRecords(ctx, keys)
+		if err != nil {
+			return nil, err
+		}
+		for _, rec := range recs {
+			if local[rec.Function] == side.local {
+				out = append(out, rec)
+			}
+		}
+	}
+	order := map[graph.Effect]int{}
+	for i, e := range graph.AllEffects {
+		order[e] = i
+	}
+	order[graph.EffectOpen], order[graph.EffectPure] = len(graph.AllEffects), len(graph.AllEffects)+1
+	slices.SortStableFunc(out, func(a, b graph.EffectRecord) int {
+		return cmp.Or(strings.Compare(a.Function, b.Function), cmp.Compare(order[a.Effect], order[b.Effect]))
+	})
+	return out, nil
+}

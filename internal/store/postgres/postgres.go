@@ -352,7 +352,7 @@ func (s *Store) Collect(ctx context.Context) error {
 }
 
 // snapshotTables are the tables whose rows belong to one snapshot.
-var snapshotTables = []string{"refs", "edges", "implements", "symbols", "files", "packages", "modules", "diagnostics"}
+var snapshotTables = []string{"refs", "edges", "implements", "effects", "symbols", "files", "packages", "modules", "diagnostics"}
 
 // collect deletes the non-current snapshots of repository repoID (of every
 // repository when 0) in one transaction. It locks the repository row first,

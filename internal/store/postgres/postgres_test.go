@@ -50,6 +50,21 @@ func TestMigrations(t *testing.T) {
 	if err := conn.QueryRow(ctx, `SELECT max(version) FROM sextant_schema`).Scan(&v); err != nil || v != postgres.SchemaVersion {
 		t.Fatalf("recorded version = %d, %v; want %d", v, err, postgres.SchemaVersion)
 	}
+
+	// A database at version 1 (before effects) is upgraded on open.
+	if _, err := conn.Exec(ctx, `DROP TABLE effects; DELETE FROM sextant_schema WHERE version >= 2`); err != nil {
+		t.Fatal(err)
+	}
+	s = open(t, dsn)
+	s.Close()
+	var effects bool
+	if err := conn.QueryRow(ctx, `SELECT to_regclass('effects') IS NOT NULL`).Scan(&effects); err != nil || !effects {
+		t.Fatalf("after upgrading from version 1: effects table = %v, %v", effects, err)
+	}
+	if err := conn.QueryRow(ctx, `SELECT max(version) FROM sextant_schema`).Scan(&v); err != nil || v != postgres.SchemaVersion {
+		t.Fatalf("after upgrading from version 1: version = %d, %v; want %d", v, err, postgres.SchemaVersion)
+	}
+
 	if _, err := conn.Exec(ctx, `INSERT INTO sextant_schema (version, name) VALUES ($1, 'from the future')`,
 		postgres.SchemaVersion+1); err != nil {
 		t.Fatal(err)

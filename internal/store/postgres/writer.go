@@ -78,6 +78,7 @@ type writer struct {
 	edges     []graph.CallEdge
 	impls     []graph.Implements
 	implsSeen map[[2]string]bool
+	effects   []graph.EffectRecord
 }
 
 func newWriter(s *Store, repo graph.Repository, vcsHead string) *writer {
@@ -215,7 +216,7 @@ func (w *writer) Abort() error {
 func (w *writer) end() {
 	w.done = true
 	w.modules, w.packages, w.files, w.symbols, w.diags = nil, nil, nil, nil, nil
-	w.refs, w.edges, w.impls, w.fileSeen, w.implsSeen = nil, nil, nil, nil, nil
+	w.refs, w.edges, w.impls, w.fileSeen, w.implsSeen, w.effects = nil, nil, nil, nil, nil, nil
 }
 
 // Publish implements graph.SnapshotWriter: in one transaction it locks the
@@ -280,6 +281,9 @@ func nullable(s string) any {
 	}
 	return s
 }
+
+// copyFunc copies n rows, made by row, into table's columns.
+type copyFunc func(table string, cols []string, n int, row func(i int) []any) error
 
 // copyRows writes the buffered records of snapshot id with COPY.
 func (w *writer) copyRows(ctx context.Context, tx pgx.Tx, id int64) error {
@@ -362,6 +366,7 @@ func (w *writer) copyRows(ctx context.Context, tx pgx.Tx, id int64) error {
 				})
 		},
 	}
+	steps = append(steps, func() error { return w.copyEffects(copyTable, id) })
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return err
