@@ -561,3 +561,45 @@ func (r *reader) EffectRecords(ctx context.Context, keys []string) ([]graph.Effe
 	})
 	return out, nil
 }
+
+// SearchText implements graph.Reader. Each side searches its own
+// repositories; their scores come from different engines (ts_rank and
+// BM25) and do not compare, so the two rankings are merged by reciprocal
+// rank fusion: a hit's score is 1/(60+rank) in its side's list, and
+// Score is that fused value.
+func (r *reader) SearchText(ctx context.Context, q graph.TextQuery) ([]graph.TextHit, error) {
+	shared, local, sharedOK, localOK := r.split(q.Repositories)
+	var all []graph.TextHit
+	for _, side := range []struct {
+		ok    bool
+		rd    graph.Reader
+		repos []string
+	}{{sharedOK, r.s, shared}, {localOK, r.l, local}} {
+		if !side.ok {
+			continue
+		}
+		sq := q
+		sq.Repositories = side.repos
+		hits, err := side.rd.SearchText(ctx, sq)
+		if err != nil {
+			return nil, err
+		}
+		for i, h := range hits {
+			h.Score = 1 / float64(60+i+1)
+			h.Symbol.Layer = r.layer(h.Symbol.Repository, h.Symbol.Path)
+			all = append(all, h)
+		}
+	}
+	slices.SortStableFunc(all, func(a, b graph.TextHit) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.Symbol.Repository, b.Symbol.Repository),
+			strings.Compare(a.Symbol.Path, b.Symbol.Path), cmp.Compare(a.Symbol.StartLine, b.Symbol.StartLine))
+	})
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	if len(all) > limit {
+		all = all[:limit]
+	}
+	return all, nil
+}

@@ -51,8 +51,12 @@ func TestMigrations(t *testing.T) {
 		t.Fatalf("recorded version = %d, %v; want %d", v, err, postgres.SchemaVersion)
 	}
 
-	// A database at version 1 (before effects) is upgraded on open.
-	if _, err := conn.Exec(ctx, `DROP TABLE effects; DELETE FROM sextant_schema WHERE version >= 2`); err != nil {
+	// A database at version 1 (before effects and text search) is
+	// upgraded on open.
+	if _, err := conn.Exec(ctx, `DROP TABLE effects;
+		ALTER TABLE symbols DROP COLUMN search, DROP COLUMN w_name, DROP COLUMN w_doc, DROP COLUMN w_sig,
+			DROP COLUMN w_body, DROP COLUMN w_path;
+		DELETE FROM sextant_schema WHERE version >= 2`); err != nil {
 		t.Fatal(err)
 	}
 	s = open(t, dsn)

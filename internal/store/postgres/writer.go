@@ -323,16 +323,19 @@ func (w *writer) copyRows(ctx context.Context, tx pgx.Tx, id int64) error {
 		func() error {
 			return copyTable("symbols", []string{"snapshot_id", "id", "key", "name", "lname", "qname", "kind",
 				"exported", "test_only", "start_line", "start_col", "end_line", "end_col", "package_path",
-				"package_name", "module_path", "path", "parent", "receiver", "signature", "doc"},
+				"package_name", "module_path", "path", "parent", "receiver", "signature", "doc",
+				"w_name", "w_doc", "w_sig", "w_body", "w_path"},
 				len(w.symbols), func(i int) []any {
 					s := &w.symbols[i]
 					var qname any
 					if s.QualifiedName != s.Name {
 						qname = s.QualifiedName
 					}
+					wName, wDoc, wSig, wBody, wPath := searchWords(s)
 					return []any{id, i + 1, s.Key, s.Name, strings.ToLower(s.Name), qname, kindCodes[s.Kind],
 						s.Exported, s.TestOnly, s.StartLine, s.StartCol, s.EndLine, s.EndCol, s.PackagePath,
-						s.PackageName, s.ModulePath, s.Path, nullable(s.Parent), s.Receiver, s.Signature, s.Doc}
+						s.PackageName, s.ModulePath, s.Path, nullable(s.Parent), s.Receiver, s.Signature, s.Doc,
+						wName, wDoc, wSig, wBody, wPath}
 				})
 		},
 		func() error {
