@@ -170,10 +170,10 @@ func writeCrashModule(t *testing.T, root string, n int) {
 		for p := range 8 {
 			dir := filepath.Join(root, fmt.Sprintf("p%d", p))
 			must(os.MkdirAll(dir, 0o755))
-			for f := range 10 {
+			for f := range 6 {
 				var b strings.Builder
 				fmt.Fprintf(&b, "package p%d\n\n", p)
-				for k := range 60 {
+				for k := range 40 {
 					fmt.Fprintf(&b, "// T%d_%d is a type.\ntype T%d_%d struct{ A, B int }\n\n", f, k, f, k)
 					fmt.Fprintf(&b, "// M is a method.\nfunc (t *T%d_%d) M(x int) int { return t.A + x }\n\n", f, k)
 				}
