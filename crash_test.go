@@ -2,6 +2,7 @@ package sextant_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -110,6 +111,22 @@ func TestKillIndexAtRandomInstants(t *testing.T) {
 		}
 	}
 	t.Logf("%d runs: %d published a new snapshot before the kill, %d were cut short", runs, published, runs-published)
+
+	// Collections cut short leave old snapshots behind, but the next one
+	// catches up: garbage must not pile up run after run.
+	sdb, err := sql.Open("sqlite", "file:"+db+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sdb.Close()
+	var snaps int
+	if err := sdb.QueryRowContext(ctx, `SELECT count(*) FROM snapshots`).Scan(&snaps); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d snapshots left in the database (1 current)", snaps)
+	if snaps > 5 {
+		t.Errorf("%d snapshots left after %d runs: old snapshots are not being collected", snaps, runs)
+	}
 }
 
 func crashChild(db, root string) *exec.Cmd {

@@ -356,13 +356,16 @@ func (s *Store) Collect(ctx context.Context) error {
 }
 
 // collect deletes the non-current snapshots of the repository repoID, or of
-// every repository when repoID is 0, in one write transaction.
+// every repository when repoID is 0, one write transaction per snapshot.
+//
+// One snapshot at a time, because a collection can be cut short (the
+// process killed, as an indexer interrupted by a person is): what was
+// collected stays collected, and the next collection has only the rest to
+// do. In one transaction, garbage left by each interrupted collection would
+// add up, each collection would take longer than the last, and a process
+// interrupted as often would never finish one. Old snapshots are invisible
+// to new readers, so deleting them piecemeal is safe.
 func (s *Store) collect(ctx context.Context, repoID int64) error {
-	tx, err := s.wdb.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("collecting snapshots: %w", err)
-	}
-	defer tx.Rollback()
 	q := `SELECT s.id FROM snapshots s JOIN repositories r ON r.id = s.repo_id
 		WHERE s.id IS NOT r.current_snapshot`
 	args := []any{}
@@ -372,7 +375,7 @@ func (s *Store) collect(ctx context.Context, repoID int64) error {
 	}
 	// Snapshots of repositories that no longer exist are garbage too.
 	q += ` UNION SELECT id FROM snapshots WHERE repo_id NOT IN (SELECT id FROM repositories)`
-	rows, err := tx.QueryContext(ctx, q, args...)
+	rows, err := s.wdb.QueryContext(ctx, q, args...)
 	if err != nil {
 		return fmt.Errorf("listing old snapshots: %w", err)
 	}
@@ -389,25 +392,37 @@ func (s *Store) collect(ctx context.Context, repoID int64) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("listing old snapshots: %w", err)
 	}
-	if len(ids) == 0 {
-		return nil
-	}
 	for _, id := range ids {
-		// The search rows are found through their symbols, so they go first.
-		if _, err := tx.ExecContext(ctx, `DELETE FROM symbol_text WHERE rowid IN (SELECT id FROM symbols WHERE snapshot_id = ?)`, id); err != nil {
-			return fmt.Errorf("deleting search rows of snapshot %d: %w", id, err)
+		if err := s.collectOne(ctx, id); err != nil {
+			return err
 		}
-		for _, table := range snapshotTables {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE snapshot_id = ?`, id); err != nil {
-				return fmt.Errorf("deleting %s of snapshot %d: %w", table, id, err)
-			}
+	}
+	return nil
+}
+
+// collectOne deletes snapshot id and its rows in one write transaction.
+// The snapshot is not current (collect checked); a publish in between
+// never makes an old snapshot current again.
+func (s *Store) collectOne(ctx context.Context, id int64) error {
+	tx, err := s.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("collecting snapshot %d: %w", id, err)
+	}
+	defer tx.Rollback()
+	// The search rows are found through their symbols, so they go first.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM symbol_text WHERE rowid IN (SELECT id FROM symbols WHERE snapshot_id = ?)`, id); err != nil {
+		return fmt.Errorf("deleting search rows of snapshot %d: %w", id, err)
+	}
+	for _, table := range snapshotTables {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE snapshot_id = ?`, id); err != nil {
+			return fmt.Errorf("deleting %s of snapshot %d: %w", table, id, err)
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM snapshots WHERE id = ?`, id); err != nil {
-			return fmt.Errorf("deleting snapshot %d: %w", id, err)
-		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM snapshots WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("deleting snapshot %d: %w", id, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("committing collection: %w", err)
+		return fmt.Errorf("committing collection of snapshot %d: %w", id, err)
 	}
 	return nil
 }
