@@ -165,7 +165,7 @@ func parseDisk(rel string, content []byte, hash string) *diskFile {
 			}
 			qn, kind := d.Name.Name, graph.KindFunc
 			if d.Recv != nil && len(d.Recv.List) > 0 {
-				qn, kind = recvBase(d.Recv.List[0].Type)+"."+qn, graph.KindMethod
+				qn, kind = recvTypeName(d.Recv.List[0].Type)+"."+qn, graph.KindMethod
 			}
 			add(qn, kind, d.Doc, d.Pos(), d.End())
 		case *ast.GenDecl:
@@ -223,44 +223,13 @@ func parseDisk(rel string, content []byte, hash string) *diskFile {
 	return f
 }
 
-// recvBase returns the base type name of a receiver: T for T, *T, T[K].
-func recvBase(e ast.Expr) string {
-	for {
-		switch t := e.(type) {
-		case *ast.StarExpr:
-			e = t.X
-		case *ast.ParenExpr:
-			e = t.X
-		case *ast.IndexExpr:
-			e = t.X
-		case *ast.IndexListExpr:
-			e = t.X
-		case *ast.Ident:
-			return t.Name
-		default:
-			return ""
-		}
-	}
-}
-
-// embeddedName returns the field name of an embedded field's type.
+// embeddedName returns the field name of an embedded field's type, ""
+// when it has none.
 func embeddedName(e ast.Expr) string {
-	for {
-		switch t := e.(type) {
-		case *ast.StarExpr:
-			e = t.X
-		case *ast.SelectorExpr:
-			return t.Sel.Name
-		case *ast.IndexExpr:
-			e = t.X
-		case *ast.IndexListExpr:
-			e = t.X
-		case *ast.Ident:
-			return t.Name
-		default:
-			return ""
-		}
+	if n := receiverBase(e); n != "?" {
+		return n
 	}
+	return ""
 }
 
 // approxTokens estimates the tokens of s at about 4 bytes each.
