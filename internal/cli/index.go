@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -14,12 +15,51 @@ import (
 	"github.com/sextant-dev/sextant/internal/store/postgres"
 )
 
-// indexFunc adapts internal/index to the query layer's IndexFunc.
+// indexFunc adapts internal/index to the query layer's IndexFunc: a
+// stale root is refreshed with index.Refresh, which amends the snapshot
+// when the edit allows it. An amend carries the whole-program records
+// (interface call edges of other packages, effects) over from its base,
+// so once the root has been quiet for wholeAfter a whole index runs in
+// the background to restore them.
 func indexFunc(st graph.Store) query.IndexFunc {
+	passes := &wholePasses{store: st, after: wholeAfter, timers: map[string]*time.Timer{}}
 	return func(ctx context.Context, root string, progress func(query.Progress)) error {
-		_, err := index.Index(ctx, st, root, index.Options{Progress: adaptProgress(root, progress)})
+		res, err := index.Refresh(ctx, st, root, index.Options{Progress: adaptProgress(root, progress)})
+		if err == nil && len(res.Amended) > 0 {
+			passes.schedule(root)
+		}
 		return err
 	}
+}
+
+// wholeAfter is how long a root stays quiet after an amend before the
+// whole index that restores its whole-program records starts.
+const wholeAfter = 3 * time.Second
+
+// wholePasses schedules the whole index that follows amends, one timer
+// per root, reset by every amend so a burst of edits costs one pass.
+type wholePasses struct {
+	store  graph.Store
+	after  time.Duration
+	mu     sync.Mutex
+	timers map[string]*time.Timer
+	run    sync.Mutex // one whole pass at a time
+}
+
+func (p *wholePasses) schedule(root string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if t := p.timers[root]; t != nil {
+		t.Reset(p.after)
+		return
+	}
+	p.timers[root] = time.AfterFunc(p.after, func() {
+		p.run.Lock()
+		defer p.run.Unlock()
+		// A failure leaves the amended snapshot serving, as it says; the
+		// next amend schedules another pass.
+		_, _ = index.Index(context.Background(), p.store, root, index.Options{})
+	})
 }
 
 func adaptProgress(root string, progress func(query.Progress)) func(index.Progress) {

@@ -54,6 +54,14 @@ type Snapshot struct {
 	ID           int64
 	RepositoryID int64
 	CreatedAt    time.Time
+	// Amended lists the package directories an amended snapshot (see
+	// Amender) re-derived on their own from its base, empty for a
+	// snapshot indexed whole. In an amended snapshot the records whose
+	// truth depends on the whole program were carried over from the base:
+	// the call edges of other packages that go through interfaces and
+	// function values, and effect rows, may be out of date until the next
+	// whole index.
+	Amended []string
 }
 
 // RepositoryStatus is a repository with its current snapshot and counts,
@@ -86,6 +94,10 @@ type Package struct {
 	Hash       string // hex SHA-256 over the package's file hashes, for incremental re-indexing
 	TestOnly   bool   // an external test package
 	Errors     int    // diagnostics recorded for it
+	// API is a hash of everything the package declares that other
+	// packages can depend on (see internal/index), for incremental
+	// re-indexing; stores that do not amend (see Amender) may drop it.
+	API string
 }
 
 // File is one source file of a snapshot. Hash and the stat fields let a

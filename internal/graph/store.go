@@ -1,6 +1,9 @@
 package graph
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Store is where snapshots live. Writers build a snapshot with a
 // SnapshotWriter and publish it atomically; readers pin one consistent view
@@ -53,6 +56,40 @@ type SnapshotWriter interface {
 	Publish(ctx context.Context) (Snapshot, error)
 	Abort() error
 }
+
+// Amender is a Store that can publish a snapshot made of the current one
+// with some packages replaced, at a cost that grows with the packages
+// replaced rather than with the repository: the incremental refresh of a
+// repository after an edit. internal/store/sqlite implements it; a Store
+// that does not is always re-indexed whole.
+type Amender interface {
+	// BeginAmend starts a snapshot that is base, the repository's current
+	// snapshot, with the packages of some directories replaced (see
+	// AmendWriter). Publish fails with ErrBaseMoved, leaving the current
+	// snapshot as it is, when another snapshot of the repository was
+	// published after base.
+	BeginAmend(ctx context.Context, repo Repository, base int64, vcsHead string) (AmendWriter, error)
+}
+
+// AmendWriter writes an amended snapshot. RemoveDirs comes first; the
+// Add methods then add the new records of the directories removed, as a
+// SnapshotWriter does (AddModules is not allowed: modules do not change
+// in an amend). Publish makes it current in one transaction, marked
+// with the directories replaced (Snapshot.Amended).
+type AmendWriter interface {
+	SnapshotWriter
+	// RemoveDirs drops from the snapshot the packages whose directory is
+	// one of dirs (repo-relative), with their files, symbols and
+	// diagnostics, the references and call edges whose site is in one of
+	// their files, and the effect rows of their functions. Records of
+	// other packages that point into them stay: the caller amends only
+	// when what the package declares did not change.
+	RemoveDirs(ctx context.Context, dirs []string) error
+}
+
+// ErrBaseMoved is returned by AmendWriter.Publish when the repository's
+// current snapshot is no longer the amend's base.
+var ErrBaseMoved = errors.New("the snapshot to amend is no longer current")
 
 // MatchMode says how FindSymbols matches a name.
 type MatchMode string

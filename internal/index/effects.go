@@ -44,7 +44,7 @@ const EffectsEnv = "SEXTANT_EFFECTS"
 // effectsVisit returns the hook the call graph calls with each function
 // body it builds.
 func (x *extractor) effectsVisit() func(*ssa.Function, callgraph.Func) {
-	if os.Getenv(EffectsEnv) == "off" {
+	if os.Getenv(EffectsEnv) == "off" || x.amending {
 		return nil
 	}
 	if x.fx == nil {
@@ -56,7 +56,7 @@ func (x *extractor) effectsVisit() func(*ssa.Function, callgraph.Func) {
 // effectsKeep returns the call graph's KeepBody: bodies with direct
 // causes stay for the collector to read.
 func (x *extractor) effectsKeep() func(*ssa.Function) bool {
-	if os.Getenv(EffectsEnv) == "off" {
+	if os.Getenv(EffectsEnv) == "off" || x.amending {
 		return nil
 	}
 	x.effectsVisit()

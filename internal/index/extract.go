@@ -281,6 +281,9 @@ type extractor struct {
 	// say so.
 	implicitRefs bool
 	fx           *effectState // effect causes of the units built so far (effects.go)
+	// amending says the packages are an amend's (see Refresh): effects,
+	// which need the whole program, are not collected.
+	amending bool
 }
 
 func newExtractor(repo, root string, mods []graph.Module) (*extractor, error) {
@@ -386,6 +389,7 @@ func (x *extractor) extract(g *group) (PackageRecords, *pkgXRefs) {
 	s.typeSummaries()
 
 	pkg.Hash = packageHash(s.rec.Files)
+	pkg.API = apiHash(s.types)
 	pkg.Errors = len(s.rec.Diagnostics)
 	return s.rec, s.xr
 }

@@ -88,6 +88,13 @@ type Result struct {
 	CallEdges       int
 	Implementations int
 	Duration        time.Duration // from the call to the published snapshot
+	// Amended lists the package directories Refresh re-derived into an
+	// amended snapshot (see Refresh), empty after a whole index: when it
+	// is set, a whole index restores what an amend carries over.
+	Amended []string
+	// Whole says why Refresh indexed the repository whole instead of
+	// amending its snapshot ("" when it amended, or for Index).
+	Whole string
 }
 
 // Index indexes the Go code under root into store as a new snapshot of

@@ -81,7 +81,11 @@ func (u Unit) Manifest(root string) string {
 // packages, '.' and '_' prefixes mark hidden or deliberately excluded
 // trees); node_modules is skipped because it can be enormous and never
 // holds the repository's own Go code.
-func skipDir(name string) bool {
+func skipDir(name string) bool { return SkipDir(name) }
+
+// SkipDir reports whether Discover, and the go command's ./... pattern,
+// skip a directory called name.
+func SkipDir(name string) bool {
 	switch name {
 	case "vendor", "testdata", "node_modules":
 		return true

@@ -443,6 +443,9 @@ func (w *walker) completeness(ctx context.Context) (completeness, error) {
 	if err != nil {
 		return c, err
 	}
+	if rp, err := w.v.repo(w.root.Repository); err == nil {
+		c.addAmended(rp)
+	}
 	if w.stopped {
 		c.add(BlindMaxNodes, "the walk stopped at max_nodes=%d functions; raise max_nodes or start again from a function of the answer", w.maxNodes)
 	}

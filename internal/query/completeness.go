@@ -31,7 +31,19 @@ const (
 	BlindRuntime    = "runtime"          // called by the Go runtime or the testing framework
 	BlindMaxNodes   = "max_nodes"        // the walk stopped at max_nodes
 	BlindExternal   = "external_callees" // callees outside the graph were not followed
+	BlindAmended    = "amended"          // an edit was indexed alone; the whole-program pass is pending
 )
+
+// addAmended names the blind spot of an amended snapshot (see
+// index.Refresh): the calls through interfaces and function values were
+// resolved for the edited packages alone, and carried over for the rest.
+func (c *completeness) addAmended(repo graph.RepositoryStatus) {
+	if len(repo.Snapshot.Amended) == 0 {
+		return
+	}
+	c.add(BlindAmended, "%s was re-indexed alone after an edit, so calls through interfaces and function values may be missing or out of date until the whole index that follows it finishes (seconds; call again)",
+		listSome(repo.Snapshot.Amended, 3))
+}
 
 // completeness collects blind spots and renders the verdict. A blind
 // spot is spelled "kind: detail", kind being one of the Blind constants.

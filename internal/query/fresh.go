@@ -39,7 +39,7 @@ func (s *Service) staleness(ctx context.Context, r graph.Reader, repo graph.Repo
 		delete(s.watches, repo.Name)
 		w = nil
 	}
-	if w == nil {
+	if w == nil && !s.noDirWatch {
 		// Watch first, then stat: a change after the watch starts is
 		// queued, one before it is seen by the stat.
 		if dw := newDirWatch(repo.Root, fs.dirs); dw != nil {

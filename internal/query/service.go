@@ -35,6 +35,9 @@ type Service struct {
 	index   IndexFunc
 	now     func() time.Time
 	refresh bool        // re-index a stale root before answering (see SetRefresh)
+	// noDirWatch turns off the directory watch that lets a freshness
+	// check skip its stats (see SetDirWatch).
+	noDirWatch bool
 	live    *live.Cache // the position tools' packages, compiled from disk
 
 	mu       sync.Mutex
@@ -91,6 +94,13 @@ func New(store graph.Store, roots []string, index IndexFunc) (*Service, error) {
 // disk when the call began; concurrent calls share one run. Off, such
 // answers say fresh: false and why.
 func (s *Service) SetRefresh(on bool) { s.refresh = on && s.index != nil }
+
+// SetDirWatch turns on or off (on by default, where inotify is
+// available) the directory watch by which a freshness check that saw no
+// change since the last one answers without statting every file. Off,
+// every check stats; benchmarks compare the two. Set it before the first
+// call.
+func (s *Service) SetDirWatch(on bool) { s.noDirWatch = !on }
 
 // Roots returns the directories the service may read, canonical.
 func (s *Service) Roots() []string { return append([]string(nil), s.roots...) }

@@ -41,7 +41,12 @@ type nameEntry struct {
 
 // table returns the name table of snapshot id of repository repo, loading
 // it through r on first use.
-func (n *names) table(ctx context.Context, r *reader, repo string, id int64) (*nameTable, error) {
+//
+// An amended snapshot (see amend.go) changes the rows of its data set in
+// place, so tables are cached by the published snapshot id (rev), which
+// every amend renews, and loaded from the data set id.
+func (n *names) table(ctx context.Context, r *reader, repo string, rev, data int64) (*nameTable, error) {
+	id := rev
 	n.mu.Lock()
 	if n.tables == nil {
 		n.tables, n.latest = map[int64]*nameTable{}, map[string]int64{}
@@ -58,7 +63,7 @@ func (n *names) table(ctx context.Context, r *reader, repo string, id int64) (*n
 		}
 	}
 	n.mu.Unlock()
-	t.once.Do(func() { t.entries, t.err = loadNames(ctx, r, id) })
+	t.once.Do(func() { t.entries, t.err = loadNames(ctx, r, data) })
 	if t.err != nil {
 		n.mu.Lock()
 		delete(n.tables, id) // let a later call retry
@@ -134,7 +139,7 @@ func (r *reader) findInMemory(ctx context.Context, q graph.SymbolQuery) ([]graph
 	}
 	var cands []candidate
 	for _, rs := range repos {
-		t, err := r.names.table(ctx, r, rs.name, rs.snapshot)
+		t, err := r.names.table(ctx, r, rs.name, rs.revision, rs.snapshot)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -185,13 +190,15 @@ func (r *reader) findInMemory(ctx context.Context, q graph.SymbolQuery) ([]graph
 
 type pinned struct {
 	name     string
-	snapshot int64
+	snapshot int64 // the data set its rows are keyed by
+	revision int64 // the published snapshot id
 }
 
 // pinnedSnapshots returns the current snapshot of each repository (all of
 // them when names is empty) as this reader sees it.
 func (r *reader) pinnedSnapshots(ctx context.Context, names []string) ([]pinned, error) {
-	rows, err := r.tx.QueryContext(ctx, `SELECT name, current_snapshot FROM repositories WHERE current_snapshot IS NOT NULL ORDER BY name`)
+	rows, err := r.tx.QueryContext(ctx, `SELECT name, current_snapshot, coalesce(current_revision, current_snapshot)
+		FROM repositories WHERE current_snapshot IS NOT NULL ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("listing snapshots: %w", err)
 	}
@@ -199,7 +206,7 @@ func (r *reader) pinnedSnapshots(ctx context.Context, names []string) ([]pinned,
 	var out []pinned
 	for rows.Next() {
 		var p pinned
-		if err := rows.Scan(&p.name, &p.snapshot); err != nil {
+		if err := rows.Scan(&p.name, &p.snapshot, &p.revision); err != nil {
 			return nil, fmt.Errorf("listing snapshots: %w", err)
 		}
 		if len(names) == 0 || slices.Contains(names, p.name) {

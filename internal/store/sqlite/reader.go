@@ -188,9 +188,9 @@ func (r *reader) statuses(ctx context.Context, name string) ([]graph.RepositoryS
 	if name != "" {
 		b.where("r.name = %s", name)
 	}
-	rows, err := r.tx.QueryContext(ctx, `SELECT r.id, r.name, r.root, r.vcs_head,
-		s.id, s.created_at, s.packages, s.files, s.symbols, s.diagnostics
-		FROM repositories r JOIN snapshots s ON s.id = r.current_snapshot`+b.clause()+` ORDER BY r.name`, b.args...)
+	rows, err := r.tx.QueryContext(ctx, `SELECT r.id, r.name, r.root, r.vcs_head, r.current_snapshot,
+		s.id, s.created_at, s.packages, s.files, s.symbols, s.diagnostics, s.amended
+		FROM repositories r JOIN snapshots s ON s.id = coalesce(r.current_revision, r.current_snapshot)`+b.clause()+` ORDER BY r.name`, b.args...)
 	if err != nil {
 		return nil, fmt.Errorf("listing repositories: %w", err)
 	}
@@ -198,15 +198,17 @@ func (r *reader) statuses(ctx context.Context, name string) ([]graph.RepositoryS
 	bySnap := map[int64]int{}
 	for rows.Next() {
 		var st graph.RepositoryStatus
-		var created int64
-		if err := rows.Scan(&st.ID, &st.Name, &st.Root, &st.VCSHead, &st.Snapshot.ID, &created,
-			&st.Packages, &st.Files, &st.Symbols, &st.Diagnostics); err != nil {
+		var data, created int64
+		var amended string
+		if err := rows.Scan(&st.ID, &st.Name, &st.Root, &st.VCSHead, &data, &st.Snapshot.ID, &created,
+			&st.Packages, &st.Files, &st.Symbols, &st.Diagnostics, &amended); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("listing repositories: %w", err)
 		}
 		st.Snapshot.RepositoryID = st.ID
 		st.Snapshot.CreatedAt = time.UnixMilli(created)
-		bySnap[st.Snapshot.ID] = len(out)
+		st.Snapshot.Amended = splitAmended(amended)
+		bySnap[data] = len(out)
 		out = append(out, st)
 	}
 	rows.Close()
@@ -558,11 +560,11 @@ func (r *reader) Files(ctx context.Context, repo string) ([]graph.File, error) {
 	return out, nil
 }
 
-const packageColumns = `path, name, module_path, dir, hash, test_only, errors`
+const packageColumns = `path, name, module_path, dir, hash, test_only, errors, api`
 
 func scanPackage(sc interface{ Scan(...any) error }) (graph.Package, error) {
 	var p graph.Package
-	err := sc.Scan(&p.Path, &p.Name, &p.ModulePath, &p.Dir, &p.Hash, &p.TestOnly, &p.Errors)
+	err := sc.Scan(&p.Path, &p.Name, &p.ModulePath, &p.Dir, &p.Hash, &p.TestOnly, &p.Errors, &p.API)
 	return p, err
 }
 

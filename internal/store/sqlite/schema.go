@@ -16,8 +16,9 @@ import (
 // Version 2 added cross-references (interned, refs, edges, implements).
 // Version 3 was two versions on two development branches: effect rows
 // (schemaEffects, see effects.go) on one, the full-text search index
-// (schemaSearch) on the other. Version 4 has both.
-const SchemaVersion = 4
+// (schemaSearch) on the other. Version 4 has both. Version 5 added
+// amended snapshots (schemaAmend, see amend.go).
+const SchemaVersion = 5
 
 // ErrNewerSchema is returned (wrapped) by Open when the database was written
 // by a newer Sextant whose schema this build does not understand.
@@ -25,7 +26,26 @@ var ErrNewerSchema = errors.New("database schema is newer than this build suppor
 
 // schema creates every table and index of SchemaVersion: the version 1
 // layout followed by what versions 2 to 4 added.
-var schema = slices.Concat(schemaV1, schemaV2, schemaEffects, schemaSearch)
+var schema = slices.Concat(schemaV1, schemaV2, schemaEffects, schemaSearch, schemaAmend)
+
+// schemaAmend adds what amended snapshots need (schema version 5):
+//   - repositories.current_revision is the snapshot an amend published
+//     (NULL when it is current_snapshot itself). current_snapshot stays the
+//     id the rows are keyed by, which an amend changes in place, so every
+//     row query joins it as before; only the snapshot a reader reports and
+//     caches by is the revision.
+//   - snapshots.amended lists, one per line, the package directories an
+//     amend re-derived (empty for a whole index).
+//   - packages.api is the hash of what the package declares
+//     (graph.Package.API), which decides whether an edit can be amended.
+//
+// The columns are added to the version 1 tables, so a version 4 database
+// upgrades in place and keeps its snapshots.
+var schemaAmend = []string{
+	`ALTER TABLE repositories ADD COLUMN current_revision INTEGER`,
+	`ALTER TABLE snapshots ADD COLUMN amended TEXT NOT NULL DEFAULT ''`,
+	`ALTER TABLE packages ADD COLUMN api TEXT NOT NULL DEFAULT ''`,
+}
 
 // schemaV1 creates the tables and indexes of schema version 1.
 //
@@ -260,6 +280,16 @@ func upgradeToSearch(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
+// applyAll executes stmts in order.
+func applyAll(ctx context.Context, tx *sql.Tx, stmts []string) error {
+	for _, stmt := range stmts {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // hasTable reports whether the database has a table called name.
 func hasTable(ctx context.Context, q queryer, name string) (bool, error) {
 	var n int
@@ -327,6 +357,18 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return nil
 	case v > SchemaVersion:
 		return fmt.Errorf("schema version %d, this build supports %d: %w", v, SchemaVersion, ErrNewerSchema)
+	case v == 4:
+		if err := applyAll(ctx, tx, schemaAmend); err != nil {
+			return fmt.Errorf("upgrading schema to amended snapshots: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'schema_version'`,
+			strconv.Itoa(SchemaVersion)); err != nil {
+			return fmt.Errorf("recording schema version: %w", err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("committing schema upgrade: %w", err)
+		}
+		return nil
 	case v >= 1 && v <= 3:
 		if v == 1 {
 			if err := upgradeFromV1(ctx, tx); err != nil {
@@ -340,6 +382,9 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		}
 		if err := upgradeToSearch(ctx, tx); err != nil {
 			return fmt.Errorf("upgrading schema to the search index: %w", err)
+		}
+		if err := applyAll(ctx, tx, schemaAmend); err != nil {
+			return fmt.Errorf("upgrading schema to amended snapshots: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'schema_version'`,
 			strconv.Itoa(SchemaVersion)); err != nil {

@@ -367,7 +367,7 @@ func (s *Store) Collect(ctx context.Context) error {
 // to new readers, so deleting them piecemeal is safe.
 func (s *Store) collect(ctx context.Context, repoID int64) error {
 	q := `SELECT s.id FROM snapshots s JOIN repositories r ON r.id = s.repo_id
-		WHERE s.id IS NOT r.current_snapshot`
+		WHERE s.id IS NOT r.current_snapshot AND s.id IS NOT r.current_revision`
 	args := []any{}
 	if repoID != 0 {
 		q += ` AND s.repo_id = ?`

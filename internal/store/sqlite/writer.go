@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -62,12 +63,17 @@ type writer struct {
 	repo      graph.Repository
 	vcsHead   string
 	createdAt time.Time
+	// amendBase is the snapshot an amend (see amend.go) starts from, 0
+	// for a new snapshot; amended lists the directories it replaced.
+	amendBase int64
+	amended   []string
 
 	mu     sync.Mutex
 	done   bool
 	conn   *sql.Conn // the write connection, held from begin to end
 	tx     *sql.Tx
-	snapID int64
+	snapID int64 // the id rows are keyed by: the snapshot's own, or an amend's base data set
+	revID  int64 // the snapshots row of this snapshot
 	units  map[unitKey]int64
 	xref   *xrefBuffer // cross-references, inserted at Publish
 	stmts  struct {
@@ -101,14 +107,9 @@ func (w *writer) begin(ctx context.Context) (err error) {
 			conn.Close()
 		}
 	}()
-	res, err := tx.ExecContext(ctx, `INSERT INTO snapshots (repo_id, created_at, vcs_head) VALUES (?, ?, ?)`,
-		w.repo.ID, w.createdAt.UnixMilli(), w.vcsHead)
+	rev, id, err := w.insertSnapshot(ctx, tx)
 	if err != nil {
-		return fmt.Errorf("inserting snapshot: %w", err)
-	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		return fmt.Errorf("inserting snapshot: %w", err)
+		return err
 	}
 	prep := func(dst **sql.Stmt, q string) {
 		if err != nil {
@@ -117,8 +118,8 @@ func (w *writer) begin(ctx context.Context) (err error) {
 		*dst, err = tx.PrepareContext(ctx, q)
 	}
 	prep(&w.stmts.module, `INSERT INTO modules (snapshot_id, path, dir, go_version) VALUES (?, ?, ?, ?)`)
-	prep(&w.stmts.pkg, `INSERT INTO packages (snapshot_id, path, name, module_path, dir, hash, test_only, errors)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	prep(&w.stmts.pkg, `INSERT INTO packages (snapshot_id, path, name, module_path, dir, hash, test_only, errors, api)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	prep(&w.stmts.file, `INSERT OR IGNORE INTO files (snapshot_id, path, package, hash, size, mod_time_ns, test, ignored)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
 	prep(&w.stmts.unit, `INSERT INTO units (snapshot_id, package_path, package_name, module_path, path)
@@ -132,7 +133,7 @@ func (w *writer) begin(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("preparing inserts: %w", err)
 	}
-	w.conn, w.tx, w.snapID = conn, tx, id
+	w.conn, w.tx, w.snapID, w.revID = conn, tx, id, rev
 	w.units = map[unitKey]int64{}
 	w.xref = newXrefBuffer()
 	return nil
@@ -163,7 +164,7 @@ func (w *writer) AddPackage(ctx context.Context, pkg graph.Package, files []grap
 		return err
 	}
 	if _, err := w.stmts.pkg.ExecContext(ctx, w.snapID, pkg.Path, pkg.Name, pkg.ModulePath, pkg.Dir, pkg.Hash,
-		pkg.TestOnly, pkg.Errors); err != nil {
+		pkg.TestOnly, pkg.Errors, pkg.API); err != nil {
 		return fmt.Errorf("inserting package %s: %w", pkg.Path, err)
 	}
 	if err := w.addFiles(ctx, files); err != nil {
@@ -282,8 +283,18 @@ func (w *writer) Publish(ctx context.Context) (graph.Snapshot, error) {
 }
 
 func (w *writer) commit(ctx context.Context) (graph.Snapshot, error) {
-	if err := w.xref.insert(ctx, w.tx, w.snapID); err != nil {
-		return graph.Snapshot{}, err
+	if w.amendBase == 0 {
+		if err := w.xref.insert(ctx, w.tx, w.snapID); err != nil {
+			return graph.Snapshot{}, err
+		}
+	} else {
+		ids, err := w.xref.amendIDs(ctx, w.tx, w.snapID)
+		if err == nil {
+			err = w.xref.insertRows(ctx, w.tx, w.snapID, ids)
+		}
+		if err != nil {
+			return graph.Snapshot{}, err
+		}
 	}
 	id := w.snapID
 	count := func(table string) (n int64, err error) {
@@ -301,12 +312,16 @@ func (w *writer) commit(ctx context.Context) (graph.Snapshot, error) {
 		}
 		counts[i] = n
 	}
-	if _, err := w.tx.ExecContext(ctx, `UPDATE snapshots SET packages = ?, files = ?, symbols = ?, diagnostics = ?
-		WHERE id = ?`, counts[0], counts[1], counts[2], counts[3], id); err != nil {
+	if _, err := w.tx.ExecContext(ctx, `UPDATE snapshots SET packages = ?, files = ?, symbols = ?, diagnostics = ?,
+		amended = ? WHERE id = ?`, counts[0], counts[1], counts[2], counts[3], strings.Join(w.amended, "\n"), w.revID); err != nil {
 		return graph.Snapshot{}, fmt.Errorf("recording counts: %w", err)
 	}
-	res, err := w.tx.ExecContext(ctx, `UPDATE repositories SET current_snapshot = ?, vcs_head = ? WHERE id = ?`,
-		id, w.vcsHead, w.repo.ID)
+	var rev any // NULL: the snapshot is its own data set
+	if w.revID != id {
+		rev = w.revID
+	}
+	res, err := w.tx.ExecContext(ctx, `UPDATE repositories SET current_snapshot = ?, current_revision = ?, vcs_head = ?
+		WHERE id = ?`, id, rev, w.vcsHead, w.repo.ID)
 	if err != nil {
 		return graph.Snapshot{}, fmt.Errorf("publishing snapshot: %w", err)
 	}
@@ -316,7 +331,8 @@ func (w *writer) commit(ctx context.Context) (graph.Snapshot, error) {
 	if err := w.tx.Commit(); err != nil {
 		return graph.Snapshot{}, fmt.Errorf("committing snapshot: %w", err)
 	}
-	return graph.Snapshot{ID: id, RepositoryID: w.repo.ID, CreatedAt: time.UnixMilli(w.createdAt.UnixMilli())}, nil
+	return graph.Snapshot{ID: w.revID, RepositoryID: w.repo.ID, CreatedAt: time.UnixMilli(w.createdAt.UnixMilli()),
+		Amended: slices.Clone(w.amended)}, nil
 }
 
 // Abort implements graph.SnapshotWriter: it rolls back everything written.

@@ -206,6 +206,16 @@ func (x *xrefBuffer) insert(ctx context.Context, tx *sql.Tx, snap int64) error {
 	if err := b.flush(ctx, tx); err != nil {
 		return fmt.Errorf("inserting interned strings: %w", err)
 	}
+	// The ids are base .. base+len-1: sort the rows by them for locality.
+	x.refs = sortByID(x.refs, ids, func(r *refRow) int32 { return r.target })
+	x.edges = sortByID(x.edges, ids, func(e *edgeRow) int32 { return e.caller })
+	x.impls = sortByID(x.impls, ids, func(im *implRow) int32 { return im.iface })
+	return x.insertRows(ctx, tx, snap, ids)
+}
+
+// insertRows inserts the buffered rows into snapshot snap, the string
+// numbered n having the interned id ids[n].
+func (x *xrefBuffer) insertRows(ctx context.Context, tx *sql.Tx, snap int64, ids []int64) error {
 	id := func(n int32) int64 { return ids[n] }
 	opt := func(n int32) any {
 		if n == noString {
@@ -214,8 +224,7 @@ func (x *xrefBuffer) insert(ctx context.Context, tx *sql.Tx, snap int64) error {
 		return ids[n]
 	}
 
-	x.refs = sortByID(x.refs, ids, func(r *refRow) int32 { return r.target })
-	b = &batch{head: `INSERT INTO refs (snapshot_id, target, path, line, col, end_col, enclosing, kind,
+	b := &batch{head: `INSERT INTO refs (snapshot_id, target, path, line, col, end_col, enclosing, kind,
 		test_only) VALUES `, cols: 9}
 	for _, r := range x.refs {
 		if err := b.add(ctx, tx, snap, id(r.target), id(r.path), r.line, r.col, r.endCol, opt(r.encl), r.kind,
@@ -227,7 +236,6 @@ func (x *xrefBuffer) insert(ctx context.Context, tx *sql.Tx, snap int64) error {
 		return fmt.Errorf("inserting references: %w", err)
 	}
 
-	x.edges = sortByID(x.edges, ids, func(e *edgeRow) int32 { return e.caller })
 	b = &batch{head: `INSERT INTO edges (snapshot_id, caller, callee, callee_name, path, line, col, coverage,
 		via, is_go, is_defer) VALUES `, cols: 11}
 	for _, e := range x.edges {
@@ -240,7 +248,6 @@ func (x *xrefBuffer) insert(ctx context.Context, tx *sql.Tx, snap int64) error {
 		return fmt.Errorf("inserting call edges: %w", err)
 	}
 
-	x.impls = sortByID(x.impls, ids, func(im *implRow) int32 { return im.iface })
 	b = &batch{head: `INSERT OR IGNORE INTO implements (snapshot_id, type, iface, pointer) VALUES `, cols: 4}
 	for _, im := range x.impls {
 		if err := b.add(ctx, tx, snap, id(im.typ), id(im.iface), im.pointer); err != nil {

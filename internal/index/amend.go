@@ -1,0 +1,468 @@
+package index
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"go/types"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/load"
+)
+
+// Refresh brings the repository at root up to date with the disk, as
+// cheaply as it can: when the store can amend (graph.Amender) and the
+// edit since the current snapshot touched only the Go files of a few
+// existing package directories without changing what those packages
+// declare, it re-derives just those packages and amends the snapshot;
+// otherwise it indexes the repository whole with Index.
+//
+// What an amend re-derives is exact for what the packages contain:
+// their files, symbols, diagnostics, references and the call edges out of
+// their functions. References and static calls into them from other
+// packages are unchanged, because what they declare is unchanged (the API
+// hash of graph.Package). Two kinds of records depend on the whole program
+// and are carried over from the base: call edges of other packages that go
+// through interfaces and function values (a changed body can make a new
+// type flow into them), and effect rows, of which the amended packages'
+// own are dropped. The snapshot says so (Snapshot.Amended), and the next
+// whole index restores them; Result.Amended tells the caller to schedule
+// one.
+func Refresh(ctx context.Context, store graph.Store, root string, opts Options) (Result, error) {
+	am, ok := store.(graph.Amender)
+	if !ok || opts.Shared {
+		return Index(ctx, store, root, opts)
+	}
+	res, err := amend(ctx, store, am, root, opts)
+	if errors.Is(err, errWhole) || errors.Is(err, graph.ErrBaseMoved) {
+		why := err.Error()
+		res, err = Index(ctx, store, root, opts)
+		res.Whole = why
+	}
+	return res, err
+}
+
+// errWhole says the change cannot be amended; Refresh indexes whole.
+var errWhole = errors.New("the change needs a whole index")
+
+// maxAmendDirs is the most package directories an amend re-derives; a
+// change that touches more is indexed whole, which costs little more.
+const maxAmendDirs = 8
+
+// amend is Refresh's incremental path. It returns errWhole (wrapped) when
+// the change is not one it can amend.
+func amend(ctx context.Context, store graph.Store, am graph.Amender, root string, opts Options) (Result, error) {
+	started := time.Now()
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return Result{}, fmt.Errorf("resolving root: %w", err)
+	}
+	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = resolved
+	}
+	base, err := readBase(ctx, store, abs)
+	if err != nil {
+		return Result{}, err
+	}
+	plan, err := load.Discover(abs)
+	if err != nil {
+		return Result{}, err
+	}
+	dirs, err := changedDirs(abs, base, plan)
+	if err != nil {
+		return Result{}, err
+	}
+	if opts.Progress != nil {
+		opts.Progress(Progress{Phase: PhaseLoad, Total: 1, Message: strings.Join(dirs, ", ")})
+	}
+
+	x, err := newExtractor(base.repo.Name, abs, plan.Modules)
+	if err != nil {
+		return Result{}, err
+	}
+	x.amending = true
+	var recs []PackageRecords
+	for u, patterns := range unitPatterns(abs, plan, dirs) {
+		pkgs, err := load.Load(ctx, load.Unit{Dir: u.Dir, Patterns: patterns, Workspace: u.Workspace, Vendor: u.Vendor, Modules: u.Modules})
+		if err != nil {
+			return Result{}, fmt.Errorf("%w: %v", errWhole, err)
+		}
+		pending := x.startCallEdges(ctx, pkgs)
+		pending.Open() // nothing to pace: the unit is a few packages
+		for _, g := range selectPackages(pkgs) {
+			rec, xr := x.extract(g)
+			if !slices.Contains(dirs, rec.Package.Dir) {
+				continue // a package of another directory the pattern matched
+			}
+			old, had := base.pkgs[rec.Package.Path]
+			if !had || old.API == "" || old.API != rec.Package.API {
+				return Result{}, fmt.Errorf("%w: package %s declares something new", errWhole, rec.Package.Path)
+			}
+			x.keep(xr)
+			recs = append(recs, rec)
+		}
+		if msg, err := x.finishCallEdges(ctx, pending); err != nil {
+			return Result{}, err
+		} else if msg != "" {
+			return Result{}, fmt.Errorf("%w: %s", errWhole, msg)
+		}
+	}
+	// Every package the base had in the directories must come back.
+	for _, p := range base.pkgs {
+		if slices.Contains(dirs, p.Dir) && !slices.ContainsFunc(recs, func(r PackageRecords) bool { return r.Package.Path == p.Path }) {
+			return Result{}, fmt.Errorf("%w: package %s is gone", errWhole, p.Path)
+		}
+	}
+	if err := x.seedDecls(ctx, store, base, dirs); err != nil {
+		return Result{}, err
+	}
+
+	w, err := am.BeginAmend(ctx, base.repo.Repository, base.repo.Snapshot.ID, vcsHead(abs))
+	if err != nil {
+		return Result{}, err
+	}
+	published := false
+	defer func() {
+		if !published {
+			_ = w.Abort()
+		}
+	}()
+	if err := w.RemoveDirs(ctx, dirs); err != nil {
+		return Result{}, err
+	}
+	res := Result{Repository: base.repo.Repository, Modules: len(plan.Modules)}
+	for _, rec := range recs {
+		if err := w.AddPackage(ctx, rec.Package, rec.Files, rec.Symbols, rec.Diagnostics); err != nil {
+			return Result{}, fmt.Errorf("writing package %s: %w", rec.Package.Path, err)
+		}
+		res.Packages++
+		res.Files += len(rec.Files)
+		res.Symbols += len(rec.Symbols)
+		res.Diagnostics += len(rec.Diagnostics)
+	}
+	xn, err := x.flushXRefs(ctx, Sink{
+		Refs:      func(refs []graph.Ref) error { return w.AddRefs(ctx, refs) },
+		CallEdges: func(edges []graph.CallEdge) error { return w.AddCallEdges(ctx, edges) },
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("writing cross-references: %w", err)
+	}
+	res.Refs, res.CallEdges = xn.refs, xn.edges
+	snap, err := w.Publish(ctx)
+	if err != nil {
+		return Result{}, fmt.Errorf("publishing amended snapshot: %w", err)
+	}
+	published = true
+	res.Snapshot = snap
+	res.Amended = snap.Amended
+	res.Duration = time.Since(started)
+	return res, nil
+}
+
+// base is what an amend starts from: the current snapshot of the
+// repository, its files and its packages.
+type baseState struct {
+	repo  graph.RepositoryStatus
+	files map[string]graph.File    // by path
+	pkgs  map[string]graph.Package // by import path
+}
+
+func readBase(ctx context.Context, store graph.Store, abs string) (baseState, error) {
+	r, err := store.Read(ctx)
+	if err != nil {
+		return baseState{}, err
+	}
+	defer r.Close()
+	repos, err := r.Repositories(ctx)
+	if err != nil {
+		return baseState{}, err
+	}
+	i := slices.IndexFunc(repos, func(rp graph.RepositoryStatus) bool { return rp.Root == abs })
+	if i < 0 {
+		return baseState{}, fmt.Errorf("%w: %s has no snapshot", errWhole, abs)
+	}
+	b := baseState{repo: repos[i], files: map[string]graph.File{}, pkgs: map[string]graph.Package{}}
+	files, err := r.Files(ctx, b.repo.Name)
+	if err != nil {
+		return baseState{}, err
+	}
+	for _, f := range files {
+		b.files[f.Path] = f
+	}
+	pkgs, err := r.Packages(ctx, b.repo.Name)
+	if err != nil {
+		return baseState{}, err
+	}
+	for _, p := range pkgs {
+		b.pkgs[p.Path] = p
+	}
+	return b, nil
+}
+
+// changedDirs compares the base's files with the disk and returns the
+// package directories whose Go files changed, were added or were removed.
+// A change elsewhere (a manifest, a new directory with Go files, a
+// package directory gone) returns errWhole.
+func changedDirs(abs string, base baseState, plan load.Plan) ([]string, error) {
+	pkgDirs := map[string]bool{}
+	for _, p := range base.pkgs {
+		pkgDirs[p.Dir] = true
+	}
+	manifests := map[string]bool{}
+	for _, m := range plan.Manifests {
+		manifests[m] = true
+		if _, ok := base.files[m]; !ok {
+			return nil, fmt.Errorf("%w: %s is new", errWhole, m)
+		}
+	}
+	if len(plan.Diagnostics) > 0 {
+		return nil, fmt.Errorf("%w: %s", errWhole, plan.Diagnostics[0].Message)
+	}
+	changed := map[string]bool{}
+	dirs := map[string]bool{".": true}
+	published := base.repo.Snapshot.CreatedAt.UnixNano()
+	for p, f := range base.files {
+		for d := path.Dir(p); !dirs[d]; d = path.Dir(d) {
+			dirs[d] = true
+		}
+		isManifest := f.Package == "" && isManifestName(path.Base(p))
+		if isManifest && !manifests[p] {
+			return nil, fmt.Errorf("%w: %s is gone", errWhole, p)
+		}
+		fi, err := os.Lstat(filepath.Join(abs, filepath.FromSlash(p)))
+		same := err == nil && fi.Mode().IsRegular() && fi.Size() == f.Size && fi.ModTime().UnixNano() == f.ModTimeNS
+		if same {
+			continue
+		}
+		if isManifest {
+			if err == nil && sameContent(filepath.Join(abs, filepath.FromSlash(p)), f.Hash) {
+				continue // touched, not changed: the next amend records the time
+			}
+			return nil, fmt.Errorf("%w: %s changed", errWhole, p)
+		}
+		d := path.Dir(p)
+		if !pkgDirs[d] {
+			return nil, fmt.Errorf("%w: %s changed outside any package", errWhole, p)
+		}
+		changed[d] = true
+	}
+	// A directory changed after the snapshot may have new entries.
+	for d := range dirs {
+		full := filepath.Join(abs, filepath.FromSlash(d))
+		fi, err := os.Lstat(full)
+		if err != nil {
+			if pkgDirs[d] {
+				return nil, fmt.Errorf("%w: %s is gone", errWhole, d)
+			}
+			continue
+		}
+		if fi.ModTime().UnixNano() <= published {
+			continue
+		}
+		entries, err := os.ReadDir(full)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errWhole, err)
+		}
+		for _, e := range entries {
+			rel := path.Join(d, e.Name())
+			switch {
+			case e.IsDir():
+				// A directory made after the snapshot has a later time;
+				// one the loader skips cannot hold packages.
+				if dirs[rel] || load.SkipDir(e.Name()) {
+					continue
+				}
+				info, err := e.Info()
+				if err == nil && info.ModTime().UnixNano() <= published {
+					continue
+				}
+				if hasGoFiles(filepath.Join(full, e.Name())) {
+					return nil, fmt.Errorf("%w: %s is new", errWhole, rel)
+				}
+			case strings.HasSuffix(e.Name(), ".go"):
+				if _, known := base.files[rel]; !known {
+					if !pkgDirs[d] {
+						return nil, fmt.Errorf("%w: %s is new", errWhole, rel)
+					}
+					changed[d] = true
+				}
+			case isManifestName(e.Name()):
+				if !manifests[rel] {
+					return nil, fmt.Errorf("%w: %s is new", errWhole, rel)
+				}
+			}
+		}
+	}
+	if len(changed) > maxAmendDirs {
+		return nil, fmt.Errorf("%w: %d package directories changed", errWhole, len(changed))
+	}
+	out := make([]string, 0, len(changed))
+	for d := range changed {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func isManifestName(name string) bool {
+	return name == "go.mod" || name == "go.sum" || name == "go.work" || name == "go.work.sum"
+}
+
+func sameContent(file, hash string) bool {
+	b, _, err := readFile(file)
+	return err == nil && hashBytes(b) == hash
+}
+
+// hasGoFiles reports whether the tree at dir holds a Go file or a go.mod
+// in a directory the loader would walk.
+func hasGoFiles(dir string) bool {
+	found := false
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || found {
+			return filepath.SkipDir
+		}
+		if d.IsDir() && p != dir && load.SkipDir(d.Name()) {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && (strings.HasSuffix(d.Name(), ".go") || d.Name() == "go.mod") {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
+}
+
+// unitPatterns maps each directory to the load unit of the module that
+// holds it, as a pattern relative to the unit's directory.
+func unitPatterns(abs string, plan load.Plan, dirs []string) map[*load.Unit][]string {
+	out := map[*load.Unit][]string{}
+	for _, d := range dirs {
+		best, bestLen := -1, -1
+		for i := range plan.Units {
+			for _, m := range plan.Units[i].Modules {
+				if (m.Dir == "." || d == m.Dir || strings.HasPrefix(d, m.Dir+"/")) && len(m.Dir) > bestLen {
+					best, bestLen = i, len(m.Dir)
+				}
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		u := &plan.Units[best]
+		rel, err := filepath.Rel(u.Dir, filepath.Join(abs, filepath.FromSlash(d)))
+		if err != nil {
+			continue
+		}
+		out[u] = append(out[u], "./"+filepath.ToSlash(rel))
+	}
+	return out
+}
+
+// seedDecls registers, for the references and call edges of the amended
+// packages to resolve against, the symbols of the base that they point
+// at in other packages, read from the store: the declarations a whole
+// index would have extracted from those packages.
+func (x *extractor) seedDecls(ctx context.Context, store graph.Store, base baseState, dirs []string) error {
+	t := &x.xt
+	want := map[string]bool{} // repo-relative files pointed at
+	note := func(to target) {
+		if to.class == classPackage || to.file < 0 {
+			return
+		}
+		if rel, ok := x.rel(t.strs[to.file]); ok && !slices.Contains(dirs, path.Dir(rel)) {
+			want[rel] = true
+		}
+	}
+	for _, r := range t.refs {
+		note(r.to)
+	}
+	for _, e := range t.edges {
+		note(e.callee)
+	}
+	r, err := store.Read(ctx)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	// A package is a target by its import path (imports).
+	pkgSyms, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring, Kinds: []graph.Kind{graph.KindPackage},
+		Repositories: []string{base.repo.Name}})
+	if err != nil {
+		return fmt.Errorf("reading the packages: %w", err)
+	}
+	for _, s := range pkgSyms {
+		if _, mine := t.pkgKeys[s.PackagePath]; !mine {
+			t.pkgKeys[s.PackagePath] = s.Key
+		}
+	}
+	files := make([]string, 0, len(want))
+	for f := range want {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		syms, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring, Repositories: []string{base.repo.Name}, PathPrefix: f})
+		if err != nil {
+			return fmt.Errorf("reading the symbols of %s: %w", f, err)
+		}
+		file := t.intern(filepath.Join(x.root, filepath.FromSlash(f)))
+		for _, s := range syms {
+			if s.Path != f || s.Kind == graph.KindPackage {
+				continue
+			}
+			owner := int32(-1)
+			if s.Kind == graph.KindMethod || s.Kind == graph.KindInterfaceMethod {
+				if i := strings.LastIndexByte(s.QualifiedName, '.'); i > 0 {
+					owner = t.intern(s.QualifiedName[:i])
+				}
+			}
+			// The declaring identifier is on the symbol's first line in
+			// gofmt'd code; its column is unknown (-1), so a use matches
+			// it by class and receiver, as uses through export data do.
+			at := site{file: file, line: int32(s.StartLine), name: t.intern(s.Name)}
+			t.decls[at] = append(t.decls[at], declEntry{col: -1, owner: owner, class: classOfKind(s.Kind), key: s.Key})
+		}
+	}
+	return nil
+}
+
+// apiHash hashes what package pkg declares at package level, as other
+// packages see it: every object's kind, name and type, the underlying
+// type of every named type and its methods, with no positions. An edit
+// that leaves it unchanged (a function body, a comment, moved code) leaves
+// every reference and static call from other packages as it was.
+func apiHash(pkg *types.Package) string {
+	if pkg == nil {
+		return ""
+	}
+	h := sha256.New()
+	qual := func(p *types.Package) string { return p.Path() }
+	scope := pkg.Scope()
+	for _, name := range scope.Names() {
+		obj := scope.Lookup(name)
+		fmt.Fprintf(h, "%T %s %s\n", obj, name, types.TypeString(obj.Type(), qual))
+		tn, ok := obj.(*types.TypeName)
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(h, "= %s\n", types.TypeString(tn.Type().Underlying(), qual))
+		if named, ok := tn.Type().(*types.Named); ok {
+			for m := range named.Methods() {
+				fmt.Fprintf(h, ". %s %s\n", m.Name(), types.TypeString(m.Type(), qual))
+			}
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

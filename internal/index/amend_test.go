@@ -1,0 +1,289 @@
+package index_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/index"
+	"github.com/sextant-dev/sextant/internal/store/sqlite"
+)
+
+// TestRefreshAmends edits the amend fixture in the ways an agent does and
+// checks, for each edit, that Refresh amends the snapshot when the edit
+// allows it (and indexes whole when it does not), and that the amended
+// snapshot holds exactly what a whole index of the same files holds:
+// packages, files, symbols, references, call edges and implementations.
+// Only effect rows differ: an amend drops those of the packages it
+// re-derived.
+func TestRefreshAmends(t *testing.T) {
+	t.Setenv("GOPROXY", "off")
+	ctx := context.Background()
+	edits := []struct {
+		name  string
+		edit  func(t *testing.T, root string)
+		dirs  []string // amended; nil: indexed whole
+		whole string   // part of the reason for a whole index
+	}{
+		{"body of a package in the middle", func(t *testing.T, root string) {
+			replace(t, root, "geo/geo.go", "func Sum() float64 {\n",
+				"func Sum() float64 {\n\tif Pkg > 3 {\n\t\treturn Area(shape.Square{S: 1})\n\t}\n\t_ = shape.Describe(shape.Square{})\n")
+		}, []string{"geo"}, ""},
+		{"lines inserted above a function", func(t *testing.T, root string) {
+			replace(t, root, "geo/geo.go", "// Sum adds", "// One\n// Two\n// Three\n\n// Sum adds")
+		}, []string{"geo"}, ""},
+		{"a test file", func(t *testing.T, root string) {
+			replace(t, root, "geo/geo_test.go", "if Sum() == 0 {", "if Sum()+Area(nil) == 0 {")
+		}, []string{"geo"}, ""},
+		{"a leaf and a library at once", func(t *testing.T, root string) {
+			replace(t, root, "cmd/app/main.go", "geo.Apply(func() int { return 1 })", "geo.Apply(func() int { return 7 }), geo.Area(shape.Square{})")
+			replace(t, root, "cmd/app/main.go", "\"example.com/amend/geo\"", "\"example.com/amend/geo\"\n\t\"example.com/amend/shape\"")
+			replace(t, root, "shape/shape.go", "t := 0.0", "t := 0.0\n\t_ = len(ss)")
+		}, []string{"cmd/app", "shape"}, ""},
+		{"a new declaration", func(t *testing.T, root string) {
+			replace(t, root, "geo/geo.go", "func helper()", "// New is new.\nfunc New() int { return 3 }\n\nfunc helper()")
+		}, nil, "declares something new"},
+		{"a new file", func(t *testing.T, root string) {
+			writeTestFile(t, root, "geo/more.go", "package geo\n\nfunc more() int { return helper() }\n")
+		}, nil, "declares something new"},
+		{"a deleted file", func(t *testing.T, root string) {
+			if err := os.Remove(filepath.Join(root, "geo/more.go")); err != nil {
+				t.Fatal(err)
+			}
+		}, nil, "declares something new"},
+		{"go.mod", func(t *testing.T, root string) {
+			replace(t, root, "go.mod", "go 1.24", "go 1.25")
+		}, nil, "go.mod"},
+		{"a new package", func(t *testing.T, root string) {
+			writeTestFile(t, root, "extra/extra.go", "package extra\n\nfunc X() {}\n")
+		}, nil, "extra is new"},
+	}
+
+	root := writeFixture(t, "testdata/amend.txtar")
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "amended.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := index.Index(ctx, st, root, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range edits {
+		t.Run(e.name, func(t *testing.T) {
+			e.edit(t, root)
+			res, err := index.Refresh(ctx, st, root, index.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(res.Amended, e.dirs) || e.dirs == nil && !strings.Contains(res.Whole, e.whole) {
+				t.Fatalf("Refresh amended %q (whole: %q), want %q (whole: %q)", res.Amended, res.Whole, e.dirs, e.whole)
+			}
+			got := dumpSnapshot(t, st)
+			if got.amended != strings.Join(e.dirs, ",") {
+				t.Errorf("snapshot says amended %q, want %q", got.amended, e.dirs)
+			}
+
+			whole, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), fmt.Sprintf("whole%d.db", i)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer whole.Close()
+			if _, err := index.Index(ctx, whole, root, index.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			want := dumpSnapshot(t, whole)
+			for _, part := range []struct {
+				name      string
+				got, want []string
+			}{
+				{"packages", got.packages, want.packages},
+				{"files", got.files, want.files},
+				{"symbols", got.symbols, want.symbols},
+				{"references", got.refs, want.refs},
+				{"static call edges", got.edges, want.edges},
+				{"implementations", got.impls, want.impls},
+			} {
+				if !slices.Equal(part.got, part.want) {
+					t.Errorf("%s differ from a whole index:\n%s", part.name, diffLines(part.got, part.want))
+				}
+			}
+			// The amended packages' effect rows are gone; the rest are
+			// the base's.
+			for _, fn := range got.effectFuncs {
+				for _, d := range e.dirs {
+					if strings.HasPrefix(fn, d+"/") {
+						t.Errorf("effect row of %s survived the amend of %s", fn, d)
+					}
+				}
+			}
+		})
+	}
+}
+
+// snapshotDump is a snapshot's records as sorted lines.
+type snapshotDump struct {
+	amended                                      string
+	packages, files, symbols, refs, edges, impls []string
+	effectFuncs                                  []string // path of each function with effect rows
+}
+
+func dumpSnapshot(t *testing.T, st graph.Store) snapshotDump {
+	t.Helper()
+	ctx := context.Background()
+	r, err := st.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	repos, err := r.Repositories(ctx)
+	if err != nil || len(repos) != 1 {
+		t.Fatalf("repositories %v, %v", repos, err)
+	}
+	repo := repos[0].Name
+	var d snapshotDump
+	d.amended = strings.Join(repos[0].Snapshot.Amended, ",")
+	pkgs, err := r.Packages(ctx, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pkgs {
+		d.packages = append(d.packages, fmt.Sprintf("%+v", p))
+	}
+	files, err := r.Files(ctx, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		d.files = append(d.files, fmt.Sprintf("%s %s %s %v %v", f.Path, f.Package, f.Hash, f.Test, f.Ignored))
+	}
+	syms, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys, funcs, ifaces []string
+	byKey := map[string]string{}
+	for _, s := range syms {
+		s.Repository = ""
+		d.symbols = append(d.symbols, fmt.Sprintf("%+v", s))
+		keys = append(keys, s.Key)
+		byKey[s.Key] = s.Path + ":" + s.QualifiedName
+		if s.Kind.IsFunction() {
+			funcs = append(funcs, s.Key)
+		}
+		if s.Kind == graph.KindInterface || s.Kind == graph.KindType {
+			ifaces = append(ifaces, s.Key)
+		}
+	}
+	refs, _, err := r.Refs(ctx, graph.RefQuery{Targets: keys, IncludeTests: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range refs {
+		d.refs = append(d.refs, fmt.Sprintf("%s <- %s:%d:%d-%d in %s %s test=%v", byKey[ref.Target], ref.Path, ref.Line, ref.Col,
+			ref.EndCol, byKey[ref.Enclosing], ref.Kind, ref.TestOnly))
+	}
+	edges, err := r.CallEdges(ctx, graph.EdgeQuery{Callers: funcs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range edges {
+		if e.Coverage == graph.CoverageCandidate || e.Coverage == graph.CoverageUnresolved {
+			// Through interfaces and function values: VTA's answer
+			// depends on the whole program, which an amend does not
+			// load, so these are not compared (the snapshot says so).
+			continue
+		}
+		d.edges = append(d.edges, fmt.Sprintf("%s -> %s%s at %s:%d:%d %s %s go=%v defer=%v", byKey[e.Caller], byKey[e.Callee],
+			e.CalleeName, e.Path, e.Line, e.Col, e.Coverage, e.Via, e.Go, e.Defer))
+	}
+	for _, k := range ifaces {
+		impls, err := r.Implementations(ctx, k, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, im := range impls {
+			d.impls = append(d.impls, fmt.Sprintf("%s > %s ptr=%v", byKey[im.Interface], byKey[im.Type], im.Pointer))
+		}
+	}
+	recs, err := r.EffectRecords(ctx, funcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range recs {
+		d.effectFuncs = append(d.effectFuncs, byKey[rec.Function])
+	}
+	for _, l := range [][]string{d.packages, d.files, d.symbols, d.refs, d.edges, d.impls} {
+		slices.Sort(l)
+	}
+	return d
+}
+
+// diffLines lists the lines only in got (+) and only in want (-).
+func diffLines(got, want []string) string {
+	var b strings.Builder
+	for _, l := range got {
+		if !slices.Contains(want, l) {
+			fmt.Fprintf(&b, "+ %s\n", l)
+		}
+	}
+	for _, l := range want {
+		if !slices.Contains(got, l) {
+			fmt.Fprintf(&b, "- %s\n", l)
+		}
+	}
+	if b.Len() == 0 {
+		return "(same lines, other counts)"
+	}
+	return b.String()
+}
+
+func writeFixture(t *testing.T, name string) string {
+	t.Helper()
+	ar, err := txtar.ParseFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ar.Files {
+		writeTestFile(t, root, f.Name, string(f.Data))
+	}
+	return root
+}
+
+// replace replaces the first old in the file with new, failing when the
+// file does not hold old.
+func replace(t *testing.T, root, name, old, new string) {
+	t.Helper()
+	path := filepath.Join(root, filepath.FromSlash(name))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), old) {
+		t.Fatalf("%s does not contain %q", name, old)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeTestFile(t *testing.T, dir, name, content string) {
+	t.Helper()
+	path := filepath.Join(dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,264 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// An amended snapshot replaces the packages of a few directories of the
+// current snapshot and leaves every other row where it is. Copying the
+// rest into a new snapshot id would cost as much as writing it (about a
+// second for golang.org/x/tools, most of an edit's budget), so an amend
+// changes the rows of the current data set in place instead, in one write
+// transaction:
+//
+//   - repositories.current_snapshot keeps naming the data set (the id the
+//     rows are keyed by), so row queries are unchanged;
+//   - the amend inserts a snapshots row of its own, which becomes
+//     repositories.current_revision: the snapshot id readers report, and
+//     by which they cache (see names);
+//   - the base's own snapshots row stays (it names the data set) but is
+//     no longer reported; collection keeps both.
+//
+// Readers see the amend atomically: a read transaction opened before the
+// commit keeps the WAL snapshot it pinned, one opened after sees all of it.
+// An amend killed half-way leaves nothing, like any transaction.
+
+var _ graph.Amender = (*Store)(nil)
+
+// BeginAmend implements graph.Amender. base is the snapshot id the
+// caller read as current (RepositoryStatus.Snapshot.ID); the write lock
+// is taken at the first call on the writer, and the base is checked then.
+func (s *Store) BeginAmend(ctx context.Context, repo graph.Repository, base int64, vcsHead string) (graph.AmendWriter, error) {
+	if base <= 0 {
+		return nil, fmt.Errorf("amending repository %s: no base snapshot: %w", repo.Name, graph.ErrBaseMoved)
+	}
+	return &amendWriter{writer: &writer{store: s, repo: repo, vcsHead: vcsHead, createdAt: time.Now(), amendBase: base}}, nil
+}
+
+// amendWriter is a writer in amend mode (writer.amendBase set): its rows
+// go to the base's data set, and RemoveDirs deletes rows from it first.
+type amendWriter struct {
+	*writer
+}
+
+// insertSnapshot inserts the snapshots row of w, under the write lock,
+// and returns its id and the id its rows are keyed by: the same for a new
+// snapshot; for an amend, the base's data set, after checking that the
+// base is still the repository's current snapshot.
+func (w *writer) insertSnapshot(ctx context.Context, tx *sql.Tx) (rev, data int64, err error) {
+	if w.amendBase != 0 {
+		var cur sql.NullInt64
+		err := tx.QueryRowContext(ctx, `SELECT current_snapshot, coalesce(current_revision, current_snapshot)
+			FROM repositories WHERE id = ?`, w.repo.ID).Scan(&data, &cur)
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, 0, fmt.Errorf("amending repository %d: %w", w.repo.ID, graph.ErrNotFound)
+		}
+		if err != nil || !cur.Valid || cur.Int64 != w.amendBase {
+			if err == nil {
+				err = graph.ErrBaseMoved
+			}
+			return 0, 0, fmt.Errorf("amending snapshot %d: %w", w.amendBase, err)
+		}
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO snapshots (repo_id, created_at, vcs_head) VALUES (?, ?, ?)`,
+		w.repo.ID, w.createdAt.UnixMilli(), w.vcsHead)
+	if err != nil {
+		return 0, 0, fmt.Errorf("inserting snapshot: %w", err)
+	}
+	rev, err = res.LastInsertId()
+	if err != nil {
+		return 0, 0, fmt.Errorf("inserting snapshot: %w", err)
+	}
+	if w.amendBase == 0 {
+		data = rev
+	}
+	return rev, data, nil
+}
+
+// AddModules implements graph.SnapshotWriter: an amend keeps the modules.
+func (w *amendWriter) AddModules(ctx context.Context, mods []graph.Module) error {
+	return errors.New("an amended snapshot keeps its base's modules")
+}
+
+// RemoveDirs implements graph.AmendWriter.
+func (w *amendWriter) RemoveDirs(ctx context.Context, dirs []string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.begin(ctx); err != nil {
+		return err
+	}
+	if len(dirs) == 0 {
+		return nil
+	}
+	tx, data := w.tx, w.snapID
+	in := func(n int) string { return "(" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")" }
+	args := func(lead any, vals []string) []any {
+		out := []any{lead}
+		for _, v := range vals {
+			out = append(out, v)
+		}
+		return out
+	}
+
+	// The files of the directories, whichever package they belong to
+	// (build-ignored files belong to none).
+	rows, err := tx.QueryContext(ctx, `SELECT path FROM files WHERE snapshot_id = ?`, data)
+	if err != nil {
+		return fmt.Errorf("listing files: %w", err)
+	}
+	var files []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			rows.Close()
+			return fmt.Errorf("listing files: %w", err)
+		}
+		if slices.Contains(dirs, path.Dir(p)) {
+			files = append(files, p)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("listing files: %w", err)
+	}
+	rows, err = tx.QueryContext(ctx, `SELECT path FROM packages WHERE snapshot_id = ? AND dir IN `+in(len(dirs)), args(data, dirs)...)
+	if err != nil {
+		return fmt.Errorf("listing packages: %w", err)
+	}
+	var pkgs []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			rows.Close()
+			return fmt.Errorf("listing packages: %w", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("listing packages: %w", err)
+	}
+
+	exec := func(what, q string, a ...any) error {
+		if _, err := tx.ExecContext(ctx, q, a...); err != nil {
+			return fmt.Errorf("removing %s: %w", what, err)
+		}
+		return nil
+	}
+	if len(files) > 0 {
+		units := `SELECT id FROM units WHERE snapshot_id = ? AND path IN ` + in(len(files))
+		syms := `SELECT id FROM symbols WHERE snapshot_id = ? AND unit_id IN (` + units + `)`
+		symArgs := append([]any{data}, args(data, files)...)
+		// Effect rows and search rows are found through the symbols, so
+		// they go first; references and call edges by their site's path.
+		if err := exec("effect rows", `DELETE FROM effects WHERE snapshot_id = ? AND func IN (SELECT key FROM symbols
+			WHERE snapshot_id = ? AND unit_id IN (`+units+`))`, append([]any{data}, symArgs...)...); err != nil {
+			return err
+		}
+		if err := exec("search rows", `DELETE FROM symbol_text WHERE rowid IN (`+syms+`)`, symArgs...); err != nil {
+			return err
+		}
+		if err := exec("symbols", `DELETE FROM symbols WHERE id IN (`+syms+`)`, symArgs...); err != nil {
+			return err
+		}
+		if err := exec("units", `DELETE FROM units WHERE id IN (`+units+`)`, args(data, files)...); err != nil {
+			return err
+		}
+		paths := `SELECT id FROM interned WHERE snapshot_id = ? AND value IN ` + in(len(files))
+		pathArgs := append([]any{data}, args(data, files)...)
+		if err := exec("references", `DELETE FROM refs WHERE snapshot_id = ? AND path IN (`+paths+`)`, pathArgs...); err != nil {
+			return err
+		}
+		if err := exec("call edges", `DELETE FROM edges WHERE snapshot_id = ? AND path IN (`+paths+`)`, pathArgs...); err != nil {
+			return err
+		}
+		if err := exec("diagnostics", `DELETE FROM diagnostics WHERE snapshot_id = ? AND path IN `+in(len(files)), args(data, files)...); err != nil {
+			return err
+		}
+		if err := exec("files", `DELETE FROM files WHERE snapshot_id = ? AND path IN `+in(len(files)), args(data, files)...); err != nil {
+			return err
+		}
+	}
+	if len(pkgs) > 0 {
+		if err := exec("diagnostics", `DELETE FROM diagnostics WHERE snapshot_id = ? AND package IN `+in(len(pkgs)), args(data, pkgs)...); err != nil {
+			return err
+		}
+		if err := exec("packages", `DELETE FROM packages WHERE snapshot_id = ? AND path IN `+in(len(pkgs)), args(data, pkgs)...); err != nil {
+			return err
+		}
+	}
+	for _, d := range dirs {
+		if !slices.Contains(w.amended, d) {
+			w.amended = append(w.amended, d)
+		}
+	}
+	return nil
+}
+
+// amendIDs gives every buffered string its interned id in data set snap:
+// the one it already has, or a new one after the largest in use.
+func (x *xrefBuffer) amendIDs(ctx context.Context, tx *sql.Tx, snap int64) ([]int64, error) {
+	ids := make([]int64, len(x.strs))
+	const chunk = 500
+	for lo := 0; lo < len(x.strs); lo += chunk {
+		hi := min(lo+chunk, len(x.strs))
+		a := []any{snap}
+		for _, s := range x.strs[lo:hi] {
+			a = append(a, s)
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT id, value FROM interned WHERE snapshot_id = ? AND value IN (`+
+			strings.TrimSuffix(strings.Repeat("?, ", hi-lo), ", ")+`)`, a...)
+		if err != nil {
+			return nil, fmt.Errorf("looking up interned strings: %w", err)
+		}
+		for rows.Next() {
+			var id int64
+			var v string
+			if err := rows.Scan(&id, &v); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("looking up interned strings: %w", err)
+			}
+			ids[x.nums[v]] = id
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("looking up interned strings: %w", err)
+		}
+	}
+	var next int64
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM interned`).Scan(&next); err != nil {
+		return nil, fmt.Errorf("allocating interned ids: %w", err)
+	}
+	b := &batch{head: `INSERT INTO interned (id, snapshot_id, value) VALUES `, cols: 3}
+	for n, id := range ids {
+		if id != 0 {
+			continue
+		}
+		ids[n] = next
+		next++
+		if err := b.add(ctx, tx, ids[n], snap, x.strs[n]); err != nil {
+			return nil, fmt.Errorf("inserting interned strings: %w", err)
+		}
+	}
+	if err := b.flush(ctx, tx); err != nil {
+		return nil, fmt.Errorf("inserting interned strings: %w", err)
+	}
+	return ids, nil
+}
+
+// splitAmended parses snapshots.amended.
+func splitAmended(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
