@@ -1,0 +1,160 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// TestAmend amends a published snapshot: the directory replaced is gone
+// and its new records are there, the rest is untouched, a reader that
+// pinned the base keeps seeing it, a stale base is refused, and the next
+// whole snapshot collects the amended data set.
+func TestAmend(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	repo, err := s.EnsureRepository(ctx, "/src/amend", "amend")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := publishGeneration(t, s, repo, 1, 200) // p0: G1_0..99, p1: G1_100..199
+	find := func(r graph.Reader, name string, mode graph.MatchMode) []graph.Symbol {
+		t.Helper()
+		syms, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Name: name, Mode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return syms
+	}
+	before, err := s.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer before.Close()
+	// Warm the name cache, which an amend must not leave stale.
+	if got := find(before, "G1_5", graph.MatchFuzzy); len(got) == 0 {
+		t.Fatal("fuzzy G1_5 found nothing before the amend")
+	}
+	target := find(before, "G1_150", graph.MatchExact)[0]
+
+	aw, err := s.BeginAmend(ctx, repo, base.ID, "gen1+")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := aw.RemoveDirs(ctx, []string{"p0"}); err != nil {
+		t.Fatal(err)
+	}
+	pkg := graph.Package{Path: "example.com/amend/p0", Name: "p0", ModulePath: "example.com/amend", Dir: "p0", API: "api"}
+	sym := graph.Symbol{Key: graph.StableKey(graph.Identity{Language: "go", Repository: "amend", PackagePath: pkg.Path,
+		QualifiedName: "Amended", Kind: graph.KindFunc}), PackagePath: pkg.Path, PackageName: "p0", ModulePath: pkg.ModulePath,
+		Path: "p0/new.go", Name: "Amended", QualifiedName: "Amended", Kind: graph.KindFunc, Exported: true,
+		StartLine: 3, StartCol: 1, EndLine: 5, EndCol: 2}
+	if err := aw.AddPackage(ctx, pkg, []graph.File{{Path: "p0/new.go", Package: pkg.Path, Hash: "h"}}, []graph.Symbol{sym}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := aw.AddRefs(ctx, []graph.Ref{{Target: target.Key, Path: "p0/new.go", Line: 4, Col: 2, EndCol: 8,
+		Enclosing: sym.Key, Kind: graph.RefCall}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := aw.AddCallEdges(ctx, []graph.CallEdge{{Caller: sym.Key, Callee: target.Key, Path: "p0/new.go", Line: 4, Col: 2,
+		Coverage: graph.CoverageExact, Via: graph.ViaStatic}}); err != nil {
+		t.Fatal(err)
+	}
+	amended, err := aw.Publish(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if amended.ID <= base.ID || !slices.Equal(amended.Amended, []string{"p0"}) {
+		t.Fatalf("amended snapshot %+v after %+v", amended, base)
+	}
+
+	r, err := s.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	st, err := r.Repository(ctx, "amend")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Snapshot.ID != amended.ID || !slices.Equal(st.Snapshot.Amended, []string{"p0"}) || st.Symbols != 101 ||
+		st.Packages != 2 || len(st.Modules) != 1 {
+		t.Errorf("status after the amend: %+v", st)
+	}
+	if got := find(r, "G1_5", graph.MatchExact); len(got) != 0 {
+		t.Errorf("G1_5 of the replaced directory is still there: %+v", got)
+	}
+	if got := find(r, "G1_5", graph.MatchFuzzy); slices.ContainsFunc(got, func(s graph.Symbol) bool { return s.Path < "p1" }) {
+		t.Errorf("the name cache still has symbols of p0: %d matches", len(got))
+	}
+	if got := find(r, "Amende", graph.MatchPrefix); len(got) != 1 || got[0].Key != sym.Key {
+		t.Errorf("prefix Amende: %+v", got)
+	}
+	refs, total, err := r.Refs(ctx, graph.RefQuery{Targets: []string{target.Key}, IncludeTests: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 2 || !slices.ContainsFunc(refs, func(ref graph.Ref) bool { return ref.Path == "p0/new.go" && ref.Enclosing == sym.Key }) {
+		t.Errorf("references to %s: %+v", target.Name, refs)
+	}
+	edges, err := r.CallEdges(ctx, graph.EdgeQuery{Callees: []string{target.Key}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(edges) != 2 {
+		t.Errorf("callers of %s: %+v", target.Name, edges)
+	}
+	if diags, err := r.Diagnostics(ctx, "amend", 0); err != nil || len(diags) != 1 || diags[0].Package != "example.com/amend/p1" {
+		t.Errorf("diagnostics after the amend: %+v, %v", diags, err)
+	}
+	if p, err := r.Package(ctx, "amend", pkg.Path); err != nil || p.API != "api" {
+		t.Errorf("package %s: %+v, %v", pkg.Path, p, err)
+	}
+
+	// The reader pinned before the amend still sees the base.
+	if got := find(before, "G1_5", graph.MatchExact); len(got) != 1 {
+		t.Errorf("the reader of the base lost G1_5: %+v", got)
+	}
+	if got := find(before, "Amended", graph.MatchExact); len(got) != 0 {
+		t.Errorf("the reader of the base sees the amend: %+v", got)
+	}
+	old, err := before.Repository(ctx, "amend")
+	if err != nil || old.Snapshot.ID != base.ID {
+		t.Errorf("the reader of the base reports %+v, %v", old, err)
+	}
+
+	// An amend of a base that is no longer current is refused.
+	stale, err := s.BeginAmend(ctx, repo, base.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stale.RemoveDirs(ctx, []string{"p1"}); !errors.Is(err, graph.ErrBaseMoved) {
+		t.Errorf("amending a stale base: %v, want ErrBaseMoved", err)
+	}
+	stale.Abort()
+
+	// Collection keeps the amended data set; a whole snapshot replaces it.
+	if err := s.Collect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := find(r, "G1_150", graph.MatchExact); len(got) != 1 {
+		t.Errorf("after collection: %+v", got)
+	}
+	r2, _ := s.Read(ctx)
+	if got := find(r2, "Amended", graph.MatchExact); len(got) != 1 {
+		t.Errorf("a new reader after collection: %+v", got)
+	}
+	r2.Close()
+	whole := publishGeneration(t, s, repo, 2, 100)
+	counts := rowCounts(t, s)
+	if len(counts) != 1 || counts[whole.ID] == nil {
+		t.Errorf("rows after a whole snapshot follows the amend: %v", counts)
+	}
+	var ok string
+	if err := s.wdb.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&ok); err != nil || ok != "ok" {
+		t.Errorf("integrity_check: %q, %v", ok, err)
+	}
+}
