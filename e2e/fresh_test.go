@@ -135,6 +135,44 @@ func TestReadYourWrites(t *testing.T) {
 		t.Errorf("after the rename: old name found %d times (fresh=%v); new name fresh=%v: %+v", old.Total, old.Fresh, renamed.Fresh, renamed.Results)
 	}
 
+	// An edit inside bodies (lines inserted above e2eUser, a second call
+	// in it) declares nothing new: the snapshot is amended, not indexed
+	// whole, and still answers the truth at once. Calls through
+	// interfaces wait for the whole index that follows in the
+	// background, which get_callers says until it has published.
+	userBefore, _ := callOK[getSymbolOut](t, cs, "get_symbol", map[string]any{"qualified_name": "e2eUser"})
+	argsGo := filepath.Join(dir, "args.go")
+	body := strings.Replace(readString(t, argsGo), "func e2eUser() { E2ERenamed() }", "// Three\n// more\n// lines.\nfunc e2eUser() { E2ERenamed(); E2ERenamed() }", 1)
+	writeFile(t, argsGo, body)
+	user, _ := callOK[getSymbolOut](t, cs, "get_symbol", map[string]any{"qualified_name": "e2eUser"})
+	if !user.Fresh || user.Results == nil || userBefore.Results == nil || user.Results.StartLine != userBefore.Results.StartLine+3 ||
+		user.SnapshotID <= userBefore.SnapshotID {
+		t.Fatalf("get_symbol e2eUser after a body edit: %+v (before: %+v)", user, userBefore)
+	}
+	twice, _ := callOK[findReferencesOut](t, cs, "find_references", map[string]any{"qualified_name": "E2ERenamed"})
+	if !twice.Fresh || twice.Total != 2 {
+		t.Errorf("find_references after a body edit: fresh=%v total=%d", twice.Fresh, twice.Total)
+	}
+	amended, _ := callOK[callGraphOut](t, cs, "get_callers", map[string]any{"qualified_name": "E2ERenamed"})
+	if !amended.Fresh || amended.Total != 1 || !containsSubstring(amended.BlindSpots, "amended") {
+		t.Errorf("get_callers after a body edit: fresh=%v total=%d blind spots %v", amended.Fresh, amended.Total, amended.BlindSpots)
+	}
+	// The whole index publishes a snapshot with no edit asking for it.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		again, _ := callOK[callGraphOut](t, cs, "get_callers", map[string]any{"qualified_name": "E2ERenamed"})
+		if again.SnapshotID > amended.SnapshotID {
+			if !again.Fresh || again.Total != 1 || containsSubstring(again.BlindSpots, "amended") {
+				t.Errorf("get_callers after the whole index: fresh=%v total=%d blind spots %v", again.Fresh, again.Total, again.BlindSpots)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no whole index followed the amend of snapshot %d within a minute", amended.SnapshotID)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
 	// A new file, then its removal.
 	newGo := filepath.Join(dir, "doc", "e2e_new.go")
 	writeFile(t, newGo, "package doc\n\n// E2ENew is new.\nfunc E2ENew() {}\n")

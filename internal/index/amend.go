@@ -246,9 +246,8 @@ func changedDirs(abs string, base baseState, plan load.Plan) ([]string, error) {
 			continue
 		}
 		if isManifest {
-			if err == nil && sameContent(filepath.Join(abs, filepath.FromSlash(p)), f.Hash) {
-				continue // touched, not changed: the next amend records the time
-			}
+			// Even touched with the same content: the whole index
+			// records its new time, which an amend does not rewrite.
 			return nil, fmt.Errorf("%w: %s changed", errWhole, p)
 		}
 		d := path.Dir(p)
@@ -317,11 +316,6 @@ func changedDirs(abs string, base baseState, plan load.Plan) ([]string, error) {
 
 func isManifestName(name string) bool {
 	return name == "go.mod" || name == "go.sum" || name == "go.work" || name == "go.work.sum"
-}
-
-func sameContent(file, hash string) bool {
-	b, _, err := readFile(file)
-	return err == nil && hashBytes(b) == hash
 }
 
 // hasGoFiles reports whether the tree at dir holds a Go file or a go.mod
