@@ -45,6 +45,11 @@ func Refresh(ctx context.Context, store graph.Store, root string, opts Options) 
 		return Index(ctx, store, root, opts)
 	}
 	res, err := amend(ctx, store, am, root, opts)
+	if errors.Is(err, graph.ErrBaseMoved) {
+		// Another snapshot was published meanwhile (the whole index that
+		// follows an amend, say): amend that one instead.
+		res, err = amend(ctx, store, am, root, opts)
+	}
 	if errors.Is(err, errWhole) || errors.Is(err, graph.ErrBaseMoved) {
 		why := err.Error()
 		res, err = Index(ctx, store, root, opts)

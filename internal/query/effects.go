@@ -51,7 +51,7 @@ type EffectEntry struct {
 type EffectsOutput struct {
 	Envelope
 	Symbol   *SymbolRef    `json:"symbol,omitempty" jsonschema:"the function"`
-	Analysed bool          `json:"analysed" jsonschema:"false when the index has no row (its package did not type-check)"`
+	Analysed bool          `json:"analysed" jsonschema:"false when the index has no row: its package did not type-check, or was just re-indexed alone after an edit (call again in seconds)"`
 	Pure     bool          `json:"pure" jsonschema:"analysed, no effect, no unknown call"`
 	Open     *EffectEntry  `json:"open,omitempty" jsonschema:"set when it reaches a call with unknown callee: it may do more than listed"`
 	Results  []EffectEntry `json:"results" jsonschema:"the effects, in taxonomy order"`
@@ -199,7 +199,7 @@ func (o *EffectsOutput) Text() string {
 	fmt.Fprintf(&b, "%s (%s) %s:%d\n", o.Symbol.QualifiedName, o.Symbol.Kind, o.Symbol.Path, o.Symbol.Line)
 	switch {
 	case !o.Analysed:
-		b.WriteString("not analysed: no effect row in the index (its package did not type-check, or it has no body)\n")
+		b.WriteString("not analysed: no effect row in the index (its package did not type-check, it has no body, or it was just re-indexed alone after an edit: call again in seconds)\n")
 	case o.Pure:
 		b.WriteString("pure: " + effects.Sentence(graph.EffectPure) + "\n")
 	}

@@ -34,11 +34,11 @@ type Service struct {
 	roots   []string // absolute, symlinks resolved, sorted
 	index   IndexFunc
 	now     func() time.Time
-	refresh bool        // re-index a stale root before answering (see SetRefresh)
+	refresh bool // re-index a stale root before answering (see SetRefresh)
 	// noDirWatch turns off the directory watch that lets a freshness
 	// check skip its stats (see SetDirWatch).
 	noDirWatch bool
-	live    *live.Cache // the position tools' packages, compiled from disk
+	live       *live.Cache // the position tools' packages, compiled from disk
 
 	mu       sync.Mutex
 	indexing map[string]*flight        // root → the indexing run in progress

@@ -192,7 +192,7 @@ func editRounds(ctx context.Context, svc *query.Service, st graph.Store, corpus,
 	}
 	defer os.WriteFile(file, orig, 0o644)
 	tool, _ := query.LookupTool("read_source")
-	args, _ := json.Marshal(map[string]any{"file": res.File, "name": fn})
+	args, _ := json.Marshal(map[string]any{"ref": res.File + "::" + fn})
 	var ds []time.Duration
 	for i := 0; i <= rounds; i++ {
 		mark := fmt.Sprintf("_ = %d // fresh-bench", 1000+i)
