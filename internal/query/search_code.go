@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -55,70 +54,12 @@ type SearchCodeOutput struct {
 	Withheld []string    `json:"withheld,omitempty" jsonschema:"hits whose source did not fit; use read_source"`
 }
 
-// stopWords are question words that say nothing about the code.
-var stopWords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a an and are as at be by can code do does for from how i if in is it its
-		of on or that the this to what when where which who why with me my we you there
-		defined declared located`) {
-		stopWords[w] = true
-	}
-}
-
-// synonyms are words a question may use for what code and its docs say
-// otherwise; each is searched for as well.
-var synonyms = map[string][]string{
-	"walk": {"traverse", "visit"}, "traverse": {"walk", "visit"}, "visit": {"walk", "traverse"},
-	"ast": {"syntax"}, "remove": {"delete"}, "delete": {"remove"}, "create": {"new", "make"},
-	"make": {"new", "create"}, "stop": {"close", "shutdown"}, "begin": {"start"}, "start": {"begin", "run"},
-	"launch": {"start", "run"}, "print": {"write"},
-}
-
-// questionWords splits a question into the words searched for: identifiers
-// are split as the index splits them, stop words are dropped, each word
-// once.
-func questionWords(q string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, w := range graph.SearchWords(q) {
-		if stopWords[w] || seen[w] {
-			continue
-		}
-		seen[w] = true
-		out = append(out, w)
-	}
-	for _, w := range out {
-		for _, syn := range synonyms[w] {
-			if !seen[syn] {
-				seen[syn] = true
-				out = append(out, syn)
-			}
-		}
-	}
-	return out
-}
-
-// kindWeight scales a hit by its kind: declarations an agent reads (funcs,
-// methods, types) over fields and package-level values.
-func kindWeight(k graph.Kind) float64 {
-	switch k {
-	case graph.KindFunc, graph.KindMethod, graph.KindType, graph.KindInterface:
-		return 1.0
-	case graph.KindInterfaceMethod, graph.KindConst, graph.KindVar:
-		return 0.8
-	case graph.KindPackage:
-		return 0.4
-	}
-	return 0.6 // fields
-}
-
 // SearchCode finds the symbols that best match a question in words.
 func (s *Service) SearchCode(ctx context.Context, in SearchCodeInput, progress func(Progress)) (*SearchCodeOutput, error) {
 	if err := checkSelectors("question", in.Question, "repository", in.Repository); err != nil {
 		return nil, err
 	}
-	words := questionWords(in.Question)
+	words, concepts := questionWords(in.Question)
 	if len(words) == 0 {
 		return nil, invalid("question", "has no searchable words (got %q); describe what the code does, e.g. \"parse flags\"", in.Question)
 	}
@@ -152,7 +93,7 @@ func (s *Service) SearchCode(ctx context.Context, in SearchCodeInput, progress f
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "searching")
 	}
-	ranked := v.rankHits(ctx, hits, words, in.IncludeTests)
+	ranked := v.rankHits(ctx, hits, concepts, in.IncludeTests)
 	out := &SearchCodeOutput{Words: words, Budget: budget, Results: []SearchHit{}}
 	// The best names, each with all its definitions (a name declared in
 	// several files, e.g. per platform, is all of them, not one pick).
@@ -238,64 +179,6 @@ func (s *Service) SearchCode(ctx context.Context, in SearchCodeInput, progress f
 	return out, nil
 }
 
-// rankHits re-scores full-text hits with graph signals: kind, exported,
-// test-only, and how often the symbol is referenced.
-func (v *view) rankHits(ctx context.Context, hits []graph.TextHit, words []string, includeTests bool) []graph.TextHit {
-	qstems := map[string]bool{}
-	for _, w := range graph.ExpandAbbreviations(words) {
-		qstems[stem(w)] = true
-	}
-	var initials string
-	for _, w := range words {
-		initials += w[:1]
-	}
-	var out []graph.TextHit
-	for _, h := range hits {
-		if h.Symbol.TestOnly && !includeTests {
-			continue
-		}
-		score := h.Score * kindWeight(h.Symbol.Kind)
-		// Public API (exported, outside internal/) over what only its
-		// own module may use.
-		switch {
-		case h.Symbol.Exported && !isInternal(h.Symbol.PackagePath):
-			score *= 1.5
-		case h.Symbol.Exported:
-			score *= 1.2
-		}
-		if h.Symbol.TestOnly {
-			score *= 0.5
-		}
-		h.Score = score * nameBoost(h.Symbol, qstems, initials)
-		out = append(out, h)
-	}
-	sortHits(out)
-	for i := range out[:min(len(out), searchRefPool)] {
-		_, n, err := v.r.Refs(ctx, graph.RefQuery{Targets: []string{out[i].Symbol.Key}, IncludeTests: true, Limit: 1})
-		if err == nil {
-			out[i].Score *= 1 + 0.15*math.Log1p(float64(n))
-		}
-	}
-	sortHits(out)
-	return out
-}
-
-func sortHits(hs []graph.TextHit) {
-	sort.SliceStable(hs, func(i, j int) bool {
-		a, b := hs[i], hs[j]
-		if a.Score != b.Score {
-			return a.Score > b.Score
-		}
-		if a.Symbol.Repository != b.Symbol.Repository {
-			return a.Symbol.Repository < b.Symbol.Repository
-		}
-		if a.Symbol.Path != b.Symbol.Path {
-			return a.Symbol.Path < b.Symbol.Path
-		}
-		return a.Symbol.StartLine < b.Symbol.StartLine
-	})
-}
-
 // Text renders the ranked hits, each with its source when it fit.
 func (o *SearchCodeOutput) Text() string {
 	var b strings.Builder
@@ -329,73 +212,6 @@ func pkgBase(p string) string {
 		return p[i+1:]
 	}
 	return p
-}
-
-// nameBoost favours symbols the question names: the share of the words of
-// the symbol's own name (abbreviations expanded) that the question uses,
-// and whether it names the symbol's package.
-func nameBoost(sym graph.Symbol, qstems map[string]bool, initials string) float64 {
-	words := graph.SearchWords(sym.Name)
-	if len(words) > 1 {
-		words = words[:len(words)-1] // the joined form SearchWords appends
-	}
-	hit := 0
-	for _, w := range words {
-		full, ok := graph.ExpandAbbreviations([]string{w}), false
-		for _, f := range full {
-			ok = ok || qstems[stem(f)]
-		}
-		if ok {
-			hit++
-		}
-	}
-	boost := 1.0
-	if len(words) > 0 {
-		// A one-word name matched counts less than a longer one: "name"
-		// in a question says less than "suggestions for".
-		boost += float64(hit) / float64(len(words)) * (0.5 + 0.25*float64(min(hit, 2)))
-	}
-	if namesPackage(sym.PackageName, qstems, initials) {
-		boost += 0.3
-	}
-	return boost
-}
-
-// namesPackage reports whether the question names package pkg: as one of
-// its words, as words run together (objectpath), or by initials (rta for
-// "rapid type analysis").
-func namesPackage(pkg string, qstems map[string]bool, initials string) bool {
-	if pkg == "" || qstems[stem(pkg)] {
-		return pkg != ""
-	}
-	if len(pkg) >= 3 && strings.Contains(initials, pkg) {
-		return true
-	}
-	covered := 0
-	for w := range qstems {
-		if len(w) >= 3 && strings.Contains(pkg, w) {
-			covered += len(w)
-		}
-	}
-	return covered*10 >= len(pkg)*8
-}
-
-// stem folds the common English inflections of a lower-case word, enough
-// to match "profiles" with "profile" and "matches" with "match".
-func stem(w string) string {
-	switch {
-	case len(w) > 4 && strings.HasSuffix(w, "ies"):
-		return w[:len(w)-3] + "y"
-	case len(w) > 4 && (strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "xes")):
-		return w[:len(w)-2]
-	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		return w[:len(w)-1]
-	case len(w) > 5 && strings.HasSuffix(w, "ing"):
-		return w[:len(w)-3]
-	case len(w) > 4 && strings.HasSuffix(w, "ed"):
-		return w[:len(w)-2]
-	}
-	return w
 }
 
 // isInternal reports whether an import path is under an internal/ directory.

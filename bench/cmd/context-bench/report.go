@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"time"
 )
 
 func report(w io.Writer, r *results) {
@@ -17,6 +18,7 @@ func report(w io.Writer, r *results) {
 		}
 		fmt.Fprintf(w, "  right symbol first: %d/%d = %.0f%% (target ≥ 60%%)  %s\n", s.First, s.Questions, s.FirstPct, verdict(s.FirstPct >= 60))
 		fmt.Fprintf(w, "  in the top 5:       %d/%d = %.0f%% (target ≥ 90%%)  %s\n", s.Top5, s.Questions, s.Top5Pct, verdict(s.Top5Pct >= 90))
+		fmt.Fprintf(w, "  search_code latency, %d calls: p50 %s, p90 %s, max %s\n", s.Latency.N, ms(s.Latency.P50), ms(s.Latency.P90), ms(s.Latency.Max))
 	}
 	if t := r.Tokens; t != nil {
 		reportTokens(w, t)
@@ -31,4 +33,9 @@ func verdict(ok bool) string {
 		return "PASS"
 	}
 	return "MISS"
+}
+
+// ms renders a duration in milliseconds.
+func ms(d time.Duration) string {
+	return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
 }

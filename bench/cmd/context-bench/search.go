@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/sextant-dev/sextant/bench/internal/harness"
 	"github.com/sextant-dev/sextant/internal/query"
 )
 
@@ -69,7 +71,13 @@ type searchResult struct {
 	Top5Pct   float64           `json:"top5_pct"`
 	Rows      []searchRow       `json:"rows"`
 	ByCorpus  map[string][2]int `json:"by_corpus"`
+	// Latency of search_code in-process over searchRounds rounds of the
+	// question set (limit 5, budget 8,000: bodies read from disk).
+	Latency harness.Latency `json:"latency"`
 }
+
+// searchRounds is how many times the question set is timed.
+const searchRounds = 5
 
 type searchRow struct {
 	Corpus   string   `json:"corpus"`
@@ -122,6 +130,17 @@ func searchQuality(ctx context.Context, corpora map[string]*corpus) (*searchResu
 		}
 		res.ByCorpus[q.corpus] = bc
 	}
+	var times []time.Duration
+	for range searchRounds {
+		for _, q := range questions {
+			start := time.Now()
+			if _, err := corpora[q.corpus].call(ctx, "search_code", map[string]any{"question": q.question, "limit": 5, "budget": 8000}); err != nil {
+				return nil, fmt.Errorf("search_code %q: %w", q.question, err)
+			}
+			times = append(times, time.Since(start))
+		}
+	}
+	res.Latency = harness.Summarize(times)
 	res.FirstPct = 100 * float64(res.First) / float64(res.Questions)
 	res.Top5Pct = 100 * float64(res.Top5) / float64(res.Questions)
 	return res, nil

@@ -1,0 +1,391 @@
+package query
+
+import (
+	"context"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// stopWords are question words that say nothing about the code.
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an and are as at be by can code do does for from how i if in is it its
+		of on or that the this to what when where which who why with me my we you there
+		defined declared located`) {
+		stopWords[w] = true
+	}
+}
+
+// synonyms are words a question may use for what code and its docs say
+// otherwise; each is searched for as well.
+var synonyms = map[string][]string{
+	"walk": {"traverse", "visit"}, "traverse": {"walk", "visit"}, "visit": {"walk", "traverse"},
+	"ast": {"syntax"}, "remove": {"delete"}, "delete": {"remove"}, "create": {"new", "make"},
+	"make": {"new", "create"}, "stop": {"close", "shutdown"}, "begin": {"start"}, "start": {"begin", "run"},
+	"launch": {"start", "run"}, "print": {"write"},
+}
+
+// returnWords introduce what a question wants a function to return
+// ("execute the command and return the command that ran").
+var returnWords = map[string]bool{"return": true, "returns": true, "returning": true, "returned": true}
+
+// concept is one word of a question with the other forms it may take in
+// code: the full word of an abbreviation and its synonyms. A symbol covers
+// the concept when it uses any of them (in any inflection, see sameWord).
+type concept struct {
+	forms  []string
+	result bool // the question asks for it as a function's result
+}
+
+// questionWords splits a question into the words searched for: identifiers
+// are split as the index splits them, stop words are dropped, each word
+// once, followed by their synonyms. It also returns the question's
+// concepts, one per word the question itself uses, save the words that
+// say "return", which mark the concepts after them as wanted results.
+func questionWords(q string) ([]string, []concept) {
+	var words []string
+	var concepts []concept
+	seen := map[string]bool{}
+	index := map[string]int{} // of a word's concept
+	results := false
+	for _, w := range graph.SearchWords(q) {
+		if stopWords[w] {
+			continue
+		}
+		if returnWords[w] {
+			results = true
+		} else if i, ok := index[w]; ok {
+			concepts[i].result = concepts[i].result || results
+		} else {
+			index[w] = len(concepts)
+			concepts = append(concepts, concept{forms: append(graph.ExpandAbbreviations([]string{w}), synonyms[w]...), result: results})
+		}
+		if !seen[w] {
+			seen[w] = true
+			words = append(words, w)
+		}
+	}
+	for _, c := range concepts {
+		for _, syn := range synonyms[c.forms[0]] {
+			if !seen[syn] {
+				seen[syn] = true
+				words = append(words, syn)
+			}
+		}
+	}
+	return words, concepts
+}
+
+// kindWeight scales a hit by its kind: declarations an agent reads (funcs,
+// methods, types) over fields and package-level values.
+func kindWeight(k graph.Kind) float64 {
+	switch k {
+	case graph.KindFunc, graph.KindMethod, graph.KindType, graph.KindInterface:
+		return 1.0
+	case graph.KindInterfaceMethod, graph.KindConst, graph.KindVar:
+		return 0.8
+	case graph.KindPackage:
+		return 0.4
+	}
+	return 0.6 // fields
+}
+
+// rankHits re-scores full-text hits with what BM25 does not see: the
+// symbol's kind, whether it is public API, how much of the question its
+// name, doc summary and results say, whether the question names its
+// package, how often it is referenced and whether it is deprecated.
+func (v *view) rankHits(ctx context.Context, hits []graph.TextHit, concepts []concept, includeTests bool) []graph.TextHit {
+	var initials string
+	for _, c := range concepts {
+		initials += c.forms[0][:1]
+	}
+	var out []graph.TextHit
+	for _, h := range hits {
+		if h.Symbol.TestOnly && !includeTests {
+			continue
+		}
+		h.Score *= hitWeight(h.Symbol, concepts, initials)
+		out = append(out, h)
+	}
+	sortHits(out)
+	pkgDeprecated := map[[2]string]bool{}
+	for i := range out[:min(len(out), searchRefPool)] {
+		sym := &out[i].Symbol
+		_, n, err := v.r.Refs(ctx, graph.RefQuery{Targets: []string{sym.Key}, IncludeTests: true, Limit: 1})
+		if err == nil {
+			out[i].Score *= 1 + 0.15*math.Log1p(float64(n))
+		}
+		// What its doc or its package's doc calls deprecated is kept for
+		// old callers; a question is after what to use now.
+		pkg := [2]string{sym.Repository, sym.PackagePath}
+		dep, ok := pkgDeprecated[pkg]
+		if !ok {
+			pkgs, err := v.r.LookupSymbols(ctx, graph.Lookup{QualifiedName: sym.PackagePath, PackagePath: sym.PackagePath, Repository: sym.Repository})
+			for _, p := range pkgs {
+				dep = dep || (err == nil && p.Kind == graph.KindPackage && deprecated(p.Doc))
+			}
+			pkgDeprecated[pkg] = dep
+		}
+		if dep || deprecated(sym.Doc) {
+			out[i].Score *= 0.5
+		}
+	}
+	sortHits(out)
+	return out
+}
+
+// hitWeight is the factor rankHits applies to a hit's full-text score
+// before counting references.
+func hitWeight(sym graph.Symbol, concepts []concept, initials string) float64 {
+	w := kindWeight(sym.Kind)
+	// Public API (exported, outside internal/) over what only its own
+	// module may use.
+	switch {
+	case sym.Exported && !isInternal(sym.PackagePath):
+		w *= 1.5
+	case sym.Exported:
+		w *= 1.2
+	}
+	if sym.TestOnly {
+		w *= 0.5
+	}
+	name := nameBoost(sym, concepts)
+	if namesPackage(sym.PackageName, concepts, initials) {
+		name += 0.3
+	}
+	return w * name * coverageBoost(sym, concepts) * resultBoost(sym, concepts)
+}
+
+func sortHits(hs []graph.TextHit) {
+	sort.SliceStable(hs, func(i, j int) bool {
+		a, b := hs[i], hs[j]
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		if a.Symbol.Repository != b.Symbol.Repository {
+			return a.Symbol.Repository < b.Symbol.Repository
+		}
+		if a.Symbol.Path != b.Symbol.Path {
+			return a.Symbol.Path < b.Symbol.Path
+		}
+		return a.Symbol.StartLine < b.Symbol.StartLine
+	})
+}
+
+// nameBoost favours symbols the question names: the share of the words of
+// the symbol's own name (abbreviations expanded) that the question uses.
+func nameBoost(sym graph.Symbol, concepts []concept) float64 {
+	words := graph.SearchWords(sym.Name)
+	if len(words) > 1 {
+		words = words[:len(words)-1] // the joined form SearchWords appends
+	}
+	if len(words) == 0 {
+		return 1
+	}
+	hit := 0
+	for _, w := range words {
+		if coversAny(concepts, graph.ExpandAbbreviations([]string{w})) {
+			hit++
+		}
+	}
+	// A one-word name matched counts less than a longer one: "name" in a
+	// question says less than "suggestions for".
+	return 1 + float64(hit)/float64(len(words))*(0.5+0.25*float64(min(hit, 2)))
+}
+
+// coverageBoost favours symbols that say most of what the question asks:
+// the share of its concepts found in the symbol's qualified name, the
+// first sentence of its doc comment (which by Go convention says what it
+// is or does) or its package name.
+func coverageBoost(sym graph.Symbol, concepts []concept) float64 {
+	if len(concepts) == 0 {
+		return 1
+	}
+	words := append(graph.ExpandAbbreviations(graph.SearchWords(sym.QualifiedName)), summaryWords(sym.Doc, sym.Name)...)
+	words = append(words, sym.PackageName)
+	hit := 0
+	for _, c := range concepts {
+		if covers(c, words) {
+			hit++
+		}
+	}
+	return 1 + float64(hit)/float64(len(concepts))
+}
+
+// resultBoost favours functions whose results are what the question asks
+// to be returned: "return the command" and func() (*Command, error).
+func resultBoost(sym graph.Symbol, concepts []concept) float64 {
+	want, hit := 0, 0
+	var words []string
+	if sym.Kind == graph.KindFunc || sym.Kind == graph.KindMethod || sym.Kind == graph.KindInterfaceMethod {
+		words = graph.ExpandAbbreviations(graph.SearchWords(resultsOf(sym.Signature, sym.Name)))
+	}
+	for _, c := range concepts {
+		if c.result {
+			want++
+			if covers(c, words) {
+				hit++
+			}
+		}
+	}
+	if hit == 0 {
+		return 1
+	}
+	return 1 + 0.5*float64(hit)/float64(want)
+}
+
+// resultsOf returns the result list of a function signature as printed
+// in the index ("func (c *T) Name[P any](a int) (x *T, err error)" gives
+// "(x *T, err error)"), or "" when it has none or sig is not one.
+func resultsOf(sig, name string) string {
+	i := strings.Index(sig, " "+name+"(")
+	if i < 0 {
+		if i = strings.Index(sig, " "+name+"["); i < 0 {
+			return ""
+		}
+	}
+	depth, seenParams := 0, false
+	for j := i + 1 + len(name); j < len(sig); j++ {
+		switch sig[j] {
+		case '(', '[':
+			depth++
+		case ')', ']':
+			depth--
+			if depth == 0 && sig[j] == ')' {
+				seenParams = true
+			}
+		}
+		if seenParams && depth == 0 {
+			return strings.TrimSpace(sig[j+1:])
+		}
+	}
+	return ""
+}
+
+// summaryWords returns the words of the first sentence of a doc comment,
+// abbreviations expanded, without the symbol's own name it usually starts
+// with.
+func summaryWords(doc, name string) []string {
+	if i := strings.Index(doc, "\n\n"); i >= 0 {
+		doc = doc[:i]
+	}
+	for i := 0; i+1 < len(doc); i++ {
+		if doc[i] == '.' && (doc[i+1] == ' ' || doc[i+1] == '\n') {
+			doc = doc[:i]
+			break
+		}
+	}
+	fields := strings.Fields(doc)
+	if len(fields) > 0 && (fields[0] == "A" || fields[0] == "An" || fields[0] == "The") {
+		fields = fields[1:]
+	}
+	if len(fields) > 0 && fields[0] == name {
+		fields = fields[1:]
+	}
+	return graph.ExpandAbbreviations(graph.SearchWords(strings.Join(fields, " ")))
+}
+
+// deprecated reports whether a doc comment has a paragraph that starts
+// with "Deprecated:", Go's convention for an API kept only for old users.
+func deprecated(doc string) bool {
+	return strings.HasPrefix(doc, "Deprecated:") || strings.Contains(doc, "\n\nDeprecated:")
+}
+
+// covers reports whether any of words is a form of the concept.
+func covers(c concept, words []string) bool {
+	for _, w := range words {
+		for _, f := range c.forms {
+			if sameWord(f, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// coversAny reports whether words cover any of the concepts.
+func coversAny(concepts []concept, words []string) bool {
+	for _, c := range concepts {
+		if covers(c, words) {
+			return true
+		}
+	}
+	return false
+}
+
+// namesPackage reports whether the question names package pkg: as one of
+// its words, as words run together (objectpath), or by initials (rta for
+// "rapid type analysis").
+func namesPackage(pkg string, concepts []concept, initials string) bool {
+	if pkg == "" {
+		return false
+	}
+	if coversAny(concepts, []string{pkg}) {
+		return true
+	}
+	if len(pkg) >= 3 && strings.Contains(initials, pkg) {
+		return true
+	}
+	covered := 0
+	for _, c := range concepts {
+		for _, w := range c.forms {
+			if w = stem(w); len(w) >= 3 && strings.Contains(pkg, w) {
+				covered += len(w)
+				break
+			}
+		}
+	}
+	return covered*10 >= len(pkg)*8
+}
+
+// derivations are the endings by which words of one root differ:
+// inflections and the common derivations of English (parse, parser,
+// parsing; delete, deletion; analyze, analysis).
+var derivations = map[string]bool{"": true, "e": true, "s": true, "es": true, "ed": true, "er": true, "ers": true,
+	"or": true, "ors": true, "ing": true, "ion": true, "ions": true, "ation": true, "ations": true,
+	"ment": true, "ments": true, "ize": true, "izes": true, "yze": true, "yzes": true, "ysis": true}
+
+// sameWord reports whether two lower-case words are forms of one word:
+// equal once inflections are folded (stem), or a common root of at least
+// four letters followed by endings of derivations.
+func sameWord(a, b string) bool {
+	if a == b {
+		return true
+	}
+	a, b = stem(a), stem(b)
+	if a == b {
+		return true
+	}
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
+	for ; p >= 4; p-- {
+		if derivations[a[p:]] && derivations[b[p:]] {
+			return true
+		}
+	}
+	return false
+}
+
+// stem folds the common English inflections of a lower-case word, enough
+// to match "profiles" with "profile" and "matches" with "match".
+func stem(w string) string {
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		return w[:len(w)-3] + "y"
+	case len(w) > 4 && (strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "xes")):
+		return w[:len(w)-2]
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		return w[:len(w)-1]
+	case len(w) > 5 && strings.HasSuffix(w, "ing"):
+		return w[:len(w)-3]
+	case len(w) > 4 && strings.HasSuffix(w, "ed"):
+		return w[:len(w)-2]
+	}
+	return w
+}

@@ -1,0 +1,124 @@
+package query
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+func TestSameWord(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"profiles", "profile", true},
+		{"analysis", "analyze", true},
+		{"encode", "encoder", true},
+		{"delete", "deletion", true},
+		{"suggest", "suggestions", true},
+		{"parse", "parsing", true},
+		{"execute", "executor", true},
+		{"generate", "generation", true},
+		{"interface", "internal", false}, // a common start is not a root
+		{"transform", "transport", false},
+		{"stat", "static", false},
+		{"list", "listen", false},
+		{"form", "format", false},
+		{"run", "ran", false},
+		{"map", "mapper", false}, // roots shorter than four letters are not folded
+	} {
+		if got := sameWord(tc.a, tc.b); got != tc.want {
+			t.Errorf("sameWord(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+		if got := sameWord(tc.b, tc.a); got != tc.want {
+			t.Errorf("sameWord(%q, %q) = %v, want %v", tc.b, tc.a, got, tc.want)
+		}
+	}
+}
+
+func TestResultsOf(t *testing.T) {
+	for _, tc := range []struct{ sig, name, want string }{
+		{"func (c *Command) ExecuteC() (cmd *Command, err error)", "ExecuteC", "(cmd *Command, err error)"},
+		{"func (c *Command) Execute() error", "Execute", "error"},
+		{"func Apply(src string, edits []Edit) (string, error)", "Apply", "(string, error)"},
+		{"func Map[T, U any](xs []T, f func(T) U) []U", "Map", "[]U"},
+		{"func (c *Command) SetOut(w io.Writer)", "SetOut", ""},
+		{"type Command struct", "Command", ""},
+	} {
+		if got := resultsOf(tc.sig, tc.name); got != tc.want {
+			t.Errorf("resultsOf(%q) = %q, want %q", tc.sig, got, tc.want)
+		}
+	}
+}
+
+func TestSummaryWords(t *testing.T) {
+	for _, tc := range []struct {
+		doc, name string
+		want      []string
+	}{
+		{"Process formats and adjusts imports for the provided file. If opt is nil the defaults are used.", "Process",
+			[]string{"formats", "and", "adjusts", "imports", "for", "the", "provided", "file"}},
+		{"A Result holds the results of Rapid Type Analysis.\n\nMore.", "Result",
+			[]string{"holds", "the", "results", "of", "rapid", "type", "analysis"}},
+		{"Find the target command given the args and command tree", "Find",
+			[]string{"the", "target", "command", "given", "the", "args", "and", "command", "tree", "arguments"}},
+		{"", "X", nil},
+	} {
+		if got := summaryWords(tc.doc, tc.name); !slices.Equal(got, tc.want) {
+			t.Errorf("summaryWords(%q) = %q, want %q", tc.doc, got, tc.want)
+		}
+	}
+}
+
+func TestQuestionWords(t *testing.T) {
+	words, concepts := questionWords("execute the root command and return the command that ran")
+	if want := []string{"execute", "root", "command", "return", "ran"}; !slices.Equal(words, want) {
+		t.Errorf("words = %q, want %q", words, want)
+	}
+	var got []string
+	for _, c := range concepts {
+		s := c.forms[0]
+		if c.result {
+			s += " (result)"
+		}
+		got = append(got, s)
+	}
+	// Words after "return" (and "command" again) are what the question
+	// wants back.
+	if want := []string{"execute", "root", "command (result)", "ran (result)"}; !slices.Equal(got, want) {
+		t.Errorf("concepts = %q, want %q", got, want)
+	}
+	words, concepts = questionWords("walk the ast")
+	if want := []string{"walk", "ast", "traverse", "visit", "syntax"}; !slices.Equal(words, want) {
+		t.Errorf("words = %q, want %q", words, want)
+	}
+	if len(concepts) != 2 || !slices.Equal(concepts[0].forms, []string{"walk", "traverse", "visit"}) {
+		t.Errorf("concepts = %v, want walk (traverse, visit) and ast (syntax)", concepts)
+	}
+}
+
+func TestRankSignals(t *testing.T) {
+	_, concepts := questionWords("execute the command and return the command")
+	execC := graph.Symbol{Name: "ExecuteC", Kind: graph.KindMethod, Signature: "func (c *Command) ExecuteC() (cmd *Command, err error)"}
+	exec := graph.Symbol{Name: "Execute", Kind: graph.KindMethod, Signature: "func (c *Command) Execute() error"}
+	if a, b := resultBoost(execC, concepts), resultBoost(exec, concepts); a <= b {
+		t.Errorf("resultBoost: ExecuteC %v, Execute %v; want ExecuteC above", a, b)
+	}
+	_, concepts = questionWords("rapid type analysis")
+	full := graph.Symbol{Name: "Analyze", QualifiedName: "Analyze", Doc: "Analyze performs Rapid Type Analysis, starting at the roots."}
+	part := graph.Symbol{Name: "Analyze", QualifiedName: "Analyze", Doc: "Analyze performs an analysis."}
+	if a, b := coverageBoost(full, concepts), coverageBoost(part, concepts); a != 2 || b >= a {
+		t.Errorf("coverageBoost: %v and %v; want 2 and less", a, b)
+	}
+	for doc, want := range map[string]bool{
+		"Deprecated: use Other.":                  true,
+		"Unparen strips.\n\nDeprecated: use ast.": true,
+		"It is not Deprecated: really.":           false,
+		"":                                        false,
+	} {
+		if got := deprecated(doc); got != want {
+			t.Errorf("deprecated(%q) = %v, want %v", doc, got, want)
+		}
+	}
+}
