@@ -133,17 +133,16 @@ func (v *view) resolveQualified(ctx context.Context, qn, repo, pathPrefix, pathF
 	} else if j := strings.Index(qn, "."); j > 0 {
 		lookups = append(lookups, graph.Lookup{PackageName: qn[:j], QualifiedName: qn[j+1:]})
 	}
+	for i := range lookups {
+		lookups[i].Repository, lookups[i].PathPrefix = repo, pathPrefix
+	}
+	results, err := lookupAll(ctx, v.r, lookups)
+	if err != nil {
+		return graph.Symbol{}, graph.Wrap(graph.CodeInternal, err, "looking up "+qn)
+	}
 	seen := map[string]bool{}
 	var found []graph.Symbol
-	for _, l := range lookups {
-		if l.QualifiedName == "" {
-			continue
-		}
-		l.Repository, l.PathPrefix = repo, pathPrefix
-		syms, err := v.r.LookupSymbols(ctx, l)
-		if err != nil {
-			return graph.Symbol{}, graph.Wrap(graph.CodeInternal, err, "looking up "+qn)
-		}
+	for _, syms := range results {
 		for _, s := range syms {
 			if !seen[s.Key] {
 				seen[s.Key] = true
@@ -158,6 +157,32 @@ func (v *view) resolveQualified(ctx context.Context, qn, repo, pathPrefix, pathF
 		return graph.Symbol{}, v.notFound(ctx, qn, repo, pathPrefix, pathField)
 	}
 	return graph.Symbol{}, ambiguous(qn, found, pathField)
+}
+
+// multiLookup is a Reader that answers several lookups in one request to
+// its store (the postgres store, where each request is a round trip).
+type multiLookup interface {
+	LookupSymbolsAll(ctx context.Context, ls []graph.Lookup) ([][]graph.Symbol, error)
+}
+
+// lookupAll answers LookupSymbols for each lookup, at once when the
+// reader can.
+func lookupAll(ctx context.Context, r graph.Reader, ls []graph.Lookup) ([][]graph.Symbol, error) {
+	if m, ok := r.(multiLookup); ok {
+		return m.LookupSymbolsAll(ctx, ls)
+	}
+	out := make([][]graph.Symbol, len(ls))
+	for i, l := range ls {
+		if l.QualifiedName == "" {
+			continue
+		}
+		syms, err := r.LookupSymbols(ctx, l)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = syms
+	}
+	return out, nil
 }
 
 // ambiguous lists the candidates so the caller can narrow: by repository

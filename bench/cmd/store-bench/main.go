@@ -45,6 +45,7 @@ import (
 
 type options struct {
 	module, corpus, work, pg, out string
+	reuse                         string
 	queries                       int
 	seed                          uint64
 	keep                          bool
@@ -61,6 +62,7 @@ func main() {
 	flag.IntVar(&o.queries, "queries", 1000, "calls per tool")
 	flag.Uint64Var(&o.seed, "seed", 1, "query set seed")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work directory and the PostgreSQL schema")
+	flag.StringVar(&o.reuse, "reuse", "", "time queries only, against the index a -keep run left: its -work directory and this PostgreSQL schema (sextant_bench_...)")
 	flag.Float64Var(&o.maxLoad, "max-load", 0, "before timing queries, wait (up to 15 minutes) until the 1-minute load average is at most this (0: do not wait)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -87,6 +89,7 @@ type row struct {
 	SQLite harness.Latency `json:"sqlite"`
 	PG     harness.Latency `json:"postgres"`
 	Ratio  float64         `json:"p50_ratio"` // PostgreSQL ÷ SQLite
+	Trips  float64         `json:"postgres_round_trips_per_call"`
 }
 
 type results struct {
@@ -142,7 +145,10 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	corpus := o.corpus
-	if corpus == "" {
+	if corpus == "" && o.reuse != "" {
+		// The copy the kept run indexed: fetching again would rewrite it.
+		corpus = filepath.Join(work, "corpus", filepath.Base(strings.Split(o.module, "@")[0]))
+	} else if corpus == "" {
 		if corpus, err = harness.FetchModule(ctx, o.module, work); err != nil {
 			return err
 		}
@@ -155,12 +161,22 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer lite.Close()
-	dsn, drop, err := freshSchema(ctx, o.pg)
-	if err != nil {
-		return err
-	}
-	if !o.keep {
-		defer drop()
+	var dsn string
+	if o.reuse != "" {
+		if o.work == "" {
+			return fmt.Errorf("-reuse needs the -work directory of the run that kept it")
+		}
+		if dsn, err = withSchema(o.pg, o.reuse); err != nil {
+			return err
+		}
+	} else {
+		var drop func()
+		if dsn, drop, err = freshSchema(ctx, o.pg); err != nil {
+			return err
+		}
+		if !o.keep {
+			defer drop()
+		}
 	}
 	pg, err := postgres.Open(ctx, dsn)
 	if err != nil {
@@ -168,31 +184,11 @@ func run(ctx context.Context, o options) error {
 	}
 	defer pg.Close()
 
-	// One untimed run fills the build and page caches (export data of
-	// every dependency), so the first timed store does not pay for them.
-	harness.Logf("warming the caches: one untimed index of %s", corpus)
-	warm, err := sqlite.Open(ctx, filepath.Join(work, "warm.db"))
-	if err != nil {
-		return err
-	}
-	_, err = publish(ctx, warm, corpus)
-	warm.Close()
-	if err != nil {
-		return fmt.Errorf("warm-up: %w", err)
-	}
-	for _, s := range []struct {
-		name string
-		st   graph.Store
-	}{{"sqlite", lite}, {"postgres", pg}} {
-		harness.Logf("indexing %s into %s", corpus, s.name)
-		pr, err := publish(ctx, s.st, corpus)
-		if err != nil {
-			return fmt.Errorf("%s: %w", s.name, err)
+	if o.reuse == "" {
+		if err := publishBoth(ctx, &res, work, corpus, lite, pg); err != nil {
+			return err
 		}
-		harness.Logf("%s: %s in all, publish %s", s.name, pr.Total.Round(time.Millisecond), pr.Publish.Round(time.Millisecond))
-		res.Publish[s.name] = pr
 	}
-
 	calls, err := querySet(ctx, lite, o.queries, o.seed)
 	if err != nil {
 		return err
@@ -220,6 +216,48 @@ func run(ctx context.Context, o options) error {
 	return os.WriteFile(out, append(b, '\n'), 0o644)
 }
 
+// publishBoth indexes the corpus into each store, after one untimed run
+// that fills the build and page caches (export data of every
+// dependency), so the first timed store does not pay for them.
+func publishBoth(ctx context.Context, res *results, work, corpus string, lite, pg graph.Store) error {
+	harness.Logf("warming the caches: one untimed index of %s", corpus)
+	warm, err := sqlite.Open(ctx, filepath.Join(work, "warm.db"))
+	if err != nil {
+		return err
+	}
+	_, err = publish(ctx, warm, corpus)
+	warm.Close()
+	if err != nil {
+		return fmt.Errorf("warm-up: %w", err)
+	}
+	for _, s := range []struct {
+		name string
+		st   graph.Store
+	}{{"sqlite", lite}, {"postgres", pg}} {
+		harness.Logf("indexing %s into %s", corpus, s.name)
+		pr, err := publish(ctx, s.st, corpus)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		harness.Logf("%s: %s in all, publish %s", s.name, pr.Total.Round(time.Millisecond), pr.Publish.Round(time.Millisecond))
+		res.Publish[s.name] = pr
+	}
+
+	return nil
+}
+
+// withSchema returns base with its search_path set to schema.
+func withSchema(base, schema string) (string, error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", err
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
 // freshSchema creates a schema for this run and returns a URL using it.
 func freshSchema(ctx context.Context, base string) (string, func(), error) {
 	b := make([]byte, 4)
@@ -233,13 +271,10 @@ func freshSchema(ctx context.Context, base string) (string, func(), error) {
 	if _, err := conn.Exec(ctx, `CREATE SCHEMA `+pgx.Identifier{name}.Sanitize()); err != nil {
 		return "", nil, err
 	}
-	u, err := url.Parse(base)
+	dsn, err := withSchema(base, name)
 	if err != nil {
 		return "", nil, err
 	}
-	q := u.Query()
-	q.Set("search_path", name)
-	u.RawQuery = q.Encode()
 	drop := func() {
 		c, err := pgx.Connect(context.Background(), base)
 		if err == nil {
@@ -247,7 +282,7 @@ func freshSchema(ctx context.Context, base string) (string, func(), error) {
 			c.Close(context.Background())
 		}
 	}
-	return u.String(), drop, nil
+	return dsn, drop, nil
 }
 
 func publish(ctx context.Context, st graph.Store, corpus string) (publishResult, error) {
@@ -292,7 +327,7 @@ func querySet(ctx context.Context, st graph.Store, n int, seed uint64) ([]harnes
 
 // timeCalls runs every call against both stores, alternating which goes
 // first, and compares their answers.
-func timeCalls(ctx context.Context, lite, pg graph.Store, corpus string, calls []harness.Call) ([]row, int, error) {
+func timeCalls(ctx context.Context, lite graph.Store, pg *postgres.Store, corpus string, calls []harness.Call) ([]row, int, error) {
 	tools := map[string]query.Tool{}
 	for _, t := range query.Tools() {
 		tools[t.Name] = t
@@ -321,6 +356,7 @@ func timeCalls(ctx context.Context, lite, pg graph.Store, corpus string, calls [
 	}
 	type key struct{ tool, mode string }
 	lat := map[key]map[string][]time.Duration{}
+	trips := map[key]int64{}
 	mismatches := 0
 	for i, c := range calls {
 		if err := ctx.Err(); err != nil {
@@ -336,7 +372,11 @@ func timeCalls(ctx context.Context, lite, pg graph.Store, corpus string, calls [
 			lat[k] = map[string][]time.Duration{}
 		}
 		for _, s := range order {
+			before := pg.RoundTrips()
 			took, text, err := call(s, c)
+			if s == "postgres" {
+				trips[k] += pg.RoundTrips() - before
+			}
 			if err != nil {
 				return nil, 0, err
 			}
@@ -355,6 +395,7 @@ func timeCalls(ctx context.Context, lite, pg graph.Store, corpus string, calls [
 		r := row{Tool: k.tool, Mode: k.mode, SQLite: harness.Summarize(m["sqlite"]), PG: harness.Summarize(m["postgres"])}
 		r.Point = k.tool != "find_symbol" || k.mode == "exact"
 		r.Ratio = float64(r.PG.P50) / float64(r.SQLite.P50)
+		r.Trips = float64(trips[k]) / float64(len(m["postgres"]))
 		rows = append(rows, r)
 	}
 	sort.Slice(rows, func(i, j int) bool {
@@ -380,16 +421,11 @@ func answerText(a query.Answer) string {
 }
 
 func printReport(w io.Writer, r *results) {
+	if len(r.Publish) == 2 {
+		printPublish(w, r)
+	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "publish of %s\tsqlite\tpostgres\tratio\n", r.Module)
-	s, p := r.Publish["sqlite"], r.Publish["postgres"]
-	fmt.Fprintf(tw, "index + publish, wall\t%s\t%s\t%.2f×\n", secs(s.Total), secs(p.Total), float64(p.Total)/float64(s.Total))
-	fmt.Fprintf(tw, "publish phase (the store's writes)\t%s\t%s\t%.2f×\n", secs(s.Publish), secs(p.Publish), float64(p.Publish)/float64(s.Publish))
-	fmt.Fprintf(tw, "records\t%d symbols, %d refs, %d edges\t\t\n", s.Symbols, s.Refs, s.Edges)
-	tw.Flush()
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "query (%d calls each)\tsqlite p50\tsqlite p99\tpostgres p50\tpostgres p99\tp50 ratio\ttarget\n", r.Queries)
+	fmt.Fprintf(tw, "query (%d calls each)\tsqlite p50\tsqlite p99\tpostgres p50\tpostgres p99\tp50 ratio\ttarget\tpostgres round trips per call\n", r.Queries)
 	for _, row := range r.Latency {
 		verdict := ""
 		if row.Point {
@@ -398,11 +434,22 @@ func printReport(w io.Writer, r *results) {
 				verdict = "≤ 3×: MISS"
 			}
 		}
-		fmt.Fprintf(tw, "%s %s\t%s\t%s\t%s\t%s\t%.2f×\t%s\n", row.Tool, row.Mode, msec(row.SQLite.P50), msec(row.SQLite.P99),
-			msec(row.PG.P50), msec(row.PG.P99), row.Ratio, verdict)
+		fmt.Fprintf(tw, "%s %s\t%s\t%s\t%s\t%s\t%.2f×\t%s\t%.2f\n", row.Tool, row.Mode, msec(row.SQLite.P50), msec(row.SQLite.P99),
+			msec(row.PG.P50), msec(row.PG.P99), row.Ratio, verdict, row.Trips)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nanswers that differed between the stores: %d; load average when timing: %s\n", r.Mismatches, r.Load)
+}
+
+func printPublish(w io.Writer, r *results) {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "publish of %s\tsqlite\tpostgres\tratio\n", r.Module)
+	s, p := r.Publish["sqlite"], r.Publish["postgres"]
+	fmt.Fprintf(tw, "index + publish, wall\t%s\t%s\t%.2f×\n", secs(s.Total), secs(p.Total), float64(p.Total)/float64(s.Total))
+	fmt.Fprintf(tw, "publish phase (the store's writes)\t%s\t%s\t%.2f×\n", secs(s.Publish), secs(p.Publish), float64(p.Publish)/float64(s.Publish))
+	fmt.Fprintf(tw, "records\t%d symbols, %d refs, %d edges\t\t\n", s.Symbols, s.Refs, s.Edges)
+	tw.Flush()
+	fmt.Fprintln(w)
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }

@@ -26,9 +26,16 @@ type reader struct {
 	conn     *pgxpool.Conn
 	tx       *pgx.Conn // conn's connection, inside the read transaction
 	names    *names.Cache
+	cache    *snapCache
 	statuses []graph.RepositoryStatus // the published repositories of the view, by name
 	pins     []pinned                 // their current snapshots
 	snaps    map[string]int64         // the same, as a map
+
+	// Rows read ahead, in the round trip of an earlier query of the same
+	// request, because the query layer asks for them next (see
+	// prefetch.go); they belong to the pinned view, like every answer.
+	kids  map[kidsKey][]graph.Symbol // Children, by repository ("" for all) and parent key
+	byKey map[string][]graph.Symbol  // SymbolsByKeys, per key (empty: no such symbol)
 
 	closed bool
 }
@@ -44,7 +51,9 @@ func (r *reader) Close() error {
 	}
 	r.closed = true
 	go func() {
-		if _, err := r.tx.Exec(context.Background(), `ROLLBACK`); err != nil {
+		// Through PgConn, so that RoundTrips counts only the round
+		// trips a request waits for.
+		if _, err := r.tx.PgConn().Exec(context.Background(), `ROLLBACK`).ReadAll(); err != nil {
 			// The connection's state is unknown: do not return it to
 			// the pool (Release closes a connection left in a
 			// transaction or broken).
@@ -248,7 +257,10 @@ func (r *reader) FindSymbols(ctx context.Context, q graph.SymbolQuery) ([]graph.
 	snapOf := map[string]int64{}
 	exact := q.Mode == graph.MatchExact || q.Mode == ""
 	var exactByRepo map[int64][]names.Entry
+	var exactSyms map[rowID]graph.Symbol
 	if exact {
+		// One round trip: the matching rows in full, ranked and paged
+		// in memory below (lname as the writer computes it).
 		col := "s.name"
 		if strings.ContainsAny(q.Name, ".#") {
 			col = "s.qname"
@@ -256,26 +268,18 @@ func (r *reader) FindSymbols(ctx context.Context, q graph.SymbolQuery) ([]graph.
 		var b builder
 		from := r.from(&b, "symbols", "s")
 		b.where(col+" = %s", q.Name)
-		rows, err := r.tx.Query(ctx, `SELECT s.snapshot_id, `+entryColumns+from+b.clause(), b.args...)
+		syms, ids, err := r.querySymbols(ctx, `SELECT `+symbolColumns+from+b.clause(), b.args...)
 		if err != nil {
 			return nil, 0, fmt.Errorf("finding symbols: %w", err)
 		}
 		exactByRepo = map[int64][]names.Entry{}
-		for rows.Next() {
-			var e names.Entry
-			var snap int64
-			var kind int16
-			if err := rows.Scan(&snap, &e.ID, &e.Name, &e.LName, &e.QN, &e.Path, &kind, &e.Exported, &e.Test,
-				&e.StartLine, &e.StartCol); err != nil {
-				rows.Close()
-				return nil, 0, fmt.Errorf("finding symbols: %w", err)
-			}
-			e.Kind = nameOf(kindNames[:], kind)
-			exactByRepo[snap] = append(exactByRepo[snap], e)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, 0, fmt.Errorf("finding symbols: %w", err)
+		exactSyms = make(map[rowID]graph.Symbol, len(syms))
+		for i, s := range syms {
+			id := ids[i]
+			exactSyms[id] = s
+			exactByRepo[id.snap] = append(exactByRepo[id.snap], names.Entry{ID: int64(id.id), Name: s.Name,
+				LName: strings.ToLower(s.Name), QN: s.QualifiedName, Path: s.Path, Kind: s.Kind, Exported: s.Exported,
+				Test: s.TestOnly, StartLine: s.StartLine, StartCol: s.StartCol})
 		}
 	}
 	for _, p := range pins {
@@ -309,6 +313,13 @@ func (r *reader) FindSymbols(ctx context.Context, q graph.SymbolQuery) ([]graph.
 	ids := make([]rowID, len(hits))
 	for i, h := range hits {
 		ids[i] = rowID{snap: snapOf[h.Repo], id: int32(h.ID)}
+	}
+	if exact {
+		syms := make([]graph.Symbol, len(ids))
+		for i, id := range ids {
+			syms[i] = exactSyms[id]
+		}
+		return syms, total, nil
 	}
 	syms, err := r.symbolsByID(ctx, ids)
 	return syms, total, err
@@ -352,7 +363,8 @@ func (r *reader) symbolsByID(ctx context.Context, ids []rowID) ([]graph.Symbol, 
 }
 
 // SymbolByKey implements graph.Reader. Should two current snapshots hold
-// the key, the symbol of the repository first by name wins.
+// the key, the symbol of the repository first by name wins. In the same
+// round trip it reads the members of the key, should it name a type.
 func (r *reader) SymbolByKey(ctx context.Context, key string) (graph.Symbol, error) {
 	if err := r.lock(); err != nil {
 		return graph.Symbol{}, err
@@ -361,7 +373,16 @@ func (r *reader) SymbolByKey(ctx context.Context, key string) (graph.Symbol, err
 	var b builder
 	from := r.from(&b, "symbols", "s")
 	b.where("s.key = %s", key)
-	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+from+b.clause()+` ORDER BY r.name, s.id LIMIT 1`, b.args...)
+	batch := &pgx.Batch{}
+	batch.Queue(`SELECT `+symbolColumns+from+b.clause()+` ORDER BY r.name, s.id LIMIT 1`, b.args...)
+	var kb builder
+	kb.where("s.parent = %s", key)
+	r.queueChildren(batch, &kb)
+	var syms []graph.Symbol
+	err := r.sendWithChildren(ctx, batch, func(rs pgx.BatchResults) (err error) {
+		syms, err = batchSymbols(rs)
+		return err
+	}, func() []string { return []string{key} })
 	if err != nil {
 		return graph.Symbol{}, err
 	}
@@ -373,17 +394,75 @@ func (r *reader) SymbolByKey(ctx context.Context, key string) (graph.Symbol, err
 
 // LookupSymbols implements graph.Reader: the symbols whose qualified name
 // is exactly l.QualifiedName and that pass l's other filters, ordered by
-// repository, path and position.
+// repository, path and position. In the same round trip it reads the
+// members of the types and interfaces among them (see prefetch.go).
 func (r *reader) LookupSymbols(ctx context.Context, l graph.Lookup) ([]graph.Symbol, error) {
-	if l.QualifiedName == "" {
-		return nil, nil
+	all, err := r.LookupSymbolsAll(ctx, []graph.Lookup{l})
+	if err != nil {
+		return nil, err
 	}
+	return all[0], nil
+}
+
+// LookupSymbolsAll answers LookupSymbols for each lookup, all in one round
+// trip: the query layer tries the ways a qualified name can be read
+// (as written, after a package name, after an import path) at once.
+func (r *reader) LookupSymbolsAll(ctx context.Context, ls []graph.Lookup) ([][]graph.Symbol, error) {
+	out := make([][]graph.Symbol, len(ls))
 	if err := r.lock(); err != nil {
 		return nil, err
 	}
 	defer r.mu.Unlock()
-	var b builder
-	from := r.from(&b, "symbols", "s")
+	batch := &pgx.Batch{}
+	var asked []int
+	for i, l := range ls {
+		if l.QualifiedName == "" {
+			continue
+		}
+		asked = append(asked, i)
+		var b builder
+		from := r.lookup(&b, l)
+		batch.Queue(`SELECT `+symbolColumns+from+b.clause()+` ORDER BY r.name, s.path, s.start_line, s.start_col, s.id`, b.args...)
+		// The members' query selects its parents with the same lookup,
+		// in a subquery whose aliases hide the outer ones.
+		var kb builder
+		sub := r.lookup(&kb, l)
+		kb.conds = append(kb.conds, "s.kind IN (4, 5)") // types and interfaces (kindNames)
+		kb.conds = []string{"s.parent IN (SELECT s.key" + sub + kb.clause() + ")"}
+		r.queueChildren(batch, &kb)
+	}
+	if len(asked) == 0 {
+		return out, nil
+	}
+	rs := r.tx.SendBatch(ctx, batch)
+	defer rs.Close()
+	for _, i := range asked {
+		syms, err := batchSymbols(rs)
+		if err != nil {
+			return nil, err
+		}
+		kids, err := batchSymbols(rs)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = syms
+		var parents []string
+		for _, s := range syms {
+			if s.Kind == graph.KindType || s.Kind == graph.KindInterface {
+				parents = append(parents, s.Key)
+			}
+		}
+		r.keepChildren(parents, kids)
+	}
+	if err := rs.Close(); err != nil {
+		return nil, fmt.Errorf("looking up symbols: %w", err)
+	}
+	return out, nil
+}
+
+// lookup adds l's conditions to b and returns the FROM clause they need.
+func (r *reader) lookup(b *builder, l graph.Lookup) string {
+	from := r.from(b, "symbols", "s")
 	if strings.ContainsAny(l.QualifiedName, ".#") {
 		b.where("s.qname = %s", l.QualifiedName)
 	} else {
@@ -401,9 +480,7 @@ func (r *reader) LookupSymbols(ctx context.Context, l graph.Lookup) ([]graph.Sym
 	if l.PathPrefix != "" {
 		b.conds = append(b.conds, b.prefixCond("s.path", l.PathPrefix))
 	}
-	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+from+b.clause()+
-		` ORDER BY r.name, s.path, s.start_line, s.start_col, s.id`, b.args...)
-	return syms, err
+	return from
 }
 
 // Children implements graph.Reader, in source order (path, then position).
@@ -414,15 +491,22 @@ func (r *reader) Children(ctx context.Context, repo, parentKey string) ([]graph.
 		return nil, err
 	}
 	defer r.mu.Unlock()
+	if repo != "" {
+		if _, err := r.snapshotOf(ctx, repo); err != nil {
+			return nil, err
+		}
+	}
+	if kids, ok := r.kids[kidsKey{repo, parentKey}]; ok {
+		if len(kids) == 0 {
+			return nil, nil // as the query answers
+		}
+		return slices.Clone(kids), nil
+	}
 	var b builder
 	from := r.from(&b, "symbols", "s")
 	b.where("s.parent = %s", parentKey)
 	if repo != "" {
-		snap, err := r.snapshotOf(ctx, repo)
-		if err != nil {
-			return nil, err
-		}
-		b.where("s.snapshot_id = %s", snap)
+		b.where("s.snapshot_id = %s", r.snaps[repo])
 	}
 	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+from+b.clause()+
 		` ORDER BY r.name, s.path, s.start_line, s.start_col, s.id`, b.args...)
@@ -439,6 +523,9 @@ func (r *reader) SymbolsByKeys(ctx context.Context, keys []string) ([]graph.Symb
 		return nil, err
 	}
 	defer r.mu.Unlock()
+	if syms, ok := r.prefetched(keys); ok {
+		return syms, nil
+	}
 	var b builder
 	from := r.from(&b, "symbols", "s")
 	b.where("s.key = ANY(%s)", uniq(keys))
@@ -469,54 +556,68 @@ func scanFile(sc interface{ Scan(...any) error }) (graph.File, error) {
 	return f, err
 }
 
-// File implements graph.Reader.
+// cached returns the cached rows of repo's pinned snapshot.
+func (r *reader) cached(ctx context.Context, repo string) (*snapRows, error) {
+	snap, err := r.snapshotOf(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	return r.cache.rows(repo, snap), nil
+}
+
+// files returns the files of repo's pinned snapshot, by path, read once
+// per snapshot per process. The caller holds r.mu.
+func (r *reader) files(ctx context.Context, repo string) ([]graph.File, error) {
+	c, err := r.cached(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	snap := r.snaps[repo]
+	return c.files.get(ctx, func(ctx context.Context) ([]graph.File, error) {
+		rows, err := r.tx.Query(ctx, `SELECT `+fileColumns+` FROM files WHERE snapshot_id = $1 ORDER BY path`, snap)
+		if err != nil {
+			return nil, fmt.Errorf("listing files: %w", err)
+		}
+		defer rows.Close()
+		var out []graph.File
+		for rows.Next() {
+			f, err := scanFile(rows)
+			if err != nil {
+				return nil, fmt.Errorf("listing files: %w", err)
+			}
+			out = append(out, f)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("listing files: %w", err)
+		}
+		return out, nil
+	})
+}
+
+// File implements graph.Reader, from the snapshot's cached file list.
 func (r *reader) File(ctx context.Context, repo, path string) (graph.File, error) {
 	if err := r.lock(); err != nil {
 		return graph.File{}, err
 	}
 	defer r.mu.Unlock()
-	snap, err := r.snapshotOf(ctx, repo)
+	files, err := r.files(ctx, repo)
 	if err != nil {
 		return graph.File{}, err
 	}
-	f, err := scanFile(r.tx.QueryRow(ctx,
-		`SELECT `+fileColumns+` FROM files WHERE snapshot_id = $1 AND path = $2`, snap, path))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return graph.File{}, fmt.Errorf("file %s in %s: %w", path, repo, graph.ErrNotFound)
+	if i, ok := slices.BinarySearchFunc(files, path, func(f graph.File, p string) int { return strings.Compare(f.Path, p) }); ok {
+		return files[i], nil
 	}
-	if err != nil {
-		return graph.File{}, fmt.Errorf("reading file %s: %w", path, err)
-	}
-	return f, nil
+	return graph.File{}, fmt.Errorf("file %s in %s: %w", path, repo, graph.ErrNotFound)
 }
 
-// Files implements graph.Reader.
+// Files implements graph.Reader, from the snapshot's cached file list.
 func (r *reader) Files(ctx context.Context, repo string) ([]graph.File, error) {
 	if err := r.lock(); err != nil {
 		return nil, err
 	}
 	defer r.mu.Unlock()
-	snap, err := r.snapshotOf(ctx, repo)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := r.tx.Query(ctx, `SELECT `+fileColumns+` FROM files WHERE snapshot_id = $1 ORDER BY path`, snap)
-	if err != nil {
-		return nil, fmt.Errorf("listing files: %w", err)
-	}
-	defer rows.Close()
-	var out []graph.File
-	for rows.Next() {
-		f, err := scanFile(rows)
-		if err != nil {
-			return nil, fmt.Errorf("listing files: %w", err)
-		}
-		out = append(out, f)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("listing files: %w", err)
-	}
-	return out, nil
+	files, err := r.files(ctx, repo)
+	return slices.Clone(files), err
 }
 
 const packageColumns = `path, name, module_path, dir, hash, test_only, errors`
@@ -527,55 +628,64 @@ func scanPackage(sc interface{ Scan(...any) error }) (graph.Package, error) {
 	return p, err
 }
 
-// Package implements graph.Reader. Should a snapshot hold two packages
-// with the same import path, the first written wins.
+// packages returns the packages of repo's pinned snapshot, by path and
+// then the order they were written, read once per snapshot per process.
+// The caller holds r.mu.
+func (r *reader) packages(ctx context.Context, repo string) ([]graph.Package, error) {
+	c, err := r.cached(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	snap := r.snaps[repo]
+	return c.packages.get(ctx, func(ctx context.Context) ([]graph.Package, error) {
+		rows, err := r.tx.Query(ctx, `SELECT `+packageColumns+` FROM packages WHERE snapshot_id = $1 ORDER BY path, seq`, snap)
+		if err != nil {
+			return nil, fmt.Errorf("listing packages: %w", err)
+		}
+		defer rows.Close()
+		var out []graph.Package
+		for rows.Next() {
+			p, err := scanPackage(rows)
+			if err != nil {
+				return nil, fmt.Errorf("listing packages: %w", err)
+			}
+			out = append(out, p)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("listing packages: %w", err)
+		}
+		return out, nil
+	})
+}
+
+// Package implements graph.Reader, from the snapshot's cached package
+// list. Should a snapshot hold two packages with the same import path, the
+// first written wins.
 func (r *reader) Package(ctx context.Context, repo, importPath string) (graph.Package, error) {
 	if err := r.lock(); err != nil {
 		return graph.Package{}, err
 	}
 	defer r.mu.Unlock()
-	snap, err := r.snapshotOf(ctx, repo)
+	pkgs, err := r.packages(ctx, repo)
 	if err != nil {
 		return graph.Package{}, err
 	}
-	p, err := scanPackage(r.tx.QueryRow(ctx, `SELECT `+packageColumns+` FROM packages
-		WHERE snapshot_id = $1 AND path = $2 ORDER BY seq LIMIT 1`, snap, importPath))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return graph.Package{}, fmt.Errorf("package %s in %s: %w", importPath, repo, graph.ErrNotFound)
+	// The first of the path is the first written (ordered by seq).
+	if i, ok := slices.BinarySearchFunc(pkgs, importPath, func(p graph.Package, path string) int { return strings.Compare(p.Path, path) }); ok {
+		return pkgs[i], nil
 	}
-	if err != nil {
-		return graph.Package{}, fmt.Errorf("reading package %s: %w", importPath, err)
-	}
-	return p, nil
+	return graph.Package{}, fmt.Errorf("package %s in %s: %w", importPath, repo, graph.ErrNotFound)
 }
 
-// Packages implements graph.Reader.
+// Packages implements graph.Reader, from the snapshot's cached package
+// list.
 func (r *reader) Packages(ctx context.Context, repo string) ([]graph.Package, error) {
 	if err := r.lock(); err != nil {
 		return nil, err
 	}
 	defer r.mu.Unlock()
-	snap, err := r.snapshotOf(ctx, repo)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := r.tx.Query(ctx, `SELECT `+packageColumns+` FROM packages WHERE snapshot_id = $1 ORDER BY path, seq`, snap)
-	if err != nil {
-		return nil, fmt.Errorf("listing packages: %w", err)
-	}
-	defer rows.Close()
-	var out []graph.Package
-	for rows.Next() {
-		p, err := scanPackage(rows)
-		if err != nil {
-			return nil, fmt.Errorf("listing packages: %w", err)
-		}
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("listing packages: %w", err)
-	}
-	return out, nil
+	pkgs, err := r.packages(ctx, repo)
+	return slices.Clone(pkgs), err
 }
 
 // Diagnostics implements graph.Reader, ordered by path (those without a

@@ -59,8 +59,11 @@ func (r *reader) SearchText(ctx context.Context, q graph.TextQuery) ([]graph.Tex
 	}
 	var b builder
 	from := r.from(&b, "symbols", "s")
-	tsq := b.arg(expr)
-	b.conds = append(b.conds, "s.search @@ to_tsquery('english', "+tsq+")")
+	// The query is a FROM item, parsed once: sessions use generic plans
+	// (see Open), in which to_tsquery in the select list would be called
+	// again for every row.
+	from = " FROM to_tsquery('english', " + b.arg(expr) + ") AS tq," + strings.TrimPrefix(from, " FROM")
+	b.conds = append(b.conds, "s.search @@ tq")
 	if len(q.Repositories) > 0 {
 		b.where("r.name = ANY(%s)", q.Repositories)
 	}
@@ -79,7 +82,7 @@ func (r *reader) SearchText(ctx context.Context, q graph.TextQuery) ([]graph.Tex
 		return nil, err
 	}
 	defer r.mu.Unlock()
-	rows, err := r.tx.Query(ctx, `SELECT `+symbolColumns+`, ts_rank('`+rankWeights+`', s.search, to_tsquery('english', `+tsq+`)) AS score`+
+	rows, err := r.tx.Query(ctx, `SELECT `+symbolColumns+`, ts_rank('`+rankWeights+`', s.search, tq) AS score`+
 		from+b.clause()+` ORDER BY score DESC, r.name, s.path, s.start_line, s.id LIMIT `+b.arg(limit), b.args...)
 	if err != nil {
 		return nil, fmt.Errorf("searching text: %w", err)

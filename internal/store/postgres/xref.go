@@ -4,21 +4,27 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/sextant-dev/sextant/internal/graph"
 )
 
-// refsQuery returns the SQL and arguments of Refs: one page of matches,
-// each row carrying the total number of matches in a window count.
-func (r *reader) refsQuery(q graph.RefQuery, targets []string) (string, []any, error) {
-	var b builder
-	from := r.from(&b, "refs", "x")
+// refsColumns are what Refs reads of each match, the total number of
+// matches last, in a window count.
+const refsColumns = `x.target, x.path, x.line, x.col, x.end_col, coalesce(x.enclosing, ''), x.kind, x.test_only,
+	r.name, count(*) OVER ()`
+
+// refsQuery returns the SQL of one page of matches, selecting cols, with
+// its arguments added to b.
+func (r *reader) refsQuery(b *builder, cols string, q graph.RefQuery, targets []string) (string, error) {
+	from := r.from(b, "refs", "x")
 	b.where("x.target = ANY(%s)", targets)
 	if len(q.Kinds) > 0 {
 		kinds := make([]int16, len(q.Kinds))
 		for i, k := range q.Kinds {
 			code, ok := refKindCodes[k]
 			if !ok {
-				return "", nil, graph.Errorf(graph.CodeInvalidArgument, "unknown reference kind %q", k)
+				return "", graph.Errorf(graph.CodeInvalidArgument, "unknown reference kind %q", k)
 			}
 			kinds[i] = code
 		}
@@ -34,18 +40,19 @@ func (r *reader) refsQuery(q graph.RefQuery, targets []string) (string, []any, e
 	if q.Limit > 0 {
 		limit = q.Limit
 	}
-	return `SELECT x.target, x.path, x.line, x.col, x.end_col, coalesce(x.enclosing, ''), x.kind, x.test_only,
-		r.name, count(*) OVER ()` + from + b.clause() + `
+	return `SELECT ` + cols + from + b.clause() + `
 		ORDER BY x.path, x.line, x.col, r.name, x.target, x.seq
-		LIMIT ` + b.arg(limit) + ` OFFSET ` + b.arg(max(q.Offset, 0)), b.args, nil
+		LIMIT ` + b.arg(limit) + ` OFFSET ` + b.arg(max(q.Offset, 0)), nil
 }
 
 // Refs implements graph.Reader. It searches every pinned current snapshot;
 // uses at the same position are ordered by repository name, then target
 // key, then the order they were written. An unknown kind is an
-// INVALID_ARGUMENT error; no targets match nothing.
+// INVALID_ARGUMENT error; no targets match nothing. In the same round trip
+// it reads the declarations enclosing the page's uses (see prefetch.go).
 func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, error) {
-	query, args, err := r.refsQuery(q, uniq(q.Targets))
+	var b builder
+	query, err := r.refsQuery(&b, refsColumns, q, uniq(q.Targets))
 	if err != nil || len(q.Targets) == 0 {
 		return nil, 0, err
 	}
@@ -53,27 +60,57 @@ func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, 
 		return nil, 0, err
 	}
 	defer r.mu.Unlock()
-	refs, total, err := r.scanRefs(ctx, query, args)
+	// The enclosing declarations: the same page again, in a subquery
+	// without the count, whose aliases hide the outer ones.
+	var eb builder
+	sub, _ := r.refsQuery(&eb, "x.enclosing", q, uniq(q.Targets))
+	eb.conds = []string{"s.key IN (SELECT p.enclosing FROM (" + sub + ") AS p)"}
+	from := r.from(&eb, "symbols", "s")
+	batch := &pgx.Batch{}
+	batch.Queue(query, b.args...)
+	batch.Queue(`SELECT `+symbolColumns+from+eb.clause(), eb.args...)
+	rs := r.tx.SendBatch(ctx, batch)
+	defer rs.Close()
+	rows, err := rs.Query()
+	if err != nil {
+		return nil, 0, fmt.Errorf("querying references: %w", err)
+	}
+	refs, total, err := scanRefs(rows)
 	if err != nil {
 		return nil, 0, err
 	}
+	encl, err := batchSymbols(rs)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := rs.Close(); err != nil {
+		return nil, 0, fmt.Errorf("querying references: %w", err)
+	}
+	var keys []string
+	for _, ref := range refs {
+		if ref.Enclosing != "" {
+			keys = append(keys, ref.Enclosing)
+		}
+	}
+	r.keepSymbols(keys, encl)
 	if len(refs) == 0 && q.Offset > 0 {
 		// A page past the end has no row to carry the total.
 		first := q
 		first.Offset, first.Limit = 0, 1
-		query, args, _ := r.refsQuery(first, uniq(q.Targets))
-		if _, total, err = r.scanRefs(ctx, query, args); err != nil {
+		var fb builder
+		query, _ := r.refsQuery(&fb, refsColumns, first, uniq(q.Targets))
+		rows, err := r.tx.Query(ctx, query, fb.args...)
+		if err != nil {
+			return nil, 0, fmt.Errorf("querying references: %w", err)
+		}
+		if _, total, err = scanRefs(rows); err != nil {
 			return nil, 0, err
 		}
 	}
 	return refs, total, nil
 }
 
-func (r *reader) scanRefs(ctx context.Context, query string, args []any) ([]graph.Ref, int, error) {
-	rows, err := r.tx.Query(ctx, query, args...)
-	if err != nil {
-		return nil, 0, fmt.Errorf("querying references: %w", err)
-	}
+func scanRefs(rows pgx.Rows) ([]graph.Ref, int, error) {
 	defer rows.Close()
 	var out []graph.Ref
 	var total int
@@ -173,7 +210,8 @@ func (r *reader) UnresolvedCalls(ctx context.Context, repo string) (int, error) 
 }
 
 // Implementations implements graph.Reader, ordered by the key on the
-// other side, then repository name.
+// other side, then repository name. By type, it reads in the same round
+// trip the methods of the interfaces it returns (see prefetch.go).
 func (r *reader) Implementations(ctx context.Context, key string, byInterface bool) ([]graph.Implements, error) {
 	if err := r.lock(); err != nil {
 		return nil, err
@@ -186,21 +224,48 @@ func (r *reader) Implementations(ctx context.Context, key string, byInterface bo
 	var b builder
 	from := r.from(&b, "implements", "x")
 	b.where("x."+col+" = %s", key)
-	rows, err := r.tx.Query(ctx, `SELECT x.type, x.iface, x.pointer`+from+b.clause()+` ORDER BY `+order+`, r.name`, b.args...)
-	if err != nil {
-		return nil, fmt.Errorf("querying implementations: %w", err)
-	}
-	defer rows.Close()
+	query := `SELECT x.type, x.iface, x.pointer` + from + b.clause() + ` ORDER BY ` + order + `, r.name`
 	var out []graph.Implements
-	for rows.Next() {
-		var im graph.Implements
-		if err := rows.Scan(&im.Type, &im.Interface, &im.Pointer); err != nil {
-			return nil, fmt.Errorf("reading implementations: %w", err)
+	read := func(rows pgx.Rows) error {
+		defer rows.Close()
+		for rows.Next() {
+			var im graph.Implements
+			if err := rows.Scan(&im.Type, &im.Interface, &im.Pointer); err != nil {
+				return fmt.Errorf("reading implementations: %w", err)
+			}
+			out = append(out, im)
 		}
-		out = append(out, im)
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("reading implementations: %w", err)
+		}
+		return nil
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading implementations: %w", err)
+	if byInterface {
+		rows, err := r.tx.Query(ctx, query, b.args...)
+		if err != nil {
+			return nil, fmt.Errorf("querying implementations: %w", err)
+		}
+		return out, read(rows)
 	}
-	return out, nil
+	batch := &pgx.Batch{}
+	batch.Queue(query, b.args...)
+	var kb builder
+	sub := r.from(&kb, "implements", "x")
+	kb.where("x.type = %s", key)
+	kb.conds = []string{"s.parent IN (SELECT x.iface" + sub + kb.clause() + ")"}
+	r.queueChildren(batch, &kb)
+	err := r.sendWithChildren(ctx, batch, func(rs pgx.BatchResults) error {
+		rows, err := rs.Query()
+		if err != nil {
+			return fmt.Errorf("querying implementations: %w", err)
+		}
+		return read(rows)
+	}, func() []string {
+		var keys []string
+		for _, im := range out {
+			keys = append(keys, im.Interface)
+		}
+		return keys
+	})
+	return out, err
 }

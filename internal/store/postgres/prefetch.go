@@ -1,0 +1,132 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// Read-ahead. On loopback a query's own work is often smaller than the
+// round trip to the server, which the machine's load can stretch to
+// milliseconds; SQLite, in process, pays none. So where the query layer
+// always asks B right after A, the reader asks for both in one round trip
+// (a pgx batch, or a subquery) and keeps B's rows for the request:
+//
+//   - SymbolByKey and LookupSymbols read the members of the types and
+//     interfaces they return (get_symbol lists them: Children);
+//   - Implementations by type reads the methods of the interfaces it
+//     returns (find_references looks for the related interface methods
+//     among them: Children);
+//   - Refs reads the declarations enclosing the page's uses
+//     (find_references names them: SymbolsByKeys).
+//
+// The rows come from the reader's own transaction, so they belong to the
+// pinned view like every other answer, and they are dropped with the
+// reader.
+
+// kidsKey names one Children call: repository ("" for every one) and
+// parent key.
+type kidsKey struct{ repo, parent string }
+
+// queueChildren queues on batch the members of the parents that kb's
+// conditions select (on alias s of the symbols table), in Children's order
+// (repository, path, position).
+func (r *reader) queueChildren(batch *pgx.Batch, kb *builder) {
+	from := r.from(kb, "symbols", "s")
+	batch.Queue(`SELECT `+symbolColumns+from+kb.clause()+` ORDER BY r.name, s.path, s.start_line, s.start_col, s.id`,
+		kb.args...)
+}
+
+// batchSymbols reads the next result of a batch as symbols.
+func batchSymbols(rs pgx.BatchResults) ([]graph.Symbol, error) {
+	rows, err := rs.Query()
+	if err != nil {
+		return nil, fmt.Errorf("querying symbols: %w", err)
+	}
+	syms, _, err := scanSymbols(rows)
+	return syms, err
+}
+
+// sendWithChildren sends batch, whose first query is read by first and
+// whose second is the members' query of queueChildren, and keeps the
+// members of the parents that parents() then names (those the members'
+// query selected) for Children, under every pinned repository and "".
+func (r *reader) sendWithChildren(ctx context.Context, batch *pgx.Batch, first func(pgx.BatchResults) error,
+	parents func() []string) error {
+	rs := r.tx.SendBatch(ctx, batch)
+	defer rs.Close()
+	if err := first(rs); err != nil {
+		return err
+	}
+	kids, err := batchSymbols(rs)
+	if err != nil {
+		return err
+	}
+	if err := rs.Close(); err != nil {
+		return err
+	}
+	r.keepChildren(parents(), kids)
+	return nil
+}
+
+// keepChildren records kids, the members of every parent in parents in
+// every pinned snapshot, in Children's order, as the answers of Children.
+func (r *reader) keepChildren(parents []string, kids []graph.Symbol) {
+	if len(parents) == 0 {
+		return
+	}
+	if r.kids == nil {
+		r.kids = map[kidsKey][]graph.Symbol{}
+	}
+	for _, p := range parents {
+		r.kids[kidsKey{"", p}] = []graph.Symbol{}
+		for _, pin := range r.pins {
+			r.kids[kidsKey{pin.name, p}] = []graph.Symbol{}
+		}
+	}
+	for _, k := range kids {
+		all, repo := kidsKey{"", k.Parent}, kidsKey{k.Repository, k.Parent}
+		if _, ok := r.kids[all]; !ok {
+			continue // not a parent asked for (cannot happen)
+		}
+		r.kids[all] = append(r.kids[all], k)
+		r.kids[repo] = append(r.kids[repo], k)
+	}
+}
+
+// keepSymbols records syms, every symbol of every pinned snapshot whose
+// key is in keys, as the answers of SymbolsByKeys.
+func (r *reader) keepSymbols(keys []string, syms []graph.Symbol) {
+	if r.byKey == nil {
+		r.byKey = map[string][]graph.Symbol{}
+	}
+	for _, k := range keys {
+		if _, ok := r.byKey[k]; !ok {
+			r.byKey[k] = []graph.Symbol{}
+		}
+	}
+	for _, s := range syms {
+		r.byKey[s.Key] = append(r.byKey[s.Key], s)
+	}
+}
+
+// prefetched answers SymbolsByKeys from what was read ahead, when it
+// holds every key.
+func (r *reader) prefetched(keys []string) ([]graph.Symbol, bool) {
+	if r.byKey == nil {
+		return nil, false
+	}
+	var out []graph.Symbol
+	for _, k := range uniq(keys) {
+		syms, ok := r.byKey[k]
+		if !ok {
+			return nil, false
+		}
+		out = append(out, syms...)
+	}
+	return slices.Clone(out), true
+}

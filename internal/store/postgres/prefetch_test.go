@@ -1,0 +1,179 @@
+package postgres_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/index"
+	"github.com/sextant-dev/sextant/internal/store/postgres/pgtest"
+)
+
+// TestReadAhead checks that what the reader reads ahead (members with
+// SymbolByKey, LookupSymbols and Implementations; enclosing declarations
+// with Refs) answers Children and SymbolsByKeys exactly as a reader that
+// asks the server does, for every symbol of an indexed module with
+// interfaces, promoted methods and references.
+func TestReadAhead(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	ctx := context.Background()
+	s := open(t, dsn)
+	defer s.Close()
+	dir := writeTxtar(t, "../../index/testdata/xref/implements.txtar")
+	t.Setenv("GOOS", "linux")
+	t.Setenv("GOARCH", "amd64")
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	if _, err := index.Index(ctx, s, dir, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	syms, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring})
+	if err != nil {
+		t.Fatal(err)
+	}
+	repos, err := r.Repositories(ctx)
+	if err != nil || len(repos) != 1 {
+		t.Fatalf("Repositories = %v, %v", repos, err)
+	}
+	repo := repos[0].Name
+	// fresh answers f on a reader that has read nothing ahead.
+	fresh := func(f func(graph.Reader) (any, error)) any {
+		t.Helper()
+		r, err := s.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		v, err := f(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	same := func(what string, got, want any) {
+		t.Helper()
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: read ahead\n%v\nasked\n%v", what, got, want)
+		}
+	}
+	var members, enclosing int
+	for _, sym := range syms {
+		for _, parentRepo := range []string{repo, ""} {
+			children := func(r graph.Reader) (any, error) { return r.Children(ctx, parentRepo, sym.Key) }
+			want := fresh(children)
+			ahead := func(first func(graph.Reader) error) any {
+				t.Helper()
+				r, err := s.Read(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer r.Close()
+				if err := first(r); err != nil {
+					t.Fatal(err)
+				}
+				got, err := children(r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return got
+			}
+			same("Children after SymbolByKey "+sym.QualifiedName, ahead(func(r graph.Reader) error {
+				_, err := r.SymbolByKey(ctx, sym.Key)
+				return err
+			}), want)
+			same("Children after LookupSymbols "+sym.QualifiedName, ahead(func(r graph.Reader) error {
+				_, err := r.LookupSymbols(ctx, graph.Lookup{QualifiedName: sym.QualifiedName, PackagePath: sym.PackagePath})
+				return err
+			}), want)
+			members += len(want.([]graph.Symbol))
+		}
+		ims := fresh(func(r graph.Reader) (any, error) { return r.Implementations(ctx, sym.Key, false) }).([]graph.Implements)
+		for _, im := range ims {
+			want := fresh(func(r graph.Reader) (any, error) { return r.Children(ctx, repo, im.Interface) })
+			r, err := s.Read(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.Implementations(ctx, sym.Key, false); err != nil {
+				t.Fatal(err)
+			}
+			got, err := r.Children(ctx, repo, im.Interface)
+			r.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			same("Children of "+im.Interface+" after Implementations of "+sym.QualifiedName, got, want)
+		}
+		q := graph.RefQuery{Targets: []string{sym.Key}, IncludeTests: true, Limit: 3}
+		refs := fresh(func(r graph.Reader) (any, error) { refs, _, err := r.Refs(ctx, q); return refs, err }).([]graph.Ref)
+		var keys []string
+		for _, ref := range refs {
+			if ref.Enclosing != "" {
+				keys = append(keys, ref.Enclosing)
+			}
+		}
+		if len(keys) == 0 {
+			continue
+		}
+		byKey := func(syms []graph.Symbol) []string {
+			var ks []string
+			for _, s := range syms {
+				ks = append(ks, s.Key+" "+s.Repository+" "+s.QualifiedName)
+			}
+			slices.Sort(ks)
+			return ks
+		}
+		want := byKey(fresh(func(r graph.Reader) (any, error) { return r.SymbolsByKeys(ctx, keys) }).([]graph.Symbol))
+		r, err := s.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := r.Refs(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.SymbolsByKeys(ctx, keys)
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		same("SymbolsByKeys after Refs of "+sym.QualifiedName, byKey(got), want)
+		enclosing += len(want)
+	}
+	if members == 0 || enclosing == 0 {
+		t.Errorf("the module gave %d members and %d enclosing declarations to compare: the test compared nothing", members, enclosing)
+	}
+}
+
+// writeTxtar writes the files of a txtar archive into a fresh directory.
+func writeTxtar(t *testing.T, archive string) string {
+	t.Helper()
+	ar, err := txtar.ParseFile(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ar.Files {
+		path := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
