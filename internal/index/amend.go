@@ -395,15 +395,29 @@ func (x *extractor) seedDecls(ctx context.Context, store graph.Store, base baseS
 		return err
 	}
 	defer r.Close()
-	// A package is a target by its import path (imports).
-	pkgSyms, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring, Kinds: []graph.Kind{graph.KindPackage},
-		Repositories: []string{base.repo.Name}})
+	// A package is a target by its import path (imports): its symbol's
+	// key is that of its identity, as symbols.go makes it, with the test
+	// variant for a package of test files only; the store says which
+	// exists.
+	var pkgKeys []string
+	for _, p := range base.pkgs {
+		if slices.Contains(dirs, p.Dir) {
+			continue
+		}
+		for _, variant := range []string{"", "test"} {
+			pkgKeys = append(pkgKeys, graph.StableKey(graph.Identity{Language: "go", Repository: base.repo.Name,
+				PackagePath: p.Path, QualifiedName: p.Path, Kind: graph.KindPackage, Variant: variant}))
+		}
+	}
+	pkgSyms, err := r.SymbolsByKeys(ctx, pkgKeys)
 	if err != nil {
 		return fmt.Errorf("reading the packages: %w", err)
 	}
 	for _, s := range pkgSyms {
-		if _, mine := t.pkgKeys[s.PackagePath]; !mine {
-			t.pkgKeys[s.PackagePath] = s.Key
+		if s.Kind == graph.KindPackage {
+			if _, mine := t.pkgKeys[s.PackagePath]; !mine {
+				t.pkgKeys[s.PackagePath] = s.Key
+			}
 		}
 	}
 	files := make([]string, 0, len(want))
@@ -411,16 +425,23 @@ func (x *extractor) seedDecls(ctx context.Context, store graph.Store, base baseS
 		files = append(files, f)
 	}
 	sort.Strings(files)
-	for _, f := range files {
-		syms, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring, Repositories: []string{base.repo.Name}, PathPrefix: f})
-		if err != nil {
-			return fmt.Errorf("reading the symbols of %s: %w", f, err)
+	var syms []graph.Symbol
+	if fr, ok := r.(fileSymbolReader); ok {
+		if syms, err = fr.SymbolsInFiles(ctx, base.repo.Name, files); err != nil {
+			return err
 		}
-		file := t.intern(filepath.Join(x.root, filepath.FromSlash(f)))
-		for _, s := range syms {
-			if s.Path != f || s.Kind == graph.KindPackage {
-				continue
+	} else {
+		for _, f := range files {
+			in, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring, Repositories: []string{base.repo.Name}, PathPrefix: f})
+			if err != nil {
+				return fmt.Errorf("reading the symbols of %s: %w", f, err)
 			}
+			syms = append(syms, in...)
+		}
+	}
+	for _, s := range syms {
+		if f := s.Path; want[f] && s.Kind != graph.KindPackage {
+			file := t.intern(filepath.Join(x.root, filepath.FromSlash(f)))
 			owner := int32(-1)
 			if s.Kind == graph.KindMethod || s.Kind == graph.KindInterfaceMethod {
 				if i := strings.LastIndexByte(s.QualifiedName, '.'); i > 0 {
@@ -435,6 +456,12 @@ func (x *extractor) seedDecls(ctx context.Context, store graph.Store, base baseS
 		}
 	}
 	return nil
+}
+
+// fileSymbolReader is a graph.Reader that reads the symbols of given
+// files without loading every symbol's name (internal/store/sqlite).
+type fileSymbolReader interface {
+	SymbolsInFiles(ctx context.Context, repo string, paths []string) ([]graph.Symbol, error)
 }
 
 // apiHash hashes what package pkg declares at package level, as other

@@ -155,22 +155,43 @@ func (w *amendWriter) RemoveDirs(ctx context.Context, dirs []string) error {
 		return nil
 	}
 	if len(files) > 0 {
-		units := `SELECT id FROM units WHERE snapshot_id = ? AND path IN ` + in(len(files))
-		syms := `SELECT id FROM symbols WHERE snapshot_id = ? AND unit_id IN (` + units + `)`
-		symArgs := append([]any{data}, args(data, files)...)
-		// Effect rows and search rows are found through the symbols, so
-		// they go first; references and call edges by their site's path.
-		if err := exec("effect rows", `DELETE FROM effects WHERE snapshot_id = ? AND func IN (SELECT key FROM symbols
-			WHERE snapshot_id = ? AND unit_id IN (`+units+`))`, append([]any{data}, symArgs...)...); err != nil {
-			return err
+		// The symbols of the files, by their unit (symbols_unit): their
+		// row ids for the symbol and search rows, their keys for the
+		// effect rows. References and call edges go by their site's path.
+		rows, err := tx.QueryContext(ctx, `SELECT s.id, s.key FROM units u JOIN symbols s ON s.unit_id = u.id
+			WHERE u.snapshot_id = ? AND u.path IN `+in(len(files)), args(data, files)...)
+		if err != nil {
+			return fmt.Errorf("listing symbols: %w", err)
 		}
-		if err := exec("search rows", `DELETE FROM symbol_text WHERE rowid IN (`+syms+`)`, symArgs...); err != nil {
-			return err
+		var ids []any
+		var keys []string
+		for rows.Next() {
+			var id int64
+			var key string
+			if err := rows.Scan(&id, &key); err != nil {
+				rows.Close()
+				return fmt.Errorf("listing symbols: %w", err)
+			}
+			ids, keys = append(ids, id), append(keys, key)
 		}
-		if err := exec("symbols", `DELETE FROM symbols WHERE id IN (`+syms+`)`, symArgs...); err != nil {
-			return err
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("listing symbols: %w", err)
 		}
-		if err := exec("units", `DELETE FROM units WHERE id IN (`+units+`)`, args(data, files)...); err != nil {
+		const chunk = 500
+		for lo := 0; lo < len(ids); lo += chunk {
+			hi := min(lo+chunk, len(ids))
+			if err := exec("effect rows", `DELETE FROM effects WHERE snapshot_id = ? AND func IN `+in(hi-lo), args(data, keys[lo:hi])...); err != nil {
+				return err
+			}
+			if err := exec("search rows", `DELETE FROM symbol_text WHERE rowid IN `+in(hi-lo), ids[lo:hi]...); err != nil {
+				return err
+			}
+			if err := exec("symbols", `DELETE FROM symbols WHERE id IN `+in(hi-lo), ids[lo:hi]...); err != nil {
+				return err
+			}
+		}
+		if err := exec("units", `DELETE FROM units WHERE snapshot_id = ? AND path IN `+in(len(files)), args(data, files)...); err != nil {
 			return err
 		}
 		paths := `SELECT id FROM interned WHERE snapshot_id = ? AND value IN ` + in(len(files))
@@ -261,4 +282,37 @@ func splitAmended(s string) []string {
 		return nil
 	}
 	return strings.Split(s, "\n")
+}
+
+// SymbolsInFiles returns the symbols declared in the files at paths of
+// repository repo, in no particular order: what an amend resolves the
+// references of the packages it re-derives against (see
+// internal/index.Refresh). It reads them by file (symbols_unit), where
+// FindSymbols would load the snapshot's whole name table.
+func (r *reader) SymbolsInFiles(ctx context.Context, repo string, paths []string) ([]graph.Symbol, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	snap, err := r.snapshotOf(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	var out []graph.Symbol
+	const chunk = 500
+	for lo := 0; lo < len(paths); lo += chunk {
+		hi := min(lo+chunk, len(paths))
+		a := []any{snap}
+		for _, p := range paths[lo:hi] {
+			a = append(a, p)
+		}
+		syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+` FROM units u
+			CROSS JOIN symbols s ON s.unit_id = u.id
+			JOIN repositories r ON r.current_snapshot = u.snapshot_id
+			WHERE u.snapshot_id = ? AND u.path IN (`+strings.TrimSuffix(strings.Repeat("?, ", hi-lo), ", ")+`)`, a...)
+		if err != nil {
+			return nil, fmt.Errorf("reading the symbols of files: %w", err)
+		}
+		out = append(out, syms...)
+	}
+	return out, nil
 }

@@ -37,7 +37,9 @@ var schema = slices.Concat(schemaV1, schemaV2, schemaEffects, schemaSearch, sche
 //   - snapshots.amended lists, one per line, the package directories an
 //     amend re-derived (empty for a whole index).
 //   - packages.api is the hash of what the package declares
-//     (graph.Package.API), which decides whether an edit can be amended.
+//     (graph.Package.API), which decides whether an edit can be amended;
+//   - symbols_unit finds the symbols of a file, which an amend replaces
+//     and whose declarations it resolves references against.
 //
 // The columns are added to the version 1 tables, so a version 4 database
 // upgrades in place and keeps its snapshots.
@@ -45,6 +47,7 @@ var schemaAmend = []string{
 	`ALTER TABLE repositories ADD COLUMN current_revision INTEGER`,
 	`ALTER TABLE snapshots ADD COLUMN amended TEXT NOT NULL DEFAULT ''`,
 	`ALTER TABLE packages ADD COLUMN api TEXT NOT NULL DEFAULT ''`,
+	`CREATE INDEX symbols_unit ON symbols (unit_id)`,
 }
 
 // schemaV1 creates the tables and indexes of schema version 1.
