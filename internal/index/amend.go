@@ -80,6 +80,18 @@ func amend(ctx context.Context, store graph.Store, am graph.Amender, root string
 	if err != nil {
 		return Result{}, err
 	}
+	// Begun before anything is read, the snapshot's time is one no file
+	// it records can be newer than unnoticed (see the freshness check).
+	w, err := am.BeginAmend(ctx, base.repo.Repository, base.repo.Snapshot.ID, vcsHead(abs))
+	if err != nil {
+		return Result{}, err
+	}
+	published := false
+	defer func() {
+		if !published {
+			_ = w.Abort()
+		}
+	}()
 	plan, err := load.Discover(abs)
 	if err != nil {
 		return Result{}, err
@@ -133,16 +145,6 @@ func amend(ctx context.Context, store graph.Store, am graph.Amender, root string
 		return Result{}, err
 	}
 
-	w, err := am.BeginAmend(ctx, base.repo.Repository, base.repo.Snapshot.ID, vcsHead(abs))
-	if err != nil {
-		return Result{}, err
-	}
-	published := false
-	defer func() {
-		if !published {
-			_ = w.Abort()
-		}
-	}()
 	if err := w.RemoveDirs(ctx, dirs); err != nil {
 		return Result{}, err
 	}

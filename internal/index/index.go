@@ -146,7 +146,25 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	if err != nil {
 		return Result{}, fmt.Errorf("registering repository: %w", err)
 	}
-	// Keys hash the name the store settled on.
+	// Begun before anything is read, the snapshot's time is one no file
+	// it records can be newer than unnoticed: a file added while the
+	// index runs makes its directory newer than the snapshot. Stores take
+	// no lock until the first write.
+	head := opts.VCSHead
+	if head == "" {
+		head = vcsHead(abs)
+	}
+	w, err := store.BeginSnapshot(ctx, repo, head)
+	if err != nil {
+		return Result{}, fmt.Errorf("beginning snapshot: %w", err)
+	}
+	published := false
+	defer func() {
+		if !published {
+			_ = w.Abort() // the write already failed; the previous snapshot keeps serving
+		}
+	}()
+		// Keys hash the name the store settled on.
 	x, err := newExtractor(repo.Name, abs, plan.Modules)
 	if err != nil {
 		return Result{}, err
@@ -247,20 +265,6 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 			"no module under %s could be loaded; see diagnostics", abs).WithData("diagnostics", diags)
 	}
 
-	head := opts.VCSHead
-	if head == "" {
-		head = vcsHead(abs)
-	}
-	w, err := store.BeginSnapshot(ctx, repo, head)
-	if err != nil {
-		return Result{}, fmt.Errorf("beginning snapshot: %w", err)
-	}
-	published := false
-	defer func() {
-		if !published {
-			_ = w.Abort() // the write already failed; the previous snapshot keeps serving
-		}
-	}()
 
 	res := Result{Repository: repo, Modules: len(plan.Modules)}
 	if err := w.AddModules(ctx, plan.Modules); err != nil {
