@@ -17,14 +17,16 @@ import (
 
 // indexFunc adapts internal/index to the query layer's IndexFunc: a
 // stale root is refreshed with index.Refresh, which amends the snapshot
-// when the edit allows it. An amend carries the whole-program records
+// when the edit allows it (checking a package it amended before again in
+// memory, with the AmendCache). An amend carries the whole-program records
 // (interface call edges of other packages, effects) over from its base,
 // so once the root has been quiet for wholeAfter a whole index runs in
 // the background to restore them.
 func indexFunc(st graph.Store) query.IndexFunc {
 	passes := &wholePasses{store: st, after: wholeAfter, timers: map[string]*time.Timer{}}
+	cache := &index.AmendCache{}
 	return func(ctx context.Context, root string, progress func(query.Progress)) error {
-		res, err := index.Refresh(ctx, st, root, index.Options{Progress: adaptProgress(root, progress)})
+		res, err := index.Refresh(ctx, st, root, index.Options{Progress: adaptProgress(root, progress), Cache: cache})
 		if err == nil && len(res.Amended) > 0 {
 			passes.schedule(root)
 		}

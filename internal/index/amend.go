@@ -17,6 +17,8 @@ import (
 
 	"go/types"
 
+	"golang.org/x/tools/go/packages"
+
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/load"
 )
@@ -110,10 +112,20 @@ func amend(ctx context.Context, store graph.Store, am graph.Amender, root string
 	}
 	x.amending = true
 	var recs []PackageRecords
+	var indexed []*packages.Package // the variants extracted, for the cache
+	rechecked := false
 	for u, patterns := range unitPatterns(abs, plan, dirs) {
-		pkgs, err := load.Load(ctx, load.Unit{Dir: u.Dir, Patterns: patterns, Workspace: u.Workspace, Vendor: u.Vendor, Modules: u.Modules})
-		if err != nil {
-			return Result{}, fmt.Errorf("%w: %v", errWhole, err)
+		var pkgs []*packages.Package
+		if len(dirs) == 1 {
+			if ps, err := opts.Cache.take(abs, dirs[0], base); err == nil {
+				pkgs, rechecked = ps, true
+			}
+		}
+		if pkgs == nil {
+			pkgs, err = load.Load(ctx, load.Unit{Dir: u.Dir, Patterns: patterns, Workspace: u.Workspace, Vendor: u.Vendor, Modules: u.Modules})
+			if err != nil {
+				return Result{}, fmt.Errorf("%w: %v", errWhole, err)
+			}
 		}
 		pending := x.startCallEdges(ctx, pkgs)
 		pending.Open() // nothing to pace: the unit is a few packages
@@ -128,6 +140,7 @@ func amend(ctx context.Context, store graph.Store, am graph.Amender, root string
 			}
 			x.keep(xr)
 			recs = append(recs, rec)
+			indexed = append(indexed, g.main)
 		}
 		if msg, err := x.finishCallEdges(ctx, pending); err != nil {
 			return Result{}, err
@@ -171,6 +184,10 @@ func amend(ctx context.Context, store graph.Store, am graph.Amender, root string
 		return Result{}, fmt.Errorf("publishing amended snapshot: %w", err)
 	}
 	published = true
+	if len(dirs) == 1 {
+		opts.Cache.put(abs, dirs[0], base, indexed)
+	}
+	res.Rechecked = rechecked
 	res.Snapshot = snap
 	res.Amended = snap.Amended
 	res.Duration = time.Since(started)

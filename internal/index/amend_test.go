@@ -29,41 +29,48 @@ func TestRefreshAmends(t *testing.T) {
 	edits := []struct {
 		name  string
 		edit  func(t *testing.T, root string)
-		dirs  []string // amended; nil: indexed whole
-		whole string   // part of the reason for a whole index
+		dirs    []string // amended; nil: indexed whole
+		whole   string   // part of the reason for a whole index
+		checked bool     // checked again in memory (AmendCache)
 	}{
 		{"body of a package in the middle", func(t *testing.T, root string) {
 			replace(t, root, "geo/geo.go", "func Sum() float64 {\n",
 				"func Sum() float64 {\n\tif Pkg > 3 {\n\t\treturn Area(shape.Square{S: 1})\n\t}\n\t_ = shape.Describe(shape.Square{})\n")
-		}, []string{"geo"}, ""},
+		}, []string{"geo"}, "", false},
 		{"lines inserted above a function", func(t *testing.T, root string) {
 			replace(t, root, "geo/geo.go", "// Sum adds", "// One\n// Two\n// Three\n\n// Sum adds")
-		}, []string{"geo"}, ""},
+		}, []string{"geo"}, "", true},
 		{"a test file", func(t *testing.T, root string) {
 			replace(t, root, "geo/geo_test.go", "if Sum() == 0 {", "if Sum()+Area(nil) == 0 {")
-		}, []string{"geo"}, ""},
+		}, []string{"geo"}, "", true},
+		{"a build constraint", func(t *testing.T, root string) {
+			replace(t, root, "geo/geo_test.go", "package geo", "//go:build !nothing\n\npackage geo")
+		}, []string{"geo"}, "", false},
+		{"a body again, after a load", func(t *testing.T, root string) {
+			replace(t, root, "geo/geo.go", "return f()", "x := f()\n\treturn x")
+		}, []string{"geo"}, "", true},
 		{"a leaf and a library at once", func(t *testing.T, root string) {
 			replace(t, root, "cmd/app/main.go", "geo.Apply(func() int { return 1 })", "geo.Apply(func() int { return 7 }), geo.Area(shape.Square{})")
 			replace(t, root, "cmd/app/main.go", "\"example.com/amend/geo\"", "\"example.com/amend/geo\"\n\t\"example.com/amend/shape\"")
 			replace(t, root, "shape/shape.go", "t := 0.0", "t := 0.0\n\t_ = len(ss)")
-		}, []string{"cmd/app", "shape"}, ""},
+		}, []string{"cmd/app", "shape"}, "", false},
 		{"a new declaration", func(t *testing.T, root string) {
 			replace(t, root, "geo/geo.go", "func helper()", "// New is new.\nfunc New() int { return 3 }\n\nfunc helper()")
-		}, nil, "declares something new"},
+		}, nil, "declares something new", false},
 		{"a new file", func(t *testing.T, root string) {
 			writeTestFile(t, root, "geo/more.go", "package geo\n\nfunc more() int { return helper() }\n")
-		}, nil, "declares something new"},
+		}, nil, "declares something new", false},
 		{"a deleted file", func(t *testing.T, root string) {
 			if err := os.Remove(filepath.Join(root, "geo/more.go")); err != nil {
 				t.Fatal(err)
 			}
-		}, nil, "declares something new"},
+		}, nil, "declares something new", false},
 		{"go.mod", func(t *testing.T, root string) {
 			replace(t, root, "go.mod", "go 1.24", "go 1.25")
-		}, nil, "go.mod"},
+		}, nil, "go.mod", false},
 		{"a new package", func(t *testing.T, root string) {
 			writeTestFile(t, root, "extra/extra.go", "package extra\n\nfunc X() {}\n")
-		}, nil, "extra is new"},
+		}, nil, "extra is new", false},
 	}
 
 	root := writeFixture(t, "testdata/amend.txtar")
@@ -75,12 +82,16 @@ func TestRefreshAmends(t *testing.T) {
 	if _, err := index.Index(ctx, st, root, index.Options{}); err != nil {
 		t.Fatal(err)
 	}
+	cache := &index.AmendCache{}
 	for i, e := range edits {
 		t.Run(e.name, func(t *testing.T) {
 			e.edit(t, root)
-			res, err := index.Refresh(ctx, st, root, index.Options{})
+			res, err := index.Refresh(ctx, st, root, index.Options{Cache: cache})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if res.Rechecked != e.checked {
+				t.Errorf("checked again in memory: %v, want %v", res.Rechecked, e.checked)
 			}
 			if !slices.Equal(res.Amended, e.dirs) || e.dirs == nil && !strings.Contains(res.Whole, e.whole) {
 				t.Fatalf("Refresh amended %q (whole: %q), want %q (whole: %q)", res.Amended, res.Whole, e.dirs, e.whole)

@@ -44,6 +44,10 @@ type Options struct {
 	// VCSHead, when set, is recorded as the snapshot's commit instead of
 	// the one read from the work tree.
 	VCSHead string
+	// Cache, when set, lets Refresh check an edited package again in
+	// memory when it amended the same package last time (see AmendCache).
+	// Index does not use it.
+	Cache *AmendCache
 }
 
 // SharedRoot is the root under which Options.Shared registers the
@@ -94,7 +98,9 @@ type Result struct {
 	Amended []string
 	// Whole says why Refresh indexed the repository whole instead of
 	// amending its snapshot ("" when it amended, or for Index).
-	Whole string
+	Whole string // Rechecked says the amend checked its package again in memory
+	// (see AmendCache) instead of loading it with the go command.
+	Rechecked bool
 }
 
 // Index indexes the Go code under root into store as a new snapshot of
@@ -164,7 +170,7 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 			_ = w.Abort() // the write already failed; the previous snapshot keeps serving
 		}
 	}()
-		// Keys hash the name the store settled on.
+	// Keys hash the name the store settled on.
 	x, err := newExtractor(repo.Name, abs, plan.Modules)
 	if err != nil {
 		return Result{}, err
@@ -264,7 +270,6 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 		return Result{}, graph.Errorf(graph.CodeIndexingFailed,
 			"no module under %s could be loaded; see diagnostics", abs).WithData("diagnostics", diags)
 	}
-
 
 	res := Result{Repository: repo, Modules: len(plan.Modules)}
 	if err := w.AddModules(ctx, plan.Modules); err != nil {

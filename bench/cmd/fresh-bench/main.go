@@ -110,8 +110,9 @@ func run(module, corpus, work, leafDir string, rounds, calls int, out string) er
 	if _, err := index.Index(ctx, st, corpus, index.Options{}); err != nil {
 		return err
 	}
+	cache := &index.AmendCache{}
 	refresh := func(ctx context.Context, root string, _ func(query.Progress)) error {
-		_, err := index.Refresh(ctx, st, root, index.Options{})
+		_, err := index.Refresh(ctx, st, root, index.Options{Cache: cache})
 		return err
 	}
 	svc, err := query.New(st, []string{corpus}, refresh)
