@@ -110,7 +110,6 @@ func amend(ctx context.Context, store graph.Store, am graph.Amender, root string
 	if err != nil {
 		return Result{}, err
 	}
-	x.amending = true
 	var recs []PackageRecords
 	var indexed []*packages.Package // the variants extracted, for the cache
 	rechecked := false
@@ -171,9 +170,20 @@ func amend(ctx context.Context, store graph.Store, am graph.Amender, root string
 		res.Symbols += len(rec.Symbols)
 		res.Diagnostics += len(rec.Diagnostics)
 	}
+	if x.fx != nil {
+		x.fx.summaries = func(keys []string) ([]graph.EffectRecord, error) {
+			r, err := store.Read(ctx)
+			if err != nil {
+				return nil, err
+			}
+			defer r.Close()
+			return r.EffectRecords(ctx, keys)
+		}
+	}
 	xn, err := x.flushXRefs(ctx, Sink{
 		Refs:      func(refs []graph.Ref) error { return w.AddRefs(ctx, refs) },
 		CallEdges: func(edges []graph.CallEdge) error { return w.AddCallEdges(ctx, edges) },
+		Effects:   func(recs []graph.EffectRecord) error { return w.AddEffects(ctx, recs) },
 	})
 	if err != nil {
 		return Result{}, fmt.Errorf("writing cross-references: %w", err)

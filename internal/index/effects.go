@@ -2,6 +2,7 @@ package index
 
 import (
 	"os"
+	"slices"
 
 	"golang.org/x/tools/go/ssa"
 
@@ -22,6 +23,10 @@ type effectState struct {
 	col      *effects.Collector
 	causes   []pendingCause
 	analysed []target
+	// summaries, set by an amend, returns the stored records of
+	// functions outside the packages analysed that their edges call:
+	// what their rows say those callees do, in place of their bodies.
+	summaries func(keys []string) ([]graph.EffectRecord, error)
 }
 
 // pendingCause is a direct cause waiting for its function to be resolved.
@@ -44,7 +49,7 @@ const EffectsEnv = "SEXTANT_EFFECTS"
 // effectsVisit returns the hook the call graph calls with each function
 // body it builds.
 func (x *extractor) effectsVisit() func(*ssa.Function, callgraph.Func) {
-	if os.Getenv(EffectsEnv) == "off" || x.amending {
+	if os.Getenv(EffectsEnv) == "off" {
 		return nil
 	}
 	if x.fx == nil {
@@ -56,7 +61,7 @@ func (x *extractor) effectsVisit() func(*ssa.Function, callgraph.Func) {
 // effectsKeep returns the call graph's KeepBody: bodies with direct
 // causes stay for the collector to read.
 func (x *extractor) effectsKeep() func(*ssa.Function) bool {
-	if os.Getenv(EffectsEnv) == "off" || x.amending {
+	if os.Getenv(EffectsEnv) == "off" {
 		return nil
 	}
 	x.effectsVisit()
@@ -100,9 +105,16 @@ func (x *extractor) keepEffects(built bool) {
 
 // effectRecords computes the snapshot's effect records from the resolved
 // edges and the causes kept, and releases the causes.
-func (x *extractor) effectRecords(edges []graph.CallEdge) []graph.EffectRecord {
+//
+// In an amend (summaries set), the callees outside the packages analysed
+// enter as causes of their own, one per record the store has for them, and
+// only the analysed functions' records are returned: the callees' stay as
+// stored. A witness then continues in the callee's stored row, which may
+// make it longer than the shortest; the effects and their certainty are
+// what a whole index finds from the same rows.
+func (x *extractor) effectRecords(edges []graph.CallEdge) ([]graph.EffectRecord, error) {
 	if x.fx == nil {
-		return nil
+		return nil, nil
 	}
 	t := &x.xt
 	in := effects.Input{Edges: edges, Abstract: x.fx.col.AbstractMethods()}
@@ -121,6 +133,33 @@ func (x *extractor) effectRecords(edges []graph.CallEdge) []graph.EffectRecord {
 		in.Causes = append(in.Causes, effects.Cause{Function: k, Effect: c.effect, Path: t.strs[c.path],
 			Line: int(c.line), Col: int(c.col), Certain: c.certain, Callee: c.callee, Detail: c.detail})
 	}
+	summaries := x.fx.summaries
 	x.fx = nil
-	return effects.Compute(in)
+	if summaries == nil {
+		return effects.Compute(in), nil
+	}
+	var outside []string
+	for _, e := range edges {
+		if e.Callee != "" && !seen[e.Callee] && !slices.Contains(outside, e.Callee) {
+			outside = append(outside, e.Callee)
+		}
+	}
+	stored, err := summaries(outside)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range stored {
+		if r.Effect == graph.EffectPure || seen[r.Function] {
+			continue
+		}
+		in.Causes = append(in.Causes, effects.Cause{Function: r.Function, Effect: r.Effect, Path: r.Path, Line: r.Line,
+			Col: r.Col, Certain: r.Certain, Callee: r.Callee, Detail: r.Detail})
+	}
+	var out []graph.EffectRecord
+	for _, r := range effects.Compute(in) {
+		if seen[r.Function] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }

@@ -149,7 +149,11 @@ func (x *extractor) flushXRefs(ctx context.Context, sink Sink) (xrefCounts, erro
 			}
 		}
 	}
-	if recs := x.effectRecords(edges); len(recs) > 0 && sink.Effects != nil {
+	recs, err := x.effectRecords(edges)
+	if err != nil {
+		return n, err
+	}
+	if len(recs) > 0 && sink.Effects != nil {
 		if err := sink.Effects(recs); err != nil {
 			return n, err
 		}
@@ -281,9 +285,6 @@ type extractor struct {
 	// say so.
 	implicitRefs bool
 	fx           *effectState // effect causes of the units built so far (effects.go)
-	// amending says the packages are an amend's (see Refresh): effects,
-	// which need the whole program, are not collected.
-	amending bool
 }
 
 func newExtractor(repo, root string, mods []graph.Module) (*extractor, error) {
