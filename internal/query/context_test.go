@@ -362,6 +362,25 @@ func TestSearchCode(t *testing.T) {
 	if big.Results[0].Source == "" || !strings.Contains(big.Text(), "\tfunc ") {
 		t.Errorf("default budget: no bodies:\n%s", big.Text())
 	}
+	// The best match comes with its body, a lower hit longer than a few
+	// lines with its signature and doc summary instead, a short one whole.
+	for _, r := range big.Results {
+		long := r.EndLine-r.StartLine >= briefBodyLines
+		switch {
+		case r.Rank == 1 && r.Source == "":
+			t.Errorf("best match %s without its body:\n%s", r.QualifiedName, big.Text())
+		case r.Rank > 1 && long && r.Source != "":
+			t.Errorf("lower hit %s (%d-%d) with its body:\n%s", r.QualifiedName, r.StartLine, r.EndLine, big.Text())
+		case r.Rank > 1 && !long && r.Source == "":
+			t.Errorf("short lower hit %s without its body:\n%s", r.QualifiedName, big.Text())
+		case r.Source == "" && (r.Signature == "" || !strings.Contains(big.Text(), r.Signature) || r.Summary != "" && !strings.Contains(big.Text(), "// "+r.Summary)):
+			t.Errorf("lower hit %s without its signature or summary:\n%s", r.QualifiedName, big.Text())
+		}
+	}
+	total := ok[*SearchCodeOutput](t, f, "search_code", `{"question":"total area of the shapes","limit":3}`)
+	if len(total.Results) < 2 || total.Results[1].QualifiedName != "Shape" || total.Results[1].Source != "" || total.Results[1].Summary != "Shape is anything with an area." {
+		t.Errorf("second hit: want Shape with its doc summary and no body:\n%s", total.Text())
+	}
 	fails(t, f, "search_code", `{"question":"how is the"}`, graph.CodeInvalidArgument)
 	fails(t, f, "search_code", `{"question":"area","limit":21}`, graph.CodeInvalidArgument)
 	fails(t, f, "search_code", `{"question":"area","repository":"nope"}`, graph.CodeRepositoryNotFound)

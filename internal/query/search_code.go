@@ -17,6 +17,8 @@ const (
 	searchPool          = 200 // full-text hits re-ranked
 	searchRefPool       = 40  // of those, how many get their references counted
 	maxDefinitions      = 8   // further definitions of one name listed with it
+	maxDocSentence      = 200 // bytes of a hit's doc summary
+	briefBodyLines      = 3   // a lower hit's body up to this long is shown
 )
 
 // SearchCodeInput is the input of search_code.
@@ -41,7 +43,8 @@ type SearchHit struct {
 	Signature     string  `json:"signature" jsonschema:"declaration signature"`
 	StableKey     string  `json:"stable_key" jsonschema:"durable key"`
 	Score         float64 `json:"score" jsonschema:"relevance; compare within one answer"`
-	Source        string  `json:"source,omitempty" jsonschema:"its source from disk, when the budget allowed"`
+	Summary       string  `json:"summary,omitempty" jsonschema:"first sentence of its doc comment"`
+	Source        string  `json:"source,omitempty" jsonschema:"its source from disk: the best match's, when the budget allowed"`
 	SourceLine    int     `json:"source_line,omitempty" jsonschema:"first line of source"`
 }
 
@@ -51,7 +54,7 @@ type SearchCodeOutput struct {
 	Words    []string    `json:"words" jsonschema:"the words searched for"`
 	Budget   int         `json:"budget" jsonschema:"token budget applied"`
 	Results  []SearchHit `json:"results" jsonschema:"best first"`
-	Withheld []string    `json:"withheld,omitempty" jsonschema:"hits whose source did not fit; use read_source"`
+	Withheld []string    `json:"withheld,omitempty" jsonschema:"best-match definitions whose source did not fit the budget; use read_source"`
 }
 
 // SearchCode finds the symbols that best match a question in words.
@@ -137,12 +140,17 @@ func (s *Service) SearchCode(ctx context.Context, in SearchCodeInput, progress f
 			v.use(sym.Repository)
 			out.Results = append(out.Results, SearchHit{Rank: rank, QualifiedName: sym.QualifiedName, PackagePath: sym.PackagePath,
 				Kind: string(sym.Kind), Repository: sym.Repository, Path: sym.Path, StartLine: sym.StartLine, EndLine: sym.EndLine,
-				Signature: sym.Signature, StableKey: sym.Key, Score: math.Round(d.Score*100) / 100})
+				Signature: sym.Signature, Summary: docSentence(sym.Doc), StableKey: sym.Key, Score: math.Round(d.Score*100) / 100})
 		}
 	}
 	out.Envelope = v.envelope()
 	out.page(len(out.Results), 0, len(out.Results), "", "")
-	// Bodies in rank order while they fit; the headers always do.
+	// The best match comes with its body (each of its definitions in its
+	// package, per platform, while they fit); the other hits with their
+	// signature and doc summary, enough to pick one and read_source it,
+	// unless their body is as short as that. A lower hit's long body costs
+	// an agent that wanted the best match more than the rest of the answer
+	// together, and it is one call away.
 	limitBytes := budget * 4
 	syms := map[string]graph.Symbol{}
 	for _, h := range ranked {
@@ -150,6 +158,10 @@ func (s *Service) SearchCode(ctx context.Context, in SearchCodeInput, progress f
 	}
 	for i := range out.Results {
 		r := &out.Results[i]
+		best := r.Rank == 1 && r.PackagePath == out.Results[0].PackagePath
+		if !best && r.EndLine-r.StartLine >= briefBodyLines {
+			continue
+		}
 		sym, ok := syms[r.StableKey]
 		if !ok {
 			if sym, err = v.r.SymbolByKey(ctx, r.StableKey); err != nil {
@@ -186,15 +198,23 @@ func (o *SearchCodeOutput) Text() string {
 	if len(o.Results) == 0 {
 		b.WriteString("no symbol matches; try other words, or find_symbol for a name\n")
 	}
+	brief := false
 	for _, r := range o.Results {
 		fmt.Fprintf(&b, "%d. %s.%s (%s) %s:%d-%d\n", r.Rank, pkgBase(r.PackagePath), r.QualifiedName, r.Kind, r.Path, r.StartLine, r.EndLine)
 		if r.Source == "" {
 			fmt.Fprintf(&b, "   %s\n", quoteContent(r.Signature))
+			if r.Summary != "" {
+				fmt.Fprintf(&b, "   // %s\n", quoteContent(r.Summary))
+			}
+			brief = true
 			continue
 		}
 		for i, line := range strings.Split(r.Source, "\n") {
 			fmt.Fprintf(&b, "%d\t%s\n", r.SourceLine+i, quoteContent(line))
 		}
+	}
+	if brief && len(o.Withheld) == 0 {
+		b.WriteString("(read_source path::Name for the bodies not shown)\n")
 	}
 	if len(o.Withheld) > 0 {
 		fmt.Fprintf(&b, "source withheld for the %d-token budget (use read_source): %s\n", o.Budget, strings.Join(o.Withheld, ", "))
@@ -204,6 +224,20 @@ func (o *SearchCodeOutput) Text() string {
 	}
 	writeFreshness(&b, o.Envelope)
 	return b.String()
+}
+
+// docSentence is the first sentence of a doc comment on one line, at most
+// maxDocSentence bytes (cut ones end in "…"), or "" for none.
+func docSentence(doc string) string {
+	doc, _, _ = strings.Cut(strings.TrimSpace(doc), "\n\n")
+	doc = strings.Join(strings.Fields(doc), " ")
+	if i := strings.Index(doc, ". "); i >= 0 {
+		doc = doc[:i+1]
+	}
+	if len(doc) > maxDocSentence {
+		doc = cutUTF8(doc, maxDocSentence-len("…")) + "…"
+	}
+	return doc
 }
 
 // pkgBase is the last element of an import path.
