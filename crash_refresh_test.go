@@ -1,0 +1,287 @@
+package sextant_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// refreshPkgs is the size of the module TestKillServerDuringRefresh
+// refreshes, in packages of 240 types: small, so that one refresh takes
+// well under a second and hundreds of kills fit in CI, yet large enough
+// that loading, extracting and publishing each take a measurable slice.
+const refreshPkgs = 2
+
+// TestKillServerDuringRefresh kills `sextant serve` at random instants
+// while it refreshes a stale root, hundreds of times against one database
+// (SEXTANT_CRASH_REFRESH_RUNS, else SEXTANT_CRASH_RUNS, which .ci/run sets
+// to 200). Each run edits the root (one more function), starts serve on
+// the existing database and calls a tool with a progress token: the call
+// finds the root stale and refreshes it before answering. The kill comes
+// at a random instant after the first progress notification (the refresh
+// has started) and up to a little past the time an unkilled refresh takes
+// to answer. After each kill, a fresh reader must find the database
+// intact (PRAGMA integrity_check), every snapshot whole, the other root's
+// snapshot unchanged, and the refreshed root at its old snapshot or at
+// exactly the new one.
+func TestKillServerDuringRefresh(t *testing.T) {
+	runs := 40
+	if testing.Short() {
+		runs = 10
+	}
+	for _, env := range []string{"SEXTANT_CRASH_RUNS", "SEXTANT_CRASH_REFRESH_RUNS"} {
+		if s := os.Getenv(env); s != "" {
+			runs, _ = strconv.Atoi(s)
+		}
+	}
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "crash.db")
+	other, root := canonicalTempDir(t), canonicalTempDir(t)
+	writeModule(t, other, 1, 0)
+	writeModule(t, root, refreshPkgs, 0)
+	for _, r := range []string{other, root} {
+		if out, err := crashChild(db, r).CombinedOutput(); err != nil {
+			t.Fatalf("first index of %s: %v\n%s", r, err, out)
+		}
+	}
+	want := crashRepos(t, ctx, db)
+	base, current := want[root], want[root]
+
+	// Unkilled runs first measure how long a refresh takes from its first
+	// progress notification to the answer; the shortest is the span the
+	// kill instants are drawn over (plus a tenth), so that few land after
+	// the answer on a loaded machine.
+	const warm = 3
+	window := time.Duration(1<<63 - 1)
+	rng := rand.New(rand.NewPCG(3, uint64(time.Now().UnixNano())))
+	var answered, published, kept int
+	phases := map[string]int{} // the phase each kill cut
+	start := time.Now()
+	for i := 1; i <= warm+runs; i++ {
+		writeModule(t, root, refreshPkgs, i)
+		s := startRefreshServe(t, db, other, root)
+		killed := i > warm
+		var delay time.Duration
+		select {
+		case <-s.progressed:
+		case <-s.exited:
+			s.cmd.Wait()
+			t.Fatalf("run %d: serve ended before refreshing:\n%s", i, s.stderr.String())
+		}
+		if killed {
+			delay = time.Duration(rng.Int64N(int64(window)*11/10 + 1))
+			select {
+			case <-time.After(delay):
+			case <-s.answered:
+			}
+			_ = s.cmd.Process.Signal(syscall.SIGKILL)
+			s.cmd.Wait()
+		} else {
+			<-s.answered
+			window = min(window, time.Since(s.progressAt))
+			s.stdin.Close()
+			if err := s.cmd.Wait(); err != nil {
+				t.Fatalf("run %d: serve: %v\n%s", i, err, s.stderr.String())
+			}
+		}
+		done := s.done()
+		if done && s.answer.IsError {
+			t.Fatalf("run %d: the call failed: %s", i, s.answer.raw)
+		}
+		got := crashRepos(t, ctx, db)
+		if got[other] != want[other] {
+			t.Fatalf("run %d: the other root changed from %d to %d symbols", i, want[other], got[other])
+		}
+		switch got[root] {
+		case base + i:
+			if killed {
+				published++
+			}
+		case current:
+			if done {
+				t.Fatalf("run %d: serve answered after refreshing, yet the snapshot still has %d symbols, not %d", i, current, base+i)
+			}
+			if !killed {
+				t.Fatalf("run %d: an unkilled refresh left %d symbols, want %d", i, current, base+i)
+			}
+			kept++
+		default:
+			t.Fatalf("run %d (killed %v into the refresh): %d symbols, neither the old snapshot's %d nor the new one's %d",
+				i, delay, got[root], current, base+i)
+		}
+		if killed && done {
+			answered++
+		} else if killed {
+			phases[s.phase()]++
+		}
+		current = got[root]
+		if i == warm {
+			t.Logf("a refresh takes %v from its first progress notification to the answer; %d kills", window, runs)
+			start = time.Now()
+		}
+	}
+	t.Logf("%d kills in %v: %d published the new snapshot before the kill (%d of them answered too), %d left the old one; none mixed",
+		runs, time.Since(start).Round(time.Millisecond), published, answered, kept)
+	t.Logf("the last progress before the kills that cut a refresh short: %v", phases)
+	// Refreshes cut short leave garbage behind; the next one collects it.
+	if n := snapshotsLeft(t, ctx, db); n > 6 {
+		t.Errorf("%d snapshots left after %d runs: old snapshots are not being collected", n, runs)
+	} else {
+		t.Logf("%d snapshots left in the database (2 current)", n)
+	}
+}
+
+// refreshServe is one `sextant serve` asked, over stdio, for a tool call
+// that refreshes a stale root first.
+type refreshServe struct {
+	cmd        *exec.Cmd
+	stdin      io.WriteCloser
+	stderr     *bytes.Buffer
+	progressed chan struct{} // closed at the first progress notification
+	progressAt time.Time
+	mu         sync.Mutex
+	last       float64       // the last progress value heard
+	answered   chan struct{} // closed when the call's answer came
+	answer     struct {
+		IsError bool `json:"isError"`
+		raw     string
+	}
+	exited chan struct{} // closed when stdout ends
+}
+
+// startRefreshServe starts serve on db with roots and sends
+// find_symbol (a default tool) with a progress token.
+func startRefreshServe(t *testing.T, db string, roots ...string) *refreshServe {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), crashServeEnv+"="+strings.Join(append([]string{db}, roots...), string(os.PathListSeparator)))
+	s := &refreshServe{cmd: cmd, stderr: &bytes.Buffer{}, progressed: make(chan struct{}), answered: make(chan struct{}), exited: make(chan struct{})}
+	cmd.Stderr = s.stderr
+	var err error
+	if s.stdin, err = cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(s.stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"crash","version":"0"}}}`)
+	fmt.Fprintln(s.stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	fmt.Fprintln(s.stdin, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"find_symbol","arguments":{"name":"Extra1","mode":"exact"},"_meta":{"progressToken":"refresh"}}}`)
+	go func() {
+		defer close(s.exited)
+		var once sync.Once
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			var msg struct {
+				ID     int             `json:"id"`
+				Method string          `json:"method"`
+				Result json.RawMessage `json:"result"`
+				Params struct {
+					Progress float64 `json:"progress"`
+				} `json:"params"`
+			}
+			if json.Unmarshal(sc.Bytes(), &msg) != nil {
+				continue
+			}
+			switch {
+			case msg.Method == "notifications/progress":
+				s.mu.Lock()
+				s.last = msg.Params.Progress
+				s.mu.Unlock()
+				once.Do(func() {
+					s.progressAt = time.Now()
+					close(s.progressed)
+				})
+			case msg.ID == 2:
+				json.Unmarshal(msg.Result, &s.answer)
+				s.answer.raw = sc.Text()
+				select {
+				case <-s.progressed:
+				default:
+					// No progress before the answer: nothing was refreshed.
+					// The test waits on progressed, so say so there.
+					s.answer.IsError = true
+					s.answer.raw = "answered without refreshing: " + s.answer.raw
+					once.Do(func() { close(s.progressed) })
+				}
+				close(s.answered)
+				io.Copy(io.Discard, stdout)
+				return
+			}
+		}
+	}()
+	return s
+}
+
+// done reports whether the call was answered; call it after Wait.
+func (s *refreshServe) done() bool {
+	<-s.exited
+	select {
+	case <-s.answered:
+		return true
+	default:
+		return false
+	}
+}
+
+// phase names the indexing phase of the last progress value heard, on the
+// scale of mcpserver's progressFunc.
+func (s *refreshServe) phase() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.last < 10:
+		return "discover"
+	case s.last < 50:
+		return "load"
+	case s.last < 95:
+		return "extract"
+	case s.last < 100:
+		return "publish"
+	}
+	return "done"
+}
+
+// canonicalTempDir is a temporary directory as serve names its root.
+func canonicalTempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// snapshotsLeft counts the snapshots in db, current or not.
+func snapshotsLeft(t *testing.T, ctx context.Context, db string) int {
+	t.Helper()
+	sdb, err := sql.Open("sqlite", "file:"+db+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sdb.Close()
+	var n int
+	if err := sdb.QueryRowContext(ctx, `SELECT count(*) FROM snapshots`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
