@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -147,6 +148,53 @@ func (s *Service) lspLocate(field, p string) (lspFile, error) {
 		ge.WithData("field", field)
 	}
 	return lspFile{}, firstErr
+}
+
+// checkURIs refuses lsp_request params that name a file: URI outside the
+// roots, lexically or through a symlink: the server would read it. A URI
+// of a file that does not exist yet inside a root is let through.
+func (s *Service) checkURIs(v any) error {
+	switch v := v.(type) {
+	case map[string]any:
+		for _, e := range v {
+			if err := s.checkURIs(e); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if err := s.checkURIs(e); err != nil {
+				return err
+			}
+		}
+	case string:
+		if len(v) < 5 || !strings.EqualFold(v[:5], "file:") {
+			return nil
+		}
+		p := lsp.URIPath(v)
+		if p == "" || !filepath.IsAbs(p) {
+			return graph.Errorf(graph.CodeOutsideRoots, "%s is not a file: URI of an absolute path inside the roots", v).WithData("field", "params")
+		}
+		p = filepath.Clean(p)
+		for _, r := range s.roots {
+			if !within(r, p) {
+				continue
+			}
+			rel, _ := filepath.Rel(r, p)
+			root, err := os.OpenRoot(r)
+			if err != nil {
+				return graph.Wrap(graph.CodeReadError, err, "opening root "+r)
+			}
+			_, err = root.Stat(rel)
+			root.Close()
+			if rootfs.Outside(err) {
+				return graph.Errorf(graph.CodeOutsideRoots, "%s resolves outside the root %s (through a symlink)", v, r).WithData("field", "params")
+			}
+			return nil
+		}
+		return graph.Errorf(graph.CodeOutsideRoots, "%s is outside the roots this server may read (%s)", v, strings.Join(s.roots, ", ")).WithData("field", "params")
+	}
+	return nil
 }
 
 // lspCall is one tool call's hold on a server, with the file it is about

@@ -264,3 +264,41 @@ func TestLSPConfigStaysInRoot(t *testing.T) {
 		})
 	}
 }
+
+// TestLSPRequestURIsStayInRoots: lsp_request passes params to the server,
+// which would read a file: URI in them; one outside the roots (lexically,
+// a sibling sharing the prefix, through a symlink, at any depth of the
+// params) is OUTSIDE_ROOTS on field params. workspace/executeCommand is
+// refused outright: a server's commands may write or run code.
+func TestLSPRequestURIsStayInRoots(t *testing.T) {
+	s, repo, other := lspRootsFixture(t, nil)
+	uri := func(p string) string { return "file://" + filepath.ToSlash(p) }
+	for _, c := range []struct {
+		method, params string
+		want           graph.Code
+		field          string
+	}{
+		{"textDocument/documentSymbol", `{"textDocument":{"uri":"$file_uri"}}`, "", ""},
+		{"textDocument/documentSymbol", `{"textDocument":{"uri":"` + uri(filepath.Join(repo, "not-yet.txt")) + `"}}`, "", ""},
+		{"textDocument/documentSymbol", `{"textDocument":{"uri":"file:///etc/passwd"}}`, graph.CodeOutsideRoots, "params"},
+		{"textDocument/documentSymbol", `{"textDocument":{"uri":"FILE:///etc/passwd"}}`, graph.CodeOutsideRoots, "params"},
+		{"textDocument/documentSymbol", `{"textDocument":{"uri":"` + uri(filepath.Join(other, "main.txt")) + `"}}`, graph.CodeOutsideRoots, "params"},
+		{"textDocument/documentSymbol", `{"textDocument":{"uri":"` + uri(repo+"/../repo-other/main.txt") + `"}}`, graph.CodeOutsideRoots, "params"},
+		{"textDocument/documentSymbol", `{"textDocument":{"uri":"` + uri(filepath.Join(repo, "out.txt")) + `"}}`, graph.CodeOutsideRoots, "params"},
+		{"textDocument/documentSymbol", `{"textDocument":{"uri":"` + uri(filepath.Join(repo, "outdir", "main.txt")) + `"}}`, graph.CodeOutsideRoots, "params"},
+		{"custom/x", `[{"items":[1,{"uri":"file:///etc/shadow"}]}]`, graph.CodeOutsideRoots, "params"},
+		{"custom/x", `{"uri":"file:relative.txt"}`, graph.CodeOutsideRoots, "params"},
+		{"workspace/executeCommand", `{"command":"gopls.generate","arguments":[]}`, graph.CodeInvalidArgument, "method"},
+	} {
+		_, err := s.LSPRequest(context.Background(), LSPRequestInput{Method: c.method, Params: c.params, File: "main.txt"}, nil)
+		if err == nil {
+			if c.want != "" {
+				t.Errorf("%s %s: answered, want %s", c.method, c.params, c.want)
+			}
+			continue
+		}
+		if e := ErrorOf(err); e.Code != c.want || e.Data["field"] != c.field {
+			t.Errorf("%s %s: %v (%+v), want %q on field %q", c.method, c.params, err, e, c.want, c.field)
+		}
+	}
+}
