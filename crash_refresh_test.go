@@ -70,9 +70,11 @@ func TestKillServerDuringRefresh(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, uint64(time.Now().UnixNano())))
 	var answered, published, kept int
 	phases := map[string]int{} // the phase each kill cut
+	var startup, checking time.Duration
 	start := time.Now()
 	for i := 1; i <= warm+runs; i++ {
 		writeModule(t, root, refreshPkgs, i)
+		began := time.Now()
 		s := startRefreshServe(t, db, other, root)
 		killed := i > warm
 		var delay time.Duration
@@ -98,7 +100,11 @@ func TestKillServerDuringRefresh(t *testing.T) {
 				t.Fatalf("run %d: serve: %v\n%s", i, err, s.stderr.String())
 			}
 		}
+		if killed {
+			startup += s.progressAt.Sub(began)
+		}
 		done := s.done()
+		checked := time.Now()
 		if done && s.answer.IsError {
 			t.Fatalf("run %d: the call failed: %s", i, s.answer.raw)
 		}
@@ -129,6 +135,9 @@ func TestKillServerDuringRefresh(t *testing.T) {
 			phases[s.phase()]++
 		}
 		current = got[root]
+		if killed {
+			checking += time.Since(checked)
+		}
 		if i == warm {
 			t.Logf("a refresh takes %v from its first progress notification to the answer; %d kills", window, runs)
 			start = time.Now()
@@ -137,6 +146,8 @@ func TestKillServerDuringRefresh(t *testing.T) {
 	t.Logf("%d kills in %v: %d published the new snapshot before the kill (%d of them answered too), %d left the old one; none mixed",
 		runs, time.Since(start).Round(time.Millisecond), published, answered, kept)
 	t.Logf("the last progress before the kills that cut a refresh short: %v", phases)
+	t.Logf("per run: %v from start to the first progress, %v checking the database after the kill",
+		(startup / time.Duration(max(runs, 1))).Round(time.Millisecond), (checking / time.Duration(max(runs, 1))).Round(time.Millisecond))
 	// Refreshes cut short leave garbage behind; the next one collects it.
 	if n := snapshotsLeft(t, ctx, db); n > 6 {
 		t.Errorf("%d snapshots left after %d runs: old snapshots are not being collected", n, runs)
