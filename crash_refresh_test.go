@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -18,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sextant-dev/sextant/internal/store/sqlite"
 )
 
 // refreshPkgs is the size of the module TestKillServerDuringRefresh
@@ -29,15 +32,18 @@ const refreshPkgs = 2
 // TestKillServerDuringRefresh kills `sextant serve` at random instants
 // while it refreshes a stale root, hundreds of times against one database
 // (SEXTANT_CRASH_REFRESH_RUNS, else SEXTANT_CRASH_RUNS, which .ci/run sets
-// to 200). Each run edits the root (one more function), starts serve on
-// the existing database and calls a tool with a progress token: the call
-// finds the root stale and refreshes it before answering. The kill comes
-// at a random instant after the first progress notification (the refresh
-// has started) and up to a little past the time an unkilled refresh takes
-// to answer. After each kill, a fresh reader must find the database
-// intact (PRAGMA integrity_check), every snapshot whole, the other root's
-// snapshot unchanged, and the refreshed root at its old snapshot or at
-// exactly the new one.
+// to 200). Each run edits the root, starts serve on the existing database
+// and calls a tool with a progress token: the call finds the root stale
+// and refreshes it before answering. Runs alternate two edits, one per
+// write path: a new function (a new declaration: the root is indexed
+// whole into a new snapshot) and a changed function body (the current
+// snapshot is amended in place). The kill comes at a random instant after
+// the first progress notification (the refresh has started), between 40%
+// and 140% of the time an unkilled refresh of that kind takes to answer.
+// After each kill, a fresh reader must find the database intact (PRAGMA
+// integrity_check), every snapshot whole, the other root's snapshot
+// unchanged, and the refreshed root exactly at its old state or its new
+// one: symbol count and the edited file's recorded hash agree.
 func TestKillServerDuringRefresh(t *testing.T) {
 	runs := 40
 	if testing.Short() {
@@ -53,27 +59,36 @@ func TestKillServerDuringRefresh(t *testing.T) {
 	other, root := canonicalTempDir(t), canonicalTempDir(t)
 	writeModule(t, other, 1, 0)
 	writeModule(t, root, refreshPkgs, 0)
+	old := refreshState{hash: writeRefreshEdit(t, root, 0, 0)}
 	for _, r := range []string{other, root} {
 		if out, err := crashChild(db, r).CombinedOutput(); err != nil {
 			t.Fatalf("first index of %s: %v\n%s", r, err, out)
 		}
 	}
 	want := crashRepos(t, ctx, db)
-	base, current := want[root], want[root]
+	base := want[root]
+	old.symbols = base
 
-	// Unkilled runs first measure how long a refresh takes from its first
-	// progress notification to the answer; the shortest is the span the
-	// kill instants are drawn over (plus a tenth), so that few land after
+	// Unkilled runs first (two of each kind) measure how long a refresh
+	// takes from its first progress notification to the answer; the
+	// shortest of a kind scales its kill instants, so that few land after
 	// the answer on a loaded machine.
-	const warm = 3
-	window := time.Duration(1<<63 - 1)
+	const warm = 4
+	kinds := [2]string{"amend", "whole"} // by the parity of the run
+	window := [2]time.Duration{1<<63 - 1, 1<<63 - 1}
 	rng := rand.New(rand.NewPCG(3, uint64(time.Now().UnixNano())))
-	var answered, published, kept int
+	var answered, published, kept, amended [2]int
+	amends := 0                // snapshots published as amends, unkilled runs too
 	phases := map[string]int{} // the phase each kill cut
 	var startup, checking time.Duration
+	fnsPublished := 0 // the Extra functions of the current snapshot
 	start := time.Now()
 	for i := 1; i <= warm+runs; i++ {
-		writeModule(t, root, refreshPkgs, i)
+		// A body edit is made against the current snapshot, so that it is
+		// amended even after a whole refresh was cut short.
+		kind := i % 2
+		fns := fnsPublished + kind
+		next := refreshState{symbols: base + fns, hash: writeRefreshEdit(t, root, fns, i)}
 		began := time.Now()
 		s := startRefreshServe(t, db, other, root)
 		killed := i > warm
@@ -85,7 +100,12 @@ func TestKillServerDuringRefresh(t *testing.T) {
 			t.Fatalf("run %d: serve ended before refreshing:\n%s", i, s.stderr.String())
 		}
 		if killed {
-			delay = time.Duration(rng.Int64N(int64(window)*11/10 + 1))
+			startup += s.progressAt.Sub(began)
+			// Kills are drawn over the later part of the refresh, from 40%
+			// of its time on, where it writes (an amend reports no phases
+			// to aim at: its write comes last), to a little past its end
+			// (the shortest refresh measured; most take longer).
+			delay = window[kind]*4/10 + time.Duration(rng.Int64N(int64(window[kind])+1))
 			select {
 			case <-time.After(delay):
 			case <-s.answered:
@@ -94,14 +114,11 @@ func TestKillServerDuringRefresh(t *testing.T) {
 			s.cmd.Wait()
 		} else {
 			<-s.answered
-			window = min(window, time.Since(s.progressAt))
+			window[kind] = min(window[kind], time.Since(s.progressAt))
 			s.stdin.Close()
 			if err := s.cmd.Wait(); err != nil {
 				t.Fatalf("run %d: serve: %v\n%s", i, err, s.stderr.String())
 			}
-		}
-		if killed {
-			startup += s.progressAt.Sub(began)
 		}
 		done := s.done()
 		checked := time.Now()
@@ -112,39 +129,56 @@ func TestKillServerDuringRefresh(t *testing.T) {
 		if got[other] != want[other] {
 			t.Fatalf("run %d: the other root changed from %d to %d symbols", i, want[other], got[other])
 		}
-		switch got[root] {
-		case base + i:
+		now := refreshStateOf(t, ctx, db, root)
+		if now.symbols != got[root] {
+			t.Fatalf("run %d: two readers disagree: %d and %d symbols", i, now.symbols, got[root])
+		}
+		switch {
+		case now.same(next):
+			fnsPublished = fns
 			if killed {
-				published++
+				published[kind]++
 			}
-		case current:
+			if now.amended {
+				amends++
+				if killed {
+					amended[kind]++
+				}
+			}
+		case now.same(old):
 			if done {
-				t.Fatalf("run %d: serve answered after refreshing, yet the snapshot still has %d symbols, not %d", i, current, base+i)
+				t.Fatalf("run %d (%s): serve answered after refreshing, yet the snapshot is the old one (%+v, want %+v)", i, kinds[kind], now, next)
 			}
 			if !killed {
-				t.Fatalf("run %d: an unkilled refresh left %d symbols, want %d", i, current, base+i)
+				t.Fatalf("run %d (%s): an unkilled refresh left %+v, want %+v", i, kinds[kind], now, next)
 			}
-			kept++
+			kept[kind]++
 		default:
-			t.Fatalf("run %d (killed %v into the refresh): %d symbols, neither the old snapshot's %d nor the new one's %d",
-				i, delay, got[root], current, base+i)
+			t.Fatalf("run %d (%s, killed %v into the refresh): the snapshot is %+v, neither the old %+v nor the new %+v",
+				i, kinds[kind], delay, now, old, next)
 		}
 		if killed && done {
-			answered++
+			answered[kind]++
 		} else if killed {
-			phases[s.phase()]++
+			phases[kinds[kind]+" "+s.phase()]++
 		}
-		current = got[root]
+		old = now
 		if killed {
 			checking += time.Since(checked)
 		}
 		if i == warm {
-			t.Logf("a refresh takes %v from its first progress notification to the answer; %d kills", window, runs)
+			t.Logf("a refresh takes %v (whole) and %v (amend) from its first progress notification to the answer; %d kills", window[1], window[0], runs)
 			start = time.Now()
 		}
 	}
-	t.Logf("%d kills in %v: %d published the new snapshot before the kill (%d of them answered too), %d left the old one; none mixed",
-		runs, time.Since(start).Round(time.Millisecond), published, answered, kept)
+	t.Logf("%d kills in %v; none mixed", runs, time.Since(start).Round(time.Millisecond))
+	for k, name := range kinds {
+		t.Logf("%s: %d published the new state before the kill (%d answered too; %d were amends), %d left the old one",
+			name, published[k], answered[k], amended[k], kept[k])
+	}
+	if amends == 0 {
+		t.Errorf("no body edit was published as an amend: the amend path was not exercised")
+	}
 	t.Logf("the last progress before the kills that cut a refresh short: %v", phases)
 	t.Logf("per run: %v from start to the first progress, %v checking the database after the kill",
 		(startup / time.Duration(max(runs, 1))).Round(time.Millisecond), (checking / time.Duration(max(runs, 1))).Round(time.Millisecond))
@@ -154,6 +188,71 @@ func TestKillServerDuringRefresh(t *testing.T) {
 	} else {
 		t.Logf("%d snapshots left in the database (2 current)", n)
 	}
+}
+
+// refreshState is what distinguishes the refreshed root's snapshots: its
+// symbol count and the hash recorded for the edited file; and whether the
+// snapshot was amended.
+type refreshState struct {
+	symbols int
+	hash    string
+	amended bool
+}
+
+func (s refreshState) same(o refreshState) bool { return s.symbols == o.symbols && s.hash == o.hash }
+
+// refreshStateOf reads root's current state in db with a fresh reader.
+func refreshStateOf(t *testing.T, ctx context.Context, db, root string) refreshState {
+	t.Helper()
+	st, err := sqlite.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r, err := st.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	repos, err := r.Repositories(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, repo := range repos {
+		if repo.Root != root {
+			continue
+		}
+		files, err := r.Files(ctx, repo.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := refreshState{symbols: repo.Symbols, amended: len(repo.Snapshot.Amended) > 0}
+		for _, f := range files {
+			if f.Path == "p0/extra.go" {
+				out.hash = f.Hash
+			}
+		}
+		return out
+	}
+	t.Fatalf("%s is not in the database", root)
+	return refreshState{}
+}
+
+// writeRefreshEdit writes p0/extra.go of the refreshed root: fns functions
+// Extra1..Extrafns and Body, whose body returns body. It returns the
+// file's hash, as a snapshot of it records it.
+func writeRefreshEdit(t *testing.T, root string, fns, body int) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("package p0\n\n")
+	for k := 1; k <= fns; k++ {
+		fmt.Fprintf(&b, "func Extra%d() {}\n", k)
+	}
+	fmt.Fprintf(&b, "\n// Body changes with every run; what it declares does not.\nfunc Body() int { return %d }\n", body)
+	if err := os.WriteFile(filepath.Join(root, "p0", "extra.go"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%x", sha256.Sum256([]byte(b.String())))
 }
 
 // refreshServe is one `sextant serve` asked, over stdio, for a tool call
