@@ -113,7 +113,12 @@ func TestKillServerDuringRefresh(t *testing.T) {
 			_ = s.cmd.Process.Signal(syscall.SIGKILL)
 			s.cmd.Wait()
 		} else {
-			<-s.answered
+			select {
+			case <-s.answered:
+			case <-s.exited:
+				s.cmd.Wait()
+				t.Fatalf("run %d: serve ended without answering:\n%s", i, s.stderr.String())
+			}
 			window[kind] = min(window[kind], time.Since(s.progressAt))
 			s.stdin.Close()
 			if err := s.cmd.Wait(); err != nil {
