@@ -177,6 +177,14 @@ func crashCounts(t *testing.T, ctx context.Context, db string) int {
 // takes a fair share of an index run, plus n extra functions.
 func writeCrashModule(t *testing.T, root string, n int) {
 	t.Helper()
+	writeModule(t, root, 8, n)
+}
+
+// writeModule writes a module of pkgs packages (p0, p1, ...) of 240 types
+// with a method each when n is 0, and p0/extra.go with n functions
+// Extra1..Extran: each n gives a snapshot one symbol larger than n-1.
+func writeModule(t *testing.T, root string, pkgs, n int) {
+	t.Helper()
 	must := func(err error) {
 		if err != nil {
 			t.Fatal(err)
@@ -184,7 +192,7 @@ func writeCrashModule(t *testing.T, root string, n int) {
 	}
 	if n == 0 {
 		must(os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/crash\n\ngo 1.22\n"), 0o644))
-		for p := range 8 {
+		for p := range pkgs {
 			dir := filepath.Join(root, fmt.Sprintf("p%d", p))
 			must(os.MkdirAll(dir, 0o755))
 			for f := range 6 {
@@ -261,7 +269,7 @@ func TestKillServerWhileIndexing(t *testing.T) {
 		}
 		fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"crash","version":"0"}}}`)
 		fmt.Fprintln(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-		fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_repositories","arguments":{}}}`)
+		fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"find_symbol","arguments":{"name":"Extra1","mode":"exact"}}}`)
 		answered := make(chan struct{})
 		go func() {
 			buf := make([]byte, 64<<10)
@@ -304,6 +312,8 @@ func TestKillServerWhileIndexing(t *testing.T) {
 		}
 		if _, ok := got[fresh]; ok {
 			whole++
+		} else if i == 0 {
+			t.Fatalf("the unkilled run answered without indexing the fresh root")
 		}
 	}
 	t.Logf("%d kills: %d left the fresh root indexed, %d left it unindexed; none mixed", runs, whole-1, runs-(whole-1))

@@ -12,6 +12,7 @@ import (
 // nothing of each other).
 var layers = [][]string{
 	{"internal/graph"},
+	{"internal/rootfs"},  // reads under a directory through os.Root, regular files only; standard library only
 	{"internal/lsptest"}, // test support: a minimal LSP client for e2e and bench, standard library only
 	{"internal/load"},
 	{"internal/index/callgraph"}, // DESIGN.md: index's sub-packages (call edges, effects) sit below it

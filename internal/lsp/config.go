@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/sextant-dev/sextant/internal/rootfs"
 )
 
 // ServerSpec says how to run one language server and which files it serves.
@@ -135,6 +137,9 @@ func Defaults() []ServerSpec {
 	}
 }
 
+// maxConfigBytes bounds what is read of a configuration file.
+const maxConfigBytes = 1 << 20
+
 // TrustEnv is the environment variable that lets the [[lsp.server]]
 // entries of a repository's configuration file run: they name commands,
 // and the repository is not trusted by default.
@@ -143,11 +148,27 @@ const TrustEnv = "SEXTANT_TRUST_REPO_CONFIG"
 // LoadConfig reads root's configuration file, if any, over the defaults.
 // A malformed file is an error naming it; a missing one is not. A file
 // that defines servers is refused unless TrustEnv is 1.
+//
+// The file is read through os.Root like every file of a root (package
+// rootfs): a configuration file that is a symlink out of the root is
+// refused (rootfs.Outside reports the error), and so is one that is not a
+// regular file (rootfs.ErrNotRegular), which could block the read.
 func LoadConfig(root string) (*Config, error) {
 	cfg := &Config{}
+	fsRoot, err := os.OpenRoot(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		fsRoot = nil // no root, no file: the defaults
+	} else if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", root, err)
+	} else {
+		defer fsRoot.Close()
+	}
 	for _, name := range ConfigFiles {
+		if fsRoot == nil {
+			break
+		}
 		p := filepath.Join(root, name)
-		data, err := os.ReadFile(p)
+		data, err := rootfs.ReadRegular(fsRoot, name, maxConfigBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -204,21 +203,26 @@ func (f Footprint) Total() int64 { return f.RSSBytes + f.SwapBytes }
 // footprint reads /proc for every process in pgid's group.
 func footprint(pgid int) Footprint {
 	var f Footprint
+	proc, err := os.OpenRoot("/proc")
+	if err != nil {
+		return f
+	}
+	defer proc.Close()
 	pids := []int{pgid}
-	if ents, err := os.ReadDir("/proc"); err == nil {
+	if ents, err := procDir(proc); err == nil {
 		pids = pids[:0]
 		for _, e := range ents {
 			pid, err := strconv.Atoi(e.Name())
 			if err != nil {
 				continue
 			}
-			if pid == pgid || groupOf(pid) == pgid {
+			if pid == pgid || groupOf(proc, pid) == pgid {
 				pids = append(pids, pid)
 			}
 		}
 	}
 	for _, pid := range pids {
-		data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+		data, err := proc.ReadFile(strconv.Itoa(pid) + "/status")
 		if err != nil {
 			continue
 		}
@@ -236,7 +240,7 @@ func footprint(pgid int) Footprint {
 
 // processRunning reports whether pid exists and is not a zombie.
 func processRunning(pid int) bool {
-	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	data, err := readProc(pid, "stat")
 	if err != nil {
 		return false
 	}
@@ -245,8 +249,8 @@ func processRunning(pid int) bool {
 }
 
 // groupOf returns pid's process group from /proc/PID/stat, -1 if unknown.
-func groupOf(pid int) int {
-	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+func groupOf(proc *os.Root, pid int) int {
+	data, err := proc.ReadFile(strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return -1
 	}
@@ -264,6 +268,27 @@ func groupOf(pid int) int {
 		return -1
 	}
 	return g
+}
+
+// readProc reads /proc/PID/NAME. Like every file the bridge reads, it goes
+// through os.Root: nothing it names can lead out of /proc.
+func readProc(pid int, name string) ([]byte, error) {
+	r, err := os.OpenRoot("/proc")
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.ReadFile(strconv.Itoa(pid) + "/" + name)
+}
+
+// procDir lists /proc, opened as an os.Root.
+func procDir(proc *os.Root) ([]os.DirEntry, error) {
+	d, err := proc.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.ReadDir(-1)
 }
 
 func kb(v string) int64 {

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/lsp"
+	"github.com/sextant-dev/sextant/internal/rootfs"
 )
 
 // GroupLSP is the tool group of the language-server bridge.
@@ -48,7 +50,16 @@ func (s *Service) lspConfig(root string) (*lsp.Config, error) {
 	}
 	c, err := lsp.LoadConfig(root)
 	if err != nil {
-		return nil, graph.Wrap(graph.CodeInvalidArgument, err, "the language-server configuration is broken: "+err.Error()).WithData("field", "config")
+		// The file is read through os.Root (rootfs): one that leaves the
+		// root is OUTSIDE_ROOTS, one that is no regular file READ_ERROR.
+		code := graph.CodeInvalidArgument
+		switch {
+		case rootfs.Outside(err):
+			code = graph.CodeOutsideRoots
+		case errors.Is(err, rootfs.ErrNotRegular), errors.Is(err, rootfs.ErrIsDir), errors.Is(err, rootfs.ErrTooLarge):
+			code = graph.CodeReadError
+		}
+		return nil, graph.Wrap(code, err, "the language-server configuration is broken: "+err.Error()).WithData("field", "config")
 	}
 	if s.lsp.cfgs == nil {
 		s.lsp.cfgs = map[string]*lsp.Config{}
@@ -137,6 +148,53 @@ func (s *Service) lspLocate(field, p string) (lspFile, error) {
 		ge.WithData("field", field)
 	}
 	return lspFile{}, firstErr
+}
+
+// checkURIs refuses lsp_request params that name a file: URI outside the
+// roots, lexically or through a symlink: the server would read it. A URI
+// of a file that does not exist yet inside a root is let through.
+func (s *Service) checkURIs(v any) error {
+	switch v := v.(type) {
+	case map[string]any:
+		for _, e := range v {
+			if err := s.checkURIs(e); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if err := s.checkURIs(e); err != nil {
+				return err
+			}
+		}
+	case string:
+		if len(v) < 5 || !strings.EqualFold(v[:5], "file:") {
+			return nil
+		}
+		p := lsp.URIPath(v)
+		if p == "" || !filepath.IsAbs(p) {
+			return graph.Errorf(graph.CodeOutsideRoots, "%s is not a file: URI of an absolute path inside the roots", v).WithData("field", "params")
+		}
+		p = filepath.Clean(p)
+		for _, r := range s.roots {
+			if !within(r, p) {
+				continue
+			}
+			rel, _ := filepath.Rel(r, p)
+			root, err := os.OpenRoot(r)
+			if err != nil {
+				return graph.Wrap(graph.CodeReadError, err, "opening root "+r)
+			}
+			_, err = root.Stat(rel)
+			root.Close()
+			if rootfs.Outside(err) {
+				return graph.Errorf(graph.CodeOutsideRoots, "%s resolves outside the root %s (through a symlink)", v, r).WithData("field", "params")
+			}
+			return nil
+		}
+		return graph.Errorf(graph.CodeOutsideRoots, "%s is outside the roots this server may read (%s)", v, strings.Join(s.roots, ", ")).WithData("field", "params")
+	}
+	return nil
 }
 
 // lspCall is one tool call's hold on a server, with the file it is about
@@ -287,7 +345,7 @@ func (c *lspCall) unsupported(capability string) bool { return !c.lease.Has(capa
 
 // LSPLocation is a place in a file, as an agent counts positions.
 type LSPLocation struct {
-	Path      string `json:"path" jsonschema:"root-relative path, or absolute when outside the roots (a library, the standard library)"`
+	Path      string `json:"path" jsonschema:"root-relative path, or absolute when outside the roots (a library, the standard library: not read, so its column counts the server's position_encoding units)"`
 	Line      int    `json:"line" jsonschema:"1-based line"`
 	Column    int    `json:"column" jsonschema:"1-based column in Unicode characters"`
 	EndLine   int    `json:"end_line" jsonschema:"1-based line where the range ends"`
@@ -297,11 +355,18 @@ type LSPLocation struct {
 
 // location converts a server's range in uri.
 func (c *lspCall) location(uri string, r lsp.Range) LSPLocation {
+	unconverted := LSPLocation{Path: uri, Line: r.Start.Line + 1, Column: r.Start.Character + 1, EndLine: r.End.Line + 1, EndColumn: r.End.Character + 1}
 	abs := lsp.URIPath(uri)
 	if abs == "" {
-		return LSPLocation{Path: uri, Line: r.Start.Line + 1, Column: r.Start.Character + 1, EndLine: r.End.Line + 1, EndColumn: r.End.Character + 1}
+		return unconverted
 	}
+	abs = filepath.Clean(abs)
 	text, inside, rel := c.textOf(abs)
+	if text == nil {
+		// Not read (outside the roots, or refused): the server's columns.
+		unconverted.Path = abs
+		return unconverted
+	}
 	start := lsp.FromLSP(text, r.Start, c.lease.Encoding())
 	end := lsp.FromLSP(text, r.End, c.lease.Encoding())
 	loc := LSPLocation{Path: abs, Line: start.Line, Column: start.Column, EndLine: end.Line, EndColumn: end.Column}
@@ -318,9 +383,9 @@ func (c *lspCall) location(uri string, r lsp.Range) LSPLocation {
 }
 
 // textOf returns the text of a file a server pointed at, read once per
-// call: through os.Root for files inside the roots (whose line text is
-// shown), directly for files outside them (read only to convert columns,
-// never shown).
+// call through os.Root, for files inside the roots. Files outside them
+// (a library, the standard library) are not read: their text is nil, so
+// their columns stay in the server's units.
 func (c *lspCall) textOf(abs string) (text []byte, inside bool, rel string) {
 	if abs == c.file.abs {
 		return c.file.text, true, c.file.rel
@@ -330,25 +395,17 @@ func (c *lspCall) textOf(abs string) (text []byte, inside bool, rel string) {
 			rel, _ := filepath.Rel(r, abs)
 			rel = filepath.ToSlash(rel)
 			if t, ok := c.texts[abs]; ok {
-				return t, true, rel
+				return t, t != nil, rel
 			}
 			t, err := readFile(r, rel)
 			if err != nil {
 				t = nil
 			}
 			c.texts[abs] = t
-			return t, err == nil, rel
+			return t, t != nil, rel
 		}
 	}
-	if t, ok := c.texts[abs]; ok {
-		return t, false, ""
-	}
-	t, err := os.ReadFile(abs)
-	if err != nil || len(t) > maxFileBytes {
-		t = nil
-	}
-	c.texts[abs] = t
-	return t, false, ""
+	return nil, false, ""
 }
 
 func lineOf(text []byte, line int) (string, bool) {

@@ -49,7 +49,7 @@ const descLSPWorkspaceSymbols = `Search symbols by name across the workspace of 
 
 const descLSPCompletion = `What the language server would complete at a position: the first 50 items, each label, kind and detail.` + lspPositionNote + ` The column is where the cursor sits (after the text typed so far). Use lsp_hover for what a name is. ` + lspErrors
 
-const descLSPRequest = `Send any request to a language server, including a server's custom methods (configured in sextant.toml as custom_methods): method and params as JSON, positions in params exactly as LSP counts them (0-based, in the position_encoding the answer names). The file, when given, is synced first and picks the server; otherwise name the server. Returns the raw JSON result. Prefer the typed tools: lsp_hover, lsp_definition, lsp_references, lsp_diagnostics. ` + lspErrors
+const descLSPRequest = `Send any request to a language server, including a server's custom methods (configured in sextant.toml as custom_methods): method and params as JSON, positions in params exactly as LSP counts them (0-based, in the position_encoding the answer names); file: URIs in params must name places inside the roots, and workspace/executeCommand is refused. The file, when given, is synced first and picks the server; otherwise name the server. Returns the raw JSON result. Prefer the typed tools: lsp_hover, lsp_definition, lsp_references, lsp_diagnostics. ` + lspErrors
 
 const descLSPRestart = `Stop and restart the language server for a file's language (or named server) in its root, optionally with a new hard memory cap in MiB (memory_mb; -1 for none). Use it when a server answers wrongly, is SERVER LARGE, or keeps timing out; lsp_diagnostics and the other lsp tools restart a dead server by themselves. Returns the new process id, its cap and encoding. ` + lspErrors
 
@@ -704,6 +704,11 @@ func (s *Service) LSPRequest(ctx context.Context, in LSPRequestInput, _ func(Pro
 	switch in.Method {
 	case "initialize", "shutdown", "exit", "initialized":
 		return nil, invalid("method", "%s is the bridge's to send; use lsp_restart", in.Method)
+	case "workspace/executeCommand":
+		// A server's commands may write to the repository or run its code
+		// (gopls.tidy, gopls.generate, gopls.run_tests): Sextant does
+		// neither, whoever asks.
+		return nil, invalid("method", "workspace/executeCommand is refused: a server's commands may write to the repository or run its code")
 	}
 	if in.Timeout < 0 || in.Timeout > 600 {
 		return nil, invalid("timeout", "must be between 1 and 600 seconds")
@@ -724,6 +729,9 @@ func (s *Service) LSPRequest(ctx context.Context, in LSPRequestInput, _ func(Pro
 		case map[string]any, []any:
 		default:
 			return nil, invalid("params", "must be a JSON object or array")
+		}
+		if err := s.checkURIs(v); err != nil {
+			return nil, err
 		}
 		params = json.RawMessage(p)
 	}

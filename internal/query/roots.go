@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/rootfs"
 )
 
 // maxFileBytes bounds what a tool reads of one source file.
@@ -80,9 +81,9 @@ func fileError(field, rel string, err error) error {
 		return nil
 	case errors.Is(err, fs.ErrNotExist):
 		return graph.Errorf(graph.CodeFileNotFound, "%s does not exist; call get_file_outline on its directory to see what is there", rel).WithData("field", field)
-	case strings.Contains(err.Error(), "escapes"):
-		// os.Root's error for a path that leaves it (lexically or through
-		// a symlink) is not exported; its text is the only handle.
+	case rootfs.Outside(err):
+		// os.Root's error for a path that leaves it, lexically or through
+		// a symlink.
 		return graph.Errorf(graph.CodeOutsideRoots, "%s resolves outside the repository root (through a symlink)", rel).WithData("field", field)
 	case errors.Is(err, syscall.ELOOP):
 		return graph.Errorf(graph.CodeReadError, "%s is a symlink loop or chain too long to follow", rel).WithData("field", field)
@@ -99,30 +100,19 @@ func notRegular(field, rel string) error {
 		WithData("field", field).WithData("reason", "not_regular")
 }
 
-// openRegular opens rel inside root for reading and refuses anything but
-// a regular file. The open cannot block: a FIFO opened for reading waits
-// for a writer forever unless it is opened non-blocking, and the type is
-// checked on the open descriptor, so a file swapped for a FIFO or device
-// between a stat and the open is still refused.
+// openRegular opens rel inside root for reading through rootfs, which
+// refuses anything but a regular file without blocking on a FIFO.
 func openRegular(root *os.Root, field, rel string) (*os.File, error) {
-	f, err := root.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|openNoBlock, 0)
-	if err != nil {
-		return nil, fileError(field, rel, err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, graph.Wrap(graph.CodeReadError, err, "reading "+rel)
-	}
-	if fi.IsDir() {
-		f.Close()
+	f, err := rootfs.OpenRegular(root, filepath.FromSlash(rel))
+	switch {
+	case err == nil:
+		return f, nil
+	case errors.Is(err, rootfs.ErrIsDir):
 		return nil, graph.Errorf(graph.CodeInvalidArgument, "%s is a directory, not a file", rel).WithData("field", field)
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
+	case errors.Is(err, rootfs.ErrNotRegular):
 		return nil, notRegular(field, rel)
 	}
-	return f, nil
+	return nil, fileError(field, rel, err)
 }
 
 // readFile reads a regular file inside the repository through os.Root.

@@ -19,7 +19,10 @@
 //
 // The environment: LSPFAKE_ENCODING=utf-16 refuses utf-8;
 // LSPFAKE_STDERR=N writes N bytes to stderr at start and per request;
-// LSPFAKE_NO_HOVER=1 announces no hover provider.
+// LSPFAKE_NO_HOVER=1 announces no hover provider; LSPFAKE_EXTRA_REFS is a
+// space-separated list of URI#LINE:CHARACTER (0-based) appended to every
+// references answer: places a real server may point at that are not open,
+// such as a library outside the roots.
 package lspfake
 
 import (
@@ -230,6 +233,9 @@ func (f *fake) handle(id json.RawMessage, method string, params json.RawMessage)
 		if word != "" {
 			locs = f.find(word, method == "textDocument/definition")
 		}
+		if method == "textDocument/references" {
+			locs = append(locs, extraRefs()...)
+		}
 		f.reply(id, locs)
 	case "textDocument/documentSymbol":
 		var p docPos
@@ -246,6 +252,20 @@ func (f *fake) handle(id json.RawMessage, method string, params json.RawMessage)
 			f.send(map[string]any{"id": id, "error": map[string]any{"code": lsp.CodeMethodNotFound, "message": "fake: no " + method}})
 		}
 	}
+}
+
+// extraRefs parses LSPFAKE_EXTRA_REFS.
+func extraRefs() []any {
+	var out []any
+	for _, ref := range strings.Fields(os.Getenv("LSPFAKE_EXTRA_REFS")) {
+		uri, pos, _ := strings.Cut(ref, "#")
+		l, c, _ := strings.Cut(pos, ":")
+		line, _ := strconv.Atoi(l)
+		char, _ := strconv.Atoi(c)
+		p := lsp.Position{Line: line, Character: char}
+		out = append(out, map[string]any{"uri": uri, "range": lsp.Range{Start: p, End: lsp.Position{Line: line, Character: char + 1}}})
+	}
+	return out
 }
 
 func (f *fake) line(uri string, n int) []byte {

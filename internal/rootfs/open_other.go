@@ -1,6 +1,6 @@
 //go:build !unix
 
-package query
+package rootfs
 
 // openNoBlock: other systems have no FIFOs to block on; the type check
 // after the open still refuses anything but a regular file.

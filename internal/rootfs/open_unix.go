@@ -1,6 +1,6 @@
 //go:build unix
 
-package query
+package rootfs
 
 import "syscall"
 
