@@ -24,6 +24,7 @@ type RepositoryRow struct {
 	SnapshotID    int64        `json:"snapshot_id" jsonschema:"current snapshot of this repository"`
 	SnapshotAgeMS int64        `json:"snapshot_age_ms" jsonschema:"age of that snapshot in milliseconds"`
 	Fresh         bool         `json:"fresh" jsonschema:"true when no file changed on disk since the snapshot"`
+	Amended       []string     `json:"amended,omitempty" jsonschema:"package directories re-indexed alone after an edit; calls through interfaces and effects elsewhere wait for the whole index that follows"`
 	Packages      int          `json:"packages" jsonschema:"number of packages"`
 	Files         int          `json:"files" jsonschema:"number of files"`
 	Symbols       int          `json:"symbols" jsonschema:"number of symbols"`
@@ -79,6 +80,7 @@ func (s *Service) ListRepositories(ctx context.Context, in ListRepositoriesInput
 			SnapshotAgeMS: s.now().Sub(r.Snapshot.CreatedAt).Milliseconds(),
 			Fresh:         len(v.staleness(r)) == 0,
 			Packages:      r.Packages, Files: r.Files, Symbols: r.Symbols, Diagnostics: r.Diagnostics,
+			Amended:       r.Snapshot.Amended,
 		}
 		for _, m := range r.Modules {
 			row.Modules = append(row.Modules, m.Path)
@@ -119,6 +121,9 @@ func (o *ListRepositoriesOutput) Text() string {
 		}
 		fmt.Fprintf(&b, "%s  %s\n  snapshot %d, %s old, %s; %d packages, %d files, %d symbols, %d diagnostics\n",
 			r.Name, r.Root, r.SnapshotID, age(r.SnapshotAgeMS), fresh, r.Packages, r.Files, r.Symbols, r.Diagnostics)
+		if len(r.Amended) > 0 {
+			fmt.Fprintf(&b, "  amended after an edit of %s; a whole index follows\n", strings.Join(r.Amended, ", "))
+		}
 		if len(r.Modules) > 1 || (len(r.Modules) == 1 && r.Modules[0] != r.Name) {
 			fmt.Fprintf(&b, "  modules: %s\n", strings.Join(r.Modules, ", "))
 		}
