@@ -142,7 +142,7 @@ func TestReadYourWrites(t *testing.T) {
 	// background, which get_callers says until it has published.
 	userBefore, _ := callOK[getSymbolOut](t, cs, "get_symbol", map[string]any{"qualified_name": "e2eUser"})
 	argsGo := filepath.Join(dir, "args.go")
-	body := strings.Replace(readString(t, argsGo), "func e2eUser() { E2ERenamed() }", "// Three\n// more\n// lines.\nfunc e2eUser() { E2ERenamed(); E2ERenamed() }", 1)
+	body := strings.Replace(readString(t, argsGo), "func e2eUser() { E2ERenamed() }", "// Three\n// more\n// lines.\nfunc e2eUser() { E2ERenamed(); E2ERenamed(); fmt.Println() }", 1)
 	writeFile(t, argsGo, body)
 	user, _ := callOK[getSymbolOut](t, cs, "get_symbol", map[string]any{"qualified_name": "e2eUser"})
 	if !user.Fresh || user.Results == nil || userBefore.Results == nil || user.Results.StartLine != userBefore.Results.StartLine+3 ||
@@ -152,6 +152,10 @@ func TestReadYourWrites(t *testing.T) {
 	twice, _ := callOK[findReferencesOut](t, cs, "find_references", map[string]any{"qualified_name": "E2ERenamed"})
 	if !twice.Fresh || twice.Total != 2 {
 		t.Errorf("find_references after a body edit: fresh=%v total=%d", twice.Fresh, twice.Total)
+	}
+	fx, _ := callOK[explainEffectsOut](t, cs, "explain_effects", map[string]any{"qualified_name": "e2eUser"})
+	if !fx.Fresh || !fx.Analysed || len(fx.Results) == 0 || fx.Results[0].Effect != "stdio" {
+		t.Errorf("explain_effects after a body edit: fresh=%v analysed=%v results=%+v", fx.Fresh, fx.Analysed, fx.Results)
 	}
 	amended, _ := callOK[callGraphOut](t, cs, "get_callers", map[string]any{"qualified_name": "E2ERenamed"})
 	if !amended.Fresh || amended.Total != 1 || !containsSubstring(amended.BlindSpots, "amended") {
