@@ -42,6 +42,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/load"
+	"github.com/sextant-dev/sextant/internal/rootfs"
 )
 
 // DefaultMaxBytes bounds the cache when New is given no bound.
@@ -417,6 +418,10 @@ func (r *Result) pick(root, rel string) (*Package, error) {
 // track stats and reads the root-relative file rel, recording its stamp.
 // A missing file is recorded as absent (zero stamp), so that creating it
 // makes the result stale.
+// maxFileSize bounds a source file the cache reads: through rootfs, which
+// also refuses FIFOs, sockets and devices, so no read can block.
+const maxFileSize = 64 << 20
+
 func (r *Result) track(fsRoot *os.Root, rel string, _ []byte) ([]byte, error) {
 	native := filepath.FromSlash(rel)
 	fi, err := fsRoot.Stat(native)
@@ -427,7 +432,7 @@ func (r *Result) track(fsRoot *os.Root, rel string, _ []byte) ([]byte, error) {
 		}
 		return nil, fileError(rel, err)
 	}
-	data, err := fsRoot.ReadFile(native)
+	data, err := rootfs.ReadRegular(fsRoot, native, maxFileSize)
 	if err != nil {
 		return nil, fileError(rel, err)
 	}
@@ -507,7 +512,7 @@ func (r *Result) changes(fsRoot *os.Root) (stale bool, edits map[string]edit) {
 			continue
 		}
 		// The stat is in doubt: compare content.
-		data, err := fsRoot.ReadFile(native)
+		data, err := rootfs.ReadRegular(fsRoot, native, maxFileSize)
 		if err != nil {
 			return true, nil
 		}
@@ -573,7 +578,7 @@ func findUnit(fsRoot *os.Root, root, dir string) (load.Unit, error) {
 	}
 	modDir := filepath.Join(root, filepath.FromSlash(mod))
 	u := load.Unit{Dir: modDir, Vendor: isRegular(fsRoot, path.Join(mod, "vendor", "modules.txt"))}
-	if data, err := fsRoot.ReadFile("go.work"); err == nil {
+	if data, err := rootfs.ReadRegular(fsRoot, "go.work", maxFileSize); err == nil {
 		if wf, err := modfile.ParseWork("go.work", data, nil); err == nil {
 			for _, use := range wf.Use {
 				if path.Clean(filepath.ToSlash(use.Path)) == mod {

@@ -14,6 +14,8 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/packages"
+
+	"github.com/sextant-dev/sextant/internal/rootfs"
 )
 
 // Diagnostic is one problem in a package: from the go command (list),
@@ -377,5 +379,5 @@ func readInRoot(root, rel string) ([]byte, error) {
 		return nil, err
 	}
 	defer r.Close()
-	return r.ReadFile(filepath.FromSlash(rel))
+	return rootfs.ReadRegular(r, filepath.FromSlash(rel), maxFileSize)
 }
