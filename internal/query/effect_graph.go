@@ -59,6 +59,7 @@ type EffectGraphOutput struct {
 	Edges         []EffectGraphEdge `json:"edges" jsonschema:"calls between them"`
 	Narrow        string            `json:"narrow,omitempty" jsonschema:"set when max_nodes cut the graph: how to narrow it"`
 	Mermaid       string            `json:"mermaid,omitempty" jsonschema:"format mermaid: a flowchart"`
+	Caveat        string            `json:"caveat,omitempty" jsonschema:"set when rows may be out of date: the repository was re-indexed in part after an edit"`
 }
 
 // EmitEffectGraph answers emit_effect_graph.
@@ -200,6 +201,9 @@ func (s *Service) EmitEffectGraph(ctx context.Context, in EffectGraphInput, prog
 	if edges == nil {
 		out.Edges = []EffectGraphEdge{}
 	}
+	if rp, err := v.repo(root.Repository); err == nil && len(rp.Snapshot.Amended) > 0 {
+		out.Caveat = amendedCaveat(rp)
+	}
 	out.Envelope = v.envelope()
 	out.Total, out.Returned = len(nodes)+cut, len(nodes)
 	if cut > 0 {
@@ -253,6 +257,9 @@ func mermaid(o *EffectGraphOutput) string {
 func (o *EffectGraphOutput) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "effect graph of %s: %d functions, %d calls\n", o.Root.QualifiedName, len(o.Nodes), len(o.Edges))
+	if o.Caveat != "" {
+		b.WriteString("caveat: " + o.Caveat + "\n")
+	}
 	if o.Mermaid != "" {
 		b.WriteString(o.Mermaid)
 	} else {

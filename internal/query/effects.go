@@ -51,10 +51,11 @@ type EffectEntry struct {
 type EffectsOutput struct {
 	Envelope
 	Symbol   *SymbolRef    `json:"symbol,omitempty" jsonschema:"the function"`
-	Analysed bool          `json:"analysed" jsonschema:"false when the index has no row: its package did not type-check, or was just re-indexed alone after an edit (call again in seconds)"`
+	Analysed bool          `json:"analysed" jsonschema:"false when the index has no row (its package did not type-check)"`
 	Pure     bool          `json:"pure" jsonschema:"analysed, no effect, no unknown call"`
 	Open     *EffectEntry  `json:"open,omitempty" jsonschema:"set when it reaches a call with unknown callee: it may do more than listed"`
 	Results  []EffectEntry `json:"results" jsonschema:"the effects, in taxonomy order"`
+	Caveat   string        `json:"caveat,omitempty" jsonschema:"set when the row may be out of date: the repository was re-indexed in part after an edit"`
 }
 
 // ExplainEffects answers explain_effects.
@@ -83,6 +84,9 @@ func (s *Service) ExplainEffects(ctx context.Context, in EffectsInput, progress 
 	}
 	ref := symbolRef(sym)
 	out := &EffectsOutput{Symbol: &ref, Analysed: row.Analysed, Pure: row.Pure, Open: row.Open, Results: row.Effects}
+	if rp, err := v.repo(sym.Repository); err == nil && len(rp.Snapshot.Amended) > 0 {
+		out.Caveat = amendedCaveat(rp)
+	}
 	if out.Results == nil {
 		out.Results = []EffectEntry{}
 	}
@@ -199,7 +203,7 @@ func (o *EffectsOutput) Text() string {
 	fmt.Fprintf(&b, "%s (%s) %s:%d\n", o.Symbol.QualifiedName, o.Symbol.Kind, o.Symbol.Path, o.Symbol.Line)
 	switch {
 	case !o.Analysed:
-		b.WriteString("not analysed: no effect row in the index (its package did not type-check, it has no body, or it was just re-indexed alone after an edit: call again in seconds)\n")
+		b.WriteString("not analysed: no effect row in the index (its package did not type-check, or it has no body)\n")
 	case o.Pure:
 		b.WriteString("pure: " + effects.Sentence(graph.EffectPure) + "\n")
 	}
@@ -209,8 +213,17 @@ func (o *EffectsOutput) Text() string {
 	if o.Open != nil {
 		writeEffect(&b, *o.Open)
 	}
+	if o.Caveat != "" {
+		b.WriteString("caveat: " + o.Caveat + "\n")
+	}
 	writeFreshness(&b, o.Envelope)
 	return b.String()
+}
+
+// amendedCaveat says what an amended snapshot's effect rows may miss.
+func amendedCaveat(rp graph.RepositoryStatus) string {
+	return fmt.Sprintf("%s was re-indexed alone after an edit: its functions' rows are recomputed, but effects reached through interfaces and function values, and the rows of functions elsewhere that call into it, may be out of date until the whole index that follows finishes (seconds)",
+		listSome(rp.Snapshot.Amended, 3))
 }
 
 func writeEffect(b *strings.Builder, e EffectEntry) {
