@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -26,21 +27,25 @@ import (
 // Refresh brings the repository at root up to date with the disk, as
 // cheaply as it can: when the store can amend (graph.Amender) and the
 // edit since the current snapshot touched only the Go files of a few
-// existing package directories without changing what those packages
-// declare, it re-derives just those packages and amends the snapshot;
+// existing package directories without changing their types and methods,
+// it re-derives just those packages (and, when their other declarations
+// changed, the packages that import them) and amends the snapshot;
 // otherwise it indexes the repository whole with Index.
 //
 // What an amend re-derives is exact for what the packages contain:
-// their files, symbols, diagnostics, references and the call edges out of
-// their functions. References and static calls into them from other
-// packages are unchanged, because what they declare is unchanged (the API
-// hash of graph.Package). Two kinds of records depend on the whole program
-// and are carried over from the base: call edges of other packages that go
-// through interfaces and function values (a changed body can make a new
-// type flow into them), and effect rows, of which the amended packages'
-// own are dropped. The snapshot says so (Snapshot.Amended), and the next
-// whole index restores them; Result.Amended tells the caller to schedule
-// one.
+// their files, symbols, diagnostics, references, the call edges out of
+// their functions, resolved as the compiler resolves them, and their
+// effect rows, from their bodies and the stored rows of what they call.
+// References and static calls into them from other packages are
+// unchanged, because what they declare is unchanged (the API hash of
+// graph.Package), or those packages are re-derived too. What depends on
+// the whole program is carried over from the base: the call edges that go
+// through interfaces and function values (VTA needs every body: a changed
+// body can make a new type flow into a call elsewhere, and the amended
+// packages' own are resolved against their dependencies only), and the
+// effect rows of other packages' functions. The snapshot says so
+// (Snapshot.Amended), and the next whole index restores them;
+// Result.Amended tells the caller to schedule one.
 func Refresh(ctx context.Context, store graph.Store, root string, opts Options) (Result, error) {
 	am, ok := store.(graph.Amender)
 	if !ok || opts.Shared {
@@ -106,53 +111,43 @@ func amend(ctx context.Context, store graph.Store, am graph.Amender, root string
 		opts.Progress(Progress{Phase: PhaseLoad, Total: 1, Message: strings.Join(dirs, ", ")})
 	}
 
-	x, err := newExtractor(base.repo.Name, abs, plan.Modules)
+	d, err := deriveDirs(ctx, abs, base, plan, dirs, opts.Cache)
 	if err != nil {
 		return Result{}, err
 	}
-	var recs []PackageRecords
-	var indexed []*packages.Package // the variants extracted, for the cache
-	rechecked := false
-	for u, patterns := range unitPatterns(abs, plan, dirs) {
-		var pkgs []*packages.Package
-		if len(dirs) == 1 {
-			if ps, err := opts.Cache.take(abs, dirs[0], base); err == nil {
-				pkgs, rechecked = ps, true
-			}
-		}
-		if pkgs == nil {
-			pkgs, err = load.Load(ctx, load.Unit{Dir: u.Dir, Patterns: patterns, Workspace: u.Workspace, Vendor: u.Vendor, Modules: u.Modules})
-			if err != nil {
-				return Result{}, fmt.Errorf("%w: %v", errWhole, err)
-			}
-		}
-		pending := x.startCallEdges(ctx, pkgs)
-		pending.Open() // nothing to pace: the unit is a few packages
-		for _, g := range selectPackages(pkgs) {
-			rec, xr := x.extract(g)
-			if !slices.Contains(dirs, rec.Package.Dir) {
-				continue // a package of another directory the pattern matched
-			}
-			old, had := base.pkgs[rec.Package.Path]
-			if !had || old.API == "" || old.API != rec.Package.API {
-				return Result{}, fmt.Errorf("%w: package %s declares something new", errWhole, rec.Package.Path)
-			}
-			x.keep(xr)
-			recs = append(recs, rec)
-			indexed = append(indexed, g.main)
-		}
-		if msg, err := x.finishCallEdges(ctx, pending); err != nil {
+	if len(d.grew) > 0 {
+		// What they declare grew or shrank, but no type or method changed
+		// (implementations depend on those): the packages that import
+		// them may use or lose what changed, so they are derived again
+		// too, and must themselves declare what they did.
+		more, err := importerDirs(ctx, store, base, d.grew)
+		if err != nil {
 			return Result{}, err
-		} else if msg != "" {
-			return Result{}, fmt.Errorf("%w: %s", errWhole, msg)
+		}
+		all := slices.Clone(dirs)
+		for _, m := range more {
+			if !slices.Contains(all, m) {
+				all = append(all, m)
+			}
+		}
+		sort.Strings(all)
+		if len(all) > maxAmendDirs {
+			return Result{}, fmt.Errorf("%w: %d packages import what changed", errWhole, len(more))
+		}
+		if len(all) > len(dirs) {
+			first := d.grew
+			if d, err = deriveDirs(ctx, abs, base, plan, all, opts.Cache); err != nil {
+				return Result{}, err
+			}
+			for _, p := range d.grew {
+				if !slices.Contains(first, p) {
+					return Result{}, fmt.Errorf("%w: package %s, which imports what changed, declares something else too", errWhole, p)
+				}
+			}
+			dirs = all
 		}
 	}
-	// Every package the base had in the directories must come back.
-	for _, p := range base.pkgs {
-		if slices.Contains(dirs, p.Dir) && !slices.ContainsFunc(recs, func(r PackageRecords) bool { return r.Package.Path == p.Path }) {
-			return Result{}, fmt.Errorf("%w: package %s is gone", errWhole, p.Path)
-		}
-	}
+	x, recs, indexed, rechecked := d.x, d.recs, d.indexed, d.rechecked
 	if err := x.seedDecls(ctx, store, base, dirs); err != nil {
 		return Result{}, err
 	}
@@ -202,6 +197,106 @@ func amend(ctx context.Context, store graph.Store, am graph.Amender, root string
 	res.Amended = snap.Amended
 	res.Duration = time.Since(started)
 	return res, nil
+}
+
+// derived is what deriveDirs built.
+type derived struct {
+	x         *extractor
+	recs      []PackageRecords
+	indexed   []*packages.Package // the variants extracted, for the cache
+	rechecked bool
+	grew      []string // import paths whose declarations changed, types and methods aside
+}
+
+// deriveDirs loads the packages of dirs (or checks them again in memory,
+// see AmendCache) and extracts their records, checking each against what
+// the base says it declared. A package whose types or methods changed is
+// errWhole; one whose other declarations changed is listed in grew.
+func deriveDirs(ctx context.Context, abs string, base baseState, plan load.Plan, dirs []string, cache *AmendCache) (derived, error) {
+	x, err := newExtractor(base.repo.Name, abs, plan.Modules)
+	if err != nil {
+		return derived{}, err
+	}
+	d := derived{x: x}
+	for u, patterns := range unitPatterns(abs, plan, dirs) {
+		var pkgs []*packages.Package
+		if len(dirs) == 1 {
+			if ps, err := cache.take(abs, dirs[0], base); err == nil {
+				pkgs, d.rechecked = ps, true
+			}
+		}
+		if pkgs == nil {
+			pkgs, err = load.Load(ctx, load.Unit{Dir: u.Dir, Patterns: patterns, Workspace: u.Workspace, Vendor: u.Vendor, Modules: u.Modules})
+			if err != nil {
+				return derived{}, fmt.Errorf("%w: %v", errWhole, err)
+			}
+		}
+		pending := x.startCallEdges(ctx, pkgs)
+		pending.Open() // nothing to pace: the unit is a few packages
+		for _, g := range selectPackages(pkgs) {
+			rec, xr := x.extract(g)
+			if !slices.Contains(dirs, rec.Package.Dir) {
+				continue // a package of another directory the pattern matched
+			}
+			old, had := base.pkgs[rec.Package.Path]
+			if !had {
+				return derived{}, fmt.Errorf("%w: package %s is new", errWhole, rec.Package.Path)
+			}
+			oldAll, oldTypes, ok1 := strings.Cut(old.API, "/")
+			newAll, newTypes, ok2 := strings.Cut(rec.Package.API, "/")
+			switch {
+			case !ok1 || !ok2 || oldTypes != newTypes:
+				return derived{}, fmt.Errorf("%w: package %s declares new or other types or methods", errWhole, rec.Package.Path)
+			case oldAll != newAll:
+				d.grew = append(d.grew, rec.Package.Path)
+			}
+			x.keep(xr)
+			d.recs = append(d.recs, rec)
+			d.indexed = append(d.indexed, g.main)
+		}
+		if msg, err := x.finishCallEdges(ctx, pending); err != nil {
+			return derived{}, err
+		} else if msg != "" {
+			return derived{}, fmt.Errorf("%w: %s", errWhole, msg)
+		}
+	}
+	// Every package the base had in the directories must come back.
+	for _, p := range base.pkgs {
+		if slices.Contains(dirs, p.Dir) && !slices.ContainsFunc(d.recs, func(r PackageRecords) bool { return r.Package.Path == p.Path }) {
+			return derived{}, fmt.Errorf("%w: package %s is gone", errWhole, p.Path)
+		}
+	}
+	return d, nil
+}
+
+// importerDirs returns the directories of the packages of the base that
+// import any of paths, found by the import references to their package
+// symbols.
+func importerDirs(ctx context.Context, store graph.Store, base baseState, paths []string) ([]string, error) {
+	r, err := store.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	var keys []string
+	for _, p := range paths {
+		for _, variant := range []string{"", "test"} {
+			keys = append(keys, graph.StableKey(graph.Identity{Language: "go", Repository: base.repo.Name,
+				PackagePath: p, QualifiedName: p, Kind: graph.KindPackage, Variant: variant}))
+		}
+	}
+	refs, _, err := r.Refs(ctx, graph.RefQuery{Targets: keys, Kinds: []graph.RefKind{graph.RefImport}, IncludeTests: true})
+	if err != nil {
+		return nil, fmt.Errorf("finding importers: %w", err)
+	}
+	var dirs []string
+	for _, ref := range refs {
+		if d := path.Dir(ref.Path); !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	sort.Strings(dirs)
+	return dirs, nil
 }
 
 // base is what an amend starts from: the current snapshot of the
@@ -494,30 +589,36 @@ type fileSymbolReader interface {
 }
 
 // apiHash hashes what package pkg declares at package level, as other
-// packages see it: every object's kind, name and type, the underlying
-// type of every named type and its methods, with no positions. An edit
-// that leaves it unchanged (a function body, a comment, moved code) leaves
-// every reference and static call from other packages as it was.
+// packages see it, in two parts "ALL/TYPES": ALL covers every object's
+// kind, name and type, and TYPES only the named types, with their
+// underlying types and methods; neither holds a position. An edit that
+// leaves ALL unchanged (a function body, a comment, moved code) leaves
+// every reference and static call from other packages as it was; one
+// that changes ALL but not TYPES (a function added, removed or with
+// another signature) can change only the packages that import pkg, and
+// no implementation relation.
 func apiHash(pkg *types.Package) string {
 	if pkg == nil {
 		return ""
 	}
-	h := sha256.New()
+	all, typ := sha256.New(), sha256.New()
 	qual := func(p *types.Package) string { return p.Path() }
 	scope := pkg.Scope()
 	for _, name := range scope.Names() {
 		obj := scope.Lookup(name)
-		fmt.Fprintf(h, "%T %s %s\n", obj, name, types.TypeString(obj.Type(), qual))
+		fmt.Fprintf(all, "%T %s %s\n", obj, name, types.TypeString(obj.Type(), qual))
 		tn, ok := obj.(*types.TypeName)
 		if !ok {
 			continue
 		}
-		fmt.Fprintf(h, "= %s\n", types.TypeString(tn.Type().Underlying(), qual))
-		if named, ok := tn.Type().(*types.Named); ok {
-			for m := range named.Methods() {
-				fmt.Fprintf(h, ". %s %s\n", m.Name(), types.TypeString(m.Type(), qual))
+		for _, h := range []io.Writer{all, typ} {
+			fmt.Fprintf(h, "type %s = %s\n", name, types.TypeString(tn.Type().Underlying(), qual))
+			if named, ok := tn.Type().(*types.Named); ok {
+				for m := range named.Methods() {
+					fmt.Fprintf(h, ". %s %s\n", m.Name(), types.TypeString(m.Type(), qual))
+				}
 			}
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return hex.EncodeToString(all.Sum(nil)) + "/" + hex.EncodeToString(typ.Sum(nil))
 }

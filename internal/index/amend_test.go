@@ -54,17 +54,24 @@ func TestRefreshAmends(t *testing.T) {
 			replace(t, root, "cmd/app/main.go", "\"example.com/amend/geo\"", "\"example.com/amend/geo\"\n\t\"example.com/amend/shape\"")
 			replace(t, root, "shape/shape.go", "t := 0.0", "t := 0.0\n\t_ = len(ss)")
 		}, []string{"cmd/app", "shape"}, "", false},
-		{"a new declaration", func(t *testing.T, root string) {
+		{"a new function, used by an importer", func(t *testing.T, root string) {
 			replace(t, root, "geo/geo.go", "func helper()", "// New is new.\nfunc New() int { return 3 }\n\nfunc helper()")
-		}, nil, "declares something new", false},
+			replace(t, root, "cmd/app/main.go", "geo.Sum(),", "geo.Sum(), geo.New(),")
+		}, []string{"cmd/app", "geo"}, "", false},
 		{"a new file", func(t *testing.T, root string) {
 			writeTestFile(t, root, "geo/more.go", "package geo\n\nfunc more() int { return helper() }\n")
-		}, nil, "declares something new", false},
+		}, []string{"cmd/app", "geo"}, "", false},
 		{"a deleted file", func(t *testing.T, root string) {
 			if err := os.Remove(filepath.Join(root, "geo/more.go")); err != nil {
 				t.Fatal(err)
 			}
-		}, nil, "declares something new", false},
+		}, []string{"cmd/app", "geo"}, "", false},
+		{"a function removed that an importer uses", func(t *testing.T, root string) {
+			replace(t, root, "geo/geo.go", "// New is new.\nfunc New() int { return 3 }\n", "")
+		}, []string{"cmd/app", "geo"}, "", false},
+		{"a new method", func(t *testing.T, root string) {
+			replace(t, root, "shape/shape.go", "// Circle is a Shape.", "// Perimeter of a square.\nfunc (s Square) Perimeter() float64 { return 4 * s.S }\n\n// Circle is a Shape.")
+		}, nil, "types or methods", false},
 		{"go.mod", func(t *testing.T, root string) {
 			replace(t, root, "go.mod", "go 1.24", "go 1.25")
 		}, nil, "go.mod", false},
