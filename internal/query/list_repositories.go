@@ -80,7 +80,7 @@ func (s *Service) ListRepositories(ctx context.Context, in ListRepositoriesInput
 			SnapshotAgeMS: s.now().Sub(r.Snapshot.CreatedAt).Milliseconds(),
 			Fresh:         len(v.staleness(r)) == 0,
 			Packages:      r.Packages, Files: r.Files, Symbols: r.Symbols, Diagnostics: r.Diagnostics,
-			Amended:       r.Snapshot.Amended,
+			Amended: r.Snapshot.Amended,
 		}
 		for _, m := range r.Modules {
 			row.Modules = append(row.Modules, m.Path)
