@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -66,6 +67,16 @@ func TestFuzzyMatch(t *testing.T) {
 		for _, name := range tt.miss {
 			if m.match(name) {
 				t.Errorf("%q matches %q", tt.query, name)
+			}
+		}
+		// The name table's pre-split humps answer as match does.
+		var tab nameTable
+		for _, name := range append(slices.Clone(tt.match), tt.miss...) {
+			tab.entries = append(tab.entries, nameEntry{name: name})
+		}
+		for i, h := range tab.fuzzyHumps() {
+			if got, want := m.matchSplit(h), m.match(tab.entries[i].name); got != want {
+				t.Errorf("%q on %q: matchSplit %v, match %v", tt.query, tab.entries[i].name, got, want)
 			}
 		}
 	}

@@ -85,7 +85,7 @@ func (r *reader) SearchText(ctx context.Context, q graph.TextQuery) ([]graph.Tex
 		JOIN repositories r ON r.current_snapshot = s.snapshot_id
 		JOIN units u ON u.id = s.unit_id` + b.clause() + `
 		ORDER BY score DESC, r.name, u.path, s.start_line, s.id LIMIT ` + b.arg(limit)
-	rows, err := r.tx.QueryContext(ctx, query, b.args...)
+	rows, err := r.query(ctx, query, b.args...)
 	if err != nil {
 		return nil, fmt.Errorf("searching text: %w", err)
 	}
