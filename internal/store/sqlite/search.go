@@ -23,7 +23,7 @@ const defaultSearchLimit = 100
 // per symbol_text column. Identifiers are split into words
 // (graph.SearchWords) so that "parse config" finds ParseConfig.
 func searchColumns(sym *graph.Symbol) (name, doc, sig, body, path string) {
-	words := func(s string) string { return strings.Join(graph.SearchWords(s), " ") }
+	words := func(s string) string { return string(graph.AppendSearchText(nil, s)) }
 	name = strings.Join(graph.ExpandAbbreviations(graph.SearchWords(sym.QualifiedName)), " ")
 	if sym.Name != sym.QualifiedName {
 		name += " " + words(sym.Name) // the member's own name counts twice
