@@ -3,6 +3,7 @@ package graph
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // SearchWords splits identifiers and paths into the lower-case words a
@@ -83,3 +84,82 @@ func ExpandAbbreviations(words []string) []string {
 	}
 	return out
 }
+
+// AppendSearchText appends strings.Join(SearchWords(s), " ") to dst
+// without the intermediate strings: backends index whole bodies of code
+// this way, and for those the words cost more than the index did. Fields
+// of ASCII letters and digits take a byte path; any other field is split
+// as SearchWords splits it.
+func AppendSearchText(dst []byte, s string) []byte {
+	first := true
+	word := func(w string) {
+		if !first {
+			dst = append(dst, ' ')
+		}
+		first = false
+		for i := 0; i < len(w); i++ {
+			c := w[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+		}
+	}
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		if !isWordRune(r) {
+			i += size
+			continue
+		}
+		j, ascii := i, true
+		for j < len(s) {
+			r, size := rune(s[j]), 1
+			if r >= utf8.RuneSelf {
+				r, size = utf8.DecodeRuneInString(s[j:])
+				ascii = false
+			}
+			if !isWordRune(r) {
+				break
+			}
+			j += size
+		}
+		field := s[i:j]
+		i = j
+		if !ascii {
+			for _, w := range SearchWords(field) {
+				if !first {
+					dst = append(dst, ' ')
+				}
+				first = false
+				dst = append(dst, w...)
+			}
+			continue
+		}
+		// splitCamel on bytes: the same boundaries for ASCII.
+		start, parts := 0, 0
+		for k := 1; k < len(field); k++ {
+			prev, cur := field[k-1], field[k]
+			if isLowerASCII(prev) && isUpperASCII(cur) ||
+				isDigitASCII(prev) != isDigitASCII(cur) ||
+				isUpperASCII(prev) && isUpperASCII(cur) && k+1 < len(field) && isLowerASCII(field[k+1]) {
+				word(field[start:k])
+				start = k
+				parts++
+			}
+		}
+		word(field[start:])
+		if parts > 0 {
+			word(field)
+		}
+	}
+	return dst
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+func isLowerASCII(c byte) bool { return 'a' <= c && c <= 'z' }
+func isUpperASCII(c byte) bool { return 'A' <= c && c <= 'Z' }
+func isDigitASCII(c byte) bool { return '0' <= c && c <= '9' }

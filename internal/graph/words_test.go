@@ -2,6 +2,7 @@ package graph
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -23,4 +24,31 @@ func TestSearchWords(t *testing.T) {
 			t.Errorf("SearchWords(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
+}
+
+// AppendSearchText is the joined SearchWords, byte for byte.
+func TestAppendSearchText(t *testing.T) {
+	for _, s := range searchTextSeeds {
+		if got, want := string(AppendSearchText(nil, s)), strings.Join(SearchWords(s), " "); got != want {
+			t.Errorf("AppendSearchText(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+var searchTextSeeds = []string{
+	"", "x", "ParseConfig", "parseHTTPConfig_v2", "Server.Start", "internal/lsp/cache.go",
+	"éCole Über", "func (s *Server) Start(ctx context.Context) error { return s.runHTTP2(ctx) }",
+	"ABC", "ABCdef", "aB", "a1b2C3", "HTTPServer2Go", "\xff\xfeab\xffCD", "日本語Name", "x\u00e9Y", "ǅa",
+	"  leading and trailing  ", "tab\tnew\nline", "İstanbul IŞIK",
+}
+
+func FuzzAppendSearchText(f *testing.F) {
+	for _, s := range searchTextSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := string(AppendSearchText(nil, s)), strings.Join(SearchWords(s), " "); got != want {
+			t.Errorf("AppendSearchText(%q) = %q, want %q", s, got, want)
+		}
+	})
 }

@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
@@ -54,7 +53,8 @@ func (x *extractor) startCallEdges(ctx context.Context, unit []*packages.Package
 // edges for resolution.
 func (x *extractor) finishCallEdges(ctx context.Context, pending *callgraph.Pending) (string, error) {
 	res, err := pending.Wait()
-	x.keepEffects(err == nil && res != nil)
+	lines := siteFiles{} // site files, read once each to count characters
+	x.keepEffects(err == nil && res != nil, lines)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
@@ -65,16 +65,10 @@ func (x *extractor) finishCallEdges(ctx context.Context, pending *callgraph.Pend
 		return "", nil
 	}
 	t := &x.xt
-	contents := map[string][]byte{} // site files, read once each to count characters
 	for _, e := range res.Edges {
 		rel, ok := x.rel(e.Site.Filename)
 		if !ok || !e.Caller.Pos.IsValid() {
 			continue
-		}
-		content, seen := contents[e.Site.Filename]
-		if !seen {
-			content, _ = os.ReadFile(e.Site.Filename)
-			contents[e.Site.Filename] = content
 		}
 		pe := pendingEdge{
 			caller:     x.funcTarget(e.Caller),
@@ -82,7 +76,7 @@ func (x *extractor) finishCallEdges(ctx context.Context, pending *callgraph.Pend
 			calleeName: -1,
 			path:       t.intern(rel),
 			line:       int32(e.Site.Line),
-			col:        int32(charColumnAt(content, e.Site.Line, e.Site.Col)),
+			col:        int32(lines.charColumnAt(e.Site.Filename, e.Site.Line, e.Site.Col)),
 			coverage:   e.Coverage,
 			via:        e.Via,
 			goStmt:     e.Go,

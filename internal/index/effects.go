@@ -70,8 +70,8 @@ func (x *extractor) effectsKeep() func(*ssa.Function) bool {
 
 // keepEffects takes what the collector found in the unit just built; when
 // the build failed (built false) its edges are dropped, and so are its
-// causes.
-func (x *extractor) keepEffects(built bool) {
+// causes. lines converts the causes' columns.
+func (x *extractor) keepEffects(built bool, lines siteFiles) {
 	if x.fx == nil {
 		return
 	}
@@ -79,7 +79,6 @@ func (x *extractor) keepEffects(built bool) {
 	if !built {
 		return
 	}
-	contents := map[string][]byte{}
 	for _, f := range visited {
 		if f.Pos.IsValid() {
 			x.fx.analysed = append(x.fx.analysed, x.funcTarget(f))
@@ -90,14 +89,9 @@ func (x *extractor) keepEffects(built bool) {
 		if !ok || !d.Caller.Pos.IsValid() {
 			continue
 		}
-		content, seen := contents[d.Site.Filename]
-		if !seen {
-			content, _ = os.ReadFile(d.Site.Filename)
-			contents[d.Site.Filename] = content
-		}
 		x.fx.causes = append(x.fx.causes, pendingCause{
 			fn: x.funcTarget(d.Caller), effect: d.Effect, path: x.xt.intern(rel),
-			line: int32(d.Site.Line), col: int32(charColumnAt(content, d.Site.Line, d.Site.Col)),
+			line: int32(d.Site.Line), col: int32(lines.charColumnAt(d.Site.Filename, d.Site.Line, d.Site.Col)),
 			certain: d.Certain, callee: d.Callee, detail: d.Detail,
 		})
 	}

@@ -197,6 +197,9 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 			continue
 		}
 		loaded++
+		if i == len(plan.Units)-1 {
+			defer capHeap()() // see memory.go
+		}
 		report(PhaseExtract, 0, 0, "call graph")
 		// The call graph needs the whole unit before anything is released;
 		// it runs beside extraction, on the other core, and builds each
@@ -250,8 +253,12 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 		}
 		if i == len(plan.Units)-1 {
 			// The last unit's call graph finishes (single-threaded, after
-			// extraction) while the package records are written.
-			finishLast = finish
+			// extraction), and its edges and effect causes are converted,
+			// on another goroutine while the package records are written:
+			// nothing else touches the extractor until finishLast returns.
+			done := make(chan error, 1)
+			go func() { done <- finish() }()
+			finishLast = func() error { return <-done }
 			break
 		}
 		if err := finish(); err != nil {

@@ -137,6 +137,12 @@ func TestSplitPos(t *testing.T) {
 
 func TestCharColumn(t *testing.T) {
 	content := []byte("ab\n→é x\n\xff\xfe y\n")
+	// siteFiles reads the file and must agree with charColumnAt.
+	name := filepath.Join(t.TempDir(), "c.go")
+	if err := os.WriteFile(name, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sites := siteFiles{}
 	for _, tc := range []struct{ line, byteCol, want int }{
 		{1, 1, 1},
 		{1, 3, 3},
@@ -146,9 +152,14 @@ func TestCharColumn(t *testing.T) {
 		{3, 4, 4}, // invalid bytes count one character each
 		{9, 5, 5}, // beyond the content: unchanged
 		{2, 99, 99},
+		{4, 2, 2}, // the empty last line: nothing to count
+		{5, 2, 2}, // no such line
 	} {
 		if got := charColumnAt(content, tc.line, tc.byteCol); got != tc.want {
 			t.Errorf("line %d byte column %d: got %d, want %d", tc.line, tc.byteCol, got, tc.want)
+		}
+		if got := sites.charColumnAt(name, tc.line, tc.byteCol); got != tc.want {
+			t.Errorf("siteFiles: line %d byte column %d: got %d, want %d", tc.line, tc.byteCol, got, tc.want)
 		}
 	}
 }

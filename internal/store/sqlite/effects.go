@@ -93,17 +93,19 @@ func (w *writer) AddEffects(ctx context.Context, recs []graph.EffectRecord) erro
 			return fmt.Errorf("effect record of %q: unknown effect %q", r.Function, r.Effect)
 		}
 	}
-	stmt, err := w.tx.PrepareContext(ctx, `INSERT INTO effects (snapshot_id, func, effect, direct, certain, path, line, col,
-		next, callee, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return fmt.Errorf("preparing effect insert: %w", err)
-	}
-	defer stmt.Close()
+	// Many rows per statement, in the order given (see batch): a
+	// statement per row cost more than the rows themselves.
+	b := &batch{head: `INSERT INTO effects (snapshot_id, func, effect, direct, certain, path, line, col,
+		next, callee, detail) VALUES `, cols: 11}
+	defer b.close()
 	for _, r := range recs {
-		if _, err := stmt.ExecContext(ctx, w.snapID, r.Function, effectCodes[r.Effect], r.Direct, r.Certain,
+		if err := b.add(ctx, w.tx, w.snapID, r.Function, effectCodes[r.Effect], r.Direct, r.Certain,
 			r.Path, r.Line, r.Col, nullable(r.Next), nullable(r.Callee), nullable(r.Detail)); err != nil {
 			return fmt.Errorf("inserting effect record of %s: %w", r.Function, err)
 		}
+	}
+	if err := b.flush(ctx, w.tx); err != nil {
+		return fmt.Errorf("inserting effect records: %w", err)
 	}
 	return nil
 }
@@ -122,7 +124,7 @@ func (r *reader) EffectRecords(ctx context.Context, keys []string) ([]graph.Effe
 	err := chunks(keys, func(part []string) error {
 		var b builder
 		in := b.inList(part)
-		rows, err := r.tx.QueryContext(ctx, `SELECT x.func, x.effect, x.direct, x.certain, x.path, x.line, x.col,
+		rows, err := r.query(ctx, `SELECT x.func, x.effect, x.direct, x.certain, x.path, x.line, x.col,
 			coalesce(x.next, ''), coalesce(x.callee, ''), coalesce(x.detail, '')
 			FROM repositories r CROSS JOIN effects x ON x.snapshot_id = r.current_snapshot AND x.func IN `+in+`
 			ORDER BY x.func, x.effect, r.name`, b.args...)

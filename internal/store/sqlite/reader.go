@@ -22,7 +22,9 @@ import (
 type reader struct {
 	conn  *sql.Conn
 	tx    *sql.Tx
-	names *names // the store's name tables, shared by its readers
+	names *names     // the store's name tables, shared by its readers
+	db    *sql.DB    // the read pool, which stmts prepare on
+	stmts *stmtCache // the store's prepared read statements; nil runs each text afresh
 
 	closeOnce sync.Once
 	closeErr  error
@@ -142,7 +144,7 @@ func scanSymbols(rows *sql.Rows) ([]graph.Symbol, []int64, error) {
 }
 
 func (r *reader) querySymbols(ctx context.Context, query string, args ...any) ([]graph.Symbol, []int64, error) {
-	rows, err := r.tx.QueryContext(ctx, query, args...)
+	rows, err := r.query(ctx, query, args...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("querying symbols: %w", err)
 	}
@@ -153,7 +155,7 @@ func (r *reader) querySymbols(ctx context.Context, query string, args ...any) ([
 // name, or an error wrapping graph.ErrNotFound when there is none.
 func (r *reader) snapshotOf(ctx context.Context, name string) (int64, error) {
 	var id int64
-	err := r.tx.QueryRowContext(ctx,
+	err := r.queryRow(ctx,
 		`SELECT current_snapshot FROM repositories WHERE name = ? AND current_snapshot IS NOT NULL`, name).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("repository %q: %w", name, graph.ErrNotFound)
@@ -188,7 +190,7 @@ func (r *reader) statuses(ctx context.Context, name string) ([]graph.RepositoryS
 	if name != "" {
 		b.where("r.name = %s", name)
 	}
-	rows, err := r.tx.QueryContext(ctx, `SELECT r.id, r.name, r.root, r.vcs_head, r.current_snapshot,
+	rows, err := r.query(ctx, `SELECT r.id, r.name, r.root, r.vcs_head, r.current_snapshot,
 		s.id, s.created_at, s.packages, s.files, s.symbols, s.diagnostics, s.amended
 		FROM repositories r JOIN snapshots s ON s.id = coalesce(r.current_revision, r.current_snapshot)`+b.clause()+` ORDER BY r.name`, b.args...)
 	if err != nil {
@@ -219,7 +221,7 @@ func (r *reader) statuses(ctx context.Context, name string) ([]graph.RepositoryS
 		return nil, nil
 	}
 
-	rows, err = r.tx.QueryContext(ctx, `SELECT m.snapshot_id, m.path, m.dir, m.go_version
+	rows, err = r.query(ctx, `SELECT m.snapshot_id, m.path, m.dir, m.go_version
 		FROM modules m JOIN repositories r ON r.current_snapshot = m.snapshot_id`+b.clause()+`
 		ORDER BY m.dir, m.path`, b.args...)
 	if err != nil {
@@ -262,13 +264,13 @@ func (r *reader) FindSymbols(ctx context.Context, q graph.SymbolQuery) ([]graph.
 		return nil, 0, err
 	}
 	var total int
-	if err := r.tx.QueryRowContext(ctx, fq.count, fq.countArgs...).Scan(&total); err != nil {
+	if err := r.queryRow(ctx, fq.count, fq.countArgs...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("counting symbols: %w", err)
 	}
 	if total == 0 || max(q.Offset, 0) >= total {
 		return nil, total, nil
 	}
-	rows, err := r.tx.QueryContext(ctx, fq.page, fq.pageArgs...)
+	rows, err := r.query(ctx, fq.page, fq.pageArgs...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("ranking symbols: %w", err)
 	}
@@ -523,7 +525,7 @@ func (r *reader) File(ctx context.Context, repo, path string) (graph.File, error
 	if err != nil {
 		return graph.File{}, err
 	}
-	f, err := scanFile(r.tx.QueryRowContext(ctx,
+	f, err := scanFile(r.queryRow(ctx,
 		`SELECT `+fileColumns+` FROM files WHERE snapshot_id = ? AND path = ?`, snap, path))
 	if errors.Is(err, sql.ErrNoRows) {
 		return graph.File{}, fmt.Errorf("file %s in %s: %w", path, repo, graph.ErrNotFound)
@@ -541,7 +543,7 @@ func (r *reader) Files(ctx context.Context, repo string) ([]graph.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.tx.QueryContext(ctx, `SELECT `+fileColumns+` FROM files WHERE snapshot_id = ? ORDER BY path`, snap)
+	rows, err := r.query(ctx, `SELECT `+fileColumns+` FROM files WHERE snapshot_id = ? ORDER BY path`, snap)
 	if err != nil {
 		return nil, fmt.Errorf("listing files: %w", err)
 	}
@@ -575,7 +577,7 @@ func (r *reader) Package(ctx context.Context, repo, importPath string) (graph.Pa
 	if err != nil {
 		return graph.Package{}, err
 	}
-	p, err := scanPackage(r.tx.QueryRowContext(ctx,
+	p, err := scanPackage(r.queryRow(ctx,
 		`SELECT `+packageColumns+` FROM packages WHERE snapshot_id = ? AND path = ? ORDER BY rowid LIMIT 1`,
 		snap, importPath))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -594,7 +596,7 @@ func (r *reader) Packages(ctx context.Context, repo string) ([]graph.Package, er
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.tx.QueryContext(ctx,
+	rows, err := r.query(ctx,
 		`SELECT `+packageColumns+` FROM packages WHERE snapshot_id = ? ORDER BY path, rowid`, snap)
 	if err != nil {
 		return nil, fmt.Errorf("listing packages: %w", err)
@@ -625,7 +627,7 @@ func (r *reader) Diagnostics(ctx context.Context, repo string, limit int) ([]gra
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := r.tx.QueryContext(ctx, `SELECT package, path, line, col, kind, message FROM diagnostics
+	rows, err := r.query(ctx, `SELECT package, path, line, col, kind, message FROM diagnostics
 		WHERE snapshot_id = ? ORDER BY path, line, col, package, rowid LIMIT ?`, snap, limit)
 	if err != nil {
 		return nil, fmt.Errorf("listing diagnostics: %w", err)

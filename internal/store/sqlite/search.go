@@ -23,7 +23,7 @@ const defaultSearchLimit = 100
 // per symbol_text column. Identifiers are split into words
 // (graph.SearchWords) so that "parse config" finds ParseConfig.
 func searchColumns(sym *graph.Symbol) (name, doc, sig, body, path string) {
-	words := func(s string) string { return strings.Join(graph.SearchWords(s), " ") }
+	words := func(s string) string { return string(graph.AppendSearchText(nil, s)) }
 	name = strings.Join(graph.ExpandAbbreviations(graph.SearchWords(sym.QualifiedName)), " ")
 	if sym.Name != sym.QualifiedName {
 		name += " " + words(sym.Name) // the member's own name counts twice
@@ -85,7 +85,7 @@ func (r *reader) SearchText(ctx context.Context, q graph.TextQuery) ([]graph.Tex
 		JOIN repositories r ON r.current_snapshot = s.snapshot_id
 		JOIN units u ON u.id = s.unit_id` + b.clause() + `
 		ORDER BY score DESC, r.name, u.path, s.start_line, s.id LIMIT ` + b.arg(limit)
-	rows, err := r.tx.QueryContext(ctx, query, b.args...)
+	rows, err := r.query(ctx, query, b.args...)
 	if err != nil {
 		return nil, fmt.Errorf("searching text: %w", err)
 	}

@@ -102,7 +102,8 @@ type Store struct {
 	wdb  *sql.DB // exactly one connection; every write goes through it
 	rdb  *sql.DB // read-only connections for Readers and lookups
 
-	names names // per-snapshot name tables for prefix, substring and fuzzy search
+	names names     // per-snapshot name tables for prefix, substring and fuzzy search
+	stmts stmtCache // prepared read statements, shared by readers
 }
 
 // DefaultPath returns where the default database lives: $SEXTANT_DB when it
@@ -196,6 +197,7 @@ func (s *Store) Path() string { return s.path }
 // invalid afterwards; an unpublished snapshot is rolled back.
 func (s *Store) Close() error {
 	var errs []error
+	s.stmts.close()
 	if s.rdb != nil {
 		errs = append(errs, s.rdb.Close())
 	}
@@ -339,12 +341,13 @@ func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
 	// A deferred transaction takes its WAL snapshot at its first read; do
 	// that read now so the view is the one current when Read was called.
 	var v string
-	if err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil {
+	r := &reader{conn: conn, tx: tx, names: &s.names, db: s.rdb, stmts: &s.stmts}
+	if err := r.queryRow(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil {
 		tx.Rollback()
 		conn.Close()
 		return nil, fmt.Errorf("pinning snapshot: %w", err)
 	}
-	return &reader{conn: conn, tx: tx, names: &s.names}, nil
+	return r, nil
 }
 
 // Collect deletes every snapshot that is not its repository's current one,

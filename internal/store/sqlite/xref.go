@@ -168,6 +168,14 @@ func (b *batch) add(ctx context.Context, tx *sql.Tx, vals ...any) error {
 	return err
 }
 
+// close releases the prepared statement, if any.
+func (b *batch) close() {
+	if b.full != nil {
+		b.full.Close()
+		b.full = nil
+	}
+}
+
 // flush inserts the rows still buffered.
 func (b *batch) flush(ctx context.Context, tx *sql.Tx) error {
 	if len(b.args) == 0 {
@@ -513,7 +521,7 @@ func (r *reader) refsMany(ctx context.Context, q graph.RefQuery, targets []strin
 // scanRefs runs a query built by refsQuery and returns its references and
 // the total its rows carry (0 when it returned none).
 func (r *reader) scanRefs(ctx context.Context, query string, args []any) ([]graph.Ref, int, error) {
-	rows, err := r.tx.QueryContext(ctx, query, args...)
+	rows, err := r.query(ctx, query, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("querying references: %w", err)
 	}
@@ -599,7 +607,7 @@ func (r *reader) CallEdges(ctx context.Context, q graph.EdgeQuery) ([]graph.Call
 	var out []graph.CallEdge
 	err := chunks(keys, func(part []string) error {
 		query, args, _ := edgesQuery(q, part, byCaller)
-		rows, err := r.tx.QueryContext(ctx, query, args...)
+		rows, err := r.query(ctx, query, args...)
 		if err != nil {
 			return err
 		}
@@ -644,7 +652,7 @@ func (r *reader) UnresolvedCalls(ctx context.Context, repo string) (int, error) 
 	var n int
 	// The literal 3 (CoverageUnresolved) matches the partial index
 	// edges_unresolved, which a bound parameter would not.
-	if err := r.tx.QueryRowContext(ctx, `SELECT count(*) FROM edges WHERE snapshot_id = ? AND coverage = 3`,
+	if err := r.queryRow(ctx, `SELECT count(*) FROM edges WHERE snapshot_id = ? AND coverage = 3`,
 		snap).Scan(&n); err != nil {
 		return 0, fmt.Errorf("counting unresolved calls: %w", err)
 	}
@@ -667,7 +675,7 @@ func implsQuery(byInterface bool) string {
 // key on the other side (the type's key when byInterface, else the
 // interface's), then repository name. An unknown key has none.
 func (r *reader) Implementations(ctx context.Context, key string, byInterface bool) ([]graph.Implements, error) {
-	rows, err := r.tx.QueryContext(ctx, implsQuery(byInterface), key)
+	rows, err := r.query(ctx, implsQuery(byInterface), key)
 	if err != nil {
 		return nil, fmt.Errorf("querying implementations: %w", err)
 	}
