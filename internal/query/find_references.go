@@ -363,15 +363,23 @@ func fitBudget(rows, budget int, render func(n int) string) int {
 	return max(1, lo-1)
 }
 
-// Text renders the uses grouped by file, each path spelled once.
+// Text renders the uses grouped by file, each path spelled once. What a
+// row would repeat from the rows before it is left out: the kind most
+// uses share is named once in the header and only the other kinds are
+// marked, a run of uses in one declaration names it once, and a second
+// use on the same line does not repeat the line's text.
 func (o *FindReferencesOutput) Text() string {
 	var b strings.Builder
+	common := o.commonKind()
 	if o.Symbol != nil {
 		// The declaration's file is not spelled here: the rows below may
 		// spell it, and a path is spelled once.
 		fmt.Fprintf(&b, "%d uses of %s %s", o.Total, o.Symbol.Kind, o.Symbol.QualifiedName)
 		if o.Returned < o.Total {
 			fmt.Fprintf(&b, "; showing %d-%d", o.offset+1, o.offset+o.Returned)
+		}
+		if common != "" {
+			fmt.Fprintf(&b, "; kind %s unless marked", common)
 		}
 		b.WriteString("\n")
 	}
@@ -381,19 +389,23 @@ func (o *FindReferencesOutput) Text() string {
 	for _, f := range o.Results {
 		fmt.Fprintf(&b, "%s\n", f.Path)
 		// A run of uses in one declaration names it once, on the first.
-		prev := ""
+		prev, prevLine := "", 0
 		for _, r := range f.References {
-			fmt.Fprintf(&b, "  %d:%d %s", r.Line, r.Column, r.Kind)
+			fmt.Fprintf(&b, " %d:%d", r.Line, r.Column)
+			if r.Kind != common {
+				fmt.Fprintf(&b, " %s", r.Kind)
+			}
 			if r.Target != "" {
-				fmt.Fprintf(&b, " of %s", r.Target)
+				fmt.Fprintf(&b, " via %s", r.Target)
 			}
 			if r.Enclosing != "" && r.Enclosing != prev {
 				fmt.Fprintf(&b, " in %s", r.Enclosing)
 			}
 			prev = r.Enclosing
-			if r.Text != "" {
+			if r.Text != "" && r.Line != prevLine {
 				fmt.Fprintf(&b, ": %s", r.Text)
 			}
+			prevLine = r.Line
 			b.WriteString(layerMark(r.Layer))
 			b.WriteString("\n")
 		}
@@ -405,6 +417,24 @@ func (o *FindReferencesOutput) Text() string {
 	writeMore(&b, o.Envelope, o.offset, o.budgetCut, "references")
 	writeFreshness(&b, o.Envelope)
 	return b.String()
+}
+
+// commonKind is the kind most uses of the page share, named once in the
+// text's header; "" when fewer than two uses share one.
+func (o *FindReferencesOutput) commonKind() string {
+	count := map[string]int{}
+	for _, f := range o.Results {
+		for _, r := range f.References {
+			count[r.Kind]++
+		}
+	}
+	best, n := "", 1
+	for _, k := range graph.RefKinds {
+		if c := count[string(k)]; c > n {
+			best, n = string(k), c
+		}
+	}
+	return best
 }
 
 // writeMore says what a cut page left out and how to fetch it.
