@@ -54,6 +54,7 @@ type options struct {
 	gopls       string
 	out         string
 	skip        string
+	dump        string
 }
 
 func main() {
@@ -73,6 +74,7 @@ func main() {
 	flag.StringVar(&o.gopls, "gopls", "", "gopls binary (default: gopls on PATH, else $(go env GOPATH)/bin/gopls)")
 	flag.StringVar(&o.out, "out", "", "write the results as JSON here; - for stdout (default bench/results/DATE-xref.json)")
 	flag.StringVar(&o.skip, "skip", "", "comma-separated parts to skip: index, parity, mcp")
+	flag.StringVar(&o.dump, "dump", "", "write each symbol's answers of the gopls mcp comparison (sextant and gopls text) to this directory")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "Usage: go run ./bench/cmd/xref-bench [flags]\n\nMeasure find_references, find_implementations and get_callers against gopls,\nand indexing with references against a bare go/packages load.\n\nFlags:\n")
 		flag.PrintDefaults()
