@@ -1,9 +1,9 @@
 package query
 
 import (
-	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"unicode"
@@ -243,31 +243,36 @@ func (v *view) refRows(ctx context.Context, repo string, refs []graph.Ref, subje
 }
 
 // lineReader returns a function that reads line n of a repository file
-// from disk, reading each file once. Files of repositories outside the
-// server's roots are not read: the text is then empty.
+// from disk, through the service's line cache. Files of repositories
+// outside the server's roots are not read: the text is then empty. The
+// root is opened on the first read and closed with the view.
 func (v *view) lineReader(repo string) func(path string, n int) string {
-	var root string
+	var rootDir string
 	for _, r := range v.repos {
 		if r.Name == repo && v.s.isRoot(r.Root) {
-			root = r.Root
+			rootDir = r.Root
 		}
 	}
-	cache := map[string][][]byte{}
+	var root *os.Root
+	files := map[string]*cachedFile{}
 	return func(path string, n int) string {
-		if root == "" {
+		if rootDir == "" {
 			return ""
 		}
-		ls, ok := cache[path]
-		if !ok {
-			if src, err := readFile(root, path); err == nil {
-				ls = bytes.Split(src, []byte("\n"))
+		if root == nil {
+			var err error
+			if root, err = os.OpenRoot(rootDir); err != nil {
+				rootDir = ""
+				return ""
 			}
-			cache[path] = ls
+			v.onClose(func() { root.Close() })
 		}
-		if n < 1 || n > len(ls) {
-			return ""
+		f, ok := files[path]
+		if !ok {
+			f = v.s.lines.get(root, rootDir, path)
+			files[path] = f
 		}
-		return strings.TrimRight(string(ls[n-1]), "\r")
+		return f.line(n)
 	}
 }
 
