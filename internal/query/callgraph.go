@@ -228,6 +228,12 @@ func (w *walker) walk(ctx context.Context, depth int) error {
 	frontier := []graph.Symbol{w.root}
 	for d := 1; d <= depth && len(frontier) > 0; d++ {
 		w.expanded = append(w.expanded, frontier...)
+		if w.stopped && w.callers {
+			// max_nodes is spent and said so: every caller found from
+			// here on is either listed already or refused, so reading
+			// this level's edges cannot change the answer.
+			break
+		}
 		keys := make([]string, len(frontier))
 		for i, f := range frontier {
 			keys[i] = f.Key
@@ -258,6 +264,9 @@ func (w *walker) walk(ctx context.Context, depth int) error {
 		// Load the functions at the far end of the edges.
 		var want []string
 		for _, e := range edges {
+			if w.stopped {
+				break // a function not reached yet is refused without being read
+			}
 			if k := w.far(e); k != "" && !w.seen[k] {
 				if _, ok := w.syms[k]; !ok {
 					want = append(want, k)
@@ -463,14 +472,20 @@ func (w *walker) completeness(ctx context.Context) (completeness, error) {
 func (w *walker) callerSpots(ctx context.Context, c *completeness, facts *repoFacts) error {
 	c.addTypeErrors(facts, "calls")
 	var dynamic, outside, runtime []string
-	var keys []string
+	// Methods can always be called dynamically; only for plain
+	// functions does it matter whether their value is taken somewhere.
+	var funcs []string
 	for _, s := range w.expanded {
-		keys = append(keys, s.Key)
+		if s.Kind == graph.KindFunc {
+			funcs = append(funcs, s.Key)
+		}
 	}
 	taken := map[string]bool{} // functions whose value is taken somewhere
-	if refs, _, err := w.v.r.Refs(ctx, graph.RefQuery{Targets: keys, Kinds: []graph.RefKind{graph.RefRead}, IncludeTests: true}); err == nil {
-		for _, r := range refs {
-			taken[r.Target] = true
+	if len(funcs) > 0 {
+		if refs, _, err := w.v.r.Refs(ctx, graph.RefQuery{Targets: funcs, Kinds: []graph.RefKind{graph.RefRead}, IncludeTests: true}); err == nil {
+			for _, r := range refs {
+				taken[r.Target] = true
+			}
 		}
 	}
 	for _, s := range w.expanded {

@@ -1,9 +1,9 @@
 package query
 
 import (
-	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"unicode"
@@ -243,31 +243,36 @@ func (v *view) refRows(ctx context.Context, repo string, refs []graph.Ref, subje
 }
 
 // lineReader returns a function that reads line n of a repository file
-// from disk, reading each file once. Files of repositories outside the
-// server's roots are not read: the text is then empty.
+// from disk, through the service's line cache. Files of repositories
+// outside the server's roots are not read: the text is then empty. The
+// root is opened on the first read and closed with the view.
 func (v *view) lineReader(repo string) func(path string, n int) string {
-	var root string
+	var rootDir string
 	for _, r := range v.repos {
 		if r.Name == repo && v.s.isRoot(r.Root) {
-			root = r.Root
+			rootDir = r.Root
 		}
 	}
-	cache := map[string][][]byte{}
+	var root *os.Root
+	files := map[string]*cachedFile{}
 	return func(path string, n int) string {
-		if root == "" {
+		if rootDir == "" {
 			return ""
 		}
-		ls, ok := cache[path]
-		if !ok {
-			if src, err := readFile(root, path); err == nil {
-				ls = bytes.Split(src, []byte("\n"))
+		if root == nil {
+			var err error
+			if root, err = os.OpenRoot(rootDir); err != nil {
+				rootDir = ""
+				return ""
 			}
-			cache[path] = ls
+			v.onClose(func() { root.Close() })
 		}
-		if n < 1 || n > len(ls) {
-			return ""
+		f, ok := files[path]
+		if !ok {
+			f = v.s.lines.get(root, rootDir, path)
+			files[path] = f
 		}
-		return strings.TrimRight(string(ls[n-1]), "\r")
+		return f.line(n)
 	}
 }
 
@@ -363,15 +368,23 @@ func fitBudget(rows, budget int, render func(n int) string) int {
 	return max(1, lo-1)
 }
 
-// Text renders the uses grouped by file, each path spelled once.
+// Text renders the uses grouped by file, each path spelled once. What a
+// row would repeat from the rows before it is left out: the kind most
+// uses share is named once in the header and only the other kinds are
+// marked, a run of uses in one declaration names it once, and a second
+// use on the same line does not repeat the line's text.
 func (o *FindReferencesOutput) Text() string {
 	var b strings.Builder
+	common := o.commonKind()
 	if o.Symbol != nil {
 		// The declaration's file is not spelled here: the rows below may
 		// spell it, and a path is spelled once.
 		fmt.Fprintf(&b, "%d uses of %s %s", o.Total, o.Symbol.Kind, o.Symbol.QualifiedName)
 		if o.Returned < o.Total {
 			fmt.Fprintf(&b, "; showing %d-%d", o.offset+1, o.offset+o.Returned)
+		}
+		if common != "" {
+			fmt.Fprintf(&b, "; kind %s unless marked", common)
 		}
 		b.WriteString("\n")
 	}
@@ -381,19 +394,23 @@ func (o *FindReferencesOutput) Text() string {
 	for _, f := range o.Results {
 		fmt.Fprintf(&b, "%s\n", f.Path)
 		// A run of uses in one declaration names it once, on the first.
-		prev := ""
+		prev, prevLine := "", 0
 		for _, r := range f.References {
-			fmt.Fprintf(&b, "  %d:%d %s", r.Line, r.Column, r.Kind)
+			fmt.Fprintf(&b, " %d:%d", r.Line, r.Column)
+			if r.Kind != common {
+				fmt.Fprintf(&b, " %s", r.Kind)
+			}
 			if r.Target != "" {
-				fmt.Fprintf(&b, " of %s", r.Target)
+				fmt.Fprintf(&b, " via %s", r.Target)
 			}
 			if r.Enclosing != "" && r.Enclosing != prev {
 				fmt.Fprintf(&b, " in %s", r.Enclosing)
 			}
 			prev = r.Enclosing
-			if r.Text != "" {
+			if r.Text != "" && r.Line != prevLine {
 				fmt.Fprintf(&b, ": %s", r.Text)
 			}
+			prevLine = r.Line
 			b.WriteString(layerMark(r.Layer))
 			b.WriteString("\n")
 		}
@@ -405,6 +422,24 @@ func (o *FindReferencesOutput) Text() string {
 	writeMore(&b, o.Envelope, o.offset, o.budgetCut, "references")
 	writeFreshness(&b, o.Envelope)
 	return b.String()
+}
+
+// commonKind is the kind most uses of the page share, named once in the
+// text's header; "" when fewer than two uses share one.
+func (o *FindReferencesOutput) commonKind() string {
+	count := map[string]int{}
+	for _, f := range o.Results {
+		for _, r := range f.References {
+			count[r.Kind]++
+		}
+	}
+	best, n := "", 1
+	for _, k := range graph.RefKinds {
+		if c := count[string(k)]; c > n {
+			best, n = string(k), c
+		}
+	}
+	return best
 }
 
 // writeMore says what a cut page left out and how to fetch it.

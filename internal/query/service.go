@@ -48,6 +48,8 @@ type Service struct {
 	failed   map[string]refreshFailure // root → the last refresh that failed
 
 	lsp lspBridge // language servers started for the lsp tools; Close shuts them down
+
+	lines lineCache // source lines quoted by answers, checked against the disk on each use
 }
 
 // refreshFailure is a refresh of a stale root that failed (a broken
@@ -137,7 +139,11 @@ type view struct {
 	repos []graph.RepositoryStatus
 	used  map[string]bool     // repositories this answer read
 	stale map[string][]string // staleness verdicts already computed, by repository
+	done  []func()            // run by close, after the reader is closed
 }
+
+// onClose runs f when the view is closed.
+func (v *view) onClose(f func()) { v.done = append(v.done, f) }
 
 // staleness returns why repo's snapshot no longer matches the disk (nil when
 // it does), computed once per request.
@@ -223,7 +229,12 @@ func (s *Service) staleRoots(v *view) []graph.RepositoryStatus {
 	return out
 }
 
-func (v *view) close() { v.r.Close() }
+func (v *view) close() {
+	v.r.Close()
+	for _, f := range v.done {
+		f()
+	}
+}
 
 // unindexedRoots returns the roots that have no published snapshot yet.
 func (s *Service) unindexedRoots(repos []graph.RepositoryStatus) []string {

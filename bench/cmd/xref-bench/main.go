@@ -54,6 +54,8 @@ type options struct {
 	gopls       string
 	out         string
 	skip        string
+	dump        string
+	db          string
 }
 
 func main() {
@@ -73,6 +75,8 @@ func main() {
 	flag.StringVar(&o.gopls, "gopls", "", "gopls binary (default: gopls on PATH, else $(go env GOPATH)/bin/gopls)")
 	flag.StringVar(&o.out, "out", "", "write the results as JSON here; - for stdout (default bench/results/DATE-xref.json)")
 	flag.StringVar(&o.skip, "skip", "", "comma-separated parts to skip: index, parity, mcp")
+	flag.StringVar(&o.db, "db", "", "with -skip index: an existing index of -corpus to use for the parity part instead of indexing it")
+	flag.StringVar(&o.dump, "dump", "", "write each symbol's answers of the gopls mcp comparison (sextant and gopls text) to this directory")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "Usage: go run ./bench/cmd/xref-bench [flags]\n\nMeasure find_references, find_implementations and get_callers against gopls,\nand indexing with references against a bare go/packages load.\n\nFlags:\n")
 		flag.PrintDefaults()
@@ -191,7 +195,11 @@ func run(ctx context.Context, o options) error {
 
 	// (c) indexing, which also leaves the index (a) uses.
 	var db string
-	if o.skips("index") {
+	if o.skips("index") && o.db != "" {
+		db = o.db
+	} else if o.skips("index") && o.skips("parity") {
+		logf("index and parity skipped: %s is not indexed", corpus)
+	} else if o.skips("index") {
 		logf("indexing %s once (index comparison skipped)", corpus)
 		run, err := c.index(ctx, "xtools")
 		if err != nil {

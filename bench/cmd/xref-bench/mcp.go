@@ -259,7 +259,7 @@ func compareMCP(ctx context.Context, o options, sextant, gopls, db string, mc *m
 	}
 	files := newFileCache(mc.Dir)
 	var lat = map[string][]time.Duration{}
-	for _, s := range syms {
+	for i, s := range syms {
 		q := mcpQuery{benchSymbol: s, GoplsSymbol: goplsSymbol(s)}
 		var sxTimes, gpTimes []time.Duration
 		var sxText, gpText string
@@ -294,6 +294,11 @@ func compareMCP(ctx context.Context, o options, sextant, gopls, db string, mc *m
 		lat[mc.GoplsTool] = append(lat[mc.GoplsTool], gpTimes...)
 		q.SextantP50, q.GoplsP50 = harness.Median(sxTimes), harness.Median(gpTimes)
 		q.SextantTokens, q.GoplsTokens = len([]rune(sxText))/4, len([]rune(gpText))/4
+		if o.dump != "" {
+			if err := dumpAnswers(o.dump, i, s, sxText, gpText); err != nil {
+				return err
+			}
+		}
 		mc.SextantTokens += q.SextantTokens
 		mc.GoplsTokens += q.GoplsTokens
 		// Recall, by (file, line): gopls's text names no column.
@@ -336,6 +341,21 @@ func compareMCP(ctx context.Context, o options, sextant, gopls, db string, mc *m
 	mc.TokenRatio = ratio(float64(mc.SextantTokens), float64(mc.GoplsTokens))
 	mc.Recall = ratio(float64(mc.Recalled), float64(mc.GoplsLines))
 	mc.SpeedupP50 = ratio(float64(mc.Latency[mc.GoplsTool].P50), float64(mc.Latency["find_references"].P50))
+	return nil
+}
+
+// dumpAnswers writes one symbol's two answers to dir, for reading where
+// the tokens go.
+func dumpAnswers(dir string, i int, s benchSymbol, sextant, gopls string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	name := fmt.Sprintf("%02d-%s", i, strings.NewReplacer("/", "_", "*", "", "(", "", ")", "").Replace(s.Qualified))
+	for who, text := range map[string]string{"sextant": sextant, "gopls": gopls} {
+		if err := os.WriteFile(filepath.Join(dir, name+"."+who+".txt"), []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

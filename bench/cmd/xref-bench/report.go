@@ -77,7 +77,7 @@ func checks(r *results) []check {
 	if p := r.Parity; p != nil {
 		out = append(out,
 			judged("a", fmt.Sprintf("find_references = gopls references (%d symbols, %d kinds)", len(p.Symbols), len(p.Kinds)),
-				fmt.Sprintf("%d/%d queries; %d/%d gopls positions, %d extra", p.Refs.Matched, p.Refs.Queries, p.Refs.Common, p.Refs.Gopls, p.Refs.Sextant-p.Refs.Common),
+				fmt.Sprintf("%d/%d queries (%d of gopls's own differences listed); %d/%d gopls positions, %d extra", p.Refs.Matched, p.Refs.Queries, len(p.Refs.Explained), p.Refs.Common, p.Refs.Gopls, p.Refs.Sextant-p.Refs.Common),
 				"all", p.Refs.Matched == p.Refs.Queries),
 			judged("a", "find_implementations = gopls implementation (interfaces)",
 				fmt.Sprintf("%d/%d queries; %d/%d gopls results, %d extra", p.Impls.Matched, p.Impls.Queries, p.Impls.Common, p.Impls.Gopls, p.Impls.Sextant-p.Impls.Common),
@@ -132,6 +132,9 @@ func printReport(w io.Writer, r *results) {
 		fmt.Fprintf(w, "\n(a) parity on %s: %d symbols %v; gopls first call %s\n", r.Corpus.Module, len(p.Symbols), p.Kinds, msec(p.GoplsLoad))
 		for _, d := range append(append([]string(nil), p.Refs.Differences...), p.Impls.Differences...) {
 			fmt.Fprintf(w, "  diff: %s\n", d)
+		}
+		for _, d := range p.Refs.Explained {
+			fmt.Fprintf(w, "  gopls's own: %s\n", d)
 		}
 	}
 	if mc := r.MCP; mc != nil {

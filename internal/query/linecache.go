@@ -1,0 +1,98 @@
+package query
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// maxCachedLines bounds the bytes of source the line cache holds; past
+// it the cache starts over.
+const maxCachedLines = 32 << 20
+
+// lineCache keeps the files whose lines answers quote (find_references'
+// excerpts), so the pages of one answer and the next answers about the
+// same code do not read and split them again. An entry is used only while
+// the file's size and modification time are what they were when it was
+// read, so the text is the disk's.
+type lineCache struct {
+	mu    sync.Mutex
+	files map[string]*cachedFile // absolute path → its lines
+	bytes int
+}
+
+type cachedFile struct {
+	size  int64
+	mod   time.Time
+	data  []byte
+	start []int32 // offset of each line in data
+}
+
+// line returns line n (1-based) without its line ending, or "".
+func (f *cachedFile) line(n int) string {
+	if f == nil || n < 1 || n > len(f.start) {
+		return ""
+	}
+	from := int(f.start[n-1])
+	to := len(f.data)
+	if n < len(f.start) {
+		to = int(f.start[n]) - 1 // the newline
+	}
+	return string(bytes.TrimRight(f.data[from:to], "\r"))
+}
+
+// get returns the lines of rel under root (opened by the caller), read
+// through os.Root so the file cannot leave it; nil when it cannot be read.
+func (c *lineCache) get(root *os.Root, rootDir, rel string) *cachedFile {
+	f, err := openRegular(root, "file", rel)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() > maxFileBytes {
+		return nil
+	}
+	abs := filepath.Join(rootDir, filepath.FromSlash(rel))
+	c.mu.Lock()
+	cf, ok := c.files[abs]
+	c.mu.Unlock()
+	if ok && cf.size == fi.Size() && cf.mod.Equal(fi.ModTime()) {
+		return cf
+	}
+	data := make([]byte, fi.Size())
+	n, err := io.ReadFull(f, data)
+	if err != nil && err != io.ErrUnexpectedEOF { // a shorter file changed since the stat: use what is there
+		return nil
+	}
+	data = data[:n]
+	cf = &cachedFile{size: fi.Size(), mod: fi.ModTime(), data: data, start: lineStarts(data)}
+	c.mu.Lock()
+	if c.files == nil || c.bytes+len(data) > maxCachedLines {
+		c.files, c.bytes = map[string]*cachedFile{}, 0
+	}
+	if old, ok := c.files[abs]; ok {
+		c.bytes -= len(old.data)
+	}
+	c.files[abs] = cf
+	c.bytes += len(data)
+	c.mu.Unlock()
+	return cf
+}
+
+// lineStarts returns the offset of each line of data.
+func lineStarts(data []byte) []int32 {
+	starts := make([]int32, 1, bytes.Count(data, []byte{'\n'})+1)
+	for off := 0; ; {
+		i := bytes.IndexByte(data[off:], '\n')
+		if i < 0 {
+			break
+		}
+		off += i + 1
+		starts = append(starts, int32(off))
+	}
+	return starts
+}
