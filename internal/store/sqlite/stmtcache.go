@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"sync"
+	"time"
 )
 
 // Every read statement used to be compiled afresh on each call: SQLite's
@@ -24,18 +25,35 @@ const maxCachedStmts = 512
 
 // get returns the prepared statement for query, or nil when it cannot or
 // should not be cached (the caller then runs the text directly).
+//
+// Preparing takes a connection of the read pool, and the caller holds
+// one already: when every other is held too, by readers that may be here
+// as well, waiting for one would wait for ever (it did, under the load
+// test with 100 clients). So the lock is not held while preparing, and the
+// prepare does not wait for a connection: it gives up at once and the
+// text runs uncached this time.
 func (c *stmtCache) get(ctx context.Context, db *sql.DB, query string) *sql.Stmt {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if st, ok := c.stmts[query]; ok {
+	st, ok := c.stmts[query]
+	full := len(c.stmts) >= maxCachedStmts
+	c.mu.Unlock()
+	if ok {
 		return st
 	}
-	if len(c.stmts) >= maxCachedStmts {
+	if full || db.Stats().Idle == 0 {
 		return nil
 	}
-	st, err := db.PrepareContext(ctx, query)
+	pctx, cancel := context.WithTimeout(ctx, prepareWait)
+	defer cancel()
+	st, err := db.PrepareContext(pctx, query)
 	if err != nil {
 		return nil // the direct run reports the error
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.stmts[query]; ok {
+		st.Close() // prepared meanwhile by another reader
+		return old
 	}
 	if c.stmts == nil {
 		c.stmts = map[string]*sql.Stmt{}
@@ -43,6 +61,10 @@ func (c *stmtCache) get(ctx context.Context, db *sql.DB, query string) *sql.Stmt
 	c.stmts[query] = st
 	return st
 }
+
+// prepareWait bounds how long preparing a statement waits for a free
+// connection of the read pool (see get).
+const prepareWait = 2 * time.Millisecond
 
 // close releases every statement.
 func (c *stmtCache) close() {
