@@ -14,6 +14,8 @@ import (
 	"sync"
 
 	"golang.org/x/tools/go/packages"
+
+	"github.com/sextant-dev/sextant/internal/load"
 )
 
 // AmendCache keeps the packages of the last few directories an amend
@@ -182,32 +184,21 @@ func recheckOne(e *amendEntry, op *packages.Package, fresh map[string]*packages.
 		}
 		prev := oldSyntax[name]
 		f, err := parser.ParseFile(op.Fset, name, src, parser.AllErrors|parser.ParseComments|parser.SkipObjectResolution)
-		if err != nil || prev == nil || f.Name.Name != prev.Name.Name || !slices.Equal(importPaths(f), importPaths(prev)) {
+		if err != nil || prev == nil || f.Name.Name != prev.Name.Name || !slices.Equal(load.ImportPaths(f), load.ImportPaths(prev)) {
 			return nil, errReload
 		}
 		files = append(files, f)
 	}
-	info := &types.Info{
-		Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{},
-		Implicits: map[ast.Node]types.Object{}, Instances: map[*ast.Ident]types.Instance{}, Scopes: map[ast.Node]*types.Scope{},
-		Selections: map[*ast.SelectorExpr]*types.Selection{}, FileVersions: map[*ast.File]string{},
+	info := load.NewTypesInfo()
+	override := map[string]*types.Package{}
+	for path, np := range fresh {
+		override[path] = np.Types
 	}
 	failed := false
 	conf := &types.Config{
-		Importer: importerFunc(func(path string) (*types.Package, error) {
-			if path == "unsafe" {
-				return types.Unsafe, nil
-			}
-			if np := fresh[path]; np != nil {
-				return np.Types, nil
-			}
-			if ip := op.Imports[path]; ip != nil && ip.Types != nil && ip.Types.Complete() {
-				return ip.Types, nil
-			}
-			return nil, errors.New("no types for " + path)
-		}),
-		Sizes: op.TypesSizes,
-		Error: func(error) { failed = true },
+		Importer: load.ImporterOf(op, override),
+		Sizes:    op.TypesSizes,
+		Error:    func(error) { failed = true },
 	}
 	if op.Module != nil && op.Module.GoVersion != "" {
 		conf.GoVersion = "go" + op.Module.GoVersion
@@ -241,18 +232,6 @@ func testVariantDep(p *packages.Package, fresh map[string]*packages.Package, see
 		}
 	}
 	return false
-}
-
-type importerFunc func(path string) (*types.Package, error)
-
-func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
-
-func importPaths(f *ast.File) []string {
-	out := make([]string, len(f.Imports))
-	for i, s := range f.Imports {
-		out[i] = s.Path.Value
-	}
-	return out
 }
 
 // header returns src up to its package clause: the build constraints and

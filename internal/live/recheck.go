@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/packages"
+
+	"github.com/sextant-dev/sextant/internal/load"
 )
 
 // errReload says an edit cannot be absorbed by type-checking again in
@@ -70,7 +72,7 @@ func recheck(old *Result, edits map[string]edit) (*Result, error) {
 		}
 		used++
 		f, err := parser.ParseFile(old.Fset, name, e.data, parser.AllErrors|parser.ParseComments|parser.SkipObjectResolution)
-		if f == nil || prev == nil || f.Name.Name != prev.Name.Name || !slices.Equal(importPaths(f), importPaths(prev)) {
+		if f == nil || prev == nil || f.Name.Name != prev.Name.Name || !slices.Equal(load.ImportPaths(f), load.ImportPaths(prev)) {
 			return nil, errReload
 		}
 		var list scanner.ErrorList
@@ -87,23 +89,11 @@ func recheck(old *Result, edits map[string]edit) (*Result, error) {
 		return nil, errReload // an edited file is not one of the package's
 	}
 
-	info := &types.Info{
-		Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{},
-		Implicits: map[ast.Node]types.Object{}, Instances: map[*ast.Ident]types.Instance{}, Scopes: map[ast.Node]*types.Scope{},
-		Selections: map[*ast.SelectorExpr]*types.Selection{}, FileVersions: map[*ast.File]string{},
-	}
+	info := load.NewTypesInfo()
 	var typeErrs []types.Error
 	conf := &types.Config{
-		Importer: importerFunc(func(path string) (*types.Package, error) {
-			if path == "unsafe" {
-				return types.Unsafe, nil
-			}
-			if ip := op.Imports[path]; ip != nil && ip.Types != nil && ip.Types.Complete() {
-				return ip.Types, nil
-			}
-			return nil, errors.New("no types for " + path)
-		}),
-		Sizes: op.TypesSizes,
+		Importer: load.ImporterOf(op, nil),
+		Sizes:    op.TypesSizes,
 		Error: func(err error) {
 			if te, ok := err.(types.Error); ok {
 				typeErrs = append(typeErrs, te)
@@ -124,16 +114,4 @@ func recheck(old *Result, edits map[string]edit) (*Result, error) {
 	np.IllTyped = len(errs) > 0
 	nr.Packages = []*packages.Package{&np}
 	return nr, nil
-}
-
-type importerFunc func(path string) (*types.Package, error)
-
-func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
-
-func importPaths(f *ast.File) []string {
-	out := make([]string, len(f.Imports))
-	for i, s := range f.Imports {
-		out[i] = s.Path.Value
-	}
-	return out
 }

@@ -110,8 +110,8 @@ func (w *amendWriter) RemoveDirs(ctx context.Context, dirs []string) error {
 	}
 
 	// The files of the directories, whichever package they belong to
-	// (build-ignored files belong to none).
-	rows, err := tx.QueryContext(ctx, `SELECT path FROM files WHERE snapshot_id = ?`, data)
+	// (build-ignored files belong to none), and those of their symbols.
+	rows, err := tx.QueryContext(ctx, `SELECT path FROM files WHERE snapshot_id = ? UNION SELECT path FROM units WHERE snapshot_id = ?`, data, data)
 	if err != nil {
 		return fmt.Errorf("listing files: %w", err)
 	}

@@ -2,7 +2,9 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -156,5 +158,64 @@ func TestAmend(t *testing.T) {
 	var ok string
 	if err := s.wdb.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&ok); err != nil || ok != "ok" {
 		t.Errorf("integrity_check: %q, %v", ok, err)
+	}
+}
+
+// TestUpgradeFromV4 opens a version 4 database (no amended snapshots): it
+// keeps its snapshot, and can be amended.
+func TestUpgradeFromV4(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v4.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range slices.Concat(schemaV1, schemaV2, schemaEffects, schemaSearch, []string{
+		`INSERT INTO meta (key, value) VALUES ('schema_version', '4')`,
+		`INSERT INTO repositories (id, name, root, vcs_head, current_snapshot) VALUES (4, 'tools', '/src/tools', 'abc', 2)`,
+		`INSERT INTO snapshots (id, repo_id, created_at, packages, symbols) VALUES (2, 4, 0, 1, 1)`,
+		`INSERT INTO packages (snapshot_id, path, name, module_path, dir, hash, test_only, errors) VALUES (2, 'm/p', 'p', 'm', 'p', 'h', 0, 0)`,
+		`INSERT INTO units (id, snapshot_id, package_path, package_name, module_path, path) VALUES (1, 2, 'm/p', 'p', 'm', 'p/p.go')`,
+		`INSERT INTO symbols (snapshot_id, unit_id, name, lname, kind, exported, test_only, start_line, start_col,
+			end_line, end_col, key, receiver, signature, doc) VALUES (2, 1, 'F', 'f', 6, 1, 0, 1, 1, 2, 2, 'K', '', '', '')`,
+	}) {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("opening a version 4 database: %v", err)
+	}
+	defer s.Close()
+	r, err := s.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := r.Repository(ctx, "tools")
+	r.Close()
+	if err != nil || st.Snapshot.ID != 2 || st.Symbols != 1 || len(st.Snapshot.Amended) != 0 {
+		t.Fatalf("after the upgrade: %+v, %v", st, err)
+	}
+	aw, err := s.BeginAmend(ctx, st.Repository, 2, "abc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := aw.RemoveDirs(ctx, []string{"p"}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := aw.Publish(ctx)
+	if err != nil || snap.ID <= 2 || !slices.Equal(snap.Amended, []string{"p"}) {
+		t.Fatalf("amending the upgraded snapshot: %+v, %v", snap, err)
+	}
+	r, err = s.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if st, err := r.Repository(ctx, "tools"); err != nil || st.Symbols != 0 || st.Packages != 0 {
+		t.Errorf("after the amend: %+v, %v", st, err)
 	}
 }

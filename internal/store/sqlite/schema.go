@@ -283,6 +283,18 @@ func upgradeToSearch(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
+// commitUpgrade records SchemaVersion and commits the upgrade.
+func commitUpgrade(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'schema_version'`,
+		strconv.Itoa(SchemaVersion)); err != nil {
+		return fmt.Errorf("recording schema version: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("committing schema upgrade: %w", err)
+	}
+	return nil
+}
+
 // applyAll executes stmts in order.
 func applyAll(ctx context.Context, tx *sql.Tx, stmts []string) error {
 	for _, stmt := range stmts {
@@ -364,14 +376,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		if err := applyAll(ctx, tx, schemaAmend); err != nil {
 			return fmt.Errorf("upgrading schema to amended snapshots: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'schema_version'`,
-			strconv.Itoa(SchemaVersion)); err != nil {
-			return fmt.Errorf("recording schema version: %w", err)
-		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("committing schema upgrade: %w", err)
-		}
-		return nil
+		return commitUpgrade(ctx, tx)
 	case v >= 1 && v <= 3:
 		if v == 1 {
 			if err := upgradeFromV1(ctx, tx); err != nil {
@@ -389,14 +394,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		if err := applyAll(ctx, tx, schemaAmend); err != nil {
 			return fmt.Errorf("upgrading schema to amended snapshots: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'schema_version'`,
-			strconv.Itoa(SchemaVersion)); err != nil {
-			return fmt.Errorf("recording schema version: %w", err)
-		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("committing schema upgrade: %w", err)
-		}
-		return nil
+		return commitUpgrade(ctx, tx)
 	case v > 0:
 		return fmt.Errorf("schema version %d has no upgrade path to %d", v, SchemaVersion)
 	}
