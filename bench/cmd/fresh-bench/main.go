@@ -89,18 +89,9 @@ func run(module, corpus, work, leafDir string, rounds, calls int, out string) er
 	if err != nil {
 		return err
 	}
-	if work == "" {
-		if work, err = os.MkdirTemp("", "fresh-bench-"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(work)
-	}
-	if corpus == "" {
-		if corpus, err = harness.FetchModule(ctx, module, work); err != nil {
-			return err
-		}
-	}
-	if corpus, err = filepath.EvalSymlinks(corpus); err != nil {
+	work, corpus, cleanup, err := harness.Workspace(ctx, "fresh-bench", module, corpus, work)
+	defer cleanup()
+	if err != nil {
 		return err
 	}
 	hubDir, importers, total, err := hub(ctx, corpus)
@@ -182,18 +173,7 @@ func run(module, corpus, work, leafDir string, rounds, calls int, out string) er
 	fmt.Printf("amended rounds: leaf %d/%d, hub %d/%d\n", r.Leaf.Amended, rounds, r.Hub.Amended, rounds)
 	fmt.Printf("every edit loading with the go command (the first edit of a package): leaf p50 %.1f ms, hub p50 %.1f ms\n",
 		ms(r.LeafCold.Latency.P50), ms(r.HubCold.Latency.P50))
-	if out == "" {
-		out = filepath.Join(root, "bench", "results", time.Now().Format("2006-01-02")+"-fresh-tools.json")
-	}
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if out == "-" {
-		_, err = os.Stdout.Write(append(b, '\n'))
-		return err
-	}
-	return os.WriteFile(out, append(b, '\n'), 0o644)
+	return harness.WriteJSON(root, out, "fresh-tools", r)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -99,18 +99,9 @@ func run(module, corpus, work, goplsBin string, warmCalls, edits int, out string
 	if err != nil {
 		return err
 	}
-	if work == "" {
-		if work, err = os.MkdirTemp("", "position-bench-"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(work)
-	}
-	if corpus == "" {
-		if corpus, err = harness.FetchModule(ctx, module, work); err != nil {
-			return err
-		}
-	}
-	if corpus, err = filepath.EvalSymlinks(corpus); err != nil {
+	work, corpus, cleanup, err := harness.Workspace(ctx, "position-bench", module, corpus, work)
+	defer cleanup()
+	if err != nil {
 		return err
 	}
 	if goplsBin == "" {
@@ -330,17 +321,5 @@ func report(r *results) {
 }
 
 func writeJSON(root, out string, r *results) error {
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if out == "-" {
-		_, err = os.Stdout.Write(append(data, '\n'))
-		return err
-	}
-	if out == "" {
-		out = filepath.Join(root, "bench", "results", time.Now().UTC().Format("2006-01-02")+"-position-tools-v0.52.0.json")
-	}
-	harness.Logf("writing %s", out)
-	return os.WriteFile(out, append(data, '\n'), 0o644)
+	return harness.WriteJSON(root, out, "position-tools-v0.52.0", r)
 }

@@ -136,3 +136,46 @@ func GoOutput(ctx context.Context, dir string, env []string, args ...string) (st
 	}
 	return string(out), nil
 }
+
+// Workspace returns the work directory and the corpus a benchmark runs
+// on: work, or a new temporary directory (named after prefix) that
+// cleanup removes; corpus, or a fresh copy of module fetched into work;
+// the corpus with symlinks resolved, as the indexer records it.
+func Workspace(ctx context.Context, prefix, module, corpus, work string) (string, string, func(), error) {
+	cleanup := func() {}
+	if work == "" {
+		dir, err := os.MkdirTemp("", prefix+"-")
+		if err != nil {
+			return "", "", cleanup, err
+		}
+		work, cleanup = dir, func() { os.RemoveAll(dir) }
+	}
+	var err error
+	if corpus == "" {
+		if corpus, err = FetchModule(ctx, module, work); err != nil {
+			return "", "", cleanup, err
+		}
+	}
+	if corpus, err = filepath.EvalSymlinks(corpus); err != nil {
+		return "", "", cleanup, err
+	}
+	return work, corpus, cleanup, nil
+}
+
+// WriteJSON writes v, indented, to out ("-": stdout), or when out is ""
+// to bench/results/DATE-name.json under the module root.
+func WriteJSON(root, out, name string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if out == "-" {
+		_, err = os.Stdout.Write(append(data, '\n'))
+		return err
+	}
+	if out == "" {
+		out = filepath.Join(root, "bench", "results", time.Now().UTC().Format("2006-01-02")+"-"+name+".json")
+	}
+	Logf("writing %s", out)
+	return os.WriteFile(out, append(data, '\n'), 0o644)
+}
