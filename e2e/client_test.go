@@ -283,6 +283,7 @@ type repoRow struct {
 	Files       int      `json:"files"`
 	Symbols     int      `json:"symbols"`
 	Diagnostics int      `json:"diagnostics"`
+	Amended     []string `json:"amended"`
 }
 
 type listRepositoriesOut struct {

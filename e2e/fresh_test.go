@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestFreshnessNoRefresh edits a copy of cobra under a server started
@@ -140,10 +142,19 @@ func TestReadYourWrites(t *testing.T) {
 	// whole, and still answers the truth at once. Calls through
 	// interfaces wait for the whole index that follows in the
 	// background, which get_callers says until it has published.
+	// The edits above were amended too, and the whole index that follows
+	// them may be running: wait for it, or it might read this edit first.
+	waitWhole(t, cs)
 	userBefore, _ := callOK[getSymbolOut](t, cs, "get_symbol", map[string]any{"qualified_name": "e2eUser"})
 	argsGo := filepath.Join(dir, "args.go")
 	body := strings.Replace(readString(t, argsGo), "func e2eUser() { E2ERenamed() }", "// Three\n// more\n// lines.\nfunc e2eUser() { E2ERenamed(); E2ERenamed(); fmt.Println() }", 1)
 	writeFile(t, argsGo, body)
+	// First get_callers, which refreshes, so that its blind spot is read
+	// before the whole index that follows the amend can replace it.
+	amended, _ := callOK[callGraphOut](t, cs, "get_callers", map[string]any{"qualified_name": "E2ERenamed"})
+	if !amended.Fresh || amended.Total != 1 || !containsSubstring(amended.BlindSpots, "amended") {
+		t.Errorf("get_callers after a body edit: fresh=%v total=%d blind spots %v", amended.Fresh, amended.Total, amended.BlindSpots)
+	}
 	user, _ := callOK[getSymbolOut](t, cs, "get_symbol", map[string]any{"qualified_name": "e2eUser"})
 	if !user.Fresh || user.Results == nil || userBefore.Results == nil || user.Results.StartLine != userBefore.Results.StartLine+3 ||
 		user.SnapshotID <= userBefore.SnapshotID {
@@ -157,24 +168,12 @@ func TestReadYourWrites(t *testing.T) {
 	if !fx.Fresh || !fx.Analysed || len(fx.Results) == 0 || fx.Results[0].Effect != "stdio" {
 		t.Errorf("explain_effects after a body edit: fresh=%v analysed=%v results=%+v", fx.Fresh, fx.Analysed, fx.Results)
 	}
-	amended, _ := callOK[callGraphOut](t, cs, "get_callers", map[string]any{"qualified_name": "E2ERenamed"})
-	if !amended.Fresh || amended.Total != 1 || !containsSubstring(amended.BlindSpots, "amended") {
-		t.Errorf("get_callers after a body edit: fresh=%v total=%d blind spots %v", amended.Fresh, amended.Total, amended.BlindSpots)
-	}
 	// The whole index publishes a snapshot with no edit asking for it.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		again, _ := callOK[callGraphOut](t, cs, "get_callers", map[string]any{"qualified_name": "E2ERenamed"})
-		if again.SnapshotID > amended.SnapshotID {
-			if !again.Fresh || again.Total != 1 || containsSubstring(again.BlindSpots, "amended") {
-				t.Errorf("get_callers after the whole index: fresh=%v total=%d blind spots %v", again.Fresh, again.Total, again.BlindSpots)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no whole index followed the amend of snapshot %d within a minute", amended.SnapshotID)
-		}
-		time.Sleep(200 * time.Millisecond)
+	waitWhole(t, cs)
+	again, _ := callOK[callGraphOut](t, cs, "get_callers", map[string]any{"qualified_name": "E2ERenamed"})
+	if again.SnapshotID <= amended.SnapshotID || !again.Fresh || again.Total != 1 || containsSubstring(again.BlindSpots, "amended") {
+		t.Errorf("get_callers after the whole index: snapshot %d (amended: %d) fresh=%v total=%d blind spots %v",
+			again.SnapshotID, amended.SnapshotID, again.Fresh, again.Total, again.BlindSpots)
 	}
 
 	// A new file, then its removal.
@@ -205,6 +204,23 @@ func TestReadYourWrites(t *testing.T) {
 	mended, _ := callOK[findSymbolOut](t, cs, "find_symbol", exact("E2ERenamed"))
 	if !mended.Fresh || mended.Total != 1 || mended.SnapshotID <= broken.SnapshotID {
 		t.Errorf("with go.mod mended: fresh=%v total=%d snapshot %d (was %d) reasons=%v", mended.Fresh, mended.Total, mended.SnapshotID, broken.SnapshotID, mended.StaleReasons)
+	}
+}
+
+// waitWhole waits, up to a minute, until the repository's snapshot is no
+// longer an amended one: the whole index that follows amends has run.
+func waitWhole(t *testing.T, cs *mcp.ClientSession) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		repos, _ := callOK[listRepositoriesOut](t, cs, "list_repositories", map[string]any{})
+		if len(repos.Results) == 1 && len(repos.Results[0].Amended) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no whole index followed the amend within a minute: %+v", repos.Results)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 
