@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/sextant-dev/sextant/internal/mcpserver"
@@ -51,6 +52,15 @@ func runServe(ctx context.Context, e env, argv []string) error {
 		return usageError{err.Error()}
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	if path := e.getenv("SEXTANT_CPUPROFILE"); path != "" {
+		// Hidden, for benchmarks: a CPU profile of the whole serving
+		// session, written when the client disconnects or on SIGTERM.
+		stop, err := startCPUProfile(path)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	roots := fs.Args()
 	if len(roots) == 0 {
 		wd, err := os.Getwd()
@@ -129,4 +139,20 @@ func checkExposure(addr, token string) error {
 		return nil
 	}
 	return fmt.Errorf("--http %s listens beyond loopback: set a bearer token with --token or SEXTANT_TOKEN (clients send Authorization: Bearer TOKEN)", addr)
+}
+
+// startCPUProfile writes a CPU profile to path until the returned stop runs.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("SEXTANT_CPUPROFILE: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("SEXTANT_CPUPROFILE: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
