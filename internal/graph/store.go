@@ -57,6 +57,14 @@ type SnapshotWriter interface {
 	Abort() error
 }
 
+// QualifiedNamer is an optional Reader capability: the qualified name of
+// each symbol with one of keys (absent keys are left out), as
+// SymbolsByKeys would give it, without reading the rest of each symbol.
+// find_references names the declaration enclosing every use with it.
+type QualifiedNamer interface {
+	QualifiedNames(ctx context.Context, keys []string) (map[string]string, error)
+}
+
 // Amender is a Store that can publish a snapshot made of the current one
 // with some packages replaced, at a cost that grows with the packages
 // replaced rather than with the repository: the incremental refresh of a

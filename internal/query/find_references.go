@@ -211,7 +211,16 @@ func (v *view) refRows(ctx context.Context, repo string, refs []graph.Ref, subje
 		}
 	}
 	encl := map[string]string{}
-	if len(enclKeys) > 0 {
+	if qn, ok := v.r.(graph.QualifiedNamer); ok && len(enclKeys) > 0 {
+		// Only the names are needed: a store that can read just those
+		// saves reading every enclosing declaration whole (about a third
+		// of a 300-use answer's time on SQLite).
+		names, err := qn.QualifiedNames(ctx, enclKeys)
+		if err != nil {
+			return nil, graph.Wrap(graph.CodeInternal, err, "reading enclosing declarations")
+		}
+		encl = names
+	} else if len(enclKeys) > 0 {
 		syms, err := v.r.SymbolsByKeys(ctx, enclKeys)
 		if err != nil {
 			return nil, graph.Wrap(graph.CodeInternal, err, "reading enclosing declarations")

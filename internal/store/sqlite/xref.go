@@ -408,6 +408,36 @@ func (r *reader) SymbolsByKeys(ctx context.Context, keys []string) ([]graph.Symb
 	return out, nil
 }
 
+var _ graph.QualifiedNamer = (*reader)(nil)
+
+// QualifiedNames implements graph.QualifiedNamer: SymbolsByKeys' lookup
+// reading two columns, not the whole row and its unit.
+func (r *reader) QualifiedNames(ctx context.Context, keys []string) (map[string]string, error) {
+	out := make(map[string]string, len(keys))
+	err := chunks(keys, func(part []string) error {
+		var b builder
+		in := b.inList(part)
+		rows, err := r.query(ctx, `SELECT s.key, coalesce(s.qname, s.name) FROM repositories r
+			CROSS JOIN symbols s ON s.snapshot_id = r.current_snapshot WHERE s.key IN `+in, b.args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var key, qname string
+			if err := rows.Scan(&key, &qname); err != nil {
+				return err
+			}
+			out[key] = qname
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("looking up qualified names by key: %w", err)
+	}
+	return out, nil
+}
+
 // keyFrom joins the pinned current snapshots to the interned ids of the
 // keys of an IN list (the placeholder %s), as the outer loops of a
 // cross-reference query whose table (alias x) is searched by its index on
