@@ -26,6 +26,7 @@ func indexFunc(st graph.Store) query.IndexFunc {
 	passes := &wholePasses{store: st, after: wholeAfter, timers: map[string]*time.Timer{}}
 	cache := &index.AmendCache{}
 	return func(ctx context.Context, root string, progress func(query.Progress)) error {
+		defer indexingGC()()
 		res, err := index.Refresh(ctx, st, root, index.Options{Progress: adaptProgress(root, progress), Cache: cache})
 		if err == nil && len(res.Amended) > 0 {
 			passes.schedule(root)
@@ -58,6 +59,7 @@ func (p *wholePasses) schedule(root string) {
 	p.timers[root] = time.AfterFunc(p.after, func() {
 		p.run.Lock()
 		defer p.run.Unlock()
+		defer indexingGC()()
 		// A failure leaves the amended snapshot serving, as it says; the
 		// next amend schedules another pass.
 		_, _ = index.Index(context.Background(), p.store, root, index.Options{})

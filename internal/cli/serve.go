@@ -80,6 +80,7 @@ func runServe(ctx context.Context, e env, argv []string) error {
 	}
 	defer svc.Close() // shuts down the language servers the lsp tools started
 	svc.SetRefresh(*refresh)
+	servingGC(e.getenv)
 	if *watch {
 		go svc.Watch(ctx, watchInterval, func(snaps map[string]int64) {
 			for name, id := range snaps {
