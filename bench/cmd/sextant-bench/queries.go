@@ -43,7 +43,8 @@ type latencies struct {
 	Tools     map[string]toolStats `json:"tools"`
 	// CPUPerCall is the mean CPU time (user+sys, every thread) of the
 	// process that answers, per call: for in-process calls by tool, over
-	// MCP the server's for all calls together (key "all"). Unlike
+	// MCP the server's for all calls together (key "all") and the
+	// client's, this process's (key "client"). Unlike
 	// latency it hardly grows when other work competes for the CPUs.
 	CPUPerCall map[string]time.Duration `json:"cpu_per_call_ns"`
 }
@@ -257,6 +258,7 @@ func overMCP(ctx context.Context, sextant, db, corpus string, calls []harness.Ca
 	if err != nil {
 		return res, err
 	}
+	clientBefore := selfCPU()
 	samples := make([]sample, len(calls))
 	results := make([]result, len(calls))
 	for i, c := range calls {
@@ -266,12 +268,18 @@ func overMCP(ctx context.Context, sextant, db, corpus string, calls []harness.Ca
 		samples[i].call = c
 		samples[i].took, results[i] = call(c)
 	}
+	clientAfter := selfCPU()
 	cpuAfter, err := procCPU(pid)
 	if err != nil {
 		return res, err
 	}
 	if len(calls) > 0 {
-		res.CPUPerCall = map[string]time.Duration{"all": (cpuAfter - cpuBefore) / time.Duration(len(calls))}
+		// The client's share too: the Go SDK client decoding each answer
+		// (its structured content into maps) is part of every latency.
+		res.CPUPerCall = map[string]time.Duration{
+			"all":    (cpuAfter - cpuBefore) / time.Duration(len(calls)),
+			"client": (clientAfter - clientBefore) / time.Duration(len(calls)),
+		}
 	}
 	if res.After, err = harness.ProcStatus(pid); err != nil {
 		return res, err

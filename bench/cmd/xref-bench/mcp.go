@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,11 +44,15 @@ type mcpCompare struct {
 	TokenRatio    float64 `json:"token_ratio"`
 	// Recall: gopls's (file, line) pairs, declaration and files outside
 	// the root left out, that sextant's find_references also holds.
-	GoplsLines int      `json:"gopls_lines"`
-	Recalled   int      `json:"recalled_lines"`
-	Recall     float64  `json:"recall"`
-	SpeedupP50 float64  `json:"speedup_p50"`
-	Errors     []string `json:"errors,omitempty"`
+	GoplsLines int     `json:"gopls_lines"`
+	Recalled   int     `json:"recalled_lines"`
+	Recall     float64 `json:"recall"`
+	SpeedupP50 float64 `json:"speedup_p50"`
+	// ClientCPUPerCall is this process's CPU time per call, by tool: the
+	// Go SDK client reading each answer (for sextant, its structured
+	// content decoded into maps), which every latency includes.
+	ClientCPUPerCall map[string]time.Duration `json:"client_cpu_per_call_ns"`
+	Errors           []string                 `json:"errors,omitempty"`
 }
 
 // mcpQuery is one symbol of the comparison.
@@ -180,11 +185,15 @@ func compareMCP(ctx context.Context, o options, sextant, gopls, db string, mc *m
 	}
 	logf("gopls mcp: tool %s, arguments %v", mc.GoplsTool, mc.GoplsToolArgs)
 
+	clientCPU := map[string]time.Duration{}
+	clientCalls := map[string]int{}
 	goplsCall := func(s benchSymbol) (time.Duration, string, error) {
 		args := map[string]any{"file": filepath.Join(mc.Dir, filepath.FromSlash(s.Path)), "symbol": goplsSymbol(s)}
-		start := time.Now()
+		start, cpu := time.Now(), selfCPU()
 		r, err := gp.CallTool(ctx, &mcp.CallToolParams{Name: mc.GoplsTool, Arguments: args})
 		took := time.Since(start)
+		clientCPU[mc.GoplsTool] += selfCPU() - cpu
+		clientCalls[mc.GoplsTool]++
 		if err != nil {
 			return took, "", err
 		}
@@ -207,9 +216,11 @@ func compareMCP(ctx context.Context, o options, sextant, gopls, db string, mc *m
 		} `json:"results"`
 	}
 	sextantCall := func(tool string, args map[string]any) (time.Duration, string, *mcp.CallToolResult, error) {
-		start := time.Now()
+		start, cpu := time.Now(), selfCPU()
 		r, err := sx.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 		took := time.Since(start)
+		clientCPU[tool] += selfCPU() - cpu
+		clientCalls[tool]++
 		if err != nil {
 			return took, "", nil, err
 		}
@@ -341,7 +352,21 @@ func compareMCP(ctx context.Context, o options, sextant, gopls, db string, mc *m
 	mc.TokenRatio = ratio(float64(mc.SextantTokens), float64(mc.GoplsTokens))
 	mc.Recall = ratio(float64(mc.Recalled), float64(mc.GoplsLines))
 	mc.SpeedupP50 = ratio(float64(mc.Latency[mc.GoplsTool].P50), float64(mc.Latency["find_references"].P50))
+	mc.ClientCPUPerCall = map[string]time.Duration{}
+	for tool, d := range clientCPU {
+		mc.ClientCPUPerCall[tool] = d / time.Duration(clientCalls[tool])
+		logf("client CPU per %s call: %s", tool, d/time.Duration(clientCalls[tool]))
+	}
 	return nil
+}
+
+// selfCPU is the CPU time this process has used so far (every thread).
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // dumpAnswers writes one symbol's two answers to dir, for reading where
