@@ -59,11 +59,39 @@ func (p *wholePasses) schedule(root string) {
 	p.timers[root] = time.AfterFunc(p.after, func() {
 		p.run.Lock()
 		defer p.run.Unlock()
+		if !p.amended(root) {
+			return // a whole index published since the amend: nothing to restore
+		}
 		defer indexingGC()()
 		// A failure leaves the amended snapshot serving, as it says; the
 		// next amend schedules another pass.
 		_, _ = index.Index(context.Background(), p.store, root, index.Options{})
 	})
+}
+
+// amended reports whether the current snapshot of the repository at root
+// is an amended one (or cannot be read, which a whole index settles).
+func (p *wholePasses) amended(root string) bool {
+	ctx := context.Background()
+	r, err := p.store.Read(ctx)
+	if err != nil {
+		return true
+	}
+	defer r.Close()
+	repos, err := r.Repositories(ctx)
+	if err != nil {
+		return true
+	}
+	abs, err := query.CanonicalDir(root)
+	if err != nil {
+		return true
+	}
+	for _, rp := range repos {
+		if rp.Root == abs {
+			return len(rp.Snapshot.Amended) > 0
+		}
+	}
+	return true
 }
 
 func adaptProgress(root string, progress func(query.Progress)) func(index.Progress) {

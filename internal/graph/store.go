@@ -87,8 +87,8 @@ type Amender interface {
 type AmendWriter interface {
 	SnapshotWriter
 	// RemoveDirs drops from the snapshot the packages whose directory is
-	// one of dirs (repo-relative), with their files, symbols and
-	// diagnostics, the references and call edges whose site is in one of
+	// one of dirs (repo-relative), with their Go files (manifests such as
+	// go.mod stay), symbols and diagnostics, the references and call edges whose site is in one of
 	// their files, and the effect rows of their functions. Records of
 	// other packages that point into them stay: the caller amends only
 	// when what the package declares did not change.

@@ -122,7 +122,9 @@ func (w *amendWriter) RemoveDirs(ctx context.Context, dirs []string) error {
 			rows.Close()
 			return fmt.Errorf("listing files: %w", err)
 		}
-		if slices.Contains(dirs, path.Dir(p)) {
+		// Go files only: go.mod and go.sum of a package directory are
+		// the snapshot's manifests, which an amend keeps.
+		if strings.HasSuffix(p, ".go") && slices.Contains(dirs, path.Dir(p)) {
 			files = append(files, p)
 		}
 	}
