@@ -76,12 +76,9 @@ const maxAmendDirs = 8
 // the change is not one it can amend.
 func amend(ctx context.Context, store graph.Store, am graph.Amender, root string, opts Options) (Result, error) {
 	started := time.Now()
-	abs, err := filepath.Abs(root)
+	abs, err := canonicalRoot(root)
 	if err != nil {
-		return Result{}, fmt.Errorf("resolving root: %w", err)
-	}
-	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = resolved
+		return Result{}, err
 	}
 	base, err := readBase(ctx, store, abs)
 	if err != nil {
@@ -278,13 +275,7 @@ func importerDirs(ctx context.Context, store graph.Store, base baseState, paths 
 		return nil, err
 	}
 	defer r.Close()
-	var keys []string
-	for _, p := range paths {
-		for _, variant := range []string{"", "test"} {
-			keys = append(keys, graph.StableKey(graph.Identity{Language: "go", Repository: base.repo.Name,
-				PackagePath: p, QualifiedName: p, Kind: graph.KindPackage, Variant: variant}))
-		}
-	}
+	keys := packageKeys(base.repo.Name, paths)
 	refs, _, err := r.Refs(ctx, graph.RefQuery{Targets: keys, Kinds: []graph.RefKind{graph.RefImport}, IncludeTests: true})
 	if err != nil {
 		return nil, fmt.Errorf("finding importers: %w", err)
@@ -523,16 +514,13 @@ func (x *extractor) seedDecls(ctx context.Context, store graph.Store, base baseS
 	// key is that of its identity, as symbols.go makes it, with the test
 	// variant for a package of test files only; the store says which
 	// exists.
-	var pkgKeys []string
+	var others []string
 	for _, p := range base.pkgs {
-		if slices.Contains(dirs, p.Dir) {
-			continue
-		}
-		for _, variant := range []string{"", "test"} {
-			pkgKeys = append(pkgKeys, graph.StableKey(graph.Identity{Language: "go", Repository: base.repo.Name,
-				PackagePath: p.Path, QualifiedName: p.Path, Kind: graph.KindPackage, Variant: variant}))
+		if !slices.Contains(dirs, p.Dir) {
+			others = append(others, p.Path)
 		}
 	}
+	pkgKeys := packageKeys(base.repo.Name, others)
 	pkgSyms, err := r.SymbolsByKeys(ctx, pkgKeys)
 	if err != nil {
 		return fmt.Errorf("reading the packages: %w", err)
@@ -580,6 +568,21 @@ func (x *extractor) seedDecls(ctx context.Context, store graph.Store, base baseS
 		}
 	}
 	return nil
+}
+
+// packageKeys returns the keys a package symbol of each import path can
+// have in repository repo, as symbols.go makes them: of ordinary code, and
+// of test code for a package of test files only. The store says which
+// exist.
+func packageKeys(repo string, paths []string) []string {
+	keys := make([]string, 0, 2*len(paths))
+	for _, p := range paths {
+		for _, variant := range []string{"", "test"} {
+			keys = append(keys, graph.StableKey(graph.Identity{Language: "go", Repository: repo,
+				PackagePath: p, QualifiedName: p, Kind: graph.KindPackage, Variant: variant}))
+		}
+	}
+	return keys
 }
 
 // fileSymbolReader is a graph.Reader that reads the symbols of given

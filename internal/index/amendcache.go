@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"go/types"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -76,7 +77,7 @@ func (c *AmendCache) take(root, dir string, base baseState) ([]*packages.Package
 	}
 	n := 0
 	for p, f := range base.files {
-		if filepath.ToSlash(filepath.Dir(p)) == dir {
+		if path.Dir(p) == dir {
 			continue
 		}
 		if e.others[p] != f.Hash {
@@ -102,7 +103,7 @@ func (c *AmendCache) put(root, dir string, base baseState, pkgs []*packages.Pack
 	full := filepath.Join(root, filepath.FromSlash(dir))
 	e := &amendEntry{root: root, dir: dir, others: map[string]string{}, headers: map[string][]byte{}}
 	for p, f := range base.files {
-		if filepath.ToSlash(filepath.Dir(p)) != dir {
+		if path.Dir(p) != dir {
 			e.others[p] = f.Hash
 		}
 	}

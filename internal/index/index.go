@@ -122,14 +122,9 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 		}
 	}
 
-	abs, err := filepath.Abs(root)
+	abs, err := canonicalRoot(root)
 	if err != nil {
-		return Result{}, fmt.Errorf("resolving root: %w", err)
-	}
-	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = resolved
-	} else {
-		return Result{}, graph.Wrap(graph.CodeIndexingFailed, err, fmt.Sprintf("cannot read %s", abs))
+		return Result{}, err
 	}
 
 	report(PhaseDiscover, 0, 0, abs)
@@ -341,6 +336,21 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	res.Snapshot = snap
 	res.Duration = time.Since(started)
 	return res, nil
+}
+
+// canonicalRoot returns root absolute with its symlinks resolved, as the
+// store records repositories; a root that cannot be read is
+// CodeIndexingFailed.
+func canonicalRoot(root string) (string, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", fmt.Errorf("resolving root: %w", err)
+	}
+	resolved, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", graph.Wrap(graph.CodeIndexingFailed, err, fmt.Sprintf("cannot read %s", abs))
+	}
+	return resolved, nil
 }
 
 // release drops the syntax trees and type information of every variant in
