@@ -124,6 +124,14 @@ func runIndex(ctx context.Context, e env, argv []string) error {
 	if len(dirs) == 0 {
 		dirs = []string{"."}
 	}
+	if path := e.getenv("SEXTANT_CPUPROFILE"); path != "" {
+		// Hidden, for benchmarks, as for serve: a CPU profile of the run.
+		stop, err := startCPUProfile(path)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	st, err := openStore(ctx, e, *dbPath)
 	if err != nil {
 		return err
