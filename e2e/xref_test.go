@@ -147,8 +147,36 @@ func TestFindReferences(t *testing.T) {
 			if r.Line == 0 || r.Column == 0 || r.Kind == "" || !strings.Contains(r.Text, "Execute") {
 				t.Errorf("%s: row %+v", f.Path, r)
 			}
-			if r.Enclosing == "" || r.EnclosingKey == "" {
-				t.Errorf("%s:%d: no enclosing declaration", f.Path, r.Line)
+			if r.Enclosing == "" || r.EnclosingKey != "" {
+				t.Errorf("%s:%d: enclosing declaration %q, key %q (want a name, and a key only when detailed)",
+					f.Path, r.Line, r.Enclosing, r.EnclosingKey)
+			}
+		}
+	}
+	// detailed adds the enclosing declarations' keys, each one get_symbol
+	// resolves to the declaration named.
+	detailed, _ := callOK[findReferencesOut](t, cs, "find_references", map[string]any{"qualified_name": "Command.Execute", "response_format": "detailed"})
+	if detailed.Total != out.Total || countRefs(detailed.Results) != countRefs(out.Results) {
+		t.Errorf("detailed: %d of %d rows, concise %d of %d", countRefs(detailed.Results), detailed.Total, countRefs(out.Results), out.Total)
+	}
+	checked := map[string]bool{}
+	for _, f := range detailed.Results {
+		for _, r := range f.References {
+			if r.EnclosingKey == "" {
+				t.Errorf("detailed %s:%d: no enclosing key", f.Path, r.Line)
+				continue
+			}
+			if checked[r.EnclosingKey] {
+				continue
+			}
+			checked[r.EnclosingKey] = true
+			sym, _ := callOK[struct {
+				Results struct {
+					QualifiedName string `json:"qualified_name"`
+				} `json:"results"`
+			}](t, cs, "get_symbol", map[string]any{"stable_key": r.EnclosingKey})
+			if got := sym.Results.QualifiedName; got != r.Enclosing {
+				t.Errorf("detailed %s:%d: enclosing key %s is %q, the row says %q", f.Path, r.Line, r.EnclosingKey, got, r.Enclosing)
 			}
 		}
 	}

@@ -28,6 +28,9 @@ type FindReferencesInput struct {
 	Limit         int    `json:"limit,omitempty" jsonschema:"page size, 1 to 500 (default 50)"`
 	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
 	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens of text, at least 150"`
+	// ResponseFormat: the keys double a long answer's bytes, which every
+	// client decodes; the name is enough to ask get_symbol.
+	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default) or detailed; detailed adds the enclosing declarations' stable keys"`
 }
 
 func (in FindReferencesInput) selector() selector {
@@ -55,7 +58,7 @@ type RefRow struct {
 	Column       int    `json:"column" jsonschema:"1-based column of the identifier, in characters"`
 	Kind         string `json:"kind" jsonschema:"call, read, write, type, import or embed"`
 	Enclosing    string `json:"enclosing,omitempty" jsonschema:"qualified name of the declaration the use is in"`
-	EnclosingKey string `json:"enclosing_key,omitempty" jsonschema:"stable key of that declaration"`
+	EnclosingKey string `json:"enclosing_key,omitempty" jsonschema:"detailed only: stable key of that declaration"`
 	Target       string `json:"target,omitempty" jsonschema:"the related method used, when it is not the symbol itself"`
 	Text         string `json:"text" jsonschema:"the line's text, trimmed and cut around the use"`
 	Layer        string `json:"layer,omitempty" jsonschema:"shared-graph overlay: local (edited) or shared"`
@@ -113,6 +116,10 @@ func (s *Service) FindReferences(ctx context.Context, in FindReferencesInput, pr
 	if err := checkBudget(in.Budget); err != nil {
 		return nil, err
 	}
+	format, err := parseFormat(in.ResponseFormat)
+	if err != nil {
+		return nil, err
+	}
 	includeTests := in.IncludeTests == nil || *in.IncludeTests
 	v, err := s.open(ctx, progress)
 	if err != nil {
@@ -145,7 +152,7 @@ func (s *Service) FindReferences(ctx context.Context, in FindReferencesInput, pr
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "reading references")
 	}
-	rows, err := v.refRows(ctx, sym.Repository, refs, sym.Key, names)
+	rows, err := v.refRows(ctx, sym.Repository, refs, sym.Key, names, format == Detailed)
 	if err != nil {
 		return nil, err
 	}
@@ -200,8 +207,9 @@ func (o *FindReferencesOutput) setRows(rows []refRow, total, offset int, fp, vk 
 }
 
 // refRows turns references into rows: the enclosing declaration's name
-// and the line's text, read from disk once per file.
-func (v *view) refRows(ctx context.Context, repo string, refs []graph.Ref, subject string, names map[string]string) ([]refRow, error) {
+// (and with keys its stable key) and the line's text, read from disk once
+// per file.
+func (v *view) refRows(ctx context.Context, repo string, refs []graph.Ref, subject string, names map[string]string, keys bool) ([]refRow, error) {
 	var enclKeys []string
 	seen := map[string]bool{}
 	for _, r := range refs {
@@ -241,8 +249,11 @@ func (v *view) refRows(ctx context.Context, repo string, refs []graph.Ref, subje
 			lines = v.lineReader(useRepo)
 			readers[useRepo] = lines
 		}
-		row := RefRow{Line: r.Line, Column: r.Col, Kind: string(r.Kind), EnclosingKey: r.Enclosing,
-			Enclosing: encl[r.Enclosing], Text: excerpt(lines(r.Path, r.Line), r.Col), Layer: string(r.Layer)}
+		row := RefRow{Line: r.Line, Column: r.Col, Kind: string(r.Kind), Enclosing: encl[r.Enclosing],
+			Text: excerpt(lines(r.Path, r.Line), r.Col), Layer: string(r.Layer)}
+		if keys {
+			row.EnclosingKey = r.Enclosing
+		}
 		if r.Target != subject {
 			row.Target = names[r.Target]
 		}

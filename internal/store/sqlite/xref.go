@@ -448,9 +448,11 @@ const keyFrom = ` FROM repositories r
 	CROSS JOIN %s x ON x.snapshot_id = k.snapshot_id AND x.%s = k.id`
 
 // refsQuery returns the SQL and arguments of Refs: one page of matches,
-// each row carrying the total number of matches (a window count, so one
-// statement both counts and pages).
-func refsQuery(q graph.RefQuery, targets []string) (string, []any, error) {
+// or with count their number. The page carries no window count: the
+// window made SQLite copy every match into an ephemeral table, a third of
+// the statement's time, when most pages hold every match and so tell
+// their total themselves (see Refs).
+func refsQuery(q graph.RefQuery, targets []string, count bool) (string, []any, error) {
 	var b builder
 	from := fmt.Sprintf(keyFrom, b.inList(targets), "refs", "target") + `
 	JOIN interned p ON p.id = x.path
@@ -472,12 +474,15 @@ func refsQuery(q graph.RefQuery, targets []string) (string, []any, error) {
 	if q.PathPrefix != "" {
 		b.conds = append(b.conds, b.prefixCond("p.value", q.PathPrefix))
 	}
+	if count {
+		return `SELECT count(*)` + from + b.clause(), b.args, nil
+	}
 	limit := -1
 	if q.Limit > 0 {
 		limit = q.Limit
 	}
 	return `SELECT k.value, p.value, x.line, x.col, x.end_col, coalesce(e.value, ''), x.kind, x.test_only,
-		r.name, count(*) OVER ()` + from + b.clause() + `
+		r.name` + from + b.clause() + `
 		ORDER BY p.value, x.line, x.col, r.name, k.value, x.rowid
 		LIMIT ` + b.arg(limit) + ` OFFSET ` + b.arg(max(q.Offset, 0)), b.args, nil
 }
@@ -492,7 +497,7 @@ func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, 
 	if len(q.Targets) == 0 {
 		// Still validate the kinds, so a bad query fails the same way
 		// whatever its targets.
-		if _, _, err := refsQuery(q, nil); err != nil {
+		if _, _, err := refsQuery(q, nil, false); err != nil {
 			return nil, 0, err
 		}
 		return nil, 0, nil
@@ -502,23 +507,23 @@ func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, 
 	if len(targets) > keyChunk {
 		return r.refsMany(ctx, q, targets)
 	}
-	query, args, err := refsQuery(q, targets)
+	query, args, err := refsQuery(q, targets, false)
 	if err != nil {
 		return nil, 0, err
 	}
-	refs, total, err := r.scanRefs(ctx, query, args)
+	refs, err := r.scanRefs(ctx, query, args)
 	if err != nil {
 		return nil, 0, err
 	}
-	if len(refs) == 0 && q.Offset > 0 {
-		// A page past the end has no row to carry the total: read the
-		// first match instead, which does.
-		first := q
-		first.Offset, first.Limit = 0, 1
-		query, args, _ := refsQuery(first, targets)
-		if _, total, err = r.scanRefs(ctx, query, args); err != nil {
-			return nil, 0, err
-		}
+	// A page that starts at a match and ends before the limit holds the
+	// last match: it tells the total. Otherwise count.
+	if (q.Limit <= 0 || len(refs) < q.Limit) && (len(refs) > 0 || q.Offset <= 0) {
+		return refs, max(q.Offset, 0) + len(refs), nil
+	}
+	query, args, _ = refsQuery(q, targets, true)
+	var total int
+	if err := r.queryRow(ctx, query, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("counting references: %w", err)
 	}
 	return refs, total, nil
 }
@@ -529,11 +534,11 @@ func (r *reader) refsMany(ctx context.Context, q graph.RefQuery, targets []strin
 	var all []graph.Ref
 	whole := graph.RefQuery{Kinds: q.Kinds, PathPrefix: q.PathPrefix, IncludeTests: q.IncludeTests}
 	for start := 0; start < len(targets); start += keyChunk {
-		query, args, err := refsQuery(whole, targets[start:min(start+keyChunk, len(targets))])
+		query, args, err := refsQuery(whole, targets[start:min(start+keyChunk, len(targets))], false)
 		if err != nil {
 			return nil, 0, err
 		}
-		refs, _, err := r.scanRefs(ctx, query, args)
+		refs, err := r.scanRefs(ctx, query, args)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -548,30 +553,29 @@ func (r *reader) refsMany(ctx context.Context, q graph.RefQuery, targets []strin
 	return page, total, nil
 }
 
-// scanRefs runs a query built by refsQuery and returns its references and
-// the total its rows carry (0 when it returned none).
-func (r *reader) scanRefs(ctx context.Context, query string, args []any) ([]graph.Ref, int, error) {
+// scanRefs runs a page query built by refsQuery and returns its
+// references.
+func (r *reader) scanRefs(ctx context.Context, query string, args []any) ([]graph.Ref, error) {
 	rows, err := r.query(ctx, query, args...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("querying references: %w", err)
+		return nil, fmt.Errorf("querying references: %w", err)
 	}
 	defer rows.Close()
 	var out []graph.Ref
-	var total int
 	for rows.Next() {
 		var ref graph.Ref
 		var kind int64
 		if err := rows.Scan(&ref.Target, &ref.Path, &ref.Line, &ref.Col, &ref.EndCol, &ref.Enclosing, &kind,
-			&ref.TestOnly, &ref.Repository, &total); err != nil {
-			return nil, 0, fmt.Errorf("reading references: %w", err)
+			&ref.TestOnly, &ref.Repository); err != nil {
+			return nil, fmt.Errorf("reading references: %w", err)
 		}
 		ref.Kind = nameOf(refKindNames[:], kind)
 		out = append(out, ref)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("reading references: %w", err)
+		return nil, fmt.Errorf("reading references: %w", err)
 	}
-	return out, total, nil
+	return out, nil
 }
 
 // sortRefs orders references the way refsQuery does, except that

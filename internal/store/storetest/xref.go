@@ -252,6 +252,8 @@ func testRefs(t *testing.T, s graph.Store, fx *fixture) {
 			IncludeTests: true}, []string{"server/server.go:22:9", "server/server_test.go:7:3"}, 2},
 		{"page", graph.RefQuery{Targets: []string{nm}, Offset: 1, Limit: 2}, nmAll[1:3], 4},
 		{"last page", graph.RefQuery{Targets: []string{nm}, Offset: 3, Limit: 2}, nmAll[3:], 4},
+		{"page ending at the last", graph.RefQuery{Targets: []string{nm}, Offset: 2, Limit: 2}, nmAll[2:], 4},
+		{"first page of everything", graph.RefQuery{Targets: []string{nm}, Limit: 4}, nmAll, 4},
 		{"past the end", graph.RefQuery{Targets: []string{nm}, Offset: 10, Limit: 2}, nil, 4},
 		{"past the end filtered", graph.RefQuery{Targets: []string{nm}, Offset: 10, Kinds: []graph.RefKind{graph.RefRead}},
 			nil, 1},
