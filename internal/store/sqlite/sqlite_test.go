@@ -532,7 +532,7 @@ func checkXrefPlans(t *testing.T, s *Store) {
 		[]string{"K1", "K2"}, false)
 	queries := map[string]query{
 		"refs by target": {refs, refArgs, []string{keysBy, "SEARCH x USING INDEX refs_target (snapshot_id=? AND target=?)"}},
-		"refs counted": {refCount, refCountArgs, []string{keysBy, "SEARCH x USING INDEX refs_target (snapshot_id=? AND target=?)"}},
+		"refs counted":   {refCount, refCountArgs, []string{keysBy, "SEARCH x USING INDEX refs_target (snapshot_id=? AND target=?)"}},
 		"edges by caller": {byCaller, callerArgs,
 			[]string{keysBy, "SEARCH x USING INDEX edges_caller (snapshot_id=? AND caller=?)"}},
 		"edges by callee": {byCallee, calleeArgs,
