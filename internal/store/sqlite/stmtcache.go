@@ -30,8 +30,8 @@ const maxCachedStmts = 512
 // one already: when every other is held too, by readers that may be here
 // as well, waiting for one would wait for ever (it did, under the load
 // test with 100 clients). So the lock is not held while preparing, and the
-// prepare does not wait for a connection: it gives up at once and the
-// text runs uncached this time.
+// prepare does not wait for a connection when the pool is full: it gives
+// up at once and the text runs uncached this time.
 func (c *stmtCache) get(ctx context.Context, db *sql.DB, query string) *sql.Stmt {
 	c.mu.Lock()
 	st, ok := c.stmts[query]
@@ -40,7 +40,13 @@ func (c *stmtCache) get(ctx context.Context, db *sql.DB, query string) *sql.Stmt
 	if ok {
 		return st
 	}
-	if full || db.Stats().Idle == 0 {
+	if full {
+		return nil
+	}
+	// With no idle connection, the prepare may still open one while the
+	// pool is below its bound. A serial client holds the pool's only
+	// connection on every call: skipping then would never cache anything.
+	if st := db.Stats(); st.Idle == 0 && st.MaxOpenConnections > 0 && st.OpenConnections >= st.MaxOpenConnections {
 		return nil
 	}
 	pctx, cancel := context.WithTimeout(ctx, prepareWait)

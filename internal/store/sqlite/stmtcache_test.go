@@ -47,3 +47,33 @@ func TestStmtCacheFullPool(t *testing.T) {
 		t.Fatal("readers holding every connection of the pool did not get through their first query")
 	}
 }
+
+// TestStmtCacheSerialReader: a client that reads one call at a time holds
+// the pool's only connection whenever it queries; its statements must be
+// cached all the same (they were not: the cache waited for an idle
+// connection that a serial client never leaves).
+func TestStmtCacheSerialReader(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	repo, err := s.EnsureRepository(ctx, "/src/serial", "serial")
+	if err != nil {
+		t.Fatal(err)
+	}
+	publishGeneration(t, s, repo, 1, 5)
+	for i := range 3 {
+		r, err := s.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Repositories(ctx); err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		s.stmts.mu.Lock()
+		n := len(s.stmts.stmts)
+		s.stmts.mu.Unlock()
+		if n == 0 {
+			t.Fatalf("call %d: no statement cached", i+1)
+		}
+	}
+}
