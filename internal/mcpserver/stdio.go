@@ -33,10 +33,30 @@ func ServeStdio(ctx context.Context, s *mcp.Server) error {
 // named one) and the session goes on. Blank lines are ignored.
 func ServeIO(ctx context.Context, s *mcp.Server, r io.ReadCloser, w io.WriteCloser) error {
 	lw := &lockedWriter{w: w}
-	return s.Run(ctx, responseWriter{
+	pb, _ := servers.Load(s)
+	prebuilt, _ := pb.(*prebuiltResults) // nil for a server New did not make
+	ss, err := s.Connect(ctx, responseWriter{
 		Transport: &mcp.IOTransport{Reader: &lineFilter{r: r, br: bufio.NewReaderSize(r, 64<<10), w: lw}, Writer: lw, MaxLineLength: MaxLineBytes + 1},
 		w:         lw,
-	})
+		prebuilt:  prebuilt,
+	}, nil)
+	if err != nil {
+		return err
+	}
+	if prebuilt != nil {
+		defer prebuilt.framing(ss)()
+	}
+	// As Server.Run: the session ends when the client leaves or ctx ends.
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case <-ctx.Done():
+		ss.Close()
+		<-ended
+		return ctx.Err()
+	case err := <-ended:
+		return err
+	}
 }
 
 // responseWriter is the stdio transport with one shortcut: a successful
@@ -48,7 +68,8 @@ func ServeIO(ctx context.Context, s *mcp.Server, r io.ReadCloser, w io.WriteClos
 // Requests, notifications and errors still go through the SDK.
 type responseWriter struct {
 	mcp.Transport
-	w io.Writer // the writer the SDK's connection writes to, locked
+	w        io.Writer        // the writer the SDK's connection writes to, locked
+	prebuilt *prebuiltResults // results the handler built, written in place of their stand-ins
 }
 
 func (t responseWriter) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -56,12 +77,13 @@ func (t responseWriter) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &responseConn{Connection: c, w: t.w}, nil
+	return &responseConn{Connection: c, w: t.w, prebuilt: t.prebuilt}, nil
 }
 
 type responseConn struct {
 	mcp.Connection
-	w io.Writer
+	w        io.Writer
+	prebuilt *prebuiltResults
 }
 
 func (c *responseConn) Write(ctx context.Context, msg jsonrpc.Message) error {
@@ -69,19 +91,26 @@ func (c *responseConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if !ok || resp.Error != nil || len(resp.Result) == 0 || !resp.ID.IsValid() {
 		return c.Connection.Write(ctx, msg)
 	}
+	result, prebuilt := c.prebuilt.take(resp.Result)
+	if !prebuilt {
+		result = resp.Result
+	}
 	if err := ctx.Err(); err != nil { // as the SDK's connection does
 		return err
 	}
 	id, err := marshalID(resp.ID)
 	if err != nil {
+		if prebuilt {
+			msg = &jsonrpc.Response{ID: resp.ID, Result: result}
+		}
 		return c.Connection.Write(ctx, msg)
 	}
 	const head, mid = `{"jsonrpc":"2.0","id":`, `,"result":`
-	frame := make([]byte, 0, len(head)+len(id)+len(mid)+len(resp.Result)+2)
+	frame := make([]byte, 0, len(head)+len(id)+len(mid)+len(result)+2)
 	frame = append(frame, head...)
 	frame = append(frame, id...)
 	frame = append(frame, mid...)
-	frame = append(frame, resp.Result...)
+	frame = append(frame, result...)
 	frame = append(frame, "}\n"...)
 	if _, err := c.w.Write(frame); err != nil {
 		c.Connection.Close() // a failed write ends the connection, as in the SDK
