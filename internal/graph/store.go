@@ -120,6 +120,10 @@ type SymbolQuery struct {
 	Exported     *bool
 	Offset       int
 	Limit        int // 0 means no limit
+	// Brief says the caller reads only Key, Repository, Path, Name,
+	// QualifiedName, Kind, Signature, Exported, TestOnly and the line and
+	// column range of each symbol: a store may leave the rest empty.
+	Brief bool
 }
 
 // Lookup selects symbols by exact qualified name for get_symbol.

@@ -126,6 +126,7 @@ func (s *Service) FindSymbol(ctx context.Context, in FindSymbolInput, progress f
 		return nil, err
 	}
 	q.Offset, q.Limit = offset, limit
+	q.Brief = format == Concise // rowOf reads no more
 	var syms []graph.Symbol
 	var total int
 	if effs != nil {

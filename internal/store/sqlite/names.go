@@ -58,8 +58,9 @@ func sameHumps(a, b [][]rune) bool {
 	return slices.EqualFunc(a, b, func(x, y []rune) bool { return slices.Equal(x, y) })
 }
 
-// nameEntry is one symbol as name search sees it. Strings are shared with
-// the row values SQLite returned; the kind is its stored code.
+// nameEntry is one symbol as name search sees it, with what a brief
+// answer shows (see graph.SymbolQuery.Brief). Strings are shared with the
+// row values SQLite returned; the kind is its stored code.
 type nameEntry struct {
 	id               int64
 	name, lname, qn  string
@@ -67,6 +68,15 @@ type nameEntry struct {
 	kind             int64
 	exported, test   bool
 	startLine, start int
+	key, signature   string
+	endLine, endCol  int
+}
+
+// brief returns the symbol of e as a brief answer has it.
+func (e *nameEntry) brief(repo string) graph.Symbol {
+	return graph.Symbol{Key: e.key, Repository: repo, Path: e.path, Name: e.name, QualifiedName: e.qn,
+		Kind: kindOf(e.kind), Signature: e.signature, Exported: e.exported, TestOnly: e.test,
+		StartLine: e.startLine, StartCol: e.start, EndLine: e.endLine, EndCol: e.endCol}
 }
 
 // table returns the name table of snapshot id of repository repo, loading
@@ -104,7 +114,7 @@ func (n *names) table(ctx context.Context, r *reader, repo string, rev, data int
 
 func loadNames(ctx context.Context, r *reader, id int64) ([]nameEntry, error) {
 	rows, err := r.query(ctx, `SELECT s.id, s.name, s.lname, coalesce(s.qname, s.name), u.path, s.kind,
-		s.exported, s.test_only, s.start_line, s.start_col
+		s.exported, s.test_only, s.start_line, s.start_col, s.key, s.signature, s.end_line, s.end_col
 		FROM symbols s JOIN units u ON u.id = s.unit_id WHERE s.snapshot_id = ?`, id)
 	if err != nil {
 		return nil, fmt.Errorf("loading symbol names: %w", err)
@@ -115,7 +125,7 @@ func loadNames(ctx context.Context, r *reader, id int64) ([]nameEntry, error) {
 	for rows.Next() {
 		var e nameEntry
 		if err := rows.Scan(&e.id, &e.name, &e.lname, &e.qn, &e.path, &e.kind, &e.exported, &e.test,
-			&e.startLine, &e.start); err != nil {
+			&e.startLine, &e.start, &e.key, &e.signature, &e.endLine, &e.endCol); err != nil {
 			return nil, fmt.Errorf("loading symbol names: %w", err)
 		}
 		if p, ok := paths[e.path]; ok {
@@ -192,7 +202,7 @@ func (r *reader) findInMemory(ctx context.Context, q graph.SymbolQuery) ([]graph
 			cands = append(cands, candidate{id: e.id, tier: rankTier(e.name, e.lname, e.qn, q.Name, lq),
 				exported: e.exported, test: e.test, length: utf8.RuneCountInString(e.name),
 				name: e.name, lname: e.lname, qn: e.qn, repo: rs.name, path: e.path,
-				startLine: e.startLine, start: e.start})
+				startLine: e.startLine, start: e.start, entry: e})
 		}
 	}
 	total := len(cands)
@@ -214,6 +224,14 @@ func (r *reader) findInMemory(ctx context.Context, q graph.SymbolQuery) ([]graph
 		slices.SortFunc(cands, compareCandidates)
 	}
 	page := cands[offset:end]
+	if q.Brief {
+		// The table holds all a brief answer shows: no row to read.
+		syms := make([]graph.Symbol, len(page))
+		for i, c := range page {
+			syms[i] = c.entry.brief(c.repo)
+		}
+		return syms, total, nil
+	}
 	ids := make([]int64, len(page))
 	for i, c := range page {
 		ids[i] = c.id

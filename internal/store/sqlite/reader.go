@@ -376,6 +376,7 @@ type candidate struct {
 	name, lname, qn  string
 	repo, path       string
 	startLine, start int
+	entry            *nameEntry // of the name table, for a brief answer
 }
 
 // compareCandidates orders candidates the way FindSymbols' ORDER BY does.

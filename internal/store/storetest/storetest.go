@@ -740,8 +740,31 @@ func testFindSymbols(t *testing.T, s graph.Store) {
 			if total != len(tt.want) {
 				t.Errorf("FindSymbols(%+v) total = %d, want %d", tt.q, total, len(tt.want))
 			}
+			// Brief gives the same symbols in the same order, the fields
+			// it promises equal to the whole rows'.
+			bq := tt.q
+			bq.Brief = true
+			brief, btotal, err := r.FindSymbols(ctx, bq)
+			if err != nil {
+				t.Fatalf("FindSymbols(%+v): %v", bq, err)
+			}
+			if btotal != total || len(brief) != len(got) {
+				t.Fatalf("brief: %d of %d, whole: %d of %d", len(brief), btotal, len(got), total)
+			}
+			for i := range got {
+				if b, w := briefOf(brief[i]), briefOf(got[i]); b != w {
+					t.Errorf("brief row %d:\n got %+v\nwant %+v", i, b, w)
+				}
+			}
 		})
 	}
+}
+
+// briefOf keeps the fields graph.SymbolQuery.Brief promises.
+func briefOf(s graph.Symbol) graph.Symbol {
+	return graph.Symbol{Key: s.Key, Repository: s.Repository, Path: s.Path, Name: s.Name, QualifiedName: s.QualifiedName,
+		Kind: s.Kind, Signature: s.Signature, Exported: s.Exported, TestOnly: s.TestOnly,
+		StartLine: s.StartLine, StartCol: s.StartCol, EndLine: s.EndLine, EndCol: s.EndCol}
 }
 
 func testFindSymbolsPaging(t *testing.T, s graph.Store) {
