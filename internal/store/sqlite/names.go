@@ -144,9 +144,8 @@ func loadNames(ctx context.Context, r *reader, id int64) ([]nameEntry, error) {
 	return out, rows.Err()
 }
 
-// findInMemory answers a prefix, substring or fuzzy FindSymbols from the
-// name tables of the pinned snapshots: filter, rank, page, then load only
-// the page's rows.
+// findInMemory answers FindSymbols from the name tables of the pinned
+// snapshots: filter, rank, page, then load only the page's rows.
 func (r *reader) findInMemory(ctx context.Context, q graph.SymbolQuery) ([]graph.Symbol, int, error) {
 	kinds := map[int64]bool{}
 	for _, k := range q.Kinds {
@@ -163,6 +162,14 @@ func (r *reader) findInMemory(ctx context.Context, q graph.SymbolQuery) ([]graph
 	lq := strings.ToLower(q.Name)
 	var match func(t *nameTable, i int, e *nameEntry) bool
 	switch q.Mode {
+	case graph.MatchExact, "":
+		// A name with a dot (Type.Method) or # is a qualified name;
+		// otherwise the name itself, case and all.
+		if strings.ContainsAny(q.Name, ".#") {
+			match = func(_ *nameTable, _ int, e *nameEntry) bool { return e.qn == q.Name }
+		} else {
+			match = func(_ *nameTable, _ int, e *nameEntry) bool { return e.name == q.Name }
+		}
 	case graph.MatchPrefix:
 		match = func(_ *nameTable, _ int, e *nameEntry) bool { return strings.HasPrefix(e.lname, lq) }
 	case graph.MatchSubstring:

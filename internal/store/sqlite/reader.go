@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -250,121 +249,11 @@ func (r *reader) statuses(ctx context.Context, name string) ([]graph.RepositoryS
 // documented ranking are broken by column, then by the order symbols were
 // written, so pages are stable.
 //
-// Exact, prefix and substring matching, ranking and paging run in SQL
-// (exact and prefix as range scans of the lower-cased name index). Fuzzy
-// matching narrows candidates with a LIKE pattern in SQL, then matches,
-// ranks and pages in Go with the same ordering.
+// Every mode matches, ranks and pages in memory, over the name table
+// cached per snapshot (names.go); only the page's rows are then read,
+// and none for a brief query.
 func (r *reader) FindSymbols(ctx context.Context, q graph.SymbolQuery) ([]graph.Symbol, int, error) {
-	switch q.Mode {
-	case graph.MatchFuzzy, graph.MatchSubstring, graph.MatchPrefix:
-		return r.findInMemory(ctx, q)
-	}
-	fq, err := buildFind(q)
-	if err != nil {
-		return nil, 0, err
-	}
-	var total int
-	if err := r.queryRow(ctx, fq.count, fq.countArgs...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("counting symbols: %w", err)
-	}
-	if total == 0 || max(q.Offset, 0) >= total {
-		return nil, total, nil
-	}
-	rows, err := r.query(ctx, fq.page, fq.pageArgs...)
-	if err != nil {
-		return nil, 0, fmt.Errorf("ranking symbols: %w", err)
-	}
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, 0, fmt.Errorf("ranking symbols: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("ranking symbols: %w", err)
-	}
-	syms, err := r.symbolsByID(ctx, ids)
-	if err != nil {
-		return nil, 0, err
-	}
-	return syms, total, nil
-}
-
-// findQuery is the SQL of a non-fuzzy FindSymbols: one statement counting
-// the matches and one ranking them and returning the row ids of a page.
-type findQuery struct {
-	count, page         string
-	countArgs, pageArgs []any
-}
-
-func buildFind(q graph.SymbolQuery) (findQuery, error) {
-	var b builder
-	if err := symbolFilters(&b, q); err != nil {
-		return findQuery{}, err
-	}
-	lq := strings.ToLower(q.Name)
-	switch q.Mode {
-	case graph.MatchExact, "":
-		if strings.ContainsAny(q.Name, ".#") {
-			b.where("s.qname = %s", q.Name)
-		} else {
-			b.where("s.lname = %s AND s.name = %s", lq, q.Name)
-		}
-	default:
-		// Prefix, substring and fuzzy searches run in memory (names.go).
-		return findQuery{}, graph.Errorf(graph.CodeInvalidArgument, "unknown match mode %q", q.Mode)
-	}
-	fq := findQuery{count: `SELECT count(*)` + symbolFrom + b.clause(), countArgs: slices.Clone(b.args)}
-
-	// Rank and page on the sort keys alone; the caller then loads the
-	// page. SQLite's sorter would otherwise carry every column (docs
-	// included) of every match.
-	where := b.clause()
-	tier := fmt.Sprintf(`CASE WHEN s.name = %[1]s OR s.qname = %[1]s THEN 0 WHEN s.lname = %[2]s THEN 1 WHEN %[3]s THEN 2 ELSE 3 END`,
-		b.arg(q.Name), b.arg(lq), b.prefixCond("s.lname", lq))
-	limit := -1
-	if q.Limit > 0 {
-		limit = q.Limit
-	}
-	fq.page = `SELECT s.id` + symbolFrom + where + ` ORDER BY ` + tier + `, s.exported DESC, s.test_only,
-		length(s.name), coalesce(s.qname, s.name), r.name, u.path, s.start_line, s.start_col, s.id
-		LIMIT ` + b.arg(limit) + ` OFFSET ` + b.arg(max(q.Offset, 0))
-	fq.pageArgs = b.args
-	return fq, nil
-}
-
-// symbolFilters adds the query's kind, repository, path and exported
-// filters to b.
-func symbolFilters(b *builder, q graph.SymbolQuery) error {
-	if len(q.Kinds) > 0 {
-		ph := make([]string, len(q.Kinds))
-		for i, k := range q.Kinds {
-			code, ok := kindCodes[k]
-			if !ok {
-				return graph.Errorf(graph.CodeInvalidArgument, "unknown symbol kind %q", k)
-			}
-			ph[i] = b.arg(code)
-		}
-		b.conds = append(b.conds, "s.kind IN ("+strings.Join(ph, ", ")+")")
-	}
-	if len(q.Repositories) > 0 {
-		ph := make([]string, len(q.Repositories))
-		for i, name := range q.Repositories {
-			ph[i] = b.arg(name)
-		}
-		b.conds = append(b.conds, "r.name IN ("+strings.Join(ph, ", ")+")")
-	}
-	if q.PathPrefix != "" {
-		b.conds = append(b.conds, b.prefixCond("u.path", q.PathPrefix))
-	}
-	if q.Exported != nil {
-		b.where("s.exported = %s", *q.Exported)
-	}
-	return nil
+	return r.findInMemory(ctx, q)
 }
 
 // candidate is what fuzzy ranking needs of a symbol.
