@@ -57,6 +57,17 @@ type SnapshotWriter interface {
 	Abort() error
 }
 
+// XRefFlusher is an optional SnapshotWriter capability, of a writer that
+// keeps cross-references in memory until Publish (the SQLite one): it
+// writes the references, call edges and implementations added so far into
+// the snapshot now, so that an indexer can have them written while it
+// computes the rest. The snapshot stays invisible until Publish, and its
+// records are the same whether or when this is called. A writer without
+// it writes its records at Publish.
+type XRefFlusher interface {
+	FlushXRefs(ctx context.Context) error
+}
+
 // QualifiedNamer is an optional Reader capability: the qualified name of
 // each symbol with one of keys (absent keys are left out), as
 // SymbolsByKeys would give it, without reading the rest of each symbol.

@@ -123,53 +123,78 @@ type xrefCounts struct {
 const refBatch = 4096
 
 // flushXRefs resolves the cross-references of every package kept and
-// hands them to sink, releasing them as it goes.
+// hands them to sink, releasing them as it goes: references, then call
+// edges and effect records, then implementations.
 func (x *extractor) flushXRefs(ctx context.Context, sink Sink) (xrefCounts, error) {
+	r := x.xt.resolver()
 	var n xrefCounts
 	var err error
+	if n.refs, err = x.flushRefs(ctx, r, sink); err != nil {
+		return n, err
+	}
+	if n.edges, err = x.flushCalls(ctx, sink); err != nil {
+		return n, err
+	}
+	n.impls, err = x.flushImpls(ctx, r, sink)
+	return n, err
+}
+
+// flushRefs resolves the references with r and hands them to sink.Refs in
+// batches, returning how many there were. References depend on nothing
+// but the packages kept, so Index writes them while the last call graph
+// is still being built (see resolver).
+func (x *extractor) flushRefs(ctx context.Context, r resolver, sink Sink) (int, error) {
 	emitRefs := sink.Refs
 	if emitRefs == nil {
 		emitRefs = func([]graph.Ref) error { return nil }
 	}
-	n.refs, err = x.resolvedRefs(refBatch, func(b []graph.Ref) error {
+	return x.resolvedRefs(r, refBatch, func(b []graph.Ref) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		return emitRefs(b)
 	})
-	if err != nil {
-		return n, err
+}
+
+// flushImpls computes the implementations with r and hands them to
+// sink.Implements, returning how many there were. Like references, they
+// depend on nothing but the packages kept.
+func (x *extractor) flushImpls(ctx context.Context, r resolver, sink Sink) (int, error) {
+	impls := x.implementations(r)
+	if len(impls) == 0 {
+		return 0, ctx.Err()
 	}
+	if sink.Implements != nil {
+		if err := ctx.Err(); err != nil {
+			return len(impls), err
+		}
+		if err := sink.Implements(impls); err != nil {
+			return len(impls), err
+		}
+	}
+	return len(impls), ctx.Err()
+}
+
+// flushCalls resolves the call edges and computes the effect records from
+// them, once every call graph is finished, and hands them to sink,
+// returning how many edges there were.
+func (x *extractor) flushCalls(ctx context.Context, sink Sink) (int, error) {
 	edges := x.resolvedCallEdges()
-	if len(edges) > 0 {
-		n.edges = len(edges)
-		if sink.CallEdges != nil {
-			if err := sink.CallEdges(edges); err != nil {
-				return n, err
-			}
+	if len(edges) > 0 && sink.CallEdges != nil {
+		if err := sink.CallEdges(edges); err != nil {
+			return len(edges), err
 		}
 	}
 	recs, err := x.effectRecords(edges)
 	if err != nil {
-		return n, err
+		return len(edges), err
 	}
 	if len(recs) > 0 && sink.Effects != nil {
 		if err := sink.Effects(recs); err != nil {
-			return n, err
+			return len(edges), err
 		}
 	}
-	if impls := x.implementations(); len(impls) > 0 {
-		n.impls = len(impls)
-		if sink.Implements != nil {
-			if err := ctx.Err(); err != nil {
-				return n, err
-			}
-			if err := sink.Implements(impls); err != nil {
-				return n, err
-			}
-		}
-	}
-	return n, ctx.Err()
+	return len(edges), ctx.Err()
 }
 
 // group is every loaded variant of one import path, with the one to index.

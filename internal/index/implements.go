@@ -162,28 +162,28 @@ func idBit(id string) uint64 {
 
 // implementations compares every pair of summarised types and returns
 // the implementation records: type pairs first, then method pairs, each
-// in extraction order.
-func (x *extractor) implementations() []graph.Implements {
-	t := &x.xt
+// in extraction order. It resolves with r, releases the summaries, and
+// reads no other field of x.xt.
+func (x *extractor) implementations(r resolver) []graph.Implements {
 	type resolved struct {
 		key     string
 		sum     *typeSummary
 		methods []string // keys of the declaring methods, "" outside the graph
 	}
 	var all []resolved
-	for i := range t.types {
-		sum := &t.types[i]
-		key := t.resolve(sum.at)
+	for i := range x.xt.types {
+		sum := &x.xt.types[i]
+		key := r.resolve(sum.at)
 		if key == "" {
 			continue
 		}
-		r := resolved{key: key, sum: sum, methods: make([]string, len(sum.methods))}
+		res := resolved{key: key, sum: sum, methods: make([]string, len(sum.methods))}
 		for j, m := range sum.methods {
 			if m.known {
-				r.methods[j] = t.resolve(m.at)
+				res.methods[j] = r.resolve(m.at)
 			}
 		}
-		all = append(all, r)
+		all = append(all, res)
 	}
 
 	m := &matcher{trees: map[string]*fpNode{}}
@@ -220,7 +220,7 @@ func (x *extractor) implementations() []graph.Implements {
 			}
 		}
 	}
-	t.types = nil
+	x.xt.types = nil
 	return append(typePairs, methods...)
 }
 

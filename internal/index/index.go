@@ -181,6 +181,7 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	dirOf := map[string]string{} // import path → directory of the package indexed under it
 	loaded := 0
 	var finishLast func() error
+	var kept resolver // the tables once every package is kept, taken before the last call graph ends
 	for i, u := range plan.Units {
 		report(PhaseLoad, i, len(plan.Units), unitLabel(u))
 		pkgs, err := load.Load(ctx, u)
@@ -251,6 +252,7 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 			// extraction), and its edges and effect causes are converted,
 			// on another goroutine while the package records are written:
 			// nothing else touches the extractor until finishLast returns.
+			kept = x.xt.resolver()
 			done := make(chan error, 1)
 			go func() { done <- finish() }()
 			finishLast = func() error { return <-done }
@@ -267,6 +269,8 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 				_ = finishLast() // the write failed first; let the build end
 			}
 		}()
+	} else {
+		kept = x.xt.resolver() // every call graph is finished
 	}
 	if loaded == 0 {
 		return Result{}, graph.Errorf(graph.CodeIndexingFailed,
@@ -297,6 +301,33 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 		res.Diagnostics += len(rec.Diagnostics)
 		*rec = PackageRecords{} // written; let it go
 	}
+	// References and implementations depend on the packages alone: they
+	// are resolved (with kept, never the tables finishCallEdges is adding
+	// to) and written while the last call graph may still be finishing on
+	// the other core; a store that buffers them until Publish inserts them
+	// now (graph.XRefFlusher), rather than after the edges. The snapshot's
+	// records are the same either way.
+	report(PhasePublish, len(recs), len(recs), "references")
+	sink := Sink{
+		Refs:       func(refs []graph.Ref) error { return w.AddRefs(ctx, refs) },
+		CallEdges:  func(edges []graph.CallEdge) error { return w.AddCallEdges(ctx, edges) },
+		Implements: func(impls []graph.Implements) error { return w.AddImplements(ctx, impls) },
+		Effects:    func(recs []graph.EffectRecord) error { return w.AddEffects(ctx, recs) },
+	}
+	var xn xrefCounts
+	xn.refs, err = x.flushRefs(ctx, kept, sink)
+	if err == nil {
+		xn.impls, err = x.flushImpls(ctx, kept, sink)
+	}
+	if f, ok := w.(graph.XRefFlusher); ok && err == nil {
+		err = f.FlushXRefs(ctx)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return Result{}, fmt.Errorf("indexing %s: %w", abs, ctx.Err())
+		}
+		return Result{}, fmt.Errorf("writing cross-references: %w", err)
+	}
 	if finishLast != nil {
 		f := finishLast
 		finishLast = nil
@@ -304,14 +335,8 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 			return Result{}, err
 		}
 	}
-	report(PhasePublish, len(recs), len(recs), "cross-references")
-	xn, err := x.flushXRefs(ctx, Sink{
-		Refs:       func(refs []graph.Ref) error { return w.AddRefs(ctx, refs) },
-		CallEdges:  func(edges []graph.CallEdge) error { return w.AddCallEdges(ctx, edges) },
-		Implements: func(impls []graph.Implements) error { return w.AddImplements(ctx, impls) },
-		Effects:    func(recs []graph.EffectRecord) error { return w.AddEffects(ctx, recs) },
-	})
-	if err != nil {
+	report(PhasePublish, len(recs), len(recs), "call edges")
+	if xn.edges, err = x.flushCalls(ctx, sink); err != nil {
 		if ctx.Err() != nil {
 			return Result{}, fmt.Errorf("indexing %s: %w", abs, ctx.Err())
 		}

@@ -224,9 +224,31 @@ func (x *extractor) keep(xr *pkgXRefs) {
 	t.types = append(t.types, xr.types...)
 }
 
+// resolver resolves targets to keys: the declarations and package keys
+// kept, and the string table as it stood when the resolver was taken.
+// Once every package is kept (keep writes the declarations and package
+// keys, and nothing after it), a resolver taken then resolves every
+// reference and type summary, whose strings were all interned during
+// extraction; it may be read on one goroutine while finishCallEdges, on
+// another, interns more strings into the tables.
+type resolver struct {
+	strs    []string
+	decls   map[site][]declEntry
+	pkgKeys map[string]string
+}
+
+// resolver returns a resolver of the tables as they are now.
+func (t *xrefTables) resolver() resolver {
+	return resolver{strs: t.strs, decls: t.decls, pkgKeys: t.pkgKeys}
+}
+
 // resolve returns the key of the symbol t points at, or "" when it is
 // not in the graph.
-func (t *xrefTables) resolve(to target) string {
+func (t *xrefTables) resolve(to target) string { return t.resolver().resolve(to) }
+
+// resolve returns the key of the symbol t points at, or "" when it is
+// not in the graph.
+func (t resolver) resolve(to target) string {
 	if to.class == classPackage {
 		return t.pkgKeys[t.strs[to.name]]
 	}
@@ -771,12 +793,11 @@ func (s *pkgState) importRef(src *source, path int32, spec *ast.ImportSpec) {
 	})
 }
 
-// resolvedRefs resolves the pending references in extraction order and
-// hands them to emit in batches of at most n (emit must not keep the
+// resolvedRefs resolves the pending references in extraction order with
+// r and hands them to emit in batches of at most n (emit must not keep the
 // slice), dropping those whose target is not in the graph. It releases the
-// pending references once done.
-func (x *extractor) resolvedRefs(n int, emit func([]graph.Ref) error) (int, error) {
-	t := &x.xt
+// pending references once done, and reads no other field of x.xt.
+func (x *extractor) resolvedRefs(r resolver, n int, emit func([]graph.Ref) error) (int, error) {
 	total := 0
 	batch := make([]graph.Ref, 0, n)
 	flush := func() error {
@@ -788,25 +809,26 @@ func (x *extractor) resolvedRefs(n int, emit func([]graph.Ref) error) (int, erro
 		batch = batch[:0]
 		return err
 	}
-	for i := range t.refs {
-		r := &t.refs[i]
-		key := t.resolve(r.to)
+	refs := x.xt.refs
+	for i := range refs {
+		p := &refs[i]
+		key := r.resolve(p.to)
 		if key == "" {
 			continue
 		}
 		encl := ""
-		if r.enclosing >= 0 {
-			encl = t.strs[r.enclosing]
+		if p.enclosing >= 0 {
+			encl = r.strs[p.enclosing]
 		}
 		batch = append(batch, graph.Ref{
 			Target:    key,
-			Path:      t.strs[r.path],
-			Line:      int(r.line),
-			Col:       int(r.col),
-			EndCol:    int(r.endCol),
+			Path:      r.strs[p.path],
+			Line:      int(p.line),
+			Col:       int(p.col),
+			EndCol:    int(p.endCol),
 			Enclosing: encl,
-			Kind:      refKinds[r.kind],
-			TestOnly:  r.test,
+			Kind:      refKinds[p.kind],
+			TestOnly:  p.test,
 		})
 		if len(batch) == n {
 			if err := flush(); err != nil {
@@ -817,6 +839,6 @@ func (x *extractor) resolvedRefs(n int, emit func([]graph.Ref) error) (int, erro
 	if err := flush(); err != nil {
 		return total, err
 	}
-	t.refs = nil
+	x.xt.refs = nil
 	return total, nil
 }

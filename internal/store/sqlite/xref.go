@@ -100,10 +100,13 @@ type implRow struct {
 	pointer    bool
 }
 
-// xrefBuffer holds a snapshot's cross-references until Publish.
+// xrefBuffer holds a snapshot's cross-references until Publish, or until
+// FlushXRefs inserts those buffered so far: then the strings already
+// numbered keep their interned ids (ids), and the rows inserted are let go.
 type xrefBuffer struct {
 	nums  map[string]int32 // string → its number, an index into strs
 	strs  []string
+	ids   []int64 // interned ids of strs[:len(ids)], the strings inserted so far
 	refs  []refRow
 	edges []edgeRow
 	impls []implRow
@@ -187,38 +190,49 @@ func (b *batch) flush(ctx context.Context, tx *sql.Tx) error {
 }
 
 // insert writes the buffered cross-references into the snapshot snap,
-// inside tx. The caller holds the write lock, so the interned ids it
-// allocates (after the largest in use) are free.
+// inside tx, and lets the rows go. The caller holds the write lock, so the
+// interned ids it allocates (after the largest in use) are free. It may be
+// called more than once (see FlushXRefs): each call numbers the strings
+// that arrived since the last one, in sorted order among themselves, after
+// those, so a snapshot's strings get consecutive ids and each is inserted
+// once.
 func (x *xrefBuffer) insert(ctx context.Context, tx *sql.Tx, snap int64) error {
-	if len(x.strs) == 0 {
-		return nil
-	}
-	var base int64
-	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM interned`).Scan(&base); err != nil {
-		return fmt.Errorf("allocating interned ids: %w", err)
-	}
-	// Number the strings in sorted order.
-	order := make([]int32, len(x.strs))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(x.strs[a], x.strs[b]) })
-	ids := make([]int64, len(x.strs))
-	b := &batch{head: `INSERT INTO interned (id, snapshot_id, value) VALUES `, cols: 3}
-	for rank, n := range order {
-		ids[n] = base + int64(rank)
-		if err := b.add(ctx, tx, ids[n], snap, x.strs[n]); err != nil {
+	if fresh := x.strs[len(x.ids):]; len(fresh) > 0 {
+		var base int64
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM interned`).Scan(&base); err != nil {
+			return fmt.Errorf("allocating interned ids: %w", err)
+		}
+		// Number the strings in sorted order.
+		order := make([]int32, len(fresh))
+		for i := range order {
+			order[i] = int32(i)
+		}
+		slices.SortFunc(order, func(a, b int32) int { return strings.Compare(fresh[a], fresh[b]) })
+		ids := make([]int64, len(fresh))
+		b := &batch{head: `INSERT INTO interned (id, snapshot_id, value) VALUES `, cols: 3}
+		for rank, n := range order {
+			ids[n] = base + int64(rank)
+			if err := b.add(ctx, tx, ids[n], snap, fresh[n]); err != nil {
+				return fmt.Errorf("inserting interned strings: %w", err)
+			}
+		}
+		if err := b.flush(ctx, tx); err != nil {
 			return fmt.Errorf("inserting interned strings: %w", err)
 		}
+		x.ids = append(x.ids, ids...)
 	}
-	if err := b.flush(ctx, tx); err != nil {
-		return fmt.Errorf("inserting interned strings: %w", err)
+	if len(x.refs)+len(x.edges)+len(x.impls) == 0 {
+		return nil
 	}
-	// The ids are base .. base+len-1: sort the rows by them for locality.
-	x.refs = sortByID(x.refs, ids, func(r *refRow) int32 { return r.target })
-	x.edges = sortByID(x.edges, ids, func(e *edgeRow) int32 { return e.caller })
-	x.impls = sortByID(x.impls, ids, func(im *implRow) int32 { return im.iface })
-	return x.insertRows(ctx, tx, snap, ids)
+	// Sort the rows by the ids for locality.
+	x.refs = sortByID(x.refs, x.ids, func(r *refRow) int32 { return r.target })
+	x.edges = sortByID(x.edges, x.ids, func(e *edgeRow) int32 { return e.caller })
+	x.impls = sortByID(x.impls, x.ids, func(im *implRow) int32 { return im.iface })
+	if err := x.insertRows(ctx, tx, snap, x.ids); err != nil {
+		return err
+	}
+	x.refs, x.edges, x.impls = nil, nil, nil
+	return nil
 }
 
 // insertRows inserts the buffered rows into snapshot snap, the string
@@ -269,14 +283,15 @@ func (x *xrefBuffer) insertRows(ctx context.Context, tx *sql.Tx, snap int64, ids
 }
 
 // sortByID returns rows stably sorted by the id of the string that key
-// returns, with a counting sort: ids are a permutation of base+0 ..
-// base+len(ids)-1, so the rank of a string is its id less the smallest.
+// returns, with a counting sort: ids are distinct and, as insert allocates
+// them, consecutive (a permutation of base+0 .. base+len(ids)-1), so the
+// rank of a string is its id less the smallest.
 func sortByID[T any](rows []T, ids []int64, key func(*T) int32) []T {
 	if len(rows) == 0 {
 		return rows
 	}
 	base := slices.Min(ids)
-	start := make([]int, len(ids)+1) // start[rank+1] counts, then prefix sums
+	start := make([]int, slices.Max(ids)-base+2) // start[rank+1] counts, then prefix sums
 	for i := range rows {
 		start[ids[key(&rows[i])]-base+1]++
 	}
@@ -290,6 +305,24 @@ func sortByID[T any](rows []T, ids []int64, key func(*T) int32) []T {
 		start[r]++
 	}
 	return out
+}
+
+var _ graph.XRefFlusher = (*writer)(nil)
+
+// FlushXRefs implements graph.XRefFlusher: it inserts the cross-references
+// buffered so far, as Publish would (see xrefBuffer.insert). An amend
+// keeps them buffered until Publish, which looks up the strings the base
+// already has.
+func (w *writer) FlushXRefs(ctx context.Context) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.begin(ctx); err != nil {
+		return err
+	}
+	if w.amendBase != 0 {
+		return nil
+	}
+	return w.xref.insert(ctx, w.tx, w.snapID)
 }
 
 // AddRefs implements graph.SnapshotWriter. References are stored as given,
