@@ -1,0 +1,143 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/sqlite"
+)
+
+// TestIndexStoresExtractedXRefs indexes each cross-reference fixture into
+// the real SQLite store with Index, which resolves and writes references
+// and implementations while the last call graph finishes (and has the
+// store insert them before the edges), and checks that the snapshot holds
+// exactly the records Extract hands over in one pass after everything:
+// the same references, call edges and implementations, compared by value.
+func TestIndexStoresExtractedXRefs(t *testing.T) {
+	hermetic(t)
+	archives, err := filepath.Glob("testdata/xref/*.txtar")
+	if err != nil || len(archives) == 0 {
+		t.Fatalf("no fixtures in testdata/xref (%v)", err)
+	}
+	ctx := context.Background()
+	for _, archive := range archives {
+		name := strings.TrimSuffix(filepath.Base(archive), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			dir := writeTxtar(t, archive)
+			dbPath := filepath.Join(t.TempDir(), "sextant.db")
+			st, err := sqlite.Open(ctx, dbPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			res, err := Index(ctx, st, dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := extractAll(t, res.Repository.Name, dir)
+			if len(want.refs) == 0 {
+				t.Fatal("the fixture has no references")
+			}
+			if res.Refs != len(want.refs) || res.CallEdges != len(want.edges) || res.Implementations != len(want.impls) {
+				t.Errorf("Index counted %d refs, %d edges, %d implementations; Extract gave %d, %d, %d",
+					res.Refs, res.CallEdges, res.Implementations, len(want.refs), len(want.edges), len(want.impls))
+			}
+
+			r, err := st.Read(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			var targets, callers, ifaces []string
+			for _, ref := range want.refs {
+				targets = append(targets, ref.Target)
+			}
+			for _, e := range want.edges {
+				callers = append(callers, e.Caller)
+			}
+			// A (type, interface) pair is stored once, the first kept.
+			seen := map[[2]string]bool{}
+			var wantImpls []string
+			for _, im := range want.impls {
+				if p := [2]string{im.Type, im.Interface}; !seen[p] {
+					seen[p] = true
+					wantImpls = append(wantImpls, fmt.Sprint(im))
+					ifaces = append(ifaces, im.Interface)
+				}
+			}
+			gotRefs, _, err := r.Refs(ctx, graph.RefQuery{Targets: targets, IncludeTests: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gotEdges []graph.CallEdge
+			if len(callers) > 0 {
+				if gotEdges, err = r.CallEdges(ctx, graph.EdgeQuery{Callers: callers}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var gotImpls []string
+			slices.Sort(ifaces)
+			for _, iface := range slices.Compact(ifaces) {
+				ims, err := r.Implementations(ctx, iface, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, im := range ims {
+					gotImpls = append(gotImpls, fmt.Sprint(im))
+				}
+			}
+			for i := range gotRefs {
+				gotRefs[i].Repository = ""
+			}
+			for i := range gotEdges {
+				gotEdges[i].Repository = ""
+			}
+			sameRows(t, "references", want.refs, gotRefs)
+			sameRows(t, "call edges", want.edges, gotEdges)
+			slices.Sort(wantImpls)
+			slices.Sort(gotImpls)
+			if !slices.Equal(wantImpls, gotImpls) {
+				t.Errorf("implementations: stored %q, extracted %q", gotImpls, wantImpls)
+			}
+
+			// Nothing else is stored: the queries above cover every row.
+			db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			for table, n := range map[string]int{"refs": len(want.refs), "edges": len(want.edges), "implements": len(wantImpls)} {
+				var got int
+				if err := db.QueryRow(`SELECT count(*) FROM ` + table).Scan(&got); err != nil {
+					t.Fatal(err)
+				}
+				if got != n {
+					t.Errorf("%s: %d rows stored, %d extracted", table, got, n)
+				}
+			}
+		})
+	}
+}
+
+// sameRows reports whether two lists hold the same records, in any order.
+func sameRows[T any](t *testing.T, what string, want, got []T) {
+	t.Helper()
+	str := func(rows []T) []string {
+		out := make([]string, len(rows))
+		for i, r := range rows {
+			out[i] = fmt.Sprintf("%+v", r)
+		}
+		slices.Sort(out)
+		return out
+	}
+	w, g := str(want), str(got)
+	if !slices.Equal(w, g) {
+		t.Errorf("%s: %d stored, %d extracted, or they differ:\nstored    %q\nextracted %q", what, len(g), len(w), g, w)
+	}
+}
