@@ -268,9 +268,11 @@ func (v *view) refRows(ctx context.Context, repo string, refs []graph.Ref, subje
 // root is opened on the first read and closed with the view.
 func (v *view) lineReader(repo string) func(path string, n int) string {
 	var rootDir string
+	var gen uint64
 	for _, r := range v.repos {
 		if r.Name == repo && v.s.isRoot(r.Root) {
 			rootDir = r.Root
+			gen = v.cleanWatch(r)
 		}
 	}
 	var root *os.Root
@@ -279,17 +281,20 @@ func (v *view) lineReader(repo string) func(path string, n int) string {
 		if rootDir == "" {
 			return ""
 		}
-		if root == nil {
-			var err error
-			if root, err = os.OpenRoot(rootDir); err != nil {
-				rootDir = ""
-				return ""
-			}
-			v.onClose(func() { root.Close() })
-		}
 		f, ok := files[path]
 		if !ok {
-			f = v.s.lines.get(root, rootDir, path)
+			f = v.s.lines.cached(rootDir, path, gen)
+			if f == nil {
+				if root == nil {
+					var err error
+					if root, err = os.OpenRoot(rootDir); err != nil {
+						rootDir = ""
+						return ""
+					}
+					v.onClose(func() { root.Close() })
+				}
+				f = v.s.lines.get(root, rootDir, path, gen)
+			}
 			files[path] = f
 		}
 		return f.line(n)

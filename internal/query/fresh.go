@@ -43,12 +43,15 @@ func (s *Service) staleness(ctx context.Context, r graph.Reader, repo graph.Repo
 		// Watch first, then stat: a change after the watch starts is
 		// queued, one before it is seen by the stat.
 		if dw := newDirWatch(repo.Root, fs.dirs); dw != nil {
-			w = &watchState{snapshot: repo.Snapshot.ID, watch: dw, dirty: true}
+			s.watchGen++
+			w = &watchState{snapshot: repo.Snapshot.ID, watch: dw, dirty: true, gen: s.watchGen}
 			s.watches[repo.Name] = w
 		}
 	}
 	if w != nil && w.watch.changed() {
 		w.dirty = true
+		s.watchGen++
+		w.gen = s.watchGen
 	}
 	if w != nil && !w.dirty {
 		return nil
@@ -66,6 +69,24 @@ type watchState struct {
 	snapshot int64
 	watch    *dirWatch
 	dirty    bool
+	gen      uint64 // renewed (from Service.watchGen) at every event and with every new watch
+}
+
+// cleanWatch returns the generation of repo's directory watch when this
+// call found the repository fresh by it (no event since a full check
+// found the snapshot matching the disk), else 0: files read since in that
+// generation are unchanged (see lineCache.cached).
+func (v *view) cleanWatch(repo graph.RepositoryStatus) uint64 {
+	if len(v.staleness(repo)) > 0 {
+		return 0
+	}
+	v.s.mu.Lock()
+	defer v.s.mu.Unlock()
+	w := v.s.watches[repo.Name]
+	if w == nil || w.dirty || w.snapshot != repo.Snapshot.ID {
+		return 0
+	}
+	return w.gen
 }
 
 // statCheck compares the files of repo's pinned snapshot with the disk:

@@ -34,18 +34,56 @@ func TestLineCacheFollowsTheDisk(t *testing.T) {
 		n    int
 		want string
 	}{{1, "package a"}, {2, ""}, {3, "func F() {}"}, {4, ""}, {0, ""}} {
-		if got := c.get(root, dir, "a.go").line(tc.n); got != tc.want {
+		if got := c.get(root, dir, "a.go", 0).line(tc.n); got != tc.want {
 			t.Errorf("line %d = %q, want %q", tc.n, got, tc.want)
 		}
 	}
-	if c.get(root, dir, "a.go") != c.get(root, dir, "a.go") {
+	if c.get(root, dir, "a.go", 0) != c.get(root, dir, "a.go", 0) {
 		t.Error("an unchanged file was read again")
 	}
 	write("package a\n\nfunc G() {}\n", t0.Add(time.Second))
-	if got := c.get(root, dir, "a.go").line(3); got != "func G() {}" {
+	if got := c.get(root, dir, "a.go", 0).line(3); got != "func G() {}" {
 		t.Errorf("after a rewrite, line 3 = %q", got)
 	}
-	if c.get(root, dir, "missing.go") != nil || c.get(root, dir, "../x.go") != nil {
+	if c.get(root, dir, "missing.go", 0) != nil || c.get(root, dir, "../x.go", 0) != nil {
 		t.Error("a missing file or one outside the root gave lines")
+	}
+}
+
+// TestLineCacheWatchGenerations: an entry found current in a watch
+// generation is served in that generation without opening the file, and
+// in no other; without a watch (generation 0) never.
+func TestLineCacheWatchGenerations(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	var c lineCache
+	if c.get(root, dir, "a.go", 0) == nil || c.cached(dir, "a.go", 0) != nil {
+		t.Fatal("generation 0 served an entry unopened")
+	}
+	if c.cached(dir, "a.go", 5) != nil {
+		t.Fatal("an entry never found current in generation 5 was served in it")
+	}
+	f := c.get(root, dir, "a.go", 5) // found current, unchanged
+	if got := c.cached(dir, "a.go", 5); got == nil || got != f {
+		t.Fatalf("generation 5: cached %p, want %p", got, f)
+	}
+	if c.cached(dir, "a.go", 6) != nil {
+		t.Error("an entry of generation 5 was served in generation 6")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.go"), []byte("package b\n\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.get(root, dir, "a.go", 6).line(1); got != "package b" {
+		t.Errorf("generation 6 after a rewrite: line 1 = %q", got)
+	}
+	if got := c.cached(dir, "a.go", 6).line(1); got != "package b" {
+		t.Errorf("generation 6 unopened: line 1 = %q", got)
 	}
 }

@@ -44,6 +44,7 @@ type Service struct {
 	indexing map[string]*flight        // root → the indexing run in progress
 	files    map[string]fileSet        // repository name → files of one snapshot, for freshness
 	watches  map[string]*watchState    // repository name → directory watch of its snapshot
+	watchGen uint64                    // the last watch generation handed out (see watchState.gen)
 	facts    map[string]*repoFacts     // repository name → completeness facts of one snapshot
 	failed   map[string]refreshFailure // root → the last refresh that failed
 
