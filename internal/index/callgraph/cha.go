@@ -57,8 +57,9 @@ type chaResolver struct {
 }
 
 type imethod struct {
-	iface *types.Interface
-	id    string
+	iface     *types.Interface
+	id        string
+	typeParam bool // called on a type parameter: every declared method
 }
 
 // valueSet is what a value may hold: functions, and whether the list is
@@ -205,12 +206,16 @@ func (r *chaResolver) implementations(c *ssa.CallCommon) []*ssa.Function {
 		return nil
 	}
 	methods := r.methods
-	if _, ok := types.Unalias(c.Value.Type()).(*types.TypeParam); ok {
+	_, typeParam := types.Unalias(c.Value.Type()).(*types.TypeParam)
+	if typeParam {
 		// A method of a type parameter dispatches on the type argument,
 		// which need not ever be converted to an interface.
 		methods = r.declaredMethods()
 	}
-	key := imethod{iface, c.Method.Id()}
+	// The two lists answer the same interface differently (a constraint
+	// may be an ordinary interface too): the key tells them apart, or
+	// the answer would be the list of whichever was asked first.
+	key := imethod{iface, c.Method.Id(), typeParam}
 	ms, ok := r.memo[key]
 	if !ok {
 		for _, fn := range methods[key.id] {
