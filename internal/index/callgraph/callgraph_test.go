@@ -203,12 +203,11 @@ func checkEdges(t *testing.T, dir string, res *Result) {
 //
 //	caller -> callee [coverage via go|defer dispatch] at file:line:col
 func render(w *bytes.Buffer, dir string, res *Result) {
-	const module = "example.com/cg/"
 	short := func(f Func) string {
 		if f.Name == "" {
 			return "?"
 		}
-		return strings.TrimPrefix(f.Name, module)
+		return trimModule(f.Name)
 	}
 	rel := func(p Pos) string {
 		r, err := filepath.Rel(dir, p.Filename)
@@ -235,7 +234,7 @@ func render(w *bytes.Buffer, dir string, res *Result) {
 			attrs = append(attrs, "reflection")
 		}
 		attrs = append(attrs, fmt.Sprintf("dynamic=%d unresolved=%d", f.DynamicCalls, f.UnresolvedCalls))
-		fmt.Fprintf(w, "package %s: %s\n", strings.TrimPrefix(p, module), strings.Join(attrs, " "))
+		fmt.Fprintf(w, "package %s: %s\n", trimModule(p), strings.Join(attrs, " "))
 	}
 	for _, e := range res.Edges {
 		callee := short(e.Callee)
@@ -263,6 +262,17 @@ func render(w *bytes.Buffer, dir string, res *Result) {
 		}
 		fmt.Fprintf(w, "%s -> %s [%s] at %s\n", short(e.Caller), callee, strings.Join(class, " "), rel(e.Site))
 	}
+}
+
+// trimModule drops the fixture's module path ("example.com/cg/") from
+// the front of a name.
+func trimModule(name string) string {
+	if rest, ok := strings.CutPrefix(name, "example.com/"); ok {
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			return rest[i+1:]
+		}
+	}
+	return name
 }
 
 // lineDiff shows the lines only in want (-) and only in got (+).

@@ -87,9 +87,7 @@ func (u *unit) run(ctx context.Context) (res *Result, err error) {
 			b.instantiated[top.Origin().Pos()] = true
 		}
 	}
-	slices.SortStableFunc(source, func(x, y *ssa.Function) int {
-		return cmpBool(isBuiltInstance(outermost(x)), isBuiltInstance(outermost(y)))
-	})
+	u.sortSource(source)
 	for i, fn := range source {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -106,6 +104,61 @@ func (u *unit) run(ctx context.Context) (res *Result, err error) {
 	u.stats.Edges = time.Since(t)
 	res.Stats = u.stats
 	return res, nil
+}
+
+// sortSource puts the functions whose calls are read in an order that
+// depends on the code alone: instances after everything else, then by
+// position, name and variant. They come from a map, and what is read
+// first is remembered (traced function values, within a step budget,
+// are memoised), so the order of reading must not change from run to
+// run.
+func (u *unit) sortSource(source []*ssa.Function) {
+	variant := make(map[*ssa.Package]int, len(u.variants))
+	for i, p := range u.variants {
+		variant[p] = i
+	}
+	type key struct {
+		instance bool
+		file     string
+		offset   int
+		variant  int
+		name     string // only computed when the rest ties
+	}
+	keys := make(map[*ssa.Function]*key, len(source))
+	for _, fn := range source {
+		top := outermost(fn)
+		k := &key{instance: isBuiltInstance(top), variant: -1}
+		origin := top
+		if k.instance {
+			origin = top.Origin()
+		}
+		if i, ok := variant[origin.Pkg]; ok {
+			k.variant = i
+		}
+		if fn.Pos().IsValid() {
+			p := u.fset.PositionFor(fn.Pos(), false)
+			k.file, k.offset = p.Filename, p.Offset
+		}
+		keys[fn] = k
+	}
+	name := func(fn *ssa.Function, k *key) string {
+		if k.name == "" {
+			k.name = fn.String()
+		}
+		return k.name
+	}
+	slices.SortFunc(source, func(x, y *ssa.Function) int {
+		kx, ky := keys[x], keys[y]
+		if c := cmp.Or(
+			cmpBool(kx.instance, ky.instance),
+			strings.Compare(kx.file, ky.file),
+			cmp.Compare(kx.offset, ky.offset),
+			cmp.Compare(kx.variant, ky.variant),
+		); c != 0 {
+			return c
+		}
+		return strings.Compare(name(x, kx), name(y, ky))
+	})
 }
 
 func cmpBool(a, b bool) int {
@@ -133,7 +186,7 @@ type edgeBuilder struct {
 	objIDs map[*types.Func]int32
 	varIDs map[token.Pos]int32
 
-	targetMemo map[*ssa.Function][]target
+	targetMemo map[*ssa.Function][]target // complete answers of targets
 	sites      map[siteKey]*siteAcc
 	accs       []*siteAcc // in the order first seen
 
@@ -365,7 +418,7 @@ func (b *edgeBuilder) function(fn *ssa.Function) {
 				acc.by = VTA // VTA in one variant, CHA in another: say the better
 			}
 			for _, g := range callees {
-				for _, t := range b.targets(g, 0) {
+				for _, t := range b.targets(g) {
 					acc.resolved = true
 					if t.literal && t.fn == from && !goStmt && !deferStmt {
 						continue // a literal called where it is written: its calls are the caller's own

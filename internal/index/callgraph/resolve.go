@@ -2,6 +2,7 @@ package callgraph
 
 import (
 	"go/types"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/callgraph"
@@ -172,39 +173,71 @@ type target struct {
 // it is declared; the declaration enclosing it when it is a function
 // literal; the generic function of an instance; the method a wrapper,
 // bound method value or thunk calls, looked through to the concrete
-// methods when that method is abstract (a method value of an interface).
-func (b *edgeBuilder) targets(fn *ssa.Function, depth int) []target {
+// methods when that method is abstract (a method value of an interface,
+// a method promoted from an embedded interface).
+//
+// Such abstract wrappers dispatch again, and may reach other abstract
+// wrappers, in chains and cycles (a struct embedding an interface that
+// it implements itself is among that interface's implementations). The
+// answer for fn is what every wrapper reachable from fn stands for, all
+// of it: it must not depend on which wrapper was asked about first, so
+// only answers computed from fn itself, over the whole chain, are
+// memoised.
+func (b *edgeBuilder) targets(fn *ssa.Function) []target {
 	if ts, ok := b.targetMemo[fn]; ok {
 		return ts
 	}
-	b.targetMemo[fn] = nil // cycles through wrappers end here
-	var ts []target
+	ts, through := b.ownTargets(fn)
+	if through {
+		ts = b.throughWrappers(fn)
+	}
+	b.targetMemo[fn] = ts
+	return ts
+}
+
+// ownTargets returns the declarations fn stands for by itself, or
+// through when fn is an abstract wrapper whose calls say what it
+// stands for.
+func (b *edgeBuilder) ownTargets(fn *ssa.Function) (ts []target, through bool) {
 	switch {
 	case fn.Parent() != nil:
 		top := outermost(fn)
 		if id, ok := b.declOf(top, fn.Pos()); ok {
-			ts = []target{{fn: id, literal: true}}
+			return []target{{fn: id, literal: true}}, false
 		}
+		return nil, false
 	case fn.Synthetic == packageInitializer:
+		return nil, false
 	case isInstance(fn):
-		ts = b.targets(fn.Origin(), depth)
-	case fn.Synthetic == "" || strings.HasPrefix(fn.Synthetic, "from type information"):
-		if obj, ok := fn.Object().(*types.Func); ok {
-			ts = []target{{fn: b.funcID(obj)}}
+		return b.targets(fn.Origin()), false
+	}
+	obj, ok := fn.Object().(*types.Func)
+	if !ok {
+		return nil, false
+	}
+	if fn.Synthetic == "" || strings.HasPrefix(fn.Synthetic, "from type information") || !isAbstract(obj) {
+		return []target{{fn: b.funcID(obj)}}, false
+	}
+	return nil, true // wrapper, bound method or thunk of an abstract method
+}
+
+// throughWrappers returns the targets of every callee of the abstract
+// wrapper fn, following the abstract wrappers among them to the end.
+func (b *edgeBuilder) throughWrappers(fn *ssa.Function) []target {
+	var ts []target
+	add := func(more []target) {
+		for _, t := range more {
+			if !slices.Contains(ts, t) {
+				ts = append(ts, t)
+			}
 		}
-	default: // wrapper, bound method, thunk
-		obj, ok := fn.Object().(*types.Func)
-		if !ok {
-			break
-		}
-		if !isAbstract(obj) {
-			ts = []target{{fn: b.funcID(obj)}}
-			break
-		}
-		if depth > 3 {
-			break
-		}
-		for _, blk := range fn.Blocks {
+	}
+	seen := map[*ssa.Function]bool{fn: true}
+	work := []*ssa.Function{fn}
+	for len(work) > 0 {
+		w := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, blk := range w.Blocks {
 			for _, instr := range blk.Instrs {
 				c, ok := instr.(ssa.CallInstruction)
 				if !ok {
@@ -217,12 +250,21 @@ func (b *edgeBuilder) targets(fn *ssa.Function, depth int) []target {
 					cs, _ = b.resolve(c)
 				}
 				for _, g := range cs {
-					ts = append(ts, b.targets(g, depth+1)...)
+					if memo, ok := b.targetMemo[g]; ok {
+						add(memo) // complete: computed from g itself
+						continue
+					}
+					own, through := b.ownTargets(g)
+					if !through {
+						add(own)
+					} else if !seen[g] {
+						seen[g] = true
+						work = append(work, g)
+					}
 				}
 			}
 		}
 	}
-	b.targetMemo[fn] = ts
 	return ts
 }
 
