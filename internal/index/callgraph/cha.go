@@ -13,7 +13,11 @@ import (
 //
 // Interface calls: the methods of the runtime types of the program (the
 // types converted to an interface in the code that was built) whose type
-// implements the called interface.
+// implements the called interface. A call of a method of a type
+// parameter (in a generic function nothing instantiates) dispatches on
+// the type argument, which need not be converted to anything: it may
+// reach those and every other method of a concrete type in the unit's
+// functions.
 //
 // Function values: the called value is traced back, on demand, through
 // phis and conversions, closures, loads of package variables, struct
@@ -59,7 +63,7 @@ type chaResolver struct {
 type imethod struct {
 	iface     *types.Interface
 	id        string
-	typeParam bool // called on a type parameter: every declared method
+	typeParam bool // called on a type parameter: every method (declaredMethods)
 }
 
 // valueSet is what a value may hold: functions, and whether the list is
@@ -252,15 +256,31 @@ func (r *chaResolver) ensureMethods() {
 }
 
 // declaredMethods indexes every method of a concrete type in the
-// program's functions.
+// program's functions, and the methods of the runtime types: a type
+// argument need not be converted to an interface, and a method of an
+// instance converted to one (made on demand, after the functions were
+// gathered) is in no list of functions.
 func (r *chaResolver) declaredMethods() map[string][]*ssa.Function {
 	if r.declared == nil {
+		r.ensureMethods()
 		r.declared = map[string][]*ssa.Function{}
+		seen := map[*ssa.Function]bool{}
+		add := func(id string, fn *ssa.Function) {
+			if !seen[fn] {
+				seen[fn] = true
+				r.declared[id] = append(r.declared[id], fn)
+			}
+		}
 		for fn := range r.all {
 			if recv := fn.Signature.Recv(); recv != nil && !types.IsInterface(recv.Type()) {
 				if obj, ok := fn.Object().(*types.Func); ok {
-					r.declared[obj.Id()] = append(r.declared[obj.Id()], fn)
+					add(obj.Id(), fn)
 				}
+			}
+		}
+		for id, fns := range r.methods {
+			for _, fn := range fns {
+				add(id, fn)
 			}
 		}
 	}
