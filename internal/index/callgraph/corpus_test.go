@@ -135,6 +135,54 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
+// TestCorpusDeterministic builds each unit of a real module three times,
+// the way the indexer does and not, and requires the same edges: an index
+// is a function of the code. It is opt-in like TestCorpus (about 15 s on
+// prometheus):
+//
+//	SEXTANT_CALLGRAPH_CORPUS=/tmp/prometheus go test ./internal/index/callgraph -run CorpusDeterministic -v
+func TestCorpusDeterministic(t *testing.T) {
+	dir := os.Getenv("SEXTANT_CALLGRAPH_CORPUS")
+	if dir == "" {
+		t.Skip("set SEXTANT_CALLGRAPH_CORPUS to a module directory to run")
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var maxVTA int
+	if s := os.Getenv("SEXTANT_CALLGRAPH_MAXVTA"); s != "" {
+		if maxVTA, err = strconv.Atoi(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, pkgs := range loadUnits(t, dir) {
+		var first *Result
+		for i, mode := range []struct {
+			procs int
+			paced bool
+		}{{2, false}, {1, false}, {2, true}} {
+			prev := runtime.GOMAXPROCS(mode.procs)
+			res, err := buildLike(pkgs, Options{InRepo: under(dir), MaxVTACalls: maxVTA, Paced: mode.paced})
+			runtime.GOMAXPROCS(prev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("build %d (GOMAXPROCS %d, paced %v): %d edges by %s", i, mode.procs, mode.paced, len(res.Edges), res.Algorithm)
+			if first == nil {
+				first = res
+				continue
+			}
+			if d := edgeDiff(first.Edges, res.Edges); d != "" {
+				if len(d) > 4000 {
+					d = d[:4000] + "..."
+				}
+				t.Fatalf("build %d differs from build 0:\n%s", i, d)
+			}
+		}
+	}
+}
+
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {

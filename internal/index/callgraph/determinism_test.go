@@ -35,14 +35,7 @@ func TestDeterministic(t *testing.T) {
 						procs := 1 + i%2
 						prev := runtime.GOMAXPROCS(procs)
 						opts := Options{InRepo: under(dir), MaxVTACalls: alg.max, Paced: i%3 == 0}
-						p := Start(context.Background(), pkgs, opts)
-						if opts.Paced {
-							for _, path := range unitPaths(pkgs) {
-								p.Reached(path)
-							}
-							p.Open()
-						}
-						res, err := p.Wait()
+						res, err := buildLike(pkgs, opts)
 						runtime.GOMAXPROCS(prev)
 						if err != nil {
 							t.Fatal(err)
@@ -60,6 +53,21 @@ func TestDeterministic(t *testing.T) {
 			}
 		})
 	}
+}
+
+// buildLike runs Start as the indexer does: with Options.Paced, the
+// import paths are reached one by one in sorted order, letting the
+// build go on between them, and the gate is opened at the end.
+func buildLike(pkgs []*packages.Package, opts Options) (*Result, error) {
+	p := Start(context.Background(), pkgs, opts)
+	if opts.Paced {
+		for _, path := range unitPaths(pkgs) {
+			p.Reached(path)
+			runtime.Gosched()
+		}
+		p.Open()
+	}
+	return p.Wait()
 }
 
 // unitPaths returns the import paths of pkgs in the order the indexer
