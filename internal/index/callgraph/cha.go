@@ -73,7 +73,9 @@ type valueSet struct {
 	complete bool
 }
 
-func newCHA(prog *ssa.Program, all map[*ssa.Function]bool, fromSource func(*ssa.Package) bool) *chaResolver {
+// newCHA indexes bodies, the functions of all with a body, in the order
+// given.
+func newCHA(prog *ssa.Program, all map[*ssa.Function]bool, bodies []*ssa.Function, fromSource func(*ssa.Package) bool) *chaResolver {
 	r := &chaResolver{
 		prog:       prog,
 		fromSource: fromSource,
@@ -90,11 +92,9 @@ func newCHA(prog *ssa.Program, all map[*ssa.Function]bool, fromSource func(*ssa.
 		reentered:  map[ssa.Value]bool{},
 	}
 	var buf [10]*ssa.Value
-	takenFns := map[*ssa.Function]bool{}
-	for fn := range all {
-		if len(fn.Blocks) == 0 {
-			continue
-		}
+	var takenFns []*ssa.Function
+	isTaken := map[*ssa.Function]bool{}
+	for _, fn := range bodies {
 		r.bodies[fn.Pos()] = true
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
@@ -125,15 +125,16 @@ func newCHA(prog *ssa.Program, all map[*ssa.Function]bool, fromSource func(*ssa.
 					if op == callee {
 						continue // a direct call does not take the function's value
 					}
-					if g, ok := (*op).(*ssa.Function); ok {
-						takenFns[g] = true
+					if g, ok := (*op).(*ssa.Function); ok && !isTaken[g] {
+						isTaken[g] = true
+						takenFns = append(takenFns, g)
 						r.taken[g.Pos()] = true
 					}
 				}
 			}
 		}
 	}
-	for fn := range takenFns {
+	for _, fn := range takenFns {
 		fns, _ := r.bySig.At(fn.Signature).([]*ssa.Function)
 		r.bySig.Set(fn.Signature, append(fns, fn))
 	}

@@ -107,12 +107,20 @@ func (u *unit) run(ctx context.Context) (res *Result, err error) {
 }
 
 // sortSource puts the functions whose calls are read in an order that
-// depends on the code alone: instances after everything else, then by
-// position, name and variant. They come from a map, and what is read
-// first is remembered (traced function values, within a step budget,
-// are memoised), so the order of reading must not change from run to
-// run.
+// depends on the code alone: instances after everything else (see run),
+// then as sortFuncs. They come from a map, and what is read first is
+// remembered (traced function values, within a step budget, are
+// memoised), so the order of reading must not change from run to run.
 func (u *unit) sortSource(source []*ssa.Function) {
+	u.sortFuncs(source, true)
+}
+
+// sortFuncs sorts fns by the position of their declaration, then the
+// variant of their package, then their name and kind (for instances and
+// synthetic functions, which share a position), with instances last
+// when instancesLast is set: an order given by the code, not by the
+// memory addresses and map iterations of one run.
+func (u *unit) sortFuncs(fns []*ssa.Function, instancesLast bool) {
 	variant := make(map[*ssa.Package]int, len(u.variants))
 	for i, p := range u.variants {
 		variant[p] = i
@@ -122,14 +130,14 @@ func (u *unit) sortSource(source []*ssa.Function) {
 		file     string
 		offset   int
 		variant  int
-		name     string // only computed when the rest ties
+		name     string // computed only when the rest ties
 	}
-	keys := make(map[*ssa.Function]*key, len(source))
-	for _, fn := range source {
+	keys := make(map[*ssa.Function]*key, len(fns))
+	for _, fn := range fns {
 		top := outermost(fn)
-		k := &key{instance: isBuiltInstance(top), variant: -1}
+		k := &key{instance: instancesLast && isBuiltInstance(top), variant: -1}
 		origin := top
-		if k.instance {
+		if top.Origin() != nil {
 			origin = top.Origin()
 		}
 		if i, ok := variant[origin.Pkg]; ok {
@@ -143,11 +151,11 @@ func (u *unit) sortSource(source []*ssa.Function) {
 	}
 	name := func(fn *ssa.Function, k *key) string {
 		if k.name == "" {
-			k.name = fn.String()
+			k.name = fn.String() + " " + fn.Synthetic
 		}
 		return k.name
 	}
-	slices.SortFunc(source, func(x, y *ssa.Function) int {
+	slices.SortFunc(fns, func(x, y *ssa.Function) int {
 		kx, ky := keys[x], keys[y]
 		if c := cmp.Or(
 			cmpBool(kx.instance, ky.instance),
@@ -246,7 +254,17 @@ func (b *edgeBuilder) resolve(c ssa.CallInstruction) ([]*ssa.Function, Algorithm
 
 func (b *edgeBuilder) chaResolver() *chaResolver {
 	if b.cha == nil {
-		b.cha = newCHA(b.u.prog, b.all, func(p *ssa.Package) bool {
+		// CHA's tables list values in the order of the functions read,
+		// and its trace of a value is cut after a number of steps: a
+		// stable order keeps its answers stable.
+		var bodies []*ssa.Function
+		for fn := range b.all {
+			if len(fn.Blocks) > 0 {
+				bodies = append(bodies, fn)
+			}
+		}
+		b.u.sortFuncs(bodies, false)
+		b.cha = newCHA(b.u.prog, b.all, bodies, func(p *ssa.Package) bool {
 			_, ok := b.u.pathOf[p]
 			return ok
 		})
