@@ -27,22 +27,8 @@ import (
 // SEXTANT_CALLGRAPH_MAXVTA sets Options.MaxVTACalls (-1: CHA).
 // The figures are reported, never asserted.
 func TestCorpus(t *testing.T) {
-	dir := os.Getenv("SEXTANT_CALLGRAPH_CORPUS")
-	if dir == "" {
-		t.Skip("set SEXTANT_CALLGRAPH_CORPUS to a module directory to run")
-	}
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var opts Options
-	if s := os.Getenv("SEXTANT_CALLGRAPH_MAXVTA"); s != "" {
-		if opts.MaxVTACalls, err = strconv.Atoi(s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	prefix := dir + string(filepath.Separator)
-	opts.InRepo = func(name string) bool { return len(name) > len(prefix) && name[:len(prefix)] == prefix }
+	dir, maxVTA := corpusEnv(t)
+	opts := Options{InRepo: under(dir), MaxVTACalls: maxVTA}
 
 	plan, err := load.Discover(dir)
 	if err != nil {
@@ -142,20 +128,7 @@ func TestCorpus(t *testing.T) {
 //
 //	SEXTANT_CALLGRAPH_CORPUS=/tmp/prometheus go test ./internal/index/callgraph -run CorpusDeterministic -v
 func TestCorpusDeterministic(t *testing.T) {
-	dir := os.Getenv("SEXTANT_CALLGRAPH_CORPUS")
-	if dir == "" {
-		t.Skip("set SEXTANT_CALLGRAPH_CORPUS to a module directory to run")
-	}
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var maxVTA int
-	if s := os.Getenv("SEXTANT_CALLGRAPH_MAXVTA"); s != "" {
-		if maxVTA, err = strconv.Atoi(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir, maxVTA := corpusEnv(t)
 	for _, pkgs := range loadUnits(t, dir) {
 		var first *Result
 		for i, mode := range []struct {
@@ -267,4 +240,25 @@ func BenchmarkBuild(b *testing.B) {
 			}
 		}
 	}
+}
+
+// corpusEnv returns the module directory of SEXTANT_CALLGRAPH_CORPUS
+// (skipping the test without one) and SEXTANT_CALLGRAPH_MAXVTA as
+// Options.MaxVTACalls (-1: CHA; 0 when unset).
+func corpusEnv(t *testing.T) (dir string, maxVTA int) {
+	t.Helper()
+	dir = os.Getenv("SEXTANT_CALLGRAPH_CORPUS")
+	if dir == "" {
+		t.Skip("set SEXTANT_CALLGRAPH_CORPUS to a module directory to run")
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := os.Getenv("SEXTANT_CALLGRAPH_MAXVTA"); s != "" {
+		if maxVTA, err = strconv.Atoi(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, maxVTA
 }
