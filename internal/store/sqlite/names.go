@@ -206,10 +206,8 @@ func (r *reader) findInMemory(ctx context.Context, q graph.SymbolQuery) ([]graph
 			if !match(t, i, e) {
 				continue
 			}
-			cands = append(cands, candidate{id: e.id, tier: rankTier(e.name, e.lname, e.qn, q.Name, lq),
-				exported: e.exported, test: e.test, length: utf8.RuneCountInString(e.name),
-				name: e.name, lname: e.lname, qn: e.qn, repo: rs.name, path: e.path,
-				startLine: e.startLine, start: e.start, entry: e})
+			cands = append(cands, candidate{e: e, repo: rs.name, tier: int32(rankTier(e.name, e.lname, e.qn, q.Name, lq)),
+				length: int32(utf8.RuneCountInString(e.name))})
 		}
 	}
 	total := len(cands)
@@ -235,13 +233,13 @@ func (r *reader) findInMemory(ctx context.Context, q graph.SymbolQuery) ([]graph
 		// The table holds all a brief answer shows: no row to read.
 		syms := make([]graph.Symbol, len(page))
 		for i, c := range page {
-			syms[i] = c.entry.brief(c.repo)
+			syms[i] = c.e.brief(c.repo)
 		}
 		return syms, total, nil
 	}
 	ids := make([]int64, len(page))
 	for i, c := range page {
-		ids[i] = c.id
+		ids[i] = c.e.id
 	}
 	syms, err := r.symbolsByID(ctx, ids)
 	if err != nil {

@@ -256,43 +256,43 @@ func (r *reader) FindSymbols(ctx context.Context, q graph.SymbolQuery) ([]graph.
 	return r.findInMemory(ctx, q)
 }
 
-// candidate is what fuzzy ranking needs of a symbol.
+// candidate is a match being ranked: its entry in the name table and
+// what ranking derives from it. Small, since a broad match has thousands.
 type candidate struct {
-	id               int64
-	tier             int
-	exported, test   bool
-	length           int
-	name, lname, qn  string
-	repo, path       string
-	startLine, start int
-	entry            *nameEntry // of the name table, for a brief answer
+	e      *nameEntry
+	repo   string
+	tier   int32
+	length int32 // characters of the name
 }
 
-// compareCandidates orders candidates the way FindSymbols' ORDER BY does.
+// compareCandidates orders candidates: rank tier, exported first,
+// non-test first, shorter names, then qualified name, repository, path,
+// position and row id, which make it a total order.
 func compareCandidates(a, b candidate) int {
 	if c := cmp.Compare(a.tier, b.tier); c != 0 {
 		return c
 	}
-	if a.exported != b.exported {
-		if a.exported {
+	x, y := a.e, b.e
+	if x.exported != y.exported {
+		if x.exported {
 			return -1
 		}
 		return 1
 	}
-	if a.test != b.test {
-		if !a.test {
+	if x.test != y.test {
+		if !x.test {
 			return -1
 		}
 		return 1
 	}
 	return cmp.Or(
 		cmp.Compare(a.length, b.length),
-		strings.Compare(a.qn, b.qn),
+		strings.Compare(x.qn, y.qn),
 		strings.Compare(a.repo, b.repo),
-		strings.Compare(a.path, b.path),
-		cmp.Compare(a.startLine, b.startLine),
-		cmp.Compare(a.start, b.start),
-		cmp.Compare(a.id, b.id),
+		strings.Compare(x.path, y.path),
+		cmp.Compare(x.startLine, y.startLine),
+		cmp.Compare(x.start, y.start),
+		cmp.Compare(x.id, y.id),
 	)
 }
 
