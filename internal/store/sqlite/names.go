@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -26,9 +27,24 @@ type nameTable struct {
 	once    sync.Once
 	err     error
 	entries []nameEntry
+	ready   atomic.Bool // entries are loaded (see names.loaded)
 
 	humpsOnce sync.Once
 	humps     []entryHumps // parallel to entries, built on the first fuzzy search
+
+	keysOnce sync.Once
+	byKey    map[string]*nameEntry // built on the first lookup by key
+}
+
+// entry returns the entry of the symbol with stable key key, or nil.
+func (t *nameTable) entry(key string) *nameEntry {
+	t.keysOnce.Do(func() {
+		t.byKey = make(map[string]*nameEntry, len(t.entries))
+		for i := range t.entries {
+			t.byKey[t.entries[i].key] = &t.entries[i]
+		}
+	})
+	return t.byKey[key]
 }
 
 // entryHumps are a name's humps, lower-cased, as fuzzyMatcher.match splits
@@ -103,13 +119,28 @@ func (n *names) table(ctx context.Context, r *reader, repo string, rev, data int
 		}
 	}
 	n.mu.Unlock()
-	t.once.Do(func() { t.entries, t.err = loadNames(ctx, r, data) })
+	t.once.Do(func() {
+		t.entries, t.err = loadNames(ctx, r, data)
+		t.ready.Store(t.err == nil)
+	})
 	if t.err != nil {
 		n.mu.Lock()
 		delete(n.tables, id) // let a later call retry
 		n.mu.Unlock()
 	}
 	return t, t.err
+}
+
+// loaded returns the name table of published snapshot rev when one is
+// loaded already, else nil: it never loads one.
+func (n *names) loaded(rev int64) *nameTable {
+	n.mu.Lock()
+	t := n.tables[rev]
+	n.mu.Unlock()
+	if t == nil || !t.ready.Load() {
+		return nil
+	}
+	return t
 }
 
 func loadNames(ctx context.Context, r *reader, id int64) ([]nameEntry, error) {

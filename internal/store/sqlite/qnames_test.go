@@ -1,0 +1,85 @@
+package sqlite
+
+import (
+	"context"
+	"maps"
+	"strings"
+	"testing"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// TestQualifiedNamesBothWays: the names come from the SQL lookup until
+// the name tables of every pinned snapshot are loaded, then from them;
+// both give the same map, across two repositories, with unknown keys
+// left out.
+func TestQualifiedNamesBothWays(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	var keys []string
+	for _, name := range []string{"alpha", "beta"} {
+		repo, err := s.EnsureRepository(ctx, "/src/"+name, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		publishGeneration(t, s, repo, 1, 120)
+	}
+	r, err := s.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	all, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Name: "", Mode: graph.MatchSubstring})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for _, sym := range all {
+		keys = append(keys, sym.Key)
+		want[sym.Key] = sym.QualifiedName
+	}
+	if len(keys) < 200 {
+		t.Fatalf("%d symbols, want both repositories' 240", len(keys))
+	}
+	keys = append(keys, strings.Repeat("Z", 32))
+
+	fresh, err := s.Read(ctx) // a reader of its own, tables as they are
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	s.names.mu.Lock()
+	s.names.tables = nil // the search above loaded them: start over
+	s.names.mu.Unlock()
+	bySQL, err := fresh.(graph.QualifiedNamer).QualifiedNames(ctx, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(bySQL, want) {
+		t.Errorf("by SQL: %d names, want %d", len(bySQL), len(want))
+	}
+	if _, _, err := fresh.FindSymbols(ctx, graph.SymbolQuery{Name: "x", Mode: graph.MatchSubstring}); err != nil {
+		t.Fatal(err) // loads the tables
+	}
+	for _, rs := range mustPinned(t, fresh.(*reader)) {
+		if s.names.loaded(rs.revision) == nil {
+			t.Fatalf("table of %s not loaded by a search", rs.name)
+		}
+	}
+	byTable, err := fresh.(graph.QualifiedNamer).QualifiedNames(ctx, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(byTable, want) {
+		t.Errorf("by table: %d names, want %d", len(byTable), len(want))
+	}
+}
+
+func mustPinned(t *testing.T, r *reader) []pinned {
+	t.Helper()
+	ps, err := r.pinnedSnapshots(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
+}
