@@ -12,8 +12,9 @@ import (
 // nothing of each other).
 var layers = [][]string{
 	{"internal/graph"},
-	{"internal/rootfs"},  // reads under a directory through os.Root, regular files only; standard library only
-	{"internal/lsptest"}, // test support: a minimal LSP client for e2e and bench, standard library only
+	{"internal/rootfs"},    // reads under a directory through os.Root, regular files only; standard library only
+	{"internal/lsptest"},   // test support: a minimal LSP client for e2e and bench, standard library only
+	{"internal/txtartest"}, // test support: writes txtar fixtures into directories
 	{"internal/load"},
 	{"internal/index/callgraph"}, // DESIGN.md: index's sub-packages (call edges, effects) sit below it
 	{"internal/index/effects"},   // reads the bodies callgraph builds, names functions as its edges do

@@ -10,11 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
+	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
 // TestRefreshAmends edits the amend fixture in the ways an agent does and
@@ -84,7 +83,7 @@ func TestRefreshAmends(t *testing.T) {
 		}, nil, "extra is new", false},
 	}
 
-	root := writeFixture(t, "testdata/amend.txtar")
+	root := txtartest.Write(t, "testdata/amend.txtar")
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "amended.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -273,22 +272,6 @@ func diffLines(got, want []string) string {
 		return "(same lines, other counts)"
 	}
 	return b.String()
-}
-
-func writeFixture(t *testing.T, name string) string {
-	t.Helper()
-	ar, err := txtar.ParseFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range ar.Files {
-		writeTestFile(t, root, f.Name, string(f.Data))
-	}
-	return root
 }
 
 // replace replaces the first old in the file with new, failing when the

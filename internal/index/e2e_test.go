@@ -2,16 +2,14 @@ package index_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
+	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
 // TestIndexSQLite indexes the kinds fixture into the real embedded store
@@ -22,23 +20,7 @@ func TestIndexSQLite(t *testing.T) {
 	t.Setenv("GOPROXY", "off")
 	ctx := context.Background()
 
-	ar, err := txtar.ParseFile("testdata/kinds.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range ar.Files {
-		path := filepath.Join(root, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root := txtartest.Write(t, "testdata/kinds.txtar")
 
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "sextant.db"))
 	if err != nil {

@@ -10,37 +10,13 @@ import (
 	"testing"
 
 	"golang.org/x/tools/go/packages"
-	"golang.org/x/tools/txtar"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/load"
+	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// writeTxtar writes the files of a txtar archive into a fresh directory
-// and returns its symlink-free path.
-func writeTxtar(t *testing.T, archive string) string {
-	t.Helper()
-	ar, err := txtar.ParseFile(archive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range ar.Files {
-		path := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 // hermetic makes the go command see the fixtures the same way on every
 // machine: Linux (the fixtures have a linux-only file) and no network.
@@ -81,7 +57,7 @@ func TestExtractGolden(t *testing.T) {
 	for _, archive := range archives {
 		name := strings.TrimSuffix(filepath.Base(archive), ".txtar")
 		t.Run(name, func(t *testing.T) {
-			dir := writeTxtar(t, archive)
+			dir := txtartest.Write(t, archive)
 			plan, pkgs := loadFixture(t, dir)
 			repo := "example.com/" + name
 			var recs []PackageRecords

@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
 // The tests in this file compare the references and implementations
@@ -498,7 +499,7 @@ func TestGoplsFixtures(t *testing.T) {
 	}
 	for _, archive := range archives {
 		t.Run(strings.TrimSuffix(filepath.Base(archive), ".txtar"), func(t *testing.T) {
-			dir := writeTxtar(t, archive)
+			dir := txtartest.Write(t, archive)
 			o := newGoplsOracle(t, bin, dir)
 			keys := make([]string, 0, len(o.syms))
 			for k := range o.syms {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
 // fakeStore records what Index writes. Only the writing half of
@@ -123,7 +124,7 @@ func (w *fakeWriter) Abort() error {
 
 func TestIndex(t *testing.T) {
 	hermetic(t)
-	dir := writeTxtar(t, "testdata/kinds.txtar")
+	dir := txtartest.Write(t, "testdata/kinds.txtar")
 	writeFile(t, dir, ".git/HEAD", "ref: refs/heads/main\n")
 	writeFile(t, dir, ".git/packed-refs", "# pack-refs with: peeled fully-peeled sorted\n"+
 		"0123456789abcdef0123456789abcdef01234567 refs/heads/main\n")
@@ -271,7 +272,7 @@ func TestIndexUnitFailure(t *testing.T) {
 // keeps serving.
 func TestIndexAborts(t *testing.T) {
 	hermetic(t)
-	dir := writeTxtar(t, "testdata/kinds.txtar")
+	dir := txtartest.Write(t, "testdata/kinds.txtar")
 
 	for _, phase := range []string{PhaseLoad, PhaseExtract, PhasePublish} {
 		ctx, cancel := context.WithCancel(context.Background())

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
+	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
 // TestIndexStoresExtractedXRefs indexes each cross-reference fixture into
@@ -29,7 +30,7 @@ func TestIndexStoresExtractedXRefs(t *testing.T) {
 	for _, archive := range archives {
 		name := strings.TrimSuffix(filepath.Base(archive), ".txtar")
 		t.Run(name, func(t *testing.T) {
-			dir := writeTxtar(t, archive)
+			dir := txtartest.Write(t, archive)
 			dbPath := filepath.Join(t.TempDir(), "sextant.db")
 			st, err := sqlite.Open(ctx, dbPath)
 			if err != nil {

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
 // collect runs Extract and returns what it emitted.
@@ -172,7 +173,7 @@ func TestExtractCgo(t *testing.T) {
 	}
 	t.Setenv("CGO_ENABLED", "1")
 	t.Setenv("GOPROXY", "off")
-	dir := writeTxtar(t, "testdata/cgo.txtar.in")
+	dir := txtartest.Write(t, "testdata/cgo.txtar.in")
 	plan, pkgs := loadFixture(t, dir)
 	recs := collect(t, dir, pkgs)
 	_ = plan

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
 // xrefOutput is what Extract hands to a Sink.
@@ -46,7 +47,7 @@ func TestXRefsGolden(t *testing.T) {
 	for _, archive := range archives {
 		name := strings.TrimSuffix(filepath.Base(archive), ".txtar")
 		t.Run(name, func(t *testing.T) {
-			dir := writeTxtar(t, archive)
+			dir := txtartest.Write(t, archive)
 			out := extractAll(t, "example.com/"+name, dir)
 			checkXRefInvariants(t, out)
 			// Call edges are the callgraph package's to get right (it has
@@ -204,7 +205,7 @@ func renderXRefs(out xrefOutput) string {
 // leaves them out: see goplsGenericFieldParity.)
 func TestXRefsAcrossUnits(t *testing.T) {
 	hermetic(t)
-	dir := writeTxtar(t, "testdata/units.txtar.in")
+	dir := txtartest.Write(t, "testdata/units.txtar.in")
 	st := &fakeStore{}
 	res, err := Index(t.Context(), st, dir, Options{})
 	if err != nil {
@@ -260,7 +261,7 @@ b/b.go:13:13 b.F -> a.Box.Get exact static
 // that gopls counts as references to the package's own methods.
 func TestImplicitRefs(t *testing.T) {
 	hermetic(t)
-	dir := writeTxtar(t, "testdata/xref/refs.txtar")
+	dir := txtartest.Write(t, "testdata/xref/refs.txtar")
 	plan, pkgs := loadFixture(t, dir)
 	x, err := newExtractor("example.com/refs", dir, plan.Modules)
 	if err != nil {
@@ -302,7 +303,7 @@ p/p.go:133:45-48 call refs/p.Upper.Len in refs/p.Lengths
 // test uses p, and r as recompiled for p's tests ("r [p.test]").
 func TestXRefsAcrossVariants(t *testing.T) {
 	hermetic(t)
-	out := extractAll(t, "example.com/refs", writeTxtar(t, "testdata/xref/refs.txtar"))
+	out := extractAll(t, "example.com/refs", txtartest.Write(t, "testdata/xref/refs.txtar"))
 	qualified := map[string]string{}
 	for _, r := range out.recs {
 		for _, s := range r.Symbols {

@@ -4,16 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/sextant-dev/sextant/internal/lsp"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 
-	"github.com/sextant-dev/sextant/internal/lsp/lspfake"
 	"golang.org/x/tools/txtar"
+
+	"github.com/sextant-dev/sextant/internal/lsp"
+	"github.com/sextant-dev/sextant/internal/lsp/lspfake"
+	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
 // TestMain makes the test binary the fake language server when the
@@ -39,15 +40,11 @@ func lspFixture(t *testing.T) (*Service, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	for _, f := range ar.Files {
-		p := filepath.Join(dir, filepath.FromSlash(f.Name))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		data := strings.ReplaceAll(string(f.Data), "$SELF", self)
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	for i, f := range ar.Files {
+		ar.Files[i].Data = []byte(strings.ReplaceAll(string(f.Data), "$SELF", self))
 	}
+	dir := t.TempDir()
+	txtartest.WriteDir(t, dir, ar)
 	s, err := New(nil, []string{dir}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
+	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of the cross-reference tools")
@@ -45,15 +46,7 @@ func newFixture(t *testing.T, archive string) *fixture {
 		t.Fatal(err)
 	}
 	root := filepath.Join(dir, "repo")
-	for _, f := range ar.Files {
-		p := filepath.Join(root, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	txtartest.WriteDir(t, root, ar)
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(dir, "db"))
 	if err != nil {

@@ -12,37 +12,13 @@ import (
 	"testing"
 
 	"golang.org/x/tools/go/packages"
-	"golang.org/x/tools/txtar"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/load"
+	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// writeTxtar writes the files of a txtar archive into a fresh directory
-// and returns its symlink-free path.
-func writeTxtar(t *testing.T, archive string) string {
-	t.Helper()
-	ar, err := txtar.ParseFile(archive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range ar.Files {
-		path := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 // loadUnits loads every unit under dir the way the indexer does and
 // returns the packages of each.
@@ -83,7 +59,7 @@ func TestGolden(t *testing.T) {
 	for _, archive := range archives {
 		name := strings.TrimSuffix(filepath.Base(archive), ".txtar")
 		t.Run(name, func(t *testing.T) {
-			dir := writeTxtar(t, archive)
+			dir := txtartest.Write(t, archive)
 			units := loadUnits(t, dir)
 			var out bytes.Buffer
 			for _, mode := range []struct {
@@ -305,7 +281,7 @@ func lineDiff(want, got string) string {
 func TestStartReleases(t *testing.T) {
 	t.Setenv("GOPROXY", "off")
 	t.Setenv("GOFLAGS", "-mod=mod")
-	dir := writeTxtar(t, filepath.Join("testdata", "calls.txtar"))
+	dir := txtartest.Write(t, filepath.Join("testdata", "calls.txtar"))
 	units := loadUnits(t, dir)
 	for _, mode := range []int{0, -1} {
 		opts := Options{InRepo: under(dir), MaxVTACalls: mode}
@@ -348,7 +324,7 @@ func TestBuildNothing(t *testing.T) {
 func TestBuildCancelled(t *testing.T) {
 	t.Setenv("GOPROXY", "off")
 	t.Setenv("GOFLAGS", "-mod=mod")
-	dir := writeTxtar(t, filepath.Join("testdata", "calls.txtar"))
+	dir := txtartest.Write(t, filepath.Join("testdata", "calls.txtar"))
 	units := loadUnits(t, dir)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

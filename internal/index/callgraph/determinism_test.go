@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"golang.org/x/tools/go/packages"
+
+	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
 // TestDeterministic builds the same unit many times, with and without
@@ -23,7 +25,7 @@ func TestDeterministic(t *testing.T) {
 	t.Setenv("GOFLAGS", "-mod=mod")
 	for _, archive := range []string{"testdata/wrappers.txtar", "testdata/calls.txtar"} {
 		t.Run(archive, func(t *testing.T) {
-			dir := writeTxtar(t, archive)
+			dir := txtartest.Write(t, archive)
 			units := loadUnits(t, dir)
 			for _, alg := range []struct {
 				name string

@@ -9,6 +9,8 @@ import (
 
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
+
+	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
 // TestPaced drives a Paced build the way the indexer does: packages are
@@ -17,7 +19,7 @@ import (
 func TestPaced(t *testing.T) {
 	t.Setenv("GOPROXY", "off")
 	t.Setenv("GOFLAGS", "-mod=mod")
-	dir := writeTxtar(t, filepath.Join("testdata", "calls.txtar"))
+	dir := txtartest.Write(t, filepath.Join("testdata", "calls.txtar"))
 	units := loadUnits(t, dir)
 	for _, mode := range []int{0, -1} {
 		opts := Options{InRepo: under(dir), MaxVTACalls: mode}
@@ -74,7 +76,7 @@ func TestReleaseSyntax(t *testing.T) {
 	}
 	t.Setenv("GOPROXY", "off")
 	t.Setenv("GOFLAGS", "-mod=mod")
-	dir := writeTxtar(t, filepath.Join("testdata", "calls.txtar"))
+	dir := txtartest.Write(t, filepath.Join("testdata", "calls.txtar"))
 	units := loadUnits(t, dir)
 	u := prepare(units[0], Options{InRepo: under(dir), MaxVTACalls: -1})
 	var built []*ssa.Package

@@ -9,6 +9,7 @@ import (
 	"github.com/sextant-dev/sextant/internal/index/callgraph"
 	"github.com/sextant-dev/sextant/internal/index/effects"
 	"github.com/sextant-dev/sextant/internal/load"
+	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
 // TestCHAKeepsBodies builds the fixture's call graph with CHA, as units
@@ -17,7 +18,7 @@ import (
 // those with a direct cause, so that it still sees them, and count the
 // others as analysed (pure).
 func TestCHAKeepsBodies(t *testing.T) {
-	dir := writeTxtar(t, "testdata/fixture.txtar")
+	dir := txtartest.Write(t, "testdata/fixture.txtar")
 	plan, err := load.Discover(dir)
 	if err != nil {
 		t.Fatal(err)

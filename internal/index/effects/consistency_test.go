@@ -10,6 +10,7 @@ import (
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
+	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
 // TestWitnessesAreEdges checks that a snapshot's rows follow from its own
@@ -18,7 +19,7 @@ import (
 // direct record caused by a call outside the graph is an edge to that
 // callee at that site, unless the Collector decided it (io values, cgo).
 func TestWitnessesAreEdges(t *testing.T) {
-	ix := indexDir(t, writeTxtar(t, "testdata/fixture.txtar"))
+	ix := indexDir(t, txtartest.Write(t, "testdata/fixture.txtar"))
 	checkWitnesses(t, ix.r, ix.keys())
 }
 
@@ -88,7 +89,7 @@ func checkWitnesses(t *testing.T, r graph.Reader, keys []string) {
 // stay consistent with them.
 func TestReindexFollowsEdges(t *testing.T) {
 	ctx := context.Background()
-	dir := writeTxtar(t, "testdata/fixture.txtar")
+	dir := txtartest.Write(t, "testdata/fixture.txtar")
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db.sqlite"))
 	if err != nil {
 		t.Fatal(err)

@@ -11,38 +11,14 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index"
 	"github.com/sextant-dev/sextant/internal/index/effects"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
+	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// writeTxtar writes the files of a txtar archive into a fresh directory.
-func writeTxtar(t *testing.T, archive string) string {
-	t.Helper()
-	ar, err := txtar.ParseFile(archive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range ar.Files {
-		path := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 // indexed is a repository indexed into a real SQLite store.
 type indexed struct {
@@ -176,7 +152,7 @@ func TestGolden(t *testing.T) {
 	for _, archive := range archives {
 		name := strings.TrimSuffix(filepath.Base(archive), ".txtar")
 		t.Run(name, func(t *testing.T) {
-			ix := indexDir(t, writeTxtar(t, archive))
+			ix := indexDir(t, txtartest.Write(t, archive))
 			got := render(t, ix)
 			golden := strings.TrimSuffix(archive, ".txtar") + ".golden"
 			if *update {
@@ -233,7 +209,7 @@ func TestCgo(t *testing.T) {
 		t.Skip("SKIPPED LOUDLY: no C compiler (gcc); the cgo effect was NOT checked")
 	}
 	t.Setenv("CGO_ENABLED", "1")
-	ix := indexDir(t, writeTxtar(t, "testdata/cgo/cgo.txtar"))
+	ix := indexDir(t, txtartest.Write(t, "testdata/cgo/cgo.txtar"))
 	got := render(t, ix)
 	want := `Add:
   cgo direct certain: Add c.go:6:42 → C.add (calls C.add)

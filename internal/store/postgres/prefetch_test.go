@@ -2,17 +2,14 @@ package postgres_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index"
 	"github.com/sextant-dev/sextant/internal/store/postgres/pgtest"
+	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
 // TestReadAhead checks that what the reader reads ahead (members with
@@ -25,7 +22,7 @@ func TestReadAhead(t *testing.T) {
 	ctx := context.Background()
 	s := open(t, dsn)
 	defer s.Close()
-	dir := writeTxtar(t, "../../index/testdata/xref/implements.txtar")
+	dir := txtartest.Write(t, "../../index/testdata/xref/implements.txtar")
 	t.Setenv("GOOS", "linux")
 	t.Setenv("GOARCH", "amd64")
 	t.Setenv("GOPROXY", "off")
@@ -153,27 +150,4 @@ func TestReadAhead(t *testing.T) {
 	if members == 0 || enclosing == 0 {
 		t.Errorf("the module gave %d members and %d enclosing declarations to compare: the test compared nothing", members, enclosing)
 	}
-}
-
-// writeTxtar writes the files of a txtar archive into a fresh directory.
-func writeTxtar(t *testing.T, archive string) string {
-	t.Helper()
-	ar, err := txtar.ParseFile(archive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range ar.Files {
-		path := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
 }
