@@ -153,14 +153,10 @@ func amend(ctx context.Context, store graph.Store, am graph.Amender, root string
 		return Result{}, err
 	}
 	res := Result{Repository: base.repo.Repository, Modules: len(plan.Modules)}
-	for _, rec := range recs {
-		if err := w.AddPackage(ctx, rec.Package, rec.Files, rec.Symbols, rec.Diagnostics); err != nil {
-			return Result{}, fmt.Errorf("writing package %s: %w", rec.Package.Path, err)
+	for i := range recs {
+		if err := writePackage(ctx, w, &recs[i], &res); err != nil {
+			return Result{}, err
 		}
-		res.Packages++
-		res.Files += len(rec.Files)
-		res.Symbols += len(rec.Symbols)
-		res.Diagnostics += len(rec.Diagnostics)
 	}
 	if x.fx != nil {
 		x.fx.summaries = func(keys []string) ([]graph.EffectRecord, error) {

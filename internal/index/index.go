@@ -292,13 +292,9 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 		if err := ctx.Err(); err != nil {
 			return Result{}, fmt.Errorf("indexing %s: %w", abs, err)
 		}
-		if err := w.AddPackage(ctx, rec.Package, rec.Files, rec.Symbols, rec.Diagnostics); err != nil {
-			return Result{}, fmt.Errorf("writing package %s: %w", rec.Package.Path, err)
+		if err := writePackage(ctx, w, rec, &res); err != nil {
+			return Result{}, err
 		}
-		res.Packages++
-		res.Files += len(rec.Files)
-		res.Symbols += len(rec.Symbols)
-		res.Diagnostics += len(rec.Diagnostics)
 		*rec = PackageRecords{} // written; let it go
 	}
 	// References and implementations depend on the packages alone: they
@@ -361,6 +357,18 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	res.Snapshot = snap
 	res.Duration = time.Since(started)
 	return res, nil
+}
+
+// writePackage writes the records of one package and counts them in res.
+func writePackage(ctx context.Context, w graph.SnapshotWriter, rec *PackageRecords, res *Result) error {
+	if err := w.AddPackage(ctx, rec.Package, rec.Files, rec.Symbols, rec.Diagnostics); err != nil {
+		return fmt.Errorf("writing package %s: %w", rec.Package.Path, err)
+	}
+	res.Packages++
+	res.Files += len(rec.Files)
+	res.Symbols += len(rec.Symbols)
+	res.Diagnostics += len(rec.Diagnostics)
+	return nil
 }
 
 // canonicalRoot returns root absolute with its symlinks resolved, as the
