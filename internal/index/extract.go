@@ -161,13 +161,10 @@ func (x *extractor) flushRefs(ctx context.Context, r resolver, sink Sink) (int, 
 // depend on nothing but the packages kept.
 func (x *extractor) flushImpls(ctx context.Context, r resolver, sink Sink) (int, error) {
 	impls := x.implementations(r)
-	if len(impls) == 0 {
-		return 0, ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return len(impls), err
 	}
-	if sink.Implements != nil {
-		if err := ctx.Err(); err != nil {
-			return len(impls), err
-		}
+	if len(impls) > 0 && sink.Implements != nil {
 		if err := sink.Implements(impls); err != nil {
 			return len(impls), err
 		}

@@ -87,7 +87,12 @@ func (u *unit) run(ctx context.Context) (res *Result, err error) {
 			b.instantiated[top.Origin().Pos()] = true
 		}
 	}
-	u.sortSource(source)
+	// Instances after everything else (see above), then an order that
+	// depends on the code alone: source comes from a map, and what is
+	// read first is remembered (traced function values, within a step
+	// budget, are memoised), so the order of reading must not change from
+	// run to run.
+	u.sortFuncs(source, true)
 	for i, fn := range source {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -104,15 +109,6 @@ func (u *unit) run(ctx context.Context) (res *Result, err error) {
 	u.stats.Edges = time.Since(t)
 	res.Stats = u.stats
 	return res, nil
-}
-
-// sortSource puts the functions whose calls are read in an order that
-// depends on the code alone: instances after everything else (see run),
-// then as sortFuncs. They come from a map, and what is read first is
-// remembered (traced function values, within a step budget, are
-// memoised), so the order of reading must not change from run to run.
-func (u *unit) sortSource(source []*ssa.Function) {
-	u.sortFuncs(source, true)
 }
 
 // sortFuncs sorts fns by the position of their declaration, then the
