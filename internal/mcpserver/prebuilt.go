@@ -75,6 +75,17 @@ func (p *prebuiltResults) framing(ss *mcp.ServerSession) (done func()) {
 	}
 }
 
+// framed reports whether ss writes prebuilt results, so that a handler
+// builds them only for such a session.
+func (p *prebuiltResults) framed(ss *mcp.ServerSession) bool {
+	if p == nil || ss == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sessions[ss]
+}
+
 // standIn returns the stand-in result for the prebuilt content b when ss
 // writes prebuilt results, else nil.
 func (p *prebuiltResults) standIn(ss *mcp.ServerSession, b []byte) *mcp.CallToolResult {

@@ -184,9 +184,11 @@ func handler(svc *query.Service, t query.Tool, logger *slog.Logger, pb *prebuilt
 		if len(structured)+len(text) > MaxResultBytes {
 			return errorResult(t, graph.Errorf(graph.CodeInvalidArgument, "the answer is larger than %d MiB; narrow the query, or lower limit or budget", MaxResultBytes>>20).WithData("field", "limit")), nil
 		}
-		if b, err := contentBytes(text, structured); err == nil {
-			if r := pb.standIn(req.Session, b); r != nil {
-				return r, nil // see prebuilt.go
+		if pb.framed(req.Session) { // see prebuilt.go
+			if b, err := contentBytes(text, structured); err == nil {
+				if r := pb.standIn(req.Session, b); r != nil {
+					return r, nil
+				}
 			}
 		}
 		return &mcp.CallToolResult{
