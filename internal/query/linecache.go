@@ -22,9 +22,15 @@ const maxCachedLines = 32 << 20
 // was last found current (see cached).
 type lineCache struct {
 	mu    sync.Mutex
-	files map[string]*cachedFile // absolute path → its lines
-	gens  map[string]uint64      // absolute path → watch generation its entry was last found current in
+	files map[string]cacheEntry // absolute path → its lines
 	bytes int
+}
+
+// cacheEntry is a file's lines and the watch generation they were last
+// found current in (0: none).
+type cacheEntry struct {
+	f   *cachedFile
+	gen uint64
 }
 
 type cachedFile struct {
@@ -46,10 +52,10 @@ func (c *lineCache) cached(rootDir, rel string, gen uint64) *cachedFile {
 	abs := filepath.Join(rootDir, filepath.FromSlash(rel))
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.gens[abs] != gen {
-		return nil
+	if e := c.files[abs]; e.gen == gen {
+		return e.f
 	}
-	return c.files[abs]
+	return nil
 }
 
 // line returns line n (1-based) without its line ending, or "".
@@ -81,13 +87,13 @@ func (c *lineCache) get(root *os.Root, rootDir, rel string, gen uint64) *cachedF
 	}
 	abs := filepath.Join(rootDir, filepath.FromSlash(rel))
 	c.mu.Lock()
-	cf, ok := c.files[abs]
+	cf := c.files[abs].f
 	c.mu.Unlock()
-	if ok && cf.size == fi.Size() && cf.mod.Equal(fi.ModTime()) {
+	if cf != nil && cf.size == fi.Size() && cf.mod.Equal(fi.ModTime()) {
 		if gen != 0 {
 			c.mu.Lock()
-			if c.files[abs] == cf {
-				c.gens[abs] = gen
+			if c.files[abs].f == cf {
+				c.files[abs] = cacheEntry{cf, gen}
 			}
 			c.mu.Unlock()
 		}
@@ -102,17 +108,12 @@ func (c *lineCache) get(root *os.Root, rootDir, rel string, gen uint64) *cachedF
 	cf = &cachedFile{size: fi.Size(), mod: fi.ModTime(), data: data, start: lineStarts(data)}
 	c.mu.Lock()
 	if c.files == nil || c.bytes+len(data) > maxCachedLines {
-		c.files, c.gens, c.bytes = map[string]*cachedFile{}, map[string]uint64{}, 0
+		c.files, c.bytes = map[string]cacheEntry{}, 0
 	}
 	if old, ok := c.files[abs]; ok {
-		c.bytes -= len(old.data)
+		c.bytes -= len(old.f.data)
 	}
-	c.files[abs] = cf
-	if gen != 0 {
-		c.gens[abs] = gen
-	} else {
-		delete(c.gens, abs)
-	}
+	c.files[abs] = cacheEntry{cf, gen}
 	c.bytes += len(data)
 	c.mu.Unlock()
 	return cf
