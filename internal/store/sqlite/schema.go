@@ -65,10 +65,11 @@ var schemaAmend = []string{
 //   - parent is NULL rather than "" when there is none, so its partial index
 //     holds only methods and fields.
 //
-// lname (the name lower-cased by Go's strings.ToLower) serves exact,
-// case-insensitive exact and prefix lookups as index range scans; exact
-// case-sensitive matches use it too and check name, so no separate index
-// on name is needed.
+// lname (the name lower-cased by Go's strings.ToLower) serves get_symbol's
+// lookups of a plain name by index (they check name too, so no separate
+// index on name is needed). find_symbol's searches, of every mode, scan
+// the name table kept in memory per snapshot (names.go), which reads lname
+// rather than lower-casing every name again.
 var schemaV1 = []string{
 	`CREATE TABLE meta (
 		key TEXT PRIMARY KEY,
