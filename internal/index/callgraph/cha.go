@@ -17,7 +17,9 @@ import (
 // parameter (in a generic function nothing instantiates) dispatches on
 // the type argument, which need not be converted to anything: it may
 // reach those and every other method of a concrete type in the unit's
-// functions.
+// functions. Only the methods of the Ids that interface calls name are
+// made (see ensureMethods): making one may build a wrapper or an
+// instance.
 //
 // Function values: the called value is traced back, on demand, through
 // phis and conversions, closures, loads of package variables, struct
@@ -38,10 +40,15 @@ type chaResolver struct {
 	fromSource func(*ssa.Package) bool
 
 	all      map[*ssa.Function]bool
-	methods  map[string][]*ssa.Function // methods of the runtime types, by types.Func.Id
-	viaIface map[token.Pos]bool         // methods that interface calls may reach
+	sels     map[string][]*types.Selection // method selections of the runtime types, by types.Func.Id
+	methods  map[string][]*ssa.Function    // their functions, made per Id on first use (methodsOf)
+	viaIface map[token.Pos]bool            // methods that interface calls may reach
 	memo     map[imethod][]*ssa.Function
-	declared map[string][]*ssa.Function // every method, for calls on type parameters
+
+	// Every method of Id, for calls on type parameters: the declared
+	// ones, and once declaredDone[Id] those of the runtime types too.
+	declared     map[string][]*ssa.Function
+	declaredDone map[string]bool
 
 	taken    map[token.Pos]bool  // functions whose value is taken
 	bySig    typeutil.Map        // signature → []*ssa.Function whose value is taken
@@ -210,20 +217,23 @@ func (r *chaResolver) implementations(c *ssa.CallCommon) []*ssa.Function {
 	if !ok {
 		return nil
 	}
-	methods := r.methods
 	_, typeParam := types.Unalias(c.Value.Type()).(*types.TypeParam)
-	if typeParam {
-		// A method of a type parameter dispatches on the type argument,
-		// which need not ever be converted to an interface.
-		methods = r.declaredMethods()
-	}
 	// The two lists answer the same interface differently (a constraint
 	// may be an ordinary interface too): the key tells them apart, or
 	// the answer would be the list of whichever was asked first.
 	key := imethod{iface, c.Method.Id(), typeParam}
 	ms, ok := r.memo[key]
 	if !ok {
-		for _, fn := range methods[key.id] {
+		var fns []*ssa.Function
+		if typeParam {
+			// A method of a type parameter dispatches on the type
+			// argument, which need not ever be converted to an
+			// interface.
+			fns = r.declaredMethods(key.id)
+		} else {
+			fns = r.methodsOf(key.id)
+		}
+		for _, fn := range fns {
 			if types.Implements(fn.Signature.Recv().Type(), iface) {
 				ms = append(ms, fn)
 			}
@@ -233,13 +243,23 @@ func (r *chaResolver) implementations(c *ssa.CallCommon) []*ssa.Function {
 	return ms
 }
 
-// ensureMethods indexes the methods of the runtime types.
+// ensureMethods indexes the method selections of the runtime types by
+// method Id, without making their functions: prog.MethodValue creates
+// (and builds the bodies of) wrappers for promoted and pointer methods
+// and instances of generic methods, and most Ids are never called
+// through an interface. methodsOf makes the functions of one Id when an
+// interface call first asks for it.
+//
+// viaIface holds the methods of the selections kept: those that have a
+// function (hasMethodValue), as when every function was made here.
 func (r *chaResolver) ensureMethods() {
-	if r.methods != nil {
+	if r.sels != nil {
 		return
 	}
+	r.sels = map[string][]*types.Selection{}
 	r.methods = map[string][]*ssa.Function{}
 	r.viaIface = map[token.Pos]bool{}
+	free := map[types.Type]bool{}
 	for _, t := range r.prog.RuntimeTypes() {
 		if types.IsInterface(t) {
 			continue
@@ -247,45 +267,158 @@ func (r *chaResolver) ensureMethods() {
 		mset := r.prog.MethodSets.MethodSet(t)
 		for i := 0; i < mset.Len(); i++ {
 			sel := mset.At(i)
-			if fn := r.prog.MethodValue(sel); fn != nil {
+			if hasMethodValue(sel, free) {
 				id := sel.Obj().Id()
-				r.methods[id] = append(r.methods[id], fn)
+				r.sels[id] = append(r.sels[id], sel)
 				r.viaIface[sel.Obj().Pos()] = true
 			}
 		}
 	}
 }
 
-// declaredMethods indexes every method of a concrete type in the
-// program's functions, and the methods of the runtime types: a type
-// argument need not be converted to an interface, and a method of an
-// instance converted to one (made on demand, after the functions were
-// gathered) is in no list of functions.
-func (r *chaResolver) declaredMethods() map[string][]*ssa.Function {
-	if r.declared == nil {
-		r.ensureMethods()
-		r.declared = map[string][]*ssa.Function{}
-		seen := map[*ssa.Function]bool{}
-		add := func(id string, fn *ssa.Function) {
-			if !seen[fn] {
-				seen[fn] = true
-				r.declared[id] = append(r.declared[id], fn)
+// hasMethodValue reports whether prog.MethodValue(sel) returns a
+// function rather than nil, without making it: the method is not
+// generic and its receiver is neither an interface nor a type with a free
+// type parameter (x/tools v0.52.0, go/ssa/methods.go). free memoises
+// hasTypeParam.
+func hasMethodValue(sel *types.Selection, free map[types.Type]bool) bool {
+	m := sel.Obj().(*types.Func)
+	return m.Signature().TypeParams().Len() == 0 &&
+		!types.IsInterface(sel.Recv()) &&
+		!hasTypeParam(sel.Recv(), free)
+}
+
+// methodsOf returns the methods of the runtime types whose Id is id, in
+// the order of their selections, making them on first use.
+func (r *chaResolver) methodsOf(id string) []*ssa.Function {
+	r.ensureMethods()
+	fns, ok := r.methods[id]
+	if !ok {
+		for _, sel := range r.sels[id] {
+			if fn := r.prog.MethodValue(sel); fn != nil {
+				fns = append(fns, fn)
 			}
 		}
+		r.methods[id] = fns
+	}
+	return fns
+}
+
+// declaredMethods returns the methods of Id id of every concrete type in
+// the program's functions, then those of the runtime types not among
+// them: a type argument need not be converted to an interface, and a
+// method of an instance converted to one (made on demand, after the
+// functions were gathered) is in no list of functions. Only the runtime
+// types' methods of id are made.
+func (r *chaResolver) declaredMethods(id string) []*ssa.Function {
+	if r.declared == nil {
+		r.declared = map[string][]*ssa.Function{}
 		for fn := range r.all {
 			if recv := fn.Signature.Recv(); recv != nil && !types.IsInterface(recv.Type()) {
 				if obj, ok := fn.Object().(*types.Func); ok {
-					add(obj.Id(), fn)
+					r.declared[obj.Id()] = append(r.declared[obj.Id()], fn)
 				}
 			}
 		}
-		for id, fns := range r.methods {
-			for _, fn := range fns {
-				add(id, fn)
+		r.declaredDone = map[string]bool{}
+	}
+	fns := r.declared[id]
+	if !r.declaredDone[id] {
+		r.declaredDone[id] = true
+		seen := make(map[*ssa.Function]bool, len(fns))
+		for _, fn := range fns {
+			seen[fn] = true
+		}
+		for _, fn := range r.methodsOf(id) {
+			if !seen[fn] {
+				seen[fn] = true
+				fns = append(fns, fn)
 			}
 		}
+		r.declared[id] = fns
 	}
-	return r.declared
+	return fns
+}
+
+// hasTypeParam reports whether t contains a free type parameter, as
+// go/ssa decides before it makes a method (typeparams.Free, internal to
+// x/tools, of which this is a copy); memo holds the answers so far. An
+// interface's type terms are walked as written, not normalised as
+// there: no value's type contains an interface with terms. (The
+// runtime types are those go/ssa found free of type parameters and their
+// element types, so this should be false for all of them; it is asked
+// so as to follow MethodValue whatever go/ssa records.)
+func hasTypeParam(t types.Type, memo map[types.Type]bool) (res bool) {
+	if x, ok := memo[t]; ok {
+		return x
+	}
+	memo[t] = false // a cycle adds nothing
+	defer func() { memo[t] = res }()
+	switch t := t.(type) {
+	case *types.Alias:
+		if t.TypeParams().Len() > t.TypeArgs().Len() {
+			return true
+		}
+		return hasTypeParam(types.Unalias(t), memo)
+	case *types.Array:
+		return hasTypeParam(t.Elem(), memo)
+	case *types.Slice:
+		return hasTypeParam(t.Elem(), memo)
+	case *types.Pointer:
+		return hasTypeParam(t.Elem(), memo)
+	case *types.Chan:
+		return hasTypeParam(t.Elem(), memo)
+	case *types.Map:
+		return hasTypeParam(t.Key(), memo) || hasTypeParam(t.Elem(), memo)
+	case *types.Struct:
+		for i := 0; i < t.NumFields(); i++ {
+			if hasTypeParam(t.Field(i).Type(), memo) {
+				return true
+			}
+		}
+	case *types.Tuple:
+		for i := 0; i < t.Len(); i++ {
+			if hasTypeParam(t.At(i).Type(), memo) {
+				return true
+			}
+		}
+	case *types.Signature:
+		// Type parameters the signature declares (a generic function
+		// type, a method's receiver) are not free.
+		return hasTypeParam(t.Params(), memo) || hasTypeParam(t.Results(), memo)
+	case *types.Interface:
+		for i := 0; i < t.NumMethods(); i++ {
+			if hasTypeParam(t.Method(i).Type(), memo) {
+				return true
+			}
+		}
+		for i := 0; i < t.NumEmbeddeds(); i++ {
+			if hasTypeParam(t.EmbeddedType(i), memo) {
+				return true
+			}
+		}
+	case *types.Union:
+		for i := 0; i < t.Len(); i++ {
+			if hasTypeParam(t.Term(i).Type(), memo) {
+				return true
+			}
+		}
+	case *types.Named:
+		if t.TypeParams().Len() > t.TypeArgs().Len() {
+			return true // uninstantiated
+		}
+		for i := 0; i < t.TypeArgs().Len(); i++ {
+			if hasTypeParam(t.TypeArgs().At(i), memo) {
+				return true
+			}
+		}
+		// A type declared in a generic function may use its type
+		// parameters.
+		return hasTypeParam(t.Underlying(), memo)
+	case *types.TypeParam:
+		return true
+	}
+	return false
 }
 
 // maxDepth and maxSteps bound the trail of one called value.
