@@ -77,8 +77,13 @@ type writer struct {
 	units  map[unitKey]int64
 	xref   *xrefBuffer // cross-references, inserted at Publish
 	stmts  struct {
-		module, pkg, file, unit, symbol, diag, text *sql.Stmt
+		module, pkg, file, unit, diag *sql.Stmt
 	}
+	// Symbols and their search rows are inserted batchRows at a time,
+	// with the ids after the largest in use (the writer holds the write
+	// lock): nextSym is the next one.
+	nextSym       int64
+	symbols, text *batch
 }
 
 // begin starts the write transaction (BEGIN IMMEDIATE), inserts the
@@ -124,15 +129,17 @@ func (w *writer) begin(ctx context.Context) (err error) {
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
 	prep(&w.stmts.unit, `INSERT INTO units (snapshot_id, package_path, package_name, module_path, path)
 		VALUES (?, ?, ?, ?, ?)`)
-	prep(&w.stmts.symbol, `INSERT INTO symbols (snapshot_id, unit_id, name, lname, qname, kind, exported, test_only,
-		start_line, start_col, end_line, end_col, key, parent, receiver, signature, doc)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	prep(&w.stmts.text, `INSERT INTO symbol_text (rowid, name, doc, signature, body, path) VALUES (?, ?, ?, ?, ?, ?)`)
 	prep(&w.stmts.diag, `INSERT INTO diagnostics (snapshot_id, package, path, line, col, kind, message)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return fmt.Errorf("preparing inserts: %w", err)
 	}
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM symbols`).Scan(&w.nextSym); err != nil {
+		return fmt.Errorf("allocating symbol ids: %w", err)
+	}
+	w.symbols = &batch{head: `INSERT INTO symbols (id, snapshot_id, unit_id, name, lname, qname, kind, exported,
+		test_only, start_line, start_col, end_line, end_col, key, parent, receiver, signature, doc) VALUES `, cols: 18}
+	w.text = &batch{head: `INSERT INTO symbol_text (rowid, name, doc, signature, body, path) VALUES `, cols: 6}
 	w.conn, w.tx, w.snapID, w.revID = conn, tx, id, rev
 	w.units = map[unitKey]int64{}
 	w.xref = newXrefBuffer()
@@ -242,20 +249,25 @@ func (w *writer) addSymbols(ctx context.Context, syms []graph.Symbol) error {
 		if sym.Parent != "" {
 			parent = sym.Parent
 		}
-		res, err := w.stmts.symbol.ExecContext(ctx, w.snapID, unit, sym.Name, strings.ToLower(sym.Name), qname,
+		id := w.nextSym
+		w.nextSym++
+		if err := w.symbols.add(ctx, w.tx, id, w.snapID, unit, sym.Name, strings.ToLower(sym.Name), qname,
 			kind, sym.Exported, sym.TestOnly, sym.StartLine, sym.StartCol, sym.EndLine, sym.EndCol,
-			sym.Key, parent, sym.Receiver, sym.Signature, sym.Doc)
-		if err != nil {
-			return fmt.Errorf("inserting symbol %s: %w", sym.QualifiedName, err)
-		}
-		id, err := res.LastInsertId()
-		if err != nil {
-			return fmt.Errorf("inserting symbol %s: %w", sym.QualifiedName, err)
+			sym.Key, parent, sym.Receiver, sym.Signature, sym.Doc); err != nil {
+			return fmt.Errorf("inserting symbols: %w", err)
 		}
 		name, doc, sig, body, path := searchColumns(sym)
-		if _, err := w.stmts.text.ExecContext(ctx, id, name, doc, sig, body, path); err != nil {
-			return fmt.Errorf("indexing symbol %s for search: %w", sym.QualifiedName, err)
+		if err := w.text.add(ctx, w.tx, id, name, doc, sig, body, path); err != nil {
+			return fmt.Errorf("indexing symbols for search: %w", err)
 		}
+	}
+	// The rest of the package's rows now: nothing else of the writer
+	// need know which rows are still buffered.
+	if err := w.symbols.flush(ctx, w.tx); err != nil {
+		return fmt.Errorf("inserting symbols: %w", err)
+	}
+	if err := w.text.flush(ctx, w.tx); err != nil {
+		return fmt.Errorf("indexing symbols for search: %w", err)
 	}
 	return nil
 }
@@ -371,5 +383,11 @@ func (w *writer) end() {
 	}
 	w.done = true
 	w.tx, w.conn, w.units, w.xref = nil, nil, nil, nil
-	w.stmts.module, w.stmts.pkg, w.stmts.file, w.stmts.unit, w.stmts.symbol, w.stmts.diag, w.stmts.text = nil, nil, nil, nil, nil, nil, nil
+	w.stmts.module, w.stmts.pkg, w.stmts.file, w.stmts.unit, w.stmts.diag = nil, nil, nil, nil, nil
+	for _, b := range []*batch{w.symbols, w.text} {
+		if b != nil {
+			b.close()
+		}
+	}
+	w.symbols, w.text = nil, nil
 }
