@@ -201,6 +201,11 @@ func (w *amendWriter) RemoveDirs(ctx context.Context, dirs []string) error {
 		if err := exec("references", `DELETE FROM refs WHERE snapshot_id = ? AND path IN (`+paths+`)`, pathArgs...); err != nil {
 			return err
 		}
+		if err := exec("call edges", `DELETE FROM edges_by_callee WHERE (snapshot_id, callee, edge) IN
+			(SELECT snapshot_id, callee, id FROM edges WHERE snapshot_id = ? AND path IN (`+paths+`) AND callee IS NOT NULL)`,
+			pathArgs...); err != nil {
+			return err
+		}
 		if err := exec("call edges", `DELETE FROM edges WHERE snapshot_id = ? AND path IN (`+paths+`)`, pathArgs...); err != nil {
 			return err
 		}

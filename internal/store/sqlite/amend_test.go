@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -72,6 +74,7 @@ func TestAmend(t *testing.T) {
 	if amended.ID <= base.ID || !slices.Equal(amended.Amended, []string{"p0"}) {
 		t.Fatalf("amended snapshot %+v after %+v", amended, base)
 	}
+	checkCalleeTable(t, s)
 
 	r, err := s.Read(ctx)
 	if err != nil {
@@ -217,5 +220,79 @@ func TestUpgradeFromV4(t *testing.T) {
 	defer r.Close()
 	if st, err := r.Repository(ctx, "tools"); err != nil || st.Symbols != 0 || st.Packages != 0 {
 		t.Errorf("after the amend: %+v, %v", st, err)
+	}
+}
+
+// checkCalleeTable checks that edges_by_callee lists exactly the call
+// edges that have a callee, by their snapshot and callee.
+func checkCalleeTable(t *testing.T, s *Store) {
+	t.Helper()
+	var withCallee, listed, matching int
+	if err := s.wdb.QueryRow(`SELECT (SELECT count(*) FROM edges WHERE callee IS NOT NULL),
+		(SELECT count(*) FROM edges_by_callee),
+		(SELECT count(*) FROM edges_by_callee y JOIN edges x
+			ON x.id = y.edge AND x.snapshot_id = y.snapshot_id AND x.callee = y.callee)`).Scan(
+		&withCallee, &listed, &matching); err != nil {
+		t.Fatal(err)
+	}
+	if withCallee == 0 || listed != withCallee || matching != withCallee {
+		t.Errorf("edges_by_callee has %d rows, %d of them matching an edge; %d edges have a callee",
+			listed, matching, withCallee)
+	}
+}
+
+// TestUpgradeFromV5 opens a version 5 database (callees found by an index
+// of edges): its snapshot keeps its call edges, found both ways.
+func TestUpgradeFromV5(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v5.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range slices.Concat(schemaV1, schemaV2, schemaEffects, schemaSearch, schemaAmend, []string{
+		`INSERT INTO meta (key, value) VALUES ('schema_version', '5')`,
+		`INSERT INTO repositories (id, name, root, vcs_head, current_snapshot) VALUES (4, 'tools', '/src/tools', 'abc', 2)`,
+		`INSERT INTO snapshots (id, repo_id, created_at, packages, symbols) VALUES (2, 4, 0, 1, 0)`,
+		`INSERT INTO interned (id, snapshot_id, value) VALUES (1, 2, 'A'), (2, 2, 'B'), (3, 2, 'C'), (4, 2, 'p.go'), (5, 2, 'fmt.Println')`,
+		// A calls B twice and C once; C calls fmt.Println, outside the graph.
+		`INSERT INTO edges (snapshot_id, caller, callee, callee_name, path, line, col, coverage, via, is_go, is_defer) VALUES
+			(2, 1, 2, NULL, 4, 3, 2, 1, 1, 0, 0), (2, 1, 3, NULL, 4, 4, 2, 1, 1, 0, 0),
+			(2, 3, NULL, 5, 4, 9, 2, 1, 1, 0, 0), (2, 1, 2, NULL, 4, 5, 2, 1, 1, 0, 1)`,
+	}) {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("opening a version 5 database: %v", err)
+	}
+	defer s.Close()
+	checkCalleeTable(t, s)
+	r, err := s.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	sites := func(q graph.EdgeQuery) string {
+		t.Helper()
+		edges, err := r.CallEdges(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range edges {
+			out = append(out, fmt.Sprintf("%s>%s%s:%d:%v", e.Caller, e.Callee, e.CalleeName, e.Line, e.Defer))
+		}
+		return strings.Join(out, " ")
+	}
+	if got, want := sites(graph.EdgeQuery{Callees: []string{"B"}}), "A>B:3:false A>B:5:true"; got != want {
+		t.Errorf("callers of B: %s, want %s", got, want)
+	}
+	if got, want := sites(graph.EdgeQuery{Callers: []string{"A", "C"}}), "A>B:3:false A>C:4:false A>B:5:true C>fmt.Println:9:false"; got != want {
+		t.Errorf("callees of A and C: %s, want %s", got, want)
 	}
 }

@@ -17,16 +17,64 @@ import (
 // Version 3 was two versions on two development branches: effect rows
 // (schemaEffects, see effects.go) on one, the full-text search index
 // (schemaSearch) on the other. Version 4 has both. Version 5 added
-// amended snapshots (schemaAmend, see amend.go).
-const SchemaVersion = 5
+// amended snapshots (schemaAmend, see amend.go). Version 6 finds call
+// edges by callee through a table of its own (schemaCallees).
+const SchemaVersion = 6
 
 // ErrNewerSchema is returned (wrapped) by Open when the database was written
 // by a newer Sextant whose schema this build does not understand.
 var ErrNewerSchema = errors.New("database schema is newer than this build supports")
 
 // schema creates every table and index of SchemaVersion: the version 1
-// layout followed by what versions 2 to 4 added.
-var schema = slices.Concat(schemaV1, schemaV2, schemaEffects, schemaSearch, schemaAmend)
+// layout followed by what versions 2 to 6 added.
+var schema = slices.Concat(schemaV1, schemaV2, schemaEffects, schemaSearch, schemaAmend, schemaCallees)
+
+// schemaCallees (schema version 6) replaces the index edges_callee with
+// the table edges_by_callee, which the writer fills in one sorted pass.
+//
+// Call edges are written in the order of their caller (see xrefBuffer),
+// so the entries of an index on the caller are appended at its end, but
+// those of an index on the callee landed at random places: on
+// prometheus (180k edges) maintaining edges_callee took most of the two
+// seconds that inserting the edges cost, at the end of indexing when
+// nothing else is left to do. edges_by_callee holds the same entries
+// (snapshot, callee, edge id) and is filled after the edges by one
+// INSERT ... SELECT ordered by callee, which appends. edges gains an
+// INTEGER PRIMARY KEY so that the ids it refers to are stable (a plain
+// rowid may change on VACUUM). The upgrade rebuilds edges with the same
+// rows and ids and fills the new table, so a version 5 database keeps
+// its snapshots.
+var schemaCallees = []string{
+	`CREATE TABLE edges_v6 (
+		id INTEGER PRIMARY KEY,
+		snapshot_id INTEGER NOT NULL,
+		caller INTEGER NOT NULL,
+		callee INTEGER,
+		callee_name INTEGER,
+		path INTEGER NOT NULL,
+		line INTEGER NOT NULL,
+		col INTEGER NOT NULL,
+		coverage INTEGER NOT NULL,
+		via INTEGER NOT NULL,
+		is_go INTEGER NOT NULL,
+		is_defer INTEGER NOT NULL
+	)`,
+	`INSERT INTO edges_v6 (id, snapshot_id, caller, callee, callee_name, path, line, col, coverage, via, is_go, is_defer)
+		SELECT rowid, snapshot_id, caller, callee, callee_name, path, line, col, coverage, via, is_go, is_defer
+		FROM edges ORDER BY rowid`,
+	`DROP TABLE edges`,
+	`ALTER TABLE edges_v6 RENAME TO edges`,
+	`CREATE INDEX edges_caller ON edges (snapshot_id, caller)`,
+	`CREATE INDEX edges_unresolved ON edges (snapshot_id) WHERE coverage = 3`,
+	`CREATE TABLE edges_by_callee (
+		snapshot_id INTEGER NOT NULL,
+		callee INTEGER NOT NULL,
+		edge INTEGER NOT NULL,
+		PRIMARY KEY (snapshot_id, callee, edge)
+	) WITHOUT ROWID`,
+	`INSERT INTO edges_by_callee (snapshot_id, callee, edge)
+		SELECT snapshot_id, callee, id FROM edges WHERE callee IS NOT NULL ORDER BY snapshot_id, callee, id`,
+}
 
 // schemaAmend adds what amended snapshots need (schema version 5):
 //   - repositories.current_revision is the snapshot an amend published
@@ -317,7 +365,7 @@ func hasTable(ctx context.Context, q queryer, name string) (bool, error) {
 
 // snapshotTables are the tables whose rows belong to one snapshot, in the
 // order garbage collection empties them.
-var snapshotTables = []string{"effects", "refs", "edges", "implements", "interned",
+var snapshotTables = []string{"effects", "refs", "edges_by_callee", "edges", "implements", "interned",
 	"symbols", "units", "files", "packages", "modules", "diagnostics"}
 
 // upgradeFromV1 brings a version 1 database to version 2. Version 1
@@ -373,8 +421,13 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return nil
 	case v > SchemaVersion:
 		return fmt.Errorf("schema version %d, this build supports %d: %w", v, SchemaVersion, ErrNewerSchema)
+	case v == 5:
+		if err := applyAll(ctx, tx, schemaCallees); err != nil {
+			return fmt.Errorf("upgrading schema to the callee table: %w", err)
+		}
+		return commitUpgrade(ctx, tx)
 	case v == 4:
-		if err := applyAll(ctx, tx, schemaAmend); err != nil {
+		if err := applyAll(ctx, tx, slices.Concat(schemaAmend, schemaCallees)); err != nil {
 			return fmt.Errorf("upgrading schema to amended snapshots: %w", err)
 		}
 		return commitUpgrade(ctx, tx)
@@ -392,7 +445,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		if err := upgradeToSearch(ctx, tx); err != nil {
 			return fmt.Errorf("upgrading schema to the search index: %w", err)
 		}
-		if err := applyAll(ctx, tx, schemaAmend); err != nil {
+		if err := applyAll(ctx, tx, slices.Concat(schemaAmend, schemaCallees)); err != nil {
 			return fmt.Errorf("upgrading schema to amended snapshots: %w", err)
 		}
 		return commitUpgrade(ctx, tx)

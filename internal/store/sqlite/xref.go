@@ -258,6 +258,15 @@ func (x *xrefBuffer) insertRows(ctx context.Context, tx *sql.Tx, snap int64, ids
 		return fmt.Errorf("inserting references: %w", err)
 	}
 
+	// The edges get the ids after the largest in use (the caller holds
+	// the write lock), in the order inserted; edges_by_callee then lists
+	// those with a callee, in callee order (see schemaCallees).
+	var last int64
+	if len(x.edges) > 0 {
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM edges`).Scan(&last); err != nil {
+			return fmt.Errorf("inserting call edges: %w", err)
+		}
+	}
 	b = &batch{head: `INSERT INTO edges (snapshot_id, caller, callee, callee_name, path, line, col, coverage,
 		via, is_go, is_defer) VALUES `, cols: 11}
 	for _, e := range x.edges {
@@ -268,6 +277,13 @@ func (x *xrefBuffer) insertRows(ctx context.Context, tx *sql.Tx, snap int64, ids
 	}
 	if err := b.flush(ctx, tx); err != nil {
 		return fmt.Errorf("inserting call edges: %w", err)
+	}
+	if len(x.edges) > 0 {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO edges_by_callee (snapshot_id, callee, edge)
+			SELECT snapshot_id, callee, id FROM edges WHERE id > ? AND callee IS NOT NULL ORDER BY callee, id`,
+			last); err != nil {
+			return fmt.Errorf("listing call edges by callee: %w", err)
+		}
 	}
 
 	b = &batch{head: `INSERT OR IGNORE INTO implements (snapshot_id, type, iface, pointer) VALUES `, cols: 4}
@@ -652,23 +668,28 @@ func sortRefs(refs []graph.Ref) {
 	})
 }
 
+// calleeFrom is keyFrom for call edges by callee, which are found
+// through edges_by_callee (see schemaCallees).
+const calleeFrom = ` FROM repositories r
+	CROSS JOIN interned k ON k.snapshot_id = r.current_snapshot AND k.value IN %s
+	CROSS JOIN edges_by_callee y ON y.snapshot_id = k.snapshot_id AND y.callee = k.id
+	CROSS JOIN edges x ON x.id = y.edge`
+
 // edgesQuery returns the SQL and arguments of CallEdges for keys, which
 // are callers when byCaller, else callees.
 func edgesQuery(q graph.EdgeQuery, keys []string, byCaller bool) (string, []any, error) {
 	var b builder
-	col := "callee"
+	var from string
 	if byCaller {
-		col = "caller"
+		from = fmt.Sprintf(keyFrom, b.inList(keys), "edges", "caller")
+	} else {
+		from = fmt.Sprintf(calleeFrom, b.inList(keys))
 	}
-	from := fmt.Sprintf(keyFrom, b.inList(keys), "edges", col) + `
+	from += `
 	JOIN interned c ON c.id = x.caller
 	LEFT JOIN interned ce ON ce.id = x.callee
 	LEFT JOIN interned cn ON cn.id = x.callee_name
 	JOIN interned p ON p.id = x.path`
-	if !byCaller {
-		// Lets SQLite use the partial index edges_callee.
-		b.conds = append(b.conds, "x.callee IS NOT NULL")
-	}
 	if len(q.Coverage) > 0 {
 		ph := make([]string, len(q.Coverage))
 		for i, c := range q.Coverage {
@@ -682,7 +703,7 @@ func edgesQuery(q graph.EdgeQuery, keys []string, byCaller bool) (string, []any,
 	}
 	return `SELECT c.value, coalesce(ce.value, ''), coalesce(cn.value, ''), p.value, x.line, x.col,
 		x.coverage, x.via, x.is_go, x.is_defer, r.name` + from + b.clause() + `
-		ORDER BY k.value, p.value, x.line, x.col, r.name, x.rowid`, b.args, nil
+		ORDER BY k.value, p.value, x.line, x.col, r.name, x.id`, b.args, nil
 }
 
 // CallEdges implements graph.Reader. Exactly one of q.Callers and
