@@ -48,6 +48,11 @@ type mcpCompare struct {
 	Recalled   int     `json:"recalled_lines"`
 	Recall     float64 `json:"recall"`
 	SpeedupP50 float64 `json:"speedup_p50"`
+	// WireLatency and WireSpeedupP50 are the same calls timed until the
+	// response was read off the pipe, before the client decoded it (see
+	// arrivalTransport).
+	WireLatency    map[string]harness.Latency `json:"wire_latency"`
+	WireSpeedupP50 float64                    `json:"wire_speedup_p50"`
 	// ClientCPUPerCall is this process's CPU time per call, by tool: the
 	// Go SDK client reading each answer (for sextant, its structured
 	// content decoded into maps), which every latency includes.
@@ -146,7 +151,8 @@ func compareMCP(ctx context.Context, o options, sextant, gopls, db string, mc *m
 	scmd := exec.Command(sextant, "serve", "--db", db, mc.Dir)
 	var serr bytes.Buffer
 	scmd.Stderr = &serr
-	sx, err := client.Connect(ctx, &mcp.CommandTransport{Command: scmd}, nil)
+	sxT := &arrivalTransport{Transport: &mcp.CommandTransport{Command: scmd}}
+	sx, err := client.Connect(ctx, sxT, nil)
 	if err != nil {
 		return fmt.Errorf("starting sextant serve: %v: %s", err, tail(serr.String()))
 	}
@@ -156,7 +162,8 @@ func compareMCP(ctx context.Context, o options, sextant, gopls, db string, mc *m
 	gcmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
 	var gerr bytes.Buffer
 	gcmd.Stderr = &gerr
-	gp, err := client.Connect(ctx, &mcp.CommandTransport{Command: gcmd}, nil)
+	gpT := &arrivalTransport{Transport: &mcp.CommandTransport{Command: gcmd}}
+	gp, err := client.Connect(ctx, gpT, nil)
 	if err != nil {
 		return fmt.Errorf("starting gopls mcp: %v: %s", err, tail(gerr.String()))
 	}
@@ -187,11 +194,13 @@ func compareMCP(ctx context.Context, o options, sextant, gopls, db string, mc *m
 
 	clientCPU := map[string]time.Duration{}
 	clientCalls := map[string]int{}
+	var lastWire time.Duration // of the last call: until its response was read
 	goplsCall := func(s benchSymbol) (time.Duration, string, error) {
 		args := map[string]any{"file": filepath.Join(mc.Dir, filepath.FromSlash(s.Path)), "symbol": goplsSymbol(s)}
 		start, cpu := time.Now(), selfCPU()
 		r, err := gp.CallTool(ctx, &mcp.CallToolParams{Name: mc.GoplsTool, Arguments: args})
 		took := time.Since(start)
+		lastWire = gpT.since(start)
 		clientCPU[mc.GoplsTool] += selfCPU() - cpu
 		clientCalls[mc.GoplsTool]++
 		if err != nil {
@@ -219,6 +228,7 @@ func compareMCP(ctx context.Context, o options, sextant, gopls, db string, mc *m
 		start, cpu := time.Now(), selfCPU()
 		r, err := sx.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 		took := time.Since(start)
+		lastWire = sxT.since(start)
 		clientCPU[tool] += selfCPU() - cpu
 		clientCalls[tool]++
 		if err != nil {
@@ -229,15 +239,18 @@ func compareMCP(ctx context.Context, o options, sextant, gopls, db string, mc *m
 		}
 		return took, textOf(r), r, nil
 	}
+	var refsWire time.Duration // of the last sextantRefsAll, every page
 	sextantRefsAll := func(s benchSymbol) (time.Duration, string, map[string]bool, int, int, error) {
 		args := map[string]any{"stable_key": s.Key, "limit": 500}
 		var total time.Duration
+		refsWire = 0
 		var text strings.Builder
 		lines := map[string]bool{}
 		pages, count := 0, 0
 		for {
 			took, t, r, err := sextantCall("find_references", args)
 			total += took
+			refsWire += lastWire
 			if err != nil {
 				return total, text.String(), lines, pages, count, err
 			}
@@ -269,10 +282,10 @@ func compareMCP(ctx context.Context, o options, sextant, gopls, db string, mc *m
 		_, _, _, _, _, _ = sextantRefsAll(syms[0])
 	}
 	files := newFileCache(mc.Dir)
-	var lat = map[string][]time.Duration{}
+	var lat, wire = map[string][]time.Duration{}, map[string][]time.Duration{}
 	for i, s := range syms {
 		q := mcpQuery{benchSymbol: s, GoplsSymbol: goplsSymbol(s)}
-		var sxTimes, gpTimes []time.Duration
+		var sxTimes, gpTimes, sxWire, gpWire []time.Duration
 		var sxText, gpText string
 		var sxLines map[string]bool
 		failed := false
@@ -284,6 +297,7 @@ func compareMCP(ctx context.Context, o options, sextant, gopls, db string, mc *m
 				break
 			}
 			sxTimes = append(sxTimes, took)
+			sxWire = append(sxWire, refsWire)
 			sxText, sxLines, q.SextantPages, q.SextantTotal = text, lines, pages, total
 			gt, gtext, gerr := goplsCall(s)
 			if gerr != nil {
@@ -292,6 +306,7 @@ func compareMCP(ctx context.Context, o options, sextant, gopls, db string, mc *m
 				break
 			}
 			gpTimes = append(gpTimes, gt)
+			gpWire = append(gpWire, lastWire)
 			gpText = gtext
 			_ = rep
 		}
@@ -303,6 +318,8 @@ func compareMCP(ctx context.Context, o options, sextant, gopls, db string, mc *m
 		}
 		lat["find_references"] = append(lat["find_references"], sxTimes...)
 		lat[mc.GoplsTool] = append(lat[mc.GoplsTool], gpTimes...)
+		wire["find_references"] = append(wire["find_references"], sxWire...)
+		wire[mc.GoplsTool] = append(wire[mc.GoplsTool], gpWire...)
 		q.SextantP50, q.GoplsP50 = harness.Median(sxTimes), harness.Median(gpTimes)
 		q.SextantTokens, q.GoplsTokens = len([]rune(sxText))/4, len([]rune(gpText))/4
 		if o.dump != "" {
@@ -352,6 +369,11 @@ func compareMCP(ctx context.Context, o options, sextant, gopls, db string, mc *m
 	mc.TokenRatio = ratio(float64(mc.SextantTokens), float64(mc.GoplsTokens))
 	mc.Recall = ratio(float64(mc.Recalled), float64(mc.GoplsLines))
 	mc.SpeedupP50 = ratio(float64(mc.Latency[mc.GoplsTool].P50), float64(mc.Latency["find_references"].P50))
+	mc.WireLatency = map[string]harness.Latency{}
+	for k, ds := range wire {
+		mc.WireLatency[k] = harness.Summarize(ds)
+	}
+	mc.WireSpeedupP50 = ratio(float64(mc.WireLatency[mc.GoplsTool].P50), float64(mc.WireLatency["find_references"].P50))
 	mc.ClientCPUPerCall = map[string]time.Duration{}
 	for tool, d := range clientCPU {
 		mc.ClientCPUPerCall[tool] = d / time.Duration(clientCalls[tool])
