@@ -93,8 +93,14 @@ func (w *writer) AddEffects(ctx context.Context, recs []graph.EffectRecord) erro
 			return fmt.Errorf("effect record of %q: unknown effect %q", r.Function, r.Effect)
 		}
 	}
-	// Many rows per statement, in the order given (see batch): a
-	// statement per row cost more than the rows themselves.
+	// Many rows per statement (see batch): a statement per row cost more
+	// than the rows themselves. Sorted by function, the entries of
+	// effects_func are appended rather than put at random places of it;
+	// the sort is stable, so a function's records keep the order given.
+	if !slices.IsSortedFunc(recs, func(a, b graph.EffectRecord) int { return strings.Compare(a.Function, b.Function) }) {
+		recs = slices.Clone(recs)
+		slices.SortStableFunc(recs, func(a, b graph.EffectRecord) int { return strings.Compare(a.Function, b.Function) })
+	}
 	b := &batch{head: `INSERT INTO effects (snapshot_id, func, effect, direct, certain, path, line, col,
 		next, callee, detail) VALUES `, cols: 11}
 	defer b.close()
