@@ -65,6 +65,7 @@ func (x *extractor) finishCallEdges(ctx context.Context, pending *callgraph.Pend
 		return "", nil
 	}
 	t := &x.xt
+	first := len(t.edges)
 	for _, e := range res.Edges {
 		rel, ok := x.rel(e.Site.Filename)
 		if !ok || !e.Caller.Pos.IsValid() {
@@ -84,6 +85,12 @@ func (x *extractor) finishCallEdges(ctx context.Context, pending *callgraph.Pend
 		}
 		if e.Callee.Name != "" {
 			pe.calleeName = t.intern(e.Callee.Name)
+		}
+		// A call may reach a function both as itself and through a
+		// literal it contains (Edge.Literal), adjacent in the build's
+		// order; the stored edge does not tell them apart.
+		if n := len(t.edges); n > first && t.edges[n-1] == pe {
+			continue
 		}
 		t.edges = append(t.edges, pe)
 	}

@@ -108,7 +108,12 @@ func checkXRefInvariants(t *testing.T, out xrefOutput) {
 			t.Errorf("reference %+v: bad position or kind", r)
 		}
 	}
+	edges := map[graph.CallEdge]bool{}
 	for _, e := range out.edges {
+		if edges[e] {
+			t.Errorf("call edge repeats: %+v", e)
+		}
+		edges[e] = true
 		_, callerOK := syms[e.Caller]
 		_, calleeOK := syms[e.Callee]
 		if !callerOK || e.Callee != "" && !calleeOK || e.Callee != "" && e.CalleeName != "" {
@@ -327,5 +332,29 @@ func TestXRefsAcrossVariants(t *testing.T) {
 		if !got[want] {
 			t.Errorf("missing reference %s", want)
 		}
+	}
+}
+
+// TestEdgeOnce checks that a call reaching a function both as itself and
+// through a function literal it contains is one edge to it.
+func TestEdgeOnce(t *testing.T) {
+	hermetic(t)
+	dir := txtartest.Write(t, "testdata/edgeonce.txtar.in")
+	out := extractAll(t, "example.com/edgeonce", dir)
+	checkXRefInvariants(t, out)
+	names := map[string]string{}
+	for _, r := range out.recs {
+		for _, s := range r.Symbols {
+			names[s.Key] = s.QualifiedName
+		}
+	}
+	var got []string
+	for _, e := range out.edges {
+		if e.Line == 17 {
+			got = append(got, fmt.Sprintf("%s -> %s %s %s", names[e.Caller], names[e.Callee], e.Coverage, e.Via))
+		}
+	}
+	if want := []string{"call -> A.run candidate func_value"}; !slices.Equal(got, want) {
+		t.Errorf("edges of the call f():\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
