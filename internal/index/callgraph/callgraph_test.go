@@ -44,11 +44,17 @@ func under(dir string) func(string) bool {
 	return func(name string) bool { return strings.HasPrefix(name, prefix) }
 }
 
-func TestGolden(t *testing.T) {
+// hermetic makes the go command of a test see the fixture alone, as
+// built for linux/amd64, with no network.
+func hermetic(t *testing.T) {
 	t.Setenv("GOOS", "linux")
 	t.Setenv("GOARCH", "amd64")
 	t.Setenv("GOPROXY", "off")
 	t.Setenv("GOFLAGS", "-mod=mod")
+}
+
+func TestGolden(t *testing.T) {
+	hermetic(t)
 	archives, err := filepath.Glob("testdata/*.txtar")
 	if err != nil {
 		t.Fatal(err)
@@ -279,8 +285,7 @@ func lineDiff(want, got string) string {
 // it returns: the indexer releases the packages' syntax and types while
 // the build goes on.
 func TestStartReleases(t *testing.T) {
-	t.Setenv("GOPROXY", "off")
-	t.Setenv("GOFLAGS", "-mod=mod")
+	hermetic(t)
 	dir := txtartest.Write(t, filepath.Join("testdata", "calls.txtar"))
 	units := loadUnits(t, dir)
 	for _, mode := range []int{0, -1} {
@@ -322,8 +327,7 @@ func TestBuildNothing(t *testing.T) {
 }
 
 func TestBuildCancelled(t *testing.T) {
-	t.Setenv("GOPROXY", "off")
-	t.Setenv("GOFLAGS", "-mod=mod")
+	hermetic(t)
 	dir := txtartest.Write(t, filepath.Join("testdata", "calls.txtar"))
 	units := loadUnits(t, dir)
 	ctx, cancel := context.WithCancel(context.Background())

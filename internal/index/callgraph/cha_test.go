@@ -22,10 +22,7 @@ import (
 // one; and methodsOf must give, for every Id, the functions MethodValue
 // makes for those selections.
 func TestLazyMethods(t *testing.T) {
-	t.Setenv("GOOS", "linux")
-	t.Setenv("GOARCH", "amd64")
-	t.Setenv("GOPROXY", "off")
-	t.Setenv("GOFLAGS", "-mod=mod")
+	hermetic(t)
 	var made, none int // over all fixtures
 	for _, archive := range []string{"calls.txtar", "wrappers.txtar"} {
 		t.Run(archive, func(t *testing.T) {

@@ -19,10 +19,7 @@ import (
 // cycles of promoted methods of embedded interfaces, whose order comes
 // from map iteration in go/ssa and here.
 func TestDeterministic(t *testing.T) {
-	t.Setenv("GOOS", "linux")
-	t.Setenv("GOARCH", "amd64")
-	t.Setenv("GOPROXY", "off")
-	t.Setenv("GOFLAGS", "-mod=mod")
+	hermetic(t)
 	for _, archive := range []string{"testdata/wrappers.txtar", "testdata/calls.txtar"} {
 		t.Run(archive, func(t *testing.T) {
 			dir := txtartest.Write(t, archive)

@@ -17,8 +17,7 @@ import (
 // released in import path order as the build is told it may reach them.
 // The edges must be those of an unpaced build.
 func TestPaced(t *testing.T) {
-	t.Setenv("GOPROXY", "off")
-	t.Setenv("GOFLAGS", "-mod=mod")
+	hermetic(t)
 	dir := txtartest.Write(t, filepath.Join("testdata", "calls.txtar"))
 	units := loadUnits(t, dir)
 	for _, mode := range []int{0, -1} {
@@ -74,8 +73,7 @@ func TestReleaseSyntax(t *testing.T) {
 	if syntaxOffset == ^uintptr(0) {
 		t.Fatal("ssa.Function has no syntax field of type ast.Node: go/ssa changed; update releaseSyntax")
 	}
-	t.Setenv("GOPROXY", "off")
-	t.Setenv("GOFLAGS", "-mod=mod")
+	hermetic(t)
 	dir := txtartest.Write(t, filepath.Join("testdata", "calls.txtar"))
 	units := loadUnits(t, dir)
 	u := prepare(units[0], Options{InRepo: under(dir), MaxVTACalls: -1})

@@ -45,20 +45,7 @@ var schema = slices.Concat(schemaV1, schemaV2, schemaEffects, schemaSearch, sche
 // rows and ids and fills the new table, so a version 5 database keeps
 // its snapshots.
 var schemaCallees = []string{
-	`CREATE TABLE edges_v6 (
-		id INTEGER PRIMARY KEY,
-		snapshot_id INTEGER NOT NULL,
-		caller INTEGER NOT NULL,
-		callee INTEGER,
-		callee_name INTEGER,
-		path INTEGER NOT NULL,
-		line INTEGER NOT NULL,
-		col INTEGER NOT NULL,
-		coverage INTEGER NOT NULL,
-		via INTEGER NOT NULL,
-		is_go INTEGER NOT NULL,
-		is_defer INTEGER NOT NULL
-	)`,
+	`CREATE TABLE edges_v6 (id INTEGER PRIMARY KEY, ` + edgeColumns + `)`,
 	`INSERT INTO edges_v6 (id, snapshot_id, caller, callee, callee_name, path, line, col, coverage, via, is_go, is_defer)
 		SELECT rowid, snapshot_id, caller, callee, callee_name, path, line, col, coverage, via, is_go, is_defer
 		FROM edges ORDER BY rowid`,
@@ -215,6 +202,12 @@ var schemaV1 = []string{
 	`CREATE INDEX diagnostics_snapshot ON diagnostics (snapshot_id)`,
 }
 
+// edgeColumns are the columns of edges since version 2 (version 6 adds
+// an id before them: see schemaCallees).
+const edgeColumns = `snapshot_id INTEGER NOT NULL, caller INTEGER NOT NULL, callee INTEGER,
+	callee_name INTEGER, path INTEGER NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL,
+	coverage INTEGER NOT NULL, via INTEGER NOT NULL, is_go INTEGER NOT NULL, is_defer INTEGER NOT NULL`
+
 // schemaV2 creates the cross-reference tables that version 2 added.
 //
 // References and call edges are the largest tables (about 300k and 100k
@@ -253,19 +246,7 @@ var schemaV2 = []string{
 		test_only INTEGER NOT NULL
 	)`,
 	`CREATE INDEX refs_target ON refs (snapshot_id, target)`,
-	`CREATE TABLE edges (
-		snapshot_id INTEGER NOT NULL,
-		caller INTEGER NOT NULL,
-		callee INTEGER,
-		callee_name INTEGER,
-		path INTEGER NOT NULL,
-		line INTEGER NOT NULL,
-		col INTEGER NOT NULL,
-		coverage INTEGER NOT NULL,
-		via INTEGER NOT NULL,
-		is_go INTEGER NOT NULL,
-		is_defer INTEGER NOT NULL
-	)`,
+	`CREATE TABLE edges (` + edgeColumns + `)`,
 	`CREATE INDEX edges_caller ON edges (snapshot_id, caller)`,
 	`CREATE INDEX edges_callee ON edges (snapshot_id, callee) WHERE callee IS NOT NULL`,
 	`CREATE INDEX edges_unresolved ON edges (snapshot_id) WHERE coverage = 3`,
