@@ -315,8 +315,10 @@ func repositoryByRoot(ctx context.Context, q queryer, root string) (graph.Reposi
 	return r, nil
 }
 
-// BeginSnapshot implements graph.Store. It checks that the repository exists
-// and returns at once: the write transaction begins at the first Add call
+// BeginSnapshot implements graph.Store. It checks that the repository
+// exists, deletes the old snapshots of it that a publish cut short left
+// behind (readers that pinned one keep seeing it), and returns: the write
+// transaction begins at the first Add call
 // (or at Publish), so loading packages meanwhile does not hold the write
 // lock. The snapshot's CreatedAt is the time BeginSnapshot was called, which
 // is no later than when the indexed files were read.
@@ -331,6 +333,16 @@ func (s *Store) BeginSnapshot(ctx context.Context, repo graph.Repository, vcsHea
 	}
 	if n == 0 {
 		return nil, fmt.Errorf("beginning snapshot of repository %d (%s): %w", repo.ID, repo.Name, graph.ErrNotFound)
+	}
+	// Old snapshots that an earlier Publish left (it was killed during its
+	// collection, say) go now, before this snapshot is built, rather than
+	// only after it is published: however often publishes are cut short,
+	// garbage cannot pile up. As in Publish, a failure is not reported.
+	var garbage bool
+	if err := s.rdb.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM snapshots s JOIN repositories r ON r.id = s.repo_id
+		WHERE s.repo_id = ? AND s.id IS NOT r.current_snapshot AND s.id IS NOT r.current_revision)`,
+		repo.ID).Scan(&garbage); err == nil && garbage {
+		_ = s.collect(ctx, repo.ID)
 	}
 	return &writer{store: s, repo: repo, vcsHead: vcsHead, createdAt: time.Now()}, nil
 }

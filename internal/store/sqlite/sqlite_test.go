@@ -783,3 +783,35 @@ func TestUpgradeToSearch(t *testing.T) {
 		t.Errorf("integrity_check = %q, %v", got, err)
 	}
 }
+
+// TestBeginSnapshotCollects checks that old snapshots a publish left
+// behind (its collection was cut short) are deleted when the next snapshot
+// of the repository begins, not only once it is published.
+func TestBeginSnapshotCollects(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	defer s.Close()
+	repo, _ := s.EnsureRepository(ctx, "/src/a", "a")
+	publishGeneration(t, s, repo, 1, 20)
+	cur := publishGeneration(t, s, repo, 2, 20)
+	// What a publish killed before its collection leaves: an older
+	// snapshot with rows.
+	if _, err := s.wdb.ExecContext(ctx, `INSERT INTO snapshots (id, repo_id, created_at) VALUES (?, ?, 0)`, cur.ID-1, repo.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.wdb.ExecContext(ctx, `INSERT INTO packages (snapshot_id, path, name, module_path, dir, hash, test_only, errors)
+		VALUES (?, 'old', 'old', 'm', 'old', '', 0, 0)`, cur.ID-1); err != nil {
+		t.Fatal(err)
+	}
+	if counts := rowCounts(t, s); len(counts) != 2 {
+		t.Fatalf("before: rows of %d snapshots, want 2: %v", len(counts), counts)
+	}
+	w, err := s.BeginSnapshot(ctx, repo, "gen3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	if counts := rowCounts(t, s); len(counts) != 1 || counts[cur.ID] == nil {
+		t.Errorf("after BeginSnapshot: %v, want the rows of snapshot %d alone", counts, cur.ID)
+	}
+}
