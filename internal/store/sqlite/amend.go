@@ -234,7 +234,7 @@ func (w *amendWriter) RemoveDirs(ctx context.Context, dirs []string) error {
 
 // amendIDs gives every buffered string its interned id in data set snap:
 // the one it already has, or a new one after the largest in use.
-func (x *xrefBuffer) amendIDs(ctx context.Context, tx *sql.Tx, snap int64) ([]int64, error) {
+func (x *xrefBuffer) amendIDs(ctx context.Context, tx wtx, snap int64) ([]int64, error) {
 	ids := make([]int64, len(x.strs))
 	const chunk = 500
 	for lo := 0; lo < len(x.strs); lo += chunk {
@@ -267,6 +267,7 @@ func (x *xrefBuffer) amendIDs(ctx context.Context, tx *sql.Tx, snap int64) ([]in
 		return nil, fmt.Errorf("allocating interned ids: %w", err)
 	}
 	b := &batch{head: `INSERT INTO interned (id, snapshot_id, value) VALUES `, cols: 3}
+	defer b.close(tx)
 	for n, id := range ids {
 		if id != 0 {
 			continue

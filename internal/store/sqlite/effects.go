@@ -103,14 +103,14 @@ func (w *writer) AddEffects(ctx context.Context, recs []graph.EffectRecord) erro
 	}
 	b := &batch{head: `INSERT INTO effects (snapshot_id, func, effect, direct, certain, path, line, col,
 		next, callee, detail) VALUES `, cols: 11}
-	defer b.close()
+	defer b.close(w.wtx())
 	for _, r := range recs {
-		if err := b.add(ctx, w.tx, w.snapID, r.Function, effectCodes[r.Effect], r.Direct, r.Certain,
+		if err := b.add(ctx, w.wtx(), w.snapID, r.Function, effectCodes[r.Effect], r.Direct, r.Certain,
 			r.Path, r.Line, r.Col, nullable(r.Next), nullable(r.Callee), nullable(r.Detail)); err != nil {
 			return fmt.Errorf("inserting effect record of %s: %w", r.Function, err)
 		}
 	}
-	if err := b.flush(ctx, w.tx); err != nil {
+	if err := b.flush(ctx, w.wtx()); err != nil {
 		return fmt.Errorf("inserting effect records: %w", err)
 	}
 	return nil

@@ -251,22 +251,22 @@ func (w *writer) addSymbols(ctx context.Context, syms []graph.Symbol) error {
 		}
 		id := w.nextSym
 		w.nextSym++
-		if err := w.symbols.add(ctx, w.tx, id, w.snapID, unit, sym.Name, strings.ToLower(sym.Name), qname,
+		if err := w.symbols.add(ctx, w.wtx(), id, w.snapID, unit, sym.Name, strings.ToLower(sym.Name), qname,
 			kind, sym.Exported, sym.TestOnly, sym.StartLine, sym.StartCol, sym.EndLine, sym.EndCol,
 			sym.Key, parent, sym.Receiver, sym.Signature, sym.Doc); err != nil {
 			return fmt.Errorf("inserting symbols: %w", err)
 		}
 		name, doc, sig, body, path := searchColumns(sym)
-		if err := w.text.add(ctx, w.tx, id, name, doc, sig, body, path); err != nil {
+		if err := w.text.add(ctx, w.wtx(), id, name, doc, sig, body, path); err != nil {
 			return fmt.Errorf("indexing symbols for search: %w", err)
 		}
 	}
 	// The rest of the package's rows now: nothing else of the writer
 	// need know which rows are still buffered.
-	if err := w.symbols.flush(ctx, w.tx); err != nil {
+	if err := w.symbols.flush(ctx, w.wtx()); err != nil {
 		return fmt.Errorf("inserting symbols: %w", err)
 	}
-	if err := w.text.flush(ctx, w.tx); err != nil {
+	if err := w.text.flush(ctx, w.wtx()); err != nil {
 		return fmt.Errorf("indexing symbols for search: %w", err)
 	}
 	return nil
@@ -296,13 +296,13 @@ func (w *writer) Publish(ctx context.Context) (graph.Snapshot, error) {
 
 func (w *writer) commit(ctx context.Context) (graph.Snapshot, error) {
 	if w.amendBase == 0 {
-		if err := w.xref.insert(ctx, w.tx, w.snapID); err != nil {
+		if err := w.xref.insert(ctx, w.wtx(), w.snapID); err != nil {
 			return graph.Snapshot{}, err
 		}
 	} else {
-		ids, err := w.xref.amendIDs(ctx, w.tx, w.snapID)
+		ids, err := w.xref.amendIDs(ctx, w.wtx(), w.snapID)
 		if err == nil {
-			err = w.xref.insertRows(ctx, w.tx, w.snapID, ids)
+			err = w.xref.insertRows(ctx, w.wtx(), w.snapID, ids)
 		}
 		if err != nil {
 			return graph.Snapshot{}, err
@@ -378,16 +378,17 @@ func (s *Store) releaseMemory() {
 // and the write connection, and marks the writer done.
 func (w *writer) end() {
 	if w.tx != nil {
+		for _, b := range []*batch{w.symbols, w.text} {
+			b.close(w.wtx()) // before the connection goes
+		}
 		w.tx.Rollback() // no-op after Commit
 		w.conn.Close()
 	}
 	w.done = true
 	w.tx, w.conn, w.units, w.xref = nil, nil, nil, nil
 	w.stmts.module, w.stmts.pkg, w.stmts.file, w.stmts.unit, w.stmts.diag = nil, nil, nil, nil, nil
-	for _, b := range []*batch{w.symbols, w.text} {
-		if b != nil {
-			b.close()
-		}
-	}
 	w.symbols, w.text = nil, nil
 }
+
+// wtx returns the writer's transaction with its connection.
+func (w *writer) wtx() wtx { return wtx{Tx: w.tx, conn: w.conn} }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"slices"
 	"strings"
@@ -139,13 +140,25 @@ func (x *xrefBuffer) optNum(s string) int32 {
 // on parameters (11 columns × 100).
 const batchRows = 100
 
+// wtx is the writer's transaction and the connection it runs on, which
+// batches use directly (see batch).
+type wtx struct {
+	*sql.Tx
+	conn *sql.Conn
+}
+
 // batch inserts rows into one table batchRows at a time with a prepared
-// multi-row INSERT; flush inserts the rest.
+// multi-row INSERT; flush inserts the rest. It executes its statements on
+// the driver's connection (sql.Conn.Raw), inside the writer's
+// transaction, with one argument slice reused for every statement:
+// database/sql would allocate and check the arguments anew for each, which
+// cost about a third of inserting a snapshot's cross-references and 200 MB
+// of garbage for prometheus's half million rows.
 type batch struct {
 	head string // INSERT ... (columns) VALUES
 	cols int
-	args []any
-	full *sql.Stmt // head with batchRows row placeholders
+	args []driver.NamedValue
+	full driver.Stmt // head with batchRows row placeholders
 }
 
 // values returns the VALUES list of n rows of b.cols columns.
@@ -155,36 +168,54 @@ func (b *batch) values(n int) string {
 }
 
 // add buffers one row, inserting the buffer when it is full.
-func (b *batch) add(ctx context.Context, tx *sql.Tx, vals ...any) error {
-	b.args = append(b.args, vals...)
+func (b *batch) add(ctx context.Context, tx wtx, vals ...any) error {
+	for _, v := range vals {
+		switch v.(type) {
+		case int64, string, bool, nil:
+		default:
+			var err error
+			if v, err = driver.DefaultParameterConverter.ConvertValue(v); err != nil {
+				return err
+			}
+		}
+		b.args = append(b.args, driver.NamedValue{Ordinal: len(b.args) + 1, Value: v})
+	}
 	if len(b.args) < b.cols*batchRows {
 		return nil
 	}
-	if b.full == nil {
-		var err error
-		if b.full, err = tx.PrepareContext(ctx, b.head+b.values(batchRows)); err != nil {
-			return err
+	err := tx.conn.Raw(func(dc any) error {
+		if b.full == nil {
+			var err error
+			if b.full, err = dc.(driver.ConnPrepareContext).PrepareContext(ctx, b.head+b.values(batchRows)); err != nil {
+				return err
+			}
 		}
-	}
-	_, err := b.full.ExecContext(ctx, b.args...)
+		_, err := b.full.(driver.StmtExecContext).ExecContext(ctx, b.args)
+		return err
+	})
 	b.args = b.args[:0]
 	return err
 }
 
-// close releases the prepared statement, if any.
-func (b *batch) close() {
+// close releases the prepared statement, if any. It must be called
+// before the connection is closed.
+func (b *batch) close(tx wtx) {
 	if b.full != nil {
-		b.full.Close()
+		_ = tx.conn.Raw(func(any) error { return b.full.Close() })
 		b.full = nil
 	}
 }
 
 // flush inserts the rows still buffered.
-func (b *batch) flush(ctx context.Context, tx *sql.Tx) error {
+func (b *batch) flush(ctx context.Context, tx wtx) error {
 	if len(b.args) == 0 {
 		return nil
 	}
-	_, err := tx.ExecContext(ctx, b.head+b.values(len(b.args)/b.cols), b.args...)
+	args := make([]any, len(b.args))
+	for i, a := range b.args {
+		args[i] = a.Value
+	}
+	_, err := tx.ExecContext(ctx, b.head+b.values(len(b.args)/b.cols), args...)
 	b.args = b.args[:0]
 	return err
 }
@@ -196,7 +227,7 @@ func (b *batch) flush(ctx context.Context, tx *sql.Tx) error {
 // that arrived since the last one, in sorted order among themselves, after
 // those, so a snapshot's strings get consecutive ids and each is inserted
 // once.
-func (x *xrefBuffer) insert(ctx context.Context, tx *sql.Tx, snap int64) error {
+func (x *xrefBuffer) insert(ctx context.Context, tx wtx, snap int64) error {
 	if fresh := x.strs[len(x.ids):]; len(fresh) > 0 {
 		var base int64
 		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM interned`).Scan(&base); err != nil {
@@ -210,6 +241,7 @@ func (x *xrefBuffer) insert(ctx context.Context, tx *sql.Tx, snap int64) error {
 		slices.SortFunc(order, func(a, b int32) int { return strings.Compare(fresh[a], fresh[b]) })
 		ids := make([]int64, len(fresh))
 		b := &batch{head: `INSERT INTO interned (id, snapshot_id, value) VALUES `, cols: 3}
+		defer b.close(tx)
 		for rank, n := range order {
 			ids[n] = base + int64(rank)
 			if err := b.add(ctx, tx, ids[n], snap, fresh[n]); err != nil {
@@ -237,7 +269,7 @@ func (x *xrefBuffer) insert(ctx context.Context, tx *sql.Tx, snap int64) error {
 
 // insertRows inserts the buffered rows into snapshot snap, the string
 // numbered n having the interned id ids[n].
-func (x *xrefBuffer) insertRows(ctx context.Context, tx *sql.Tx, snap int64, ids []int64) error {
+func (x *xrefBuffer) insertRows(ctx context.Context, tx wtx, snap int64, ids []int64) error {
 	id := func(n int32) int64 { return ids[n] }
 	opt := func(n int32) any {
 		if n == noString {
@@ -248,6 +280,7 @@ func (x *xrefBuffer) insertRows(ctx context.Context, tx *sql.Tx, snap int64, ids
 
 	b := &batch{head: `INSERT INTO refs (snapshot_id, target, path, line, col, end_col, enclosing, kind,
 		test_only) VALUES `, cols: 9}
+	defer b.close(tx)
 	for _, r := range x.refs {
 		if err := b.add(ctx, tx, snap, id(r.target), id(r.path), r.line, r.col, r.endCol, opt(r.encl), r.kind,
 			r.test); err != nil {
@@ -267,15 +300,16 @@ func (x *xrefBuffer) insertRows(ctx context.Context, tx *sql.Tx, snap int64, ids
 			return fmt.Errorf("inserting call edges: %w", err)
 		}
 	}
-	b = &batch{head: `INSERT INTO edges (snapshot_id, caller, callee, callee_name, path, line, col, coverage,
+	eb := &batch{head: `INSERT INTO edges (snapshot_id, caller, callee, callee_name, path, line, col, coverage,
 		via, is_go, is_defer) VALUES `, cols: 11}
+	defer eb.close(tx)
 	for _, e := range x.edges {
-		if err := b.add(ctx, tx, snap, id(e.caller), opt(e.callee), opt(e.calleeName), id(e.path), e.line, e.col,
+		if err := eb.add(ctx, tx, snap, id(e.caller), opt(e.callee), opt(e.calleeName), id(e.path), e.line, e.col,
 			e.cov, e.via, e.goStmt, e.deferStmt); err != nil {
 			return fmt.Errorf("inserting call edges: %w", err)
 		}
 	}
-	if err := b.flush(ctx, tx); err != nil {
+	if err := eb.flush(ctx, tx); err != nil {
 		return fmt.Errorf("inserting call edges: %w", err)
 	}
 	if len(x.edges) > 0 {
@@ -286,13 +320,14 @@ func (x *xrefBuffer) insertRows(ctx context.Context, tx *sql.Tx, snap int64, ids
 		}
 	}
 
-	b = &batch{head: `INSERT OR IGNORE INTO implements (snapshot_id, type, iface, pointer) VALUES `, cols: 4}
+	ib := &batch{head: `INSERT OR IGNORE INTO implements (snapshot_id, type, iface, pointer) VALUES `, cols: 4}
+	defer ib.close(tx)
 	for _, im := range x.impls {
-		if err := b.add(ctx, tx, snap, id(im.typ), id(im.iface), im.pointer); err != nil {
+		if err := ib.add(ctx, tx, snap, id(im.typ), id(im.iface), im.pointer); err != nil {
 			return fmt.Errorf("inserting implementations: %w", err)
 		}
 	}
-	if err := b.flush(ctx, tx); err != nil {
+	if err := ib.flush(ctx, tx); err != nil {
 		return fmt.Errorf("inserting implementations: %w", err)
 	}
 	return nil
@@ -338,7 +373,7 @@ func (w *writer) FlushXRefs(ctx context.Context) error {
 	if w.amendBase != 0 {
 		return nil
 	}
-	return w.xref.insert(ctx, w.tx, w.snapID)
+	return w.xref.insert(ctx, w.wtx(), w.snapID)
 }
 
 // AddRefs implements graph.SnapshotWriter. References are stored as given,
