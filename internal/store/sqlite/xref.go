@@ -152,8 +152,8 @@ type wtx struct {
 // the driver's connection (sql.Conn.Raw), inside the writer's
 // transaction, with one argument slice reused for every statement:
 // database/sql would allocate and check the arguments anew for each, which
-// cost about a third of inserting a snapshot's cross-references and 200 MB
-// of garbage for prometheus's half million rows.
+// for prometheus's half million rows cost about 200 MB of garbage and a
+// tenth of the inserts' time.
 type batch struct {
 	head string // INSERT ... (columns) VALUES
 	cols int
