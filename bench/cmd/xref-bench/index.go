@@ -68,10 +68,15 @@ func (c contenders) bare(ctx context.Context) (bareRun, error) {
 	return r, nil
 }
 
-func (c contenders) index(ctx context.Context, name string) (sextantRun, error) {
+// index runs `sextant index` into a fresh database named name, with env
+// added to the environment.
+func (c contenders) index(ctx context.Context, name string, env ...string) (sextantRun, error) {
 	db := filepath.Join(c.dbDir, name+".db")
 	removeDB(db)
 	cmd := exec.CommandContext(ctx, c.sextant, "index", "--json", "--db", db, c.corpus)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	u, err := harness.Measure(cmd, c.sample)
@@ -92,30 +97,49 @@ func (c contenders) index(ctx context.Context, name string) (sextantRun, error) 
 	return r, nil
 }
 
-// indexResult is part (c): sextant index against the bare load.
+// indexResult is part (c): sextant index against the bare load, as
+// users run it (Sextant) and with effect inference off (RefsEdges,
+// SEXTANT_EFFECTS=off: symbols, references, call edges, implementations
+// and the full-text index), which is what the references issue's budget
+// of 2× counts; the effects issue budgets effect inference on top of it
+// (bench/cmd/effects-bench).
 type indexResult struct {
 	Runs   int `json:"runs"`
 	Warmup struct {
 		Bare    harness.Usage `json:"bare"`
 		Sextant harness.Usage `json:"sextant"`
 	} `json:"warmup"`
-	Bare    []bareRun    `json:"bare"`
-	Sextant []sextantRun `json:"sextant"`
-	Median  struct {
-		Bare    harness.Usage `json:"bare"`
-		Sextant harness.Usage `json:"sextant"`
+	Bare      []bareRun    `json:"bare"`
+	Sextant   []sextantRun `json:"sextant"`
+	RefsEdges []sextantRun `json:"refs_edges"`
+	Median    struct {
+		Bare      harness.Usage `json:"bare"`
+		Sextant   harness.Usage `json:"sextant"`
+		RefsEdges harness.Usage `json:"refs_edges"`
 	} `json:"median"`
 	// Ratios are sextant over bare, of the medians.
-	Ratios struct {
-		Wall     float64 `json:"wall"`
-		CPU      float64 `json:"cpu"`
-		MaxRSS   float64 `json:"maxrss"`
-		TreePeak float64 `json:"tree_peak"`
-	} `json:"ratios"`
+	Ratios          indexRatios `json:"ratios"`
+	RefsEdgesRatios indexRatios `json:"refs_edges_ratios"`
+}
+
+type indexRatios struct {
+	Wall     float64 `json:"wall"`
+	CPU      float64 `json:"cpu"`
+	MaxRSS   float64 `json:"maxrss"`
+	TreePeak float64 `json:"tree_peak"`
+}
+
+func ratiosOf(s, b harness.Usage) indexRatios {
+	return indexRatios{
+		Wall:     ratio(float64(s.Wall), float64(b.Wall)),
+		CPU:      ratio(float64(s.UserCPU+s.SysCPU), float64(b.UserCPU+b.SysCPU)),
+		MaxRSS:   ratio(float64(s.MaxRSSKiB), float64(b.MaxRSSKiB)),
+		TreePeak: ratio(float64(s.TreePeakKiB), float64(b.TreePeakKiB)),
+	}
 }
 
 // indexRuns warms the caches with one untimed run of each contender, then
-// runs them alternately (ABBA) and returns the database of the last
+// runs them alternately (ABC, CBA) and returns the database of the last
 // sextant run.
 func indexRuns(ctx context.Context, o options, c contenders, ir *indexResult) (string, error) {
 	logf("warm-up (untimed): bare load")
@@ -133,9 +157,9 @@ func indexRuns(ctx context.Context, o options, c contenders, ir *indexResult) (s
 	removeDB(ws.db)
 	last := ""
 	for i := range o.runs {
-		order := []string{"bare", "sextant"}
+		order := []string{"bare", "sextant", "refs-edges"}
 		if i%2 == 1 {
-			order = []string{"sextant", "bare"}
+			order = []string{"refs-edges", "sextant", "bare"}
 		}
 		for _, who := range order {
 			if who == "bare" {
@@ -145,6 +169,16 @@ func indexRuns(ctx context.Context, o options, c contenders, ir *indexResult) (s
 				}
 				logf("run %d bare:    %s, maxrss %s, %d packages", i+1, run.Wall.Round(time.Millisecond), mib(run.MaxRSSKiB), run.Report.Packages)
 				ir.Bare = append(ir.Bare, run)
+				continue
+			}
+			if who == "refs-edges" {
+				run, err := c.index(ctx, fmt.Sprintf("refs-edges-%d", i+1), "SEXTANT_EFFECTS=off")
+				if err != nil {
+					return "", err
+				}
+				logf("run %d sextant, effects off: %s, maxrss %s", i+1, run.Wall.Round(time.Millisecond), mib(run.MaxRSSKiB))
+				ir.RefsEdges = append(ir.RefsEdges, run)
+				removeDB(run.db)
 				continue
 			}
 			run, err := c.index(ctx, fmt.Sprintf("run-%d", i+1))
@@ -160,19 +194,19 @@ func indexRuns(ctx context.Context, o options, c contenders, ir *indexResult) (s
 		}
 	}
 	ir.Runs = o.runs
-	var bare, sx []harness.Usage
+	var bare, sx, re []harness.Usage
 	for _, r := range ir.Bare {
 		bare = append(bare, r.Usage)
 	}
 	for _, r := range ir.Sextant {
 		sx = append(sx, r.Usage)
 	}
-	ir.Median.Bare, ir.Median.Sextant = medianUsage(bare), medianUsage(sx)
-	b, s := ir.Median.Bare, ir.Median.Sextant
-	ir.Ratios.Wall = ratio(float64(s.Wall), float64(b.Wall))
-	ir.Ratios.CPU = ratio(float64(s.UserCPU+s.SysCPU), float64(b.UserCPU+b.SysCPU))
-	ir.Ratios.MaxRSS = ratio(float64(s.MaxRSSKiB), float64(b.MaxRSSKiB))
-	ir.Ratios.TreePeak = ratio(float64(s.TreePeakKiB), float64(b.TreePeakKiB))
+	for _, r := range ir.RefsEdges {
+		re = append(re, r.Usage)
+	}
+	ir.Median.Bare, ir.Median.Sextant, ir.Median.RefsEdges = medianUsage(bare), medianUsage(sx), medianUsage(re)
+	ir.Ratios = ratiosOf(ir.Median.Sextant, ir.Median.Bare)
+	ir.RefsEdgesRatios = ratiosOf(ir.Median.RefsEdges, ir.Median.Bare)
 	return last, nil
 }
 
