@@ -58,6 +58,28 @@ func TestQualifiedNamesBothWays(t *testing.T) {
 	if !maps.Equal(bySQL, want) {
 		t.Errorf("by SQL: %d names, want %d", len(bySQL), len(want))
 	}
+	// One repository's table loaded: its keys from memory, the others'
+	// by SQL.
+	if _, _, err := fresh.FindSymbols(ctx, graph.SymbolQuery{Name: "x", Mode: graph.MatchSubstring,
+		Repositories: []string{"alpha"}}); err != nil {
+		t.Fatal(err)
+	}
+	loaded := 0
+	for _, rs := range mustPinned(t, fresh.(*reader)) {
+		if s.names.loaded(rs.revision) != nil {
+			loaded++
+		}
+	}
+	if loaded != 1 {
+		t.Fatalf("%d tables loaded by a search of alpha, want 1", loaded)
+	}
+	mixed, err := fresh.(graph.QualifiedNamer).QualifiedNames(ctx, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(mixed, want) {
+		t.Errorf("one table loaded: %d names, want %d", len(mixed), len(want))
+	}
 	if _, _, err := fresh.FindSymbols(ctx, graph.SymbolQuery{Name: "x", Mode: graph.MatchSubstring}); err != nil {
 		t.Fatal(err) // loads the tables
 	}

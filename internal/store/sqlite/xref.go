@@ -508,29 +508,36 @@ func (r *reader) QualifiedNames(ctx context.Context, keys []string) (map[string]
 	if err != nil {
 		return nil, fmt.Errorf("looking up qualified names by key: %w", err)
 	}
-	var tables []*nameTable
+	// The name tables already loaded answer first; SQL looks up only the
+	// keys they do not have, and only when a repository's table is not
+	// loaded (a key names a symbol of one repository, but which one is
+	// not known from the key).
+	complete := true
 	for _, rs := range repos {
 		t := r.names.loaded(rs.revision)
 		if t == nil {
-			tables = nil
-			break
+			complete = false
+			continue
 		}
-		tables = append(tables, t)
-	}
-	if tables != nil {
-		for _, t := range tables {
-			for _, k := range keys {
-				if _, done := out[k]; done {
-					continue
-				}
-				if e := t.entry(k); e != nil {
-					out[k] = e.qn
-				}
+		for _, k := range keys {
+			if _, done := out[k]; done {
+				continue
+			}
+			if e := t.entry(k); e != nil {
+				out[k] = e.qn
 			}
 		}
+	}
+	if complete || len(out) == len(keys) {
 		return out, nil
 	}
-	err = chunks(keys, func(part []string) error {
+	rest := make([]string, 0, len(keys)-len(out))
+	for _, k := range keys {
+		if _, done := out[k]; !done {
+			rest = append(rest, k)
+		}
+	}
+	err = chunks(rest, func(part []string) error {
 		var b builder
 		in := b.inList(part)
 		rows, err := r.query(ctx, `SELECT s.key, coalesce(s.qname, s.name) FROM repositories r
