@@ -21,13 +21,17 @@ import (
 // memory, with the AmendCache). An amend carries the whole-program records
 // (interface call edges of other packages, effects) over from its base,
 // so once the root has been quiet for wholeAfter a whole index runs in
-// the background to restore them.
-func indexFunc(st graph.Store) query.IndexFunc {
-	passes := &wholePasses{store: st, after: wholeAfter, timers: map[string]*time.Timer{}}
+// the background to restore them. published, when set, is called with the
+// root after each snapshot of it is published.
+func indexFunc(st graph.Store, published func(root string)) query.IndexFunc {
+	passes := &wholePasses{store: st, after: wholeAfter, timers: map[string]*time.Timer{}, published: published}
 	cache := &index.AmendCache{}
 	return func(ctx context.Context, root string, progress func(query.Progress)) error {
 		defer indexingGC()()
 		res, err := index.Refresh(ctx, st, root, index.Options{Progress: adaptProgress(root, progress), Cache: cache})
+		if err == nil && published != nil {
+			published(root)
+		}
 		if err == nil && len(res.Amended) > 0 {
 			passes.schedule(root)
 		}
@@ -42,11 +46,12 @@ const wholeAfter = 3 * time.Second
 // wholePasses schedules the whole index that follows amends, one timer
 // per root, reset by every amend so a burst of edits costs one pass.
 type wholePasses struct {
-	store  graph.Store
-	after  time.Duration
-	mu     sync.Mutex
-	timers map[string]*time.Timer
-	run    sync.Mutex // one whole pass at a time
+	store     graph.Store
+	after     time.Duration
+	published func(root string) // see indexFunc
+	mu        sync.Mutex
+	timers    map[string]*time.Timer
+	run       sync.Mutex // one whole pass at a time
 }
 
 func (p *wholePasses) schedule(root string) {
@@ -65,7 +70,9 @@ func (p *wholePasses) schedule(root string) {
 		defer indexingGC()()
 		// A failure leaves the amended snapshot serving, as it says; the
 		// next amend schedules another pass.
-		_, _ = index.Index(context.Background(), p.store, root, index.Options{})
+		if _, err := index.Index(context.Background(), p.store, root, index.Options{}); err == nil && p.published != nil {
+			p.published(root)
+		}
 	})
 }
 
@@ -104,7 +111,32 @@ func adaptProgress(root string, progress func(query.Progress)) func(index.Progre
 }
 
 func newService(st graph.Store, roots []string, e env) (*query.Service, error) {
-	return query.New(st, roots, indexFunc(st))
+	return query.New(st, roots, indexFunc(st, nil))
+}
+
+// newServingService is newService for a server: the name tables of its
+// roots' snapshots are loaded in the background as they are published,
+// and at once for those already indexed (see sqlite.Store.WarmNames), so
+// that a search after an edit does not wait for one.
+func newServingService(st graph.Store, roots []string) (*query.Service, error) {
+	w, ok := st.(interface{ WarmNames(roots []string) })
+	if !ok {
+		return query.New(st, roots, indexFunc(st, nil))
+	}
+	warm := func(dirs ...string) {
+		var abs []string
+		for _, d := range dirs {
+			if a, err := query.CanonicalDir(d); err == nil {
+				abs = append(abs, a)
+			}
+		}
+		w.WarmNames(abs)
+	}
+	svc, err := query.New(st, roots, indexFunc(st, func(root string) { warm(root) }))
+	if err == nil {
+		warm(roots...)
+	}
+	return svc, err
 }
 
 // runIndex indexes each directory and prints a summary per repository.

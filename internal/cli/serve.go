@@ -74,7 +74,7 @@ func runServe(ctx context.Context, e env, argv []string) error {
 		return err
 	}
 	defer st.Close()
-	svc, err := newService(st, roots, e)
+	svc, err := newServingService(st, roots)
 	if err != nil {
 		return err
 	}

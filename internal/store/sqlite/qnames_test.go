@@ -105,3 +105,34 @@ func mustPinned(t *testing.T, r *reader) []pinned {
 	}
 	return ps
 }
+
+// TestWarmNames checks that WarmNames loads the name tables of the roots
+// it is given, and only those, and that Close waits for a load it cut
+// short.
+func TestWarmNames(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	for _, name := range []string{"alpha", "beta"} {
+		repo, err := s.EnsureRepository(ctx, "/src/"+name, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		publishGeneration(t, s, repo, 1, 120)
+	}
+	s.WarmNames([]string{"/src/alpha", "/src/gone"})
+	s.warm.Wait()
+	r, err := s.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, rs := range mustPinned(t, r.(*reader)) {
+		if got := s.names.loaded(rs.revision) != nil; got != (rs.name == "alpha") {
+			t.Errorf("table of %s loaded: %v", rs.name, got)
+		}
+	}
+	s.WarmNames([]string{"/src/beta"})
+	if err := s.Close(); err != nil {
+		t.Errorf("closing while a table loads: %v", err)
+	}
+}

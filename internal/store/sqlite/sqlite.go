@@ -53,6 +53,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -114,6 +115,12 @@ type Store struct {
 
 	names names     // per-snapshot name tables for prefix, substring and fuzzy search
 	stmts stmtCache // prepared read statements, shared by readers
+
+	// Background loads of name tables (WarmNames): bg ends at Close,
+	// which waits for them.
+	bg     context.Context
+	stopBG context.CancelFunc
+	warm   sync.WaitGroup
 }
 
 // DefaultPath returns where the default database lives: $SEXTANT_DB when it
@@ -151,6 +158,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	wdb.SetMaxOpenConns(1)
 	wdb.SetMaxIdleConns(1)
 	s := &Store{path: abs, wdb: wdb}
+	s.bg, s.stopBG = context.WithCancel(context.Background())
 	if err := s.init(ctx, uri); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("opening %s: %w", abs, err)
@@ -207,6 +215,10 @@ func (s *Store) Path() string { return s.path }
 // invalid afterwards; an unpublished snapshot is rolled back.
 func (s *Store) Close() error {
 	var errs []error
+	if s.stopBG != nil {
+		s.stopBG()
+		s.warm.Wait()
+	}
 	s.stmts.close()
 	if s.rdb != nil {
 		errs = append(errs, s.rdb.Close())
@@ -370,6 +382,62 @@ func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
 		return nil, fmt.Errorf("pinning snapshot: %w", err)
 	}
 	return r, nil
+}
+
+// WarmNames loads, in the background, the name table of the current
+// snapshot of each repository whose root is one of roots (absolute, as
+// EnsureRepository records them), unless it is loaded: a server calls it
+// once its roots are indexed, so that its first name search does not pay
+// for the load, nor find_references for the names of enclosing
+// declarations (see QualifiedNames). Close cancels the loads and waits
+// for them.
+func (s *Store) WarmNames(roots []string) {
+	if len(roots) == 0 {
+		return
+	}
+	s.warm.Add(1)
+	go func() {
+		defer s.warm.Done()
+		_ = s.warmNames(s.bg, roots) // a failed load is retried by the next search
+	}()
+}
+
+func (s *Store) warmNames(ctx context.Context, roots []string) error {
+	rd, err := s.Read(ctx)
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	r := rd.(*reader)
+	var b builder
+	rows, err := r.query(ctx, `SELECT name FROM repositories WHERE current_snapshot IS NOT NULL AND root IN `+
+		b.inList(roots), b.args...)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return err
+		}
+		names = append(names, name)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(names) == 0 {
+		return err
+	}
+	pins, err := r.pinnedSnapshots(ctx, names)
+	if err != nil {
+		return err
+	}
+	for _, p := range pins {
+		if _, err := s.names.table(ctx, r, p.name, p.revision, p.snapshot); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Collect deletes every snapshot that is not its repository's current one,
