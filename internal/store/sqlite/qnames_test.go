@@ -135,4 +135,5 @@ func TestWarmNames(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Errorf("closing while a table loads: %v", err)
 	}
+	s.WarmNames([]string{"/src/beta"}) // after Close: nothing starts
 }

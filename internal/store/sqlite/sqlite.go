@@ -117,9 +117,10 @@ type Store struct {
 	stmts stmtCache // prepared read statements, shared by readers
 
 	// Background loads of name tables (WarmNames): bg ends at Close,
-	// which waits for them.
+	// which waits for them; warmMu orders a load's start with that end.
 	bg     context.Context
 	stopBG context.CancelFunc
+	warmMu sync.Mutex
 	warm   sync.WaitGroup
 }
 
@@ -216,7 +217,9 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Close() error {
 	var errs []error
 	if s.stopBG != nil {
+		s.warmMu.Lock()
 		s.stopBG()
+		s.warmMu.Unlock()
 		s.warm.Wait()
 	}
 	s.stmts.close()
@@ -392,8 +395,10 @@ func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
 // declarations (see QualifiedNames). Close cancels the loads and waits
 // for them.
 func (s *Store) WarmNames(roots []string) {
-	if len(roots) == 0 {
-		return
+	s.warmMu.Lock()
+	defer s.warmMu.Unlock()
+	if len(roots) == 0 || s.bg.Err() != nil {
+		return // nothing to load, or closed
 	}
 	s.warm.Add(1)
 	go func() {
