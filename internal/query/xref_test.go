@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
@@ -37,18 +35,9 @@ func newFixture(t *testing.T, archive string) *fixture {
 	t.Setenv("GOPROXY", "off")
 	t.Setenv("GOOS", "linux")
 	t.Setenv("GOARCH", "amd64")
-	ar, err := txtar.ParseFile(archive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := filepath.Join(dir, "repo")
-	txtartest.WriteDir(t, root, ar)
+	root := txtartest.Write(t, archive)
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(dir, "db"))
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
 	if err != nil {
 		t.Fatal(err)
 	}
