@@ -355,8 +355,7 @@ func (s *Store) BeginSnapshot(ctx context.Context, repo graph.Repository, vcsHea
 	// garbage cannot pile up. As in Publish, a failure is not reported.
 	var garbage bool
 	if err := s.rdb.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM snapshots s JOIN repositories r ON r.id = s.repo_id
-		WHERE s.repo_id = ? AND s.id IS NOT r.current_snapshot AND s.id IS NOT r.current_revision)`,
-		repo.ID).Scan(&garbage); err == nil && garbage {
+		WHERE s.repo_id = ? AND `+oldSnapshot+`)`, repo.ID).Scan(&garbage); err == nil && garbage {
 		_ = s.collect(ctx, repo.ID)
 	}
 	return &writer{store: s, repo: repo, vcsHead: vcsHead, createdAt: time.Now()}, nil
@@ -453,6 +452,11 @@ func (s *Store) Collect(ctx context.Context) error {
 	return s.collect(ctx, 0)
 }
 
+// oldSnapshot is the condition, on snapshots s joined to their repository
+// r, of a snapshot that is neither the current data set nor the published
+// revision: garbage, once no reader has pinned it.
+const oldSnapshot = `s.id IS NOT r.current_snapshot AND s.id IS NOT r.current_revision`
+
 // collect deletes the non-current snapshots of the repository repoID, or of
 // every repository when repoID is 0, one write transaction per snapshot.
 //
@@ -465,7 +469,7 @@ func (s *Store) Collect(ctx context.Context) error {
 // to new readers, so deleting them piecemeal is safe.
 func (s *Store) collect(ctx context.Context, repoID int64) error {
 	q := `SELECT s.id FROM snapshots s JOIN repositories r ON r.id = s.repo_id
-		WHERE s.id IS NOT r.current_snapshot AND s.id IS NOT r.current_revision`
+		WHERE ` + oldSnapshot
 	args := []any{}
 	if repoID != 0 {
 		q += ` AND s.repo_id = ?`
