@@ -193,7 +193,8 @@ const (
 // Result is what Build found for a unit.
 type Result struct {
 	// Edges are deduplicated per caller, site, callee and go/defer, and
-	// sorted by caller position, site and callee name.
+	// sorted by caller position, site and callee name. With Options.Emit
+	// they went there instead, and Edges is nil.
 	Edges []Edge
 	// Packages has an entry for every package of the unit, by import path.
 	Packages map[string]*PackageFlags
@@ -257,6 +258,15 @@ type Options struct {
 	// (which a CHA build would otherwise drop) when it reports true, so
 	// that Visit sees it. It runs on the build's workers, concurrently.
 	KeepBody func(fn *ssa.Function) bool
+	// Emit, when set, receives the edges as they are found, in batches,
+	// instead of Result.Edges (which is then nil), so the caller can store
+	// them while the rest are still being read. A batch holds every edge
+	// of the calls it has: all the callees of a call are found before its
+	// edges go out. Edges of one batch are sorted as Result.Edges
+	// would be; across batches the order is the same from run to run but
+	// not sorted. Emit runs on the build's goroutine, one call at a time,
+	// and owns the slice it is given.
+	Emit func(edges []Edge)
 }
 
 // DefaultMaxOutsideCandidates is how many candidates declared outside

@@ -122,7 +122,7 @@ func TestCorpus(t *testing.T) {
 }
 
 // TestCorpusDeterministic builds each unit of a real module three times,
-// the way the indexer does and not, and requires the same edges: an index
+// the way the indexer does and not (Options.Emit too), and requires the same edges: an index
 // is a function of the code. It is opt-in like TestCorpus (about 15 s on
 // prometheus):
 //
@@ -153,6 +153,10 @@ func TestCorpusDeterministic(t *testing.T) {
 				t.Fatalf("build %d differs from build 0:\n%s", i, d)
 			}
 		}
+		// As the indexer runs it: paced, the edges emitted in batches.
+		batches, _ := emitted(t, pkgs, Options{InRepo: under(dir), MaxVTACalls: maxVTA, Paced: true})
+		t.Logf("emitted build: %d batches", len(batches))
+		checkBatches(t, "emitted build", first.Edges, batches)
 	}
 }
 

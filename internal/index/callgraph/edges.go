@@ -93,18 +93,34 @@ func (u *unit) run(ctx context.Context) (res *Result, err error) {
 	// budget, are memoised), so the order of reading must not change from
 	// run to run.
 	u.sortFuncs(source, true)
+	file := "" // of the functions read since the last emit
 	for i, fn := range source {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
+		if u.emit != nil {
+			// The calls of a caller are read from the functions of the
+			// file that declares it (its variants and literals sort there),
+			// and, for a generic function, from its instances, which
+			// sort last: once the order leaves a file, its callers are
+			// done but for the generic ones (see siteAcc.hold).
+			if f := u.fset.PositionFor(fn.Pos(), false).Filename; f != file {
+				b.emitDone(false)
+				file = f
+			}
+		}
 		b.function(fn)
 	}
 	res = &Result{
-		Edges:     b.edges(),
 		Packages:  u.flags,
 		Algorithm: algorithm,
+	}
+	if u.emit != nil {
+		b.emitDone(true)
+	} else {
+		res.Edges = b.edges(b.accs)
 	}
 	u.stats.Edges = time.Since(t)
 	res.Stats = u.stats
@@ -192,7 +208,8 @@ type edgeBuilder struct {
 
 	targetMemo map[*ssa.Function][]target // complete answers of targets
 	sites      map[siteKey]*siteAcc
-	accs       []*siteAcc // in the order first seen
+	accs       []*siteAcc // in the order first seen; with emit, those not yet emitted
+	batch      []Edge     // emitted edges not yet handed to emit
 
 	// dynSites are the calls of generic functions whose callee is
 	// dynamic there (a method of a type parameter, a function value), by
@@ -230,6 +247,10 @@ type siteAcc struct {
 	dynamic  bool
 	resolved bool // some callee was found, even if none became an edge
 	callees  []target
+	// hold keeps the calls of a generic function until the end, since
+	// its instances, read last, add to them; emitted marks an acc whose
+	// edges went out (see edgeBuilder.emitDone).
+	hold, emitted bool
 }
 
 // resolve returns the possible callees of a dynamic call, and the
@@ -417,6 +438,11 @@ func (b *edgeBuilder) function(fn *ssa.Function) {
 
 			key := siteKey{caller: from, lparen: lparen, goStmt: goStmt, defer_: deferStmt}
 			acc := b.sites[key]
+			if acc != nil && acc.emitted {
+				// Read again after its edges went out, which the order of
+				// reading rules out: start over rather than lose the call.
+				acc = nil
+			}
 			if acc == nil {
 				coverage := graph.CoverageExact
 				if dynamic {
@@ -425,7 +451,8 @@ func (b *edgeBuilder) function(fn *ssa.Function) {
 				if pkgLevel {
 					coverage = graph.CoveragePackageLevel
 				}
-				acc = &siteAcc{key: key, site: site, pkg: path, via: via, dispatch: dispatch, coverage: coverage, dynamic: dynamic, by: by}
+				acc = &siteAcc{key: key, site: site, pkg: path, via: via, dispatch: dispatch, coverage: coverage, dynamic: dynamic, by: by,
+					hold: generic || instance}
 				b.sites[key] = acc
 				b.accs = append(b.accs, acc)
 			} else if acc.by != by && by != "" {
@@ -446,10 +473,43 @@ func (b *edgeBuilder) function(fn *ssa.Function) {
 	}
 }
 
-// edges turns the collected calls into sorted edges and counts the
-// dynamic and unresolved calls of each package.
-func (b *edgeBuilder) edges() []Edge {
-	slices.SortFunc(b.accs, func(x, y *siteAcc) int {
+// emitDone hands the edges of the calls read so far to u.emit, but for
+// those held, or all of them when last is set. Edges go out in batches of
+// at least emitBatch, and at the end.
+func (b *edgeBuilder) emitDone(last bool) {
+	ready := b.accs
+	if !last {
+		ready = nil
+		kept := b.accs[:0]
+		for _, acc := range b.accs {
+			if acc.hold {
+				kept = append(kept, acc)
+			} else {
+				ready = append(ready, acc)
+			}
+		}
+		b.accs = kept
+	} else {
+		b.accs = nil
+	}
+	for _, acc := range ready {
+		acc.emitted = true
+	}
+	b.batch = append(b.batch, b.edges(ready)...)
+	if len(b.batch) >= emitBatch || (last && len(b.batch) > 0) {
+		b.u.emit(b.batch)
+		b.batch = nil
+	}
+}
+
+// emitBatch is the least number of edges Options.Emit is given at once,
+// but for the last batch.
+var emitBatch = 8192
+
+// edges turns the collected calls accs into sorted edges and counts the
+// dynamic and unresolved calls of each package. It sorts accs.
+func (b *edgeBuilder) edges(accs []*siteAcc) []Edge {
+	slices.SortFunc(accs, func(x, y *siteAcc) int {
 		fx, fy := &b.funcs[x.key.caller], &b.funcs[y.key.caller]
 		return cmp.Or(
 			comparePos(fx.Pos, fy.Pos),
@@ -461,11 +521,11 @@ func (b *edgeBuilder) edges() []Edge {
 		)
 	})
 	n := 0
-	for _, acc := range b.accs {
+	for _, acc := range accs {
 		n += max(1, len(acc.callees))
 	}
 	out := make([]Edge, 0, n)
-	for _, acc := range b.accs {
+	for _, acc := range accs {
 		if acc.dynamic {
 			if fl := b.u.flags[acc.pkg]; fl != nil {
 				fl.DynamicCalls++

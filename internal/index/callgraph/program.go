@@ -27,6 +27,7 @@ type unit struct {
 	maxOutside int
 	visit      func(*ssa.Function, Func)
 	keepBody   func(*ssa.Function) bool
+	emit       func([]Edge)
 
 	algorithm Algorithm // decided by the size of the unit's source
 
@@ -78,6 +79,7 @@ func prepare(pkgs []*packages.Package, opts Options) *unit {
 		maxOutside: opts.MaxOutsideCandidates,
 		visit:      opts.Visit,
 		keepBody:   opts.KeepBody,
+		emit:       opts.Emit,
 		pathOf:     map[*ssa.Package]string{},
 		chosen:     map[*ssa.Package]bool{},
 		built:      map[*ssa.Package]bool{},
