@@ -224,7 +224,7 @@ func deriveDirs(ctx context.Context, abs string, base baseState, plan load.Plan,
 				return derived{}, fmt.Errorf("%w: %v", errWhole, err)
 			}
 		}
-		pending := x.startCallEdges(ctx, pkgs)
+		pending := x.startCallEdges(ctx, pkgs, nil)
 		pending.Open() // nothing to pace: the unit is a few packages
 		for _, g := range selectPackages(pkgs) {
 			rec, xr := x.extract(g)

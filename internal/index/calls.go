@@ -38,15 +38,23 @@ type pendingEdge struct {
 // takes what the build needs from the unit before returning, so the caller
 // may extract and release the packages while the build goes on in the
 // background; finishCallEdges waits for it and keeps the edges.
-func (x *extractor) startCallEdges(ctx context.Context, unit []*packages.Package) *callgraph.Pending {
+//
+// With a stream, the build hands its edges to the stream as it finds them
+// (callgraph.Options.Emit), and streamCallEdges, not finishCallEdges,
+// finishes it.
+func (x *extractor) startCallEdges(ctx context.Context, unit []*packages.Package, stream *edgeStream) *callgraph.Pending {
 	// InRepo runs on the build's goroutine, beside extraction: it must not
 	// touch the extractor's tables, so it asks the pure path test.
-	return callgraph.Start(ctx, unit, callgraph.Options{
+	opts := callgraph.Options{
 		InRepo:   func(filename string) bool { _, ok := x.rel(filename); return ok },
 		Paced:    true, // see Index: packages are built as they are extracted
 		Visit:    x.effectsVisit(),
 		KeepBody: x.effectsKeep(),
-	})
+	}
+	if stream != nil {
+		opts.Emit = stream.raw.put
+	}
+	return callgraph.Start(ctx, unit, opts)
 }
 
 // finishCallEdges waits for the build startCallEdges began and keeps its
@@ -56,17 +64,76 @@ func (x *extractor) finishCallEdges(ctx context.Context, pending *callgraph.Pend
 	lines := siteFiles{} // site files, read once each to count characters
 	x.keepEffects(err == nil && res != nil, lines)
 	if err != nil {
-		if ctx.Err() != nil {
-			return "", ctx.Err()
+		return failedCallGraph(ctx, err)
+	}
+	if res != nil {
+		x.keepEdges(res.Edges, lines)
+	}
+	return "", nil
+}
+
+// failedCallGraph is what finishing a call graph whose build failed with
+// err returns: ctx's error when it ended, else a diagnostic message.
+func failedCallGraph(ctx context.Context, err error) (string, error) {
+	if ctx.Err() != nil {
+		return "", ctx.Err()
+	}
+	return fmt.Sprintf("call graph not computed: %v", err), nil
+}
+
+// edgeStream carries the last unit's call edges from its build to the
+// writer while the build is still reading calls: raw batches from the
+// build to streamCallEdges, which resolves them, and resolved batches
+// from there to the writer (see Index).
+type edgeStream struct {
+	raw      *queue[[]callgraph.Edge]
+	resolved *queue[[]graph.CallEdge]
+}
+
+func newEdgeStream() *edgeStream {
+	return &edgeStream{raw: newQueue[[]callgraph.Edge](), resolved: newQueue[[]graph.CallEdge]()}
+}
+
+// streamCallEdges is finishCallEdges for a build started with s: it
+// resolves the edges kept so far (those of earlier units), then each batch
+// the build emits, handing them to s.resolved, which it closes when the
+// build ends. It resolves, so it must run once every package is kept; the
+// writer reads s.resolved meanwhile. Edges emitted before a build fails
+// stay: the failure is reported as finishCallEdges reports it.
+func (x *extractor) streamCallEdges(ctx context.Context, pending *callgraph.Pending, s *edgeStream) (string, error) {
+	defer s.resolved.close()
+	go func() {
+		pending.Wait() // opens the gate; every batch is emitted before it returns
+		s.raw.close()
+	}()
+	if out := x.resolvedCallEdges(); len(out) > 0 {
+		s.resolved.put(out)
+	}
+	lines := siteFiles{}
+	for {
+		batch, ok := s.raw.next()
+		if !ok {
+			break
 		}
-		return fmt.Sprintf("call graph not computed: %v", err), nil
+		x.keepEdges(batch, lines)
+		if out := x.resolvedCallEdges(); len(out) > 0 {
+			s.resolved.put(out)
+		}
 	}
-	if res == nil {
-		return "", nil
+	res, err := pending.Wait()
+	x.keepEffects(err == nil && res != nil, lines)
+	if err != nil {
+		return failedCallGraph(ctx, err)
 	}
+	return "", nil
+}
+
+// keepEdges keeps the build's edges for resolution, those called from
+// outside the root left out.
+func (x *extractor) keepEdges(edges []callgraph.Edge, lines siteFiles) {
 	t := &x.xt
 	first := len(t.edges)
-	for _, e := range res.Edges {
+	for _, e := range edges {
 		rel, ok := x.rel(e.Site.Filename)
 		if !ok || !e.Caller.Pos.IsValid() {
 			continue
@@ -94,7 +161,6 @@ func (x *extractor) finishCallEdges(ctx context.Context, pending *callgraph.Pend
 		}
 		t.edges = append(t.edges, pe)
 	}
-	return "", nil
 }
 
 // funcTarget turns one end of an edge into a target: its declaring

@@ -77,7 +77,7 @@ func Extract(repoName, root string, mods []graph.Module, pkgs []*packages.Packag
 		return err
 	}
 	for _, unit := range byFileSet(pkgs) {
-		if _, err := x.finishCallEdges(context.Background(), x.startCallEdges(context.Background(), unit)); err != nil {
+		if _, err := x.finishCallEdges(context.Background(), x.startCallEdges(context.Background(), unit, nil)); err != nil {
 			return err
 		}
 	}
@@ -132,7 +132,7 @@ func (x *extractor) flushXRefs(ctx context.Context, sink Sink) (xrefCounts, erro
 	if n.refs, err = x.flushRefs(ctx, r, sink); err != nil {
 		return n, err
 	}
-	if n.edges, err = x.flushCalls(ctx, sink); err != nil {
+	if n.edges, err = x.flushCalls(ctx, sink, nil); err != nil {
 		return n, err
 	}
 	n.impls, err = x.flushImpls(ctx, r, sink)
@@ -174,13 +174,17 @@ func (x *extractor) flushImpls(ctx context.Context, r resolver, sink Sink) (int,
 
 // flushCalls resolves the call edges and computes the effect records from
 // them, once every call graph is finished, and hands them to sink,
-// returning how many edges there were.
-func (x *extractor) flushCalls(ctx context.Context, sink Sink) (int, error) {
+// returning how many edges there were. streamed are the edges already
+// handed to sink (see edgeStream), which the effect records need too.
+func (x *extractor) flushCalls(ctx context.Context, sink Sink, streamed []graph.CallEdge) (int, error) {
 	edges := x.resolvedCallEdges()
 	if len(edges) > 0 && sink.CallEdges != nil {
 		if err := sink.CallEdges(edges); err != nil {
 			return len(edges), err
 		}
+	}
+	if len(streamed) > 0 {
+		edges = append(streamed, edges...)
 	}
 	recs, err := x.effectRecords(edges)
 	if err != nil {

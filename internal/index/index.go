@@ -181,6 +181,7 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	dirOf := map[string]string{} // import path → directory of the package indexed under it
 	loaded := 0
 	var finishLast func() error
+	var stream *edgeStream // the last unit's call edges
 	var kept resolver // the tables once every package is kept, taken before the last call graph ends
 	for i, u := range plan.Units {
 		report(PhaseLoad, i, len(plan.Units), unitLabel(u))
@@ -200,7 +201,11 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 		// The call graph needs the whole unit before anything is released;
 		// it runs beside extraction, on the other core, and builds each
 		// package's SSA as extraction reaches it (see callgraph.Options.Paced).
-		pending := x.startCallEdges(ctx, pkgs)
+		// The last unit's edges are streamed to the writer (see below).
+		if i == len(plan.Units)-1 {
+			stream = newEdgeStream()
+		}
+		pending := x.startCallEdges(ctx, pkgs, stream)
 		groups := selectPackages(pkgs)
 		pkgs = nil
 		var unreleased []*group
@@ -249,12 +254,21 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 		}
 		if i == len(plan.Units)-1 {
 			// The last unit's call graph finishes (single-threaded, after
-			// extraction), and its edges and effect causes are converted,
-			// on another goroutine while the package records are written:
-			// nothing else touches the extractor until finishLast returns.
+			// extraction) on another goroutine while the package records
+			// are written, and hands its edges, resolved, to the writer in
+			// batches as it goes (see edgeStream): nothing else touches the
+			// extractor until finishLast returns.
 			kept = x.xt.resolver()
 			done := make(chan error, 1)
-			go func() { done <- finish() }()
+			go func() {
+				msg, err := x.streamCallEdges(ctx, pending, stream)
+				if err == nil && msg != "" {
+					diags = append(diags, graph.Diagnostic{Path: u.Manifest(abs), Kind: "unknown", Message: msg})
+				} else if err != nil {
+					err = fmt.Errorf("indexing %s: %w", abs, err)
+				}
+				done <- err
+			}()
 			finishLast = func() error { return <-done }
 			break
 		}
@@ -324,6 +338,32 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 		}
 		return Result{}, fmt.Errorf("writing cross-references: %w", err)
 	}
+	// The call edges, as the last call graph finds them: each batch is
+	// inserted at once (graph.XRefFlusher) rather than all at Publish.
+	report(PhasePublish, len(recs), len(recs), "call edges")
+	var streamed []graph.CallEdge
+	streamedN := 0
+	keepStreamed := x.fx != nil // the effect records need every edge (set by startCallEdges)
+	for stream != nil {
+		batch, ok := stream.resolved.next()
+		if !ok {
+			break
+		}
+		streamedN += len(batch)
+		if keepStreamed {
+			streamed = append(streamed, batch...)
+		}
+		err := sink.CallEdges(batch)
+		if f, ok := w.(graph.XRefFlusher); ok && err == nil {
+			err = f.FlushXRefs(ctx)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return Result{}, fmt.Errorf("indexing %s: %w", abs, ctx.Err())
+			}
+			return Result{}, fmt.Errorf("writing cross-references: %w", err)
+		}
+	}
 	if finishLast != nil {
 		f := finishLast
 		finishLast = nil
@@ -331,12 +371,14 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 			return Result{}, err
 		}
 	}
-	report(PhasePublish, len(recs), len(recs), "call edges")
-	if xn.edges, err = x.flushCalls(ctx, sink); err != nil {
+	if xn.edges, err = x.flushCalls(ctx, sink, streamed); err != nil {
 		if ctx.Err() != nil {
 			return Result{}, fmt.Errorf("indexing %s: %w", abs, ctx.Err())
 		}
 		return Result{}, fmt.Errorf("writing cross-references: %w", err)
+	}
+	if !keepStreamed {
+		xn.edges += streamedN
 	}
 	res.Refs, res.CallEdges, res.Implementations = xn.refs, xn.edges, xn.impls
 	if len(diags) > 0 {
