@@ -182,7 +182,7 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	loaded := 0
 	var finishLast func() error
 	var stream *edgeStream // the last unit's call edges
-	var kept resolver // the tables once every package is kept, taken before the last call graph ends
+	var kept resolver      // the tables once every package is kept, taken before the last call graph ends
 	for i, u := range plan.Units {
 		report(PhaseLoad, i, len(plan.Units), unitLabel(u))
 		pkgs, err := load.Load(ctx, u)
