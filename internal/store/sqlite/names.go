@@ -34,6 +34,8 @@ type nameTable struct {
 
 	keysOnce sync.Once
 	byKey    map[string]*nameEntry // built on the first lookup by key
+
+	strs internedStrings // the data set's interned strings, loaded on first use (see strings)
 }
 
 // entry returns the entry of the symbol with stable key key, or nil.
@@ -102,33 +104,42 @@ func (e *nameEntry) brief(repo string) graph.Symbol {
 // place, so tables are cached by the published snapshot id (rev), which
 // every amend renews, and loaded from the data set id.
 func (n *names) table(ctx context.Context, r *reader, repo string, rev, data int64) (*nameTable, error) {
-	id := rev
-	n.mu.Lock()
-	if n.tables == nil {
-		n.tables, n.latest = map[int64]*nameTable{}, map[string]int64{}
-	}
-	t, ok := n.tables[id]
-	if !ok {
-		t = &nameTable{}
-		n.tables[id] = t
-		if old, had := n.latest[repo]; had && old < id {
-			delete(n.tables, old)
-		}
-		if n.latest[repo] < id {
-			n.latest[repo] = id
-		}
-	}
-	n.mu.Unlock()
+	t := n.slot(repo, rev)
 	t.once.Do(func() {
 		t.entries, t.err = loadNames(ctx, r, data)
 		t.ready.Store(t.err == nil)
 	})
 	if t.err != nil {
 		n.mu.Lock()
-		delete(n.tables, id) // let a later call retry
+		if n.tables[rev] == t {
+			delete(n.tables, rev) // let a later call retry
+		}
 		n.mu.Unlock()
 	}
 	return t, t.err
+}
+
+// slot returns the cache entry of published snapshot rev of repository
+// repo, creating it (with nothing loaded) on first use, and drops the
+// entry of the repository's previous snapshot.
+func (n *names) slot(repo string, rev int64) *nameTable {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.tables == nil {
+		n.tables, n.latest = map[int64]*nameTable{}, map[string]int64{}
+	}
+	t, ok := n.tables[rev]
+	if !ok {
+		t = &nameTable{}
+		n.tables[rev] = t
+		if old, had := n.latest[repo]; had && old < rev {
+			delete(n.tables, old)
+		}
+		if n.latest[repo] < rev {
+			n.latest[repo] = rev
+		}
+	}
+	return t
 }
 
 // loaded returns the name table of published snapshot rev when one is

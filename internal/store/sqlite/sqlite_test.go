@@ -512,17 +512,17 @@ func checkXrefPlans(t *testing.T, s *Store) {
 	}
 	keysBy := "SEARCH k USING COVERING INDEX interned_value (snapshot_id=? AND value=?)"
 	refs, refArgs, err := refsQuery(graph.RefQuery{Targets: []string{"K1", "K2"}, Limit: 50,
-		Kinds: []graph.RefKind{graph.RefCall}, PathPrefix: "internal/"}, []string{"K1", "K2"}, false)
+		Kinds: []graph.RefKind{graph.RefCall}, PathPrefix: "internal/"}, []string{"K1", "K2"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	refCount, refCountArgs, _ := refsQuery(graph.RefQuery{Targets: []string{"K1"}, Limit: 50}, []string{"K1"}, true)
+	refTests, refTestsArgs, _ := refsQuery(graph.RefQuery{Targets: []string{"K1"}, IncludeTests: true}, []string{"K1"})
 	byCaller, callerArgs, _ := edgesQuery(graph.EdgeQuery{}, []string{"K1"}, true)
 	byCallee, calleeArgs, _ := edgesQuery(graph.EdgeQuery{Coverage: []graph.Coverage{graph.CoverageExact}},
 		[]string{"K1", "K2"}, false)
 	queries := map[string]query{
-		"refs by target": {refs, refArgs, []string{keysBy, "SEARCH x USING INDEX refs_target (snapshot_id=? AND target=?)"}},
-		"refs counted":   {refCount, refCountArgs, []string{keysBy, "SEARCH x USING INDEX refs_target (snapshot_id=? AND target=?)"}},
+		"refs by target":  {refs, refArgs, []string{keysBy, "SEARCH x USING INDEX refs_target (snapshot_id=? AND target=?)"}},
+		"refs with tests": {refTests, refTestsArgs, []string{keysBy, "SEARCH x USING INDEX refs_target (snapshot_id=? AND target=?)"}},
 		"edges by caller": {byCaller, callerArgs,
 			[]string{keysBy, "SEARCH x USING INDEX edges_caller (snapshot_id=? AND caller=?)"}},
 		"edges by callee": {byCallee, calleeArgs,

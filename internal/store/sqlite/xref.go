@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -392,11 +393,18 @@ func (w *writer) AddRefs(ctx context.Context, refs []graph.Ref) error {
 		if !ok {
 			return fmt.Errorf("reference at %s:%d:%d: unknown kind %q", ref.Path, ref.Line, ref.Col, ref.Kind)
 		}
+		if !inInt32(ref.Line) || !inInt32(ref.Col) || !inInt32(ref.EndCol) {
+			// Refs reads them packed, two to an integer.
+			return fmt.Errorf("reference at %s:%d:%d: position out of range", ref.Path, ref.Line, ref.Col)
+		}
 		x.refs = append(x.refs, refRow{target: x.num(ref.Target), path: x.num(ref.Path), encl: x.optNum(ref.Enclosing),
 			line: int32(ref.Line), col: int32(ref.Col), endCol: int32(ref.EndCol), kind: uint8(kind), test: ref.TestOnly})
 	}
 	return nil
 }
+
+// inInt32 reports whether n is a non-negative 32-bit integer.
+func inInt32(n int) bool { return n >= 0 && n <= math.MaxInt32 }
 
 // AddCallEdges implements graph.SnapshotWriter. Edges are stored as given,
 // duplicates included. An unknown Coverage or Via is an error; an empty Via
@@ -570,16 +578,15 @@ const keyFrom = ` FROM repositories r
 	CROSS JOIN interned k ON k.snapshot_id = r.current_snapshot AND k.value IN %s
 	CROSS JOIN %s x ON x.snapshot_id = k.snapshot_id AND x.%s = k.id`
 
-// refsQuery returns the SQL and arguments of Refs: one page of matches,
-// or with count their number. The page carries no window count: the
-// window made SQLite copy every match into an ephemeral table, a third of
-// the statement's time, when most pages hold every match and so tell
-// their total themselves (see Refs).
-func refsQuery(q graph.RefQuery, targets []string, count bool) (string, []any, error) {
+// refsQuery returns the SQL and arguments that read the references to
+// targets that q's kinds and test filter keep, in no order, as interned
+// ids: Refs names and filters them by path from memory, then sorts and
+// pages them (see internedStrings). Joining interned for the path and the
+// enclosing declaration of each row, and letting SQLite sort by the path
+// string, cost about twice as much as the whole query now does.
+func refsQuery(q graph.RefQuery, targets []string) (string, []any, error) {
 	var b builder
-	from := fmt.Sprintf(keyFrom, b.inList(targets), "refs", "target") + `
-	JOIN interned p ON p.id = x.path
-	LEFT JOIN interned e ON e.id = x.enclosing`
+	from := fmt.Sprintf(keyFrom, b.inList(targets), "refs", "target")
 	if len(q.Kinds) > 0 {
 		ph := make([]string, len(q.Kinds))
 		for i, k := range q.Kinds {
@@ -594,120 +601,161 @@ func refsQuery(q graph.RefQuery, targets []string, count bool) (string, []any, e
 	if !q.IncludeTests {
 		b.conds = append(b.conds, "x.test_only = 0")
 	}
-	if q.PathPrefix != "" {
-		b.conds = append(b.conds, b.prefixCond("p.value", q.PathPrefix))
-	}
-	if count {
-		return `SELECT count(*)` + from + b.clause(), b.args, nil
-	}
-	limit := -1
-	if q.Limit > 0 {
-		limit = q.Limit
-	}
-	return `SELECT k.value, p.value, x.line, x.col, x.end_col, coalesce(e.value, ''), x.kind, x.test_only,
-		r.name` + from + b.clause() + `
-		ORDER BY p.value, x.line, x.col, r.name, k.value, x.rowid
-		LIMIT ` + b.arg(limit) + ` OFFSET ` + b.arg(max(q.Offset, 0)), b.args, nil
+	// Each column costs the driver and database/sql more than SQLite
+	// spends finding the row, so the small integers travel packed in
+	// two (see refIDs.unpack).
+	return `SELECT k.snapshot_id, x.target, x.path, coalesce(x.enclosing, 0), (x.line << 32) | x.col,
+		(x.end_col << 32) | (x.kind << 1) | x.test_only, x.rowid` + from + b.clause(), b.args, nil
+}
+
+// refHit is a reference as Refs orders it: rowid breaks ties, in the
+// order the references were written.
+type refHit struct {
+	graph.Ref
+	rowid int64
 }
 
 // Refs implements graph.Reader. It searches every pinned current snapshot.
 // Uses at the same position are ordered by repository name, then target
 // key, then the order they were written. An unknown kind in q.Kinds is an
-// INVALID_ARGUMENT error; no targets match nothing. More than keyChunk
-// distinct targets are counted and sorted in Go, since SQLite cannot page
-// across statements.
+// INVALID_ARGUMENT error; no targets match nothing. Targets are looked up
+// keyChunk at a time, so there may be any number.
 func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, error) {
-	if len(q.Targets) == 0 {
-		// Still validate the kinds, so a bad query fails the same way
-		// whatever its targets.
-		if _, _, err := refsQuery(q, nil, false); err != nil {
-			return nil, 0, err
-		}
-		return nil, 0, nil
+	// Validate the kinds first, so a bad query fails the same way
+	// whatever its targets.
+	if _, _, err := refsQuery(q, nil); err != nil {
+		return nil, 0, err
 	}
-	var targets []string
-	chunks(q.Targets, func(part []string) error { targets = append(targets, part...); return nil })
-	if len(targets) > keyChunk {
-		return r.refsMany(ctx, q, targets)
-	}
-	query, args, err := refsQuery(q, targets, false)
+	var hits []refHit
+	err := chunks(q.Targets, func(part []string) error {
+		query, args, _ := refsQuery(q, part)
+		var err error
+		hits, err = r.appendRefs(ctx, hits, query, args, q.PathPrefix)
+		return err
+	})
 	if err != nil {
 		return nil, 0, err
 	}
-	refs, err := r.scanRefs(ctx, query, args)
-	if err != nil {
-		return nil, 0, err
-	}
-	// A page that starts at a match and ends before the limit holds the
-	// last match: it tells the total. Otherwise count.
-	if (q.Limit <= 0 || len(refs) < q.Limit) && (len(refs) > 0 || q.Offset <= 0) {
-		return refs, max(q.Offset, 0) + len(refs), nil
-	}
-	query, args, _ = refsQuery(q, targets, true)
-	var total int
-	if err := r.queryRow(ctx, query, args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("counting references: %w", err)
-	}
-	return refs, total, nil
-}
-
-// refsMany is Refs for more than keyChunk targets: every chunk's matches
-// are read, then sorted and paged in Go.
-func (r *reader) refsMany(ctx context.Context, q graph.RefQuery, targets []string) ([]graph.Ref, int, error) {
-	var all []graph.Ref
-	whole := graph.RefQuery{Kinds: q.Kinds, PathPrefix: q.PathPrefix, IncludeTests: q.IncludeTests}
-	for start := 0; start < len(targets); start += keyChunk {
-		query, args, err := refsQuery(whole, targets[start:min(start+keyChunk, len(targets))], false)
-		if err != nil {
-			return nil, 0, err
-		}
-		refs, err := r.scanRefs(ctx, query, args)
-		if err != nil {
-			return nil, 0, err
-		}
-		all = append(all, refs...)
-	}
-	sortRefs(all)
-	total := len(all)
-	page := all[min(max(q.Offset, 0), total):]
+	slices.SortFunc(hits, compareRefHits)
+	total := len(hits)
+	page := hits[min(max(q.Offset, 0), total):]
 	if q.Limit > 0 && len(page) > q.Limit {
 		page = page[:q.Limit]
 	}
-	return page, total, nil
+	if len(page) == 0 {
+		return nil, total, nil
+	}
+	out := make([]graph.Ref, len(page))
+	for i := range page {
+		out[i] = page[i].Ref
+	}
+	return out, total, nil
 }
 
-// scanRefs runs a page query built by refsQuery and returns its
-// references.
-func (r *reader) scanRefs(ctx context.Context, query string, args []any) ([]graph.Ref, error) {
-	rows, err := r.query(ctx, query, args...)
+// compareRefHits orders references by path, line, column, repository
+// name, target key and rowid.
+func compareRefHits(a, b refHit) int {
+	if c := strings.Compare(a.Path, b.Path); c != 0 {
+		return c
+	}
+	if a.Line != b.Line {
+		return cmp.Compare(a.Line, b.Line)
+	}
+	if a.Col != b.Col {
+		return cmp.Compare(a.Col, b.Col)
+	}
+	if c := strings.Compare(a.Repository, b.Repository); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Target, b.Target); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.rowid, b.rowid)
+}
+
+// refIDs is a row of refsQuery, before its ids are named.
+type refIDs struct {
+	snap               int64 // data set id
+	target, path, encl int64
+	pos, meta          int64 // line<<32 | col, end_col<<32 | kind<<1 | test_only
+	rowid              int64
+}
+
+// unpack returns the position, kind and test flag packed in pos and meta.
+// They fit: AddRefs stores positions as non-negative 32-bit integers.
+func (row *refIDs) unpack() (line, col, endCol int, kind int64, test bool) {
+	return int(row.pos >> 32), int(row.pos & 0xffffffff), int(row.meta >> 32), (row.meta & 0xffffffff) >> 1,
+		row.meta&1 == 1
+}
+
+// appendRefs runs a query built by refsQuery and appends its references
+// under pathPrefix to hits, naming their ids from the snapshots' interned
+// strings, which it loads on first use.
+func (r *reader) appendRefs(ctx context.Context, hits []refHit, query string, args []any, pathPrefix string) ([]refHit, error) {
+	var ids []refIDs
+	err := func() error {
+		rows, err := r.query(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var row refIDs
+			if err := rows.Scan(&row.snap, &row.target, &row.path, &row.encl, &row.pos, &row.meta,
+				&row.rowid); err != nil {
+				return err
+			}
+			ids = append(ids, row)
+		}
+		return rows.Err()
+	}()
 	if err != nil {
 		return nil, fmt.Errorf("querying references: %w", err)
 	}
-	defer rows.Close()
-	var out []graph.Ref
-	for rows.Next() {
-		var ref graph.Ref
-		var kind int64
-		if err := rows.Scan(&ref.Target, &ref.Path, &ref.Line, &ref.Col, &ref.EndCol, &ref.Enclosing, &kind,
-			&ref.TestOnly, &ref.Repository); err != nil {
-			return nil, fmt.Errorf("reading references: %w", err)
+	if len(ids) == 0 {
+		return hits, nil
+	}
+	pins, err := r.pinnedSnapshots(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("querying references: %w", err)
+	}
+	hits = slices.Grow(hits, len(ids))
+	var (
+		last int64 = -1 // the data set of the previous row, whose pin and strings follow
+		pin  pinned
+		strs *internedStrings
+	)
+	for _, row := range ids {
+		if row.snap != last {
+			i := slices.IndexFunc(pins, func(p pinned) bool { return p.snapshot == row.snap })
+			if i < 0 {
+				return nil, fmt.Errorf("querying references: snapshot %d is no longer pinned", row.snap)
+			}
+			pin = pins[i]
+			if strs, err = r.names.slot(pin.name, pin.revision).strings(ctx, r, pin.snapshot); err != nil {
+				return nil, fmt.Errorf("querying references: %w", err)
+			}
+			last = row.snap
 		}
-		ref.Kind = nameOf(refKindNames[:], kind)
-		out = append(out, ref)
+		path, ok1 := strs.get(row.path)
+		if ok1 && !strings.HasPrefix(path, pathPrefix) {
+			continue
+		}
+		target, ok2 := strs.get(row.target)
+		encl, ok3 := "", true
+		if row.encl != 0 {
+			encl, ok3 = strs.get(row.encl)
+		}
+		if !ok1 || !ok2 || !ok3 {
+			return nil, fmt.Errorf("reading references: a reference in %s names an id that snapshot %d does not intern",
+				pin.name, pin.snapshot)
+		}
+		line, col, endCol, kind, test := row.unpack()
+		hits = append(hits, refHit{Ref: graph.Ref{Target: target, Path: path, Line: line, Col: col, EndCol: endCol,
+			Enclosing: encl, Kind: nameOf(refKindNames[:], kind), TestOnly: test, Repository: pin.name},
+			rowid: row.rowid})
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading references: %w", err)
-	}
-	return out, nil
-}
-
-// sortRefs orders references the way refsQuery does, except that
-// references of two repositories at the same position keep no particular
-// order (a Ref does not name its repository).
-func sortRefs(refs []graph.Ref) {
-	slices.SortStableFunc(refs, func(a, b graph.Ref) int {
-		return cmp.Or(strings.Compare(a.Path, b.Path), a.Line-b.Line, a.Col-b.Col, strings.Compare(a.Target, b.Target))
-	})
+	return hits, nil
 }
 
 // calleeFrom is keyFrom for call edges by callee, which are found
