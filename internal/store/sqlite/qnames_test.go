@@ -106,8 +106,8 @@ func mustPinned(t *testing.T, r *reader) []pinned {
 	return ps
 }
 
-// TestWarmNames checks that WarmNames loads the name tables of the roots
-// it is given, and only those, and that Close waits for a load it cut
+// TestWarmNames checks that WarmNames loads the name tables (and interned
+// strings) of the roots it is given, and only those, and that Close waits for a load it cut
 // short.
 func TestWarmNames(t *testing.T) {
 	ctx := context.Background()
@@ -127,8 +127,12 @@ func TestWarmNames(t *testing.T) {
 	}
 	defer r.Close()
 	for _, rs := range mustPinned(t, r.(*reader)) {
-		if got := s.names.loaded(rs.revision) != nil; got != (rs.name == "alpha") {
+		tab := s.names.loaded(rs.revision)
+		if got := tab != nil; got != (rs.name == "alpha") {
 			t.Errorf("table of %s loaded: %v", rs.name, got)
+		}
+		if tab != nil && !tab.strs.loaded {
+			t.Errorf("interned strings of %s not loaded", rs.name)
 		}
 	}
 	s.WarmNames([]string{"/src/beta"})

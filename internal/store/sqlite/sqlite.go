@@ -391,7 +391,8 @@ func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
 // EnsureRepository records them), unless it is loaded: a server calls it
 // once its roots are indexed, so that its first name search does not pay
 // for the load, nor find_references for the names of enclosing
-// declarations (see QualifiedNames). Close cancels the loads and waits
+// declarations (see QualifiedNames) and its interned strings (see
+// internedStrings). Close cancels the loads and waits
 // for them.
 func (s *Store) WarmNames(roots []string) {
 	s.warmMu.Lock()
@@ -437,7 +438,11 @@ func (s *Store) warmNames(ctx context.Context, roots []string) error {
 		return err
 	}
 	for _, p := range pins {
-		if _, err := s.names.table(ctx, r, p.name, p.revision, p.snapshot); err != nil {
+		t, err := s.names.table(ctx, r, p.name, p.revision, p.snapshot)
+		if err != nil {
+			return err
+		}
+		if _, err := t.strings(ctx, r, p.snapshot); err != nil {
 			return err
 		}
 	}
