@@ -43,6 +43,11 @@ func TestAmend(t *testing.T) {
 		t.Fatal("fuzzy G1_5 found nothing before the amend")
 	}
 	target := find(before, "G1_150", graph.MatchExact)[0]
+	// And the interned strings Refs names ids by, to which the amend
+	// adds some.
+	if _, total, err := before.Refs(ctx, graph.RefQuery{Targets: []string{target.Key}, IncludeTests: true}); err != nil || total != 1 {
+		t.Fatalf("references to %s before the amend: %d, %v", target.Name, total, err)
+	}
 
 	aw, err := s.BeginAmend(ctx, repo, base.ID, "gen1+")
 	if err != nil {
