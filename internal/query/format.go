@@ -100,6 +100,10 @@ func EscapeControls(s string) string {
 func RenderText(a Answer) string { return EscapeControls(a.Text()) }
 
 func unsafeRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		// The ASCII controls; no format character is ASCII.
+		return r < 0x20 || r == 0x7f
+	}
 	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError || r == '\u2028' || r == '\u2029'
 }
 

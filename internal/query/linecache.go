@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -36,7 +37,7 @@ type cacheEntry struct {
 type cachedFile struct {
 	size  int64
 	mod   time.Time
-	data  []byte
+	data  string  // a string, so that a line is a slice of it, not a copy
 	start []int32 // offset of each line in data
 }
 
@@ -68,7 +69,7 @@ func (f *cachedFile) line(n int) string {
 	if n < len(f.start) {
 		to = int(f.start[n]) - 1 // the newline
 	}
-	return string(bytes.TrimRight(f.data[from:to], "\r"))
+	return strings.TrimRight(f.data[from:to], "\r")
 }
 
 // get returns the lines of rel under root (opened by the caller), read
@@ -105,7 +106,7 @@ func (c *lineCache) get(root *os.Root, rootDir, rel string, gen uint64) *cachedF
 		return nil
 	}
 	data = data[:n]
-	cf = &cachedFile{size: fi.Size(), mod: fi.ModTime(), data: data, start: lineStarts(data)}
+	cf = &cachedFile{size: fi.Size(), mod: fi.ModTime(), data: string(data), start: lineStarts(data)}
 	c.mu.Lock()
 	if c.files == nil || c.bytes+len(data) > maxCachedLines {
 		c.files, c.bytes = map[string]cacheEntry{}, 0
