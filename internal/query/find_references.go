@@ -195,12 +195,16 @@ type refRow struct {
 // setRows groups rows by file and fills the paging fields.
 func (o *FindReferencesOutput) setRows(rows []refRow, total, offset int, fp, vk string, cut bool) {
 	o.Results = []RefFile{}
-	for _, r := range rows {
-		if n := len(o.Results); n == 0 || o.Results[n-1].Path != r.path {
-			o.Results = append(o.Results, RefFile{Path: r.path})
+	// One slice holds the rows, each file's a part of it (rows are in
+	// path order, so a file's rows are consecutive).
+	all := make([]RefRow, len(rows))
+	for i := 0; i < len(rows); {
+		j := i
+		for ; j < len(rows) && rows[j].path == rows[i].path; j++ {
+			all[j] = rows[j].row
 		}
-		last := &o.Results[len(o.Results)-1]
-		last.References = append(last.References, r.row)
+		o.Results = append(o.Results, RefFile{Path: rows[i].path, References: all[i:j:j]})
+		i = j
 	}
 	o.Truncated, o.NextCursor = false, nil
 	o.page(total, offset, len(rows), fp, vk)
@@ -453,6 +457,9 @@ func (o *FindReferencesOutput) Text() string {
 	// The rows are written piece by piece, not with fmt: they are most
 	// of the text, and formatting them was a tenth of an answer's time.
 	var num [20]byte
+	for _, f := range o.Results {
+		b.Grow(len(f.Path) + 64*len(f.References))
+	}
 	for _, f := range o.Results {
 		b.WriteString(f.Path)
 		b.WriteByte('\n')

@@ -110,6 +110,9 @@ func unsafeRune(r rune) bool {
 func escape(s string, keep func(rune) bool) string {
 	clean := true
 	for _, r := range s {
+		if r >= 0x20 && r < 0x7f {
+			continue // printable ASCII, most of any text
+		}
 		if unsafeRune(r) && !keep(r) {
 			clean = false
 			break

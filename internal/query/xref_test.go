@@ -29,13 +29,19 @@ type fixture struct {
 // newFixture writes the archive's files into a fresh directory, indexes
 // them with the real indexer into a real store, and returns a Service
 // whose only root is that directory.
-func newFixture(t *testing.T, archive string) *fixture {
+func newFixture(t testing.TB, archive string) *fixture {
+	t.Helper()
+	return indexFixture(t, func() string { return txtartest.Write(t, archive) })
+}
+
+// indexFixture is newFixture for the directory that write writes.
+func indexFixture(t testing.TB, write func() string) *fixture {
 	t.Helper()
 	t.Setenv("GOFLAGS", "-mod=mod")
 	t.Setenv("GOPROXY", "off")
 	t.Setenv("GOOS", "linux")
 	t.Setenv("GOARCH", "amd64")
-	root := txtartest.Write(t, archive)
+	root := write()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
 	if err != nil {
@@ -43,7 +49,7 @@ func newFixture(t *testing.T, archive string) *fixture {
 	}
 	t.Cleanup(func() { st.Close() })
 	if _, err := index.Index(ctx, st, root, index.Options{}); err != nil {
-		t.Fatalf("indexing %s: %v", archive, err)
+		t.Fatalf("indexing %s: %v", root, err)
 	}
 	svc, err := New(st, []string{root}, nil)
 	if err != nil {
@@ -53,7 +59,7 @@ func newFixture(t *testing.T, archive string) *fixture {
 }
 
 // call runs a tool by name with JSON arguments, as the MCP server does.
-func (f *fixture) call(t *testing.T, tool, args string) (Answer, error) {
+func (f *fixture) call(t testing.TB, tool, args string) (Answer, error) {
 	t.Helper()
 	tl, ok := LookupTool(tool)
 	if !ok {
