@@ -216,8 +216,11 @@ func (o *FindReferencesOutput) setRows(rows []refRow, total, offset int, fp, vk 
 // per file.
 func (v *view) refRows(ctx context.Context, repo string, refs []graph.Ref, subject string, names map[string]string, keys bool) ([]refRow, error) {
 	var enclKeys []string
-	seen := map[string]bool{}
-	for _, r := range refs {
+	seen := make(map[string]bool, len(refs)/2)
+	for i, r := range refs {
+		if i > 0 && r.Enclosing == refs[i-1].Enclosing {
+			continue // a run of uses in one declaration, the common case
+		}
 		if r.Enclosing != "" && !seen[r.Enclosing] {
 			seen[r.Enclosing] = true
 			enclKeys = append(enclKeys, r.Enclosing)
@@ -244,17 +247,25 @@ func (v *view) refRows(ctx context.Context, repo string, refs []graph.Ref, subje
 	}
 	readers := map[string]func(string, int) string{}
 	rows := make([]refRow, 0, len(refs))
-	for _, r := range refs {
+	var lastRepo, enclName string
+	var lines func(string, int) string
+	for i, r := range refs {
 		useRepo := r.Repository // a use may be in another repository than the symbol
 		if useRepo == "" {
 			useRepo = repo
 		}
-		lines, ok := readers[useRepo]
-		if !ok {
-			lines = v.lineReader(useRepo)
-			readers[useRepo] = lines
+		if useRepo != lastRepo || lines == nil {
+			var ok bool
+			if lines, ok = readers[useRepo]; !ok {
+				lines = v.lineReader(useRepo)
+				readers[useRepo] = lines
+			}
+			lastRepo = useRepo
 		}
-		row := RefRow{Line: r.Line, Column: r.Col, Kind: string(r.Kind), Enclosing: encl[r.Enclosing],
+		if i == 0 || r.Enclosing != refs[i-1].Enclosing {
+			enclName = encl[r.Enclosing]
+		}
+		row := RefRow{Line: r.Line, Column: r.Col, Kind: string(r.Kind), Enclosing: enclName,
 			Text: excerpt(lines(r.Path, r.Line), r.Col), Layer: string(r.Layer)}
 		if keys {
 			row.EnclosingKey = r.Enclosing
@@ -282,9 +293,14 @@ func (v *view) lineReader(repo string) func(path string, n int) string {
 	}
 	var root *os.Root
 	files := map[string]*cachedFile{}
+	var lastPath string // the references come in path order: most reads are of the last file's
+	var last *cachedFile
 	return func(path string, n int) string {
 		if rootDir == "" {
 			return ""
+		}
+		if last != nil && path == lastPath {
+			return last.line(n)
 		}
 		f, ok := files[path]
 		if !ok {
@@ -302,6 +318,7 @@ func (v *view) lineReader(repo string) func(path string, n int) string {
 			}
 			files[path] = f
 		}
+		lastPath, last = path, f
 		return f.line(n)
 	}
 }
