@@ -195,7 +195,8 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 		}
 		loaded++
 		if i == len(plan.Units)-1 {
-			defer capHeap()() // see memory.go
+			defer capHeap()()  // see memory.go
+			defer loosenGC()() // likewise
 		}
 		report(PhaseExtract, 0, 0, "call graph")
 		// The call graph needs the whole unit before anything is released;

@@ -51,3 +51,43 @@ func TestCapHeap(t *testing.T) {
 		lift()
 	}
 }
+
+// loosenGC raises GOGC for the rest of an indexing run, to GCEnv's value
+// when set, puts the previous value back when the last of several runs is
+// done, and leaves the collector alone when GOGC is set.
+func TestLoosenGC(t *testing.T) {
+	percent := func() int { p := debug.SetGCPercent(100); debug.SetGCPercent(p); return p }
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	t.Setenv("GOGC", "")
+
+	restore1 := loosenGC()
+	if got := percent(); got != indexGCPercent {
+		t.Fatalf("GOGC %d while indexing, want %d", got, indexGCPercent)
+	}
+	restore2 := loosenGC()
+	restore1()
+	restore1() // idempotent
+	if got := percent(); got != indexGCPercent {
+		t.Errorf("GOGC %d while a run remains, want %d", got, indexGCPercent)
+	}
+	restore2()
+	if got := percent(); got != 100 {
+		t.Errorf("GOGC %d after the runs, want 100 back", got)
+	}
+
+	t.Setenv(GCEnv, "300")
+	restore := loosenGC()
+	if got := percent(); got != 300 {
+		t.Errorf("%s=300: GOGC %d", GCEnv, got)
+	}
+	restore()
+
+	t.Setenv("GOGC", "100") // the user's choice stands
+	loosenGC()()
+	debug.SetGCPercent(80)
+	restore = loosenGC()
+	if got := percent(); got != 80 {
+		t.Errorf("GOGC set in the environment, yet changed to %d", got)
+	}
+	restore()
+}
