@@ -339,11 +339,12 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 		}
 		return Result{}, fmt.Errorf("writing cross-references: %w", err)
 	}
-	// The call edges, as the last call graph finds them: each batch is
-	// inserted at once (graph.XRefFlusher) rather than all at Publish.
+	// The call edges, as the last call graph finds them: they are
+	// inserted edgeRound at a time (graph.XRefFlusher) rather than all at
+	// Publish.
 	report(PhasePublish, len(recs), len(recs), "call edges")
 	var streamed []graph.CallEdge
-	streamedN := 0
+	streamedN, buffered := 0, 0
 	keepStreamed := x.fx != nil // the effect records need every edge (set by startCallEdges)
 	for stream != nil {
 		batch, ok := stream.resolved.next()
@@ -355,8 +356,11 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 			streamed = append(streamed, batch...)
 		}
 		err := sink.CallEdges(batch)
-		if f, ok := w.(graph.XRefFlusher); ok && err == nil {
-			err = f.FlushXRefs(ctx)
+		if buffered += len(batch); buffered >= edgeRound && err == nil {
+			if f, ok := w.(graph.XRefFlusher); ok {
+				err = f.FlushXRefs(ctx)
+			}
+			buffered = 0
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -401,6 +405,12 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	res.Duration = time.Since(started)
 	return res, nil
 }
+
+// edgeRound is how many streamed call edges are inserted at once. Each
+// insert adds to the store's indexes of edges all over their key range,
+// so a few large rounds cost less than many small ones, while the last
+// round, inserted after the call graph ends, stays short.
+var edgeRound = 1 << 16
 
 // writePackage writes the records of one package and counts them in res.
 func writePackage(ctx context.Context, w graph.SnapshotWriter, rec *PackageRecords, res *Result) error {

@@ -120,7 +120,7 @@ func (u *unit) run(ctx context.Context) (res *Result, err error) {
 	if u.emit != nil {
 		b.emitDone(true)
 	} else {
-		res.Edges = b.edges(b.accs)
+		res.Edges = b.appendEdges(nil, b.accs)
 	}
 	u.stats.Edges = time.Since(t)
 	res.Stats = u.stats
@@ -495,7 +495,7 @@ func (b *edgeBuilder) emitDone(last bool) {
 	for _, acc := range ready {
 		acc.emitted = true
 	}
-	b.batch = append(b.batch, b.edges(ready)...)
+	b.batch = b.appendEdges(b.batch, ready)
 	if len(b.batch) >= emitBatch || (last && len(b.batch) > 0) {
 		b.u.emit(b.batch)
 		b.batch = nil
@@ -506,9 +506,10 @@ func (b *edgeBuilder) emitDone(last bool) {
 // but for the last batch.
 var emitBatch = 8192
 
-// edges turns the collected calls accs into sorted edges and counts the
-// dynamic and unresolved calls of each package. It sorts accs.
-func (b *edgeBuilder) edges(accs []*siteAcc) []Edge {
+// appendEdges appends the edges of the collected calls accs to out,
+// sorted, and counts the dynamic and unresolved calls of each package. It
+// sorts accs.
+func (b *edgeBuilder) appendEdges(out []Edge, accs []*siteAcc) []Edge {
 	slices.SortFunc(accs, func(x, y *siteAcc) int {
 		fx, fy := &b.funcs[x.key.caller], &b.funcs[y.key.caller]
 		return cmp.Or(
@@ -524,7 +525,7 @@ func (b *edgeBuilder) edges(accs []*siteAcc) []Edge {
 	for _, acc := range accs {
 		n += max(1, len(acc.callees))
 	}
-	out := make([]Edge, 0, n)
+	out = slices.Grow(out, n)
 	for _, acc := range accs {
 		if acc.dynamic {
 			if fl := b.u.flags[acc.pkg]; fl != nil {
