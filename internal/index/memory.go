@@ -76,9 +76,11 @@ func capHeap() (lift func()) {
 // at the default GOGC it does so about twice more (prometheus: two cycles
 // of about a second of CPU each over 800 MiB), while a bare load ends
 // before that heap exists. At indexGCPercent the heap may grow half as far
-// again before a cycle, so one cycle usually does. On prometheus, in
-// alternated runs: 10-15% less CPU for the whole index, the peak RSS a few
-// percent higher (1.73-1.83 GB before, 1.74-1.85 after).
+// again before a cycle, so one cycle usually does. In alternated runs
+// (bench/results/2026-11-30-index-session6-alternated.txt): on prometheus
+// the collector's CPU fell from 2.8 to 1.75 s (gctrace), the index's by
+// 10-15%, for a peak RSS a few percent higher; on golang.org/x/tools, 3%
+// less wall time for a peak 60 MiB (9%) higher.
 const indexGCPercent = 150
 
 // GCEnv is the environment variable that sets the GOGC of an Index run
