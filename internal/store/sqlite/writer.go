@@ -261,8 +261,20 @@ func (w *writer) addSymbols(ctx context.Context, syms []graph.Symbol) error {
 			return fmt.Errorf("indexing symbols for search: %w", err)
 		}
 	}
-	// The rest of the package's rows now: nothing else of the writer
-	// need know which rows are still buffered.
+	if w.amendBase != 0 {
+		// An amend reads the snapshot's symbols between packages: the
+		// rest of the package's rows now.
+		return w.flushSymbols(ctx)
+	}
+	// A whole snapshot keeps the rows that do not fill a statement for
+	// the next package: flushing each package's rest took a statement
+	// prepared anew for it, a fifth of the symbols' insert (prometheus:
+	// 0.3 s of CPU). commit inserts what is left before it counts.
+	return nil
+}
+
+// flushSymbols inserts the symbol and search rows still buffered.
+func (w *writer) flushSymbols(ctx context.Context) error {
 	if err := w.symbols.flush(ctx, w.wtx()); err != nil {
 		return fmt.Errorf("inserting symbols: %w", err)
 	}
@@ -295,6 +307,9 @@ func (w *writer) Publish(ctx context.Context) (graph.Snapshot, error) {
 }
 
 func (w *writer) commit(ctx context.Context) (graph.Snapshot, error) {
+	if err := w.flushSymbols(ctx); err != nil {
+		return graph.Snapshot{}, err
+	}
 	if w.amendBase == 0 {
 		if err := w.xref.insert(ctx, w.wtx(), w.snapID); err != nil {
 			return graph.Snapshot{}, err
