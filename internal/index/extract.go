@@ -174,13 +174,14 @@ func (x *extractor) flushImpls(ctx context.Context, r resolver, sink Sink) (int,
 
 // flushCalls resolves the call edges and computes the effect records from
 // them, once every call graph is finished, and hands them to sink,
-// returning how many edges there were. streamed are the edges already
+// returning how many edges it handed. streamed are the edges already
 // handed to sink (see edgeStream), which the effect records need too.
 func (x *extractor) flushCalls(ctx context.Context, sink Sink, streamed []graph.CallEdge) (int, error) {
 	edges := x.resolvedCallEdges()
-	if len(edges) > 0 && sink.CallEdges != nil {
+	n := len(edges)
+	if n > 0 && sink.CallEdges != nil {
 		if err := sink.CallEdges(edges); err != nil {
-			return len(edges), err
+			return n, err
 		}
 	}
 	if len(streamed) > 0 {
@@ -188,14 +189,14 @@ func (x *extractor) flushCalls(ctx context.Context, sink Sink, streamed []graph.
 	}
 	recs, err := x.effectRecords(edges)
 	if err != nil {
-		return len(edges), err
+		return n, err
 	}
 	if len(recs) > 0 && sink.Effects != nil {
 		if err := sink.Effects(recs); err != nil {
-			return len(edges), err
+			return n, err
 		}
 	}
-	return len(edges), ctx.Err()
+	return n, ctx.Err()
 }
 
 // group is every loaded variant of one import path, with the one to index.

@@ -244,8 +244,8 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 			release(g)
 		}
 		unreleased = nil
-		finish := func() error {
-			msg, err := x.finishCallEdges(ctx, pending)
+		// finished records how finishing the unit's call graph went.
+		finished := func(msg string, err error) error {
 			if err != nil {
 				return fmt.Errorf("indexing %s: %w", abs, err)
 			} else if msg != "" {
@@ -261,19 +261,11 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 			// extractor until finishLast returns.
 			kept = x.xt.resolver()
 			done := make(chan error, 1)
-			go func() {
-				msg, err := x.streamCallEdges(ctx, pending, stream)
-				if err == nil && msg != "" {
-					diags = append(diags, graph.Diagnostic{Path: u.Manifest(abs), Kind: "unknown", Message: msg})
-				} else if err != nil {
-					err = fmt.Errorf("indexing %s: %w", abs, err)
-				}
-				done <- err
-			}()
+			go func() { done <- finished(x.streamCallEdges(ctx, pending, stream)) }()
 			finishLast = func() error { return <-done }
 			break
 		}
-		if err := finish(); err != nil {
+		if err := finished(x.finishCallEdges(ctx, pending)); err != nil {
 			return Result{}, err
 		}
 		report(PhaseExtract, len(groups), len(groups), "")
@@ -376,15 +368,14 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 			return Result{}, err
 		}
 	}
-	if xn.edges, err = x.flushCalls(ctx, sink, streamed); err != nil {
+	n, err := x.flushCalls(ctx, sink, streamed)
+	if err != nil {
 		if ctx.Err() != nil {
 			return Result{}, fmt.Errorf("indexing %s: %w", abs, ctx.Err())
 		}
 		return Result{}, fmt.Errorf("writing cross-references: %w", err)
 	}
-	if !keepStreamed {
-		xn.edges += streamedN
-	}
+	xn.edges = streamedN + n
 	res.Refs, res.CallEdges, res.Implementations = xn.refs, xn.edges, xn.impls
 	if len(diags) > 0 {
 		if err := w.AddDiagnostics(ctx, diags); err != nil {
