@@ -198,16 +198,10 @@ func (w *amendWriter) RemoveDirs(ctx context.Context, dirs []string) error {
 		}
 		paths := `SELECT id FROM interned WHERE snapshot_id = ? AND value IN ` + in(len(files))
 		pathArgs := append([]any{data}, args(data, files)...)
-		if err := exec("references", `DELETE FROM refs WHERE snapshot_id = ? AND path IN (`+paths+`)`, pathArgs...); err != nil {
-			return err
-		}
-		if err := exec("call edges", `DELETE FROM edges_by_callee WHERE (snapshot_id, callee, edge) IN
-			(SELECT snapshot_id, callee, id FROM edges WHERE snapshot_id = ? AND path IN (`+paths+`) AND callee IS NOT NULL)`,
-			pathArgs...); err != nil {
-			return err
-		}
-		if err := exec("call edges", `DELETE FROM edges WHERE snapshot_id = ? AND path IN (`+paths+`)`, pathArgs...); err != nil {
-			return err
+		for _, table := range []string{"refs", "calls_by_caller", "calls_by_callee"} {
+			if err := exec(table, `DELETE FROM `+table+` WHERE snapshot_id = ? AND path IN (`+paths+`)`, pathArgs...); err != nil {
+				return err
+			}
 		}
 		if err := exec("diagnostics", `DELETE FROM diagnostics WHERE snapshot_id = ? AND path IN `+in(len(files)), args(data, files)...); err != nil {
 			return err

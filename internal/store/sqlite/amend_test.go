@@ -228,26 +228,66 @@ func TestUpgradeFromV4(t *testing.T) {
 	}
 }
 
-// checkCalleeTable checks that edges_by_callee lists exactly the call
-// edges that have a callee, by their snapshot and callee.
+// checkCalleeTable checks that calls_by_callee holds exactly the call
+// sites of calls_by_caller that have a callee, and that every row's
+// unresolved count is right.
 func checkCalleeTable(t *testing.T, s *Store) {
 	t.Helper()
-	var withCallee, listed, matching int
-	if err := s.wdb.QueryRow(`SELECT (SELECT count(*) FROM edges WHERE callee IS NOT NULL),
-		(SELECT count(*) FROM edges_by_callee),
-		(SELECT count(*) FROM edges_by_callee y JOIN edges x
-			ON x.id = y.edge AND x.snapshot_id = y.snapshot_id AND x.callee = y.callee)`).Scan(
-		&withCallee, &listed, &matching); err != nil {
-		t.Fatal(err)
+	decode := func(table, key string) []string {
+		t.Helper()
+		var out []string
+		rows, err := s.wdb.Query(`SELECT snapshot_id, ` + key + `, path, sites, ` +
+			map[bool]string{true: "unresolved", false: "-1"}[table == "calls_by_caller"] + ` FROM ` + table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var snap, key, path, unresolved int64
+			var sites []byte
+			if err := rows.Scan(&snap, &key, &path, &sites, &unresolved); err != nil {
+				t.Fatal(err)
+			}
+			u := unpacker{buf: sites}
+			n := int64(0)
+			for u.more() {
+				e := u.site()
+				if e.cov == unresolvedCode {
+					n++
+				}
+				caller, callee := key, e.other
+				if table == "calls_by_callee" {
+					caller, callee = e.other, key
+				}
+				if callee != 0 {
+					out = append(out, fmt.Sprintf("%d %d>%d %d:%d:%d %d %d %v %v", snap, caller, callee, path, e.line,
+						e.col, e.cov, e.via, e.goStmt, e.deferred))
+				}
+			}
+			if u.err != nil {
+				t.Fatalf("%s: %v", table, u.err)
+			}
+			if unresolved >= 0 && unresolved != n {
+				t.Errorf("%s row of %d in %d counts %d unresolved sites, has %d", table, key, path, unresolved, n)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(out)
+		return out
 	}
-	if withCallee == 0 || listed != withCallee || matching != withCallee {
-		t.Errorf("edges_by_callee has %d rows, %d of them matching an edge; %d edges have a callee",
-			listed, matching, withCallee)
+	byCaller, byCallee := decode("calls_by_caller", "caller"), decode("calls_by_callee", "callee")
+	if len(byCaller) == 0 || !slices.Equal(byCaller, byCallee) {
+		t.Errorf("call sites with a callee: %d by caller, %d by callee, or they differ:\n%v\n%v",
+			len(byCaller), len(byCallee), byCaller, byCallee)
 	}
 }
 
 // TestUpgradeFromV5 opens a version 5 database (callees found by an index
-// of edges): its snapshot keeps its call edges, found both ways.
+// of edges, references and call edges a row each): its snapshot keeps
+// its references and call edges, found both ways, through the upgrades
+// to versions 6 and 7.
 func TestUpgradeFromV5(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "v5.db")
@@ -259,11 +299,18 @@ func TestUpgradeFromV5(t *testing.T) {
 		`INSERT INTO meta (key, value) VALUES ('schema_version', '5')`,
 		`INSERT INTO repositories (id, name, root, vcs_head, current_snapshot) VALUES (4, 'tools', '/src/tools', 'abc', 2)`,
 		`INSERT INTO snapshots (id, repo_id, created_at, packages, symbols) VALUES (2, 4, 0, 1, 0)`,
-		`INSERT INTO interned (id, snapshot_id, value) VALUES (1, 2, 'A'), (2, 2, 'B'), (3, 2, 'C'), (4, 2, 'p.go'), (5, 2, 'fmt.Println')`,
-		// A calls B twice and C once; C calls fmt.Println, outside the graph.
+		`INSERT INTO interned (id, snapshot_id, value) VALUES (1, 2, 'A'), (2, 2, 'B'), (3, 2, 'C'), (4, 2, 'p.go'),
+			(5, 2, 'fmt.Println'), (6, 2, 'q_test.go')`,
+		// A calls B twice and C once; C calls fmt.Println, outside the graph,
+		// and something it cannot resolve.
 		`INSERT INTO edges (snapshot_id, caller, callee, callee_name, path, line, col, coverage, via, is_go, is_defer) VALUES
 			(2, 1, 2, NULL, 4, 3, 2, 1, 1, 0, 0), (2, 1, 3, NULL, 4, 4, 2, 1, 1, 0, 0),
-			(2, 3, NULL, 5, 4, 9, 2, 1, 1, 0, 0), (2, 1, 2, NULL, 4, 5, 2, 1, 1, 0, 1)`,
+			(2, 3, NULL, 5, 4, 9, 2, 1, 1, 0, 0), (2, 1, 2, NULL, 4, 5, 2, 1, 1, 0, 1),
+			(2, 3, NULL, NULL, 4, 10, 3, 3, 3, 0, 0)`,
+		// B is used in p.go by A (twice at one place) and in a test file.
+		`INSERT INTO refs (snapshot_id, target, path, line, col, end_col, enclosing, kind, test_only) VALUES
+			(2, 2, 4, 5, 2, 3, 1, 1, 0), (2, 2, 6, 7, 9, 10, NULL, 2, 1), (2, 2, 4, 3, 2, 3, 1, 1, 0),
+			(2, 2, 4, 3, 2, 3, 1, 2, 0)`,
 	}) {
 		if _, err := db.Exec(stmt); err != nil {
 			t.Fatal(err)
@@ -297,7 +344,30 @@ func TestUpgradeFromV5(t *testing.T) {
 	if got, want := sites(graph.EdgeQuery{Callees: []string{"B"}}), "A>B:3:false A>B:5:true"; got != want {
 		t.Errorf("callers of B: %s, want %s", got, want)
 	}
-	if got, want := sites(graph.EdgeQuery{Callers: []string{"A", "C"}}), "A>B:3:false A>C:4:false A>B:5:true C>fmt.Println:9:false"; got != want {
+	if got, want := sites(graph.EdgeQuery{Callers: []string{"A", "C"}}),
+		"A>B:3:false A>C:4:false A>B:5:true C>fmt.Println:9:false C>:10:false"; got != want {
 		t.Errorf("callees of A and C: %s, want %s", got, want)
+	}
+	if n, err := r.UnresolvedCalls(ctx, "tools"); err != nil || n != 1 {
+		t.Errorf("unresolved calls: %d, %v; want 1", n, err)
+	}
+	refs, total, err := r.Refs(ctx, graph.RefQuery{Targets: []string{"B"}, IncludeTests: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ref := range refs {
+		got = append(got, fmt.Sprintf("%s:%d:%d-%d %s %s %v", ref.Path, ref.Line, ref.Col, ref.EndCol, ref.Enclosing,
+			ref.Kind, ref.TestOnly))
+	}
+	want := []string{"p.go:3:2-3 A call false", "p.go:3:2-3 A read false", "p.go:5:2-3 A call false",
+		"q_test.go:7:9-10  read true"}
+	if total != 4 || !slices.Equal(got, want) {
+		t.Errorf("references to B: %d\n%s\nwant 4\n%s", total, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, table := range []string{"edges", "edges_by_callee", "refs_v6"} {
+		if ok, err := hasTable(ctx, s.wdb, table); err != nil || ok {
+			t.Errorf("table %s left after the upgrade: %v, %v", table, ok, err)
+		}
 	}
 }

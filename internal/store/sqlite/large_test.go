@@ -253,8 +253,9 @@ func TestLargeSnapshot(t *testing.T) {
 	t.Logf("UnresolvedCalls: %d in %v", unresolved, time.Since(start))
 	// Sizes of the cross-reference tables and indexes (each index after
 	// its table).
-	for _, name := range [][2]string{{"refs", "refs"}, {"refs_target", "refs"}, {"edges", "edges"},
-		{"edges_caller", "edges"}, {"edges_by_callee", "edges_by_callee"}, {"interned", "interned"}, {"interned_value", "interned"}} {
+	for _, name := range [][2]string{{"refs", "refs"}, {"refs_target", "refs"}, {"calls_by_caller", "calls_by_caller"},
+		{"calls_caller", "calls_by_caller"}, {"calls_by_callee", "calls_by_callee"}, {"calls_callee", "calls_by_callee"},
+		{"interned", "interned"}, {"interned_value", "interned"}} {
 		var rows, bytes int64
 		s.rdb.QueryRow(`SELECT count(*) FROM ` + name[1]).Scan(&rows)
 		if err := s.rdb.QueryRow(`SELECT sum(pgsize) FROM dbstat WHERE name = ?`, name[0]).Scan(&bytes); err == nil {

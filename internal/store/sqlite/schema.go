@@ -18,16 +18,62 @@ import (
 // (schemaEffects, see effects.go) on one, the full-text search index
 // (schemaSearch) on the other. Version 4 has both. Version 5 added
 // amended snapshots (schemaAmend, see amend.go). Version 6 finds call
-// edges by callee through a table of its own (schemaCallees).
-const SchemaVersion = 6
+// edges by callee through a table of its own (schemaCallees). Version 7
+// packs references and call sites, a row per target or caller or callee
+// and file (schemaPacked, see packed.go).
+const SchemaVersion = 7
 
 // ErrNewerSchema is returned (wrapped) by Open when the database was written
 // by a newer Sextant whose schema this build does not understand.
 var ErrNewerSchema = errors.New("database schema is newer than this build supports")
 
-// schema creates every table and index of SchemaVersion: the version 1
-// layout followed by what versions 2 to 6 added.
-var schema = slices.Concat(schemaV1, schemaV2, schemaEffects, schemaSearch, schemaAmend, schemaCallees)
+// schemaV6 creates every table and index of schema version 6: the
+// version 1 layout followed by what versions 2 to 6 added. A new database
+// gets it and then the version 7 upgrade (upgradeToPacked), which on
+// empty tables only swaps them.
+var schemaV6 = slices.Concat(schemaV1, schemaV2, schemaEffects, schemaSearch, schemaAmend, schemaCallees)
+
+// schemaPacked creates the tables of packed references and call sites
+// (schema version 7, see packed.go), which replace refs, edges and
+// edges_by_callee. Each row holds the entries of one key (target, caller
+// or callee) in one file (path, which an amend deletes by):
+//   - refs: the uses of target in path;
+//   - calls_by_caller: the call sites of caller in path, with how many of
+//     them are unresolved, which the partial index calls_unresolved sums
+//     for get_callers' verdict;
+//   - calls_by_callee: the same sites again, those with a callee, by
+//     callee: reading them for callers then costs one index search per
+//     callee and no join, as edges_by_callee did per edge.
+//
+// The writer inserts a flush's rows in key order, so the rows of a key
+// are mostly neighbours in the table too. A key may have more than one
+// row for the same path (its entries arrived in two flushes); readers
+// concatenate them in rowid order, which is the order they were written.
+var schemaPacked = []string{
+	`CREATE TABLE refs (
+		snapshot_id INTEGER NOT NULL,
+		target INTEGER NOT NULL,
+		path INTEGER NOT NULL,
+		uses BLOB NOT NULL
+	)`,
+	`CREATE INDEX refs_target ON refs (snapshot_id, target)`,
+	`CREATE TABLE calls_by_caller (
+		snapshot_id INTEGER NOT NULL,
+		caller INTEGER NOT NULL,
+		path INTEGER NOT NULL,
+		unresolved INTEGER NOT NULL,
+		sites BLOB NOT NULL
+	)`,
+	`CREATE INDEX calls_caller ON calls_by_caller (snapshot_id, caller)`,
+	`CREATE INDEX calls_unresolved ON calls_by_caller (snapshot_id, unresolved) WHERE unresolved > 0`,
+	`CREATE TABLE calls_by_callee (
+		snapshot_id INTEGER NOT NULL,
+		callee INTEGER NOT NULL,
+		path INTEGER NOT NULL,
+		sites BLOB NOT NULL
+	)`,
+	`CREATE INDEX calls_callee ON calls_by_callee (snapshot_id, callee)`,
+}
 
 // schemaCallees (schema version 6) replaces the index edges_callee with
 // the table edges_by_callee, which the writer fills in one sorted pass.
@@ -313,6 +359,14 @@ func upgradeToSearch(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
+// upgradeAndCommit brings a version 6 layout to version 7 and commits.
+func upgradeAndCommit(ctx context.Context, tx *sql.Tx) error {
+	if err := upgradeToPacked(ctx, tx); err != nil {
+		return fmt.Errorf("upgrading schema to packed references: %w", err)
+	}
+	return commitUpgrade(ctx, tx)
+}
+
 // commitUpgrade records SchemaVersion and commits the upgrade.
 func commitUpgrade(ctx context.Context, tx *sql.Tx) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'schema_version'`,
@@ -346,7 +400,7 @@ func hasTable(ctx context.Context, q queryer, name string) (bool, error) {
 
 // snapshotTables are the tables whose rows belong to one snapshot, in the
 // order garbage collection empties them.
-var snapshotTables = []string{"effects", "refs", "edges_by_callee", "edges", "implements", "interned",
+var snapshotTables = []string{"effects", "refs", "calls_by_caller", "calls_by_callee", "implements", "interned",
 	"symbols", "units", "files", "packages", "modules", "diagnostics"}
 
 // upgradeFromV1 brings a version 1 database to version 2. Version 1
@@ -402,16 +456,18 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return nil
 	case v > SchemaVersion:
 		return fmt.Errorf("schema version %d, this build supports %d: %w", v, SchemaVersion, ErrNewerSchema)
+	case v == 6:
+		return upgradeAndCommit(ctx, tx)
 	case v == 5:
 		if err := applyAll(ctx, tx, schemaCallees); err != nil {
 			return fmt.Errorf("upgrading schema to the callee table: %w", err)
 		}
-		return commitUpgrade(ctx, tx)
+		return upgradeAndCommit(ctx, tx)
 	case v == 4:
 		if err := applyAll(ctx, tx, slices.Concat(schemaAmend, schemaCallees)); err != nil {
 			return fmt.Errorf("upgrading schema to amended snapshots: %w", err)
 		}
-		return commitUpgrade(ctx, tx)
+		return upgradeAndCommit(ctx, tx)
 	case v >= 1 && v <= 3:
 		if v == 1 {
 			if err := upgradeFromV1(ctx, tx); err != nil {
@@ -429,7 +485,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		if err := applyAll(ctx, tx, slices.Concat(schemaAmend, schemaCallees)); err != nil {
 			return fmt.Errorf("upgrading schema to amended snapshots: %w", err)
 		}
-		return commitUpgrade(ctx, tx)
+		return upgradeAndCommit(ctx, tx)
 	case v > 0:
 		return fmt.Errorf("schema version %d has no upgrade path to %d", v, SchemaVersion)
 	}
@@ -441,10 +497,13 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if tables > 0 {
 		return errors.New("database has tables but no sextant meta table; it is not a sextant database")
 	}
-	for _, stmt := range schema {
+	for _, stmt := range schemaV6 {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("creating schema: %w", err)
 		}
+	}
+	if err := upgradeToPacked(ctx, tx); err != nil {
+		return fmt.Errorf("creating schema: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('schema_version', ?)`,
 		strconv.Itoa(SchemaVersion)); err != nil {

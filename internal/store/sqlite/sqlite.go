@@ -39,9 +39,10 @@
 // References, call edges and implementations are buffered by the writer
 // and inserted at Publish, inside the snapshot's one transaction, in the
 // order of their indexes; the keys and paths they repeat are interned per
-// snapshot (see schemaV2 and xrefBuffer). Readers look keys up in the
-// interned table of each pinned current snapshot and search the
-// cross-reference tables by the ids found.
+// snapshot (see schemaV2 and xrefBuffer), and references and call sites
+// are packed a row per key and file (see schemaPacked). Readers look keys
+// up in the interned table of each pinned current snapshot, search the
+// cross-reference tables by the ids found, and decode the rows.
 package sqlite
 
 import (

@@ -61,8 +61,9 @@ func TestXrefCodes(t *testing.T) {
 			t.Errorf("coverage %q: code %d, %v", cov, c, ok)
 		}
 	}
-	if coverageCodes[graph.CoverageUnresolved] != 3 {
-		t.Errorf("unresolved coverage is not code 3, which edges_unresolved and UnresolvedCalls assume")
+	if coverageCodes[graph.CoverageUnresolved] != unresolvedCode {
+		t.Errorf("unresolved coverage is code %d, not unresolvedCode (%d), which siteRows counts",
+			coverageCodes[graph.CoverageUnresolved], unresolvedCode)
 	}
 	for _, via := range []graph.Via{"", graph.ViaStatic, graph.ViaInterface, graph.ViaFuncValue, graph.ViaGo,
 		graph.ViaDefer} {
@@ -317,10 +318,12 @@ func TestGarbageCollectionRows(t *testing.T) {
 	if _, ok := counts[a1.ID]; ok {
 		t.Errorf("rows of collected snapshot %d remain: %v", a1.ID, counts[a1.ID])
 	}
-	// interned: 130 keys, 14 paths, "fmt.Println" and "iface"; every edge
-	// but the first of each package has a callee.
+	// interned: 130 keys, 14 paths, "fmt.Println" and "iface"; each key
+	// is used, and calls, in one file; every edge but the first of each
+	// package has a callee.
 	want := map[string]int{"snapshots": 1, "symbols": 130, "packages": 2, "diagnostics": 2, "modules": 1,
-		"files": 14, "units": 14, "refs": 130, "edges": 130, "edges_by_callee": 128, "implements": 2, "interned": 146}
+		"files": 14, "units": 14, "refs": 130, "calls_by_caller": 130, "calls_by_callee": 128, "implements": 2,
+		"interned": 146}
 	if got := counts[a2.ID]; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("rows of snapshot %d = %v, want %v", a2.ID, got, want)
 	}
@@ -511,28 +514,22 @@ func checkXrefPlans(t *testing.T, s *Store) {
 		wants []string // each must be in the plan
 	}
 	keysBy := "SEARCH k USING COVERING INDEX interned_value (snapshot_id=? AND value=?)"
-	refs, refArgs, err := refsQuery(graph.RefQuery{Targets: []string{"K1", "K2"}, Limit: 50,
-		Kinds: []graph.RefKind{graph.RefCall}, PathPrefix: "internal/"}, []string{"K1", "K2"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	refTests, refTestsArgs, _ := refsQuery(graph.RefQuery{Targets: []string{"K1"}, IncludeTests: true}, []string{"K1"})
-	byCaller, callerArgs, _ := edgesQuery(graph.EdgeQuery{}, []string{"K1"}, true)
-	byCallee, calleeArgs, _ := edgesQuery(graph.EdgeQuery{Coverage: []graph.Coverage{graph.CoverageExact}},
-		[]string{"K1", "K2"}, false)
+	refs, refArgs := refsQuery([]string{"K1", "K2"})
+	byCaller, callerArgs := edgesQuery([]string{"K1"}, true)
+	byCallee, calleeArgs := edgesQuery([]string{"K1", "K2"}, false)
 	queries := map[string]query{
-		"refs by target":  {refs, refArgs, []string{keysBy, "SEARCH x USING INDEX refs_target (snapshot_id=? AND target=?)"}},
-		"refs with tests": {refTests, refTestsArgs, []string{keysBy, "SEARCH x USING INDEX refs_target (snapshot_id=? AND target=?)"}},
-		"edges by caller": {byCaller, callerArgs,
-			[]string{keysBy, "SEARCH x USING INDEX edges_caller (snapshot_id=? AND caller=?)"}},
-		"edges by callee": {byCallee, calleeArgs,
-			[]string{keysBy, "SEARCH y USING PRIMARY KEY (snapshot_id=? AND callee=?)", "SEARCH x USING INTEGER PRIMARY KEY (rowid=?)"}},
+		"refs by target": {refs, refArgs, []string{keysBy, "SEARCH x USING INDEX refs_target (snapshot_id=? AND target=?)"}},
+		"calls by caller": {byCaller, callerArgs,
+			[]string{keysBy, "SEARCH x USING INDEX calls_caller (snapshot_id=? AND caller=?)"}},
+		"calls by callee": {byCallee, calleeArgs,
+			[]string{keysBy, "SEARCH x USING INDEX calls_callee (snapshot_id=? AND callee=?)"}},
 		"implementations by interface": {implsQuery(true), []any{"K"},
 			[]string{keysBy, "SEARCH x USING INDEX implements_iface (snapshot_id=? AND iface=?)"}},
 		"implementations by type": {implsQuery(false), []any{"K"},
 			[]string{keysBy, "SEARCH x USING INDEX implements_type (snapshot_id=? AND type=?)"}},
-		"unresolved calls": {`SELECT count(*) FROM edges WHERE snapshot_id = ? AND coverage = 3`, []any{1},
-			[]string{"USING COVERING INDEX edges_unresolved (snapshot_id=?)"}},
+		"unresolved calls": {`SELECT coalesce(sum(unresolved), 0) FROM calls_by_caller
+			WHERE snapshot_id = ? AND unresolved > 0`, []any{1},
+			[]string{"USING COVERING INDEX calls_unresolved (snapshot_id=? AND unresolved>?)"}},
 	}
 	for name, q := range queries {
 		rows, err := s.rdb.QueryContext(ctx, `EXPLAIN QUERY PLAN `+q.sql, q.args...)

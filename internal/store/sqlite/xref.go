@@ -257,10 +257,6 @@ func (x *xrefBuffer) insert(ctx context.Context, tx wtx, snap int64) error {
 	if len(x.refs)+len(x.edges)+len(x.impls) == 0 {
 		return nil
 	}
-	// Sort the rows by the ids for locality.
-	x.refs = sortByID(x.refs, x.ids, func(r *refRow) int32 { return r.target })
-	x.edges = sortByID(x.edges, x.ids, func(e *edgeRow) int32 { return e.caller })
-	x.impls = sortByID(x.impls, x.ids, func(im *implRow) int32 { return im.iface })
 	if err := x.insertRows(ctx, tx, snap, x.ids); err != nil {
 		return err
 	}
@@ -269,61 +265,76 @@ func (x *xrefBuffer) insert(ctx context.Context, tx wtx, snap int64) error {
 }
 
 // insertRows inserts the buffered rows into snapshot snap, the string
-// numbered n having the interned id ids[n].
+// numbered n having the interned id ids[n]: references and call sites
+// packed a row per key and file (see packed.go), in key order, which is
+// the order of the indexes they feed.
 func (x *xrefBuffer) insertRows(ctx context.Context, tx wtx, snap int64, ids []int64) error {
-	id := func(n int32) int64 { return ids[n] }
-	opt := func(n int32) any {
+	id := func(n int32) int64 {
 		if n == noString {
-			return nil
+			return 0
 		}
 		return ids[n]
 	}
+	path := func(r *refRow) int32 { return r.path }
 
-	b := &batch{head: `INSERT INTO refs (snapshot_id, target, path, line, col, end_col, enclosing, kind,
-		test_only) VALUES `, cols: 9}
+	b := &batch{head: `INSERT INTO refs (snapshot_id, target, path, uses) VALUES `, cols: 4}
 	defer b.close(tx)
-	for _, r := range x.refs {
-		if err := b.add(ctx, tx, snap, id(r.target), id(r.path), r.line, r.col, r.endCol, opt(r.encl), r.kind,
-			r.test); err != nil {
+	uses := useRows{emit: func(snap, target, path int64, uses []byte) error {
+		return b.add(ctx, tx, snap, target, path, uses)
+	}}
+	for _, r := range sortByID(sortByID(x.refs, ids, path), ids, func(r *refRow) int32 { return r.target }) {
+		if err := uses.put(snap, id(r.target), id(r.path), useEntry{line: r.line, col: r.col, endCol: r.endCol,
+			encl: id(r.encl), kind: r.kind, test: r.test}); err != nil {
 			return fmt.Errorf("inserting references: %w", err)
 		}
+	}
+	if err := uses.flush(); err != nil {
+		return fmt.Errorf("inserting references: %w", err)
 	}
 	if err := b.flush(ctx, tx); err != nil {
 		return fmt.Errorf("inserting references: %w", err)
 	}
 
-	// The edges get the ids after the largest in use (the caller holds
-	// the write lock), in the order inserted; edges_by_callee then lists
-	// those with a callee, in callee order (see schemaCallees).
-	var last int64
-	if len(x.edges) > 0 {
-		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM edges`).Scan(&last); err != nil {
+	edges := sortByID(x.edges, ids, func(e *edgeRow) int32 { return e.path })
+	cb := &batch{head: `INSERT INTO calls_by_caller (snapshot_id, caller, path, unresolved, sites) VALUES `, cols: 5}
+	defer cb.close(tx)
+	calls := siteRows{emit: func(snap, caller, path int64, unresolved int, sites []byte) error {
+		return cb.add(ctx, tx, snap, caller, path, int64(unresolved), sites)
+	}}
+	for _, e := range sortByID(edges, ids, func(e *edgeRow) int32 { return e.caller }) {
+		if err := calls.put(snap, id(e.caller), id(e.path), e.site(id(e.callee), id)); err != nil {
 			return fmt.Errorf("inserting call edges: %w", err)
 		}
 	}
-	eb := &batch{head: `INSERT INTO edges (snapshot_id, caller, callee, callee_name, path, line, col, coverage,
-		via, is_go, is_defer) VALUES `, cols: 11}
-	defer eb.close(tx)
-	for _, e := range x.edges {
-		if err := eb.add(ctx, tx, snap, id(e.caller), opt(e.callee), opt(e.calleeName), id(e.path), e.line, e.col,
-			e.cov, e.via, e.goStmt, e.deferStmt); err != nil {
-			return fmt.Errorf("inserting call edges: %w", err)
-		}
-	}
-	if err := eb.flush(ctx, tx); err != nil {
+	if err := calls.flush(); err != nil {
 		return fmt.Errorf("inserting call edges: %w", err)
 	}
-	if len(x.edges) > 0 {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO edges_by_callee (snapshot_id, callee, edge)
-			SELECT snapshot_id, callee, id FROM edges WHERE id > ? AND callee IS NOT NULL ORDER BY callee, id`,
-			last); err != nil {
-			return fmt.Errorf("listing call edges by callee: %w", err)
+	if err := cb.flush(ctx, tx); err != nil {
+		return fmt.Errorf("inserting call edges: %w", err)
+	}
+
+	// By callee, the sites that have one.
+	edges = slices.DeleteFunc(edges, func(e edgeRow) bool { return e.callee == noString })
+	db := &batch{head: `INSERT INTO calls_by_callee (snapshot_id, callee, path, sites) VALUES `, cols: 4}
+	defer db.close(tx)
+	called := siteRows{emit: func(snap, callee, path int64, _ int, sites []byte) error {
+		return db.add(ctx, tx, snap, callee, path, sites)
+	}}
+	for _, e := range sortByID(edges, ids, func(e *edgeRow) int32 { return e.callee }) {
+		if err := called.put(snap, id(e.callee), id(e.path), e.site(id(e.caller), id)); err != nil {
+			return fmt.Errorf("inserting call edges: %w", err)
 		}
+	}
+	if err := called.flush(); err != nil {
+		return fmt.Errorf("inserting call edges: %w", err)
+	}
+	if err := db.flush(ctx, tx); err != nil {
+		return fmt.Errorf("inserting call edges: %w", err)
 	}
 
 	ib := &batch{head: `INSERT OR IGNORE INTO implements (snapshot_id, type, iface, pointer) VALUES `, cols: 4}
 	defer ib.close(tx)
-	for _, im := range x.impls {
+	for _, im := range sortByID(x.impls, ids, func(im *implRow) int32 { return im.iface }) {
 		if err := ib.add(ctx, tx, snap, id(im.typ), id(im.iface), im.pointer); err != nil {
 			return fmt.Errorf("inserting implementations: %w", err)
 		}
@@ -334,16 +345,29 @@ func (x *xrefBuffer) insertRows(ctx context.Context, tx wtx, snap int64, ids []i
 	return nil
 }
 
+// site returns e as a call site whose other end has the interned id
+// other, naming its callee with id.
+func (e *edgeRow) site(other int64, id func(int32) int64) siteEntry {
+	return siteEntry{line: e.line, col: e.col, other: other, name: id(e.calleeName), cov: e.cov, via: e.via,
+		goStmt: e.goStmt, deferred: e.deferStmt}
+}
+
 // sortByID returns rows stably sorted by the id of the string that key
 // returns, with a counting sort: ids are distinct and, as insert allocates
 // them, consecutive (a permutation of base+0 .. base+len(ids)-1), so the
-// rank of a string is its id less the smallest.
+// rank of a string is its id less the smallest. The ids of an amend
+// (amendIDs) may be spread more thinly; then it sorts by comparison.
 func sortByID[T any](rows []T, ids []int64, key func(*T) int32) []T {
 	if len(rows) == 0 {
 		return rows
 	}
-	base := slices.Min(ids)
-	start := make([]int, slices.Max(ids)-base+2) // start[rank+1] counts, then prefix sums
+	base, top := slices.Min(ids), slices.Max(ids)
+	if top-base > 4*int64(len(ids))+1024 {
+		out := slices.Clone(rows)
+		slices.SortStableFunc(out, func(a, b T) int { return cmp.Compare(ids[key(&a)], ids[key(&b)]) })
+		return out
+	}
+	start := make([]int, top-base+2) // start[rank+1] counts, then prefix sums
 	for i := range rows {
 		start[ids[key(&rows[i])]-base+1]++
 	}
@@ -578,41 +602,46 @@ const keyFrom = ` FROM repositories r
 	CROSS JOIN interned k ON k.snapshot_id = r.current_snapshot AND k.value IN %s
 	CROSS JOIN %s x ON x.snapshot_id = k.snapshot_id AND x.%s = k.id`
 
-// refsQuery returns the SQL and arguments that read the references to
-// targets that q's kinds and test filter keep, in no order, as interned
-// ids: Refs names and filters them by path from memory, then sorts and
-// pages them (see internedStrings). Joining interned for the path and the
-// enclosing declaration of each row, and letting SQLite sort by the path
-// string, cost about twice as much as the whole query now does.
-func refsQuery(q graph.RefQuery, targets []string) (string, []any, error) {
-	var b builder
-	from := fmt.Sprintf(keyFrom, b.inList(targets), "refs", "target")
-	if len(q.Kinds) > 0 {
-		ph := make([]string, len(q.Kinds))
-		for i, k := range q.Kinds {
-			code, ok := refKindCodes[k]
-			if !ok {
-				return "", nil, graph.Errorf(graph.CodeInvalidArgument, "unknown reference kind %q", k)
-			}
-			ph[i] = b.arg(code)
-		}
-		b.conds = append(b.conds, "x.kind IN ("+strings.Join(ph, ", ")+")")
-	}
-	if !q.IncludeTests {
-		b.conds = append(b.conds, "x.test_only = 0")
-	}
-	// Each column costs the driver and database/sql more than SQLite
-	// spends finding the row, so the small integers travel packed in
-	// two (see refIDs.unpack).
-	return `SELECT k.snapshot_id, x.target, x.path, coalesce(x.enclosing, 0), (x.line << 32) | x.col,
-		(x.end_col << 32) | (x.kind << 1) | x.test_only, x.rowid` + from + b.clause(), b.args, nil
+// refFilter is what of a RefQuery Refs applies to each use it decodes.
+type refFilter struct {
+	kinds      [8]bool // by code; all false keeps every kind
+	anyKind    bool
+	withTests  bool
+	pathPrefix string
 }
 
-// refHit is a reference as Refs orders it: rowid breaks ties, in the
-// order the references were written.
+// newRefFilter returns q's filter; an unknown kind is INVALID_ARGUMENT.
+func newRefFilter(q graph.RefQuery) (refFilter, error) {
+	f := refFilter{anyKind: len(q.Kinds) == 0, withTests: q.IncludeTests, pathPrefix: q.PathPrefix}
+	for _, k := range q.Kinds {
+		code, ok := refKindCodes[k]
+		if !ok || code >= int64(len(f.kinds)) {
+			return f, graph.Errorf(graph.CodeInvalidArgument, "unknown reference kind %q", k)
+		}
+		f.kinds[code] = true
+	}
+	return f, nil
+}
+
+func (f *refFilter) keeps(u *useEntry) bool {
+	return (f.anyKind || int(u.kind) < len(f.kinds) && f.kinds[u.kind]) && (f.withTests || !u.test)
+}
+
+// refsQuery returns the SQL and arguments that read the packed references
+// to targets, in no order, as interned ids: Refs decodes and filters them,
+// names them from memory (see internedStrings), then sorts and pages them.
+func refsQuery(targets []string) (string, []any) {
+	var b builder
+	from := fmt.Sprintf(keyFrom, b.inList(targets), "refs", "target")
+	return `SELECT k.snapshot_id, k.value, x.path, x.uses, x.rowid` + from, b.args
+}
+
+// refHit is a reference as Refs orders it: the row and the entry's place
+// in it break ties, in the order the references were written.
 type refHit struct {
 	graph.Ref
 	rowid int64
+	entry int
 }
 
 // Refs implements graph.Reader. It searches every pinned current snapshot.
@@ -623,14 +652,16 @@ type refHit struct {
 func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, error) {
 	// Validate the kinds first, so a bad query fails the same way
 	// whatever its targets.
-	if _, _, err := refsQuery(q, nil); err != nil {
+	f, err := newRefFilter(q)
+	if err != nil {
 		return nil, 0, err
 	}
 	var hits []refHit
-	err := chunks(q.Targets, func(part []string) error {
-		query, args, _ := refsQuery(q, part)
+	names := snapshotStrings{r: r}
+	err = chunks(q.Targets, func(part []string) error {
+		query, args := refsQuery(part)
 		var err error
-		hits, err = r.appendRefs(ctx, hits, query, args, q.PathPrefix)
+		hits, err = r.appendRefs(ctx, hits, &names, query, args, &f)
 		return err
 	})
 	if err != nil {
@@ -653,7 +684,7 @@ func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, 
 }
 
 // compareRefHits orders references by path, line, column, repository
-// name, target key and rowid.
+// name, target key and the order they were written.
 func compareRefHits(a, b refHit) int {
 	if c := strings.Compare(a.Path, b.Path); c != 0 {
 		return c
@@ -670,183 +701,233 @@ func compareRefHits(a, b refHit) int {
 	if c := strings.Compare(a.Target, b.Target); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.rowid, b.rowid)
+	return cmp.Or(cmp.Compare(a.rowid, b.rowid), cmp.Compare(a.entry, b.entry))
 }
 
-// refIDs is a row of refsQuery, before its ids are named.
-type refIDs struct {
-	snap               int64 // data set id
-	target, path, encl int64
-	pos, meta          int64 // line<<32 | col, end_col<<32 | kind<<1 | test_only
-	rowid              int64
+// snapshotStrings names the interned ids of the pinned snapshots' rows,
+// loading each snapshot's strings on first use (see internedStrings).
+type snapshotStrings struct {
+	r    *reader
+	pins []pinned
+	last int64 // the data set of the previous row, whose pin and strings follow
+	pin  pinned
+	strs *internedStrings
 }
 
-// unpack returns the position, kind and test flag packed in pos and meta.
-// They fit: AddRefs stores positions as non-negative 32-bit integers.
-func (row *refIDs) unpack() (line, col, endCol int, kind int64, test bool) {
-	return int(row.pos >> 32), int(row.pos & 0xffffffff), int(row.meta >> 32), (row.meta & 0xffffffff) >> 1,
-		row.meta&1 == 1
-}
-
-// appendRefs runs a query built by refsQuery and appends its references
-// under pathPrefix to hits, naming their ids from the snapshots' interned
-// strings, which it loads on first use.
-func (r *reader) appendRefs(ctx context.Context, hits []refHit, query string, args []any, pathPrefix string) ([]refHit, error) {
-	var ids []refIDs
-	err := func() error {
-		rows, err := r.query(ctx, query, args...)
+// use makes data set snap the one get names ids of.
+func (s *snapshotStrings) use(ctx context.Context, snap int64) error {
+	if s.strs != nil && snap == s.last {
+		return nil
+	}
+	if s.pins == nil {
+		pins, err := s.r.pinnedSnapshots(ctx, nil)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var row refIDs
-			if err := rows.Scan(&row.snap, &row.target, &row.path, &row.encl, &row.pos, &row.meta,
-				&row.rowid); err != nil {
-				return err
-			}
-			ids = append(ids, row)
+		s.pins = pins
+	}
+	i := slices.IndexFunc(s.pins, func(p pinned) bool { return p.snapshot == snap })
+	if i < 0 {
+		return fmt.Errorf("snapshot %d is no longer pinned", snap)
+	}
+	strs, err := s.r.names.slot(s.pins[i].name, s.pins[i].revision).strings(ctx, s.r, snap)
+	if err != nil {
+		return err
+	}
+	s.pin, s.strs, s.last = s.pins[i], strs, snap
+	return nil
+}
+
+// get returns the string of id in the current data set; 0 is "" (none).
+func (s *snapshotStrings) get(id int64) (string, error) {
+	if id == 0 {
+		return "", nil
+	}
+	v, ok := s.strs.get(id)
+	if !ok {
+		return "", fmt.Errorf("a row of %s names id %d, which snapshot %d does not intern", s.pin.name, id, s.pin.snapshot)
+	}
+	return v, nil
+}
+
+// packedRow is a row of refs, calls_by_caller or calls_by_callee as
+// read: its key named, its path and entries still ids.
+type packedRow struct {
+	snap    int64
+	key     string
+	path    int64
+	entries []byte
+	rowid   int64
+	repo    string // calls only
+}
+
+// readPacked runs query and returns its rows, which are
+// (snapshot_id, key, path, entries, rowid[, repository]).
+func (r *reader) readPacked(ctx context.Context, query string, args []any, withRepo bool) ([]packedRow, error) {
+	rows, err := r.query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []packedRow
+	for rows.Next() {
+		var p packedRow
+		dest := []any{&p.snap, &p.key, &p.path, &p.entries, &p.rowid}
+		if withRepo {
+			dest = append(dest, &p.repo)
 		}
-		return rows.Err()
-	}()
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// appendRefs runs a query built by refsQuery and appends the references
+// that f keeps to hits, naming their ids from the snapshots' interned
+// strings.
+func (r *reader) appendRefs(ctx context.Context, hits []refHit, names *snapshotStrings, query string, args []any,
+	f *refFilter) ([]refHit, error) {
+	rows, err := r.readPacked(ctx, query, args, false)
 	if err != nil {
 		return nil, fmt.Errorf("querying references: %w", err)
 	}
-	if len(ids) == 0 {
-		return hits, nil
-	}
-	pins, err := r.pinnedSnapshots(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("querying references: %w", err)
-	}
-	hits = slices.Grow(hits, len(ids))
-	var (
-		last int64 = -1 // the data set of the previous row, whose pin and strings follow
-		pin  pinned
-		strs *internedStrings
-	)
-	for _, row := range ids {
-		if row.snap != last {
-			i := slices.IndexFunc(pins, func(p pinned) bool { return p.snapshot == row.snap })
-			if i < 0 {
-				return nil, fmt.Errorf("querying references: snapshot %d is no longer pinned", row.snap)
-			}
-			pin = pins[i]
-			if strs, err = r.names.slot(pin.name, pin.revision).strings(ctx, r, pin.snapshot); err != nil {
-				return nil, fmt.Errorf("querying references: %w", err)
-			}
-			last = row.snap
+	for _, row := range rows {
+		if err := names.use(ctx, row.snap); err != nil {
+			return nil, fmt.Errorf("querying references: %w", err)
 		}
-		path, ok1 := strs.get(row.path)
-		if ok1 && !strings.HasPrefix(path, pathPrefix) {
+		path, err := names.get(row.path)
+		if err != nil {
+			return nil, fmt.Errorf("reading references: %w", err)
+		}
+		if !strings.HasPrefix(path, f.pathPrefix) {
 			continue
 		}
-		target, ok2 := strs.get(row.target)
-		encl, ok3 := "", true
-		if row.encl != 0 {
-			encl, ok3 = strs.get(row.encl)
+		u := unpacker{buf: row.entries}
+		for i := 0; u.more(); i++ {
+			e := u.use()
+			if u.err != nil {
+				return nil, fmt.Errorf("reading references of %s in %s: %w", row.key, path, u.err)
+			}
+			if !f.keeps(&e) {
+				continue
+			}
+			encl, err := names.get(e.encl)
+			if err != nil {
+				return nil, fmt.Errorf("reading references: %w", err)
+			}
+			hits = append(hits, refHit{Ref: graph.Ref{Target: row.key, Path: path, Line: int(e.line),
+				Col: int(e.col), EndCol: int(e.endCol), Enclosing: encl, Kind: nameOf(refKindNames[:], int64(e.kind)),
+				TestOnly: e.test, Repository: names.pin.name}, rowid: row.rowid, entry: i})
 		}
-		if !ok1 || !ok2 || !ok3 {
-			return nil, fmt.Errorf("reading references: a reference in %s names an id that snapshot %d does not intern",
-				pin.name, pin.snapshot)
-		}
-		line, col, endCol, kind, test := row.unpack()
-		hits = append(hits, refHit{Ref: graph.Ref{Target: target, Path: path, Line: line, Col: col, EndCol: endCol,
-			Enclosing: encl, Kind: nameOf(refKindNames[:], kind), TestOnly: test, Repository: pin.name},
-			rowid: row.rowid})
 	}
 	return hits, nil
 }
 
-// calleeFrom is keyFrom for call edges by callee, which are found
-// through edges_by_callee (see schemaCallees).
-const calleeFrom = ` FROM repositories r
-	CROSS JOIN interned k ON k.snapshot_id = r.current_snapshot AND k.value IN %s
-	CROSS JOIN edges_by_callee y ON y.snapshot_id = k.snapshot_id AND y.callee = k.id
-	CROSS JOIN edges x ON x.id = y.edge`
-
-// edgesQuery returns the SQL and arguments of CallEdges for keys, which
-// are callers when byCaller, else callees.
-func edgesQuery(q graph.EdgeQuery, keys []string, byCaller bool) (string, []any, error) {
+// edgesQuery returns the SQL and arguments that read the packed call
+// sites of keys, which are callers when byCaller, else callees.
+func edgesQuery(keys []string, byCaller bool) (string, []any) {
 	var b builder
 	var from string
 	if byCaller {
-		from = fmt.Sprintf(keyFrom, b.inList(keys), "edges", "caller")
+		from = fmt.Sprintf(keyFrom, b.inList(keys), "calls_by_caller", "caller")
 	} else {
-		from = fmt.Sprintf(calleeFrom, b.inList(keys))
+		from = fmt.Sprintf(keyFrom, b.inList(keys), "calls_by_callee", "callee")
 	}
-	from += `
-	JOIN interned c ON c.id = x.caller
-	LEFT JOIN interned ce ON ce.id = x.callee
-	LEFT JOIN interned cn ON cn.id = x.callee_name
-	JOIN interned p ON p.id = x.path`
-	if len(q.Coverage) > 0 {
-		ph := make([]string, len(q.Coverage))
-		for i, c := range q.Coverage {
-			code, ok := coverageCodes[c]
-			if !ok {
-				return "", nil, graph.Errorf(graph.CodeInvalidArgument, "unknown coverage %q", c)
-			}
-			ph[i] = b.arg(code)
-		}
-		b.conds = append(b.conds, "x.coverage IN ("+strings.Join(ph, ", ")+")")
-	}
-	return `SELECT c.value, coalesce(ce.value, ''), coalesce(cn.value, ''), p.value, x.line, x.col,
-		x.coverage, x.via, x.is_go, x.is_defer, r.name` + from + b.clause() + `
-		ORDER BY k.value, p.value, x.line, x.col, r.name, x.id`, b.args, nil
+	return `SELECT k.snapshot_id, k.value, x.path, x.sites, x.rowid, r.name` + from, b.args
+}
+
+// edgeHit is a call edge as CallEdges orders it.
+type edgeHit struct {
+	graph.CallEdge
+	key   string // the caller or the callee, whichever was asked for
+	rowid int64
+	entry int
 }
 
 // CallEdges implements graph.Reader. Exactly one of q.Callers and
 // q.Callees may be set: both is an INVALID_ARGUMENT error, neither matches
 // nothing, as does an unknown key. An unknown coverage is INVALID_ARGUMENT.
 // By callee, only edges whose Callee is a key match (not CalleeName).
-// Edges of the same key and call site are ordered by repository name, then
-// the order they were written. The lists may be of any length.
+// Edges are ordered by the key asked for, then path, line and column;
+// edges of the same key and call site by repository name, then the order
+// they were written. The lists may be of any length.
 func (r *reader) CallEdges(ctx context.Context, q graph.EdgeQuery) ([]graph.CallEdge, error) {
 	if len(q.Callers) > 0 && len(q.Callees) > 0 {
 		return nil, graph.Errorf(graph.CodeInvalidArgument, "call edges by both callers and callees")
+	}
+	var covs [8]bool
+	for _, c := range q.Coverage {
+		code, ok := coverageCodes[c]
+		if !ok || code >= int64(len(covs)) {
+			return nil, graph.Errorf(graph.CodeInvalidArgument, "unknown coverage %q", c)
+		}
+		covs[code] = true
 	}
 	byCaller := len(q.Callers) > 0
 	keys := q.Callees
 	if byCaller {
 		keys = q.Callers
 	}
-	if _, _, err := edgesQuery(q, nil, byCaller); err != nil {
-		return nil, err
-	}
-	var out []graph.CallEdge
+	var hits []edgeHit
+	names := snapshotStrings{r: r}
 	err := chunks(keys, func(part []string) error {
-		query, args, _ := edgesQuery(q, part, byCaller)
-		rows, err := r.query(ctx, query, args...)
+		query, args := edgesQuery(part, byCaller)
+		rows, err := r.readPacked(ctx, query, args, true)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var e graph.CallEdge
-			var cov, via int64
-			if err := rows.Scan(&e.Caller, &e.Callee, &e.CalleeName, &e.Path, &e.Line, &e.Col, &cov, &via,
-				&e.Go, &e.Defer, &e.Repository); err != nil {
+		for _, row := range rows {
+			if err := names.use(ctx, row.snap); err != nil {
 				return err
 			}
-			e.Coverage = nameOf(coverageNames[:], cov)
-			e.Via = nameOf(viaNames[:], via)
-			out = append(out, e)
+			path, err := names.get(row.path)
+			if err != nil {
+				return err
+			}
+			u := unpacker{buf: row.entries}
+			for i := 0; u.more(); i++ {
+				s := u.site()
+				if u.err != nil {
+					return fmt.Errorf("call sites of %s in %s: %w", row.key, path, u.err)
+				}
+				if len(q.Coverage) > 0 && (int(s.cov) >= len(covs) || !covs[s.cov]) {
+					continue
+				}
+				other, err := names.get(s.other)
+				if err != nil {
+					return err
+				}
+				name, err := names.get(s.name)
+				if err != nil {
+					return err
+				}
+				e := graph.CallEdge{Caller: row.key, Callee: other, CalleeName: name, Path: path, Line: int(s.line),
+					Col: int(s.col), Coverage: nameOf(coverageNames[:], int64(s.cov)),
+					Via: nameOf(viaNames[:], int64(s.via)), Go: s.goStmt, Defer: s.deferred, Repository: row.repo}
+				if !byCaller {
+					e.Caller, e.Callee = other, row.key
+				}
+				hits = append(hits, edgeHit{CallEdge: e, key: row.key, rowid: row.rowid, entry: i})
+			}
 		}
-		return rows.Err()
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("querying call edges: %w", err)
 	}
-	if len(keys) > keyChunk {
-		// Chunks are each ordered; merge them into one order.
-		slices.SortStableFunc(out, func(a, b graph.CallEdge) int {
-			ka, kb := a.Callee, b.Callee
-			if byCaller {
-				ka, kb = a.Caller, b.Caller
-			}
-			return cmp.Or(strings.Compare(ka, kb), strings.Compare(a.Path, b.Path), a.Line-b.Line, a.Col-b.Col)
-		})
+	slices.SortFunc(hits, func(a, b edgeHit) int {
+		return cmp.Or(strings.Compare(a.key, b.key), strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line),
+			cmp.Compare(a.Col, b.Col), strings.Compare(a.Repository, b.Repository), cmp.Compare(a.rowid, b.rowid),
+			cmp.Compare(a.entry, b.entry))
+	})
+	if len(hits) == 0 {
+		return nil, nil
+	}
+	out := make([]graph.CallEdge, len(hits))
+	for i := range hits {
+		out[i] = hits[i].CallEdge
 	}
 	return out, nil
 }
@@ -860,10 +941,10 @@ func (r *reader) UnresolvedCalls(ctx context.Context, repo string) (int, error) 
 		return 0, err
 	}
 	var n int
-	// The literal 3 (CoverageUnresolved) matches the partial index
-	// edges_unresolved, which a bound parameter would not.
-	if err := r.queryRow(ctx, `SELECT count(*) FROM edges WHERE snapshot_id = ? AND coverage = 3`,
-		snap).Scan(&n); err != nil {
+	// The literal condition matches the partial index calls_unresolved,
+	// which a bound parameter would not.
+	if err := r.queryRow(ctx, `SELECT coalesce(sum(unresolved), 0) FROM calls_by_caller
+		WHERE snapshot_id = ? AND unresolved > 0`, snap).Scan(&n); err != nil {
 		return 0, fmt.Errorf("counting unresolved calls: %w", err)
 	}
 	return n, nil
