@@ -32,7 +32,7 @@ func ServeStdio(ctx context.Context, s *mcp.Server) error {
 // a batch, or a line over MaxLineBytes, id null unless the line
 // named one) and the session goes on. Blank lines are ignored.
 func ServeIO(ctx context.Context, s *mcp.Server, r io.ReadCloser, w io.WriteCloser) error {
-	lw := &lockedWriter{w: w}
+	lw := &lockedWriter{w: &asciiWriter{w: w}, closer: w} // see ascii.go
 	pb, _ := servers.Load(s)
 	prebuilt, _ := pb.(*prebuiltResults) // nil for a server New did not make
 	ss, err := s.Connect(ctx, responseWriter{
@@ -126,8 +126,9 @@ func (nopCloser) Close() error { return nil }
 // lockedWriter serialises the SDK's writes and the filter's error replies,
 // so that each message reaches the peer whole.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.WriteCloser
+	mu     sync.Mutex
+	w      io.Writer
+	closer io.Closer
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
@@ -136,7 +137,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-func (l *lockedWriter) Close() error { return l.w.Close() }
+func (l *lockedWriter) Close() error { return l.closer.Close() }
 
 // lineFilter passes the SDK only lines that decode as JSON-RPC messages.
 type lineFilter struct {
