@@ -91,7 +91,8 @@ const (
 // SQLite spills a statement journal to a temporary file beyond 64 KiB
 // unless temporary storage is in memory: indexing prometheus wrote 240 MB
 // to such files in 110,000 system calls, five times the database's size.
-// Each journal lives for one statement of at most batchRows rows.
+// Each journal lives for one statement of at most batchRows rows
+// (textBatchRows for the search rows).
 const writeParams = "_pragma=busy_timeout(" + busyTimeoutMS + ")" +
 	"&_pragma=cache_size(-65536)" +
 	"&_pragma=temp_store(memory)" +

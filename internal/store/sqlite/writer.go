@@ -139,7 +139,8 @@ func (w *writer) begin(ctx context.Context) (err error) {
 	}
 	w.symbols = &batch{head: `INSERT INTO symbols (id, snapshot_id, unit_id, name, lname, qname, kind, exported,
 		test_only, start_line, start_col, end_line, end_col, key, parent, receiver, signature, doc) VALUES `, cols: 18}
-	w.text = &batch{head: `INSERT INTO symbol_text (rowid, name, doc, signature, body, path) VALUES `, cols: 6}
+	w.text = &batch{head: `INSERT INTO symbol_text (rowid, name, doc, signature, body, path) VALUES `, cols: 6,
+		rows: textBatchRows}
 	w.conn, w.tx, w.snapID, w.revID = conn, tx, id, rev
 	w.units = map[unitKey]int64{}
 	w.xref = newXrefBuffer()
