@@ -43,6 +43,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"golang.org/x/tools/go/packages"
@@ -293,6 +294,7 @@ func Build(ctx context.Context, pkgs []*packages.Package, opts Options) (*Result
 type Pending struct {
 	done     chan struct{}
 	prepared chan struct{}
+	built    chan struct{}
 	gate     *gate
 	res      *Result
 	err      error
@@ -314,9 +316,14 @@ func (p *Pending) Open() { p.gate.set("", true) }
 // the reading happens in the background too: the caller may read the
 // packages at once, and release them once Prepared.
 func Start(ctx context.Context, pkgs []*packages.Package, opts Options) *Pending {
-	p := &Pending{done: make(chan struct{}), prepared: make(chan struct{})}
+	p := &Pending{done: make(chan struct{}), prepared: make(chan struct{}), built: make(chan struct{})}
 	if opts.Paced {
 		p.gate = newGate()
+	}
+	builtOnce := sync.OnceFunc(func() { close(p.built) })
+	done := func() {
+		builtOnce() // if the build never got there
+		close(p.done)
 	}
 	prepare := func() *unit {
 		defer close(p.prepared)
@@ -328,22 +335,23 @@ func Start(ctx context.Context, pkgs []*packages.Package, opts Options) *Pending
 		}
 		u.stats.Create = time.Since(t)
 		u.gate = p.gate
+		u.onBuilt = builtOnce
 		return u
 	}
 	if !opts.Paced {
 		u := prepare()
 		if u == nil {
-			close(p.done)
+			done()
 			return p
 		}
 		go func() {
-			defer close(p.done)
+			defer done()
 			p.res, p.err = u.run(ctx)
 		}()
 		return p
 	}
 	go func() {
-		defer close(p.done)
+		defer done()
 		if u := prepare(); u != nil {
 			p.res, p.err = u.run(ctx)
 		}
@@ -366,6 +374,12 @@ func (p *Pending) Prepared() bool {
 
 // WaitPrepared waits until Prepared.
 func (p *Pending) WaitPrepared() { <-p.prepared }
+
+// WaitBuilt waits until the SSA bodies are built (or the build ended
+// without them): what is left is reading the calls, on one goroutine,
+// which leaves a core to the caller. A Paced build is built only as far
+// as the caller has reached (see Reached and Open).
+func (p *Pending) WaitBuilt() { <-p.built }
 
 // Wait waits for the Build to finish and returns its result.
 func (p *Pending) Wait() (*Result, error) {

@@ -39,7 +39,11 @@ func (u *unit) run(ctx context.Context) (res *Result, err error) {
 		}
 	}
 	t := time.Now()
-	if err := u.buildSSA(ctx, build); err != nil {
+	err = u.buildSSA(ctx, build)
+	if u.onBuilt != nil {
+		u.onBuilt()
+	}
+	if err != nil {
 		return nil, fmt.Errorf("building SSA: %w", err)
 	}
 	u.stats.SSA = time.Since(t)

@@ -45,7 +45,8 @@ type unit struct {
 	calls map[token.Pos]callSyntax // by the Lparen of each call expression
 	vars  []varSpec                // package-level var specs with values, by position
 
-	gate *gate // nil: build in any order, at once
+	gate    *gate  // nil: build in any order, at once
+	onBuilt func() // called once the SSA bodies are built, or failed to be
 
 	stats Stats
 }

@@ -15,7 +15,8 @@ import (
 
 // TestPaced drives a Paced build the way the indexer does: packages are
 // released in import path order as the build is told it may reach them.
-// The edges must be those of an unpaced build.
+// The edges must be those of an unpaced build, and WaitBuilt must wait
+// until the build may reach every package.
 func TestPaced(t *testing.T) {
 	hermetic(t)
 	dir := txtartest.Write(t, filepath.Join("testdata", "calls.txtar"))
@@ -44,12 +45,18 @@ func TestPaced(t *testing.T) {
 			saved = append(saved, *p)
 		}
 		pending.WaitPrepared() // the indexer releases nothing before
+		select {
+		case <-pending.built:
+			t.Fatalf("MaxVTACalls %d: WaitBuilt returned before the build could reach any package", mode)
+		default:
+		}
 		for _, path := range paths {
 			pending.Reached(path)
 			for _, p := range byPath[path] {
 				p.Syntax, p.TypesInfo, p.Types = nil, nil, nil
 			}
 		}
+		pending.WaitBuilt()
 		got, err := pending.Wait()
 		for i, p := range units[0] {
 			*p = saved[i]
