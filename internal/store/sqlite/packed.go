@@ -64,10 +64,16 @@ func (p *packer) reset() { *p = packer{buf: p.buf[:0]} }
 func (p *packer) varint(v int64)   { p.buf = binary.AppendVarint(p.buf, v) }
 func (p *packer) uvarint(v uint64) { p.buf = binary.AppendUvarint(p.buf, v) }
 
+// position appends the line and column every entry starts with.
+func (p *packer) position(line, col int32) {
+	p.varint(int64(line) - p.line)
+	p.uvarint(uint64(col))
+	p.line = int64(line)
+}
+
 // use appends u.
 func (p *packer) use(u useEntry) {
-	p.varint(int64(u.line) - p.line)
-	p.uvarint(uint64(u.col))
+	p.position(u.line, u.col)
 	p.varint(int64(u.endCol) - int64(u.col))
 	p.varint(u.encl - p.ref1)
 	flags := uint64(u.kind) << 1
@@ -75,14 +81,13 @@ func (p *packer) use(u useEntry) {
 		flags |= 1
 	}
 	p.uvarint(flags)
-	p.line, p.ref1 = int64(u.line), u.encl
+	p.ref1 = u.encl
 	p.n++
 }
 
 // site appends s.
 func (p *packer) site(s siteEntry) {
-	p.varint(int64(s.line) - p.line)
-	p.uvarint(uint64(s.col))
+	p.position(s.line, s.col)
 	p.varint(s.other - p.ref1)
 	p.varint(s.name - p.ref2)
 	p.uvarint(uint64(s.cov))
@@ -94,7 +99,7 @@ func (p *packer) site(s siteEntry) {
 		flags |= 1
 	}
 	p.uvarint(flags)
-	p.line, p.ref1, p.ref2 = int64(s.line), s.other, s.name
+	p.ref1, p.ref2 = s.other, s.name
 	p.n++
 }
 
@@ -108,14 +113,10 @@ type unpacker struct {
 
 func (u *unpacker) more() bool { return u.err == nil && len(u.buf) > 0 }
 
+// varint reads a zigzag-encoded varint, as binary.AppendVarint writes it.
 func (u *unpacker) varint() int64 {
-	v, n := binary.Varint(u.buf)
-	if n <= 0 {
-		u.fail()
-		return 0
-	}
-	u.buf = u.buf[n:]
-	return v
+	x := u.uvarint()
+	return int64(x>>1) ^ -int64(x&1)
 }
 
 func (u *unpacker) uvarint() uint64 {
@@ -154,13 +155,16 @@ func (u *unpacker) small(v uint64) uint8 {
 	return uint8(v)
 }
 
+// position reads the line and column every entry starts with.
+func (u *unpacker) position() (line, col int32) {
+	u.line += u.varint()
+	return u.pos(u.line), u.pos(int64(min(u.uvarint(), math.MaxInt64)))
+}
+
 // use reads the next use; u.err tells whether it was whole.
 func (u *unpacker) use() useEntry {
 	var e useEntry
-	u.line += u.varint()
-	e.line = u.pos(u.line)
-	col := u.uvarint()
-	e.col = u.pos(int64(min(col, math.MaxInt64)))
+	e.line, e.col = u.position()
 	e.endCol = u.pos(int64(e.col) + u.varint())
 	u.ref1 += u.varint()
 	e.encl = u.ref1
@@ -172,10 +176,7 @@ func (u *unpacker) use() useEntry {
 // site reads the next call site; u.err tells whether it was whole.
 func (u *unpacker) site() siteEntry {
 	var s siteEntry
-	u.line += u.varint()
-	s.line = u.pos(u.line)
-	col := u.uvarint()
-	s.col = u.pos(int64(min(col, math.MaxInt64)))
+	s.line, s.col = u.position()
 	u.ref1 += u.varint()
 	u.ref2 += u.varint()
 	s.other, s.name = u.ref1, u.ref2
@@ -186,56 +187,45 @@ func (u *unpacker) site() siteEntry {
 }
 
 // unresolvedCode is the code of graph.CoverageUnresolved (see
-// coverageNames), which siteRows counts.
+// coverageNames), which rowPacker counts.
 const unresolvedCode = 3
 
-// useRows packs uses into refs rows. Uses are put in the order of their
-// rows, (snapshot, target, path), and within a row in the order they were
-// written; emit receives each row once it is complete.
-type useRows struct {
-	emit               func(snap, target, path int64, uses []byte) error
-	snap, target, path int64
-	p                  packer
-}
-
-func (g *useRows) put(snap, target, path int64, u useEntry) error {
-	if g.p.n > 0 && (snap != g.snap || target != g.target || path != g.path) {
-		if err := g.flush(); err != nil {
-			return err
-		}
-	}
-	g.snap, g.target, g.path = snap, target, path
-	g.p.use(u)
-	return nil
-}
-
-// flush emits the row being packed, if any.
-func (g *useRows) flush() error {
-	if g.p.n == 0 {
-		return nil
-	}
-	err := g.emit(g.snap, g.target, g.path, slices.Clone(g.p.buf))
-	g.p.reset()
-	return err
-}
-
-// siteRows packs call sites into calls_by_caller or calls_by_callee rows,
-// as useRows does uses; unresolved counts the sites of the row whose
-// coverage is unresolved.
-type siteRows struct {
-	emit            func(snap, key, path int64, unresolved int, sites []byte) error
+// rowPacker packs entries into rows: uses into refs rows, call sites into
+// calls_by_caller or calls_by_callee rows. Entries are put in the order of
+// their rows, (snapshot, key, path), and within a row in the order they
+// were written; emit receives each row once it is complete, with the
+// number of its call sites whose coverage is unresolved.
+type rowPacker struct {
+	emit            func(snap, key, path int64, unresolved int, entries []byte) error
 	snap, key, path int64
 	unresolved      int
 	p               packer
 }
 
-func (g *siteRows) put(snap, key, path int64, s siteEntry) error {
+// start makes (snap, key, path) the row being packed, emitting the one
+// before it when it is another.
+func (g *rowPacker) start(snap, key, path int64) error {
 	if g.p.n > 0 && (snap != g.snap || key != g.key || path != g.path) {
 		if err := g.flush(); err != nil {
 			return err
 		}
 	}
 	g.snap, g.key, g.path = snap, key, path
+	return nil
+}
+
+func (g *rowPacker) use(snap, target, path int64, u useEntry) error {
+	if err := g.start(snap, target, path); err != nil {
+		return err
+	}
+	g.p.use(u)
+	return nil
+}
+
+func (g *rowPacker) site(snap, key, path int64, s siteEntry) error {
+	if err := g.start(snap, key, path); err != nil {
+		return err
+	}
 	if s.cov == unresolvedCode {
 		g.unresolved++
 	}
@@ -244,7 +234,7 @@ func (g *siteRows) put(snap, key, path int64, s siteEntry) error {
 }
 
 // flush emits the row being packed, if any.
-func (g *siteRows) flush() error {
+func (g *rowPacker) flush() error {
 	if g.p.n == 0 {
 		return nil
 	}
@@ -315,9 +305,11 @@ func upgradeToPacked(ctx context.Context, tx *sql.Tx) error {
 		if err != nil {
 			return fmt.Errorf("reading references of snapshot %d: %w", snap, err)
 		}
-		uses := useRows{emit: func(snap, target, path int64, uses []byte) error { return addRef(snap, target, path, uses) }}
+		uses := rowPacker{emit: func(snap, target, path int64, _ int, uses []byte) error {
+			return addRef(snap, target, path, uses)
+		}}
 		for _, r := range refs {
-			if err := uses.put(snap, r.target, r.path, r.u); err != nil {
+			if err := uses.use(snap, r.target, r.path, r.u); err != nil {
 				return fmt.Errorf("packing references of snapshot %d: %w", snap, err)
 			}
 		}
@@ -351,9 +343,9 @@ func upgradeToPacked(ctx context.Context, tx *sql.Tx) error {
 			if err != nil {
 				return fmt.Errorf("reading call edges of snapshot %d: %w", snap, err)
 			}
-			g := siteRows{emit: emit}
+			g := rowPacker{emit: emit}
 			for _, r := range sites {
-				if err := g.put(snap, r.key, r.path, r.s); err != nil {
+				if err := g.site(snap, r.key, r.path, r.s); err != nil {
 					return fmt.Errorf("packing call edges of snapshot %d: %w", snap, err)
 				}
 			}

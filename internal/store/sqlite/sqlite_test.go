@@ -62,7 +62,7 @@ func TestXrefCodes(t *testing.T) {
 		}
 	}
 	if coverageCodes[graph.CoverageUnresolved] != unresolvedCode {
-		t.Errorf("unresolved coverage is code %d, not unresolvedCode (%d), which siteRows counts",
+		t.Errorf("unresolved coverage is code %d, not unresolvedCode (%d), which rowPacker counts",
 			coverageCodes[graph.CoverageUnresolved], unresolvedCode)
 	}
 	for _, via := range []graph.Via{"", graph.ViaStatic, graph.ViaInterface, graph.ViaFuncValue, graph.ViaGo,

@@ -293,11 +293,11 @@ func (x *xrefBuffer) insertRows(ctx context.Context, tx wtx, snap int64, ids []i
 
 	b := &batch{head: `INSERT INTO refs (snapshot_id, target, path, uses) VALUES `, cols: 4}
 	defer b.close(tx)
-	uses := useRows{emit: func(snap, target, path int64, uses []byte) error {
+	uses := rowPacker{emit: func(snap, target, path int64, _ int, uses []byte) error {
 		return b.add(ctx, tx, snap, target, path, uses)
 	}}
 	for _, r := range sortByID(sortByID(x.refs, ids, path), ids, func(r *refRow) int32 { return r.target }) {
-		if err := uses.put(snap, id(r.target), id(r.path), useEntry{line: r.line, col: r.col, endCol: r.endCol,
+		if err := uses.use(snap, id(r.target), id(r.path), useEntry{line: r.line, col: r.col, endCol: r.endCol,
 			encl: id(r.encl), kind: r.kind, test: r.test}); err != nil {
 			return fmt.Errorf("inserting references: %w", err)
 		}
@@ -312,11 +312,11 @@ func (x *xrefBuffer) insertRows(ctx context.Context, tx wtx, snap int64, ids []i
 	edges := sortByID(x.edges, ids, func(e *edgeRow) int32 { return e.path })
 	cb := &batch{head: `INSERT INTO calls_by_caller (snapshot_id, caller, path, unresolved, sites) VALUES `, cols: 5}
 	defer cb.close(tx)
-	calls := siteRows{emit: func(snap, caller, path int64, unresolved int, sites []byte) error {
+	calls := rowPacker{emit: func(snap, caller, path int64, unresolved int, sites []byte) error {
 		return cb.add(ctx, tx, snap, caller, path, int64(unresolved), sites)
 	}}
 	for _, e := range sortByID(edges, ids, func(e *edgeRow) int32 { return e.caller }) {
-		if err := calls.put(snap, id(e.caller), id(e.path), e.site(id(e.callee), id)); err != nil {
+		if err := calls.site(snap, id(e.caller), id(e.path), e.site(id(e.callee), id)); err != nil {
 			return fmt.Errorf("inserting call edges: %w", err)
 		}
 	}
@@ -331,11 +331,11 @@ func (x *xrefBuffer) insertRows(ctx context.Context, tx wtx, snap int64, ids []i
 	edges = slices.DeleteFunc(edges, func(e edgeRow) bool { return e.callee == noString })
 	db := &batch{head: `INSERT INTO calls_by_callee (snapshot_id, callee, path, sites) VALUES `, cols: 4}
 	defer db.close(tx)
-	called := siteRows{emit: func(snap, callee, path int64, _ int, sites []byte) error {
+	called := rowPacker{emit: func(snap, callee, path int64, _ int, sites []byte) error {
 		return db.add(ctx, tx, snap, callee, path, sites)
 	}}
 	for _, e := range sortByID(edges, ids, func(e *edgeRow) int32 { return e.callee }) {
-		if err := called.put(snap, id(e.callee), id(e.path), e.site(id(e.caller), id)); err != nil {
+		if err := called.site(snap, id(e.callee), id(e.path), e.site(id(e.caller), id)); err != nil {
 			return fmt.Errorf("inserting call edges: %w", err)
 		}
 	}
