@@ -157,7 +157,7 @@ type wtx struct {
 	conn *sql.Conn
 }
 
-// batch inserts rows into one table batchRows at a time with a prepared
+// batch inserts rows into one table rows (batchRows) at a time with a prepared
 // multi-row INSERT; flush inserts the rest. It executes its statements on
 // the driver's connection (sql.Conn.Raw), inside the writer's
 // transaction, with one argument slice reused for every statement:
@@ -169,7 +169,7 @@ type batch struct {
 	cols int
 	rows int // rows a statement, batchRows when 0
 	args []driver.NamedValue
-	full driver.Stmt // head with batchRows row placeholders
+	full driver.Stmt // head with placeholders for rows rows
 }
 
 // values returns the VALUES list of n rows of b.cols columns.
