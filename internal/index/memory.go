@@ -30,45 +30,64 @@ import (
 // such as 1.5; unset, "off" or anything else leaves the collector alone.
 const HeapCapEnv = "SEXTANT_INDEX_HEAP_CAP"
 
-var heapCap struct {
-	mu     sync.Mutex
-	active int   // Index runs holding a cap
-	prev   int64 // the limit before the first of them set it
+var heapCap held
+
+// held is a process-wide runtime setting that concurrent Index runs (a
+// server indexing two roots) hold together: the first to hold it applies
+// it, the last to let go puts back what was there.
+type held struct {
+	mu      sync.Mutex
+	active  int
+	restore func()
+}
+
+// hold applies the setting with apply unless it is held already, and
+// returns the function that lets go of this hold (which may be called
+// more than once). apply returns the function that undoes it, or nil
+// when it left the setting alone; then nothing is held.
+func (h *held) hold(apply func() (restore func())) (release func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.active == 0 {
+		if h.restore = apply(); h.restore == nil {
+			return func() {}
+		}
+	}
+	h.active++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			if h.active--; h.active == 0 {
+				h.restore()
+				h.restore = nil
+			}
+		})
+	}
 }
 
 // capHeap sets the soft memory limit for the rest of an Index run when
 // HeapCapEnv asks for it, unless the user set a limit (GOMEMLIMIT). The
-// returned function lifts it. With several Index runs at once (a server
-// indexing two roots), the first sets the limit and the last lifts it.
+// returned function lifts it. With several Index runs at once, the first
+// sets the limit and the last lifts it.
 func capHeap() (lift func()) {
 	factor, err := strconv.ParseFloat(os.Getenv(HeapCapEnv), 64)
 	if err != nil || factor <= 1 {
 		return func() {}
 	}
-	heapCap.mu.Lock()
-	defer heapCap.mu.Unlock()
-	if heapCap.active == 0 {
+	return heapCap.hold(func() func() {
 		if cur := debug.SetMemoryLimit(-1); cur != math.MaxInt64 {
-			return func() {} // the user's limit stands
+			return nil // the user's limit stands
 		}
 		s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
 		metrics.Read(s)
 		if s[0].Value.Kind() != metrics.KindUint64 {
-			return func() {}
+			return nil
 		}
-		heapCap.prev = debug.SetMemoryLimit(int64(factor * float64(s[0].Value.Uint64())))
-	}
-	heapCap.active++
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			heapCap.mu.Lock()
-			defer heapCap.mu.Unlock()
-			if heapCap.active--; heapCap.active == 0 {
-				debug.SetMemoryLimit(heapCap.prev)
-			}
-		})
-	}
+		prev := debug.SetMemoryLimit(int64(factor * float64(s[0].Value.Uint64())))
+		return func() { debug.SetMemoryLimit(prev) }
+	})
 }
 
 // After loading, the collector marks a live heap that is mostly type
@@ -89,11 +108,7 @@ const indexGCPercent = 150
 // collector alone.
 const GCEnv = "SEXTANT_INDEX_GOGC"
 
-var loosened struct {
-	mu     sync.Mutex
-	active int // Index runs past loading
-	prev   int // GOGC before the first of them raised it
-}
+var loosened held
 
 // loosenGC sets GOGC for the rest of an Index run (see indexGCPercent)
 // and returns the function that puts the previous value back. With
@@ -106,20 +121,8 @@ func loosenGC() (restore func()) {
 	if v, err := strconv.Atoi(os.Getenv(GCEnv)); err == nil && v > 0 {
 		percent = v
 	}
-	loosened.mu.Lock()
-	defer loosened.mu.Unlock()
-	if loosened.active == 0 {
-		loosened.prev = debug.SetGCPercent(percent)
-	}
-	loosened.active++
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			loosened.mu.Lock()
-			defer loosened.mu.Unlock()
-			if loosened.active--; loosened.active == 0 {
-				debug.SetGCPercent(loosened.prev)
-			}
-		})
-	}
+	return loosened.hold(func() func() {
+		prev := debug.SetGCPercent(percent)
+		return func() { debug.SetGCPercent(prev) }
+	})
 }

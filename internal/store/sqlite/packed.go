@@ -22,7 +22,7 @@ import (
 // takes about six bytes, against thirty-one for a row of its own and a
 // dozen more for that row's index entry; on prometheus the references go
 // from 195k rows to 39k and the call edges from 180k rows, in three
-// B-trees, to 8k and 41k.
+// B-trees, to 8k by caller and 37k by callee.
 //
 // Entries keep the order they were written in, which decides the order
 // of uses at the same position (see compareRefHits).
@@ -193,16 +193,18 @@ const unresolvedCode = 3
 // rowPacker packs entries into rows: uses into refs rows, call sites into
 // calls_by_caller or calls_by_callee rows. Entries are put in the order of
 // their rows, (snapshot, key, path), and within a row in the order they
-// were written; emit receives each row once it is complete, with the
-// number of its call sites whose coverage is unresolved.
+// were written; add inserts each row once it is complete, as the values
+// snapshot, key, path, the entries and, when counted (calls_by_caller),
+// before the entries, how many of its call sites are unresolved.
 type rowPacker struct {
-	emit            func(snap, key, path int64, unresolved int, entries []byte) error
+	add             func(vals ...any) error
+	counted         bool
 	snap, key, path int64
 	unresolved      int
 	p               packer
 }
 
-// start makes (snap, key, path) the row being packed, emitting the one
+// start makes (snap, key, path) the row being packed, inserting the one
 // before it when it is another.
 func (g *rowPacker) start(snap, key, path int64) error {
 	if g.p.n > 0 && (snap != g.snap || key != g.key || path != g.path) {
@@ -233,12 +235,16 @@ func (g *rowPacker) site(snap, key, path int64, s siteEntry) error {
 	return nil
 }
 
-// flush emits the row being packed, if any.
+// flush inserts the row being packed, if any.
 func (g *rowPacker) flush() error {
 	if g.p.n == 0 {
 		return nil
 	}
-	err := g.emit(g.snap, g.key, g.path, g.unresolved, slices.Clone(g.p.buf))
+	vals := []any{g.snap, g.key, g.path}
+	if g.counted {
+		vals = append(vals, int64(g.unresolved))
+	}
+	err := g.add(append(vals, slices.Clone(g.p.buf))...)
 	g.p.reset()
 	g.unresolved = 0
 	return err
@@ -264,93 +270,71 @@ func upgradeToPacked(ctx context.Context, tx *sql.Tx) error {
 	if err != nil {
 		return fmt.Errorf("listing snapshots: %w", err)
 	}
-	insert := func(q string) (func(args ...any) error, func(), error) {
-		st, err := tx.PrepareContext(ctx, q)
+	// Each packed table, with the version 6 query that lists its entries
+	// in the order of its rows.
+	tables := []struct {
+		insert, query string
+		counted, uses bool
+	}{
+		{`INSERT INTO refs (snapshot_id, target, path, uses) VALUES (?, ?, ?, ?)`,
+			`SELECT target, path, line, col, end_col, coalesce(enclosing, 0), kind, test_only
+			FROM refs_v6 WHERE snapshot_id = ? ORDER BY target, path, rowid`, false, true},
+		{`INSERT INTO calls_by_caller (snapshot_id, caller, path, unresolved, sites) VALUES (?, ?, ?, ?, ?)`,
+			`SELECT caller, path, line, col, coalesce(callee, 0), coalesce(callee_name, 0), coverage, via, is_go, is_defer
+			FROM edges WHERE snapshot_id = ? ORDER BY caller, path, id`, true, false},
+		{`INSERT INTO calls_by_callee (snapshot_id, callee, path, sites) VALUES (?, ?, ?, ?)`,
+			`SELECT callee, path, line, col, caller, coalesce(callee_name, 0), coverage, via, is_go, is_defer
+			FROM edges WHERE snapshot_id = ? AND callee IS NOT NULL ORDER BY callee, path, id`, false, false},
+	}
+	for _, t := range tables {
+		st, err := tx.PrepareContext(ctx, t.insert)
 		if err != nil {
-			return nil, nil, err
-		}
-		return func(args ...any) error { _, err := st.ExecContext(ctx, args...); return err }, func() { st.Close() }, nil
-	}
-	addRef, done1, err := insert(`INSERT INTO refs (snapshot_id, target, path, uses) VALUES (?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer done1()
-	addCall, done2, err := insert(`INSERT INTO calls_by_caller (snapshot_id, caller, path, unresolved, sites) VALUES (?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer done2()
-	addCalled, done3, err := insert(`INSERT INTO calls_by_callee (snapshot_id, callee, path, sites) VALUES (?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer done3()
-
-	for _, snap := range snaps {
-		// A snapshot's rows are read whole and then inserted, so no
-		// statement writes while another reads.
-		type refRec struct {
-			target, path int64
-			u            useEntry
-		}
-		var refs []refRec
-		err := queryEach(ctx, tx, `SELECT target, path, line, col, end_col, coalesce(enclosing, 0), kind, test_only
-			FROM refs_v6 WHERE snapshot_id = ? ORDER BY target, path, rowid`, []any{snap}, func(rows *sql.Rows) error {
-			var r refRec
-			err := rows.Scan(&r.target, &r.path, &r.u.line, &r.u.col, &r.u.endCol, &r.u.encl, &r.u.kind, &r.u.test)
-			refs = append(refs, r)
 			return err
-		})
-		if err != nil {
-			return fmt.Errorf("reading references of snapshot %d: %w", snap, err)
 		}
-		uses := rowPacker{emit: func(snap, target, path int64, _ int, uses []byte) error {
-			return addRef(snap, target, path, uses)
-		}}
-		for _, r := range refs {
-			if err := uses.use(snap, r.target, r.path, r.u); err != nil {
-				return fmt.Errorf("packing references of snapshot %d: %w", snap, err)
-			}
-		}
-		if err := uses.flush(); err != nil {
-			return fmt.Errorf("packing references of snapshot %d: %w", snap, err)
-		}
-
-		for _, byCallee := range []bool{false, true} {
-			key, other, where, emit := "caller", "coalesce(callee, 0)", "", func(snap, key, path int64, unresolved int, sites []byte) error {
-				return addCall(snap, key, path, unresolved, sites)
-			}
-			if byCallee {
-				key, other, where, emit = "callee", "caller", " AND callee IS NOT NULL", func(snap, key, path int64, _ int, sites []byte) error {
-					return addCalled(snap, key, path, sites)
-				}
-			}
-			type siteRec struct {
+		defer st.Close()
+		for _, snap := range snaps {
+			// A snapshot's entries are read whole and then inserted, so no
+			// statement writes while another reads.
+			type entry struct {
 				key, path int64
+				u         useEntry
 				s         siteEntry
 			}
-			var sites []siteRec
-			err := queryEach(ctx, tx, `SELECT `+key+`, path, line, col, `+other+`, coalesce(callee_name, 0), coverage, via,
-				is_go, is_defer FROM edges WHERE snapshot_id = ?`+where+` ORDER BY `+key+`, path, id`, []any{snap},
-				func(rows *sql.Rows) error {
-					var r siteRec
-					err := rows.Scan(&r.key, &r.path, &r.s.line, &r.s.col, &r.s.other, &r.s.name, &r.s.cov, &r.s.via,
-						&r.s.goStmt, &r.s.deferred)
-					sites = append(sites, r)
-					return err
-				})
+			var entries []entry
+			err := queryEach(ctx, tx, t.query, []any{snap}, func(rows *sql.Rows) error {
+				var e entry
+				var err error
+				if t.uses {
+					err = rows.Scan(&e.key, &e.path, &e.u.line, &e.u.col, &e.u.endCol, &e.u.encl, &e.u.kind, &e.u.test)
+				} else {
+					err = rows.Scan(&e.key, &e.path, &e.s.line, &e.s.col, &e.s.other, &e.s.name, &e.s.cov, &e.s.via,
+						&e.s.goStmt, &e.s.deferred)
+				}
+				entries = append(entries, e)
+				return err
+			})
 			if err != nil {
-				return fmt.Errorf("reading call edges of snapshot %d: %w", snap, err)
+				return fmt.Errorf("reading snapshot %d: %w", snap, err)
 			}
-			g := rowPacker{emit: emit}
-			for _, r := range sites {
-				if err := g.site(snap, r.key, r.path, r.s); err != nil {
-					return fmt.Errorf("packing call edges of snapshot %d: %w", snap, err)
+			g := rowPacker{counted: t.counted, add: func(vals ...any) error {
+				_, err := st.ExecContext(ctx, vals...)
+				return err
+			}}
+			for _, e := range entries {
+				if t.uses {
+					err = g.use(snap, e.key, e.path, e.u)
+				} else {
+					err = g.site(snap, e.key, e.path, e.s)
+				}
+				if err != nil {
+					break
 				}
 			}
-			if err := g.flush(); err != nil {
-				return fmt.Errorf("packing call edges of snapshot %d: %w", snap, err)
+			if err == nil {
+				err = g.flush()
+			}
+			if err != nil {
+				return fmt.Errorf("packing snapshot %d: %w", snap, err)
 			}
 		}
 	}

@@ -289,60 +289,59 @@ func (x *xrefBuffer) insertRows(ctx context.Context, tx wtx, snap int64, ids []i
 		}
 		return ids[n]
 	}
+
+	// pack inserts the packed rows of head's table (snapshot, key, path,
+	// [unresolved when counted,] entries) through a batch; put puts their
+	// entries into g in the order of the rows.
+	pack := func(head string, counted bool, put func(g *rowPacker) error) error {
+		b := &batch{head: head, cols: 4}
+		if counted {
+			b.cols++
+		}
+		defer b.close(tx)
+		g := rowPacker{counted: counted, add: func(vals ...any) error { return b.add(ctx, tx, vals...) }}
+		if err := put(&g); err != nil {
+			return err
+		}
+		if err := g.flush(); err != nil {
+			return err
+		}
+		return b.flush(ctx, tx)
+	}
 	path := func(r *refRow) int32 { return r.path }
-
-	b := &batch{head: `INSERT INTO refs (snapshot_id, target, path, uses) VALUES `, cols: 4}
-	defer b.close(tx)
-	uses := rowPacker{emit: func(snap, target, path int64, _ int, uses []byte) error {
-		return b.add(ctx, tx, snap, target, path, uses)
-	}}
-	for _, r := range sortByID(sortByID(x.refs, ids, path), ids, func(r *refRow) int32 { return r.target }) {
-		if err := uses.use(snap, id(r.target), id(r.path), useEntry{line: r.line, col: r.col, endCol: r.endCol,
-			encl: id(r.encl), kind: r.kind, test: r.test}); err != nil {
-			return fmt.Errorf("inserting references: %w", err)
+	err := pack(`INSERT INTO refs (snapshot_id, target, path, uses) VALUES `, false, func(g *rowPacker) error {
+		for _, r := range sortByID(sortByID(x.refs, ids, path), ids, func(r *refRow) int32 { return r.target }) {
+			if err := g.use(snap, id(r.target), id(r.path), useEntry{line: r.line, col: r.col, endCol: r.endCol,
+				encl: id(r.encl), kind: r.kind, test: r.test}); err != nil {
+				return err
+			}
 		}
-	}
-	if err := uses.flush(); err != nil {
-		return fmt.Errorf("inserting references: %w", err)
-	}
-	if err := b.flush(ctx, tx); err != nil {
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("inserting references: %w", err)
 	}
 
+	// Call sites by caller, then those that have a callee by callee.
 	edges := sortByID(x.edges, ids, func(e *edgeRow) int32 { return e.path })
-	cb := &batch{head: `INSERT INTO calls_by_caller (snapshot_id, caller, path, unresolved, sites) VALUES `, cols: 5}
-	defer cb.close(tx)
-	calls := rowPacker{emit: func(snap, caller, path int64, unresolved int, sites []byte) error {
-		return cb.add(ctx, tx, snap, caller, path, int64(unresolved), sites)
-	}}
-	for _, e := range sortByID(edges, ids, func(e *edgeRow) int32 { return e.caller }) {
-		if err := calls.site(snap, id(e.caller), id(e.path), e.site(id(e.callee), id)); err != nil {
-			return fmt.Errorf("inserting call edges: %w", err)
-		}
+	sites := func(head string, counted bool, key, other func(e *edgeRow) int32) error {
+		return pack(head, counted, func(g *rowPacker) error {
+			for _, e := range sortByID(edges, ids, key) {
+				if err := g.site(snap, id(key(&e)), id(e.path), e.site(id(other(&e)), id)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 	}
-	if err := calls.flush(); err != nil {
-		return fmt.Errorf("inserting call edges: %w", err)
+	caller := func(e *edgeRow) int32 { return e.caller }
+	callee := func(e *edgeRow) int32 { return e.callee }
+	err = sites(`INSERT INTO calls_by_caller (snapshot_id, caller, path, unresolved, sites) VALUES `, true, caller, callee)
+	if err == nil {
+		edges = slices.DeleteFunc(edges, func(e edgeRow) bool { return e.callee == noString })
+		err = sites(`INSERT INTO calls_by_callee (snapshot_id, callee, path, sites) VALUES `, false, callee, caller)
 	}
-	if err := cb.flush(ctx, tx); err != nil {
-		return fmt.Errorf("inserting call edges: %w", err)
-	}
-
-	// By callee, the sites that have one.
-	edges = slices.DeleteFunc(edges, func(e edgeRow) bool { return e.callee == noString })
-	db := &batch{head: `INSERT INTO calls_by_callee (snapshot_id, callee, path, sites) VALUES `, cols: 4}
-	defer db.close(tx)
-	called := rowPacker{emit: func(snap, callee, path int64, _ int, sites []byte) error {
-		return db.add(ctx, tx, snap, callee, path, sites)
-	}}
-	for _, e := range sortByID(edges, ids, func(e *edgeRow) int32 { return e.callee }) {
-		if err := called.site(snap, id(e.callee), id(e.path), e.site(id(e.caller), id)); err != nil {
-			return fmt.Errorf("inserting call edges: %w", err)
-		}
-	}
-	if err := called.flush(); err != nil {
-		return fmt.Errorf("inserting call edges: %w", err)
-	}
-	if err := db.flush(ctx, tx); err != nil {
+	if err != nil {
 		return fmt.Errorf("inserting call edges: %w", err)
 	}
 
@@ -641,13 +640,20 @@ func (f *refFilter) keeps(u *useEntry) bool {
 	return (f.anyKind || int(u.kind) < len(f.kinds) && f.kinds[u.kind]) && (f.withTests || !u.test)
 }
 
-// refsQuery returns the SQL and arguments that read the packed references
-// to targets, in no order, as interned ids: Refs decodes and filters them,
-// names them from memory (see internedStrings), then sorts and pages them.
-func refsQuery(targets []string) (string, []any) {
+// packedQuery returns the SQL and arguments that read, in no order, the
+// packed rows of table whose key column is one of keys: snapshot, key,
+// path, the entries column, rowid and repository name (see readPacked).
+func packedQuery(table, key, entries string, keys []string) (string, []any) {
 	var b builder
-	from := fmt.Sprintf(keyFrom, b.inList(targets), "refs", "target")
-	return `SELECT k.snapshot_id, k.value, x.path, x.uses, x.rowid` + from, b.args
+	from := fmt.Sprintf(keyFrom, b.inList(keys), table, key)
+	return `SELECT k.snapshot_id, k.value, x.path, x.` + entries + `, x.rowid, r.name` + from, b.args
+}
+
+// refsQuery returns the packedQuery of the references to targets: Refs
+// decodes and filters them, names them from memory (see
+// internedStrings), then sorts and pages them.
+func refsQuery(targets []string) (string, []any) {
+	return packedQuery("refs", "target", "uses", targets)
 }
 
 // refHit is a reference as Refs orders it: the row and the entry's place
@@ -772,12 +778,11 @@ type packedRow struct {
 	path    int64
 	entries []byte
 	rowid   int64
-	repo    string // calls only
+	repo    string
 }
 
-// readPacked runs query and returns its rows, which are
-// (snapshot_id, key, path, entries, rowid[, repository]).
-func (r *reader) readPacked(ctx context.Context, query string, args []any, withRepo bool) ([]packedRow, error) {
+// readPacked runs a packedQuery and returns its rows.
+func (r *reader) readPacked(ctx context.Context, query string, args []any) ([]packedRow, error) {
 	rows, err := r.query(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -786,11 +791,7 @@ func (r *reader) readPacked(ctx context.Context, query string, args []any, withR
 	var out []packedRow
 	for rows.Next() {
 		var p packedRow
-		dest := []any{&p.snap, &p.key, &p.path, &p.entries, &p.rowid}
-		if withRepo {
-			dest = append(dest, &p.repo)
-		}
-		if err := rows.Scan(dest...); err != nil {
+		if err := rows.Scan(&p.snap, &p.key, &p.path, &p.entries, &p.rowid, &p.repo); err != nil {
 			return nil, err
 		}
 		out = append(out, p)
@@ -803,7 +804,7 @@ func (r *reader) readPacked(ctx context.Context, query string, args []any, withR
 // strings.
 func (r *reader) appendRefs(ctx context.Context, hits []refHit, names *snapshotStrings, query string, args []any,
 	f *refFilter) ([]refHit, error) {
-	rows, err := r.readPacked(ctx, query, args, false)
+	rows, err := r.readPacked(ctx, query, args)
 	if err != nil {
 		return nil, fmt.Errorf("querying references: %w", err)
 	}
@@ -833,23 +834,19 @@ func (r *reader) appendRefs(ctx context.Context, hits []refHit, names *snapshotS
 			}
 			hits = append(hits, refHit{Ref: graph.Ref{Target: row.key, Path: path, Line: int(e.line),
 				Col: int(e.col), EndCol: int(e.endCol), Enclosing: encl, Kind: nameOf(refKindNames[:], int64(e.kind)),
-				TestOnly: e.test, Repository: names.pin.name}, rowid: row.rowid, entry: i})
+				TestOnly: e.test, Repository: row.repo}, rowid: row.rowid, entry: i})
 		}
 	}
 	return hits, nil
 }
 
-// edgesQuery returns the SQL and arguments that read the packed call
-// sites of keys, which are callers when byCaller, else callees.
+// edgesQuery returns the packedQuery of the call sites of keys, which
+// are callers when byCaller, else callees.
 func edgesQuery(keys []string, byCaller bool) (string, []any) {
-	var b builder
-	var from string
 	if byCaller {
-		from = fmt.Sprintf(keyFrom, b.inList(keys), "calls_by_caller", "caller")
-	} else {
-		from = fmt.Sprintf(keyFrom, b.inList(keys), "calls_by_callee", "callee")
+		return packedQuery("calls_by_caller", "caller", "sites", keys)
 	}
-	return `SELECT k.snapshot_id, k.value, x.path, x.sites, x.rowid, r.name` + from, b.args
+	return packedQuery("calls_by_callee", "callee", "sites", keys)
 }
 
 // edgeHit is a call edge as CallEdges orders it.
@@ -888,7 +885,7 @@ func (r *reader) CallEdges(ctx context.Context, q graph.EdgeQuery) ([]graph.Call
 	names := snapshotStrings{r: r}
 	err := chunks(keys, func(part []string) error {
 		query, args := edgesQuery(part, byCaller)
-		rows, err := r.readPacked(ctx, query, args, true)
+		rows, err := r.readPacked(ctx, query, args)
 		if err != nil {
 			return err
 		}
