@@ -1,5 +1,8 @@
 package live
 
+// typeErrorCodes (codes_gen.go) is generated from the toolchain's sources.
+//go:generate go run gen_codes.go
+
 import (
 	"bytes"
 	"fmt"
