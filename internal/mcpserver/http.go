@@ -79,7 +79,7 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 		}
 		stateful.ServeHTTP(w, r)
 	})
-	h = asciiJSON(h) // see ascii.go
+	h = httpWire(h) // see wire.go
 	h = limitResponse(h, o.MaxResponseBytes)
 	h = limitPerClient(h, o.MaxConcurrent)
 	h = http.NewCrossOriginProtection().Handler(h)

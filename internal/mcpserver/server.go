@@ -45,7 +45,7 @@ func New(svc *query.Service, logger *slog.Logger, tools []query.Tool) (*mcp.Serv
 		Logger:       logger,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
-	pb := newPrebuiltResults()
+	pb := registerPrebuilt(s) // see wire.go
 	for _, t := range tools {
 		tl, err := definition(t)
 		if err != nil {
@@ -53,7 +53,6 @@ func New(svc *query.Service, logger *slog.Logger, tools []query.Tool) (*mcp.Serv
 		}
 		s.AddTool(tl, handler(svc, t, logger, pb))
 	}
-	servers.Store(s, pb)
 	return s, nil
 }
 
@@ -184,12 +183,8 @@ func handler(svc *query.Service, t query.Tool, logger *slog.Logger, pb *prebuilt
 		if len(structured)+len(text) > MaxResultBytes {
 			return errorResult(t, graph.Errorf(graph.CodeInvalidArgument, "the answer is larger than %d MiB; narrow the query, or lower limit or budget", MaxResultBytes>>20).WithData("field", "limit")), nil
 		}
-		if pb.framed(req.Session) { // see prebuilt.go
-			if b, err := contentBytes(text, structured); err == nil {
-				if r := pb.standIn(req.Session, b); r != nil {
-					return r, nil
-				}
-			}
+		if r := pb.result(req.Session, text, structured); r != nil { // see wire.go
+			return r, nil
 		}
 		return &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: text}},

@@ -32,20 +32,15 @@ func ServeStdio(ctx context.Context, s *mcp.Server) error {
 // a batch, or a line over MaxLineBytes, id null unless the line
 // named one) and the session goes on. Blank lines are ignored.
 func ServeIO(ctx context.Context, s *mcp.Server, r io.ReadCloser, w io.WriteCloser) error {
-	lw := &lockedWriter{w: &asciiWriter{w: w}, closer: w} // see ascii.go
-	pb, _ := servers.Load(s)
-	prebuilt, _ := pb.(*prebuiltResults) // nil for a server New did not make
-	ss, err := s.Connect(ctx, responseWriter{
-		Transport: &mcp.IOTransport{Reader: &lineFilter{r: r, br: bufio.NewReaderSize(r, 64<<10), w: lw}, Writer: lw, MaxLineLength: MaxLineBytes + 1},
-		w:         lw,
-		prebuilt:  prebuilt,
-	}, nil)
+	wire := newStdioWire(s) // see wire.go
+	lw := &lockedWriter{w: wire.writer(w), closer: w}
+	ss, err := s.Connect(ctx, wire.transport(
+		&mcp.IOTransport{Reader: &lineFilter{r: r, br: bufio.NewReaderSize(r, 64<<10), w: lw}, Writer: lw, MaxLineLength: MaxLineBytes + 1},
+		lw), nil)
 	if err != nil {
 		return err
 	}
-	if prebuilt != nil {
-		defer prebuilt.framing(ss)()
-	}
+	defer wire.serving(ss)()
 	// As Server.Run: the session ends when the client leaves or ctx ends.
 	ended := make(chan error, 1)
 	go func() { ended <- ss.Wait() }()
@@ -57,66 +52,6 @@ func ServeIO(ctx context.Context, s *mcp.Server, r io.ReadCloser, w io.WriteClos
 	case err := <-ended:
 		return err
 	}
-}
-
-// responseWriter is the stdio transport with one shortcut: a successful
-// response is framed around its result as it is. The SDK's connection
-// would marshal the message again, and encoding/json re-validates and
-// compacts a json.RawMessage byte by byte (the result holds the
-// structured content and the text, tens of KB for find_references),
-// although the SDK produced that result with json.Marshal a moment before.
-// Requests, notifications and errors still go through the SDK.
-type responseWriter struct {
-	mcp.Transport
-	w        io.Writer        // the writer the SDK's connection writes to, locked
-	prebuilt *prebuiltResults // results the handler built, written in place of their stand-ins
-}
-
-func (t responseWriter) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := t.Transport.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &responseConn{Connection: c, w: t.w, prebuilt: t.prebuilt}, nil
-}
-
-type responseConn struct {
-	mcp.Connection
-	w        io.Writer
-	prebuilt *prebuiltResults
-}
-
-func (c *responseConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	resp, ok := msg.(*jsonrpc.Response)
-	if !ok || resp.Error != nil || len(resp.Result) == 0 || !resp.ID.IsValid() {
-		return c.Connection.Write(ctx, msg)
-	}
-	result, prebuilt := c.prebuilt.take(resp.Result)
-	if !prebuilt {
-		result = resp.Result
-	}
-	if err := ctx.Err(); err != nil { // as the SDK's connection does
-		return err
-	}
-	id, err := marshalID(resp.ID)
-	if err != nil {
-		if prebuilt {
-			msg = &jsonrpc.Response{ID: resp.ID, Result: result}
-		}
-		return c.Connection.Write(ctx, msg)
-	}
-	const head, mid = `{"jsonrpc":"2.0","id":`, `,"result":`
-	frame := make([]byte, 0, len(head)+len(id)+len(mid)+len(result)+2)
-	frame = append(frame, head...)
-	frame = append(frame, id...)
-	frame = append(frame, mid...)
-	frame = append(frame, result...)
-	frame = append(frame, "}\n"...)
-	if _, err := c.w.Write(frame); err != nil {
-		c.Connection.Close() // a failed write ends the connection, as in the SDK
-		return err
-	}
-	return nil
 }
 
 type nopCloser struct{ io.Writer }
@@ -259,16 +194,4 @@ func errorReply(id any, code int, msg string) []byte {
 		"error": map[string]any{"code": code, "message": msg},
 	})
 	return append(b, '\n')
-}
-
-// marshalID encodes a request id as the SDK's encoder does (no HTML
-// escaping), so that a shortcut frame is byte for byte the SDK's.
-func marshalID(id jsonrpc.ID) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(id.Raw()); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
