@@ -1,57 +1,10 @@
 package callgraph
 
 import (
-	"go/ast"
 	"go/types"
-	"reflect"
-	"unsafe"
 
 	"golang.org/x/tools/go/ssa"
 )
-
-// go/ssa keeps each function's syntax tree (Function.Syntax) for as long
-// as the function lives, after its body is built and its type
-// information released. The edges need the bodies until the end of the
-// build, but nothing reads their syntax again, except that instances of
-// a generic function are built from its syntax. On golang.org/x/tools the
-// retained trees are about a quarter of the heap at its peak.
-//
-// releaseSyntax drops the syntax of every function of a built package
-// that no instance will be built from. There is no API for it, so it
-// clears go/ssa's unexported field by its offset; syntaxOffset finds the
-// field by name and type, and when the pinned x/tools changes its layout
-// the release is skipped (TestReleaseSyntax fails rather than the build).
-func releaseSyntax(p *ssa.Package) {
-	if syntaxOffset == ^uintptr(0) {
-		return
-	}
-	var visit func(fn *ssa.Function)
-	visit = func(fn *ssa.Function) {
-		if fn == nil || fn.Blocks == nil || keepsSyntax(fn) {
-			return
-		}
-		*(*ast.Node)(unsafe.Add(unsafe.Pointer(fn), syntaxOffset)) = nil
-		for _, anon := range fn.AnonFuncs {
-			visit(anon)
-		}
-	}
-	for _, m := range p.Members {
-		switch m := m.(type) {
-		case *ssa.Function:
-			visit(m)
-		case *ssa.Type:
-			named, ok := types.Unalias(m.Type()).(*types.Named)
-			if !ok || types.IsInterface(named) || named.TypeParams().Len() > 0 {
-				continue
-			}
-			for i := 0; i < named.NumMethods(); i++ {
-				if fn := p.Prog.FuncValue(named.Method(i)); fn != nil && fn.Pkg == p {
-					visit(fn)
-				}
-			}
-		}
-	}
-}
 
 // keepsSyntax reports whether instances may still be built from fn's
 // syntax: a generic function, or a function literal inside one.
@@ -75,15 +28,6 @@ func derefType(t types.Type) types.Type {
 	}
 	return t
 }
-
-// syntaxOffset is the offset of ssa.Function's syntax field, or -1.
-var syntaxOffset = func() uintptr {
-	f, ok := reflect.TypeFor[ssa.Function]().FieldByName("syntax")
-	if !ok || f.Type != reflect.TypeFor[ast.Node]() {
-		return ^uintptr(0)
-	}
-	return f.Offset
-}()
 
 // releaseBodies drops the bodies of the functions of a built package
 // that nothing in CHA's resolution, the edges or keep (Options.KeepBody)

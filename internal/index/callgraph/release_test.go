@@ -5,6 +5,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"golang.org/x/tools/go/packages"
@@ -116,5 +117,55 @@ func TestReleaseSyntax(t *testing.T) {
 	}
 	if generic == 0 || plain == 0 {
 		t.Fatalf("fixture has %d generic and %d plain functions; want some of each", generic, plain)
+	}
+}
+
+// TestSyntaxSwitch builds the fixtures with the syntax release on and off
+// (SEXTANT_SSA_SYNTAX=keep): the edges, and the functions Visit sees with
+// the declarations they are attributed to, must be the same; the release
+// must have dropped syntax when on and kept it when off.
+func TestSyntaxSwitch(t *testing.T) {
+	hermetic(t)
+	if syntaxOffset == ^uintptr(0) {
+		t.Skip("no syntax field to release (TestReleaseSyntax fails)")
+	}
+	defer func(was bool) { releasingSyntax = was }(releasingSyntax)
+	for _, archive := range []string{"calls.txtar", "wrappers.txtar"} {
+		for _, maxVTA := range []int{0, -1} {
+			var out [2]string
+			for i, release := range []bool{true, false} {
+				releasingSyntax = release
+				dir := txtartest.Write(t, filepath.Join("testdata", archive))
+				var b bytes.Buffer
+				var visited []string
+				released, kept := 0, 0
+				opts := Options{InRepo: under(dir), MaxVTACalls: maxVTA, Visit: func(fn *ssa.Function, caller Func) {
+					visited = append(visited, fn.String()+" in "+trimModule(caller.Name))
+					if fn.Synthetic == "" && !keepsSyntax(fn) {
+						if fn.Syntax() == nil {
+							released++
+						} else {
+							kept++
+						}
+					}
+				}}
+				for _, pkgs := range loadUnits(t, dir) {
+					res, err := Build(context.Background(), pkgs, opts)
+					if err != nil {
+						t.Fatal(err)
+					}
+					render(&b, dir, res)
+				}
+				if release && (released == 0 || kept != 0) || !release && (kept == 0 || released != 0) {
+					t.Fatalf("%s, MaxVTACalls %d, release %v: %d functions visited without their syntax, %d with it", archive, maxVTA, release, released, kept)
+				}
+				slices.Sort(visited)
+				b.WriteString("== visited\n" + strings.ReplaceAll(strings.Join(visited, "\n"), dir, "DIR") + "\n")
+				out[i] = b.String()
+			}
+			if out[0] != out[1] {
+				t.Errorf("%s, MaxVTACalls %d: the syntax release changes the answer:\n%s", archive, maxVTA, lineDiff(out[1], out[0]))
+			}
+		}
 	}
 }
