@@ -96,7 +96,7 @@ func capHeap() (lift func()) {
 // of about a second of CPU each over 800 MiB), while a bare load ends
 // before that heap exists. At indexGCPercent the heap may grow half as far
 // again before a cycle, so one cycle usually does. In alternated runs
-// (bench/results/2026-11-30-index-session6-alternated.txt): on prometheus
+// (bench/results/2026-11-30-index-alternated-4df2ed5.txt): on prometheus
 // the collector's CPU fell from 2.8 to 1.75 s (gctrace), the index's by
 // 10-15%, for a peak RSS a few percent higher; on golang.org/x/tools, 3%
 // less wall time for a peak 60 MiB (9%) higher.
