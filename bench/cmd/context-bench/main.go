@@ -36,7 +36,7 @@ func main() {
 	flag.StringVar(&o.work, "work", "", "work directory (default: a temporary one)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work directory (and reuse its indexes next time)")
 	flag.StringVar(&o.gopls, "gopls", "", "gopls binary (default: gopls on PATH or in GOPATH/bin)")
-	flag.StringVar(&o.out, "out", "", "JSON results file (default bench/results/DATE-context.json; - for stdout)")
+	flag.StringVar(&o.out, "out", "", "JSON results file (default bench/results/DATE-context-COMMIT.json; - for stdout)")
 	flag.StringVar(&o.parts, "parts", "search,tokens,latency", "comma-separated parts to run")
 	flag.IntVar(&o.calls, "calls", 1000, "calls per tool in the latency part")
 	flag.StringVar(&o.cobra, "cobra", "github.com/spf13/cobra@v1.10.2", "small corpus")
@@ -186,7 +186,7 @@ func writeJSON(o options, root string, res *results) error {
 		_, err = os.Stdout.Write(b)
 		return err
 	case "":
-		out = filepath.Join(root, "bench", "results", time.Now().UTC().Format("2006-01-02")+"-context.json")
+		out = harness.ResultPath(root, "context")
 	}
 	harness.Logf("writing %s", out)
 	return os.WriteFile(out, b, 0o644)

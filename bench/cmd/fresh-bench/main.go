@@ -75,7 +75,7 @@ func main() {
 	leafPkg := flag.String("leaf", "cmd/stringer", "directory of the leaf package")
 	rounds := flag.Int("edits", 20, "edit-then-call rounds per package")
 	calls := flag.Int("calls", 500, "no-change calls per variant")
-	out := flag.String("out", "", "JSON results here (default bench/results/DATE-fresh-tools.json; - for stdout)")
+	out := flag.String("out", "", "JSON results here (default bench/results/DATE-fresh-tools-COMMIT.json; - for stdout)")
 	flag.Parse()
 	if err := run(*module, *corpus, *work, *leafPkg, *rounds, *calls, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "fresh-bench:", err)

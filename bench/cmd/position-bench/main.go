@@ -85,7 +85,7 @@ func main() {
 	goplsBin := flag.String("gopls", "", "gopls binary (default: on PATH, else $(go env GOPATH)/bin/gopls)")
 	warmCalls := flag.Int("warm", 50, "warm calls per position, for each contender")
 	edits := flag.Int("edits", 10, "edit-then-call rounds")
-	out := flag.String("out", "", "JSON results here (default bench/results/DATE-position-tools.json; - for stdout)")
+	out := flag.String("out", "", "JSON results here (default bench/results/DATE-position-tools-v0.52.0-COMMIT.json; - for stdout)")
 	flag.Parse()
 	if err := run(*module, *corpus, *work, *goplsBin, *warmCalls, *edits, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "position-bench:", err)

@@ -69,7 +69,7 @@ func main() {
 	flag.Uint64Var(&o.seed, "seed", 1, "seed of the query set")
 	flag.DurationVar(&o.sample, "sample", 20*time.Millisecond, "how often child memory is sampled from /proc")
 	flag.StringVar(&o.sextant, "sextant", "", "use this sextant binary instead of building ./cmd/sextant")
-	flag.StringVar(&o.out, "out", "", "write the results as JSON here; - for stdout (default bench/results/DATE-CORPUS.json)")
+	flag.StringVar(&o.out, "out", "", "write the results as JSON here; - for stdout (default bench/results/DATE-CORPUS-COMMIT.json)")
 	flag.Float64Var(&o.maxLoad, "max-load", 0, "before measuring, wait (up to 15 minutes) until the 1-minute load average is at most this; 0 does not wait")
 	flag.StringVar(&o.db, "db", "", "skip the index runs and time queries on this existing database, an index of -corpus")
 	flag.StringVar(&o.queryProf, "query-cpuprofile", "", "write a CPU profile of the in-process query phase to this file")

@@ -127,7 +127,7 @@ func writeJSON(o options, root string, r *results) error {
 		if o.corpus == "" {
 			name = strings.ReplaceAll(path.Base(o.module), "@", "-")
 		}
-		out = filepath.Join(root, "bench", "results", time.Now().UTC().Format("2006-01-02")+"-"+name+".json")
+		out = harness.ResultPath(root, name)
 	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err

@@ -58,7 +58,7 @@ func main() {
 	flag.StringVar(&o.corpus, "corpus", "", "index this directory instead of fetching -module")
 	flag.StringVar(&o.work, "work", "", "work directory (default: a temporary one)")
 	flag.StringVar(&o.pg, "pg", os.Getenv("SEXTANT_TEST_POSTGRES"), "PostgreSQL URL (default $SEXTANT_TEST_POSTGRES)")
-	flag.StringVar(&o.out, "out", "", "JSON output (default bench/results/DATE-store-MODULE.json; - for stdout)")
+	flag.StringVar(&o.out, "out", "", "JSON output (default bench/results/DATE-store-MODULE-COMMIT.json; - for stdout)")
 	flag.IntVar(&o.queries, "queries", 1000, "calls per tool")
 	flag.Uint64Var(&o.seed, "seed", 1, "query set seed")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work directory and the PostgreSQL schema")
@@ -204,8 +204,7 @@ func run(ctx context.Context, o options) error {
 	printReport(os.Stdout, &res)
 	out := o.out
 	if out == "" {
-		out = filepath.Join(root, "bench", "results",
-			time.Now().Format("2006-01-02")+"-store-"+strings.ReplaceAll(filepath.Base(strings.Split(o.module, "@")[0]), "/", "-")+".json")
+		out = harness.ResultPath(root, "store-"+strings.ReplaceAll(filepath.Base(strings.Split(o.module, "@")[0]), "/", "-"))
 	}
 	b, _ := json.MarshalIndent(res, "", "  ")
 	if out == "-" {

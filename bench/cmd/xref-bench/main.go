@@ -73,7 +73,7 @@ func main() {
 	flag.DurationVar(&o.sample, "sample", 20*time.Millisecond, "how often child memory is sampled from /proc")
 	flag.StringVar(&o.sextant, "sextant", "", "use this sextant binary instead of building ./cmd/sextant")
 	flag.StringVar(&o.gopls, "gopls", "", "gopls binary (default: gopls on PATH, else $(go env GOPATH)/bin/gopls)")
-	flag.StringVar(&o.out, "out", "", "write the results as JSON here; - for stdout (default bench/results/DATE-xref.json)")
+	flag.StringVar(&o.out, "out", "", "write the results as JSON here; - for stdout (default bench/results/DATE-xref-COMMIT.json)")
 	flag.StringVar(&o.skip, "skip", "", "comma-separated parts to skip: index, parity, mcp")
 	flag.StringVar(&o.db, "db", "", "with -skip index: an existing index of -corpus to use for the parity part instead of indexing it")
 	flag.StringVar(&o.dump, "dump", "", "write each symbol's answers of the gopls mcp comparison (sextant and gopls text) to this directory")

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 	"time"
+
+	"github.com/sextant-dev/sextant/bench/internal/harness"
 )
 
 // results is everything one run measured; it is written as JSON.
@@ -191,7 +193,7 @@ func writeJSON(o options, root string, r *results) error {
 	}
 	out := o.out
 	if out == "" {
-		out = filepath.Join(root, "bench", "results", time.Now().UTC().Format("2006-01-02")+"-xref.json")
+		out = harness.ResultPath(root, "xref")
 	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err

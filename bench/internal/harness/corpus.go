@@ -162,8 +162,25 @@ func Workspace(ctx context.Context, prefix, module, corpus, work string) (string
 	return work, corpus, cleanup, nil
 }
 
+// ResultPath is where a harness writes its JSON when no -out is given:
+// bench/results/DATE-name-COMMIT.json under the module root, DATE today
+// (UTC) and COMMIT the short hash of the checkout's HEAD, with "-dirty"
+// when tracked files differ from it ("nocommit" outside a git checkout).
+// Results are named by date and commit; a run of a prebuilt binary
+// (-sextant) names the checkout of the harness, so say which binary ran.
+func ResultPath(root, name string) string {
+	commit := "nocommit"
+	if out, err := exec.Command("git", "-C", root, "rev-parse", "--short", "HEAD").Output(); err == nil {
+		commit = strings.TrimSpace(string(out))
+		if st, err := exec.Command("git", "-C", root, "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+			commit += "-dirty"
+		}
+	}
+	return filepath.Join(root, "bench", "results", time.Now().UTC().Format("2006-01-02")+"-"+name+"-"+commit+".json")
+}
+
 // WriteJSON writes v, indented, to out ("-": stdout), or when out is ""
-// to bench/results/DATE-name.json under the module root.
+// to ResultPath(root, name).
 func WriteJSON(root, out, name string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
@@ -174,7 +191,7 @@ func WriteJSON(root, out, name string, v any) error {
 		return err
 	}
 	if out == "" {
-		out = filepath.Join(root, "bench", "results", time.Now().UTC().Format("2006-01-02")+"-"+name+".json")
+		out = ResultPath(root, name)
 	}
 	Logf("writing %s", out)
 	return os.WriteFile(out, append(data, '\n'), 0o644)

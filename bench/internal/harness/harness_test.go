@@ -2,7 +2,9 @@ package harness
 
 import (
 	"math/rand/v2"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -208,5 +210,42 @@ func TestCheck(t *testing.T) {
 	}
 	if c := AtMost("p50", 0.4, 2, "ms", ""); !c.Pass || c.Verdict() != "PASS" || c.Format(c.Value) != "0.40 ms" {
 		t.Errorf("check %+v", c)
+	}
+}
+
+// TestResultPath: results are named by date and commit; outside a git
+// checkout the name says there was none.
+func TestResultPath(t *testing.T) {
+	dir := t.TempDir()
+	got := ResultPath(dir, "xref")
+	want := filepath.Join(dir, "bench", "results", time.Now().UTC().Format("2006-01-02")+"-xref-nocommit.json")
+	if got != want {
+		t.Errorf("outside git: %s, want %s", got, want)
+	}
+	run := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Skipf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	run("init", "-q")
+	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run("add", "f")
+	run("commit", "-q", "-m", "f")
+	head, err := exec.Command("git", "-C", dir, "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit := strings.TrimSpace(string(head))
+	if got, want := filepath.Base(ResultPath(dir, "xref")), time.Now().UTC().Format("2006-01-02")+"-xref-"+commit+".json"; got != want {
+		t.Errorf("clean checkout: %s, want %s", got, want)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("b"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := ResultPath(dir, "xref"); !strings.HasSuffix(got, "-xref-"+commit+"-dirty.json") {
+		t.Errorf("edited checkout: %s, want COMMIT-dirty", got)
 	}
 }
