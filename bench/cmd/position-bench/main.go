@@ -99,7 +99,7 @@ func run(module, corpus, work, goplsBin string, warmCalls, edits int, out string
 	if err != nil {
 		return err
 	}
-	work, corpus, cleanup, err := harness.Workspace(ctx, "position-bench", module, corpus, work)
+	_, corpus, cleanup, err := harness.Workspace(ctx, "position-bench", module, corpus, work)
 	defer cleanup()
 	if err != nil {
 		return err
