@@ -294,20 +294,8 @@ func FuzzHTTPBody(f *testing.F) {
 	f.Cleanup(srv.Close)
 	client := &http.Client{Timeout: testTimeout}
 	do := func(t testing.TB, session, body string) (int, string, string) {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatalf("POST %.200q: %v", body, err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), string(b)
+		status, id, _, b := postMCP(t, client, srv.URL, session, body)
+		return status, id, string(b)
 	}
 	status, session, _ := do(f, "", initBody)
 	if status != http.StatusOK || session == "" {

@@ -137,6 +137,28 @@ func stdioWireLines(t *testing.T, ss *stdioSession) [][]byte {
 	return lines
 }
 
+// postMCP POSTs one JSON-RPC message to a streamable HTTP endpoint at
+// protocol 2025-11-25, in the MCP session named (none when ""), and
+// returns the status, the session the response names, its content type
+// and its body.
+func postMCP(t testing.TB, client *http.Client, url, session, body string) (status int, sessionID, contentType string, respBody []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("POST %.200q: %v", body, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), resp.Header.Get("Content-Type"), b
+}
+
 // httpWireLines serves s over streamable HTTP, opens a session with raw
 // POSTs and returns the JSON-RPC message of each answer to wireScript, as
 // the body carried it (a JSON body, or the data of an event stream).
@@ -146,24 +168,9 @@ func httpWireLines(t *testing.T, s *mcp.Server) [][]byte {
 	t.Cleanup(srv.Close)
 	client := &http.Client{Timeout: testTimeout}
 	post := func(session, body string) (string, []byte) {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatalf("POST %.200s: %v", body, err)
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-			return resp.Header.Get("Mcp-Session-Id"), bytes.TrimSpace(b)
+		_, id, ct, b := postMCP(t, client, srv.URL, session, body)
+		if !strings.HasPrefix(ct, "text/event-stream") {
+			return id, bytes.TrimSpace(b)
 		}
 		var data []byte
 		sc := bufio.NewScanner(bytes.NewReader(b))
@@ -173,7 +180,7 @@ func httpWireLines(t *testing.T, s *mcp.Server) [][]byte {
 				data = append(data, bytes.TrimSpace(d)...)
 			}
 		}
-		return resp.Header.Get("Mcp-Session-Id"), data
+		return id, data
 	}
 	session, _ := post("", initBody)
 	if session == "" {
