@@ -26,6 +26,9 @@ var layers = [][]string{
 	{"internal/live"},
 	{"internal/lsp"},
 	{"internal/lsp/lspfake"}, // test support: a fake language server for the bridge's tests and benchmarks
+	{"internal/answer"},      // what every tool's answer shares: envelope, paging cursors, argument errors, safe text
+	{"internal/session"},     // roots, freshness, watches, indexing runs and caches; a pinned, fresh view per request
+	{"internal/lsptools"},    // the lsp_* tools over internal/lsp; no graph logic
 	{"internal/query"},
 	{"internal/mcpserver"},
 	{"internal/cli"},

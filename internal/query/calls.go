@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/session"
 )
 
 // The bounds of a call-graph walk.
@@ -99,16 +100,16 @@ type CallGraphOutput struct {
 }
 
 // GetCallers walks the call graph towards the callers of a function.
-func (s *Service) GetCallers(ctx context.Context, in CallGraphInput, progress func(Progress)) (*CallGraphOutput, error) {
-	return s.callGraph(ctx, in, progress, true)
+func GetCallers(ctx context.Context, s *Service, in CallGraphInput, progress func(Progress)) (*CallGraphOutput, error) {
+	return callGraph(ctx, s, in, progress, true)
 }
 
 // GetCallees walks the call graph towards the callees of a function.
-func (s *Service) GetCallees(ctx context.Context, in CallGraphInput, progress func(Progress)) (*CallGraphOutput, error) {
-	return s.callGraph(ctx, in, progress, false)
+func GetCallees(ctx context.Context, s *Service, in CallGraphInput, progress func(Progress)) (*CallGraphOutput, error) {
+	return callGraph(ctx, s, in, progress, false)
 }
 
-func (s *Service) callGraph(ctx context.Context, in CallGraphInput, progress func(Progress), callers bool) (*CallGraphOutput, error) {
+func callGraph(ctx context.Context, s *Service, in CallGraphInput, progress func(Progress), callers bool) (*CallGraphOutput, error) {
 	tool := "get_callees"
 	if callers {
 		tool = "get_callers"
@@ -147,8 +148,8 @@ func (s *Service) callGraph(ctx context.Context, in CallGraphInput, progress fun
 	if err != nil {
 		return nil, err
 	}
-	defer v.close()
-	root, err := v.resolve(ctx, sel)
+	defer v.Close()
+	root, err := resolve(ctx, v, sel)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +158,7 @@ func (s *Service) callGraph(ctx context.Context, in CallGraphInput, progress fun
 			root.QualifiedName, article(string(root.Kind)), root.Kind, tool).WithData("kind", string(root.Kind))
 	}
 	fp := fingerprint(tool, root.Key, depth, covs, maxNodes, includeTests)
-	vk := v.viewKey([]string{root.Repository})
+	vk := v.Key([]string{root.Repository})
 	offset, err := decodeCursor(in.Cursor, fp, vk)
 	if err != nil {
 		return nil, err
@@ -177,7 +178,7 @@ func (s *Service) callGraph(ctx context.Context, in CallGraphInput, progress fun
 	out := &CallGraphOutput{Symbol: &ref, Nodes: len(w.seen) - 1, callers: callers, depth: depth, offset: offset}
 	out.Completeness, out.BlindSpots = c.verdict()
 	page := rows[offset:min(total, offset+limit)]
-	env := v.envelope()
+	env := v.Envelope()
 	fit := len(page)
 	if in.Budget > 0 {
 		fit = fitBudget(len(page), in.Budget, func(n int) string {
@@ -194,13 +195,13 @@ func (s *Service) callGraph(ctx context.Context, in CallGraphInput, progress fun
 func (o *CallGraphOutput) setRows(rows []CallRow, total, offset int, fp, vk string, cut bool) {
 	o.Results = append([]CallRow{}, rows...)
 	o.Truncated, o.NextCursor = false, nil
-	o.page(total, offset, len(rows), fp, vk)
+	o.Page(total, offset, len(rows), fp, vk)
 	o.budgetCut = cut
 }
 
 // walker is one breadth-first walk of the call graph from a root.
 type walker struct {
-	v            *view
+	v            *session.View
 	root         graph.Symbol
 	callers      bool
 	covs         []graph.Coverage
@@ -244,7 +245,7 @@ func (w *walker) walk(ctx context.Context, depth int) error {
 		} else {
 			q.Callers = keys
 		}
-		edges, err := w.v.r.CallEdges(ctx, q)
+		edges, err := w.v.Reader().CallEdges(ctx, q)
 		if err != nil {
 			return graph.Wrap(graph.CodeInternal, err, "reading call edges")
 		}
@@ -274,7 +275,7 @@ func (w *walker) walk(ctx context.Context, depth int) error {
 			}
 		}
 		if len(want) > 0 {
-			syms, err := w.v.r.SymbolsByKeys(ctx, dedupe(want))
+			syms, err := w.v.Reader().SymbolsByKeys(ctx, dedupe(want))
 			if err != nil {
 				return graph.Wrap(graph.CodeInternal, err, "reading functions")
 			}
@@ -407,7 +408,7 @@ func (w *walker) interfaceCalls(ctx context.Context, have []graph.CallEdge) ([]g
 	if len(w.covs) > 0 && !containsCov(w.covs, graph.CoverageExact) {
 		return nil, nil
 	}
-	refs, _, err := w.v.r.Refs(ctx, graph.RefQuery{Targets: []string{w.root.Key}, Kinds: []graph.RefKind{graph.RefCall}, IncludeTests: true})
+	refs, _, err := w.v.Reader().Refs(ctx, graph.RefQuery{Targets: []string{w.root.Key}, Kinds: []graph.RefKind{graph.RefCall}, IncludeTests: true})
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "reading calls of "+w.root.QualifiedName)
 	}
@@ -433,7 +434,7 @@ func (w *walker) dispatch(ctx context.Context) ([]graph.CallEdge, error) {
 	if len(w.covs) > 0 && !containsCov(w.covs, graph.CoverageCandidate) {
 		return nil, nil
 	}
-	keys, err := w.v.methodPairs(ctx, w.root.Key, true)
+	keys, err := methodPairs(ctx, w.v, w.root.Key, true)
 	if err != nil {
 		return nil, err
 	}
@@ -448,11 +449,11 @@ func (w *walker) dispatch(ctx context.Context) ([]graph.CallEdge, error) {
 // edges were read matter: the root and every level above the last.
 func (w *walker) completeness(ctx context.Context) (completeness, error) {
 	var c completeness
-	facts, err := w.v.facts(ctx, w.root.Repository)
+	facts, err := w.v.Facts(ctx, w.root.Repository)
 	if err != nil {
 		return c, err
 	}
-	if rp, err := w.v.repo(w.root.Repository); err == nil {
+	if rp, err := w.v.Repo(w.root.Repository); err == nil {
 		c.addAmended(rp)
 	}
 	if w.stopped {
@@ -469,7 +470,7 @@ func (w *walker) completeness(ctx context.Context) (completeness, error) {
 // naming it (through a function value, reflection or an interface the
 // graph could not resolve), from code outside the graph, or by the
 // runtime, and where packages did not type-check.
-func (w *walker) callerSpots(ctx context.Context, c *completeness, facts *repoFacts) error {
+func (w *walker) callerSpots(ctx context.Context, c *completeness, facts *session.Facts) error {
 	c.addTypeErrors(facts, "calls")
 	var dynamic, outside, runtime []string
 	// Methods can always be called dynamically; only for plain
@@ -482,7 +483,7 @@ func (w *walker) callerSpots(ctx context.Context, c *completeness, facts *repoFa
 	}
 	taken := map[string]bool{} // functions whose value is taken somewhere
 	if len(funcs) > 0 {
-		if refs, _, err := w.v.r.Refs(ctx, graph.RefQuery{Targets: funcs, Kinds: []graph.RefKind{graph.RefRead}, IncludeTests: true}); err == nil {
+		if refs, _, err := w.v.Reader().Refs(ctx, graph.RefQuery{Targets: funcs, Kinds: []graph.RefKind{graph.RefRead}, IncludeTests: true}); err == nil {
 			for _, r := range refs {
 				taken[r.Target] = true
 			}
@@ -499,14 +500,14 @@ func (w *walker) callerSpots(ctx context.Context, c *completeness, facts *repoFa
 			runtime = append(runtime, why)
 		}
 	}
-	if facts.unresolved > 0 && len(dynamic) > 0 {
+	if facts.Unresolved > 0 && len(dynamic) > 0 {
 		c.add(BlindUnresolved, "%d dynamic call site(s) in %s have no resolved callee and may call %s, which can be called as a value or method",
-			facts.unresolved, w.root.Repository, listSome(dynamic, 3))
+			facts.Unresolved, w.root.Repository, listSome(dynamic, 3))
 	}
 	var reflectors map[string]bool
 	if len(dynamic) > 0 {
 		var err error
-		if reflectors, err = w.v.reflectors(ctx, w.root.Repository, facts); err != nil {
+		if reflectors, err = facts.Reflectors(ctx, func(ctx context.Context) (map[string]bool, error) { return findReflectors(ctx, w.v, w.root.Repository) }); err != nil {
 			return err
 		}
 	}
@@ -526,10 +527,10 @@ func (w *walker) callerSpots(ctx context.Context, c *completeness, facts *repoFa
 // calleeSpots: callees are missed behind dynamic calls with no candidate,
 // reflection, callees outside the graph (not followed further) and
 // packages that did not type-check.
-func (w *walker) calleeSpots(c *completeness, facts *repoFacts) {
+func (w *walker) calleeSpots(c *completeness, facts *session.Facts) {
 	var errPkgs, reflecting []string
 	bad := map[string]bool{}
-	for _, p := range facts.errPackages {
+	for _, p := range facts.ErrPackages {
 		bad[p] = true
 	}
 	for _, s := range w.expanded {
@@ -567,7 +568,7 @@ func (w *walker) names(ctx context.Context, keys []string) []string {
 		}
 	}
 	if len(missing) > 0 {
-		if syms, err := w.v.r.SymbolsByKeys(ctx, missing); err == nil {
+		if syms, err := w.v.Reader().SymbolsByKeys(ctx, missing); err == nil {
 			for _, s := range syms {
 				w.syms[s.Key] = s
 			}

@@ -59,7 +59,7 @@ type EffectsOutput struct {
 }
 
 // ExplainEffects answers explain_effects.
-func (s *Service) ExplainEffects(ctx context.Context, in EffectsInput, progress func(Progress)) (*EffectsOutput, error) {
+func ExplainEffects(ctx context.Context, s *Service, in EffectsInput, progress func(Progress)) (*EffectsOutput, error) {
 	sel := in.selector()
 	if err := sel.validate(); err != nil {
 		return nil, err
@@ -68,8 +68,8 @@ func (s *Service) ExplainEffects(ctx context.Context, in EffectsInput, progress 
 	if err != nil {
 		return nil, err
 	}
-	defer v.close()
-	sym, err := v.resolve(ctx, sel)
+	defer v.Close()
+	sym, err := resolve(ctx, v, sel)
 	if err != nil {
 		return nil, err
 	}
@@ -77,21 +77,21 @@ func (s *Service) ExplainEffects(ctx context.Context, in EffectsInput, progress 
 		return nil, graph.Errorf(graph.CodeNotAFunction, "%s is %s %s, not a function or method with a body: explain_effects describes what calling one does; use find_symbol --kind func to find one",
 			sym.QualifiedName, article(string(sym.Kind)), sym.Kind).WithData("kind", string(sym.Kind))
 	}
-	v.use(sym.Repository)
-	row, err := EffectRowOf(ctx, v.r, sym.Key)
+	v.Use(sym.Repository)
+	row, err := EffectRowOf(ctx, v.Reader(), sym.Key)
 	if err != nil {
 		return nil, err
 	}
 	ref := symbolRef(sym)
 	out := &EffectsOutput{Symbol: &ref, Analysed: row.Analysed, Pure: row.Pure, Open: row.Open, Results: row.Effects}
-	if rp, err := v.repo(sym.Repository); err == nil && len(rp.Snapshot.Amended) > 0 {
+	if rp, err := v.Repo(sym.Repository); err == nil && len(rp.Snapshot.Amended) > 0 {
 		out.Caveat = amendedCaveat(rp)
 	}
 	if out.Results == nil {
 		out.Results = []EffectEntry{}
 	}
-	out.Envelope = v.envelope()
-	out.page(len(out.Results), 0, len(out.Results), "", "")
+	out.Envelope = v.Envelope()
+	out.Page(len(out.Results), 0, len(out.Results), "", "")
 	return out, nil
 }
 

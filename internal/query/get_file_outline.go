@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/session"
 )
 
 // GetFileOutlineInput is the input of get_file_outline.
@@ -73,7 +74,7 @@ type GetFileOutlineOutput struct {
 
 // GetFileOutline outlines a file, or each Go file of a directory, from the
 // source on disk: it works on files that do not compile.
-func (s *Service) GetFileOutline(ctx context.Context, in GetFileOutlineInput, progress func(Progress)) (*GetFileOutlineOutput, error) {
+func GetFileOutline(ctx context.Context, s *Service, in GetFileOutlineInput, progress func(Progress)) (*GetFileOutlineOutput, error) {
 	format, err := parseFormat(in.ResponseFormat)
 	if err != nil {
 		return nil, err
@@ -89,40 +90,40 @@ func (s *Service) GetFileOutline(ctx context.Context, in GetFileOutlineInput, pr
 	if err != nil {
 		return nil, err
 	}
-	defer v.close()
-	loc, err := v.locate("path", in.Path, in.Repository)
+	defer v.Close()
+	loc, err := v.Locate("path", in.Path, in.Repository)
 	if err != nil {
 		return nil, err
 	}
-	v.use(loc.repo.Name)
-	root, err := os.OpenRoot(loc.repo.Root)
+	v.Use(loc.Repo.Name)
+	root, err := os.OpenRoot(loc.Repo.Root)
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeReadError, err, "opening repository root")
 	}
 	defer root.Close()
-	fi, err := root.Stat(filepath.FromSlash(loc.rel))
+	fi, err := root.Stat(filepath.FromSlash(loc.Rel))
 	if err != nil {
-		return nil, fileError("path", loc.rel, err)
+		return nil, session.FileError("path", loc.Rel, err)
 	}
-	files := []string{loc.rel}
+	files := []string{loc.Rel}
 	if fi.IsDir() {
-		entries, err := readDir(root, loc.rel)
+		entries, err := readDir(root, loc.Rel)
 		if err != nil {
-			return nil, fileError("path", loc.rel, err)
+			return nil, session.FileError("path", loc.Rel, err)
 		}
 		files = files[:0]
 		for _, e := range entries {
 			// Regular files and symlinks (resolved, and refused if they
 			// leave the root, when read); never FIFOs, sockets or devices.
 			if (e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0) && strings.HasSuffix(e.Name(), ".go") {
-				files = append(files, path.Join(loc.rel, e.Name()))
+				files = append(files, path.Join(loc.Rel, e.Name()))
 			}
 		}
 		sort.Strings(files)
-	} else if !strings.HasSuffix(loc.rel, ".go") {
-		return nil, invalid("path", "%s is not a Go file (.go); outline a .go file or a directory", loc.rel)
+	} else if !strings.HasSuffix(loc.Rel, ".go") {
+		return nil, invalid("path", "%s is not a Go file (.go); outline a .go file or a directory", loc.Rel)
 	}
-	fp := fingerprint("get_file_outline", loc.repo.Name, loc.rel)
+	fp := fingerprint("get_file_outline", loc.Repo.Name, loc.Rel)
 	offset, err := decodeCursor(in.Cursor, fp, "disk")
 	if err != nil {
 		return nil, err
@@ -132,9 +133,9 @@ func (s *Service) GetFileOutline(ctx context.Context, in GetFileOutlineInput, pr
 		offset = total
 	}
 	pageFiles := files[offset:min(total, offset+limit)]
-	out := &GetFileOutlineOutput{Repository: loc.repo.Name, Results: []OutlineFile{}}
+	out := &GetFileOutlineOutput{Repository: loc.Repo.Name, Results: []OutlineFile{}}
 	for _, rel := range pageFiles {
-		src, err := readIn(root, "path", rel)
+		src, err := session.ReadIn(root, "path", rel)
 		if err != nil {
 			if !fi.IsDir() {
 				return nil, err
@@ -148,14 +149,14 @@ func (s *Service) GetFileOutline(ctx context.Context, in GetFileOutlineInput, pr
 		}
 		of := outlineFile(rel, src, format)
 		if format == Detailed {
-			v.attachKeys(ctx, loc.repo.Name, &of)
+			attachKeys(ctx, v, loc.Repo.Name, &of)
 		}
 		out.Results = append(out.Results, of)
 	}
-	out.Envelope = v.envelope()
+	out.Envelope = v.Envelope()
 	// Outlines are read from disk, so they are fresh whatever the snapshot.
 	out.Fresh, out.StaleReasons = true, nil
-	out.page(total, offset, len(pageFiles), fp, "disk")
+	out.Page(total, offset, len(pageFiles), fp, "disk")
 	return out, nil
 }
 
@@ -293,8 +294,8 @@ func outlineFile(rel string, src []byte, format Format) OutlineFile {
 
 // attachKeys adds the snapshot's stable keys to the outline's entries
 // that the snapshot knows under the same qualified name and kind.
-func (v *view) attachKeys(ctx context.Context, repo string, of *OutlineFile) {
-	syms, _, err := v.r.FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring, Repositories: []string{repo}, PathPrefix: of.Path})
+func attachKeys(ctx context.Context, v *session.View, repo string, of *OutlineFile) {
+	syms, _, err := v.Reader().FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring, Repositories: []string{repo}, PathPrefix: of.Path})
 	if err != nil {
 		return
 	}
@@ -329,11 +330,6 @@ func node(fset *token.FileSet, n ast.Node) string {
 		return ""
 	}
 	return oneLine(b.String())
-}
-
-// oneLine collapses white space runs, so a signature fits on one line.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
 
 func funcSignature(fset *token.FileSet, d *ast.FuncDecl) string {
