@@ -99,16 +99,6 @@ type CallGraphOutput struct {
 	budgetCut bool
 }
 
-// GetCallers walks the call graph towards the callers of a function.
-func GetCallers(ctx context.Context, s *Service, in CallGraphInput, progress func(Progress)) (*CallGraphOutput, error) {
-	return callGraph(ctx, s, in, progress, true)
-}
-
-// GetCallees walks the call graph towards the callees of a function.
-func GetCallees(ctx context.Context, s *Service, in CallGraphInput, progress func(Progress)) (*CallGraphOutput, error) {
-	return callGraph(ctx, s, in, progress, false)
-}
-
 func callGraph(ctx context.Context, s *Service, in CallGraphInput, progress func(Progress), callers bool) (*CallGraphOutput, error) {
 	tool := "get_callees"
 	if callers {
@@ -466,98 +456,6 @@ func (w *walker) completeness(ctx context.Context) (completeness, error) {
 	return c, nil
 }
 
-// callerSpots: callers are missed when a function can be called without
-// naming it (through a function value, reflection or an interface the
-// graph could not resolve), from code outside the graph, or by the
-// runtime, and where packages did not type-check.
-func (w *walker) callerSpots(ctx context.Context, c *completeness, facts *session.Facts) error {
-	c.addTypeErrors(facts, "calls")
-	var dynamic, outside, runtime []string
-	// Methods can always be called dynamically; only for plain
-	// functions does it matter whether their value is taken somewhere.
-	var funcs []string
-	for _, s := range w.expanded {
-		if s.Kind == graph.KindFunc {
-			funcs = append(funcs, s.Key)
-		}
-	}
-	taken := map[string]bool{} // functions whose value is taken somewhere
-	if len(funcs) > 0 {
-		if refs, _, err := w.v.Reader().Refs(ctx, graph.RefQuery{Targets: funcs, Kinds: []graph.RefKind{graph.RefRead}, IncludeTests: true}); err == nil {
-			for _, r := range refs {
-				taken[r.Target] = true
-			}
-		}
-	}
-	for _, s := range w.expanded {
-		if s.Kind != graph.KindFunc || taken[s.Key] {
-			dynamic = append(dynamic, s.QualifiedName)
-		}
-		if visibleOutside(s) || (s.Kind != graph.KindFunc && isExportedName(s.Name)) {
-			outside = append(outside, s.QualifiedName)
-		}
-		if why := runtimeEntry(s); why != "" {
-			runtime = append(runtime, why)
-		}
-	}
-	if facts.Unresolved > 0 && len(dynamic) > 0 {
-		c.add(BlindUnresolved, "%d dynamic call site(s) in %s have no resolved callee and may call %s, which can be called as a value or method",
-			facts.Unresolved, w.root.Repository, listSome(dynamic, 3))
-	}
-	var reflectors map[string]bool
-	if len(dynamic) > 0 {
-		var err error
-		if reflectors, err = facts.Reflectors(ctx, func(ctx context.Context) (map[string]bool, error) { return findReflectors(ctx, w.v, w.root.Repository) }); err != nil {
-			return err
-		}
-	}
-	if len(reflectors) > 0 {
-		c.add(BlindReflection, "%s call(s) through reflection (reflect.Value.Call, Method, MethodByName), which may reach %s",
-			listSome(w.names(ctx, sortedKeys(reflectors)), 3), listSome(dynamic, 3))
-	}
-	if len(outside) > 0 {
-		c.add(BlindOutside, "code outside the indexed repositories may call %s: exported from an importable package, or a method an outside interface can reach", listSome(outside, 3))
-	}
-	if len(runtime) > 0 {
-		c.add(BlindRuntime, "%s", listSome(runtime, 2))
-	}
-	return nil
-}
-
-// calleeSpots: callees are missed behind dynamic calls with no candidate,
-// reflection, callees outside the graph (not followed further) and
-// packages that did not type-check.
-func (w *walker) calleeSpots(c *completeness, facts *session.Facts) {
-	var errPkgs, reflecting []string
-	bad := map[string]bool{}
-	for _, p := range facts.ErrPackages {
-		bad[p] = true
-	}
-	for _, s := range w.expanded {
-		if bad[s.PackagePath] {
-			errPkgs = append(errPkgs, s.PackagePath)
-		}
-		if w.reflecting[s.Key] {
-			reflecting = append(reflecting, s.QualifiedName)
-		}
-	}
-	if len(errPkgs) > 0 {
-		c.add(BlindTypeErrors, "package(s) %s failed to type-check, so calls in them may be missing", listSome(dedupe(errPkgs), 3))
-	}
-	if w.unresolved > 0 {
-		c.add(BlindUnresolved, "%d dynamic call site(s) reached have no resolved callee (listed as rows without a key)", w.unresolved)
-	}
-	if len(reflecting) > 0 {
-		c.add(BlindReflection, "%s call(s) through reflection, whose callees are unknown", listSome(reflecting, 3))
-	}
-	if w.deepExt {
-		c.add(BlindExternal, "callees outside the graph (%s) are listed by name but their own callees are not followed", listSome(sortedKeys(w.externals), 3))
-	}
-	if w.root.Kind == graph.KindInterfaceMethod {
-		c.add(BlindOutside, "%s has no body: its callees are the methods implementing it, and types outside the index may implement it too", w.root.QualifiedName)
-	}
-}
-
 // names returns the qualified names of the reached functions with these
 // keys, or the keys themselves when they were not reached.
 func (w *walker) names(ctx context.Context, keys []string) []string {
@@ -608,14 +506,6 @@ func rowLabel(r CallRow) string {
 	return "outside the graph:"
 }
 
-// article is "a" or "an" for a kind name.
-func article(kind string) string {
-	if strings.ContainsRune("aeiou", rune(kind[0])) {
-		return "an"
-	}
-	return "a"
-}
-
 func isExportedName(name string) bool { return name != "" && name[0] >= 'A' && name[0] <= 'Z' }
 
 // viaOf is how an edge's call is made: go and defer statements first,
@@ -639,18 +529,6 @@ func containsCov(list []graph.Coverage, c graph.Coverage) bool {
 		}
 	}
 	return false
-}
-
-func dedupe(list []string) []string {
-	seen := map[string]bool{}
-	out := list[:0:0]
-	for _, s := range list {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // parseCoverages parses a comma-separated list of coverage classes.

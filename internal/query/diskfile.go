@@ -232,8 +232,3 @@ func embeddedName(e ast.Expr) string {
 	}
 	return ""
 }
-
-// approxTokens estimates the tokens of s at about 4 bytes each.
-func approxTokens(s string) int {
-	return (len(s) + 3) / 4
-}

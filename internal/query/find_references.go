@@ -3,7 +3,6 @@ package query
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -39,20 +38,6 @@ func (in FindReferencesInput) selector() selector {
 		Path: in.SymbolPath, PathField: "symbol_path", File: in.File, Name: in.Name}
 }
 
-// SymbolRef is a short reference to a symbol in an answer.
-type SymbolRef struct {
-	StableKey     string `json:"stable_key" jsonschema:"durable key of the symbol"`
-	QualifiedName string `json:"qualified_name" jsonschema:"Name, Type.Method or Type.Field"`
-	Kind          string `json:"kind" jsonschema:"symbol kind"`
-	Path          string `json:"path" jsonschema:"repo-relative file of the declaration"`
-	Line          int    `json:"line" jsonschema:"1-based first line of the declaration"`
-}
-
-func symbolRef(s graph.Symbol) SymbolRef {
-	return SymbolRef{StableKey: s.Key, QualifiedName: s.QualifiedName, Kind: string(s.Kind),
-		Path: s.Path, Line: s.StartLine}
-}
-
 // RefRow is one use of the symbol.
 type RefRow struct {
 	Line         int    `json:"line" jsonschema:"1-based line of the use"`
@@ -83,10 +68,6 @@ type FindReferencesOutput struct {
 	budgetCut bool // the page was cut to fit the budget
 	offset    int  // where the page starts
 }
-
-// minBudget is the smallest budget a call may set: enough for the header
-// and one row.
-const minBudget = 150
 
 // maxExcerpt bounds the characters of line text shown per use: enough
 // for the statement around a use (a call with its arguments, an
@@ -375,34 +356,6 @@ func parseRefKinds(s string) ([]graph.RefKind, error) {
 	return out, nil
 }
 
-// checkBudget accepts 0 (no budget) or at least minBudget tokens.
-func checkBudget(budget int) error {
-	if budget != 0 && budget < minBudget {
-		return invalid("budget", "must be at least %d tokens, or omitted for no budget (got %d)", minBudget, budget)
-	}
-	return nil
-}
-
-// fitBudget returns the largest n in [1, rows] whose rendering render(n)
-// fits budget tokens (4 characters each), or 1 when none does: an answer
-// always makes progress.
-func fitBudget(rows, budget int, render func(n int) string) int {
-	limit := budget * 4
-	if rows == 0 || len(render(rows)) <= limit {
-		return rows
-	}
-	lo, hi := 1, rows // render(hi) is over; find the last n that fits
-	for lo < hi {
-		mid := (lo + hi) / 2
-		if len(render(mid)) <= limit {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	return max(1, lo-1)
-}
-
 // Text renders the uses grouped by file, each path spelled once. What a
 // row would repeat from the rows before it is left out: the kind most
 // uses share is named once in the header and only the other kinds are
@@ -489,14 +442,4 @@ func (o *FindReferencesOutput) commonKind() string {
 		}
 	}
 	return best
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

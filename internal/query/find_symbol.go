@@ -176,23 +176,6 @@ func kindList() string {
 	return strings.Join(parts, ", ")
 }
 
-// cleanPathPrefix checks a repo-relative path (prefix): no absolute path,
-// no .. segment, forward slashes; a trailing slash is kept, as it narrows.
-func cleanPathPrefix(field, p string) (string, error) {
-	if p == "" {
-		return "", nil
-	}
-	if strings.HasPrefix(p, "/") || strings.Contains(p, "\\") {
-		return "", graph.Errorf(graph.CodeOutsideRoots, "%s must be repo-relative with forward slashes (got %q)", field, p).WithData("field", field)
-	}
-	for _, seg := range strings.Split(p, "/") {
-		if seg == ".." {
-			return "", graph.Errorf(graph.CodeOutsideRoots, "%s may not contain .. (got %q)", field, p).WithData("field", field)
-		}
-	}
-	return strings.TrimPrefix(p, "./"), nil
-}
-
 // Text renders the answer for an agent: one line per symbol, each path
 // spelled once per run of rows in the same file.
 func (o *FindSymbolOutput) Text() string {

@@ -5,14 +5,8 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
-	"os"
-	"path"
-	"path/filepath"
-	"sort"
+	"io/fs"
 	"strings"
-
-	"github.com/sextant-dev/sextant/internal/graph"
-	"github.com/sextant-dev/sextant/internal/session"
 )
 
 // GetContextBudgetInput is the input of get_context_budget.
@@ -58,34 +52,19 @@ func GetContextBudget(ctx context.Context, s *Service, in GetContextBudgetInput,
 		return nil, err
 	}
 	v.Use(loc.Repo.Name)
-	root, err := os.OpenRoot(loc.Repo.Root)
+	root, files, isDir, err := goFilesAt(loc, func(e fs.DirEntry) bool {
+		n := e.Name()
+		return !e.IsDir() && strings.HasSuffix(n, ".go") && (in.IncludeTests || !strings.HasSuffix(n, "_test.go"))
+	})
 	if err != nil {
-		return nil, graph.Wrap(graph.CodeReadError, err, "opening repository root")
+		return nil, err
 	}
 	defer root.Close()
-	fi, err := root.Stat(filepath.FromSlash(loc.Rel))
-	if err != nil {
-		return nil, session.FileError("path", loc.Rel, err)
+	if isDir && len(files) == 0 {
+		return nil, invalid("path", "%s holds no Go files%s; give a package directory or a .go file", loc.Rel,
+			map[bool]string{true: "", false: " (test files excluded; set include_tests)"}[in.IncludeTests])
 	}
-	files := []string{loc.Rel}
-	if fi.IsDir() {
-		entries, err := readDir(root, loc.Rel)
-		if err != nil {
-			return nil, session.FileError("path", loc.Rel, err)
-		}
-		files = files[:0]
-		for _, e := range entries {
-			n := e.Name()
-			if !e.IsDir() && strings.HasSuffix(n, ".go") && (in.IncludeTests || !strings.HasSuffix(n, "_test.go")) {
-				files = append(files, path.Join(loc.Rel, n))
-			}
-		}
-		sort.Strings(files)
-		if len(files) == 0 {
-			return nil, invalid("path", "%s holds no Go files%s; give a package directory or a .go file", loc.Rel,
-				map[bool]string{true: "", false: " (test files excluded; set include_tests)"}[in.IncludeTests])
-		}
-	} else if !strings.HasSuffix(loc.Rel, ".go") {
+	if !isDir && !strings.HasSuffix(loc.Rel, ".go") {
 		return nil, invalid("path", "%s is not a Go file (.go); give a .go file or a package directory", loc.Rel)
 	}
 	cats := map[string]*BudgetRow{}

@@ -10,9 +10,6 @@ import (
 	"go/printer"
 	"go/token"
 	"io/fs"
-	"os"
-	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -96,31 +93,16 @@ func GetFileOutline(ctx context.Context, s *Service, in GetFileOutlineInput, pro
 		return nil, err
 	}
 	v.Use(loc.Repo.Name)
-	root, err := os.OpenRoot(loc.Repo.Root)
+	root, files, isDir, err := goFilesAt(loc, func(e fs.DirEntry) bool {
+		// Regular files and symlinks (resolved, and refused if they
+		// leave the root, when read); never FIFOs, sockets or devices.
+		return (e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0) && strings.HasSuffix(e.Name(), ".go")
+	})
 	if err != nil {
-		return nil, graph.Wrap(graph.CodeReadError, err, "opening repository root")
+		return nil, err
 	}
 	defer root.Close()
-	fi, err := root.Stat(filepath.FromSlash(loc.Rel))
-	if err != nil {
-		return nil, session.FileError("path", loc.Rel, err)
-	}
-	files := []string{loc.Rel}
-	if fi.IsDir() {
-		entries, err := readDir(root, loc.Rel)
-		if err != nil {
-			return nil, session.FileError("path", loc.Rel, err)
-		}
-		files = files[:0]
-		for _, e := range entries {
-			// Regular files and symlinks (resolved, and refused if they
-			// leave the root, when read); never FIFOs, sockets or devices.
-			if (e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0) && strings.HasSuffix(e.Name(), ".go") {
-				files = append(files, path.Join(loc.Rel, e.Name()))
-			}
-		}
-		sort.Strings(files)
-	} else if !strings.HasSuffix(loc.Rel, ".go") {
+	if !isDir && !strings.HasSuffix(loc.Rel, ".go") {
 		return nil, invalid("path", "%s is not a Go file (.go); outline a .go file or a directory", loc.Rel)
 	}
 	fp := fingerprint("get_file_outline", loc.Repo.Name, loc.Rel)
@@ -137,7 +119,7 @@ func GetFileOutline(ctx context.Context, s *Service, in GetFileOutlineInput, pro
 	for _, rel := range pageFiles {
 		src, err := session.ReadIn(root, "path", rel)
 		if err != nil {
-			if !fi.IsDir() {
+			if !isDir {
 				return nil, err
 			}
 			// One unreadable file of a directory (a symlink out of the
@@ -312,15 +294,6 @@ func attachKeys(ctx context.Context, v *session.View, repo string, of *OutlineFi
 			e.Members[j].StableKey = keys[e.Name+"."+e.Members[j].Name]
 		}
 	}
-}
-
-func readDir(root *os.Root, rel string) ([]os.DirEntry, error) {
-	f, err := root.Open(filepath.FromSlash(rel))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return f.ReadDir(-1)
 }
 
 // node prints an AST node on one line.
