@@ -36,3 +36,16 @@ func fitBudget(rows, budget int, render func(n int) string) int {
 func approxTokens(s string) int {
 	return (len(s) + 3) / 4
 }
+
+// fitRows shows the largest number of a page's n rows whose answer's text
+// fits budget tokens (all n without a budget), by show(k) then text().
+func fitRows(n, budget int, show func(k int), text func() string) {
+	fit := n
+	if budget > 0 {
+		fit = fitBudget(n, budget, func(k int) string {
+			show(k)
+			return text()
+		})
+	}
+	show(fit)
+}

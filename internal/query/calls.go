@@ -134,15 +134,11 @@ func callGraph(ctx context.Context, s *Service, in CallGraphInput, progress func
 		return nil, err
 	}
 	includeTests := in.IncludeTests == nil || *in.IncludeTests
-	v, err := s.open(ctx, progress)
+	v, root, err := openSymbol(ctx, s, sel, progress)
 	if err != nil {
 		return nil, err
 	}
 	defer v.Close()
-	root, err := resolve(ctx, v, sel)
-	if err != nil {
-		return nil, err
-	}
 	if !root.Kind.IsFunction() {
 		return nil, graph.Errorf(graph.CodeNotAFunction, "%s is %s %s, not a function or method: %s walks call edges; use find_references for its uses",
 			root.QualifiedName, article(string(root.Kind)), root.Kind, tool).WithData("kind", string(root.Kind))
@@ -169,16 +165,10 @@ func callGraph(ctx context.Context, s *Service, in CallGraphInput, progress func
 	out.Completeness, out.BlindSpots = c.verdict()
 	page := rows[offset:min(total, offset+limit)]
 	env := v.Envelope()
-	fit := len(page)
-	if in.Budget > 0 {
-		fit = fitBudget(len(page), in.Budget, func(n int) string {
-			out.Envelope = env
-			out.setRows(page[:n], total, offset, fp, vk, n < len(page))
-			return out.Text()
-		})
-	}
-	out.Envelope = env
-	out.setRows(page[:fit], total, offset, fp, vk, fit < len(page))
+	fitRows(len(page), in.Budget, func(n int) {
+		out.Envelope = env
+		out.setRows(page[:n], total, offset, fp, vk, n < len(page))
+	}, out.Text)
 	return out, nil
 }
 

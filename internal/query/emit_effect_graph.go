@@ -91,15 +91,11 @@ func EmitEffectGraph(ctx context.Context, s *Service, in EffectGraphInput, progr
 	default:
 		return nil, invalid("format", "must be json or mermaid (got %q)", in.Format)
 	}
-	v, err := s.open(ctx, progress)
+	v, root, err := openSymbol(ctx, s, sel, progress)
 	if err != nil {
 		return nil, err
 	}
 	defer v.Close()
-	root, err := resolve(ctx, v, sel)
-	if err != nil {
-		return nil, err
-	}
 	if !root.Kind.IsFunction() || root.Kind == graph.KindInterfaceMethod {
 		return nil, graph.Errorf(graph.CodeNotAFunction, "%s is %s %s, not a function or method with a body: emit_effect_graph starts from one",
 			root.QualifiedName, article(string(root.Kind)), root.Kind).WithData("kind", string(root.Kind))

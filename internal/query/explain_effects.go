@@ -42,15 +42,11 @@ func ExplainEffects(ctx context.Context, s *Service, in EffectsInput, progress f
 	if err := sel.validate(); err != nil {
 		return nil, err
 	}
-	v, err := s.open(ctx, progress)
+	v, sym, err := openSymbol(ctx, s, sel, progress)
 	if err != nil {
 		return nil, err
 	}
 	defer v.Close()
-	sym, err := resolve(ctx, v, sel)
-	if err != nil {
-		return nil, err
-	}
 	if !sym.Kind.IsFunction() || sym.Kind == graph.KindInterfaceMethod {
 		return nil, graph.Errorf(graph.CodeNotAFunction, "%s is %s %s, not a function or method with a body: explain_effects describes what calling one does; use find_symbol --kind func to find one",
 			sym.QualifiedName, article(string(sym.Kind)), sym.Kind).WithData("kind", string(sym.Kind))

@@ -66,15 +66,11 @@ func FindImplementations(ctx context.Context, s *Service, in FindImplementations
 		return nil, err
 	}
 	includeTests := in.IncludeTests == nil || *in.IncludeTests
-	v, err := s.open(ctx, progress)
+	v, sym, err := openSymbol(ctx, s, sel, progress)
 	if err != nil {
 		return nil, err
 	}
 	defer v.Close()
-	sym, err := resolve(ctx, v, sel)
-	if err != nil {
-		return nil, err
-	}
 	var rows []ImplRow
 	direction := "interfaces"
 	switch sym.Kind {

@@ -103,15 +103,11 @@ func FindReferences(ctx context.Context, s *Service, in FindReferencesInput, pro
 		return nil, err
 	}
 	includeTests := in.IncludeTests == nil || *in.IncludeTests
-	v, err := s.open(ctx, progress)
+	v, sym, err := openSymbol(ctx, s, sel, progress)
 	if err != nil {
 		return nil, err
 	}
 	defer v.Close()
-	sym, err := resolve(ctx, v, sel)
-	if err != nil {
-		return nil, err
-	}
 	related, err := relatedMethods(ctx, v, sym)
 	if err != nil {
 		return nil, err
@@ -154,16 +150,10 @@ func FindReferences(ctx context.Context, s *Service, in FindReferencesInput, pro
 		out.Related = append(out.Related, r.QualifiedName)
 	}
 	env := v.Envelope()
-	fit := len(rows)
-	if in.Budget > 0 {
-		fit = fitBudget(len(rows), in.Budget, func(n int) string {
-			out.Envelope = env
-			out.setRows(rows[:n], total, offset, fp, vk, n < len(rows))
-			return out.Text()
-		})
-	}
-	out.Envelope = env
-	out.setRows(rows[:fit], total, offset, fp, vk, fit < len(rows))
+	fitRows(len(rows), in.Budget, func(n int) {
+		out.Envelope = env
+		out.setRows(rows[:n], total, offset, fp, vk, n < len(rows))
+	}, out.Text)
 	return out, nil
 }
 

@@ -112,15 +112,11 @@ func GetContextForSymbol(ctx context.Context, s *Service, in GetContextInput, pr
 	case budget < minContextBudget || budget > maxContextBudget:
 		return nil, invalid("budget", "must be from %d to %d tokens (got %d)", minContextBudget, maxContextBudget, budget)
 	}
-	v, err := s.open(ctx, progress)
+	v, sym, err := openSymbol(ctx, s, sel, progress)
 	if err != nil {
 		return nil, err
 	}
 	defer v.Close()
-	sym, err := resolve(ctx, v, sel)
-	if err != nil {
-		return nil, err
-	}
 	sections, err := contextSections(ctx, v, sym)
 	if err != nil {
 		return nil, err

@@ -80,15 +80,11 @@ func GetSymbol(ctx context.Context, s *Service, in GetSymbolInput, progress func
 	if err := sel.validate(); err != nil {
 		return nil, err
 	}
-	v, err := s.open(ctx, progress)
+	v, sym, err := openSymbol(ctx, s, sel, progress)
 	if err != nil {
 		return nil, err
 	}
 	defer v.Close()
-	sym, err := resolve(ctx, v, sel)
-	if err != nil {
-		return nil, err
-	}
 	v.Use(sym.Repository)
 	detail, err := detail(ctx, v, sym, format)
 	if err != nil {

@@ -83,15 +83,11 @@ func RenderSSA(ctx context.Context, s *Service, in RenderSSAInput, progress func
 	if err := sel.validate(); err != nil {
 		return nil, err
 	}
-	v, err := s.open(ctx, progress)
+	v, sym, err := openSymbol(ctx, s, sel, progress)
 	if err != nil {
 		return nil, err
 	}
 	defer v.Close()
-	sym, err := resolve(ctx, v, sel)
-	if err != nil {
-		return nil, err
-	}
 	if sym.Kind != graph.KindFunc && sym.Kind != graph.KindMethod {
 		return nil, graph.Errorf(graph.CodeNotAFunction, "%s is a %s, not a function or method with a body", sym.QualifiedName, sym.Kind)
 	}

@@ -423,3 +423,19 @@ func cleanPathPrefix(field, p string) (string, error) {
 	}
 	return strings.TrimPrefix(p, "./"), nil
 }
+
+// openSymbol pins a fresh view for one request and resolves sel in it:
+// the prologue of every tool about one symbol. The caller closes the view
+// (on an error there is none to close).
+func openSymbol(ctx context.Context, s *Service, sel selector, progress func(Progress)) (*session.View, graph.Symbol, error) {
+	v, err := s.open(ctx, progress)
+	if err != nil {
+		return nil, graph.Symbol{}, err
+	}
+	sym, err := resolve(ctx, v, sel)
+	if err != nil {
+		v.Close()
+		return nil, graph.Symbol{}, err
+	}
+	return v, sym, nil
+}
