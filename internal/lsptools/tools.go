@@ -336,16 +336,22 @@ func (c *lspCall) locations(raw json.RawMessage) []Location {
 	return out
 }
 
+// writeHead writes the status lines that precede an answer, then says
+// when the server cannot answer or has nothing (none) to list.
+func writeHead(b *strings.Builder, st Status, unsupported bool, total int, none string) {
+	b.WriteString(st.text())
+	switch {
+	case unsupported:
+		b.WriteString("unsupported by this server (" + st.Server + ")\n")
+	case total == 0:
+		b.WriteString(none)
+	}
+}
+
 // Text lists path:line:column per place.
 func (o *LocationsOutput) Text() string {
 	var b strings.Builder
-	b.WriteString(o.Status.text())
-	switch {
-	case o.Unsupported:
-		b.WriteString("unsupported by this server (" + o.Server + ")\n")
-	case o.Total == 0:
-		b.WriteString("nothing found at this position\n")
-	}
+	writeHead(&b, o.Status, o.Unsupported, o.Total, "nothing found at this position\n")
 	for _, l := range o.Results {
 		b.WriteString(l.String() + "\n")
 	}
@@ -461,13 +467,7 @@ func (c *lspCall) symbol(r rawSymbol, uri string) Symbol {
 // Text renders an outline as indented lines, a search as one line each.
 func (o *SymbolsOutput) Text() string {
 	var b strings.Builder
-	b.WriteString(o.Status.text())
-	switch {
-	case o.Unsupported:
-		b.WriteString("unsupported by this server (" + o.Server + ")\n")
-	case o.Total == 0:
-		b.WriteString("no symbols\n")
-	}
+	writeHead(&b, o.Status, o.Unsupported, o.Total, "no symbols\n")
 	for _, s := range o.Results {
 		if o.Outline {
 			fmt.Fprintf(&b, "%s%s %s", strings.Repeat("  ", s.Depth), s.Kind, s.Name)
@@ -629,13 +629,7 @@ func (b *Bridge) Completion(ctx context.Context, in PositionInput) (*CompletionO
 // Text lists one completion per line.
 func (o *CompletionOutput) Text() string {
 	var b strings.Builder
-	b.WriteString(o.Status.text())
-	switch {
-	case o.Unsupported:
-		b.WriteString("unsupported by this server (" + o.Server + ")\n")
-	case o.Total == 0:
-		b.WriteString("no completions\n")
-	}
+	writeHead(&b, o.Status, o.Unsupported, o.Total, "no completions\n")
 	for _, it := range o.Results {
 		b.WriteString(it.Label)
 		if it.Kind != "" {

@@ -24,6 +24,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -318,21 +319,13 @@ func hasBuildTag(f *ast.File) bool {
 	return false
 }
 
+// recvBase is the type name of a receiver: T of T, *T, T[P].
 func recvBase(e ast.Expr) string {
-	for {
-		switch t := e.(type) {
-		case *ast.StarExpr:
-			e = t.X
-		case *ast.IndexExpr:
-			e = t.X
-		case *ast.IndexListExpr:
-			e = t.X
-		case *ast.Ident:
-			return t.Name
-		default:
-			return ""
-		}
+	base := strings.TrimPrefix(types.ExprString(e), "*")
+	if i := strings.IndexByte(base, '['); i >= 0 {
+		base = base[:i]
 	}
+	return base
 }
 
 // pick takes n declarations at even strides, half functions and half
