@@ -83,7 +83,7 @@ func TestExtractGolden(t *testing.T) {
 			}
 			if got != string(want) {
 				t.Errorf("records differ from %s (run go test ./internal/index -update and review the diff):\n%s",
-					golden, lineDiff(string(want), got))
+					golden, txtartest.LineDiff(string(want), got))
 			}
 		})
 	}
@@ -232,23 +232,4 @@ func keyVariant(repo string, s graph.Symbol) string {
 		}
 	}
 	return "?"
-}
-
-// lineDiff shows the lines that differ between want and got.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n  want: %s\n  got:  %s\n", i+1, wl, gl)
-		}
-	}
-	return b.String()
 }

@@ -68,7 +68,7 @@ func TestXRefsGolden(t *testing.T) {
 			}
 			if got != string(want) {
 				t.Errorf("cross-references differ from %s (run go test ./internal/index -update and review the diff):\n%s",
-					golden, lineDiff(string(want), got))
+					golden, txtartest.LineDiff(string(want), got))
 			}
 		})
 	}
@@ -257,7 +257,7 @@ b/b.go:11:4 b.F -> a.P.M candidate interface
 b/b.go:13:13 b.F -> a.Box.Get exact static
 `
 	if got != want {
-		t.Errorf("cross-unit references:\n%s", lineDiff(want, got))
+		t.Errorf("cross-unit references:\n%s", txtartest.LineDiff(want, got))
 	}
 }
 
@@ -298,7 +298,7 @@ p/p.go:133:45-48 call refs/p.Upper.Len in refs/p.Lengths
 -- implements
 `
 	if got != want {
-		t.Errorf("implicit references:\n%s", lineDiff(want, got))
+		t.Errorf("implicit references:\n%s", txtartest.LineDiff(want, got))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/sextant-dev/sextant/internal/answer"
 	"github.com/sextant-dev/sextant/internal/graph"
 )
 
@@ -116,3 +117,10 @@ func duplicateKeys(data []byte) error {
 		}
 	}
 }
+
+// invalid is the INVALID_ARGUMENT error of a field; asError finds the
+// coded error in a chain (see the answer package).
+var (
+	invalid = answer.Invalid
+	asError = answer.AsError
+)

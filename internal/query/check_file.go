@@ -46,12 +46,12 @@ type CheckFileOutput struct {
 
 // CheckFile type-checks the file's package from disk and lists its
 // problems.
-func (s *Service) CheckFile(ctx context.Context, in CheckFileInput, _ func(Progress)) (*CheckFileOutput, error) {
+func CheckFile(ctx context.Context, s *Service, in CheckFileInput, _ func(Progress)) (*CheckFileOutput, error) {
 	limit, err := pageLimit(in.Limit)
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.livePackage(ctx, "file", in.File)
+	p, err := s.sess.LivePackage(ctx, "file", in.File)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (s *Service) CheckFile(ctx context.Context, in CheckFileInput, _ func(Progr
 		offset = len(rows)
 	}
 	out.Results = rows[offset:end]
-	out.page(len(rows), offset, len(out.Results), query, view)
+	out.Page(len(rows), offset, len(out.Results), query, view)
 	return out, nil
 }
 

@@ -10,9 +10,9 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/session"
 )
 
 // The completeness verdicts of find_references, get_callers, get_callees
@@ -88,21 +88,6 @@ func writeCompleteness(b *strings.Builder, verdict string, spots []string) {
 	}
 }
 
-// repoFacts are what the completeness verdicts need to know about one
-// snapshot of a repository. They are computed once per snapshot, each
-// part when a verdict first needs it.
-type repoFacts struct {
-	snapshot int64
-
-	mu          sync.Mutex
-	loaded      bool
-	errPackages []string // import paths of packages with recorded type errors
-	unresolved  int      // unresolved dynamic call sites
-
-	reflectLoaded bool
-	reflectors    map[string]bool // stable keys of functions that call through reflection
-}
-
 // reflectCalls are the reflect entry points through which code calls a
 // function or method the call graph cannot see.
 var reflectCalls = []string{"Call", "CallSlice", "Method", "MethodByName"}
@@ -124,79 +109,24 @@ func isReflectCall(name string) bool {
 	return false
 }
 
-// facts returns the facts of repo's pinned snapshot, with the package
-// errors and the count of unresolved calls loaded.
-func (v *view) facts(ctx context.Context, repo string) (*repoFacts, error) {
-	var snap int64
-	for _, r := range v.repos {
-		if r.Name == repo {
-			snap = r.Snapshot.ID
-		}
-	}
-	v.s.mu.Lock()
-	f, ok := v.s.facts[repo]
-	if !ok || f.snapshot != snap {
-		f = &repoFacts{snapshot: snap}
-		v.s.facts[repo] = f
-	}
-	v.s.mu.Unlock()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.loaded {
-		return f, nil
-	}
-	pkgs, err := v.r.Packages(ctx, repo)
-	if err != nil {
-		return nil, graph.Wrap(graph.CodeInternal, err, "reading packages")
-	}
-	var errPkgs []string
-	for _, p := range pkgs {
-		if p.Errors > 0 {
-			errPkgs = append(errPkgs, p.Path)
-		}
-	}
-	unresolved, err := v.r.UnresolvedCalls(ctx, repo)
-	if err != nil {
-		return nil, graph.Wrap(graph.CodeInternal, err, "counting unresolved calls")
-	}
-	f.errPackages, f.unresolved, f.loaded = errPkgs, unresolved, true
-	return f, nil
-}
-
-// reflectors returns the functions of repo that call through reflection,
-// loading them on first use.
-func (v *view) reflectors(ctx context.Context, repo string, f *repoFacts) (map[string]bool, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.reflectLoaded {
-		return f.reflectors, nil
-	}
-	m, err := v.findReflectors(ctx, repo)
-	if err != nil {
-		return nil, err
-	}
-	f.reflectors, f.reflectLoaded = m, true
-	return m, nil
-}
-
 // findReflectors returns the functions of repo that call through
 // reflection. The call graph names such callees (reflect.Value.Call and
 // friends) but cannot be asked by callee name, so the candidates are found
 // in the source: only files that import reflect can make such a call, and
 // only functions whose bodies call a method of that name. Their edges then
 // confirm it.
-func (v *view) findReflectors(ctx context.Context, repo string) (map[string]bool, error) {
+func findReflectors(ctx context.Context, v *session.View, repo string) (map[string]bool, error) {
 	found := map[string]bool{}
 	var rootDir string
-	for _, r := range v.repos {
+	for _, r := range v.Repos() {
 		if r.Name == repo {
 			rootDir = r.Root
 		}
 	}
-	if !v.s.isRoot(rootDir) {
+	if !v.Session().IsRoot(rootDir) {
 		return found, nil // not ours to read; the verdict cannot see reflection there
 	}
-	files, err := v.r.Files(ctx, repo)
+	files, err := v.Reader().Files(ctx, repo)
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "reading files")
 	}
@@ -214,7 +144,7 @@ func (v *view) findReflectors(ctx context.Context, repo string) (map[string]bool
 			return nil, err
 		}
 		for _, qn := range reflectingFuncs(root, file.Path) {
-			syms, err := v.r.LookupSymbols(ctx, graph.Lookup{QualifiedName: qn, PackagePath: file.Package, Repository: repo, PathPrefix: file.Path})
+			syms, err := v.Reader().LookupSymbols(ctx, graph.Lookup{QualifiedName: qn, PackagePath: file.Package, Repository: repo, PathPrefix: file.Path})
 			if err != nil {
 				return nil, graph.Wrap(graph.CodeInternal, err, "looking up "+qn)
 			}
@@ -228,7 +158,7 @@ func (v *view) findReflectors(ctx context.Context, repo string) (map[string]bool
 	if len(callers) == 0 {
 		return found, nil
 	}
-	edges, err := v.r.CallEdges(ctx, graph.EdgeQuery{Callers: callers})
+	edges, err := v.Reader().CallEdges(ctx, graph.EdgeQuery{Callers: callers})
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "reading call edges")
 	}
@@ -248,7 +178,7 @@ const headBytes = 16 << 10
 // functions declared in a file that imports reflect whose bodies call a
 // method named like one of reflect.Value's dynamic calls.
 func reflectingFuncs(root *os.Root, rel string) []string {
-	f, err := openRegular(root, "file", rel)
+	f, err := session.OpenRegular(root, "file", rel)
 	if err != nil {
 		return nil
 	}
@@ -259,7 +189,7 @@ func reflectingFuncs(root *os.Root, rel string) []string {
 	}
 	imports, perr := parseImports(head)
 	if perr != nil && len(head) == headBytes {
-		full, err := readIn(root, "file", rel)
+		full, err := session.ReadIn(root, "file", rel)
 		if err != nil {
 			return nil
 		}
@@ -269,7 +199,7 @@ func reflectingFuncs(root *os.Root, rel string) []string {
 	if imports == nil || !hasImport(imports, "reflect") {
 		return nil
 	}
-	src, err := readIn(root, "file", rel)
+	src, err := session.ReadIn(root, "file", rel)
 	if err != nil {
 		return nil
 	}
@@ -347,12 +277,12 @@ func hasImport(f *ast.File, ipath string) bool {
 
 // addTypeErrors names the packages that failed to type-check: their
 // references, calls and method sets may be missing from the graph.
-func (c *completeness) addTypeErrors(f *repoFacts, what string) {
-	if len(f.errPackages) == 0 {
+func (c *completeness) addTypeErrors(f *session.Facts, what string) {
+	if len(f.ErrPackages) == 0 {
 		return
 	}
 	c.add(BlindTypeErrors, "%d package(s) failed to type-check, so %s in them may be missing: %s",
-		len(f.errPackages), what, listSome(f.errPackages, 5))
+		len(f.ErrPackages), what, listSome(f.ErrPackages, 5))
 }
 
 // listSome joins up to n items and says how many more there are.

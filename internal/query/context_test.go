@@ -11,6 +11,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index"
+	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
 // declLine returns the 1-based line of the first line of path that starts
@@ -436,7 +437,7 @@ func TestContextGolden(t *testing.T) {
 		t.Fatalf("%v (run go test -update to create it)", err)
 	}
 	if got != string(want) {
-		t.Errorf("answers differ from %s (go test -update to accept):\n%s", golden, lineDiff(string(want), got))
+		t.Errorf("answers differ from %s (go test -update to accept):\n%s", golden, txtartest.LineDiff(string(want), got))
 	}
 }
 

@@ -1,5 +1,10 @@
-// Package query holds the logic of every Sextant tool: selectors, the
-// answer envelope, paging cursors, freshness, coded errors and the text an
-// agent reads. The MCP server (internal/mcpserver) and the CLI
-// (internal/cli) are thin shells over it, so both answer the same.
+// Package query holds the logic of every Sextant tool, one file per tool
+// named after it (find_references.go is find_references: its input, its
+// answer, the function that computes it and its text), and the helpers
+// several tools share in files named for what they are: selector.go,
+// paging.go, budget.go, symbolref.go, completeness.go. The tools read the
+// index through a session.View (internal/session keeps roots, freshness
+// and caches); the lsp_* tools live in internal/lsptools. tools.go is the
+// one registry the MCP server (internal/mcpserver) and the CLI
+// (internal/cli) both serve, so both answer the same.
 package query

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
 // effectsFixture is the module internal/index/effects tests its rows on:
@@ -64,7 +65,7 @@ func TestEffectsGolden(t *testing.T) {
 		t.Fatalf("%v (run go test -update to create it)", err)
 	}
 	if got != string(want) {
-		t.Errorf("answers differ from %s (go test -update to accept):\n%s", golden, lineDiff(string(want), got))
+		t.Errorf("answers differ from %s (go test -update to accept):\n%s", golden, txtartest.LineDiff(string(want), got))
 	}
 }
 

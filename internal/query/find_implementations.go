@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/session"
 )
 
 // FindImplementationsInput is the input of find_implementations. The type
@@ -52,7 +53,7 @@ type FindImplementationsOutput struct {
 // FindImplementations lists the concrete types (or methods) that satisfy an
 // interface (or interface method), or the interfaces (or interface
 // methods) a concrete type (or method) satisfies.
-func (s *Service) FindImplementations(ctx context.Context, in FindImplementationsInput, progress func(Progress)) (*FindImplementationsOutput, error) {
+func FindImplementations(ctx context.Context, s *Service, in FindImplementationsInput, progress func(Progress)) (*FindImplementationsOutput, error) {
 	sel := in.selector()
 	if err := sel.validate(); err != nil {
 		return nil, err
@@ -65,28 +66,24 @@ func (s *Service) FindImplementations(ctx context.Context, in FindImplementation
 		return nil, err
 	}
 	includeTests := in.IncludeTests == nil || *in.IncludeTests
-	v, err := s.open(ctx, progress)
+	v, sym, err := openSymbol(ctx, s, sel, progress)
 	if err != nil {
 		return nil, err
 	}
-	defer v.close()
-	sym, err := v.resolve(ctx, sel)
-	if err != nil {
-		return nil, err
-	}
+	defer v.Close()
 	var rows []ImplRow
 	direction := "interfaces"
 	switch sym.Kind {
 	case graph.KindInterface:
 		direction = "implementations"
-		rows, err = v.typeImpls(ctx, sym, true)
+		rows, err = typeImpls(ctx, v, sym, true)
 	case graph.KindType:
-		rows, err = v.typeImpls(ctx, sym, false)
+		rows, err = typeImpls(ctx, v, sym, false)
 	case graph.KindInterfaceMethod:
 		direction = "implementations"
-		rows, err = v.methodImpls(ctx, sym, true)
+		rows, err = methodImpls(ctx, v, sym, true)
 	case graph.KindMethod:
-		rows, err = v.methodImpls(ctx, sym, false)
+		rows, err = methodImpls(ctx, v, sym, false)
 	default:
 		field := "qualified_name"
 		switch {
@@ -121,12 +118,12 @@ func (s *Service) FindImplementations(ctx context.Context, in FindImplementation
 		return a.QualifiedName < b.QualifiedName
 	})
 	fp := fingerprint("find_implementations", sym.Key, includeTests)
-	vk := v.viewKey([]string{sym.Repository})
+	vk := v.Key([]string{sym.Repository})
 	offset, err := decodeCursor(in.Cursor, fp, vk)
 	if err != nil {
 		return nil, err
 	}
-	facts, err := v.facts(ctx, sym.Repository)
+	facts, err := v.Facts(ctx, sym.Repository)
 	if err != nil {
 		return nil, err
 	}
@@ -138,12 +135,12 @@ func (s *Service) FindImplementations(ctx context.Context, in FindImplementation
 	out := &FindImplementationsOutput{Symbol: &ref, Direction: direction, offset: offset}
 	out.Completeness, out.BlindSpots = c.verdict()
 	page := rows[offset:min(total, offset+limit)]
-	env := v.envelope()
+	env := v.Envelope()
 	set := func(n int) {
 		out.Envelope = env
 		out.Results = append([]ImplRow{}, page[:n]...)
 		out.Truncated, out.NextCursor = false, nil
-		out.page(total, offset, n, fp, vk)
+		out.Page(total, offset, n, fp, vk)
 		out.budgetCut = n < len(page)
 	}
 	fit := len(page)
@@ -156,8 +153,8 @@ func (s *Service) FindImplementations(ctx context.Context, in FindImplementation
 
 // typeImpls lists the types that satisfy an interface, or the interfaces
 // a type satisfies.
-func (v *view) typeImpls(ctx context.Context, sym graph.Symbol, byInterface bool) ([]ImplRow, error) {
-	impls, err := v.r.Implementations(ctx, sym.Key, byInterface)
+func typeImpls(ctx context.Context, v *session.View, sym graph.Symbol, byInterface bool) ([]ImplRow, error) {
+	impls, err := v.Reader().Implementations(ctx, sym.Key, byInterface)
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "reading implementations")
 	}
@@ -177,7 +174,7 @@ func (v *view) typeImpls(ctx context.Context, sym graph.Symbol, byInterface bool
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	syms, err := v.r.SymbolsByKeys(ctx, dedupe(keys))
+	syms, err := v.Reader().SymbolsByKeys(ctx, dedupe(keys))
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "reading types")
 	}
@@ -193,7 +190,7 @@ func (v *view) typeImpls(ctx context.Context, sym graph.Symbol, byInterface bool
 // methods under the type that declares them); for a concrete method, the
 // methods of the interfaces its own type satisfies (as gopls, which asks
 // about the method set of the method's receiver type).
-func (v *view) methodImpls(ctx context.Context, sym graph.Symbol, byInterface bool) ([]ImplRow, error) {
+func methodImpls(ctx context.Context, v *session.View, sym graph.Symbol, byInterface bool) ([]ImplRow, error) {
 	if sym.Parent == "" {
 		return nil, nil
 	}
@@ -201,7 +198,7 @@ func (v *view) methodImpls(ctx context.Context, sym graph.Symbol, byInterface bo
 	if byInterface {
 		implsKey = sym.Key
 	}
-	impls, err := v.r.Implementations(ctx, implsKey, byInterface)
+	impls, err := v.Reader().Implementations(ctx, implsKey, byInterface)
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "reading implementations")
 	}
@@ -211,7 +208,7 @@ func (v *view) methodImpls(ctx context.Context, sym graph.Symbol, byInterface bo
 	var rows []ImplRow
 	if !byInterface {
 		for _, im := range impls {
-			kids, err := v.r.Children(ctx, sym.Repository, im.Interface)
+			kids, err := v.Reader().Children(ctx, sym.Repository, im.Interface)
 			if err != nil {
 				return nil, graph.Wrap(graph.CodeInternal, err, "reading interface methods")
 			}
@@ -234,7 +231,7 @@ func (v *view) methodImpls(ctx context.Context, sym graph.Symbol, byInterface bo
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	syms, err := v.r.SymbolsByKeys(ctx, dedupe(keys))
+	syms, err := v.Reader().SymbolsByKeys(ctx, dedupe(keys))
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "reading methods")
 	}

@@ -3,14 +3,13 @@ package query
 import (
 	"context"
 	"fmt"
-	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/session"
 )
 
 // FindReferencesInput is the input of find_references. The symbol is
@@ -37,20 +36,6 @@ type FindReferencesInput struct {
 func (in FindReferencesInput) selector() selector {
 	return selector{StableKey: in.StableKey, QualifiedName: in.QualifiedName, Repository: in.Repository,
 		Path: in.SymbolPath, PathField: "symbol_path", File: in.File, Name: in.Name}
-}
-
-// SymbolRef is a short reference to a symbol in an answer.
-type SymbolRef struct {
-	StableKey     string `json:"stable_key" jsonschema:"durable key of the symbol"`
-	QualifiedName string `json:"qualified_name" jsonschema:"Name, Type.Method or Type.Field"`
-	Kind          string `json:"kind" jsonschema:"symbol kind"`
-	Path          string `json:"path" jsonschema:"repo-relative file of the declaration"`
-	Line          int    `json:"line" jsonschema:"1-based first line of the declaration"`
-}
-
-func symbolRef(s graph.Symbol) SymbolRef {
-	return SymbolRef{StableKey: s.Key, QualifiedName: s.QualifiedName, Kind: string(s.Kind),
-		Path: s.Path, Line: s.StartLine}
 }
 
 // RefRow is one use of the symbol.
@@ -84,17 +69,13 @@ type FindReferencesOutput struct {
 	offset    int  // where the page starts
 }
 
-// minBudget is the smallest budget a call may set: enough for the header
-// and one row.
-const minBudget = 150
-
 // maxExcerpt bounds the characters of line text shown per use: enough
 // for the statement around a use (a call with its arguments, an
 // assignment), in a third of what the whole line of gopls's answer costs.
 const maxExcerpt = 48
 
 // FindReferences lists every use of a symbol.
-func (s *Service) FindReferences(ctx context.Context, in FindReferencesInput, progress func(Progress)) (*FindReferencesOutput, error) {
+func FindReferences(ctx context.Context, s *Service, in FindReferencesInput, progress func(Progress)) (*FindReferencesOutput, error) {
 	sel := in.selector()
 	if err := sel.validate(); err != nil {
 		return nil, err
@@ -122,16 +103,12 @@ func (s *Service) FindReferences(ctx context.Context, in FindReferencesInput, pr
 		return nil, err
 	}
 	includeTests := in.IncludeTests == nil || *in.IncludeTests
-	v, err := s.open(ctx, progress)
+	v, sym, err := openSymbol(ctx, s, sel, progress)
 	if err != nil {
 		return nil, err
 	}
-	defer v.close()
-	sym, err := v.resolve(ctx, sel)
-	if err != nil {
-		return nil, err
-	}
-	related, err := v.relatedMethods(ctx, sym)
+	defer v.Close()
+	related, err := relatedMethods(ctx, v, sym)
 	if err != nil {
 		return nil, err
 	}
@@ -143,21 +120,21 @@ func (s *Service) FindReferences(ctx context.Context, in FindReferencesInput, pr
 	}
 	q := graph.RefQuery{Targets: targets, Kinds: kinds, PathPrefix: pathPrefix, IncludeTests: includeTests}
 	fp := fingerprint("find_references", sym.Key, q)
-	vk := v.viewKey([]string{sym.Repository})
+	vk := v.Key([]string{sym.Repository})
 	offset, err := decodeCursor(in.Cursor, fp, vk)
 	if err != nil {
 		return nil, err
 	}
 	q.Offset, q.Limit = offset, limit
-	refs, total, err := v.r.Refs(ctx, q)
+	refs, total, err := v.Reader().Refs(ctx, q)
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "reading references")
 	}
-	rows, err := v.refRows(ctx, sym.Repository, refs, sym.Key, names, format == Detailed)
+	rows, err := refRows(ctx, v, sym.Repository, refs, sym.Key, names, format == Detailed)
 	if err != nil {
 		return nil, err
 	}
-	facts, err := v.facts(ctx, sym.Repository)
+	facts, err := v.Facts(ctx, sym.Repository)
 	if err != nil {
 		return nil, err
 	}
@@ -172,17 +149,11 @@ func (s *Service) FindReferences(ctx context.Context, in FindReferencesInput, pr
 	for _, r := range related {
 		out.Related = append(out.Related, r.QualifiedName)
 	}
-	env := v.envelope()
-	fit := len(rows)
-	if in.Budget > 0 {
-		fit = fitBudget(len(rows), in.Budget, func(n int) string {
-			out.Envelope = env
-			out.setRows(rows[:n], total, offset, fp, vk, n < len(rows))
-			return out.Text()
-		})
-	}
-	out.Envelope = env
-	out.setRows(rows[:fit], total, offset, fp, vk, fit < len(rows))
+	env := v.Envelope()
+	fitRows(len(rows), in.Budget, func(n int) {
+		out.Envelope = env
+		out.setRows(rows[:n], total, offset, fp, vk, n < len(rows))
+	}, out.Text)
 	return out, nil
 }
 
@@ -207,14 +178,14 @@ func (o *FindReferencesOutput) setRows(rows []refRow, total, offset int, fp, vk 
 		i = j
 	}
 	o.Truncated, o.NextCursor = false, nil
-	o.page(total, offset, len(rows), fp, vk)
+	o.Page(total, offset, len(rows), fp, vk)
 	o.budgetCut = cut
 }
 
 // refRows turns references into rows: the enclosing declaration's name
 // (and with keys its stable key) and the line's text, read from disk once
 // per file.
-func (v *view) refRows(ctx context.Context, repo string, refs []graph.Ref, subject string, names map[string]string, keys bool) ([]refRow, error) {
+func refRows(ctx context.Context, v *session.View, repo string, refs []graph.Ref, subject string, names map[string]string, keys bool) ([]refRow, error) {
 	var enclKeys []string
 	seen := make(map[string]bool, len(refs)/2)
 	for i, r := range refs {
@@ -227,7 +198,7 @@ func (v *view) refRows(ctx context.Context, repo string, refs []graph.Ref, subje
 		}
 	}
 	encl := map[string]string{}
-	if qn, ok := v.r.(graph.QualifiedNamer); ok && len(enclKeys) > 0 {
+	if qn, ok := v.Reader().(graph.QualifiedNamer); ok && len(enclKeys) > 0 {
 		// Only the names are needed: a store that can read just those
 		// saves reading every enclosing declaration whole (about a third
 		// of a 300-use answer's time on SQLite).
@@ -237,7 +208,7 @@ func (v *view) refRows(ctx context.Context, repo string, refs []graph.Ref, subje
 		}
 		encl = names
 	} else if len(enclKeys) > 0 {
-		syms, err := v.r.SymbolsByKeys(ctx, enclKeys)
+		syms, err := v.Reader().SymbolsByKeys(ctx, enclKeys)
 		if err != nil {
 			return nil, graph.Wrap(graph.CodeInternal, err, "reading enclosing declarations")
 		}
@@ -257,7 +228,7 @@ func (v *view) refRows(ctx context.Context, repo string, refs []graph.Ref, subje
 		if useRepo != lastRepo || lines == nil {
 			var ok bool
 			if lines, ok = readers[useRepo]; !ok {
-				lines = v.lineReader(useRepo)
+				lines = v.Lines(useRepo)
 				readers[useRepo] = lines
 			}
 			lastRepo = useRepo
@@ -276,51 +247,6 @@ func (v *view) refRows(ctx context.Context, repo string, refs []graph.Ref, subje
 		rows = append(rows, refRow{path: r.Path, row: row})
 	}
 	return rows, nil
-}
-
-// lineReader returns a function that reads line n of a repository file
-// from disk, through the service's line cache. Files of repositories
-// outside the server's roots are not read: the text is then empty. The
-// root is opened on the first read and closed with the view.
-func (v *view) lineReader(repo string) func(path string, n int) string {
-	var rootDir string
-	var gen uint64
-	for _, r := range v.repos {
-		if r.Name == repo && v.s.isRoot(r.Root) {
-			rootDir = r.Root
-			gen = v.cleanWatch(r)
-		}
-	}
-	var root *os.Root
-	files := map[string]*cachedFile{}
-	var lastPath string // the references come in path order: most reads are of the last file's
-	var last *cachedFile
-	return func(path string, n int) string {
-		if rootDir == "" {
-			return ""
-		}
-		if last != nil && path == lastPath {
-			return last.line(n)
-		}
-		f, ok := files[path]
-		if !ok {
-			f = v.s.lines.cached(rootDir, path, gen)
-			if f == nil {
-				if root == nil {
-					var err error
-					if root, err = os.OpenRoot(rootDir); err != nil {
-						rootDir = ""
-						return ""
-					}
-					v.onClose(func() { root.Close() })
-				}
-				f = v.s.lines.get(root, rootDir, path, gen)
-			}
-			files[path] = f
-		}
-		lastPath, last = path, f
-		return f.line(n)
-	}
 }
 
 // excerpt trims a line and cuts it to maxExcerpt characters around col
@@ -420,34 +346,6 @@ func parseRefKinds(s string) ([]graph.RefKind, error) {
 	return out, nil
 }
 
-// checkBudget accepts 0 (no budget) or at least minBudget tokens.
-func checkBudget(budget int) error {
-	if budget != 0 && budget < minBudget {
-		return invalid("budget", "must be at least %d tokens, or omitted for no budget (got %d)", minBudget, budget)
-	}
-	return nil
-}
-
-// fitBudget returns the largest n in [1, rows] whose rendering render(n)
-// fits budget tokens (4 characters each), or 1 when none does: an answer
-// always makes progress.
-func fitBudget(rows, budget int, render func(n int) string) int {
-	limit := budget * 4
-	if rows == 0 || len(render(rows)) <= limit {
-		return rows
-	}
-	lo, hi := 1, rows // render(hi) is over; find the last n that fits
-	for lo < hi {
-		mid := (lo + hi) / 2
-		if len(render(mid)) <= limit {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	return max(1, lo-1)
-}
-
 // Text renders the uses grouped by file, each path spelled once. What a
 // row would repeat from the rows before it is left out: the kind most
 // uses share is named once in the header and only the other kinds are
@@ -534,27 +432,4 @@ func (o *FindReferencesOutput) commonKind() string {
 		}
 	}
 	return best
-}
-
-// writeMore says what a cut page left out and how to fetch it.
-func writeMore(b *strings.Builder, env Envelope, offset int, budgetCut bool, what string) {
-	if env.NextCursor == nil {
-		return
-	}
-	why := "limit"
-	if budgetCut {
-		why = "budget"
-	}
-	fmt.Fprintf(b, "more: %d of %d %s left out (%s); next page: cursor %s\n",
-		env.Total-offset-env.Returned, env.Total, what, why, *env.NextCursor)
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -51,7 +51,7 @@ type FindSymbolOutput struct {
 }
 
 // FindSymbol searches symbols by name.
-func (s *Service) FindSymbol(ctx context.Context, in FindSymbolInput, progress func(Progress)) (*FindSymbolOutput, error) {
+func FindSymbol(ctx context.Context, s *Service, in FindSymbolInput, progress func(Progress)) (*FindSymbolOutput, error) {
 	format, err := parseFormat(in.ResponseFormat)
 	if err != nil {
 		return nil, err
@@ -109,10 +109,10 @@ func (s *Service) FindSymbol(ctx context.Context, in FindSymbolInput, progress f
 	if err != nil {
 		return nil, err
 	}
-	defer v.close()
+	defer v.Close()
 	var names []string
 	if in.Repository != "" {
-		r, err := v.repo(in.Repository)
+		r, err := v.Repo(in.Repository)
 		if err != nil {
 			return nil, err
 		}
@@ -120,7 +120,7 @@ func (s *Service) FindSymbol(ctx context.Context, in FindSymbolInput, progress f
 		q.Repositories = names
 	}
 	fp := fingerprint("find_symbol", q, in.Kind, effs)
-	vk := v.viewKey(names)
+	vk := v.Key(names)
 	offset, err := decodeCursor(in.Cursor, fp, vk)
 	if err != nil {
 		return nil, err
@@ -130,26 +130,26 @@ func (s *Service) FindSymbol(ctx context.Context, in FindSymbolInput, progress f
 	var syms []graph.Symbol
 	var total int
 	if effs != nil {
-		syms, total, err = findWithEffects(ctx, v.r, q, effs)
+		syms, total, err = findWithEffects(ctx, v.Reader(), q, effs)
 	} else {
-		syms, total, err = v.r.FindSymbols(ctx, q)
+		syms, total, err = v.Reader().FindSymbols(ctx, q)
 	}
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "searching symbols")
 	}
 	if names == nil {
-		for _, r := range v.repos {
-			v.use(r.Name)
+		for _, r := range v.Repos() {
+			v.Use(r.Name)
 		}
 	} else {
-		v.use(names...)
+		v.Use(names...)
 	}
 	out := &FindSymbolOutput{Results: make([]SymbolRow, 0, len(syms))}
 	for _, sym := range syms {
 		out.Results = append(out.Results, rowOf(sym, format))
 	}
-	out.Envelope = v.envelope()
-	out.page(total, offset, len(syms), fp, vk)
+	out.Envelope = v.Envelope()
+	out.Page(total, offset, len(syms), fp, vk)
 	return out, nil
 }
 
@@ -174,23 +174,6 @@ func kindList() string {
 		parts[i] = string(k)
 	}
 	return strings.Join(parts, ", ")
-}
-
-// cleanPathPrefix checks a repo-relative path (prefix): no absolute path,
-// no .. segment, forward slashes; a trailing slash is kept, as it narrows.
-func cleanPathPrefix(field, p string) (string, error) {
-	if p == "" {
-		return "", nil
-	}
-	if strings.HasPrefix(p, "/") || strings.Contains(p, "\\") {
-		return "", graph.Errorf(graph.CodeOutsideRoots, "%s must be repo-relative with forward slashes (got %q)", field, p).WithData("field", field)
-	}
-	for _, seg := range strings.Split(p, "/") {
-		if seg == ".." {
-			return "", graph.Errorf(graph.CodeOutsideRoots, "%s may not contain .. (got %q)", field, p).WithData("field", field)
-		}
-	}
-	return strings.TrimPrefix(p, "./"), nil
 }
 
 // Text renders the answer for an agent: one line per symbol, each path
@@ -227,19 +210,6 @@ func (o *FindSymbolOutput) Text() string {
 	writePaging(&b, o.Envelope)
 	writeFreshness(&b, o.Envelope)
 	return b.String()
-}
-
-func writePaging(b *strings.Builder, env Envelope) {
-	if env.NextCursor != nil {
-		fmt.Fprintf(b, "more: pass cursor %s\n", *env.NextCursor)
-	}
-}
-
-func writeFreshness(b *strings.Builder, env Envelope) {
-	if env.Fresh {
-		return
-	}
-	fmt.Fprintf(b, "STALE: snapshot %d predates the disk: %s\n", env.SnapshotID, strings.Join(env.StaleReasons, "; "))
 }
 
 // findWithEffects pages the matches of q whose effect rows hold any of

@@ -10,14 +10,12 @@ import (
 	"go/printer"
 	"go/token"
 	"io/fs"
-	"os"
-	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/session"
 )
 
 // GetFileOutlineInput is the input of get_file_outline.
@@ -73,7 +71,7 @@ type GetFileOutlineOutput struct {
 
 // GetFileOutline outlines a file, or each Go file of a directory, from the
 // source on disk: it works on files that do not compile.
-func (s *Service) GetFileOutline(ctx context.Context, in GetFileOutlineInput, progress func(Progress)) (*GetFileOutlineOutput, error) {
+func GetFileOutline(ctx context.Context, s *Service, in GetFileOutlineInput, progress func(Progress)) (*GetFileOutlineOutput, error) {
 	format, err := parseFormat(in.ResponseFormat)
 	if err != nil {
 		return nil, err
@@ -89,40 +87,25 @@ func (s *Service) GetFileOutline(ctx context.Context, in GetFileOutlineInput, pr
 	if err != nil {
 		return nil, err
 	}
-	defer v.close()
-	loc, err := v.locate("path", in.Path, in.Repository)
+	defer v.Close()
+	loc, err := v.Locate("path", in.Path, in.Repository)
 	if err != nil {
 		return nil, err
 	}
-	v.use(loc.repo.Name)
-	root, err := os.OpenRoot(loc.repo.Root)
+	v.Use(loc.Repo.Name)
+	root, files, isDir, err := goFilesAt(loc, func(e fs.DirEntry) bool {
+		// Regular files and symlinks (resolved, and refused if they
+		// leave the root, when read); never FIFOs, sockets or devices.
+		return (e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0) && strings.HasSuffix(e.Name(), ".go")
+	})
 	if err != nil {
-		return nil, graph.Wrap(graph.CodeReadError, err, "opening repository root")
+		return nil, err
 	}
 	defer root.Close()
-	fi, err := root.Stat(filepath.FromSlash(loc.rel))
-	if err != nil {
-		return nil, fileError("path", loc.rel, err)
+	if !isDir && !strings.HasSuffix(loc.Rel, ".go") {
+		return nil, invalid("path", "%s is not a Go file (.go); outline a .go file or a directory", loc.Rel)
 	}
-	files := []string{loc.rel}
-	if fi.IsDir() {
-		entries, err := readDir(root, loc.rel)
-		if err != nil {
-			return nil, fileError("path", loc.rel, err)
-		}
-		files = files[:0]
-		for _, e := range entries {
-			// Regular files and symlinks (resolved, and refused if they
-			// leave the root, when read); never FIFOs, sockets or devices.
-			if (e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0) && strings.HasSuffix(e.Name(), ".go") {
-				files = append(files, path.Join(loc.rel, e.Name()))
-			}
-		}
-		sort.Strings(files)
-	} else if !strings.HasSuffix(loc.rel, ".go") {
-		return nil, invalid("path", "%s is not a Go file (.go); outline a .go file or a directory", loc.rel)
-	}
-	fp := fingerprint("get_file_outline", loc.repo.Name, loc.rel)
+	fp := fingerprint("get_file_outline", loc.Repo.Name, loc.Rel)
 	offset, err := decodeCursor(in.Cursor, fp, "disk")
 	if err != nil {
 		return nil, err
@@ -132,11 +115,11 @@ func (s *Service) GetFileOutline(ctx context.Context, in GetFileOutlineInput, pr
 		offset = total
 	}
 	pageFiles := files[offset:min(total, offset+limit)]
-	out := &GetFileOutlineOutput{Repository: loc.repo.Name, Results: []OutlineFile{}}
+	out := &GetFileOutlineOutput{Repository: loc.Repo.Name, Results: []OutlineFile{}}
 	for _, rel := range pageFiles {
-		src, err := readIn(root, "path", rel)
+		src, err := session.ReadIn(root, "path", rel)
 		if err != nil {
-			if !fi.IsDir() {
+			if !isDir {
 				return nil, err
 			}
 			// One unreadable file of a directory (a symlink out of the
@@ -148,14 +131,14 @@ func (s *Service) GetFileOutline(ctx context.Context, in GetFileOutlineInput, pr
 		}
 		of := outlineFile(rel, src, format)
 		if format == Detailed {
-			v.attachKeys(ctx, loc.repo.Name, &of)
+			attachKeys(ctx, v, loc.Repo.Name, &of)
 		}
 		out.Results = append(out.Results, of)
 	}
-	out.Envelope = v.envelope()
+	out.Envelope = v.Envelope()
 	// Outlines are read from disk, so they are fresh whatever the snapshot.
 	out.Fresh, out.StaleReasons = true, nil
-	out.page(total, offset, len(pageFiles), fp, "disk")
+	out.Page(total, offset, len(pageFiles), fp, "disk")
 	return out, nil
 }
 
@@ -293,8 +276,8 @@ func outlineFile(rel string, src []byte, format Format) OutlineFile {
 
 // attachKeys adds the snapshot's stable keys to the outline's entries
 // that the snapshot knows under the same qualified name and kind.
-func (v *view) attachKeys(ctx context.Context, repo string, of *OutlineFile) {
-	syms, _, err := v.r.FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring, Repositories: []string{repo}, PathPrefix: of.Path})
+func attachKeys(ctx context.Context, v *session.View, repo string, of *OutlineFile) {
+	syms, _, err := v.Reader().FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring, Repositories: []string{repo}, PathPrefix: of.Path})
 	if err != nil {
 		return
 	}
@@ -313,15 +296,6 @@ func (v *view) attachKeys(ctx context.Context, repo string, of *OutlineFile) {
 	}
 }
 
-func readDir(root *os.Root, rel string) ([]os.DirEntry, error) {
-	f, err := root.Open(filepath.FromSlash(rel))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return f.ReadDir(-1)
-}
-
 // node prints an AST node on one line.
 func node(fset *token.FileSet, n ast.Node) string {
 	var b bytes.Buffer
@@ -329,11 +303,6 @@ func node(fset *token.FileSet, n ast.Node) string {
 		return ""
 	}
 	return oneLine(b.String())
-}
-
-// oneLine collapses white space runs, so a signature fits on one line.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
 
 func funcSignature(fset *token.FileSet, d *ast.FuncDecl) string {

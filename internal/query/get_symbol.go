@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/session"
 )
 
 // GetSymbolInput is the input of get_symbol. Exactly one selector form is
@@ -70,7 +71,7 @@ type GetSymbolOutput struct {
 const maxConciseDoc = 1200
 
 // GetSymbol returns one symbol's detail.
-func (s *Service) GetSymbol(ctx context.Context, in GetSymbolInput, progress func(Progress)) (*GetSymbolOutput, error) {
+func GetSymbol(ctx context.Context, s *Service, in GetSymbolInput, progress func(Progress)) (*GetSymbolOutput, error) {
 	format, err := parseFormat(in.ResponseFormat)
 	if err != nil {
 		return nil, err
@@ -79,28 +80,24 @@ func (s *Service) GetSymbol(ctx context.Context, in GetSymbolInput, progress fun
 	if err := sel.validate(); err != nil {
 		return nil, err
 	}
-	v, err := s.open(ctx, progress)
+	v, sym, err := openSymbol(ctx, s, sel, progress)
 	if err != nil {
 		return nil, err
 	}
-	defer v.close()
-	sym, err := v.resolve(ctx, sel)
-	if err != nil {
-		return nil, err
-	}
-	v.use(sym.Repository)
-	detail, err := v.detail(ctx, sym, format)
+	defer v.Close()
+	v.Use(sym.Repository)
+	detail, err := detail(ctx, v, sym, format)
 	if err != nil {
 		return nil, err
 	}
 	out := &GetSymbolOutput{Results: detail}
-	out.Envelope = v.envelope()
-	out.page(1, 0, 1, "", "")
+	out.Envelope = v.Envelope()
+	out.Page(1, 0, 1, "", "")
 	return out, nil
 }
 
 // detail fills a SymbolDetail, with members for types.
-func (v *view) detail(ctx context.Context, sym graph.Symbol, format Format) (*SymbolDetail, error) {
+func detail(ctx context.Context, v *session.View, sym graph.Symbol, format Format) (*SymbolDetail, error) {
 	d := &SymbolDetail{Layer: string(sym.Layer),
 		StableKey: sym.Key, Repository: sym.Repository, PackagePath: sym.PackagePath,
 		PackageName: sym.PackageName, ModulePath: sym.ModulePath, Path: sym.Path, Name: sym.Name,
@@ -108,7 +105,7 @@ func (v *view) detail(ctx context.Context, sym graph.Symbol, format Format) (*Sy
 		Doc: sym.Doc, Receiver: sym.Receiver, Exported: sym.Exported, TestOnly: sym.TestOnly,
 		StartLine: sym.StartLine, EndLine: sym.EndLine,
 	}
-	for _, r := range v.repos {
+	for _, r := range v.Repos() {
 		if r.Name == sym.Repository {
 			d.RepositoryPath = r.Root
 		}
@@ -126,7 +123,7 @@ func (v *view) detail(ctx context.Context, sym graph.Symbol, format Format) (*Sy
 		d.Doc = cutUTF8(d.Doc, maxConciseDoc) + "… (cut; response_format detailed gives all)"
 	}
 	if sym.Kind == graph.KindType || sym.Kind == graph.KindInterface {
-		kids, err := v.r.Children(ctx, sym.Repository, sym.Key)
+		kids, err := v.Reader().Children(ctx, sym.Repository, sym.Key)
 		if err != nil {
 			return nil, graph.Wrap(graph.CodeInternal, err, "reading members")
 		}

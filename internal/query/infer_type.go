@@ -49,14 +49,14 @@ type InferTypeOutput struct {
 }
 
 // InferType reports the type of the expression or object at a position.
-func (s *Service) InferType(ctx context.Context, in InferTypeInput, _ func(Progress)) (*InferTypeOutput, error) {
+func InferType(ctx context.Context, s *Service, in InferTypeInput, _ func(Progress)) (*InferTypeOutput, error) {
 	if in.Line < 1 {
 		return nil, invalid("line", "must be 1 or more (got %d)", in.Line)
 	}
 	if in.Column < 1 {
 		return nil, invalid("column", "must be 1 or more (got %d)", in.Column)
 	}
-	p, err := s.livePackage(ctx, "file", in.File)
+	p, err := s.sess.LivePackage(ctx, "file", in.File)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func (s *Service) InferType(ctx context.Context, in InferTypeInput, _ func(Progr
 		return nil, err
 	}
 	out := &InferTypeOutput{Envelope: liveEnvelope(), Results: ti}
-	out.page(1, 0, 1, "", "")
+	out.Page(1, 0, 1, "", "")
 	return out, nil
 }
 

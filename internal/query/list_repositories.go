@@ -50,7 +50,7 @@ type ListRepositoriesOutput struct {
 }
 
 // ListRepositories lists what the index holds.
-func (s *Service) ListRepositories(ctx context.Context, in ListRepositoriesInput, progress func(Progress)) (*ListRepositoriesOutput, error) {
+func ListRepositories(ctx context.Context, s *Service, in ListRepositoriesInput, progress func(Progress)) (*ListRepositoriesOutput, error) {
 	format, err := parseFormat(in.ResponseFormat)
 	if err != nil {
 		return nil, err
@@ -62,10 +62,10 @@ func (s *Service) ListRepositories(ctx context.Context, in ListRepositoriesInput
 	if err != nil {
 		return nil, err
 	}
-	defer v.close()
-	repos := v.repos
+	defer v.Close()
+	repos := v.Repos()
 	if in.Repository != "" {
-		r, err := v.repo(in.Repository)
+		r, err := v.Repo(in.Repository)
 		if err != nil {
 			return nil, err
 		}
@@ -73,12 +73,12 @@ func (s *Service) ListRepositories(ctx context.Context, in ListRepositoriesInput
 	}
 	out := &ListRepositoriesOutput{Results: []RepositoryRow{}}
 	for _, r := range repos {
-		v.use(r.Name)
+		v.Use(r.Name)
 		row := RepositoryRow{
 			Name: r.Name, Root: r.Root, VCSHead: r.VCSHead, Modules: []string{},
 			SnapshotID:    r.Snapshot.ID,
-			SnapshotAgeMS: s.now().Sub(r.Snapshot.CreatedAt).Milliseconds(),
-			Fresh:         len(v.staleness(r)) == 0,
+			SnapshotAgeMS: s.sess.Now().Sub(r.Snapshot.CreatedAt).Milliseconds(),
+			Fresh:         len(v.Staleness(r)) == 0,
 			Packages:      r.Packages, Files: r.Files, Symbols: r.Symbols, Diagnostics: r.Diagnostics,
 			Amended: r.Snapshot.Amended,
 		}
@@ -89,7 +89,7 @@ func (s *Service) ListRepositories(ctx context.Context, in ListRepositoriesInput
 			}
 		}
 		if format == Detailed && r.Diagnostics > 0 {
-			ds, err := v.r.Diagnostics(ctx, r.Name, 10)
+			ds, err := v.Reader().Diagnostics(ctx, r.Name, 10)
 			if err != nil {
 				return nil, graph.Wrap(graph.CodeInternal, err, "reading diagnostics")
 			}
@@ -99,8 +99,8 @@ func (s *Service) ListRepositories(ctx context.Context, in ListRepositoriesInput
 		}
 		out.Results = append(out.Results, row)
 	}
-	out.Envelope = v.envelope()
-	out.page(len(out.Results), 0, len(out.Results), "", "")
+	out.Envelope = v.Envelope()
+	out.Page(len(out.Results), 0, len(out.Results), "", "")
 	return out, nil
 }
 

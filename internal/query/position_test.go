@@ -441,7 +441,7 @@ func TestPositionToolsConcurrent(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if st := f.svc.live.Stats(); st.Loads != 1 {
+	if st := f.svc.sess.Live().Stats(); st.Loads != 1 {
 		t.Errorf("concurrent calls on one package ran %d loads, want 1", st.Loads)
 	}
 }

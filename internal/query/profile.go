@@ -21,6 +21,12 @@ const (
 	// GroupContext holds get_context_budget; the other context tools
 	// (read_source, get_context_for_symbol, search_code) are core.
 	GroupContext = "context"
+	// GroupPosition holds the compiler-backed position tools (check_file,
+	// infer_type, render_ssa): they answer from the live package cache,
+	// compiled from the files on disk at the call, not from the index.
+	GroupPosition = "position"
+	// GroupLSP holds the tools of the language-server bridge (lsp_*).
+	GroupLSP = "lsp"
 )
 
 // ProfileDefault and ProfileAll are the two named profiles.

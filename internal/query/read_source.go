@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/session"
 )
 
 // Bounds of read_source.
@@ -110,7 +111,7 @@ func (p plannedBlock) name() string {
 }
 
 // ReadSource returns verified, line-numbered source.
-func (s *Service) ReadSource(ctx context.Context, in ReadSourceInput, progress func(Progress)) (*ReadSourceOutput, error) {
+func ReadSource(ctx context.Context, s *Service, in ReadSourceInput, progress func(Progress)) (*ReadSourceOutput, error) {
 	if err := checkSelectors("stable_key", in.StableKey, "qualified_name", in.QualifiedName, "repository", in.Repository,
 		"path", in.Path, "ref", in.Ref, "continuation", in.Continuation); err != nil {
 		return nil, err
@@ -144,14 +145,14 @@ func (s *Service) ReadSource(ctx context.Context, in ReadSourceInput, progress f
 	if err != nil {
 		return nil, err
 	}
-	defer v.close()
+	defer v.Close()
 
 	var c readCont
 	if in.Continuation != "" {
 		if in.ContextLines != 0 || in.Depth != 0 {
 			return nil, invalid("continuation", "carries its own context_lines and depth; send it with budget alone")
 		}
-		if c, err = v.decodeReadCont(in.Continuation, in.Repository); err != nil {
+		if c, err = decodeReadCont(v, in.Continuation, in.Repository); err != nil {
 			return nil, err
 		}
 	} else {
@@ -165,10 +166,10 @@ func (s *Service) ReadSource(ctx context.Context, in ReadSourceInput, progress f
 		var rs *rangeSpec
 		var sym *graph.Symbol
 		if c.Path != "" {
-			repo, _ = v.repo(c.Repo)
-			rs, err = v.contRange(c, repo)
+			repo, _ = v.Repo(c.Repo)
+			rs, err = contRange(v, c, repo)
 		} else {
-			repo, rs, sym, err = v.parseRef(ctx, in.Ref, in.Repository)
+			repo, rs, sym, err = parseRef(ctx, v, in.Ref, in.Repository)
 		}
 		if err != nil {
 			return nil, err
@@ -181,24 +182,24 @@ func (s *Service) ReadSource(ctx context.Context, in ReadSourceInput, progress f
 	default:
 		var sym graph.Symbol
 		if c.Key != "" {
-			sym, err = v.resolve(ctx, selector{StableKey: c.Key})
+			sym, err = resolve(ctx, v, selector{StableKey: c.Key})
 		} else {
 			sel := selector{StableKey: in.StableKey, QualifiedName: in.QualifiedName, Repository: in.Repository, Path: in.Path}
 			if err = sel.validate(); err == nil {
-				sym, err = v.resolve(ctx, sel)
+				sym, err = resolve(ctx, v, sel)
 			}
 		}
 		if err != nil {
 			return nil, err
 		}
-		if repo, err = v.repo(sym.Repository); err != nil {
+		if repo, err = v.Repo(sym.Repository); err != nil {
 			return nil, err
 		}
 		plan = []plannedBlock{{sym: &sym}}
 	}
-	v.use(repo.Name)
+	v.Use(repo.Name)
 	if c.Depth > 0 && plan[0].sym != nil && plan[0].sym.Kind.IsFunction() {
-		callees, err := v.calleePlan(ctx, *plan[0].sym, c.Depth)
+		callees, err := calleePlan(ctx, v, *plan[0].sym, c.Depth)
 		if err != nil {
 			return nil, err
 		}
@@ -209,11 +210,11 @@ func (s *Service) ReadSource(ctx context.Context, in ReadSourceInput, progress f
 	}
 
 	out := &ReadSourceOutput{Repository: repo.Name, Verified: true, Budget: budget}
-	out.Envelope = v.envelope()
+	out.Envelope = v.Envelope()
 	// The first planned block is verified even when a continuation starts
 	// later: a symbol deleted since is an error, not an empty answer.
 	if c.Block > 0 {
-		if _, err := v.materialize(ctx, repo, plan[0], c.Ctx); err != nil {
+		if _, err := materialize(ctx, v, repo, plan[0], c.Ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -247,7 +248,7 @@ func (s *Service) ReadSource(ctx context.Context, in ReadSourceInput, progress f
 		}
 	}
 	for i := c.Block; i < len(plan); i++ {
-		blk, err := v.materialize(ctx, repo, plan[i], c.Ctx)
+		blk, err := materialize(ctx, v, repo, plan[i], c.Ctx)
 		if err != nil {
 			if i == 0 {
 				return nil, err
@@ -320,14 +321,14 @@ func sliceBlock(b SourceBlock, from, to int) SourceBlock {
 }
 
 // materialize reads a planned block from disk.
-func (v *view) materialize(ctx context.Context, repo graph.RepositoryStatus, p plannedBlock, ctxLines int) (SourceBlock, error) {
+func materialize(ctx context.Context, v *session.View, repo graph.RepositoryStatus, p plannedBlock, ctxLines int) (SourceBlock, error) {
 	if p.rng != nil {
 		r := p.rng
 		from, to := max(1, r.from-ctxLines), min(r.file.lineCount(), r.to+ctxLines)
 		return SourceBlock{QualifiedName: r.name, Kind: string(r.kind), Path: r.file.rel, StartLine: from, EndLine: to,
 			Source: r.file.text(from, to), Note: r.note}, nil
 	}
-	vs, err := v.verify(ctx, *p.sym)
+	vs, err := verify(ctx, v, *p.sym)
 	if err != nil {
 		return SourceBlock{}, err
 	}
@@ -351,12 +352,12 @@ type verifiedSpan struct {
 // verify locates sym in its file as it is on disk now. When the file
 // changed since the snapshot the declaration is found again by name; when
 // it is gone the answer is SYMBOL_NOT_FOUND saying so, never stale text.
-func (v *view) verify(ctx context.Context, sym graph.Symbol) (verifiedSpan, error) {
-	repo, err := v.repo(sym.Repository)
+func verify(ctx context.Context, v *session.View, sym graph.Symbol) (verifiedSpan, error) {
+	repo, err := v.Repo(sym.Repository)
 	if err != nil {
 		return verifiedSpan{}, err
 	}
-	if !v.s.isRoot(repo.Root) {
+	if !v.Session().IsRoot(repo.Root) {
 		return verifiedSpan{}, graph.Errorf(graph.CodeOutsideRoots, "repository %s (%s) is not under this server's roots, so its files are not read", repo.Name, repo.Root)
 	}
 	f, err := loadDisk(repo.Root, sym.Path)
@@ -369,7 +370,7 @@ func (v *view) verify(ctx context.Context, sym graph.Symbol) (verifiedSpan, erro
 		return verifiedSpan{}, err
 	}
 	changed := true
-	if rec, err := v.r.File(ctx, repo.Name, sym.Path); err == nil && rec.Hash == f.hash {
+	if rec, err := v.Reader().File(ctx, repo.Name, sym.Path); err == nil && rec.Hash == f.hash {
 		changed = false
 	}
 	if sym.Kind == graph.KindPackage {
@@ -461,20 +462,20 @@ func splitRef(ref string) (p, name string, from, to int, err error) {
 }
 
 // parseRef resolves a ref: path::Name, or path:START-END.
-func (v *view) parseRef(ctx context.Context, ref, repository string) (graph.RepositoryStatus, *rangeSpec, *graph.Symbol, error) {
+func parseRef(ctx context.Context, v *session.View, ref, repository string) (graph.RepositoryStatus, *rangeSpec, *graph.Symbol, error) {
 	p, name, from, to, err := splitRef(ref)
 	if err != nil {
 		return graph.RepositoryStatus{}, nil, nil, err
 	}
-	loc, err := v.locate("ref", p, repository)
+	loc, err := v.Locate("ref", p, repository)
 	if err != nil {
 		return graph.RepositoryStatus{}, nil, nil, err
 	}
-	v.use(loc.repo.Name)
-	f, err := loadDisk(loc.repo.Root, loc.rel)
+	v.Use(loc.Repo.Name)
+	f, err := loadDisk(loc.Repo.Root, loc.Rel)
 	if err != nil {
 		if e, ok := asError(err); ok && e.Code == graph.CodeInvalidArgument {
-			return graph.RepositoryStatus{}, nil, nil, invalid("ref", "%s is a directory, not a file; give a file, or use get_file_outline for a directory", loc.rel)
+			return graph.RepositoryStatus{}, nil, nil, invalid("ref", "%s is a directory, not a file; give a file, or use get_file_outline for a directory", loc.Rel)
 		}
 		return graph.RepositoryStatus{}, nil, nil, err
 	}
@@ -484,46 +485,46 @@ func (v *view) parseRef(ctx context.Context, ref, repository string) (graph.Repo
 		case from < 1 || to < from:
 			return graph.RepositoryStatus{}, nil, nil, invalid("ref", "range %d-%d is empty or starts before line 1; lines are 1-based, START <= END", from, to)
 		case to-from+1 > maxRangeLines:
-			return graph.RepositoryStatus{}, nil, nil, invalid("ref", "range %d-%d is %d lines; ask for at most %d at a time (e.g. %s:%d-%d), or read a symbol by name", from, to, to-from+1, maxRangeLines, loc.rel, from, from+maxRangeLines-1)
+			return graph.RepositoryStatus{}, nil, nil, invalid("ref", "range %d-%d is %d lines; ask for at most %d at a time (e.g. %s:%d-%d), or read a symbol by name", from, to, to-from+1, maxRangeLines, loc.Rel, from, from+maxRangeLines-1)
 		case from > n || to > n:
-			return graph.RepositoryStatus{}, nil, nil, invalid("ref", "range %d-%d is past the end of %s, which has %d lines; ask for at most %d-%d", from, to, loc.rel, n, min(from, n), n)
+			return graph.RepositoryStatus{}, nil, nil, invalid("ref", "range %d-%d is past the end of %s, which has %d lines; ask for at most %d-%d", from, to, loc.Rel, n, min(from, n), n)
 		}
-		return loc.repo, &rangeSpec{file: f, from: from, to: to}, nil, nil
+		return loc.Repo, &rangeSpec{file: f, from: from, to: to}, nil, nil
 	}
 	// A declaration in that file: the snapshot's symbol when it has one
 	// (verified later), else the declaration as parsed from disk now.
-	syms, err := v.r.LookupSymbols(ctx, graph.Lookup{QualifiedName: name, Repository: loc.repo.Name, PathPrefix: loc.rel})
+	syms, err := v.Reader().LookupSymbols(ctx, graph.Lookup{QualifiedName: name, Repository: loc.Repo.Name, PathPrefix: loc.Rel})
 	if err != nil {
 		return graph.RepositoryStatus{}, nil, nil, graph.Wrap(graph.CodeInternal, err, "looking up "+name)
 	}
 	var inFile []graph.Symbol
 	for _, s := range syms {
-		if s.Path == loc.rel {
+		if s.Path == loc.Rel {
 			inFile = append(inFile, s)
 		}
 	}
 	if len(inFile) == 1 {
-		return loc.repo, nil, &inFile[0], nil
+		return loc.Repo, nil, &inFile[0], nil
 	}
 	if len(inFile) > 1 {
 		return graph.RepositoryStatus{}, nil, nil, ambiguous(name, inFile, "ref")
 	}
 	ds := f.find(name, "")
 	if len(ds) == 0 {
-		e := graph.Errorf(graph.CodeSymbolNotFound, "%s declares no %s now; its declarations nearest the top are in data.suggestions", loc.rel, name)
+		e := graph.Errorf(graph.CodeSymbolNotFound, "%s declares no %s now; its declarations nearest the top are in data.suggestions", loc.Rel, name)
 		if sug := nearbyDecls(f, 1, ""); len(sug) > 0 {
 			e.WithData("suggestions", sug)
 		}
 		return graph.RepositoryStatus{}, nil, nil, e
 	}
 	d := ds[0]
-	return loc.repo, &rangeSpec{file: f, from: d.DocLine, to: d.EndLine, name: name, kind: d.Kind,
-		note: fmt.Sprintf("not in snapshot %d (the file changed since); read from disk", loc.repo.Snapshot.ID)}, nil, nil
+	return loc.Repo, &rangeSpec{file: f, from: d.DocLine, to: d.EndLine, name: name, kind: d.Kind,
+		note: fmt.Sprintf("not in snapshot %d (the file changed since); read from disk", loc.Repo.Snapshot.ID)}, nil, nil
 }
 
 // contRange re-reads the range a continuation names, refusing it when the
 // file changed since the continuation was issued.
-func (v *view) contRange(c readCont, repo graph.RepositoryStatus) (*rangeSpec, error) {
+func contRange(v *session.View, c readCont, repo graph.RepositoryStatus) (*rangeSpec, error) {
 	f, err := loadDisk(repo.Root, c.Path)
 	if err != nil {
 		return nil, err
@@ -537,12 +538,12 @@ func (v *view) contRange(c readCont, repo graph.RepositoryStatus) (*rangeSpec, e
 // calleePlan lists the functions sym calls, breadth-first to depth, each
 // once: at each depth exact edges first, then candidates; callees outside
 // the graph and unresolved calls are not followed.
-func (v *view) calleePlan(ctx context.Context, sym graph.Symbol, depth int) ([]plannedBlock, error) {
+func calleePlan(ctx context.Context, v *session.View, sym graph.Symbol, depth int) ([]plannedBlock, error) {
 	seen := map[string]bool{sym.Key: true}
 	frontier := []string{sym.Key}
 	var plan []plannedBlock
 	for d := 1; d <= depth && len(frontier) > 0 && len(plan) < maxCalleeBlocks; d++ {
-		edges, err := v.r.CallEdges(ctx, graph.EdgeQuery{Callers: frontier,
+		edges, err := v.Reader().CallEdges(ctx, graph.EdgeQuery{Callers: frontier,
 			Coverage: []graph.Coverage{graph.CoverageExact, graph.CoverageCandidate}})
 		if err != nil {
 			return nil, graph.Wrap(graph.CodeInternal, err, "reading call edges")
@@ -579,7 +580,7 @@ func (v *view) calleePlan(ctx context.Context, sym graph.Symbol, depth int) ([]p
 				break
 			}
 		}
-		syms, err := v.r.SymbolsByKeys(ctx, keys)
+		syms, err := v.Reader().SymbolsByKeys(ctx, keys)
 		if err != nil {
 			return nil, graph.Wrap(graph.CodeInternal, err, "reading callees")
 		}
@@ -607,7 +608,7 @@ func encodeReadCont(c readCont) string {
 
 // decodeReadCont checks that a continuation is one this server issued, for
 // the repository asked (if any) and its current snapshot.
-func (v *view) decodeReadCont(s, repository string) (readCont, error) {
+func decodeReadCont(v *session.View, s, repository string) (readCont, error) {
 	c, err := parseReadCont(s)
 	if err != nil {
 		return c, err
@@ -615,7 +616,7 @@ func (v *view) decodeReadCont(s, repository string) (readCont, error) {
 	if repository != "" && repository != c.Repo {
 		return c, graph.Errorf(graph.CodeCursorInvalid, "continuation belongs to repository %s, not %s; drop repository or the continuation", c.Repo, repository).WithData("field", "continuation")
 	}
-	repo, err := v.repo(c.Repo)
+	repo, err := v.Repo(c.Repo)
 	if err != nil {
 		return c, graph.Errorf(graph.CodeCursorInvalid, "continuation belongs to repository %s, which is no longer indexed", c.Repo).WithData("field", "continuation")
 	}

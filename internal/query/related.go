@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/session"
 )
 
 // relatedMethods returns the methods whose uses find_references counts as
@@ -16,7 +17,7 @@ import (
 // the type, or promoted to it from an embedded type) and of the interfaces
 // that I embeds or that embed I. Concrete methods never lead to other
 // concrete methods, as in gopls. Other kinds have no related methods.
-func (v *view) relatedMethods(ctx context.Context, sym graph.Symbol) ([]graph.Symbol, error) {
+func relatedMethods(ctx context.Context, v *session.View, sym graph.Symbol) ([]graph.Symbol, error) {
 	if sym.Parent == "" || (sym.Kind != graph.KindMethod && sym.Kind != graph.KindInterfaceMethod) {
 		return nil, nil
 	}
@@ -27,12 +28,12 @@ func (v *view) relatedMethods(ctx context.Context, sym graph.Symbol) ([]graph.Sy
 	}
 	// Interfaces the receiver type satisfies (for an interface: the
 	// interfaces whose method sets its own includes).
-	supers, err := v.r.Implementations(ctx, sym.Parent, false)
+	supers, err := v.Reader().Implementations(ctx, sym.Parent, false)
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "reading implementations")
 	}
 	for _, im := range supers {
-		kids, err := v.r.Children(ctx, sym.Repository, im.Interface)
+		kids, err := v.Reader().Children(ctx, sym.Repository, im.Interface)
 		if err != nil {
 			return nil, graph.Wrap(graph.CodeInternal, err, "reading interface methods")
 		}
@@ -47,12 +48,12 @@ func (v *view) relatedMethods(ctx context.Context, sym graph.Symbol) ([]graph.Sy
 		// that declares it on the implementing side (promoted methods
 		// included), so the methods of the implementing types are one
 		// lookup.
-		keys, err := v.methodPairs(ctx, sym.Key, true)
+		keys, err := methodPairs(ctx, v, sym.Key, true)
 		if err != nil {
 			return nil, err
 		}
 		if len(keys) > 0 {
-			syms, err := v.r.SymbolsByKeys(ctx, keys)
+			syms, err := v.Reader().SymbolsByKeys(ctx, keys)
 			if err != nil {
 				return nil, graph.Wrap(graph.CodeInternal, err, "reading related methods")
 			}
@@ -77,8 +78,8 @@ func (v *view) relatedMethods(ctx context.Context, sym graph.Symbol) ([]graph.Sy
 // methodPairs returns the keys of the methods recorded as implementing
 // the interface method key (byInterface), or as the interface methods the
 // method key implements, without key itself.
-func (v *view) methodPairs(ctx context.Context, key string, byInterface bool) ([]string, error) {
-	impls, err := v.r.Implementations(ctx, key, byInterface)
+func methodPairs(ctx context.Context, v *session.View, key string, byInterface bool) ([]string, error) {
+	impls, err := v.Reader().Implementations(ctx, key, byInterface)
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "reading implementations")
 	}

@@ -69,7 +69,7 @@ const maxSSAText = 64 << 10
 
 // RenderSSA renders one function's SSA form, built from the files on
 // disk.
-func (s *Service) RenderSSA(ctx context.Context, in RenderSSAInput, progress func(Progress)) (*RenderSSAOutput, error) {
+func RenderSSA(ctx context.Context, s *Service, in RenderSSAInput, progress func(Progress)) (*RenderSSAOutput, error) {
 	asJSON := false
 	switch in.Format {
 	case "", "text":
@@ -83,23 +83,19 @@ func (s *Service) RenderSSA(ctx context.Context, in RenderSSAInput, progress fun
 	if err := sel.validate(); err != nil {
 		return nil, err
 	}
-	v, err := s.open(ctx, progress)
+	v, sym, err := openSymbol(ctx, s, sel, progress)
 	if err != nil {
 		return nil, err
 	}
-	defer v.close()
-	sym, err := v.resolve(ctx, sel)
-	if err != nil {
-		return nil, err
-	}
+	defer v.Close()
 	if sym.Kind != graph.KindFunc && sym.Kind != graph.KindMethod {
 		return nil, graph.Errorf(graph.CodeNotAFunction, "%s is a %s, not a function or method with a body", sym.QualifiedName, sym.Kind)
 	}
-	repo, err := v.repo(sym.Repository)
+	repo, err := v.Repo(sym.Repository)
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.live.Get(ctx, repo.Root, sym.Path)
+	p, err := s.sess.Live().Get(ctx, repo.Root, sym.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +112,7 @@ func (s *Service) RenderSSA(ctx context.Context, in RenderSSAInput, progress fun
 		return nil, graph.Errorf(graph.CodeNotAFunction, "%s has no SSA function", sym.QualifiedName)
 	}
 	out := &RenderSSAOutput{Envelope: liveEnvelope(), Results: ssaFunction(p.Root, fn, asJSON)}
-	out.page(1, 0, 1, "", "")
+	out.Page(1, 0, 1, "", "")
 	return out, nil
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index"
+	"github.com/sextant-dev/sextant/internal/session"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
 )
 
@@ -306,7 +307,7 @@ func FuzzPathResolution(f *testing.F) {
 					continue // listed by name, refused when read
 				}
 				real, err := filepath.EvalSymlinks(filepath.Join(rf.dir, filepath.FromSlash(of.Path)))
-				if err == nil && !within(rf.dir, real) {
+				if err == nil && !session.Within(rf.dir, real) {
 					t.Fatalf("%q: outline lists %s, which resolves to %s outside the root", p, of.Path, real)
 				}
 			}
@@ -364,7 +365,7 @@ func TestSymlinkSwapRace(t *testing.T) {
 					}
 				} else {
 					var b []byte
-					b, err = readFile(f.dir, "swap/f.go")
+					b, err = session.ReadFile(f.dir, "swap/f.go")
 					got = string(b)
 				}
 				outcome := "inside"

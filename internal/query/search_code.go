@@ -58,7 +58,7 @@ type SearchCodeOutput struct {
 }
 
 // SearchCode finds the symbols that best match a question in words.
-func (s *Service) SearchCode(ctx context.Context, in SearchCodeInput, progress func(Progress)) (*SearchCodeOutput, error) {
+func SearchCode(ctx context.Context, s *Service, in SearchCodeInput, progress func(Progress)) (*SearchCodeOutput, error) {
 	if err := checkSelectors("question", in.Question, "repository", in.Repository); err != nil {
 		return nil, err
 	}
@@ -84,19 +84,19 @@ func (s *Service) SearchCode(ctx context.Context, in SearchCodeInput, progress f
 	if err != nil {
 		return nil, err
 	}
-	defer v.close()
+	defer v.Close()
 	q := graph.TextQuery{Words: words, Limit: searchPool}
 	if in.Repository != "" {
-		if _, err := v.repo(in.Repository); err != nil {
+		if _, err := v.Repo(in.Repository); err != nil {
 			return nil, err
 		}
 		q.Repositories = []string{in.Repository}
 	}
-	hits, err := v.r.SearchText(ctx, q)
+	hits, err := v.Reader().SearchText(ctx, q)
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "searching")
 	}
-	ranked := v.rankHits(ctx, hits, concepts, in.IncludeTests)
+	ranked := rankHits(ctx, v, hits, concepts, in.IncludeTests)
 	out := &SearchCodeOutput{Words: words, Budget: budget, Results: []SearchHit{}}
 	// The best names, each with all its definitions (a name declared in
 	// several files, e.g. per platform, is all of them, not one pick).
@@ -122,7 +122,7 @@ func (s *Service) SearchCode(ctx context.Context, in SearchCodeInput, progress f
 			lookup.PackagePath = ""
 			lookup.Repository = in.Repository
 		}
-		same, err := v.r.LookupSymbols(ctx, lookup)
+		same, err := v.Reader().LookupSymbols(ctx, lookup)
 		if err == nil {
 			for _, s := range same {
 				if len(defs) > maxDefinitions {
@@ -137,14 +137,14 @@ func (s *Service) SearchCode(ctx context.Context, in SearchCodeInput, progress f
 		}
 		for _, d := range defs {
 			sym := d.Symbol
-			v.use(sym.Repository)
+			v.Use(sym.Repository)
 			out.Results = append(out.Results, SearchHit{Rank: rank, QualifiedName: sym.QualifiedName, PackagePath: sym.PackagePath,
 				Kind: string(sym.Kind), Repository: sym.Repository, Path: sym.Path, StartLine: sym.StartLine, EndLine: sym.EndLine,
 				Signature: sym.Signature, Summary: docSentence(sym.Doc), StableKey: sym.Key, Score: math.Round(d.Score*100) / 100})
 		}
 	}
-	out.Envelope = v.envelope()
-	out.page(len(out.Results), 0, len(out.Results), "", "")
+	out.Envelope = v.Envelope()
+	out.Page(len(out.Results), 0, len(out.Results), "", "")
 	// The best match comes with its body (each of its definitions in its
 	// package, per platform, while they fit); the other hits with their
 	// signature and doc summary, enough to pick one and read_source it,
@@ -164,11 +164,11 @@ func (s *Service) SearchCode(ctx context.Context, in SearchCodeInput, progress f
 		}
 		sym, ok := syms[r.StableKey]
 		if !ok {
-			if sym, err = v.r.SymbolByKey(ctx, r.StableKey); err != nil {
+			if sym, err = v.Reader().SymbolByKey(ctx, r.StableKey); err != nil {
 				continue
 			}
 		}
-		vs, err := v.verify(ctx, sym)
+		vs, err := verify(ctx, v, sym)
 		if err != nil {
 			out.Withheld = append(out.Withheld, pkgBase(r.PackagePath)+"."+r.QualifiedName+" (file changed; not found)")
 			continue

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/session"
 )
 
 // stopWords are question words that say nothing about the code.
@@ -98,7 +99,7 @@ func kindWeight(k graph.Kind) float64 {
 // symbol's kind, whether it is public API, how much of the question its
 // name, doc summary and results say, whether the question names its
 // package, how often it is referenced and whether it is deprecated.
-func (v *view) rankHits(ctx context.Context, hits []graph.TextHit, concepts []concept, includeTests bool) []graph.TextHit {
+func rankHits(ctx context.Context, v *session.View, hits []graph.TextHit, concepts []concept, includeTests bool) []graph.TextHit {
 	var initials string
 	for _, c := range concepts {
 		initials += c.forms[0][:1]
@@ -115,7 +116,7 @@ func (v *view) rankHits(ctx context.Context, hits []graph.TextHit, concepts []co
 	pkgDeprecated := map[[2]string]bool{}
 	for i := range out[:min(len(out), searchRefPool)] {
 		sym := &out[i].Symbol
-		_, n, err := v.r.Refs(ctx, graph.RefQuery{Targets: []string{sym.Key}, IncludeTests: true, Limit: 1})
+		_, n, err := v.Reader().Refs(ctx, graph.RefQuery{Targets: []string{sym.Key}, IncludeTests: true, Limit: 1})
 		if err == nil {
 			out[i].Score *= 1 + 0.15*math.Log1p(float64(n))
 		}
@@ -124,7 +125,7 @@ func (v *view) rankHits(ctx context.Context, hits []graph.TextHit, concepts []co
 		pkg := [2]string{sym.Repository, sym.PackagePath}
 		dep, ok := pkgDeprecated[pkg]
 		if !ok {
-			pkgs, err := v.r.LookupSymbols(ctx, graph.Lookup{QualifiedName: sym.PackagePath, PackagePath: sym.PackagePath, Repository: sym.Repository})
+			pkgs, err := v.Reader().LookupSymbols(ctx, graph.Lookup{QualifiedName: sym.PackagePath, PackagePath: sym.PackagePath, Repository: sym.Repository})
 			for _, p := range pkgs {
 				dep = dep || (err == nil && p.Kind == graph.KindPackage && deprecated(p.Doc))
 			}

@@ -11,7 +11,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sextant-dev/sextant/internal/answer"
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/session"
 )
 
 // selector names one symbol the way get_symbol takes it, in one of three
@@ -86,9 +88,9 @@ func (s *selector) validate() error {
 // error that says why there is none (SYMBOL_NOT_FOUND with suggestions,
 // AMBIGUOUS_SYMBOL with candidates, REPOSITORY_NOT_FOUND, FILE_NOT_FOUND,
 // OUTSIDE_ROOTS, PARSE_ERROR). It marks the symbol's repository as used.
-func (v *view) resolve(ctx context.Context, sel selector) (graph.Symbol, error) {
+func resolve(ctx context.Context, v *session.View, sel selector) (graph.Symbol, error) {
 	if sel.Repository != "" {
-		if _, err := v.repo(sel.Repository); err != nil {
+		if _, err := v.Repo(sel.Repository); err != nil {
 			return graph.Symbol{}, err
 		}
 	}
@@ -98,20 +100,20 @@ func (v *view) resolve(ctx context.Context, sel selector) (graph.Symbol, error) 
 	)
 	switch {
 	case sel.StableKey != "":
-		sym, err = v.r.SymbolByKey(ctx, sel.StableKey)
+		sym, err = v.Reader().SymbolByKey(ctx, sel.StableKey)
 		if err != nil {
 			return sym, notFoundOr(err, graph.Errorf(graph.CodeSymbolNotFound,
 				"no symbol has key %s in the current snapshots; keys survive edits but not renames or deletions: find it again with find_symbol", sel.StableKey))
 		}
 	case sel.QualifiedName != "":
-		sym, err = v.resolveQualified(ctx, sel.QualifiedName, sel.Repository, sel.pathPrefix, sel.pathField())
+		sym, err = resolveQualified(ctx, v, sel.QualifiedName, sel.Repository, sel.pathPrefix, sel.pathField())
 	default:
-		sym, err = v.resolveInFile(ctx, sel.File, sel.Name, sel.Repository)
+		sym, err = resolveInFile(ctx, v, sel.File, sel.Name, sel.Repository)
 	}
 	if err != nil {
 		return sym, err
 	}
-	v.use(sym.Repository)
+	v.Use(sym.Repository)
 	return sym, nil
 }
 
@@ -124,7 +126,7 @@ func notFoundOr(err error, notFound *graph.Error) error {
 
 // resolveQualified reads a qualified name in every way it can be meant:
 // as written, with a leading package name, or with a leading import path.
-func (v *view) resolveQualified(ctx context.Context, qn, repo, pathPrefix, pathField string) (graph.Symbol, error) {
+func resolveQualified(ctx context.Context, v *session.View, qn, repo, pathPrefix, pathField string) (graph.Symbol, error) {
 	lookups := []graph.Lookup{{QualifiedName: qn}}
 	if i := strings.LastIndex(qn, "/"); i >= 0 {
 		if j := strings.Index(qn[i:], "."); j > 0 {
@@ -136,7 +138,7 @@ func (v *view) resolveQualified(ctx context.Context, qn, repo, pathPrefix, pathF
 	for i := range lookups {
 		lookups[i].Repository, lookups[i].PathPrefix = repo, pathPrefix
 	}
-	results, err := lookupAll(ctx, v.r, lookups)
+	results, err := lookupAll(ctx, v.Reader(), lookups)
 	if err != nil {
 		return graph.Symbol{}, graph.Wrap(graph.CodeInternal, err, "looking up "+qn)
 	}
@@ -154,7 +156,7 @@ func (v *view) resolveQualified(ctx context.Context, qn, repo, pathPrefix, pathF
 	case 1:
 		return found[0], nil
 	case 0:
-		return graph.Symbol{}, v.notFound(ctx, qn, repo, pathPrefix, pathField)
+		return graph.Symbol{}, notFound(ctx, v, qn, repo, pathPrefix, pathField)
 	}
 	return graph.Symbol{}, ambiguous(qn, found, pathField)
 }
@@ -220,7 +222,7 @@ func ambiguous(qn string, found []graph.Symbol, pathField string) *graph.Error {
 
 // notFound builds SYMBOL_NOT_FOUND with close names and, when the search
 // was narrowed, where it looked and how to widen it.
-func (v *view) notFound(ctx context.Context, qn, repo, pathPrefix, pathField string) error {
+func notFound(ctx context.Context, v *session.View, qn, repo, pathPrefix, pathField string) error {
 	last := qn
 	if i := strings.LastIndexAny(last, "./"); i >= 0 && i+1 < len(last) {
 		last = last[i+1:]
@@ -228,7 +230,7 @@ func (v *view) notFound(ctx context.Context, qn, repo, pathPrefix, pathField str
 	var suggestions []string
 	seen := map[string]bool{}
 	for _, mode := range []graph.MatchMode{graph.MatchFuzzy, graph.MatchSubstring} {
-		syms, _, err := v.r.FindSymbols(ctx, graph.SymbolQuery{Name: last, Mode: mode, Limit: 8})
+		syms, _, err := v.Reader().FindSymbols(ctx, graph.SymbolQuery{Name: last, Mode: mode, Limit: 8})
 		if err != nil {
 			break
 		}
@@ -265,27 +267,27 @@ func (v *view) notFound(ctx context.Context, qn, repo, pathPrefix, pathField str
 
 // resolveInFile resolves name the way the file's own source would: a
 // declaration of the file's package, or pkg.Name through its imports.
-func (v *view) resolveInFile(ctx context.Context, file, name, repository string) (graph.Symbol, error) {
-	loc, err := v.locate("file", file, repository)
+func resolveInFile(ctx context.Context, v *session.View, file, name, repository string) (graph.Symbol, error) {
+	loc, err := v.Locate("file", file, repository)
 	if err != nil {
 		return graph.Symbol{}, err
 	}
-	src, err := readFile(loc.repo.Root, loc.rel)
+	src, err := session.ReadFile(loc.Repo.Root, loc.Rel)
 	if err != nil {
 		return graph.Symbol{}, err
 	}
-	v.use(loc.repo.Name)
+	v.Use(loc.Repo.Name)
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, loc.rel, src, parser.ImportsOnly|parser.SkipObjectResolution)
+	f, err := parser.ParseFile(fset, loc.Rel, src, parser.ImportsOnly|parser.SkipObjectResolution)
 	if f == nil || f.Name == nil || !f.Package.IsValid() {
-		return graph.Symbol{}, graph.Errorf(graph.CodeParseError, "%s does not parse as Go: %v", loc.rel, err).WithData("field", "file")
+		return graph.Symbol{}, graph.Errorf(graph.CodeParseError, "%s does not parse as Go: %v", loc.Rel, err).WithData("field", "file")
 	}
-	pkgPath, err := v.packageOfFile(ctx, loc, f.Name.Name)
+	pkgPath, err := packageOfFile(ctx, v, loc, f.Name.Name)
 	if err != nil {
 		return graph.Symbol{}, err
 	}
 	lookup := func(pkg, qn string) ([]graph.Symbol, error) {
-		return v.r.LookupSymbols(ctx, graph.Lookup{PackagePath: pkg, QualifiedName: qn})
+		return v.Reader().LookupSymbols(ctx, graph.Lookup{PackagePath: pkg, QualifiedName: qn})
 	}
 	// A local declaration wins, as it would in the compiler.
 	if pkgPath != "" {
@@ -308,7 +310,7 @@ func (v *view) resolveInFile(ctx context.Context, file, name, repository string)
 			if imp.Name != nil {
 				local = imp.Name.Name
 			}
-			if local != qual && !(local == "" && v.importName(ctx, loc.repo.Name, ipath) == qual) {
+			if local != qual && !(local == "" && importName(ctx, v, loc.Repo.Name, ipath) == qual) {
 				continue
 			}
 			syms, err := lookup(ipath, rest)
@@ -319,11 +321,11 @@ func (v *view) resolveInFile(ctx context.Context, file, name, repository string)
 			case 1:
 				return syms[0], nil
 			case 0:
-				if !v.indexedPackage(ctx, ipath) {
+				if !indexedPackage(ctx, v, ipath) {
 					return graph.Symbol{}, graph.Errorf(graph.CodeSymbolNotFound,
 						"%s refers to package %s, which is outside the indexed repositories", name, ipath)
 				}
-				return graph.Symbol{}, v.notFound(ctx, ipath+"."+rest, "", "", "path")
+				return graph.Symbol{}, notFound(ctx, v, ipath+"."+rest, "", "", "path")
 			}
 			return graph.Symbol{}, ambiguous(name, syms, "path")
 		}
@@ -338,12 +340,12 @@ func (v *view) resolveInFile(ctx context.Context, file, name, repository string)
 		}
 	}
 	return graph.Symbol{}, graph.Errorf(graph.CodeSymbolNotFound,
-		"%s does not resolve in %s: it is neither declared in package %s nor reached through the file's imports", name, loc.rel, f.Name.Name).
-		WithData("suggestions", v.suggest(ctx, name))
+		"%s does not resolve in %s: it is neither declared in package %s nor reached through the file's imports", name, loc.Rel, f.Name.Name).
+		WithData("suggestions", suggest(ctx, v, name))
 }
 
-func (v *view) suggest(ctx context.Context, name string) []string {
-	err := v.notFound(ctx, name, "", "", "path")
+func suggest(ctx context.Context, v *session.View, name string) []string {
+	err := notFound(ctx, v, name, "", "", "path")
 	if e, ok := asError(err); ok {
 		if s, ok := e.Data["suggestions"].([]string); ok {
 			return s
@@ -354,15 +356,15 @@ func (v *view) suggest(ctx context.Context, name string) []string {
 
 // packageOfFile returns the import path of the package the file belongs
 // to: from the snapshot when it knows the file, else by its directory.
-func (v *view) packageOfFile(ctx context.Context, loc located, pkgName string) (string, error) {
-	if f, err := v.r.File(ctx, loc.repo.Name, loc.rel); err == nil && f.Package != "" {
+func packageOfFile(ctx context.Context, v *session.View, loc session.Located, pkgName string) (string, error) {
+	if f, err := v.Reader().File(ctx, loc.Repo.Name, loc.Rel); err == nil && f.Package != "" {
 		return f.Package, nil
 	}
-	pkgs, err := v.r.Packages(ctx, loc.repo.Name)
+	pkgs, err := v.Reader().Packages(ctx, loc.Repo.Name)
 	if err != nil {
 		return "", graph.Wrap(graph.CodeInternal, err, "reading packages")
 	}
-	dir := path.Dir(loc.rel)
+	dir := path.Dir(loc.Rel)
 	for _, p := range pkgs {
 		if p.Dir == dir && p.Name == pkgName {
 			return p.Path, nil
@@ -373,9 +375,9 @@ func (v *view) packageOfFile(ctx context.Context, loc located, pkgName string) (
 
 // importName is the package name an import path brings in when the import
 // has no explicit name: the indexed package's name, else the last element.
-func (v *view) importName(ctx context.Context, repo, ipath string) string {
-	for _, r := range v.repos {
-		if p, err := v.r.Package(ctx, r.Name, ipath); err == nil {
+func importName(ctx context.Context, v *session.View, repo, ipath string) string {
+	for _, r := range v.Repos() {
+		if p, err := v.Reader().Package(ctx, r.Name, ipath); err == nil {
 			return p.Name
 		}
 	}
@@ -389,11 +391,51 @@ func (v *view) importName(ctx context.Context, repo, ipath string) string {
 	return base
 }
 
-func (v *view) indexedPackage(ctx context.Context, ipath string) bool {
-	for _, r := range v.repos {
-		if _, err := v.r.Package(ctx, r.Name, ipath); err == nil {
+func indexedPackage(ctx context.Context, v *session.View, ipath string) bool {
+	for _, r := range v.Repos() {
+		if _, err := v.Reader().Package(ctx, r.Name, ipath); err == nil {
 			return true
 		}
 	}
 	return false
+}
+
+// checkSelector rejects a selector with surrounding whitespace or a NUL
+// (see answer.CheckSelector); checkSelectors checks (field, value) pairs.
+var (
+	checkSelector  = answer.CheckSelector
+	checkSelectors = answer.CheckSelectors
+)
+
+// cleanPathPrefix checks a repo-relative path (prefix): no absolute path,
+// no .. segment, forward slashes; a trailing slash is kept, as it narrows.
+func cleanPathPrefix(field, p string) (string, error) {
+	if p == "" {
+		return "", nil
+	}
+	if strings.HasPrefix(p, "/") || strings.Contains(p, "\\") {
+		return "", graph.Errorf(graph.CodeOutsideRoots, "%s must be repo-relative with forward slashes (got %q)", field, p).WithData("field", field)
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == ".." {
+			return "", graph.Errorf(graph.CodeOutsideRoots, "%s may not contain .. (got %q)", field, p).WithData("field", field)
+		}
+	}
+	return strings.TrimPrefix(p, "./"), nil
+}
+
+// openSymbol pins a fresh view for one request and resolves sel in it:
+// the prologue of every tool about one symbol. The caller closes the view
+// (on an error there is none to close).
+func openSymbol(ctx context.Context, s *Service, sel selector, progress func(Progress)) (*session.View, graph.Symbol, error) {
+	v, err := s.open(ctx, progress)
+	if err != nil {
+		return nil, graph.Symbol{}, err
+	}
+	sym, err := resolve(ctx, v, sel)
+	if err != nil {
+		v.Close()
+		return nil, graph.Symbol{}, err
+	}
+	return v, sym, nil
 }

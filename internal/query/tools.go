@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+
+	"github.com/sextant-dev/sextant/internal/lsptools"
 )
 
 // Answer is what every tool returns: a typed value (the structured
@@ -29,7 +31,7 @@ type Tool struct {
 	Call func(ctx context.Context, s *Service, args json.RawMessage, progress func(Progress)) (Answer, error)
 }
 
-func tool[In any, Out Answer](name, title, desc string, run func(*Service, context.Context, In, func(Progress)) (Out, error)) Tool {
+func tool[In any, Out Answer](name, title, desc string, run func(context.Context, *Service, In, func(Progress)) (Out, error)) Tool {
 	return Tool{
 		Name: name, Group: GroupCore, Title: title, Description: desc,
 		ReadOnly: true, Idempotent: true, OpenWorld: false,
@@ -40,31 +42,58 @@ func tool[In any, Out Answer](name, title, desc string, run func(*Service, conte
 			if err != nil {
 				return nil, err
 			}
-			return run(s, ctx, in, progress)
+			return run(ctx, s, in, progress)
 		},
+	}
+}
+
+// lspTool is a tool of the language-server bridge: it reads no index, so
+// it runs on the service's bridge alone, and reports no progress.
+func lspTool[In any, Out Answer](name, title, desc string, run func(*lsptools.Bridge, context.Context, In) (Out, error)) Tool {
+	return tool(name, title, desc, func(ctx context.Context, s *Service, in In, _ func(Progress)) (Out, error) {
+		return run(s.lsp, ctx, in)
+	}).in(GroupLSP)
+}
+
+// lspTools are the tools of the language-server bridge, in the lsp group.
+func lspTools() []Tool {
+	request := lspTool("lsp_request", "Raw language-server request", lsptools.DescRequest, (*lsptools.Bridge).Request)
+	request.ReadOnly, request.Idempotent = false, false // a command may write
+	restart := lspTool("lsp_restart", "Restart a language server", lsptools.DescRestart, (*lsptools.Bridge).Restart)
+	restart.Idempotent = false
+	return []Tool{
+		lspTool("lsp_diagnostics", "Diagnostics from a language server", lsptools.DescDiagnostics, (*lsptools.Bridge).Diagnostics),
+		lspTool("lsp_hover", "Hover from a language server", lsptools.DescHover, (*lsptools.Bridge).Hover),
+		lspTool("lsp_definition", "Definition via a language server", lsptools.DescDefinition, (*lsptools.Bridge).Definition),
+		lspTool("lsp_references", "References via a language server", lsptools.DescReferences, (*lsptools.Bridge).References),
+		lspTool("lsp_document_symbols", "Outline via a language server", lsptools.DescDocumentSymbols, (*lsptools.Bridge).DocumentSymbols),
+		lspTool("lsp_workspace_symbols", "Symbol search via a language server", lsptools.DescWorkspaceSymbols, (*lsptools.Bridge).WorkspaceSymbols),
+		lspTool("lsp_completion", "Completions from a language server", lsptools.DescCompletion, (*lsptools.Bridge).Completion),
+		request,
+		restart,
 	}
 }
 
 // Tools lists every tool. (tools/list sorts them by name.)
 func Tools() []Tool {
 	return append([]Tool{
-		tool("find_symbol", "Find symbols by name", descFindSymbol, (*Service).FindSymbol),
-		tool("get_symbol", "Get one symbol's detail", descGetSymbol, (*Service).GetSymbol),
-		tool("get_file_outline", "Outline a file or directory", descGetFileOutline, (*Service).GetFileOutline),
-		tool("read_source", "Read verified source", descReadSource, (*Service).ReadSource),
-		tool("search_code", "Search code by a question in words", descSearchCode, (*Service).SearchCode),
-		tool("get_context_for_symbol", "Summarise a symbol within a budget", descGetContext, (*Service).GetContextForSymbol),
-		tool("find_references", "Find uses of a symbol", descFindReferences, (*Service).FindReferences),
-		tool("get_callers", "Callers of a function", descGetCallers, (*Service).GetCallers),
-		tool("find_implementations", "Find implementations", descFindImplementations, (*Service).FindImplementations),
-		tool("list_repositories", "List indexed repositories", descListRepositories, (*Service).ListRepositories).in(GroupGraph),
-		tool("get_callees", "Callees of a function", descGetCallees, (*Service).GetCallees).in(GroupGraph),
-		tool("get_context_budget", "Token cost of a file or package", descGetContextBudget, (*Service).GetContextBudget).in(GroupContext),
-		tool("explain_effects", "What a function may do", descExplainEffects, (*Service).ExplainEffects).in(GroupEffects),
-		tool("emit_effect_graph", "Effect graph from a root", descEmitEffectGraph, (*Service).EmitEffectGraph).in(GroupEffects),
-		tool("check_file", "Check a file's package", descCheckFile, (*Service).CheckFile).in(GroupPosition),
-		tool("infer_type", "Type at a position", descInferType, (*Service).InferType).in(GroupPosition),
-		tool("render_ssa", "SSA form of a function", descRenderSSA, (*Service).RenderSSA).in(GroupPosition),
+		tool("find_symbol", "Find symbols by name", descFindSymbol, FindSymbol),
+		tool("get_symbol", "Get one symbol's detail", descGetSymbol, GetSymbol),
+		tool("get_file_outline", "Outline a file or directory", descGetFileOutline, GetFileOutline),
+		tool("read_source", "Read verified source", descReadSource, ReadSource),
+		tool("search_code", "Search code by a question in words", descSearchCode, SearchCode),
+		tool("get_context_for_symbol", "Summarise a symbol within a budget", descGetContext, GetContextForSymbol),
+		tool("find_references", "Find uses of a symbol", descFindReferences, FindReferences),
+		tool("get_callers", "Callers of a function", descGetCallers, GetCallers),
+		tool("find_implementations", "Find implementations", descFindImplementations, FindImplementations),
+		tool("list_repositories", "List indexed repositories", descListRepositories, ListRepositories).in(GroupGraph),
+		tool("get_callees", "Callees of a function", descGetCallees, GetCallees).in(GroupGraph),
+		tool("get_context_budget", "Token cost of a file or package", descGetContextBudget, GetContextBudget).in(GroupContext),
+		tool("explain_effects", "What a function may do", descExplainEffects, ExplainEffects).in(GroupEffects),
+		tool("emit_effect_graph", "Effect graph from a root", descEmitEffectGraph, EmitEffectGraph).in(GroupEffects),
+		tool("check_file", "Check a file's package", descCheckFile, CheckFile).in(GroupPosition),
+		tool("infer_type", "Type at a position", descInferType, InferType).in(GroupPosition),
+		tool("render_ssa", "SSA form of a function", descRenderSSA, RenderSSA).in(GroupPosition),
 	}, lspTools()...)
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -144,27 +145,8 @@ func TestXrefGolden(t *testing.T) {
 		t.Fatalf("%v (run go test -update to create it)", err)
 	}
 	if got != string(want) {
-		t.Errorf("answers differ from %s (go test -update to accept):\n%s", golden, lineDiff(string(want), got))
+		t.Errorf("answers differ from %s (go test -update to accept):\n%s", golden, txtartest.LineDiff(string(want), got))
 	}
-}
-
-// lineDiff lists the lines that differ between want and got.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n  want %q\n  got  %q\n", i+1, wl, gl)
-		}
-	}
-	return b.String()
 }
 
 // refSet returns the uses in an answer as "path:line:col kind".
@@ -194,7 +176,7 @@ func TestFindReferencesRelated(t *testing.T) {
 			t.Errorf("Square.Area is related to Circle.Area: concrete methods must not lead to other concrete methods")
 		}
 	}
-	if !contains(conc.Related, "Shape.Area") {
+	if !slices.Contains(conc.Related, "Shape.Area") {
 		t.Errorf("Square.Area related %v, want Shape.Area", conc.Related)
 	}
 	// s.Area() in Total is a use of Shape.Area, and so counts for
@@ -282,7 +264,7 @@ func TestFindImplementationsFixture(t *testing.T) {
 		names = append(names, r.QualifiedName)
 	}
 	// Tile gets Name from Square: the method that implements is Square.Name.
-	if !contains(names, "Square.Name") || !contains(names, "Circle.Name") || contains(names, "Shape.Name") {
+	if !slices.Contains(names, "Square.Name") || !slices.Contains(names, "Circle.Name") || slices.Contains(names, "Shape.Name") {
 		t.Errorf("Shape.Name implementations %v", names)
 	}
 	sup := ok[*FindImplementationsOutput](t, f, "find_implementations", `{"qualified_name":"Circle"}`)

@@ -3,8 +3,10 @@
 package txtartest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/tools/txtar"
@@ -40,4 +42,24 @@ func WriteDir(t testing.TB, dir string, ar *txtar.Archive) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// LineDiff lists the lines that differ between want and got, numbered,
+// for the failure message of a golden test.
+func LineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n  want %q\n  got  %q\n", i+1, wl, gl)
+		}
+	}
+	return b.String()
 }

@@ -22,12 +22,14 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/sextant-dev/sextant/internal/lsp"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/sextant-dev/sextant/internal/lsp"
+	"github.com/sextant-dev/sextant/internal/lsptools"
 
 	"github.com/sextant-dev/sextant/bench/internal/harness"
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -205,13 +207,13 @@ func measure(name, bin string, args []string, dir, file string, line, col, calls
 	}
 	defer svc.Close()
 	ctx := context.Background()
-	in := query.LSPPositionInput{File: file, Line: line, Column: col}
+	in := lsptools.PositionInput{File: file, Line: line, Column: col}
 	hoverDirect := func() error {
 		var res json.RawMessage
 		return direct.Call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": pos}, &res)
 	}
 	hoverBridge := func() error {
-		_, err := svc.LSPHover(ctx, in, nil)
+		_, err := svc.LSP().Hover(ctx, in)
 		return err
 	}
 	// Warm both: the first answers load the server's caches.
@@ -264,9 +266,9 @@ func memoryCap(self, dir string, capMB int) (capResult, error) {
 	}
 	defer svc.Close()
 	ctx := context.Background()
-	in := query.LSPPositionInput{File: "grow.txt", Line: 1, Column: 1}
+	in := lsptools.PositionInput{File: "grow.txt", Line: 1, Column: 1}
 	for i := 0; i < 4*capMB/64+8; i++ {
-		out, err := svc.LSPHover(ctx, in, nil)
+		out, err := svc.LSP().Hover(ctx, in)
 		if err != nil {
 			if graph.CodeOf(err) != graph.CodeLSPUnavailable {
 				return r, err
@@ -280,7 +282,7 @@ func memoryCap(self, dir string, capMB int) (capResult, error) {
 		}
 	}
 	if r.Died {
-		out, err := svc.LSPHover(ctx, query.LSPPositionInput{File: "grow.txt", Line: 1, Column: 1}, nil)
+		out, err := svc.LSP().Hover(ctx, lsptools.PositionInput{File: "grow.txt", Line: 1, Column: 1})
 		if err != nil {
 			return r, fmt.Errorf("the call after the death: %w", err)
 		}

@@ -222,7 +222,7 @@ func sextantRefs(ctx context.Context, svc *query.Service, key string) ([]string,
 	in := query.FindReferencesInput{StableKey: key, Limit: 500}
 	var out []string
 	for {
-		page, err := svc.FindReferences(ctx, in, nil)
+		page, err := query.FindReferences(ctx, svc, in, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -244,7 +244,7 @@ func sextantImpls(ctx context.Context, svc *query.Service, key string) ([]string
 	in := query.FindImplementationsInput{StableKey: key, Limit: 500}
 	var out []string
 	for {
-		page, err := svc.FindImplementations(ctx, in, nil)
+		page, err := query.FindImplementations(ctx, svc, in, nil)
 		if err != nil {
 			return nil, err
 		}

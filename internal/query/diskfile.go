@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/session"
 )
 
 // diskDecl is one declaration found by parsing a file as it is on disk
@@ -102,7 +103,7 @@ var parsedFiles = &fileCache{files: map[string]*diskFile{}}
 // loadDisk reads rel in the repository at root through os.Root and parses
 // it, reusing the last parse when the content is unchanged.
 func loadDisk(root, rel string) (*diskFile, error) {
-	content, err := readFile(root, rel)
+	content, err := session.ReadFile(root, rel)
 	if err != nil {
 		return nil, err
 	}
@@ -230,9 +231,4 @@ func embeddedName(e ast.Expr) string {
 		return n
 	}
 	return ""
-}
-
-// approxTokens estimates the tokens of s at about 4 bytes each.
-func approxTokens(s string) int {
-	return (len(s) + 3) / 4
 }

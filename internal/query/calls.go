@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/session"
 )
 
 // The bounds of a call-graph walk.
@@ -98,17 +99,7 @@ type CallGraphOutput struct {
 	budgetCut bool
 }
 
-// GetCallers walks the call graph towards the callers of a function.
-func (s *Service) GetCallers(ctx context.Context, in CallGraphInput, progress func(Progress)) (*CallGraphOutput, error) {
-	return s.callGraph(ctx, in, progress, true)
-}
-
-// GetCallees walks the call graph towards the callees of a function.
-func (s *Service) GetCallees(ctx context.Context, in CallGraphInput, progress func(Progress)) (*CallGraphOutput, error) {
-	return s.callGraph(ctx, in, progress, false)
-}
-
-func (s *Service) callGraph(ctx context.Context, in CallGraphInput, progress func(Progress), callers bool) (*CallGraphOutput, error) {
+func callGraph(ctx context.Context, s *Service, in CallGraphInput, progress func(Progress), callers bool) (*CallGraphOutput, error) {
 	tool := "get_callees"
 	if callers {
 		tool = "get_callers"
@@ -143,21 +134,17 @@ func (s *Service) callGraph(ctx context.Context, in CallGraphInput, progress fun
 		return nil, err
 	}
 	includeTests := in.IncludeTests == nil || *in.IncludeTests
-	v, err := s.open(ctx, progress)
+	v, root, err := openSymbol(ctx, s, sel, progress)
 	if err != nil {
 		return nil, err
 	}
-	defer v.close()
-	root, err := v.resolve(ctx, sel)
-	if err != nil {
-		return nil, err
-	}
+	defer v.Close()
 	if !root.Kind.IsFunction() {
 		return nil, graph.Errorf(graph.CodeNotAFunction, "%s is %s %s, not a function or method: %s walks call edges; use find_references for its uses",
 			root.QualifiedName, article(string(root.Kind)), root.Kind, tool).WithData("kind", string(root.Kind))
 	}
 	fp := fingerprint(tool, root.Key, depth, covs, maxNodes, includeTests)
-	vk := v.viewKey([]string{root.Repository})
+	vk := v.Key([]string{root.Repository})
 	offset, err := decodeCursor(in.Cursor, fp, vk)
 	if err != nil {
 		return nil, err
@@ -177,30 +164,24 @@ func (s *Service) callGraph(ctx context.Context, in CallGraphInput, progress fun
 	out := &CallGraphOutput{Symbol: &ref, Nodes: len(w.seen) - 1, callers: callers, depth: depth, offset: offset}
 	out.Completeness, out.BlindSpots = c.verdict()
 	page := rows[offset:min(total, offset+limit)]
-	env := v.envelope()
-	fit := len(page)
-	if in.Budget > 0 {
-		fit = fitBudget(len(page), in.Budget, func(n int) string {
-			out.Envelope = env
-			out.setRows(page[:n], total, offset, fp, vk, n < len(page))
-			return out.Text()
-		})
-	}
-	out.Envelope = env
-	out.setRows(page[:fit], total, offset, fp, vk, fit < len(page))
+	env := v.Envelope()
+	fitRows(len(page), in.Budget, func(n int) {
+		out.Envelope = env
+		out.setRows(page[:n], total, offset, fp, vk, n < len(page))
+	}, out.Text)
 	return out, nil
 }
 
 func (o *CallGraphOutput) setRows(rows []CallRow, total, offset int, fp, vk string, cut bool) {
 	o.Results = append([]CallRow{}, rows...)
 	o.Truncated, o.NextCursor = false, nil
-	o.page(total, offset, len(rows), fp, vk)
+	o.Page(total, offset, len(rows), fp, vk)
 	o.budgetCut = cut
 }
 
 // walker is one breadth-first walk of the call graph from a root.
 type walker struct {
-	v            *view
+	v            *session.View
 	root         graph.Symbol
 	callers      bool
 	covs         []graph.Coverage
@@ -244,7 +225,7 @@ func (w *walker) walk(ctx context.Context, depth int) error {
 		} else {
 			q.Callers = keys
 		}
-		edges, err := w.v.r.CallEdges(ctx, q)
+		edges, err := w.v.Reader().CallEdges(ctx, q)
 		if err != nil {
 			return graph.Wrap(graph.CodeInternal, err, "reading call edges")
 		}
@@ -274,7 +255,7 @@ func (w *walker) walk(ctx context.Context, depth int) error {
 			}
 		}
 		if len(want) > 0 {
-			syms, err := w.v.r.SymbolsByKeys(ctx, dedupe(want))
+			syms, err := w.v.Reader().SymbolsByKeys(ctx, dedupe(want))
 			if err != nil {
 				return graph.Wrap(graph.CodeInternal, err, "reading functions")
 			}
@@ -407,7 +388,7 @@ func (w *walker) interfaceCalls(ctx context.Context, have []graph.CallEdge) ([]g
 	if len(w.covs) > 0 && !containsCov(w.covs, graph.CoverageExact) {
 		return nil, nil
 	}
-	refs, _, err := w.v.r.Refs(ctx, graph.RefQuery{Targets: []string{w.root.Key}, Kinds: []graph.RefKind{graph.RefCall}, IncludeTests: true})
+	refs, _, err := w.v.Reader().Refs(ctx, graph.RefQuery{Targets: []string{w.root.Key}, Kinds: []graph.RefKind{graph.RefCall}, IncludeTests: true})
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "reading calls of "+w.root.QualifiedName)
 	}
@@ -433,7 +414,7 @@ func (w *walker) dispatch(ctx context.Context) ([]graph.CallEdge, error) {
 	if len(w.covs) > 0 && !containsCov(w.covs, graph.CoverageCandidate) {
 		return nil, nil
 	}
-	keys, err := w.v.methodPairs(ctx, w.root.Key, true)
+	keys, err := methodPairs(ctx, w.v, w.root.Key, true)
 	if err != nil {
 		return nil, err
 	}
@@ -448,11 +429,11 @@ func (w *walker) dispatch(ctx context.Context) ([]graph.CallEdge, error) {
 // edges were read matter: the root and every level above the last.
 func (w *walker) completeness(ctx context.Context) (completeness, error) {
 	var c completeness
-	facts, err := w.v.facts(ctx, w.root.Repository)
+	facts, err := w.v.Facts(ctx, w.root.Repository)
 	if err != nil {
 		return c, err
 	}
-	if rp, err := w.v.repo(w.root.Repository); err == nil {
+	if rp, err := w.v.Repo(w.root.Repository); err == nil {
 		c.addAmended(rp)
 	}
 	if w.stopped {
@@ -465,98 +446,6 @@ func (w *walker) completeness(ctx context.Context) (completeness, error) {
 	return c, nil
 }
 
-// callerSpots: callers are missed when a function can be called without
-// naming it (through a function value, reflection or an interface the
-// graph could not resolve), from code outside the graph, or by the
-// runtime, and where packages did not type-check.
-func (w *walker) callerSpots(ctx context.Context, c *completeness, facts *repoFacts) error {
-	c.addTypeErrors(facts, "calls")
-	var dynamic, outside, runtime []string
-	// Methods can always be called dynamically; only for plain
-	// functions does it matter whether their value is taken somewhere.
-	var funcs []string
-	for _, s := range w.expanded {
-		if s.Kind == graph.KindFunc {
-			funcs = append(funcs, s.Key)
-		}
-	}
-	taken := map[string]bool{} // functions whose value is taken somewhere
-	if len(funcs) > 0 {
-		if refs, _, err := w.v.r.Refs(ctx, graph.RefQuery{Targets: funcs, Kinds: []graph.RefKind{graph.RefRead}, IncludeTests: true}); err == nil {
-			for _, r := range refs {
-				taken[r.Target] = true
-			}
-		}
-	}
-	for _, s := range w.expanded {
-		if s.Kind != graph.KindFunc || taken[s.Key] {
-			dynamic = append(dynamic, s.QualifiedName)
-		}
-		if visibleOutside(s) || (s.Kind != graph.KindFunc && isExportedName(s.Name)) {
-			outside = append(outside, s.QualifiedName)
-		}
-		if why := runtimeEntry(s); why != "" {
-			runtime = append(runtime, why)
-		}
-	}
-	if facts.unresolved > 0 && len(dynamic) > 0 {
-		c.add(BlindUnresolved, "%d dynamic call site(s) in %s have no resolved callee and may call %s, which can be called as a value or method",
-			facts.unresolved, w.root.Repository, listSome(dynamic, 3))
-	}
-	var reflectors map[string]bool
-	if len(dynamic) > 0 {
-		var err error
-		if reflectors, err = w.v.reflectors(ctx, w.root.Repository, facts); err != nil {
-			return err
-		}
-	}
-	if len(reflectors) > 0 {
-		c.add(BlindReflection, "%s call(s) through reflection (reflect.Value.Call, Method, MethodByName), which may reach %s",
-			listSome(w.names(ctx, sortedKeys(reflectors)), 3), listSome(dynamic, 3))
-	}
-	if len(outside) > 0 {
-		c.add(BlindOutside, "code outside the indexed repositories may call %s: exported from an importable package, or a method an outside interface can reach", listSome(outside, 3))
-	}
-	if len(runtime) > 0 {
-		c.add(BlindRuntime, "%s", listSome(runtime, 2))
-	}
-	return nil
-}
-
-// calleeSpots: callees are missed behind dynamic calls with no candidate,
-// reflection, callees outside the graph (not followed further) and
-// packages that did not type-check.
-func (w *walker) calleeSpots(c *completeness, facts *repoFacts) {
-	var errPkgs, reflecting []string
-	bad := map[string]bool{}
-	for _, p := range facts.errPackages {
-		bad[p] = true
-	}
-	for _, s := range w.expanded {
-		if bad[s.PackagePath] {
-			errPkgs = append(errPkgs, s.PackagePath)
-		}
-		if w.reflecting[s.Key] {
-			reflecting = append(reflecting, s.QualifiedName)
-		}
-	}
-	if len(errPkgs) > 0 {
-		c.add(BlindTypeErrors, "package(s) %s failed to type-check, so calls in them may be missing", listSome(dedupe(errPkgs), 3))
-	}
-	if w.unresolved > 0 {
-		c.add(BlindUnresolved, "%d dynamic call site(s) reached have no resolved callee (listed as rows without a key)", w.unresolved)
-	}
-	if len(reflecting) > 0 {
-		c.add(BlindReflection, "%s call(s) through reflection, whose callees are unknown", listSome(reflecting, 3))
-	}
-	if w.deepExt {
-		c.add(BlindExternal, "callees outside the graph (%s) are listed by name but their own callees are not followed", listSome(sortedKeys(w.externals), 3))
-	}
-	if w.root.Kind == graph.KindInterfaceMethod {
-		c.add(BlindOutside, "%s has no body: its callees are the methods implementing it, and types outside the index may implement it too", w.root.QualifiedName)
-	}
-}
-
 // names returns the qualified names of the reached functions with these
 // keys, or the keys themselves when they were not reached.
 func (w *walker) names(ctx context.Context, keys []string) []string {
@@ -567,7 +456,7 @@ func (w *walker) names(ctx context.Context, keys []string) []string {
 		}
 	}
 	if len(missing) > 0 {
-		if syms, err := w.v.r.SymbolsByKeys(ctx, missing); err == nil {
+		if syms, err := w.v.Reader().SymbolsByKeys(ctx, missing); err == nil {
 			for _, s := range syms {
 				w.syms[s.Key] = s
 			}
@@ -607,14 +496,6 @@ func rowLabel(r CallRow) string {
 	return "outside the graph:"
 }
 
-// article is "a" or "an" for a kind name.
-func article(kind string) string {
-	if strings.ContainsRune("aeiou", rune(kind[0])) {
-		return "an"
-	}
-	return "a"
-}
-
 func isExportedName(name string) bool { return name != "" && name[0] >= 'A' && name[0] <= 'Z' }
 
 // viaOf is how an edge's call is made: go and defer statements first,
@@ -638,18 +519,6 @@ func containsCov(list []graph.Coverage, c graph.Coverage) bool {
 		}
 	}
 	return false
-}
-
-func dedupe(list []string) []string {
-	seen := map[string]bool{}
-	out := list[:0:0]
-	for _, s := range list {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // parseCoverages parses a comma-separated list of coverage classes.

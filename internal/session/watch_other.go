@@ -1,6 +1,6 @@
 //go:build !linux
 
-package query
+package session
 
 // dirWatch is unavailable off Linux: every call stats the files.
 type dirWatch struct{}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/session"
 )
 
 // Bounds of get_context_for_symbol.
@@ -61,11 +62,11 @@ type contextSection struct {
 // function, or its package did not type-check), in which case the section
 // is left out without being named in omitted. explain_effects gives the
 // witnesses.
-var contextEffects = func(ctx context.Context, v *view, sym graph.Symbol) (string, error) {
+var contextEffects = func(ctx context.Context, v *session.View, sym graph.Symbol) (string, error) {
 	if sym.Kind != graph.KindFunc && sym.Kind != graph.KindMethod {
 		return "", nil
 	}
-	row, err := EffectRowOf(ctx, v.r, sym.Key)
+	row, err := EffectRowOf(ctx, v.Reader(), sym.Key)
 	if err != nil || !row.Analysed {
 		return "", err
 	}
@@ -99,7 +100,7 @@ var contextEffects = func(ctx context.Context, v *view, sym graph.Symbol) (strin
 
 // GetContextForSymbol returns a prompt-ready summary of one symbol within
 // a token budget.
-func (s *Service) GetContextForSymbol(ctx context.Context, in GetContextInput, progress func(Progress)) (*GetContextOutput, error) {
+func GetContextForSymbol(ctx context.Context, s *Service, in GetContextInput, progress func(Progress)) (*GetContextOutput, error) {
 	sel := in.selector()
 	if err := sel.validate(); err != nil {
 		return nil, err
@@ -111,24 +112,20 @@ func (s *Service) GetContextForSymbol(ctx context.Context, in GetContextInput, p
 	case budget < minContextBudget || budget > maxContextBudget:
 		return nil, invalid("budget", "must be from %d to %d tokens (got %d)", minContextBudget, maxContextBudget, budget)
 	}
-	v, err := s.open(ctx, progress)
+	v, sym, err := openSymbol(ctx, s, sel, progress)
 	if err != nil {
 		return nil, err
 	}
-	defer v.close()
-	sym, err := v.resolve(ctx, sel)
-	if err != nil {
-		return nil, err
-	}
-	sections, err := v.contextSections(ctx, sym)
+	defer v.Close()
+	sections, err := contextSections(ctx, v, sym)
 	if err != nil {
 		return nil, err
 	}
 	out := &GetContextOutput{StableKey: sym.Key, QualifiedName: sym.QualifiedName, Kind: string(sym.Kind), Budget: budget}
 	out.Summary, out.Sections, out.Omitted = fitSections(sections, budget*4)
 	out.ApproxTokens = approxTokens(out.Summary)
-	out.Envelope = v.envelope()
-	out.page(1, 0, 1, "", "")
+	out.Envelope = v.Envelope()
+	out.Page(1, 0, 1, "", "")
 	return out, nil
 }
 
@@ -177,7 +174,7 @@ func fitSections(sections []contextSection, limit int) (summary string, names, o
 // contextSections builds every section of sym's summary in order:
 // signature, effects, doc, then callers and callees for functions, or
 // members and users for other symbols. Empty sections are left out.
-func (v *view) contextSections(ctx context.Context, sym graph.Symbol) ([]contextSection, error) {
+func contextSections(ctx context.Context, v *session.View, sym graph.Symbol) ([]contextSection, error) {
 	var secs []contextSection
 	add := func(name, text string) {
 		if text != "" {
@@ -200,12 +197,12 @@ func (v *view) contextSections(ctx context.Context, sym graph.Symbol) ([]context
 		secs = append(secs, sec)
 	}
 	if sym.Kind.IsFunction() {
-		callers, err := v.edgeNames(ctx, sym, true)
+		callers, err := edgeNames(ctx, v, sym, true)
 		if err != nil {
 			return nil, err
 		}
 		add("callers", callers)
-		callees, err := v.edgeNames(ctx, sym, false)
+		callees, err := edgeNames(ctx, v, sym, false)
 		if err != nil {
 			return nil, err
 		}
@@ -213,7 +210,7 @@ func (v *view) contextSections(ctx context.Context, sym graph.Symbol) ([]context
 		return secs, nil
 	}
 	if sym.Kind == graph.KindType || sym.Kind == graph.KindInterface {
-		kids, err := v.r.Children(ctx, sym.Repository, sym.Key)
+		kids, err := v.Reader().Children(ctx, sym.Repository, sym.Key)
 		if err != nil {
 			return nil, graph.Wrap(graph.CodeInternal, err, "reading members")
 		}
@@ -228,7 +225,7 @@ func (v *view) contextSections(ctx context.Context, sym graph.Symbol) ([]context
 		add("fields", nameList("fields", fields))
 		add("methods", nameList("methods", methods))
 	}
-	users, err := v.userNames(ctx, sym)
+	users, err := userNames(ctx, v, sym)
 	if err != nil {
 		return nil, err
 	}
@@ -255,12 +252,12 @@ func nameList(title string, names []string) string {
 
 // edgeNames names a function's direct callers or callees, exact edges
 // first, each once; a name from another package carries its package name.
-func (v *view) edgeNames(ctx context.Context, sym graph.Symbol, callers bool) (string, error) {
+func edgeNames(ctx context.Context, v *session.View, sym graph.Symbol, callers bool) (string, error) {
 	q := graph.EdgeQuery{Callers: []string{sym.Key}}
 	if callers {
 		q = graph.EdgeQuery{Callees: []string{sym.Key}}
 	}
-	edges, err := v.r.CallEdges(ctx, q)
+	edges, err := v.Reader().CallEdges(ctx, q)
 	if err != nil {
 		return "", graph.Wrap(graph.CodeInternal, err, "reading call edges")
 	}
@@ -289,7 +286,7 @@ func (v *view) edgeNames(ctx context.Context, sym graph.Symbol, callers bool) (s
 			keys = append(keys, k)
 		}
 	}
-	syms, err := v.r.SymbolsByKeys(ctx, keys)
+	syms, err := v.Reader().SymbolsByKeys(ctx, keys)
 	if err != nil {
 		return "", graph.Wrap(graph.CodeInternal, err, "reading call edges")
 	}
@@ -330,8 +327,8 @@ func relName(sym, s graph.Symbol) string {
 
 // userNames names the declarations that use a non-function symbol, by the
 // enclosing declarations of its references (non-test first).
-func (v *view) userNames(ctx context.Context, sym graph.Symbol) (string, error) {
-	refs, total, err := v.r.Refs(ctx, graph.RefQuery{Targets: []string{sym.Key}, Limit: 200})
+func userNames(ctx context.Context, v *session.View, sym graph.Symbol) (string, error) {
+	refs, total, err := v.Reader().Refs(ctx, graph.RefQuery{Targets: []string{sym.Key}, Limit: 200})
 	if err != nil {
 		return "", graph.Wrap(graph.CodeInternal, err, "reading references")
 	}
@@ -346,7 +343,7 @@ func (v *view) userNames(ctx context.Context, sym graph.Symbol) (string, error) 
 			keys = append(keys, r.Enclosing)
 		}
 	}
-	syms, err := v.r.SymbolsByKeys(ctx, keys)
+	syms, err := v.Reader().SymbolsByKeys(ctx, keys)
 	if err != nil {
 		return "", graph.Wrap(graph.CodeInternal, err, "reading references")
 	}

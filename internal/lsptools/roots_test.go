@@ -1,6 +1,6 @@
 //go:build linux
 
-package query
+package lsptools_test
 
 import (
 	"context"
@@ -16,6 +16,8 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/lsp"
+	"github.com/sextant-dev/sextant/internal/lsptools"
+	"github.com/sextant-dev/sextant/internal/query"
 )
 
 // lspRootsFixture lays base/repo, served by the fake language server, and
@@ -23,7 +25,7 @@ import (
 // would serve too if the bridge let them through. extraRefs, given repo
 // and repo-other, says what goes to LSPFAKE_EXTRA_REFS. It returns the
 // service (rooted at repo alone), repo and repo-other.
-func lspRootsFixture(t *testing.T, extraRefs func(repo, other string) string) (*Service, string, string) {
+func lspRootsFixture(t *testing.T, extraRefs func(repo, other string) string) (*query.Service, string, string) {
 	t.Helper()
 	t.Setenv(lsp.TrustEnv, "1")
 	self, err := os.Executable()
@@ -92,7 +94,7 @@ env = { SEXTANT_LSPFAKE = "1", LSPFAKE_ENCODING = "utf-16", LSPFAKE_EXTRA_REFS =
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	s, err := New(nil, []string{repo}, nil)
+	s, err := query.New(nil, []string{repo}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +163,7 @@ func TestLSPFileArgumentsStayInRoots(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, c := range calls {
-		tl, found := LookupTool(c.tool)
+		tl, found := query.LookupTool(c.tool)
 		if !found {
 			t.Fatalf("no tool %s", c.tool)
 		}
@@ -170,13 +172,13 @@ func TestLSPFileArgumentsStayInRoots(t *testing.T) {
 			_, err := tl.Call(ctx, s, args, nil)
 			got := graph.Code("")
 			if err != nil {
-				got = ErrorOf(err).Code
+				got = query.ErrorOf(err).Code
 			}
 			if got != p.want {
 				t.Errorf("%s %q: %q (%v), want %q", c.tool, p.path, got, err, p.want)
 			}
-			if err != nil && ErrorOf(err).Data["field"] != "file" {
-				t.Errorf("%s %q: the error names field %v, not file", c.tool, p.path, ErrorOf(err).Data["field"])
+			if err != nil && query.ErrorOf(err).Data["field"] != "file" {
+				t.Errorf("%s %q: the error names field %v, not file", c.tool, p.path, query.ErrorOf(err).Data["field"])
 			}
 		}
 	}
@@ -199,7 +201,7 @@ func TestLSPLocationsOutsideRootsNotRead(t *testing.T) {
 			uri(filepath.Join(repo, "emoji.txt")) + "#0:2", // a regular file inside: read
 		}, " ")
 	})
-	out, err := s.LSPReferences(context.Background(), LSPReferencesInput{File: "main.txt", Line: 1, Column: 1}, nil)
+	out, err := s.LSP().References(context.Background(), lsptools.ReferencesInput{File: "main.txt", Line: 1, Column: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,13 +254,13 @@ func TestLSPConfigStaysInRoot(t *testing.T) {
 			if err := c.lay(repo, other); err != nil {
 				t.Fatal(err)
 			}
-			s, err := New(nil, []string{repo}, nil)
+			s, err := query.New(nil, []string{repo}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			_, err = s.LSPDocumentSymbols(context.Background(), LSPFileInput{File: "a.py"}, nil)
-			if e := ErrorOf(err); err == nil || e.Code != c.want || e.Data["field"] != "config" {
+			_, err = s.LSP().DocumentSymbols(context.Background(), lsptools.FileInput{File: "a.py"})
+			if e := query.ErrorOf(err); err == nil || e.Code != c.want || e.Data["field"] != "config" {
 				t.Errorf("got %v (%+v), want %s on field config", err, e, c.want)
 			}
 		})
@@ -290,14 +292,14 @@ func TestLSPRequestURIsStayInRoots(t *testing.T) {
 		{"custom/x", `{"uri":"file:relative.txt"}`, graph.CodeOutsideRoots, "params"},
 		{"workspace/executeCommand", `{"command":"gopls.generate","arguments":[]}`, graph.CodeInvalidArgument, "method"},
 	} {
-		_, err := s.LSPRequest(context.Background(), LSPRequestInput{Method: c.method, Params: c.params, File: "main.txt"}, nil)
+		_, err := s.LSP().Request(context.Background(), lsptools.RequestInput{Method: c.method, Params: c.params, File: "main.txt"})
 		if err == nil {
 			if c.want != "" {
 				t.Errorf("%s %s: answered, want %s", c.method, c.params, c.want)
 			}
 			continue
 		}
-		if e := ErrorOf(err); e.Code != c.want || e.Data["field"] != c.field {
+		if e := query.ErrorOf(err); e.Code != c.want || e.Data["field"] != c.field {
 			t.Errorf("%s %s: %v (%+v), want %q on field %q", c.method, c.params, err, e, c.want, c.field)
 		}
 	}

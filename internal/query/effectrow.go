@@ -10,22 +10,6 @@ import (
 	"github.com/sextant-dev/sextant/internal/index/effects"
 )
 
-// EffectsInput is the input of explain_effects: a function selected as
-// get_symbol selects a symbol.
-type EffectsInput struct {
-	StableKey     string `json:"stable_key,omitempty" jsonschema:"durable key of the function, used alone"`
-	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or pkg.Name to look up"`
-	Repository    string `json:"repository,omitempty" jsonschema:"narrows qualified_name to a repository"`
-	Path          string `json:"path,omitempty" jsonschema:"narrows qualified_name to a path prefix"`
-	File          string `json:"file,omitempty" jsonschema:"resolve name as this Go file's source would"`
-	Name          string `json:"name,omitempty" jsonschema:"with file: Name, Type.Method or pkg.Name"`
-}
-
-func (in EffectsInput) selector() selector {
-	return selector{StableKey: in.StableKey, QualifiedName: in.QualifiedName, Repository: in.Repository,
-		Path: in.Path, File: in.File, Name: in.Name}
-}
-
 // WitnessStep is one step of a witness path: a call site (or, on the last
 // step, the direct cause) in a function.
 type WitnessStep struct {
@@ -45,54 +29,6 @@ type EffectEntry struct {
 	Direct      bool          `json:"direct" jsonschema:"caused in the function itself"`
 	Certain     bool          `json:"certain" jsonschema:"exact calls only; false: possible, via an interface or func value candidate"`
 	Witness     []WitnessStep `json:"witness" jsonschema:"shortest call path from the function to the cause"`
-}
-
-// EffectsOutput is the answer of explain_effects.
-type EffectsOutput struct {
-	Envelope
-	Symbol   *SymbolRef    `json:"symbol,omitempty" jsonschema:"the function"`
-	Analysed bool          `json:"analysed" jsonschema:"false when the index has no row (its package did not type-check)"`
-	Pure     bool          `json:"pure" jsonschema:"analysed, no effect, no unknown call"`
-	Open     *EffectEntry  `json:"open,omitempty" jsonschema:"set when it reaches a call with unknown callee: it may do more than listed"`
-	Results  []EffectEntry `json:"results" jsonschema:"the effects, in taxonomy order"`
-	Caveat   string        `json:"caveat,omitempty" jsonschema:"set when the row may be out of date: the repository was re-indexed in part after an edit"`
-}
-
-// ExplainEffects answers explain_effects.
-func (s *Service) ExplainEffects(ctx context.Context, in EffectsInput, progress func(Progress)) (*EffectsOutput, error) {
-	sel := in.selector()
-	if err := sel.validate(); err != nil {
-		return nil, err
-	}
-	v, err := s.open(ctx, progress)
-	if err != nil {
-		return nil, err
-	}
-	defer v.close()
-	sym, err := v.resolve(ctx, sel)
-	if err != nil {
-		return nil, err
-	}
-	if !sym.Kind.IsFunction() || sym.Kind == graph.KindInterfaceMethod {
-		return nil, graph.Errorf(graph.CodeNotAFunction, "%s is %s %s, not a function or method with a body: explain_effects describes what calling one does; use find_symbol --kind func to find one",
-			sym.QualifiedName, article(string(sym.Kind)), sym.Kind).WithData("kind", string(sym.Kind))
-	}
-	v.use(sym.Repository)
-	row, err := EffectRowOf(ctx, v.r, sym.Key)
-	if err != nil {
-		return nil, err
-	}
-	ref := symbolRef(sym)
-	out := &EffectsOutput{Symbol: &ref, Analysed: row.Analysed, Pure: row.Pure, Open: row.Open, Results: row.Effects}
-	if rp, err := v.repo(sym.Repository); err == nil && len(rp.Snapshot.Amended) > 0 {
-		out.Caveat = amendedCaveat(rp)
-	}
-	if out.Results == nil {
-		out.Results = []EffectEntry{}
-	}
-	out.Envelope = v.envelope()
-	out.page(len(out.Results), 0, len(out.Results), "", "")
-	return out, nil
 }
 
 // EffectRow is one function's effect row with its witnesses spelled out,
@@ -197,55 +133,10 @@ func EffectRowOf(ctx context.Context, r graph.Reader, key string) (EffectRow, er
 	return row, nil
 }
 
-// Text renders the row: a headline, then each effect with its witness.
-func (o *EffectsOutput) Text() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s) %s:%d\n", o.Symbol.QualifiedName, o.Symbol.Kind, o.Symbol.Path, o.Symbol.Line)
-	switch {
-	case !o.Analysed:
-		b.WriteString("not analysed: no effect row in the index (its package did not type-check, or it has no body)\n")
-	case o.Pure:
-		b.WriteString("pure: " + effects.Sentence(graph.EffectPure) + "\n")
-	}
-	for _, e := range o.Results {
-		writeEffect(&b, e)
-	}
-	if o.Open != nil {
-		writeEffect(&b, *o.Open)
-	}
-	if o.Caveat != "" {
-		b.WriteString("caveat: " + o.Caveat + "\n")
-	}
-	writeFreshness(&b, o.Envelope)
-	return b.String()
-}
-
 // amendedCaveat says what an amended snapshot's effect rows may miss.
 func amendedCaveat(rp graph.RepositoryStatus) string {
 	return fmt.Sprintf("%s was re-indexed alone after an edit: its functions' rows are recomputed, but effects reached through interfaces and function values, and the rows of functions elsewhere that call into it, may be out of date until the whole index that follows finishes (seconds)",
 		listSome(rp.Snapshot.Amended, 3))
-}
-
-func writeEffect(b *strings.Builder, e EffectEntry) {
-	how := "transitive"
-	if e.Direct {
-		how = "direct"
-	}
-	cert := "possible"
-	if e.Certain {
-		cert = "certain"
-	}
-	fmt.Fprintf(b, "%s (%s, %s): %s\n", e.Effect, how, cert, e.Explanation)
-	for i, st := range e.Witness {
-		fmt.Fprintf(b, "  %s %s:%d:%d", st.Function, st.Path, st.Line, st.Column)
-		if st.Calls != "" {
-			fmt.Fprintf(b, " → %s", st.Calls)
-		}
-		if i == len(e.Witness)-1 && st.Detail != "" {
-			fmt.Fprintf(b, " (%s)", st.Detail)
-		}
-		b.WriteByte('\n')
-	}
 }
 
 // parseEffects reads a comma-separated effect list for field.

@@ -1,4 +1,4 @@
-package query
+package session
 
 import (
 	"context"
@@ -11,14 +11,14 @@ import (
 // stale one). With the directory watch the check costs nothing while no
 // file changes. refreshed, when set, is told of each check that published
 // a new snapshot; errors are for the next call to report.
-func (s *Service) Watch(ctx context.Context, interval time.Duration, refreshed func(snapshots map[string]int64)) {
+func (s *Session) Watch(ctx context.Context, interval time.Duration, refreshed func(snapshots map[string]int64)) {
 	// The snapshots as they are before the first look, so that a refresh
 	// the first look makes is reported too.
 	last := map[string]int64{}
 	if r, err := s.store.Read(ctx); err == nil {
 		if repos, err := r.Repositories(ctx); err == nil {
 			for _, rp := range repos {
-				if s.isRoot(rp.Root) {
+				if s.IsRoot(rp.Root) {
 					last[rp.Root] = rp.Snapshot.ID
 				}
 			}
@@ -28,17 +28,17 @@ func (s *Service) Watch(ctx context.Context, interval time.Duration, refreshed f
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		if v, err := s.open(ctx, nil); err == nil {
+		if v, err := s.Open(ctx, nil); err == nil {
 			changed := map[string]int64{}
 			for _, r := range v.repos {
-				if s.isRoot(r.Root) && last[r.Root] != r.Snapshot.ID {
+				if s.IsRoot(r.Root) && last[r.Root] != r.Snapshot.ID {
 					if _, seen := last[r.Root]; seen {
 						changed[r.Name] = r.Snapshot.ID
 					}
 					last[r.Root] = r.Snapshot.ID
 				}
 			}
-			v.close()
+			v.Close()
 			if len(changed) > 0 && refreshed != nil {
 				refreshed(changed)
 			}

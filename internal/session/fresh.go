@@ -1,4 +1,4 @@
-package query
+package session
 
 import (
 	"context"
@@ -14,13 +14,21 @@ import (
 	"github.com/sextant-dev/sextant/internal/graph"
 )
 
+// fileSet is the files and directories of one snapshot, whose stats a
+// freshness check compares with the disk.
+type fileSet struct {
+	snapshot int64
+	files    []graph.File
+	dirs     []string
+}
+
 // maxStaleReasons bounds how many changed paths an answer names.
 const maxStaleReasons = 5
 
 // staleness answers whether repo's pinned snapshot still matches the disk.
 // With a directory watch whose queue has stayed empty since a full check
 // found the snapshot fresh, it answers at once; otherwise it stats.
-func (s *Service) staleness(ctx context.Context, r graph.Reader, repo graph.RepositoryStatus) []string {
+func (s *Session) staleness(ctx context.Context, r graph.Reader, repo graph.RepositoryStatus) []string {
 	if !filepath.IsAbs(repo.Root) {
 		// A repository of a shared graph published by CI (root
 		// shared:NAME) has no directory here: it is as fresh as its
@@ -69,15 +77,15 @@ type watchState struct {
 	snapshot int64
 	watch    *dirWatch
 	dirty    bool
-	gen      uint64 // renewed (from Service.watchGen) at every event and with every new watch
+	gen      uint64 // renewed (from Session.watchGen) at every event and with every new watch
 }
 
 // cleanWatch returns the generation of repo's directory watch when this
 // call found the repository fresh by it (no event since a full check
 // found the snapshot matching the disk), else 0: files read since in that
 // generation are unchanged (see lineCache.cached).
-func (v *view) cleanWatch(repo graph.RepositoryStatus) uint64 {
-	if len(v.staleness(repo)) > 0 {
+func (v *View) cleanWatch(repo graph.RepositoryStatus) uint64 {
+	if len(v.Staleness(repo)) > 0 {
 		return 0
 	}
 	v.s.mu.Lock()
@@ -93,7 +101,7 @@ func (v *view) cleanWatch(repo graph.RepositoryStatus) uint64 {
 // a file whose size or modification time differs, a file that is gone, or a
 // directory changed after the snapshot (a file added, removed or renamed)
 // makes the answer stale. It stats, never reads, so it stays cheap.
-func (s *Service) statCheck(repo graph.RepositoryStatus, fs fileSet) []string {
+func (s *Session) statCheck(repo graph.RepositoryStatus, fs fileSet) []string {
 	// Stats go through os.Root like reads: a directory of the snapshot
 	// swapped for a symlink out of the root is not followed.
 	root, err := os.OpenRoot(repo.Root)
@@ -159,7 +167,7 @@ func (s *Service) statCheck(repo graph.RepositoryStatus, fs fileSet) []string {
 // changedSince reports whether a file or directory of repo's snapshot
 // changed on disk after t (or went away): whether a refresh that failed at
 // t is worth trying again.
-func (s *Service) changedSince(ctx context.Context, r graph.Reader, repo graph.RepositoryStatus, t time.Time) bool {
+func (s *Session) changedSince(ctx context.Context, r graph.Reader, repo graph.RepositoryStatus, t time.Time) bool {
 	fs, err := s.fileSet(ctx, r, repo)
 	if err != nil {
 		return true
@@ -189,7 +197,7 @@ func (s *Service) changedSince(ctx context.Context, r graph.Reader, repo graph.R
 
 // fileSet returns the files and directories of repo's snapshot, cached per
 // snapshot id.
-func (s *Service) fileSet(ctx context.Context, r graph.Reader, repo graph.RepositoryStatus) (fileSet, error) {
+func (s *Session) fileSet(ctx context.Context, r graph.Reader, repo graph.RepositoryStatus) (fileSet, error) {
 	s.mu.Lock()
 	fs, ok := s.files[repo.Name]
 	s.mu.Unlock()

@@ -1,4 +1,4 @@
-package query
+package session
 
 import (
 	"context"
@@ -6,31 +6,27 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sextant-dev/sextant/internal/answer"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/live"
 )
 
-// GroupPosition is the group of the compiler-backed position tools
-// (check_file, infer_type, render_ssa): they answer from the live package
-// cache, compiled from the files on disk at the call, not from the index.
-const GroupPosition = "position"
-
-// liveFile resolves the file of a position tool against the roots
+// LiveFile resolves the file of a position tool against the roots
 // directly: the live cache needs no index, so these tools answer before a
 // root was ever indexed. A relative path is taken under the only root
 // (with several roots, under the one root that has it); an absolute path
 // must be inside a root. OUTSIDE_ROOTS otherwise.
-func (s *Service) liveFile(field, file string) (root, rel string, err error) {
-	if err := checkSelector(field, file); err != nil {
+func (s *Session) LiveFile(field, file string) (root, rel string, err error) {
+	if err := answer.CheckSelector(field, file); err != nil {
 		return "", "", err
 	}
 	if file == "" {
-		return "", "", invalid(field, "is required")
+		return "", "", answer.Invalid(field, "is required")
 	}
 	if filepath.IsAbs(file) {
 		clean := filepath.Clean(file)
 		for _, r := range s.roots {
-			if within(r, clean) && len(r) > len(root) {
+			if Within(r, clean) && len(r) > len(root) {
 				root = r
 			}
 		}
@@ -59,18 +55,18 @@ func (s *Service) liveFile(field, file string) (root, rel string, err error) {
 	if len(found) == 1 {
 		return found[0], rel, nil
 	}
-	return "", "", invalid(field, "%s is relative and the server has several roots (%s); give an absolute path", file, strings.Join(s.roots, ", "))
+	return "", "", answer.Invalid(field, "%s is relative and the server has several roots (%s); give an absolute path", file, strings.Join(s.roots, ", "))
 }
 
-// livePackage returns the package of a file from the live cache.
-func (s *Service) livePackage(ctx context.Context, field, file string) (*live.Package, error) {
-	root, rel, err := s.liveFile(field, file)
+// LivePackage returns the package of a file from the live cache.
+func (s *Session) LivePackage(ctx context.Context, field, file string) (*live.Package, error) {
+	root, rel, err := s.LiveFile(field, file)
 	if err != nil {
 		return nil, err
 	}
 	p, err := s.live.Get(ctx, root, rel)
 	if err != nil {
-		if e, ok := asError(err); ok && e.Data != nil && e.Data["field"] != nil {
+		if e, ok := answer.AsError(err); ok && e.Data != nil && e.Data["field"] != nil {
 			e.Data["field"] = field
 		}
 		return nil, err
@@ -78,25 +74,9 @@ func (s *Service) livePackage(ctx context.Context, field, file string) (*live.Pa
 	return p, nil
 }
 
-// liveEnvelope is the envelope of an answer computed from the disk at the
-// call: fresh by construction, and from no snapshot (snapshot_id 0).
-func liveEnvelope() Envelope {
-	return Envelope{Fresh: true}
-}
-
-// relPath renders an absolute filename of a load relative to its root;
-// ok is false for files outside it (the standard library, the module
-// cache), whose paths an answer does not give.
-func relPath(root, filename string) (string, bool) {
-	if filename == "" {
-		return "", false
-	}
-	r, err := filepath.Rel(root, filename)
-	if err != nil || !filepath.IsLocal(r) {
-		return "", false
-	}
-	return filepath.ToSlash(r), true
-}
+// Live is the live package cache: packages compiled from the files on
+// disk, kept until a file they depend on changes.
+func (s *Session) Live() *live.Cache { return s.live }
 
 // readFileStat checks that rel exists under root through os.Root.
 func readFileStat(root, rel string) (bool, error) {

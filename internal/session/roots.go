@@ -1,4 +1,4 @@
-package query
+package session
 
 import (
 	"errors"
@@ -9,73 +9,74 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/sextant-dev/sextant/internal/answer"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/rootfs"
 )
 
-// maxFileBytes bounds what a tool reads of one source file.
-const maxFileBytes = 16 << 20
+// MaxFileBytes bounds what a tool reads of one source file.
+const MaxFileBytes = 16 << 20
 
-// located is a path resolved inside one repository under the roots.
-type located struct {
-	repo graph.RepositoryStatus
-	rel  string // repo-relative, forward slashes; "." for the root itself
+// Located is a path resolved inside one repository under the roots.
+type Located struct {
+	Repo graph.RepositoryStatus
+	Rel  string // repo-relative, forward slashes; "." for the root itself
 }
 
-// locate resolves a file or directory path given by a caller: relative to
+// Locate resolves a file or directory path given by a caller: relative to
 // the repository (or to the only root), or absolute inside a root. A path
 // that leaves the roots, lexically or through a symlink, is OUTSIDE_ROOTS.
-func (v *view) locate(field, p, repository string) (located, error) {
-	if err := checkSelector(field, p); err != nil {
-		return located{}, err
+func (v *View) Locate(field, p, repository string) (Located, error) {
+	if err := answer.CheckSelector(field, p); err != nil {
+		return Located{}, err
 	}
 	if p == "" {
-		return located{}, invalid(field, "is required")
+		return Located{}, answer.Invalid(field, "is required")
 	}
 	if filepath.IsAbs(p) {
 		clean := filepath.Clean(p)
 		var best graph.RepositoryStatus
 		for _, r := range v.repos {
-			if !v.s.isRoot(r.Root) || (repository != "" && r.Name != repository) {
+			if !v.s.IsRoot(r.Root) || (repository != "" && r.Name != repository) {
 				continue
 			}
-			if within(r.Root, clean) && len(r.Root) > len(best.Root) {
+			if Within(r.Root, clean) && len(r.Root) > len(best.Root) {
 				best = r
 			}
 		}
 		if best.Root == "" {
-			return located{}, graph.Errorf(graph.CodeOutsideRoots, "%s is outside the roots this server may read (%s)", p, strings.Join(v.s.roots, ", ")).WithData("field", field)
+			return Located{}, graph.Errorf(graph.CodeOutsideRoots, "%s is outside the roots this server may read (%s)", p, strings.Join(v.s.roots, ", ")).WithData("field", field)
 		}
 		rel, _ := filepath.Rel(best.Root, clean)
-		return v.checkInside(field, located{repo: best, rel: filepath.ToSlash(rel)})
+		return v.checkInside(field, Located{Repo: best, Rel: filepath.ToSlash(rel)})
 	}
-	repo, err := v.repo(repository)
+	repo, err := v.Repo(repository)
 	if err != nil {
-		return located{}, err
+		return Located{}, err
 	}
-	if !v.s.isRoot(repo.Root) {
-		return located{}, graph.Errorf(graph.CodeOutsideRoots, "repository %s (%s) is not under this server's roots, so its files are not read", repo.Name, repo.Root).WithData("field", field)
+	if !v.s.IsRoot(repo.Root) {
+		return Located{}, graph.Errorf(graph.CodeOutsideRoots, "repository %s (%s) is not under this server's roots, so its files are not read", repo.Name, repo.Root).WithData("field", field)
 	}
 	if !filepath.IsLocal(filepath.FromSlash(p)) && filepath.Clean(p) != "." {
-		return located{}, graph.Errorf(graph.CodeOutsideRoots, "%s leaves the repository root; give a path inside it", p).WithData("field", field)
+		return Located{}, graph.Errorf(graph.CodeOutsideRoots, "%s leaves the repository root; give a path inside it", p).WithData("field", field)
 	}
-	return v.checkInside(field, located{repo: repo, rel: filepath.ToSlash(filepath.Clean(p))})
+	return v.checkInside(field, Located{Repo: repo, Rel: filepath.ToSlash(filepath.Clean(p))})
 }
 
 // checkInside follows symlinks through os.Root, which refuses any
 // component that resolves outside the repository root.
-func (v *view) checkInside(field string, l located) (located, error) {
-	root, err := os.OpenRoot(l.repo.Root)
+func (v *View) checkInside(field string, l Located) (Located, error) {
+	root, err := os.OpenRoot(l.Repo.Root)
 	if err != nil {
 		return l, graph.Wrap(graph.CodeReadError, err, "opening repository root")
 	}
 	defer root.Close()
-	_, err = root.Stat(filepath.FromSlash(l.rel))
-	return l, fileError(field, l.rel, err)
+	_, err = root.Stat(filepath.FromSlash(l.Rel))
+	return l, FileError(field, l.Rel, err)
 }
 
-// fileError maps an os.Root error to a coded error.
-func fileError(field, rel string, err error) error {
+// FileError maps an os.Root error to a coded error.
+func FileError(field, rel string, err error) error {
 	switch {
 	case err == nil:
 		return nil
@@ -90,7 +91,7 @@ func fileError(field, rel string, err error) error {
 	case errors.Is(err, syscall.ENXIO), errors.Is(err, syscall.EOPNOTSUPP):
 		return notRegular(field, rel)
 	case errors.Is(err, syscall.ENAMETOOLONG), errors.Is(err, syscall.EINVAL):
-		return invalid(field, "is not a usable path (%v)", errors.Unwrap(err))
+		return answer.Invalid(field, "is not a usable path (%v)", errors.Unwrap(err))
 	}
 	return graph.Wrap(graph.CodeReadError, err, "reading "+rel)
 }
@@ -100,9 +101,9 @@ func notRegular(field, rel string) error {
 		WithData("field", field).WithData("reason", "not_regular")
 }
 
-// openRegular opens rel inside root for reading through rootfs, which
+// OpenRegular opens rel inside root for reading through rootfs, which
 // refuses anything but a regular file without blocking on a FIFO.
-func openRegular(root *os.Root, field, rel string) (*os.File, error) {
+func OpenRegular(root *os.Root, field, rel string) (*os.File, error) {
 	f, err := rootfs.OpenRegular(root, filepath.FromSlash(rel))
 	switch {
 	case err == nil:
@@ -112,40 +113,40 @@ func openRegular(root *os.Root, field, rel string) (*os.File, error) {
 	case errors.Is(err, rootfs.ErrNotRegular):
 		return nil, notRegular(field, rel)
 	}
-	return nil, fileError(field, rel, err)
+	return nil, FileError(field, rel, err)
 }
 
-// readFile reads a regular file inside the repository through os.Root.
+// ReadFile reads a regular file inside the repository through os.Root.
 // Devices, FIFOs and sockets are refused: reading them could block or
 // never end.
-func readFile(repoRoot, rel string) ([]byte, error) {
+func ReadFile(repoRoot, rel string) ([]byte, error) {
 	root, err := os.OpenRoot(repoRoot)
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeReadError, err, "opening repository root")
 	}
 	defer root.Close()
-	return readIn(root, "file", rel)
+	return ReadIn(root, "file", rel)
 }
 
-// readIn reads a regular file of at most maxFileBytes inside root.
-func readIn(root *os.Root, field, rel string) ([]byte, error) {
-	f, err := openRegular(root, field, rel)
+// ReadIn reads a regular file of at most MaxFileBytes inside root.
+func ReadIn(root *os.Root, field, rel string) ([]byte, error) {
+	f, err := OpenRegular(root, field, rel)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeReadError, err, "reading "+rel)
 	}
-	if len(data) > maxFileBytes {
-		return nil, graph.Errorf(graph.CodeReadError, "%s is larger than %d MiB", rel, maxFileBytes>>20).WithData("field", field)
+	if len(data) > MaxFileBytes {
+		return nil, graph.Errorf(graph.CodeReadError, "%s is larger than %d MiB", rel, MaxFileBytes>>20).WithData("field", field)
 	}
 	return data, nil
 }
 
-// within reports whether p is dir or below it.
-func within(dir, p string) bool {
+// Within reports whether p is dir or below it.
+func Within(dir, p string) bool {
 	if p == dir {
 		return true
 	}

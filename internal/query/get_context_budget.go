@@ -5,13 +5,8 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
-	"os"
-	"path"
-	"path/filepath"
-	"sort"
+	"io/fs"
 	"strings"
-
-	"github.com/sextant-dev/sextant/internal/graph"
 )
 
 // GetContextBudgetInput is the input of get_context_budget.
@@ -43,7 +38,7 @@ const budgetNote = "tokens ≈ bytes/4, the usual rate for Go source with common
 
 // GetContextBudget says what loading a file or package costs in tokens,
 // per category, from the source on disk.
-func (s *Service) GetContextBudget(ctx context.Context, in GetContextBudgetInput, progress func(Progress)) (*GetContextBudgetOutput, error) {
+func GetContextBudget(ctx context.Context, s *Service, in GetContextBudgetInput, progress func(Progress)) (*GetContextBudgetOutput, error) {
 	if err := checkSelectors("path", in.Path, "repository", in.Repository); err != nil {
 		return nil, err
 	}
@@ -51,41 +46,26 @@ func (s *Service) GetContextBudget(ctx context.Context, in GetContextBudgetInput
 	if err != nil {
 		return nil, err
 	}
-	defer v.close()
-	loc, err := v.locate("path", in.Path, in.Repository)
+	defer v.Close()
+	loc, err := v.Locate("path", in.Path, in.Repository)
 	if err != nil {
 		return nil, err
 	}
-	v.use(loc.repo.Name)
-	root, err := os.OpenRoot(loc.repo.Root)
+	v.Use(loc.Repo.Name)
+	root, files, isDir, err := goFilesAt(loc, func(e fs.DirEntry) bool {
+		n := e.Name()
+		return !e.IsDir() && strings.HasSuffix(n, ".go") && (in.IncludeTests || !strings.HasSuffix(n, "_test.go"))
+	})
 	if err != nil {
-		return nil, graph.Wrap(graph.CodeReadError, err, "opening repository root")
+		return nil, err
 	}
 	defer root.Close()
-	fi, err := root.Stat(filepath.FromSlash(loc.rel))
-	if err != nil {
-		return nil, fileError("path", loc.rel, err)
+	if isDir && len(files) == 0 {
+		return nil, invalid("path", "%s holds no Go files%s; give a package directory or a .go file", loc.Rel,
+			map[bool]string{true: "", false: " (test files excluded; set include_tests)"}[in.IncludeTests])
 	}
-	files := []string{loc.rel}
-	if fi.IsDir() {
-		entries, err := readDir(root, loc.rel)
-		if err != nil {
-			return nil, fileError("path", loc.rel, err)
-		}
-		files = files[:0]
-		for _, e := range entries {
-			n := e.Name()
-			if !e.IsDir() && strings.HasSuffix(n, ".go") && (in.IncludeTests || !strings.HasSuffix(n, "_test.go")) {
-				files = append(files, path.Join(loc.rel, n))
-			}
-		}
-		sort.Strings(files)
-		if len(files) == 0 {
-			return nil, invalid("path", "%s holds no Go files%s; give a package directory or a .go file", loc.rel,
-				map[bool]string{true: "", false: " (test files excluded; set include_tests)"}[in.IncludeTests])
-		}
-	} else if !strings.HasSuffix(loc.rel, ".go") {
-		return nil, invalid("path", "%s is not a Go file (.go); give a .go file or a package directory", loc.rel)
+	if !isDir && !strings.HasSuffix(loc.Rel, ".go") {
+		return nil, invalid("path", "%s is not a Go file (.go); give a .go file or a package directory", loc.Rel)
 	}
 	cats := map[string]*BudgetRow{}
 	order := []string{"types", "interfaces", "signatures", "consts_vars", "doc_comments", "full_source"}
@@ -93,9 +73,9 @@ func (s *Service) GetContextBudget(ctx context.Context, in GetContextBudgetInput
 		cats[c] = &BudgetRow{Category: c}
 	}
 	bytesOf := map[string]int{}
-	out := &GetContextBudgetOutput{Repository: loc.repo.Name, Path: loc.rel, Files: len(files), Note: budgetNote}
+	out := &GetContextBudgetOutput{Repository: loc.Repo.Name, Path: loc.Rel, Files: len(files), Note: budgetNote}
 	for _, rel := range files {
-		f, err := loadDisk(loc.repo.Root, rel)
+		f, err := loadDisk(loc.Repo.Root, rel)
 		if err != nil {
 			return nil, err
 		}
@@ -112,9 +92,9 @@ func (s *Service) GetContextBudget(ctx context.Context, in GetContextBudgetInput
 		row.Tokens = (bytesOf[c] + 3) / 4
 		out.Results = append(out.Results, *row)
 	}
-	out.Envelope = v.envelope()
+	out.Envelope = v.Envelope()
 	out.Fresh, out.StaleReasons = true, nil // read from disk now
-	out.page(len(out.Results), 0, len(out.Results), "", "")
+	out.Page(len(out.Results), 0, len(out.Results), "", "")
 	return out, nil
 }
 

@@ -1,4 +1,4 @@
-package query
+package lsptools
 
 import (
 	"context"
@@ -8,53 +8,35 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sextant-dev/sextant/internal/answer"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/lsp"
 )
-
-// lspTools are the tools of the language-server bridge, in the lsp group.
-func lspTools() []Tool {
-	request := tool("lsp_request", "Raw language-server request", descLSPRequest, (*Service).LSPRequest).in(GroupLSP)
-	request.ReadOnly, request.Idempotent = false, false // a command may write
-	restart := tool("lsp_restart", "Restart a language server", descLSPRestart, (*Service).LSPRestart).in(GroupLSP)
-	restart.Idempotent = false
-	return []Tool{
-		tool("lsp_diagnostics", "Diagnostics from a language server", descLSPDiagnostics, (*Service).LSPDiagnostics).in(GroupLSP),
-		tool("lsp_hover", "Hover from a language server", descLSPHover, (*Service).LSPHover).in(GroupLSP),
-		tool("lsp_definition", "Definition via a language server", descLSPDefinition, (*Service).LSPDefinition).in(GroupLSP),
-		tool("lsp_references", "References via a language server", descLSPReferences, (*Service).LSPReferences).in(GroupLSP),
-		tool("lsp_document_symbols", "Outline via a language server", descLSPDocumentSymbols, (*Service).LSPDocumentSymbols).in(GroupLSP),
-		tool("lsp_workspace_symbols", "Symbol search via a language server", descLSPWorkspaceSymbols, (*Service).LSPWorkspaceSymbols).in(GroupLSP),
-		tool("lsp_completion", "Completions from a language server", descLSPCompletion, (*Service).LSPCompletion).in(GroupLSP),
-		request,
-		restart,
-	}
-}
 
 const lspErrors = `Errors: LSP_UNAVAILABLE (no server for the file, not installed, or it died: data has its stderr tail; the next call restarts it), LSP_TIMEOUT (no answer in time; the request was cancelled), FILE_NOT_FOUND, OUTSIDE_ROOTS, INVALID_ARGUMENT.`
 
 const lspPositionNote = ` line and column are 1-based, the column in Unicode characters.`
 
-const descLSPDiagnostics = `Errors and warnings for one file from its language server (any language with a configured server: Python via pyright, TypeScript, C/C++, Rust, Go via gopls, ...). The file is re-read from disk and synced first; the call waits until the server has published for the current text and been quiet for about a second, or until wait seconds, then answers INCOMPLETE with what is pending (call again: nothing was cancelled). Rows: path:line:column severity message [source code]. For Go, check_file reads the type checker directly; lsp_hover explains a symbol. ` + lspErrors
+const DescDiagnostics = `Errors and warnings for one file from its language server (any language with a configured server: Python via pyright, TypeScript, C/C++, Rust, Go via gopls, ...). The file is re-read from disk and synced first; the call waits until the server has published for the current text and been quiet for about a second, or until wait seconds, then answers INCOMPLETE with what is pending (call again: nothing was cancelled). Rows: path:line:column severity message [source code]. For Go, check_file reads the type checker directly; lsp_hover explains a symbol. ` + lspErrors
 
-const descLSPHover = `What the language server says about the symbol at a position: its type or signature and documentation, in the server's words.` + lspPositionNote + ` Use lsp_definition to jump to it, lsp_references for its uses, lsp_diagnostics for errors. Says "unsupported by this server" when the server has no hover. ` + lspErrors
+const DescHover = `What the language server says about the symbol at a position: its type or signature and documentation, in the server's words.` + lspPositionNote + ` Use lsp_definition to jump to it, lsp_references for its uses, lsp_diagnostics for errors. Says "unsupported by this server" when the server has no hover. ` + lspErrors
 
-const descLSPDefinition = `Where the symbol at a position is defined, per the language server: path:line:column with the line's text (paths outside the roots are absolute).` + lspPositionNote + ` Use lsp_references for the uses, lsp_hover for the type and docs. Says "unsupported by this server" when the server cannot. ` + lspErrors
+const DescDefinition = `Where the symbol at a position is defined, per the language server: path:line:column with the line's text (paths outside the roots are absolute).` + lspPositionNote + ` Use lsp_references for the uses, lsp_hover for the type and docs. Says "unsupported by this server" when the server cannot. ` + lspErrors
 
-const descLSPReferences = `Every use of the symbol at a position, per the language server, as path:line:column with the line's text, paged with limit and cursor.` + lspPositionNote + ` include_declaration adds the definition. Use lsp_definition for the definition alone; for Go, find_references answers from the index without a server. ` + lspErrors + ` CURSOR_INVALID.`
+const DescReferences = `Every use of the symbol at a position, per the language server, as path:line:column with the line's text, paged with limit and cursor.` + lspPositionNote + ` include_declaration adds the definition. Use lsp_definition for the definition alone; for Go, find_references answers from the index without a server. ` + lspErrors + ` CURSOR_INVALID.`
 
-const descLSPDocumentSymbols = `Outline of one file from its language server: classes, functions, methods, fields, as indented lines "kind name detail line-end_line", nesting shown by indentation. Use lsp_workspace_symbols to search across files; for Go files get_file_outline needs no server. ` + lspErrors
+const DescDocumentSymbols = `Outline of one file from its language server: classes, functions, methods, fields, as indented lines "kind name detail line-end_line", nesting shown by indentation. Use lsp_workspace_symbols to search across files; for Go files get_file_outline needs no server. ` + lspErrors
 
-const descLSPWorkspaceSymbols = `Search symbols by name across the workspace of one language server, chosen by file (any file of that language) or by server name (gopls, pyright, typescript, clangd, rust-analyzer, or a configured one). Rows: kind name container path:line:column; paged with limit and cursor. Use lsp_document_symbols for one file's outline; for Go, find_symbol searches the index. ` + lspErrors + ` CURSOR_INVALID.`
+const DescWorkspaceSymbols = `Search symbols by name across the workspace of one language server, chosen by file (any file of that language) or by server name (gopls, pyright, typescript, clangd, rust-analyzer, or a configured one). Rows: kind name container path:line:column; paged with limit and cursor. Use lsp_document_symbols for one file's outline; for Go, find_symbol searches the index. ` + lspErrors + ` CURSOR_INVALID.`
 
-const descLSPCompletion = `What the language server would complete at a position: the first 50 items, each label, kind and detail.` + lspPositionNote + ` The column is where the cursor sits (after the text typed so far). Use lsp_hover for what a name is. ` + lspErrors
+const DescCompletion = `What the language server would complete at a position: the first 50 items, each label, kind and detail.` + lspPositionNote + ` The column is where the cursor sits (after the text typed so far). Use lsp_hover for what a name is. ` + lspErrors
 
-const descLSPRequest = `Send any request to a language server, including a server's custom methods (configured in sextant.toml as custom_methods): method and params as JSON, positions in params exactly as LSP counts them (0-based, in the position_encoding the answer names); file: URIs in params must name places inside the roots, and workspace/executeCommand is refused. The file, when given, is synced first and picks the server; otherwise name the server. Returns the raw JSON result. Prefer the typed tools: lsp_hover, lsp_definition, lsp_references, lsp_diagnostics. ` + lspErrors
+const DescRequest = `Send any request to a language server, including a server's custom methods (configured in sextant.toml as custom_methods): method and params as JSON, positions in params exactly as LSP counts them (0-based, in the position_encoding the answer names); file: URIs in params must name places inside the roots, and workspace/executeCommand is refused. The file, when given, is synced first and picks the server; otherwise name the server. Returns the raw JSON result. Prefer the typed tools: lsp_hover, lsp_definition, lsp_references, lsp_diagnostics. ` + lspErrors
 
-const descLSPRestart = `Stop and restart the language server for a file's language (or named server) in its root, optionally with a new hard memory cap in MiB (memory_mb; -1 for none). Use it when a server answers wrongly, is SERVER LARGE, or keeps timing out; lsp_diagnostics and the other lsp tools restart a dead server by themselves. Returns the new process id, its cap and encoding. ` + lspErrors
+const DescRestart = `Stop and restart the language server for a file's language (or named server) in its root, optionally with a new hard memory cap in MiB (memory_mb; -1 for none). Use it when a server answers wrongly, is SERVER LARGE, or keeps timing out; lsp_diagnostics and the other lsp tools restart a dead server by themselves. Returns the new process id, its cap and encoding. ` + lspErrors
 
-// LSPPositionInput names a position in a file.
-type LSPPositionInput struct {
+// PositionInput names a position in a file.
+type PositionInput struct {
 	File   string `json:"file" jsonschema:"the file, root-relative or absolute inside a root"`
 	Line   int    `json:"line" jsonschema:"1-based line number in the file"`
 	Column int    `json:"column" jsonschema:"1-based column, counted in Unicode characters"`
@@ -62,52 +44,52 @@ type LSPPositionInput struct {
 
 // --- lsp_diagnostics
 
-// LSPDiagnosticsInput is the input of lsp_diagnostics.
-type LSPDiagnosticsInput struct {
+// DiagnosticsInput is the input of lsp_diagnostics.
+type DiagnosticsInput struct {
 	File   string `json:"file" jsonschema:"the file to check, root-relative or absolute inside a root"`
 	Wait   int    `json:"wait,omitempty" jsonschema:"seconds to wait for the server to settle, 0 to 600 (default 25); then INCOMPLETE"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"diagnostics per page, 1 to 500 (default 50)"`
 	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page of the same call"`
 }
 
-// LSPDiagnostic is one diagnostic.
-type LSPDiagnostic struct {
-	LSPLocation
+// Diagnostic is one diagnostic.
+type Diagnostic struct {
+	Location
 	Severity string `json:"severity" jsonschema:"error, warning, information or hint"`
 	Source   string `json:"source,omitempty" jsonschema:"what reported it (compiler, linter)"`
 	Code     string `json:"code,omitempty" jsonschema:"the diagnostic's code"`
 	Message  string `json:"message" jsonschema:"the message"`
 }
 
-// LSPDiagnosticsOutput is the answer of lsp_diagnostics.
-type LSPDiagnosticsOutput struct {
-	Envelope
-	LSPStatus
-	Complete bool            `json:"complete" jsonschema:"true when the server settled; false: INCOMPLETE, see pending"`
-	Pending  []string        `json:"pending,omitempty" jsonschema:"what the server had not finished when the wait ended"`
-	WaitedMS int64           `json:"waited_ms" jsonschema:"how long the call waited"`
-	Results  []LSPDiagnostic `json:"results" jsonschema:"the diagnostics of the current text"`
+// DiagnosticsOutput is the answer of lsp_diagnostics.
+type DiagnosticsOutput struct {
+	answer.Envelope
+	Status
+	Complete bool         `json:"complete" jsonschema:"true when the server settled; false: INCOMPLETE, see pending"`
+	Pending  []string     `json:"pending,omitempty" jsonschema:"what the server had not finished when the wait ended"`
+	WaitedMS int64        `json:"waited_ms" jsonschema:"how long the call waited"`
+	Results  []Diagnostic `json:"results" jsonschema:"the diagnostics of the current text"`
 }
 
 var severities = []string{"", "error", "warning", "information", "hint"}
 
-// LSPDiagnostics waits for and returns a file's diagnostics.
-func (s *Service) LSPDiagnostics(ctx context.Context, in LSPDiagnosticsInput, _ func(Progress)) (*LSPDiagnosticsOutput, error) {
+// Diagnostics waits for and returns a file's diagnostics.
+func (b *Bridge) Diagnostics(ctx context.Context, in DiagnosticsInput) (*DiagnosticsOutput, error) {
 	wait := 25 * time.Second
 	switch {
 	case in.Wait < 0 || in.Wait > 600:
-		return nil, invalid("wait", "must be between 0 and 600 seconds (got %d)", in.Wait)
+		return nil, answer.Invalid("wait", "must be between 0 and 600 seconds (got %d)", in.Wait)
 	case in.Wait > 0:
 		wait = time.Duration(in.Wait) * time.Second
 	}
-	c, err := s.lspOpen(ctx, "file", in.File)
+	c, err := b.open(ctx, "file", in.File)
 	if err != nil {
 		return nil, err
 	}
 	defer c.release()
 	res := c.lease.Diagnostics(ctx, c.uri, wait)
-	out := &LSPDiagnosticsOutput{LSPStatus: c.status(), Complete: res.Complete, Pending: res.Pending, WaitedMS: res.Waited.Milliseconds()}
-	all := make([]LSPDiagnostic, 0, len(res.Diagnostics))
+	out := &DiagnosticsOutput{Status: c.status(), Complete: res.Complete, Pending: res.Pending, WaitedMS: res.Waited.Milliseconds()}
+	all := make([]Diagnostic, 0, len(res.Diagnostics))
 	for _, d := range res.Diagnostics {
 		sev := "error"
 		if d.Severity > 0 && d.Severity < len(severities) {
@@ -117,7 +99,7 @@ func (s *Service) LSPDiagnostics(ctx context.Context, in LSPDiagnosticsInput, _ 
 		if len(d.Code) > 0 {
 			code = strings.Trim(string(d.Code), `"`)
 		}
-		all = append(all, LSPDiagnostic{LSPLocation: c.location(c.uri, d.Range), Severity: sev, Source: d.Source, Code: code, Message: d.Message})
+		all = append(all, Diagnostic{Location: c.location(c.uri, d.Range), Severity: sev, Source: d.Source, Code: code, Message: d.Message})
 	}
 	sort.SliceStable(all, func(i, j int) bool {
 		if all[i].Line != all[j].Line {
@@ -125,7 +107,7 @@ func (s *Service) LSPDiagnostics(ctx context.Context, in LSPDiagnosticsInput, _ 
 		}
 		return all[i].Column < all[j].Column
 	})
-	off, end, err := pageOf(&out.Envelope, len(all), in.Limit, in.Cursor, "lsp_diagnostics", c.file.rel, fingerprint(all))
+	off, end, err := answer.PageOf(&out.Envelope, len(all), in.Limit, in.Cursor, "lsp_diagnostics", c.file.rel, answer.Fingerprint(all))
 	if err != nil {
 		return nil, err
 	}
@@ -134,9 +116,9 @@ func (s *Service) LSPDiagnostics(ctx context.Context, in LSPDiagnosticsInput, _ 
 }
 
 // Text renders the diagnostics one per line.
-func (o *LSPDiagnosticsOutput) Text() string {
+func (o *DiagnosticsOutput) Text() string {
 	var b strings.Builder
-	b.WriteString(o.LSPStatus.text())
+	b.WriteString(o.Status.text())
 	if !o.Complete {
 		fmt.Fprintf(&b, "INCOMPLETE after %.1fs; pending: %s. Call again to keep waiting (nothing was cancelled).\n", float64(o.WaitedMS)/1000, strings.Join(o.Pending, "; "))
 	}
@@ -148,7 +130,7 @@ func (o *LSPDiagnosticsOutput) Text() string {
 		}
 	}
 	for _, d := range o.Results {
-		fmt.Fprintf(&b, "%s:%d:%d %s %s", d.Path, d.Line, d.Column, d.Severity, oneLine(d.Message))
+		fmt.Fprintf(&b, "%s:%d:%d %s %s", d.Path, d.Line, d.Column, d.Severity, answer.OneLine(d.Message))
 		if d.Source != "" || d.Code != "" {
 			fmt.Fprintf(&b, " [%s]", strings.TrimSpace(d.Source+" "+d.Code))
 		}
@@ -158,7 +140,7 @@ func (o *LSPDiagnosticsOutput) Text() string {
 	return b.String()
 }
 
-func pageFooter(b *strings.Builder, env Envelope) {
+func pageFooter(b *strings.Builder, env answer.Envelope) {
 	if env.Truncated && env.NextCursor != nil {
 		fmt.Fprintf(b, "(%d of %d; pass cursor %s for more)\n", env.Returned, env.Total, *env.NextCursor)
 	}
@@ -166,18 +148,18 @@ func pageFooter(b *strings.Builder, env Envelope) {
 
 // --- lsp_hover
 
-// LSPHoverOutput is the answer of lsp_hover.
-type LSPHoverOutput struct {
-	Envelope
-	LSPStatus
-	Unsupported bool         `json:"unsupported,omitempty" jsonschema:"true when the server does not offer this"`
-	Contents    string       `json:"contents" jsonschema:"the hover text (markdown or plain), empty when the server has nothing there"`
-	Range       *LSPLocation `json:"range,omitempty" jsonschema:"the span the hover is about"`
+// HoverOutput is the answer of lsp_hover.
+type HoverOutput struct {
+	answer.Envelope
+	Status
+	Unsupported bool      `json:"unsupported,omitempty" jsonschema:"true when the server does not offer this"`
+	Contents    string    `json:"contents" jsonschema:"the hover text (markdown or plain), empty when the server has nothing there"`
+	Range       *Location `json:"range,omitempty" jsonschema:"the span the hover is about"`
 }
 
-// LSPHover asks the server about the symbol at a position.
-func (s *Service) LSPHover(ctx context.Context, in LSPPositionInput, _ func(Progress)) (*LSPHoverOutput, error) {
-	c, err := s.lspOpen(ctx, "file", in.File)
+// Hover asks the server about the symbol at a position.
+func (b *Bridge) Hover(ctx context.Context, in PositionInput) (*HoverOutput, error) {
+	c, err := b.open(ctx, "file", in.File)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +168,7 @@ func (s *Service) LSPHover(ctx context.Context, in LSPPositionInput, _ func(Prog
 	if err != nil {
 		return nil, err
 	}
-	out := &LSPHoverOutput{LSPStatus: c.status()}
+	out := &HoverOutput{Status: c.status()}
 	out.Fresh = true
 	if c.unsupported("hoverProvider") {
 		out.Unsupported = true
@@ -242,8 +224,8 @@ func markup(raw json.RawMessage) string {
 }
 
 // Text is the hover itself.
-func (o *LSPHoverOutput) Text() string {
-	st := o.LSPStatus.text()
+func (o *HoverOutput) Text() string {
+	st := o.Status.text()
 	switch {
 	case o.Unsupported:
 		return st + "unsupported by this server (" + o.Server + " has no hover)\n"
@@ -255,21 +237,21 @@ func (o *LSPHoverOutput) Text() string {
 
 // --- lsp_definition
 
-// LSPLocationsOutput is the answer of lsp_definition and lsp_references.
-type LSPLocationsOutput struct {
-	Envelope
-	LSPStatus
-	Unsupported bool          `json:"unsupported,omitempty" jsonschema:"true when the server does not offer this"`
-	Results     []LSPLocation `json:"results" jsonschema:"the places found"`
+// LocationsOutput is the answer of lsp_definition and lsp_references.
+type LocationsOutput struct {
+	answer.Envelope
+	Status
+	Unsupported bool       `json:"unsupported,omitempty" jsonschema:"true when the server does not offer this"`
+	Results     []Location `json:"results" jsonschema:"the places found"`
 }
 
-// LSPDefinition asks where the symbol at a position is defined.
-func (s *Service) LSPDefinition(ctx context.Context, in LSPPositionInput, _ func(Progress)) (*LSPLocationsOutput, error) {
-	return s.lspLocations(ctx, in, "definitionProvider", "textDocument/definition", nil, 0, "")
+// Definition asks where the symbol at a position is defined.
+func (b *Bridge) Definition(ctx context.Context, in PositionInput) (*LocationsOutput, error) {
+	return b.locations(ctx, in, "definitionProvider", "textDocument/definition", nil, 0, "")
 }
 
-// LSPReferencesInput is the input of lsp_references.
-type LSPReferencesInput struct {
+// ReferencesInput is the input of lsp_references.
+type ReferencesInput struct {
 	File               string `json:"file" jsonschema:"the file, root-relative or absolute inside a root"`
 	Line               int    `json:"line" jsonschema:"1-based line number in the file"`
 	Column             int    `json:"column" jsonschema:"1-based column, counted in Unicode characters"`
@@ -278,15 +260,15 @@ type LSPReferencesInput struct {
 	Cursor             string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page of the same call"`
 }
 
-// LSPReferences asks for every use of the symbol at a position.
-func (s *Service) LSPReferences(ctx context.Context, in LSPReferencesInput, _ func(Progress)) (*LSPLocationsOutput, error) {
+// References asks for every use of the symbol at a position.
+func (b *Bridge) References(ctx context.Context, in ReferencesInput) (*LocationsOutput, error) {
 	decl := in.IncludeDeclaration != nil && *in.IncludeDeclaration
-	return s.lspLocations(ctx, LSPPositionInput{File: in.File, Line: in.Line, Column: in.Column}, "referencesProvider", "textDocument/references",
+	return b.locations(ctx, PositionInput{File: in.File, Line: in.Line, Column: in.Column}, "referencesProvider", "textDocument/references",
 		map[string]any{"context": map[string]any{"includeDeclaration": decl}}, in.Limit, in.Cursor)
 }
 
-func (s *Service) lspLocations(ctx context.Context, in LSPPositionInput, capability, method string, extra map[string]any, limit int, cur string) (*LSPLocationsOutput, error) {
-	c, err := s.lspOpen(ctx, "file", in.File)
+func (b *Bridge) locations(ctx context.Context, in PositionInput, capability, method string, extra map[string]any, limit int, cur string) (*LocationsOutput, error) {
+	c, err := b.open(ctx, "file", in.File)
 	if err != nil {
 		return nil, err
 	}
@@ -298,7 +280,7 @@ func (s *Service) lspLocations(ctx context.Context, in LSPPositionInput, capabil
 	for k, v := range extra {
 		params[k] = v
 	}
-	out := &LSPLocationsOutput{LSPStatus: c.status(), Results: []LSPLocation{}}
+	out := &LocationsOutput{Status: c.status(), Results: []Location{}}
 	if c.unsupported(capability) {
 		out.Unsupported = true
 		out.Fresh = true
@@ -309,7 +291,7 @@ func (s *Service) lspLocations(ctx context.Context, in LSPPositionInput, capabil
 		return nil, err
 	}
 	all := c.locations(raw)
-	off, end, err := pageOf(&out.Envelope, len(all), limit, cur, method, c.file.rel, in.Line, in.Column, extra)
+	off, end, err := answer.PageOf(&out.Envelope, len(all), limit, cur, method, c.file.rel, in.Line, in.Column, extra)
 	if err != nil {
 		return nil, err
 	}
@@ -318,7 +300,7 @@ func (s *Service) lspLocations(ctx context.Context, in LSPPositionInput, capabil
 }
 
 // locations decodes Location, Location[] or LocationLink[], sorted.
-func (c *lspCall) locations(raw json.RawMessage) []LSPLocation {
+func (c *lspCall) locations(raw json.RawMessage) []Location {
 	type loc struct {
 		URI                  string     `json:"uri"`
 		Range                *lsp.Range `json:"range"`
@@ -332,7 +314,7 @@ func (c *lspCall) locations(raw json.RawMessage) []LSPLocation {
 			list = []loc{one}
 		}
 	}
-	out := []LSPLocation{}
+	out := []Location{}
 	for _, l := range list {
 		switch {
 		case l.TargetURI != "" && l.TargetSelectionRange != nil:
@@ -354,16 +336,22 @@ func (c *lspCall) locations(raw json.RawMessage) []LSPLocation {
 	return out
 }
 
-// Text lists path:line:column per place.
-func (o *LSPLocationsOutput) Text() string {
-	var b strings.Builder
-	b.WriteString(o.LSPStatus.text())
+// writeHead writes the status lines that precede an answer, then says
+// when the server cannot answer or has nothing (none) to list.
+func writeHead(b *strings.Builder, st Status, unsupported bool, total int, none string) {
+	b.WriteString(st.text())
 	switch {
-	case o.Unsupported:
-		b.WriteString("unsupported by this server (" + o.Server + ")\n")
-	case o.Total == 0:
-		b.WriteString("nothing found at this position\n")
+	case unsupported:
+		b.WriteString("unsupported by this server (" + st.Server + ")\n")
+	case total == 0:
+		b.WriteString(none)
 	}
+}
+
+// Text lists path:line:column per place.
+func (o *LocationsOutput) Text() string {
+	var b strings.Builder
+	writeHead(&b, o.Status, o.Unsupported, o.Total, "nothing found at this position\n")
 	for _, l := range o.Results {
 		b.WriteString(l.String() + "\n")
 	}
@@ -373,29 +361,29 @@ func (o *LSPLocationsOutput) Text() string {
 
 // --- lsp_document_symbols
 
-// LSPFileInput names a file.
-type LSPFileInput struct {
+// FileInput names a file.
+type FileInput struct {
 	File string `json:"file" jsonschema:"the file, root-relative or absolute inside a root"`
 }
 
-// LSPSymbol is one symbol of an outline or a search.
-type LSPSymbol struct {
+// Symbol is one symbol of an outline or a search.
+type Symbol struct {
 	Name      string `json:"name" jsonschema:"the symbol's name"`
 	Kind      string `json:"kind" jsonschema:"class, method, function, field, variable, ... (LSP symbol kinds)"`
 	Detail    string `json:"detail,omitempty" jsonschema:"signature or type, when the server gives one"`
 	Container string `json:"container,omitempty" jsonschema:"the enclosing symbol"`
 	Depth     int    `json:"depth" jsonschema:"nesting depth in the outline, 0 at the top"`
-	LSPLocation
+	Location
 }
 
-// LSPSymbolsOutput is the answer of lsp_document_symbols and
+// SymbolsOutput is the answer of lsp_document_symbols and
 // lsp_workspace_symbols.
-type LSPSymbolsOutput struct {
-	Envelope
-	LSPStatus
-	Unsupported bool        `json:"unsupported,omitempty" jsonschema:"true when the server does not offer this"`
-	Outline     bool        `json:"outline,omitempty" jsonschema:"true for one file's outline (indented by depth)"`
-	Results     []LSPSymbol `json:"results" jsonschema:"the symbols, in source order for an outline"`
+type SymbolsOutput struct {
+	answer.Envelope
+	Status
+	Unsupported bool     `json:"unsupported,omitempty" jsonschema:"true when the server does not offer this"`
+	Outline     bool     `json:"outline,omitempty" jsonschema:"true for one file's outline (indented by depth)"`
+	Results     []Symbol `json:"results" jsonschema:"the symbols, in source order for an outline"`
 }
 
 var symbolKinds = []string{"", "file", "module", "namespace", "package", "class", "method", "property", "field",
@@ -423,14 +411,14 @@ type rawSymbol struct {
 	} `json:"location"`
 }
 
-// LSPDocumentSymbols outlines a file.
-func (s *Service) LSPDocumentSymbols(ctx context.Context, in LSPFileInput, _ func(Progress)) (*LSPSymbolsOutput, error) {
-	c, err := s.lspOpen(ctx, "file", in.File)
+// DocumentSymbols outlines a file.
+func (b *Bridge) DocumentSymbols(ctx context.Context, in FileInput) (*SymbolsOutput, error) {
+	c, err := b.open(ctx, "file", in.File)
 	if err != nil {
 		return nil, err
 	}
 	defer c.release()
-	out := &LSPSymbolsOutput{LSPStatus: c.status(), Outline: true, Results: []LSPSymbol{}}
+	out := &SymbolsOutput{Status: c.status(), Outline: true, Results: []Symbol{}}
 	out.Fresh = true
 	if c.unsupported("documentSymbolProvider") {
 		out.Unsupported = true
@@ -458,34 +446,28 @@ func (s *Service) LSPDocumentSymbols(ctx context.Context, in LSPFileInput, _ fun
 }
 
 // symbol converts a DocumentSymbol, SymbolInformation or WorkspaceSymbol.
-func (c *lspCall) symbol(r rawSymbol, uri string) LSPSymbol {
-	sym := LSPSymbol{Name: r.Name, Kind: lspKindName(r.Kind), Detail: oneLine(r.Detail), Container: r.ContainerName}
+func (c *lspCall) symbol(r rawSymbol, uri string) Symbol {
+	sym := Symbol{Name: r.Name, Kind: lspKindName(r.Kind), Detail: answer.OneLine(r.Detail), Container: r.ContainerName}
 	switch {
 	case r.SelectionRange != nil:
-		sym.LSPLocation = c.location(uri, *r.SelectionRange)
+		sym.Location = c.location(uri, *r.SelectionRange)
 		if r.Range != nil {
 			full := c.location(uri, *r.Range)
 			sym.EndLine, sym.EndColumn = full.EndLine, full.EndColumn
 		}
 	case r.Location != nil && r.Location.Range != nil:
-		sym.LSPLocation = c.location(r.Location.URI, *r.Location.Range)
+		sym.Location = c.location(r.Location.URI, *r.Location.Range)
 	case r.Location != nil:
-		sym.LSPLocation = c.location(r.Location.URI, lsp.Range{})
+		sym.Location = c.location(r.Location.URI, lsp.Range{})
 	}
 	sym.Text = ""
 	return sym
 }
 
 // Text renders an outline as indented lines, a search as one line each.
-func (o *LSPSymbolsOutput) Text() string {
+func (o *SymbolsOutput) Text() string {
 	var b strings.Builder
-	b.WriteString(o.LSPStatus.text())
-	switch {
-	case o.Unsupported:
-		b.WriteString("unsupported by this server (" + o.Server + ")\n")
-	case o.Total == 0:
-		b.WriteString("no symbols\n")
-	}
+	writeHead(&b, o.Status, o.Unsupported, o.Total, "no symbols\n")
 	for _, s := range o.Results {
 		if o.Outline {
 			fmt.Fprintf(&b, "%s%s %s", strings.Repeat("  ", s.Depth), s.Kind, s.Name)
@@ -507,8 +489,8 @@ func (o *LSPSymbolsOutput) Text() string {
 
 // --- lsp_workspace_symbols
 
-// LSPWorkspaceSymbolsInput is the input of lsp_workspace_symbols.
-type LSPWorkspaceSymbolsInput struct {
+// WorkspaceSymbolsInput is the input of lsp_workspace_symbols.
+type WorkspaceSymbolsInput struct {
 	Query  string `json:"query" jsonschema:"the name or part of it, as the server matches (often fuzzy)"`
 	File   string `json:"file,omitempty" jsonschema:"any file of the language, to pick its server and root"`
 	Server string `json:"server,omitempty" jsonschema:"the server by name instead of file (gopls, pyright, ...)"`
@@ -516,17 +498,17 @@ type LSPWorkspaceSymbolsInput struct {
 	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page of the same call"`
 }
 
-// LSPWorkspaceSymbols searches the server's workspace.
-func (s *Service) LSPWorkspaceSymbols(ctx context.Context, in LSPWorkspaceSymbolsInput, _ func(Progress)) (*LSPSymbolsOutput, error) {
-	if err := checkSelector("query", in.Query); err != nil {
+// WorkspaceSymbols searches the server's workspace.
+func (b *Bridge) WorkspaceSymbols(ctx context.Context, in WorkspaceSymbolsInput) (*SymbolsOutput, error) {
+	if err := answer.CheckSelector("query", in.Query); err != nil {
 		return nil, err
 	}
-	c, err := s.lspByServerOrFile(ctx, in.Server, in.File)
+	c, err := b.byServerOrFile(ctx, in.Server, in.File)
 	if err != nil {
 		return nil, err
 	}
 	defer c.release()
-	out := &LSPSymbolsOutput{LSPStatus: c.status(), Results: []LSPSymbol{}}
+	out := &SymbolsOutput{Status: c.status(), Results: []Symbol{}}
 	if c.unsupported("workspaceSymbolProvider") {
 		out.Unsupported = true
 		out.Fresh = true
@@ -536,11 +518,11 @@ func (s *Service) LSPWorkspaceSymbols(ctx context.Context, in LSPWorkspaceSymbol
 	if err := c.lease.Call(ctx, "workspace/symbol", map[string]any{"query": in.Query}, &raw); err != nil {
 		return nil, err
 	}
-	all := make([]LSPSymbol, 0, len(raw))
+	all := make([]Symbol, 0, len(raw))
 	for _, r := range raw {
 		all = append(all, c.symbol(r, ""))
 	}
-	off, end, err := pageOf(&out.Envelope, len(all), in.Limit, in.Cursor, "workspace/symbol", c.spec.Name, in.Query)
+	off, end, err := answer.PageOf(&out.Envelope, len(all), in.Limit, in.Cursor, "workspace/symbol", c.spec.Name, in.Query)
 	if err != nil {
 		return nil, err
 	}
@@ -548,34 +530,34 @@ func (s *Service) LSPWorkspaceSymbols(ctx context.Context, in LSPWorkspaceSymbol
 	return out, nil
 }
 
-// lspByServerOrFile acquires the server named, or the one for file
+// byServerOrFile acquires the server named, or the one for file
 // (synced first).
-func (s *Service) lspByServerOrFile(ctx context.Context, server, file string) (*lspCall, error) {
+func (b *Bridge) byServerOrFile(ctx context.Context, server, file string) (*lspCall, error) {
 	if server == "" && file != "" {
-		return s.lspOpen(ctx, "file", file)
+		return b.open(ctx, "file", file)
 	}
-	spec, root, err := s.lspServerByName(server, file)
+	spec, root, err := b.serverByName(server, file)
 	if err != nil {
 		return nil, err
 	}
-	return s.lspAcquire(ctx, spec, root)
+	return b.acquire(ctx, spec, root)
 }
 
 // --- lsp_completion
 
-// LSPCompletionItem is one completion.
-type LSPCompletionItem struct {
+// CompletionItem is one completion.
+type CompletionItem struct {
 	Label  string `json:"label" jsonschema:"the text offered"`
 	Kind   string `json:"kind,omitempty" jsonschema:"method, function, variable, ... (LSP completion kinds)"`
 	Detail string `json:"detail,omitempty" jsonschema:"type or signature"`
 }
 
-// LSPCompletionOutput is the answer of lsp_completion.
-type LSPCompletionOutput struct {
-	Envelope
-	LSPStatus
-	Unsupported bool                `json:"unsupported,omitempty" jsonschema:"true when the server does not offer this"`
-	Results     []LSPCompletionItem `json:"results" jsonschema:"the first 50 completions, in the server's order"`
+// CompletionOutput is the answer of lsp_completion.
+type CompletionOutput struct {
+	answer.Envelope
+	Status
+	Unsupported bool             `json:"unsupported,omitempty" jsonschema:"true when the server does not offer this"`
+	Results     []CompletionItem `json:"results" jsonschema:"the first 50 completions, in the server's order"`
 }
 
 var completionKinds = []string{"", "text", "method", "function", "constructor", "field", "variable", "class",
@@ -585,9 +567,9 @@ var completionKinds = []string{"", "text", "method", "function", "constructor", 
 // maxCompletions is how many completions an answer carries.
 const maxCompletions = 50
 
-// LSPCompletion asks what could be typed at a position.
-func (s *Service) LSPCompletion(ctx context.Context, in LSPPositionInput, _ func(Progress)) (*LSPCompletionOutput, error) {
-	c, err := s.lspOpen(ctx, "file", in.File)
+// Completion asks what could be typed at a position.
+func (b *Bridge) Completion(ctx context.Context, in PositionInput) (*CompletionOutput, error) {
+	c, err := b.open(ctx, "file", in.File)
 	if err != nil {
 		return nil, err
 	}
@@ -596,7 +578,7 @@ func (s *Service) LSPCompletion(ctx context.Context, in LSPPositionInput, _ func
 	if err != nil {
 		return nil, err
 	}
-	out := &LSPCompletionOutput{LSPStatus: c.status(), Results: []LSPCompletionItem{}}
+	out := &CompletionOutput{Status: c.status(), Results: []CompletionItem{}}
 	out.Fresh = true
 	if c.unsupported("completionProvider") {
 		out.Unsupported = true
@@ -638,22 +620,16 @@ func (s *Service) LSPCompletion(ctx context.Context, in LSPPositionInput, _ func
 		if it.Kind > 0 && it.Kind < len(completionKinds) {
 			k = completionKinds[it.Kind]
 		}
-		out.Results = append(out.Results, LSPCompletionItem{Label: it.Label, Kind: k, Detail: oneLine(it.Detail)})
+		out.Results = append(out.Results, CompletionItem{Label: it.Label, Kind: k, Detail: answer.OneLine(it.Detail)})
 	}
 	out.Total, out.Returned, out.Truncated = len(items), len(out.Results), len(items) > len(out.Results)
 	return out, nil
 }
 
 // Text lists one completion per line.
-func (o *LSPCompletionOutput) Text() string {
+func (o *CompletionOutput) Text() string {
 	var b strings.Builder
-	b.WriteString(o.LSPStatus.text())
-	switch {
-	case o.Unsupported:
-		b.WriteString("unsupported by this server (" + o.Server + ")\n")
-	case o.Total == 0:
-		b.WriteString("no completions\n")
-	}
+	writeHead(&b, o.Status, o.Unsupported, o.Total, "no completions\n")
 	for _, it := range o.Results {
 		b.WriteString(it.Label)
 		if it.Kind != "" {
@@ -672,8 +648,8 @@ func (o *LSPCompletionOutput) Text() string {
 
 // --- lsp_request
 
-// LSPRequestInput is the input of lsp_request.
-type LSPRequestInput struct {
+// RequestInput is the input of lsp_request.
+type RequestInput struct {
 	Method  string `json:"method" jsonschema:"the LSP or custom method, e.g. textDocument/typeDefinition"`
 	Params  string `json:"params,omitempty" jsonschema:"the params as a JSON object or array; $file_uri inside is replaced by the file's URI"`
 	File    string `json:"file,omitempty" jsonschema:"a file to sync first; it also picks the server and root"`
@@ -681,10 +657,10 @@ type LSPRequestInput struct {
 	Timeout int    `json:"timeout,omitempty" jsonschema:"seconds to wait for the answer, 1 to 600 (default: the configured request timeout)"`
 }
 
-// LSPRequestOutput is the answer of lsp_request.
-type LSPRequestOutput struct {
-	Envelope
-	LSPStatus
+// RequestOutput is the answer of lsp_request.
+type RequestOutput struct {
+	answer.Envelope
+	Status
 	FileURI       string   `json:"file_uri,omitempty" jsonschema:"the URI of the synced file"`
 	CustomMethods []string `json:"custom_methods,omitempty" jsonschema:"the custom methods configured for this server"`
 	Result        any      `json:"result" jsonschema:"the server's result, as it sent it"`
@@ -693,27 +669,27 @@ type LSPRequestOutput struct {
 // maxRawResult bounds the raw result an answer carries.
 const maxRawResult = 200 << 10
 
-// LSPRequest sends a raw request.
-func (s *Service) LSPRequest(ctx context.Context, in LSPRequestInput, _ func(Progress)) (*LSPRequestOutput, error) {
-	if err := checkSelector("method", in.Method); err != nil {
+// Request sends a raw request.
+func (b *Bridge) Request(ctx context.Context, in RequestInput) (*RequestOutput, error) {
+	if err := answer.CheckSelector("method", in.Method); err != nil {
 		return nil, err
 	}
 	if in.Method == "" {
-		return nil, invalid("method", "is required")
+		return nil, answer.Invalid("method", "is required")
 	}
 	switch in.Method {
 	case "initialize", "shutdown", "exit", "initialized":
-		return nil, invalid("method", "%s is the bridge's to send; use lsp_restart", in.Method)
+		return nil, answer.Invalid("method", "%s is the bridge's to send; use lsp_restart", in.Method)
 	case "workspace/executeCommand":
 		// A server's commands may write to the repository or run its code
 		// (gopls.tidy, gopls.generate, gopls.run_tests): Sextant does
 		// neither, whoever asks.
-		return nil, invalid("method", "workspace/executeCommand is refused: a server's commands may write to the repository or run its code")
+		return nil, answer.Invalid("method", "workspace/executeCommand is refused: a server's commands may write to the repository or run its code")
 	}
 	if in.Timeout < 0 || in.Timeout > 600 {
-		return nil, invalid("timeout", "must be between 1 and 600 seconds")
+		return nil, answer.Invalid("timeout", "must be between 1 and 600 seconds")
 	}
-	c, err := s.lspByServerOrFile(ctx, in.Server, in.File)
+	c, err := b.byServerOrFile(ctx, in.Server, in.File)
 	if err != nil {
 		return nil, err
 	}
@@ -723,14 +699,14 @@ func (s *Service) LSPRequest(ctx context.Context, in LSPRequestInput, _ func(Pro
 		p := strings.ReplaceAll(in.Params, "$file_uri", c.uri)
 		var v any
 		if err := json.Unmarshal([]byte(p), &v); err != nil {
-			return nil, invalid("params", "is not JSON: %v", err)
+			return nil, answer.Invalid("params", "is not JSON: %v", err)
 		}
 		switch v.(type) {
 		case map[string]any, []any:
 		default:
-			return nil, invalid("params", "must be a JSON object or array")
+			return nil, answer.Invalid("params", "must be a JSON object or array")
 		}
-		if err := s.checkURIs(v); err != nil {
+		if err := b.checkURIs(v); err != nil {
 			return nil, err
 		}
 		params = json.RawMessage(p)
@@ -742,7 +718,7 @@ func (s *Service) LSPRequest(ctx context.Context, in LSPRequestInput, _ func(Pro
 	if len(raw) > maxRawResult {
 		return nil, graph.Errorf(graph.CodeInvalidArgument, "the result is %d KiB, over the %d KiB an answer carries; narrow the request", len(raw)>>10, maxRawResult>>10).WithData("field", "params")
 	}
-	out := &LSPRequestOutput{LSPStatus: c.status(), FileURI: c.uri, CustomMethods: c.lease.CustomMethods()}
+	out := &RequestOutput{Status: c.status(), FileURI: c.uri, CustomMethods: c.lease.CustomMethods()}
 	out.Fresh = true
 	if len(raw) > 0 {
 		_ = json.Unmarshal(raw, &out.Result)
@@ -754,39 +730,39 @@ func (s *Service) LSPRequest(ctx context.Context, in LSPRequestInput, _ func(Pro
 }
 
 // Text is the result as compact JSON.
-func (o *LSPRequestOutput) Text() string {
+func (o *RequestOutput) Text() string {
 	b, _ := json.Marshal(o.Result)
-	return o.LSPStatus.text() + string(b) + "\n"
+	return o.Status.text() + string(b) + "\n"
 }
 
 // --- lsp_restart
 
-// LSPRestartInput is the input of lsp_restart.
-type LSPRestartInput struct {
+// RestartInput is the input of lsp_restart.
+type RestartInput struct {
 	File     string `json:"file,omitempty" jsonschema:"a file of the language whose server to restart (it also picks the root)"`
 	Server   string `json:"server,omitempty" jsonschema:"the server by name, when no file is given"`
 	MemoryMB int    `json:"memory_mb,omitempty" jsonschema:"new hard memory cap in MiB (address space), -1 for none; kept for later restarts"`
 }
 
-// LSPRestartOutput is the answer of lsp_restart.
-type LSPRestartOutput struct {
-	Envelope
-	LSPStatus
+// RestartOutput is the answer of lsp_restart.
+type RestartOutput struct {
+	answer.Envelope
+	Status
 	Info          string   `json:"info,omitempty" jsonschema:"the server's name and version as it reports them"`
 	MemoryCapMB   int      `json:"memory_cap_mb" jsonschema:"the hard cap in force, 0 for none"`
 	CustomMethods []string `json:"custom_methods,omitempty" jsonschema:"the custom methods configured for this server"`
 }
 
-// LSPRestart restarts a server.
-func (s *Service) LSPRestart(ctx context.Context, in LSPRestartInput, _ func(Progress)) (*LSPRestartOutput, error) {
+// Restart restarts a server.
+func (b *Bridge) Restart(ctx context.Context, in RestartInput) (*RestartOutput, error) {
 	if in.MemoryMB < -1 || (in.MemoryMB > 0 && in.MemoryMB < 64) {
-		return nil, invalid("memory_mb", "must be -1 (no cap), 0 (keep) or at least 64 MiB")
+		return nil, answer.Invalid("memory_mb", "must be -1 (no cap), 0 (keep) or at least 64 MiB")
 	}
-	spec, root, err := s.lspServerByName(in.Server, in.File)
+	spec, root, err := b.serverByName(in.Server, in.File)
 	if err != nil {
 		return nil, err
 	}
-	pool, err := s.lspPool()
+	pool, err := b.servers()
 	if err != nil {
 		return nil, err
 	}
@@ -795,15 +771,15 @@ func (s *Service) LSPRestart(ctx context.Context, in LSPRestartInput, _ func(Pro
 		return nil, err
 	}
 	defer l.Release()
-	c := &lspCall{s: s, lease: l, spec: spec}
-	out := &LSPRestartOutput{LSPStatus: c.status(), Info: l.Info(), MemoryCapMB: l.MemoryCapMB(), CustomMethods: l.CustomMethods()}
+	c := &lspCall{b: b, lease: l, spec: spec}
+	out := &RestartOutput{Status: c.status(), Info: l.Info(), MemoryCapMB: l.MemoryCapMB(), CustomMethods: l.CustomMethods()}
 	out.Fresh = true
 	out.Total, out.Returned = 1, 1
 	return out, nil
 }
 
 // Text says what runs now.
-func (o *LSPRestartOutput) Text() string {
+func (o *RestartOutput) Text() string {
 	cap := "no memory cap"
 	if o.MemoryCapMB > 0 {
 		cap = fmt.Sprintf("memory cap %d MiB", o.MemoryCapMB)
@@ -815,5 +791,5 @@ func (o *LSPRestartOutput) Text() string {
 	if len(o.CustomMethods) > 0 {
 		s += "; custom methods: " + strings.Join(o.CustomMethods, ", ")
 	}
-	return o.LSPStatus.text() + s + "\n"
+	return o.Status.text() + s + "\n"
 }

@@ -1,4 +1,9 @@
-package query
+// Package lsptools holds the lsp_* tools: the language-server bridge as
+// an agent calls it. They share nothing with the graph: each call locates
+// its file under the roots, syncs it from disk to the server that serves
+// it (internal/lsp starts, pools and restarts the servers) and converts
+// positions between the agent's characters and the server's units.
+package lsptools
 
 import (
 	"context"
@@ -10,42 +15,47 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sextant-dev/sextant/internal/answer"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/lsp"
 	"github.com/sextant-dev/sextant/internal/rootfs"
+	"github.com/sextant-dev/sextant/internal/session"
 )
 
-// GroupLSP is the tool group of the language-server bridge.
-const GroupLSP = "lsp"
+// Bridge is the language-server bridge of one server process: the roots
+// it may read, the pool of servers (made on first use, with the first
+// root's pool settings) and each root's configuration. It is safe for
+// concurrent use.
+type Bridge struct {
+	roots []string // canonical, as the session holds them
 
-// lspBridge is the Service's share of the language-server bridge: the
-// pool of servers (made on first use, with the first root's pool
-// settings) and each root's configuration.
-type lspBridge struct {
 	mu     sync.Mutex
 	pool   *lsp.Pool
 	closed bool
 	cfgs   map[string]*lsp.Config // root → its configuration
 }
 
-// Close shuts down every language server the service started and waits
-// until they are reaped. The service answers no LSP tool afterwards.
-func (s *Service) Close() error {
-	s.lsp.mu.Lock()
-	pool := s.lsp.pool
-	s.lsp.closed = true
-	s.lsp.mu.Unlock()
+// New returns a bridge that reads files under roots (canonical).
+func New(roots []string) *Bridge { return &Bridge{roots: roots} }
+
+// Close shuts down every language server the bridge started and waits
+// until they are reaped. The bridge answers no LSP tool afterwards.
+func (b *Bridge) Close() error {
+	b.mu.Lock()
+	pool := b.pool
+	b.closed = true
+	b.mu.Unlock()
 	if pool != nil {
 		pool.Close()
 	}
 	return nil
 }
 
-// lspConfig returns root's configuration, read once.
-func (s *Service) lspConfig(root string) (*lsp.Config, error) {
-	s.lsp.mu.Lock()
-	defer s.lsp.mu.Unlock()
-	if c := s.lsp.cfgs[root]; c != nil {
+// config returns root's configuration, read once.
+func (b *Bridge) config(root string) (*lsp.Config, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if c := b.cfgs[root]; c != nil {
 		return c, nil
 	}
 	c, err := lsp.LoadConfig(root)
@@ -61,32 +71,32 @@ func (s *Service) lspConfig(root string) (*lsp.Config, error) {
 		}
 		return nil, graph.Wrap(code, err, "the language-server configuration is broken: "+err.Error()).WithData("field", "config")
 	}
-	if s.lsp.cfgs == nil {
-		s.lsp.cfgs = map[string]*lsp.Config{}
+	if b.cfgs == nil {
+		b.cfgs = map[string]*lsp.Config{}
 	}
-	s.lsp.cfgs[root] = c
+	b.cfgs[root] = c
 	return c, nil
 }
 
-// lspPool returns the pool, made with the first root's settings.
-func (s *Service) lspPool() (*lsp.Pool, error) {
+// servers returns the pool, made with the first root's settings.
+func (b *Bridge) servers() (*lsp.Pool, error) {
 	var cfg lsp.PoolConfig
-	if len(s.roots) > 0 {
-		c, err := s.lspConfig(s.roots[0])
+	if len(b.roots) > 0 {
+		c, err := b.config(b.roots[0])
 		if err != nil {
 			return nil, err
 		}
 		cfg = c.Pool
 	}
-	s.lsp.mu.Lock()
-	defer s.lsp.mu.Unlock()
-	if s.lsp.closed {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
 		return nil, graph.Errorf(graph.CodeLSPUnavailable, "the server is shutting down")
 	}
-	if s.lsp.pool == nil {
-		s.lsp.pool = lsp.NewPool(cfg)
+	if b.pool == nil {
+		b.pool = lsp.NewPool(cfg)
 	}
-	return s.lsp.pool, nil
+	return b.pool, nil
 }
 
 // lspFile is a file resolved under a root, read from disk.
@@ -95,27 +105,27 @@ type lspFile struct {
 	text           []byte
 }
 
-// lspLocate resolves a file a caller names: relative to the only root (or
+// locate resolves a file a caller names: relative to the only root (or
 // the first root that has it), or absolute inside a root. Paths that
 // leave the roots, lexically or through a symlink, are OUTSIDE_ROOTS.
-func (s *Service) lspLocate(field, p string) (lspFile, error) {
-	if err := checkSelector(field, p); err != nil {
+func (b *Bridge) locate(field, p string) (lspFile, error) {
+	if err := answer.CheckSelector(field, p); err != nil {
 		return lspFile{}, err
 	}
 	if p == "" {
-		return lspFile{}, invalid(field, "is required")
+		return lspFile{}, answer.Invalid(field, "is required")
 	}
 	var candidates []lspFile
 	if filepath.IsAbs(p) {
 		clean := filepath.Clean(p)
-		for _, r := range s.roots {
-			if within(r, clean) {
+		for _, r := range b.roots {
+			if session.Within(r, clean) {
 				rel, _ := filepath.Rel(r, clean)
 				candidates = append(candidates, lspFile{root: r, rel: filepath.ToSlash(rel)})
 			}
 		}
 		if len(candidates) == 0 {
-			return lspFile{}, graph.Errorf(graph.CodeOutsideRoots, "%s is outside the roots this server may read (%s)", p, strings.Join(s.roots, ", ")).WithData("field", field)
+			return lspFile{}, graph.Errorf(graph.CodeOutsideRoots, "%s is outside the roots this server may read (%s)", p, strings.Join(b.roots, ", ")).WithData("field", field)
 		}
 		// The deepest root holding it.
 		sort.Slice(candidates, func(i, j int) bool { return len(candidates[i].root) > len(candidates[j].root) })
@@ -124,13 +134,13 @@ func (s *Service) lspLocate(field, p string) (lspFile, error) {
 		if !filepath.IsLocal(filepath.FromSlash(p)) {
 			return lspFile{}, graph.Errorf(graph.CodeOutsideRoots, "%s leaves the root; give a path inside it", p).WithData("field", field)
 		}
-		for _, r := range s.roots {
+		for _, r := range b.roots {
 			candidates = append(candidates, lspFile{root: r, rel: filepath.ToSlash(filepath.Clean(p))})
 		}
 	}
 	var firstErr error
 	for _, c := range candidates {
-		text, err := readFile(c.root, c.rel)
+		text, err := session.ReadFile(c.root, c.rel)
 		if err != nil {
 			if firstErr == nil || graph.CodeOf(firstErr) == graph.CodeFileNotFound {
 				firstErr = err
@@ -142,9 +152,9 @@ func (s *Service) lspLocate(field, p string) (lspFile, error) {
 		return c, nil
 	}
 	if graph.CodeOf(firstErr) == graph.CodeFileNotFound {
-		return lspFile{}, graph.Errorf(graph.CodeFileNotFound, "%s does not exist under %s", p, strings.Join(s.roots, ", ")).WithData("field", field)
+		return lspFile{}, graph.Errorf(graph.CodeFileNotFound, "%s does not exist under %s", p, strings.Join(b.roots, ", ")).WithData("field", field)
 	}
-	if ge, ok := asError(firstErr); ok {
+	if ge, ok := answer.AsError(firstErr); ok {
 		ge.WithData("field", field)
 	}
 	return lspFile{}, firstErr
@@ -153,17 +163,17 @@ func (s *Service) lspLocate(field, p string) (lspFile, error) {
 // checkURIs refuses lsp_request params that name a file: URI outside the
 // roots, lexically or through a symlink: the server would read it. A URI
 // of a file that does not exist yet inside a root is let through.
-func (s *Service) checkURIs(v any) error {
+func (b *Bridge) checkURIs(v any) error {
 	switch v := v.(type) {
 	case map[string]any:
 		for _, e := range v {
-			if err := s.checkURIs(e); err != nil {
+			if err := b.checkURIs(e); err != nil {
 				return err
 			}
 		}
 	case []any:
 		for _, e := range v {
-			if err := s.checkURIs(e); err != nil {
+			if err := b.checkURIs(e); err != nil {
 				return err
 			}
 		}
@@ -176,8 +186,8 @@ func (s *Service) checkURIs(v any) error {
 			return graph.Errorf(graph.CodeOutsideRoots, "%s is not a file: URI of an absolute path inside the roots", v).WithData("field", "params")
 		}
 		p = filepath.Clean(p)
-		for _, r := range s.roots {
-			if !within(r, p) {
+		for _, r := range b.roots {
+			if !session.Within(r, p) {
 				continue
 			}
 			rel, _ := filepath.Rel(r, p)
@@ -192,7 +202,7 @@ func (s *Service) checkURIs(v any) error {
 			}
 			return nil
 		}
-		return graph.Errorf(graph.CodeOutsideRoots, "%s is outside the roots this server may read (%s)", v, strings.Join(s.roots, ", ")).WithData("field", "params")
+		return graph.Errorf(graph.CodeOutsideRoots, "%s is outside the roots this server may read (%s)", v, strings.Join(b.roots, ", ")).WithData("field", "params")
 	}
 	return nil
 }
@@ -200,7 +210,7 @@ func (s *Service) checkURIs(v any) error {
 // lspCall is one tool call's hold on a server, with the file it is about
 // synced.
 type lspCall struct {
-	s     *Service
+	b     *Bridge
 	lease *lsp.Lease
 	spec  lsp.ServerSpec
 	file  lspFile
@@ -210,14 +220,14 @@ type lspCall struct {
 
 func (c *lspCall) release() { c.lease.Release() }
 
-// lspOpen finds the server for file, acquires it and syncs the file from
+// open finds the server for file, acquires it and syncs the file from
 // disk.
-func (s *Service) lspOpen(ctx context.Context, field, file string) (*lspCall, error) {
-	f, err := s.lspLocate(field, file)
+func (b *Bridge) open(ctx context.Context, field, file string) (*lspCall, error) {
+	f, err := b.locate(field, file)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := s.lspConfig(f.root)
+	cfg, err := b.config(f.root)
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +235,7 @@ func (s *Service) lspOpen(ctx context.Context, field, file string) (*lspCall, er
 	if !ok {
 		return nil, graph.Errorf(graph.CodeLSPUnavailable, "no language server serves %s; configure one in sextant.toml ([[lsp.server]] with globs), or use the Go tools for .go files", f.rel).WithData("servers", cfg.Names())
 	}
-	c, err := s.lspAcquire(ctx, *spec, f.root)
+	c, err := b.acquire(ctx, *spec, f.root)
 	if err != nil {
 		return nil, err
 	}
@@ -238,8 +248,8 @@ func (s *Service) lspOpen(ctx context.Context, field, file string) (*lspCall, er
 	return c, nil
 }
 
-func (s *Service) lspAcquire(ctx context.Context, spec lsp.ServerSpec, root string) (*lspCall, error) {
-	pool, err := s.lspPool()
+func (b *Bridge) acquire(ctx context.Context, spec lsp.ServerSpec, root string) (*lspCall, error) {
+	pool, err := b.servers()
 	if err != nil {
 		return nil, err
 	}
@@ -247,24 +257,24 @@ func (s *Service) lspAcquire(ctx context.Context, spec lsp.ServerSpec, root stri
 	if err != nil {
 		return nil, err
 	}
-	return &lspCall{s: s, lease: l, spec: spec, texts: map[string][]byte{}}, nil
+	return &lspCall{b: b, lease: l, spec: spec, texts: map[string][]byte{}}, nil
 }
 
-// lspServerByName resolves a server named by a caller, in the root given
+// serverByName resolves a server named by a caller, in the root given
 // (a path inside it) or the first root.
-func (s *Service) lspServerByName(name, file string) (lsp.ServerSpec, string, error) {
-	if err := checkSelectors("server", name, "file", file); err != nil {
+func (b *Bridge) serverByName(name, file string) (lsp.ServerSpec, string, error) {
+	if err := answer.CheckSelectors("server", name, "file", file); err != nil {
 		return lsp.ServerSpec{}, "", err
 	}
 	root := ""
 	if file != "" {
-		f, err := s.lspLocate("file", file)
+		f, err := b.locate("file", file)
 		if err != nil {
 			return lsp.ServerSpec{}, "", err
 		}
 		root = f.root
 		if name == "" {
-			cfg, err := s.lspConfig(root)
+			cfg, err := b.config(root)
 			if err != nil {
 				return lsp.ServerSpec{}, "", err
 			}
@@ -276,40 +286,40 @@ func (s *Service) lspServerByName(name, file string) (lsp.ServerSpec, string, er
 		}
 	}
 	if name == "" {
-		return lsp.ServerSpec{}, "", invalid("server", "give server (a name such as gopls or pyright) or file")
+		return lsp.ServerSpec{}, "", answer.Invalid("server", "give server (a name such as gopls or pyright) or file")
 	}
 	if root == "" {
-		if len(s.roots) == 0 {
+		if len(b.roots) == 0 {
 			return lsp.ServerSpec{}, "", graph.Errorf(graph.CodeOutsideRoots, "this server has no roots")
 		}
-		root = s.roots[0]
+		root = b.roots[0]
 	}
-	cfg, err := s.lspConfig(root)
+	cfg, err := b.config(root)
 	if err != nil {
 		return lsp.ServerSpec{}, "", err
 	}
 	spec, ok := cfg.Server(name)
 	if !ok {
-		return lsp.ServerSpec{}, "", invalid("server", "no server named %q (configured: %s)", name, strings.Join(cfg.Names(), ", ")).WithData("available", cfg.Names())
+		return lsp.ServerSpec{}, "", answer.Invalid("server", "no server named %q (configured: %s)", name, strings.Join(cfg.Names(), ", ")).WithData("available", cfg.Names())
 	}
 	return *spec, root, nil
 }
 
-// LSPStatus says which server answered and what the agent must know about
+// Status says which server answered and what the agent must know about
 // it: a restart and why, a server above its soft memory limit.
-type LSPStatus struct {
+type Status struct {
 	Server   string   `json:"server" jsonschema:"the language server that answered"`
 	Pid      int      `json:"pid" jsonschema:"its process id"`
 	Encoding string   `json:"position_encoding" jsonschema:"the position encoding negotiated with it (utf-8, or utf-16 converted by the bridge)"`
 	Notices  []string `json:"notices,omitempty" jsonschema:"restarts with the tail of the dead server's stderr, SERVER LARGE memory reports"`
 }
 
-func (c *lspCall) status() LSPStatus {
-	return LSPStatus{Server: c.spec.Name, Pid: c.lease.Pid(), Encoding: string(c.lease.Encoding()), Notices: c.lease.Notices}
+func (c *lspCall) status() Status {
+	return Status{Server: c.spec.Name, Pid: c.lease.Pid(), Encoding: string(c.lease.Encoding()), Notices: c.lease.Notices}
 }
 
 // text renders the status lines that precede an answer.
-func (st LSPStatus) text() string {
+func (st Status) text() string {
 	var b strings.Builder
 	for _, n := range st.Notices {
 		b.WriteString("NOTICE: " + n + "\n")
@@ -320,14 +330,14 @@ func (st LSPStatus) text() string {
 // position converts the agent's line and column in the call's file.
 func (c *lspCall) position(line, column int) (lsp.Position, error) {
 	if line < 1 {
-		return lsp.Position{}, invalid("line", "must be 1 or more (lines are 1-based)")
+		return lsp.Position{}, answer.Invalid("line", "must be 1 or more (lines are 1-based)")
 	}
 	if column < 1 {
-		return lsp.Position{}, invalid("column", "must be 1 or more (columns are 1-based, in characters)")
+		return lsp.Position{}, answer.Invalid("column", "must be 1 or more (columns are 1-based, in characters)")
 	}
 	pos, ok := lsp.ToLSP(c.file.text, lsp.Point{Line: line, Column: column}, c.lease.Encoding())
 	if !ok {
-		return lsp.Position{}, invalid("line", "%s has no line %d", c.file.rel, line)
+		return lsp.Position{}, answer.Invalid("line", "%s has no line %d", c.file.rel, line)
 	}
 	return pos, nil
 }
@@ -343,8 +353,8 @@ func (c *lspCall) docPos(line, column int) (map[string]any, error) {
 // unsupported reports whether the server lacks capability.
 func (c *lspCall) unsupported(capability string) bool { return !c.lease.Has(capability) }
 
-// LSPLocation is a place in a file, as an agent counts positions.
-type LSPLocation struct {
+// Location is a place in a file, as an agent counts positions.
+type Location struct {
 	Path      string `json:"path" jsonschema:"root-relative path, or absolute when outside the roots (a library, the standard library: not read, so its column counts the server's position_encoding units)"`
 	Line      int    `json:"line" jsonschema:"1-based line"`
 	Column    int    `json:"column" jsonschema:"1-based column in Unicode characters"`
@@ -354,8 +364,8 @@ type LSPLocation struct {
 }
 
 // location converts a server's range in uri.
-func (c *lspCall) location(uri string, r lsp.Range) LSPLocation {
-	unconverted := LSPLocation{Path: uri, Line: r.Start.Line + 1, Column: r.Start.Character + 1, EndLine: r.End.Line + 1, EndColumn: r.End.Character + 1}
+func (c *lspCall) location(uri string, r lsp.Range) Location {
+	unconverted := Location{Path: uri, Line: r.Start.Line + 1, Column: r.Start.Character + 1, EndLine: r.End.Line + 1, EndColumn: r.End.Character + 1}
 	abs := lsp.URIPath(uri)
 	if abs == "" {
 		return unconverted
@@ -369,7 +379,7 @@ func (c *lspCall) location(uri string, r lsp.Range) LSPLocation {
 	}
 	start := lsp.FromLSP(text, r.Start, c.lease.Encoding())
 	end := lsp.FromLSP(text, r.End, c.lease.Encoding())
-	loc := LSPLocation{Path: abs, Line: start.Line, Column: start.Column, EndLine: end.Line, EndColumn: end.Column}
+	loc := Location{Path: abs, Line: start.Line, Column: start.Column, EndLine: end.Line, EndColumn: end.Column}
 	if inside {
 		loc.Path = rel
 		if line, ok := lineOf(text, start.Line); ok {
@@ -390,14 +400,14 @@ func (c *lspCall) textOf(abs string) (text []byte, inside bool, rel string) {
 	if abs == c.file.abs {
 		return c.file.text, true, c.file.rel
 	}
-	for _, r := range c.s.roots {
-		if within(r, abs) {
+	for _, r := range c.b.roots {
+		if session.Within(r, abs) {
 			rel, _ := filepath.Rel(r, abs)
 			rel = filepath.ToSlash(rel)
 			if t, ok := c.texts[abs]; ok {
 				return t, t != nil, rel
 			}
-			t, err := readFile(r, rel)
+			t, err := session.ReadFile(r, rel)
 			if err != nil {
 				t = nil
 			}
@@ -416,31 +426,10 @@ func lineOf(text []byte, line int) (string, bool) {
 	return strings.TrimRight(lines[line-1], "\r"), true
 }
 
-func (l LSPLocation) String() string {
+func (l Location) String() string {
 	s := fmt.Sprintf("%s:%d:%d", l.Path, l.Line, l.Column)
 	if l.Text != "" {
 		s += "  " + l.Text
 	}
 	return s
-}
-
-// pageOf pages n results with limit and cursor; the cursor is bound to
-// the query's parts.
-func pageOf(env *Envelope, n, limit int, cur string, query ...any) (int, int, error) {
-	limit, err := pageLimit(limit)
-	if err != nil {
-		return 0, 0, err
-	}
-	q := fingerprint(query...)
-	off, err := decodeCursor(cur, q, "lsp")
-	if err != nil {
-		return 0, 0, err
-	}
-	if off > n {
-		off = n
-	}
-	end := min(off+limit, n)
-	env.Fresh = true
-	env.page(n, off, end-off, q, "lsp")
-	return off, end, nil
 }

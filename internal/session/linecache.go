@@ -1,4 +1,4 @@
-package query
+package session
 
 import (
 	"bytes"
@@ -42,7 +42,7 @@ type cachedFile struct {
 }
 
 // cached returns the entry of rel under rootDir when it was found current
-// in watch generation gen (see Service.cleanWatch): no event has come from
+// in watch generation gen (see View.cleanWatch): no event has come from
 // the file's directory since, so it is still the disk's. Opening each file
 // through os.Root, a system call per path element, was a fifth of a
 // find_references answer's time. gen 0 is no watch: nil.
@@ -77,13 +77,13 @@ func (f *cachedFile) line(n int) string {
 // gen, when not 0, is the watch generation the call saw its repository
 // clean in: the entry is then marked current in it.
 func (c *lineCache) get(root *os.Root, rootDir, rel string, gen uint64) *cachedFile {
-	f, err := openRegular(root, "file", rel)
+	f, err := OpenRegular(root, "file", rel)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil || fi.Size() > maxFileBytes {
+	if err != nil || fi.Size() > MaxFileBytes {
 		return nil
 	}
 	abs := filepath.Join(rootDir, filepath.FromSlash(rel))
@@ -132,4 +132,49 @@ func lineStarts(data []byte) []int32 {
 		starts = append(starts, int32(off))
 	}
 	return starts
+}
+
+// Lines returns a function that reads line n of a repository file
+// from disk, through the service's line cache. Files of repositories
+// outside the server's roots are not read: the text is then empty. The
+// root is opened on the first read and closed with the view.
+func (v *View) Lines(repo string) func(path string, n int) string {
+	var rootDir string
+	var gen uint64
+	for _, r := range v.repos {
+		if r.Name == repo && v.s.IsRoot(r.Root) {
+			rootDir = r.Root
+			gen = v.cleanWatch(r)
+		}
+	}
+	var root *os.Root
+	files := map[string]*cachedFile{}
+	var lastPath string // the references come in path order: most reads are of the last file's
+	var last *cachedFile
+	return func(path string, n int) string {
+		if rootDir == "" {
+			return ""
+		}
+		if last != nil && path == lastPath {
+			return last.line(n)
+		}
+		f, ok := files[path]
+		if !ok {
+			f = v.s.lines.cached(rootDir, path, gen)
+			if f == nil {
+				if root == nil {
+					var err error
+					if root, err = os.OpenRoot(rootDir); err != nil {
+						rootDir = ""
+						return ""
+					}
+					v.OnClose(func() { root.Close() })
+				}
+				f = v.s.lines.get(root, rootDir, path, gen)
+			}
+			files[path] = f
+		}
+		lastPath, last = path, f
+		return f.line(n)
+	}
 }

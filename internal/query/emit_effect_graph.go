@@ -63,7 +63,7 @@ type EffectGraphOutput struct {
 }
 
 // EmitEffectGraph answers emit_effect_graph.
-func (s *Service) EmitEffectGraph(ctx context.Context, in EffectGraphInput, progress func(Progress)) (*EffectGraphOutput, error) {
+func EmitEffectGraph(ctx context.Context, s *Service, in EffectGraphInput, progress func(Progress)) (*EffectGraphOutput, error) {
 	sel := selector{StableKey: in.StableKey, QualifiedName: in.QualifiedName, Repository: in.Repository,
 		Path: in.Path, File: in.File, Name: in.Name}
 	if err := sel.validate(); err != nil {
@@ -91,20 +91,16 @@ func (s *Service) EmitEffectGraph(ctx context.Context, in EffectGraphInput, prog
 	default:
 		return nil, invalid("format", "must be json or mermaid (got %q)", in.Format)
 	}
-	v, err := s.open(ctx, progress)
+	v, root, err := openSymbol(ctx, s, sel, progress)
 	if err != nil {
 		return nil, err
 	}
-	defer v.close()
-	root, err := v.resolve(ctx, sel)
-	if err != nil {
-		return nil, err
-	}
+	defer v.Close()
 	if !root.Kind.IsFunction() || root.Kind == graph.KindInterfaceMethod {
 		return nil, graph.Errorf(graph.CodeNotAFunction, "%s is %s %s, not a function or method with a body: emit_effect_graph starts from one",
 			root.QualifiedName, article(string(root.Kind)), root.Kind).WithData("kind", string(root.Kind))
 	}
-	v.use(root.Repository)
+	v.Use(root.Repository)
 
 	ids := map[string]string{root.Key: "n0"}
 	nodes := []EffectNode{{ID: "n0", QualifiedName: root.QualifiedName, StableKey: root.Key, Path: root.Path, Line: root.StartLine}}
@@ -113,7 +109,7 @@ func (s *Service) EmitEffectGraph(ctx context.Context, in EffectGraphInput, prog
 	cut := 0 // functions reached but left out
 	frontier := []string{root.Key}
 	for d := 1; d <= depth && len(frontier) > 0; d++ {
-		es, err := v.r.CallEdges(ctx, graph.EdgeQuery{Callers: frontier})
+		es, err := v.Reader().CallEdges(ctx, graph.EdgeQuery{Callers: frontier})
 		if err != nil {
 			return nil, graph.Wrap(graph.CodeInternal, err, "reading call edges")
 		}
@@ -123,7 +119,7 @@ func (s *Service) EmitEffectGraph(ctx context.Context, in EffectGraphInput, prog
 				want = append(want, e.Callee)
 			}
 		}
-		syms, err := v.r.SymbolsByKeys(ctx, dedupe(want))
+		syms, err := v.Reader().SymbolsByKeys(ctx, dedupe(want))
 		if err != nil {
 			return nil, graph.Wrap(graph.CodeInternal, err, "reading functions")
 		}
@@ -165,7 +161,7 @@ func (s *Service) EmitEffectGraph(ctx context.Context, in EffectGraphInput, prog
 	for i, n := range nodes {
 		keys[i] = n.StableKey
 	}
-	recs, err := v.r.EffectRecords(ctx, keys)
+	recs, err := v.Reader().EffectRecords(ctx, keys)
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "reading effects")
 	}
@@ -201,10 +197,10 @@ func (s *Service) EmitEffectGraph(ctx context.Context, in EffectGraphInput, prog
 	if edges == nil {
 		out.Edges = []EffectGraphEdge{}
 	}
-	if rp, err := v.repo(root.Repository); err == nil && len(rp.Snapshot.Amended) > 0 {
+	if rp, err := v.Repo(root.Repository); err == nil && len(rp.Snapshot.Amended) > 0 {
 		out.Caveat = amendedCaveat(rp)
 	}
-	out.Envelope = v.envelope()
+	out.Envelope = v.Envelope()
 	out.Total, out.Returned = len(nodes)+cut, len(nodes)
 	if cut > 0 {
 		out.Truncated = true

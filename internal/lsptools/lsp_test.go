@@ -1,8 +1,9 @@
-package query
+package lsptools_test
 
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"regexp"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/lsp"
 	"github.com/sextant-dev/sextant/internal/lsp/lspfake"
+	"github.com/sextant-dev/sextant/internal/lsptools"
+	"github.com/sextant-dev/sextant/internal/query"
 	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
@@ -29,7 +32,7 @@ func TestMain(m *testing.M) {
 
 // lspFixture writes testdata/lsp.txtar to a directory and returns a
 // Service rooted there, closed when the test ends.
-func lspFixture(t *testing.T) (*Service, string) {
+func lspFixture(t *testing.T) (*query.Service, string) {
 	t.Helper()
 	t.Setenv(lsp.TrustEnv, "1") // the fixture's sextant.toml names the fake server
 	ar, err := txtar.ParseFile("testdata/lsp.txtar")
@@ -45,7 +48,7 @@ func lspFixture(t *testing.T) (*Service, string) {
 	}
 	dir := t.TempDir()
 	txtartest.WriteDir(t, dir, ar)
-	s, err := New(nil, []string{dir}, nil)
+	s, err := query.New(nil, []string{dir}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,6 +78,8 @@ var lspGoldenCalls = []struct{ tool, args string }{
 	{"lsp_restart", `{"server":"nope"}`},
 }
 
+var update = flag.Bool("update", false, "rewrite the golden file of the lsp tools")
+
 var pids = regexp.MustCompile(`pid \d+`)
 
 // TestLSPGolden renders every lsp tool's answer (and its failures) on the
@@ -83,17 +88,17 @@ func TestLSPGolden(t *testing.T) {
 	s, dir := lspFixture(t)
 	var b strings.Builder
 	for _, c := range lspGoldenCalls {
-		tl, ok := LookupTool(c.tool)
+		tl, ok := query.LookupTool(c.tool)
 		if !ok {
 			t.Fatalf("no tool %s", c.tool)
 		}
-		if tl.Group != GroupLSP {
+		if tl.Group != query.GroupLSP {
 			t.Errorf("%s is in group %q", c.tool, tl.Group)
 		}
 		a, err := tl.Call(context.Background(), s, json.RawMessage(c.args), nil)
 		fmt.Fprintf(&b, "== %s %s\n", c.tool, c.args)
 		if err != nil {
-			b.WriteString(ErrorOf(err).Text() + "\n")
+			b.WriteString(query.ErrorOf(err).Text() + "\n")
 			continue
 		}
 		b.WriteString(pids.ReplaceAllString(a.Text(), "pid N"))
@@ -111,14 +116,14 @@ func TestLSPGolden(t *testing.T) {
 		t.Fatalf("%v (run go test -update to create it)", err)
 	}
 	if got != string(want) {
-		t.Errorf("answers differ from %s (go test -update to accept):\n%s", golden, lineDiff(string(want), got))
+		t.Errorf("answers differ from %s (go test -update to accept):\n%s", golden, txtartest.LineDiff(string(want), got))
 	}
 }
 
 // TestLSPCloseEndsServers: closing the service shuts its servers down.
 func TestLSPCloseEndsServers(t *testing.T) {
 	s, _ := lspFixture(t)
-	out, err := s.LSPHover(context.Background(), LSPPositionInput{File: "main.txt", Line: 1, Column: 1}, nil)
+	out, err := s.LSP().Hover(context.Background(), lsptools.PositionInput{File: "main.txt", Line: 1, Column: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +134,7 @@ func TestLSPCloseEndsServers(t *testing.T) {
 	if _, err := os.Stat(fmt.Sprintf("/proc/%d", out.Pid)); err == nil {
 		t.Errorf("server %d still exists after Close", out.Pid)
 	}
-	if _, err := s.LSPHover(context.Background(), LSPPositionInput{File: "main.txt", Line: 1, Column: 1}, nil); err == nil {
+	if _, err := s.LSP().Hover(context.Background(), lsptools.PositionInput{File: "main.txt", Line: 1, Column: 1}); err == nil {
 		t.Error("a closed service answered")
 	}
 }
@@ -139,18 +144,18 @@ func TestLSPCloseEndsServers(t *testing.T) {
 func TestLSPPaging(t *testing.T) {
 	s, _ := lspFixture(t)
 	ctx := context.Background()
-	in := LSPReferencesInput{File: "main.txt", Line: 5, Column: 3, Limit: 2}
-	first, err := s.LSPReferences(ctx, in, nil)
+	in := lsptools.ReferencesInput{File: "main.txt", Line: 5, Column: 3, Limit: 2}
+	first, err := s.LSP().References(ctx, in)
 	if err != nil || first.NextCursor == nil || first.Total != 3 || len(first.Results) != 2 {
 		t.Fatalf("first page: %+v, %v", first, err)
 	}
 	in.Cursor = *first.NextCursor
-	second, err := s.LSPReferences(ctx, in, nil)
+	second, err := s.LSP().References(ctx, in)
 	if err != nil || len(second.Results) != 1 || second.NextCursor != nil || second.Results[0].Line != 5 {
 		t.Fatalf("second page: %+v, %v", second, err)
 	}
 	in.Line = 1
-	if _, err := s.LSPReferences(ctx, in, nil); ErrorOf(err).Code != "CURSOR_INVALID" {
+	if _, err := s.LSP().References(ctx, in); query.ErrorOf(err).Code != "CURSOR_INVALID" {
 		t.Errorf("cursor of another position: %v", err)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package query
+package session
 
 import (
 	"path/filepath"

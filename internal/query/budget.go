@@ -1,0 +1,51 @@
+package query
+
+// minBudget is the smallest budget a call may set: enough for the header
+// and one row.
+const minBudget = 150
+
+// checkBudget accepts 0 (no budget) or at least minBudget tokens.
+func checkBudget(budget int) error {
+	if budget != 0 && budget < minBudget {
+		return invalid("budget", "must be at least %d tokens, or omitted for no budget (got %d)", minBudget, budget)
+	}
+	return nil
+}
+
+// fitBudget returns the largest n in [1, rows] whose rendering render(n)
+// fits budget tokens (4 characters each), or 1 when none does: an answer
+// always makes progress.
+func fitBudget(rows, budget int, render func(n int) string) int {
+	limit := budget * 4
+	if rows == 0 || len(render(rows)) <= limit {
+		return rows
+	}
+	lo, hi := 1, rows // render(hi) is over; find the last n that fits
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if len(render(mid)) <= limit {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return max(1, lo-1)
+}
+
+// approxTokens estimates the tokens of s at about 4 bytes each.
+func approxTokens(s string) int {
+	return (len(s) + 3) / 4
+}
+
+// fitRows shows the largest number of a page's n rows whose answer's text
+// fits budget tokens (all n without a budget), by show(k) then text().
+func fitRows(n, budget int, show func(k int), text func() string) {
+	fit := n
+	if budget > 0 {
+		fit = fitBudget(n, budget, func(k int) string {
+			show(k)
+			return text()
+		})
+	}
+	show(fit)
+}

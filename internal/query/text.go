@@ -1,0 +1,83 @@
+package query
+
+import (
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sextant-dev/sextant/internal/answer"
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// quoteContent and oneLine are the answer package's escaping and
+// one-line collapsing, under the names the tools use.
+var (
+	quoteContent = answer.QuoteContent
+	oneLine      = answer.OneLine
+)
+
+// EscapeControls escapes, in a whole text rendering, what quoteContent
+// escapes except newlines and tabs (see answer.EscapeControls).
+func EscapeControls(s string) string { return answer.EscapeControls(s) }
+
+// cutUTF8 returns at most n bytes of s, never splitting a character.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// firstLine returns the first line of a doc comment, for concise answers.
+func firstLine(doc string) string {
+	doc = strings.TrimSpace(doc)
+	if i := strings.IndexByte(doc, '\n'); i >= 0 {
+		doc = doc[:i]
+	}
+	return doc
+}
+
+// RenderText is the text of an answer as both shells send it.
+func RenderText(a Answer) string { return EscapeControls(a.Text()) }
+
+// layerMark flags, in a text rendering, a row that comes from an
+// unpublished local edit layered over the shared graph.
+func layerMark(layer string) string {
+	if layer == string(graph.LayerLocal) {
+		return "  [local]"
+	}
+	return ""
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// article is "a" or "an" for a kind name.
+func article(kind string) string {
+	if strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+func dedupe(list []string) []string {
+	seen := map[string]bool{}
+	out := list[:0:0]
+	for _, s := range list {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

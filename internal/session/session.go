@@ -1,0 +1,224 @@
+// Package session owns what outlives one request: the roots a server may
+// read, the freshness of their snapshots (stat checks, directory
+// watches), the indexing runs that refresh them and the refreshes that
+// failed, and the caches of answers' inputs (completeness facts per
+// snapshot, the line cache, the live package cache). Each request opens a
+// View: a pinned reader of the index, fresh when it opens, with accessors
+// for the snapshots it read and the files under the roots.
+package session
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/live"
+)
+
+// Progress is reported while a root is indexed on first use.
+type Progress struct {
+	Root    string
+	Phase   string // discover, load, extract, publish
+	Done    int
+	Total   int
+	Message string
+}
+
+// IndexFunc indexes the repository at root and publishes a snapshot. The
+// CLI wires it to internal/index; tests may wire anything that publishes.
+type IndexFunc func(ctx context.Context, root string, progress func(Progress)) error
+
+// Session is what every request reads through: the roots a server may
+// read, the store, and what keeps answers fresh (indexing runs, directory
+// watches, the failures of refreshes) and cheap (the completeness facts of
+// each snapshot, the line cache, the live package cache). Each request
+// opens a View of it. It is safe for concurrent use.
+type Session struct {
+	store   graph.Store
+	roots   []string // absolute, symlinks resolved, sorted
+	index   IndexFunc
+	now     func() time.Time
+	refresh bool // re-index a stale root before answering (see SetRefresh)
+	// noDirWatch turns off the directory watch that lets a freshness
+	// check skip its stats (see SetDirWatch).
+	noDirWatch bool
+	live       *live.Cache // the position tools' packages, compiled from disk
+
+	mu       sync.Mutex
+	indexing map[string]*flight        // root → the indexing run in progress
+	files    map[string]fileSet        // repository name → files of one snapshot, for freshness
+	watches  map[string]*watchState    // repository name → directory watch of its snapshot
+	watchGen uint64                    // the last watch generation handed out (see watchState.gen)
+	facts    map[string]*Facts         // repository name → completeness facts of one snapshot
+	failed   map[string]refreshFailure // root → the last refresh that failed
+
+	lines lineCache // source lines quoted by answers, checked against the disk on each use
+}
+
+// New returns a Session over store that may read files under roots and
+// indexes a root on first use with index (nil: never index, answer
+// INDEX_NOT_READY instead).
+func New(store graph.Store, roots []string, index IndexFunc) (*Session, error) {
+	s := &Session{store: store, index: index, now: time.Now, refresh: index != nil, live: live.New(0),
+		indexing: map[string]*flight{}, files: map[string]fileSet{}, watches: map[string]*watchState{}, facts: map[string]*Facts{},
+		failed: map[string]refreshFailure{}}
+	for _, r := range roots {
+		abs, err := CanonicalDir(r)
+		if err != nil {
+			return nil, err
+		}
+		s.roots = append(s.roots, abs)
+	}
+	sort.Strings(s.roots)
+	return s, nil
+}
+
+// Now is the session's clock: snapshot ages are measured with it.
+func (s *Session) Now() time.Time { return s.now() }
+
+// SetRefresh turns refreshing on or off (on by default when the session
+// can index). On, a call that finds a root's snapshot stale re-indexes the
+// root before answering, so an answer never describes code older than the
+// disk when the call began; concurrent calls share one run. Off, such
+// answers say fresh: false and why.
+func (s *Session) SetRefresh(on bool) { s.refresh = on && s.index != nil }
+
+// SetDirWatch turns on or off (on by default, where inotify is
+// available) the directory watch by which a freshness check that saw no
+// change since the last one answers without statting every file. Off,
+// every check stats; benchmarks compare the two. Set it before the first
+// call.
+func (s *Session) SetDirWatch(on bool) { s.noDirWatch = !on }
+
+// Roots returns the directories the session may read, canonical.
+func (s *Session) Roots() []string { return append([]string(nil), s.roots...) }
+
+// CanonicalDir returns dir as an absolute path with symlinks resolved,
+// checking that it is a directory.
+func CanonicalDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", graph.Wrap(graph.CodeInvalidArgument, err, "bad directory "+dir)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "", graph.Errorf(graph.CodeFileNotFound, "directory %s does not exist", dir)
+		}
+		return "", graph.Wrap(graph.CodeReadError, err, "resolving "+dir)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", graph.Wrap(graph.CodeReadError, err, "reading "+dir)
+	}
+	if !fi.IsDir() {
+		return "", graph.Errorf(graph.CodeInvalidArgument, "%s is not a directory", dir)
+	}
+	return real, nil
+}
+
+// Open pins a reader, indexing first any root that has no snapshot yet and
+// refreshing any root whose snapshot no longer matches the disk
+// (concurrent calls wait for the same run). The caller must close the view.
+func (s *Session) Open(ctx context.Context, progress func(Progress)) (*View, error) {
+	for attempt := 0; ; attempt++ {
+		r, err := s.store.Read(ctx)
+		if err != nil {
+			return nil, graph.Wrap(graph.CodeInternal, err, "opening the index")
+		}
+		repos, err := r.Repositories(ctx)
+		if err != nil {
+			r.Close()
+			return nil, graph.Wrap(graph.CodeInternal, err, "listing repositories")
+		}
+		v := &View{s: s, r: r, repos: repos, used: map[string]bool{}, stale: map[string][]string{}}
+		if attempt > 0 {
+			// After one indexing round, answer with what is there: a root
+			// that still has no snapshot failed, and said so; one that is
+			// still stale says why.
+			return v, nil
+		}
+		missing := s.unindexedRoots(repos)
+		stale := s.staleRoots(v)
+		if len(missing) == 0 && len(stale) == 0 {
+			return v, nil
+		}
+		r.Close()
+		for _, root := range missing {
+			if err := s.indexOnce(ctx, root, progress); err != nil {
+				return nil, err
+			}
+		}
+		for _, rp := range stale {
+			started := s.now()
+			if err := s.indexOnce(ctx, rp.Root, progress); err != nil {
+				if ctx.Err() != nil {
+					return nil, err
+				}
+				s.mu.Lock()
+				s.failed[rp.Root] = refreshFailure{snapshot: rp.Snapshot.ID, at: started, err: err.Error()}
+				s.mu.Unlock()
+				continue
+			}
+			s.mu.Lock()
+			delete(s.failed, rp.Root)
+			s.mu.Unlock()
+		}
+	}
+}
+
+// staleRoots returns the repositories of the roots whose snapshots no
+// longer match the disk and are worth refreshing: not those whose last
+// refresh failed, unless a file changed since.
+func (s *Session) staleRoots(v *View) []graph.RepositoryStatus {
+	if !s.refresh {
+		return nil
+	}
+	var out []graph.RepositoryStatus
+	for _, rp := range v.repos {
+		if !s.IsRoot(rp.Root) || len(v.Staleness(rp)) == 0 {
+			continue
+		}
+		s.mu.Lock()
+		f, failed := s.failed[rp.Root]
+		s.mu.Unlock()
+		if failed && f.snapshot == rp.Snapshot.ID && !s.changedSince(context.Background(), v.r, rp, f.at) {
+			continue
+		}
+		out = append(out, rp)
+	}
+	return out
+}
+
+// unindexedRoots returns the roots that have no published snapshot yet.
+func (s *Session) unindexedRoots(repos []graph.RepositoryStatus) []string {
+	var missing []string
+	for _, root := range s.roots {
+		found := false
+		for _, rp := range repos {
+			if rp.Root == root {
+				found = true
+				break
+			}
+		}
+		if !found {
+			missing = append(missing, root)
+		}
+	}
+	return missing
+}
+
+// IsRoot reports whether dir is one of the roots.
+func (s *Session) IsRoot(dir string) bool {
+	for _, r := range s.roots {
+		if r == dir {
+			return true
+		}
+	}
+	return false
+}
