@@ -97,6 +97,7 @@ func TestSearchRankingLinear(t *testing.T) {
 	allocated(100) // warm the statement cache and the name tables
 	const n = 8000
 	small, large := allocated(n), allocated(2*n)
+	t.Logf("ranking allocated %d bytes for %d words, %d for %d", small, n, large, 2*n)
 	if large > small*5/2 {
 		t.Errorf("ranking for %d words allocated %d bytes, for %d words %d: %.1f times as much, want at most 2.5",
 			n, small, 2*n, large, float64(large)/float64(small))
