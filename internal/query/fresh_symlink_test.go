@@ -1,0 +1,77 @@
+package query
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/sextant-dev/sextant/internal/index"
+	"github.com/sextant-dev/sextant/internal/store/sqlite"
+)
+
+// TestFreshWithSymlinkInsideRoot: a .go file that is a symlink to a file
+// inside the root is indexed through the link and compared with the disk
+// the same way: two calls in a row answer fresh from one snapshot, with
+// the refresh on (no re-index per call) and off.
+func TestFreshWithSymlinkInsideRoot(t *testing.T) {
+	t.Setenv("GOFLAGS", "-mod=mod")
+	t.Setenv("GOPROXY", "off")
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(rel, content string) {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module example.com/linked\n\ngo 1.22\n")
+	write("a.go", "package linked\n\n// A is a plain file.\nfunc A() {}\n")
+	// The target is no .go file of its own, so only the link declares B.
+	write("shared/b.go.in", "package linked\n\n// B is declared through a link.\nfunc B() {}\n")
+	if err := os.Symlink("shared/b.go.in", filepath.Join(root, "b.go")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := index.Index(ctx, st, root, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	reindex := func(ctx context.Context, root string, _ func(Progress)) error {
+		_, err := index.Refresh(ctx, st, root, index.Options{})
+		return err
+	}
+	for _, refresh := range []bool{true, false} {
+		svc, err := New(st, []string{root}, reindex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc.SetRefresh(refresh)
+		f := &fixture{dir: root, store: st, svc: svc}
+		var first int64
+		for i := range 3 {
+			o := ok[*FindSymbolOutput](t, f, "find_symbol", `{"name":"B"}`)
+			if !o.Fresh || len(o.StaleReasons) > 0 {
+				t.Errorf("refresh %v, call %d: fresh %v, stale %q; want fresh", refresh, i+1, o.Fresh, o.StaleReasons)
+			}
+			if i == 0 {
+				first = o.SnapshotID
+			} else if o.SnapshotID != first {
+				t.Errorf("refresh %v, call %d: snapshot %d after %d; the link re-indexed the root", refresh, i+1, o.SnapshotID, first)
+			}
+			if len(o.Results) != 1 {
+				t.Errorf("find_symbol B through the link: %d results", len(o.Results))
+			}
+		}
+		svc.Close()
+	}
+}
