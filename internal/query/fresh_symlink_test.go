@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/sextant-dev/sextant/internal/index"
@@ -70,6 +71,15 @@ func TestFreshWithSymlinkInsideRoot(t *testing.T) {
 			}
 			if len(o.Results) != 1 {
 				t.Errorf("find_symbol B through the link: %d results", len(o.Results))
+			}
+		}
+		if !refresh {
+			// An edit of the target, in a directory of no indexed file,
+			// is seen as an edit of the link, watch or no watch.
+			write("shared/b.go.in", "package linked\n\n// B is declared through a link, and edited.\nfunc B() {}\n")
+			o := ok[*FindSymbolOutput](t, f, "find_symbol", `{"name":"B"}`)
+			if o.Fresh || !slices.Contains(o.StaleReasons, "changed: b.go") {
+				t.Errorf("after editing the link's target: fresh %v, stale %q; want changed: b.go", o.Fresh, o.StaleReasons)
 			}
 		}
 		svc.Close()
