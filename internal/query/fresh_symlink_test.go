@@ -11,8 +11,8 @@ import (
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
 )
 
-// TestFreshWithSymlinkInsideRoot: a .go file that is a symlink to a file
-// inside the root is indexed through the link and compared with the disk
+// TestFreshWithSymlinkInsideRoot: a .go file that is a symlink (relative
+// or absolute) to a file inside the root is indexed through the link and compared with the disk
 // the same way: two calls in a row answer fresh from one snapshot, with
 // the refresh on (no re-index per call) and off.
 func TestFreshWithSymlinkInsideRoot(t *testing.T) {
@@ -38,6 +38,11 @@ func TestFreshWithSymlinkInsideRoot(t *testing.T) {
 	if err := os.Symlink("shared/b.go.in", filepath.Join(root, "b.go")); err != nil {
 		t.Fatal(err)
 	}
+	// An absolute link that points back inside the root is one too.
+	write("shared/c.go.in", "package linked\n\n// C is declared through an absolute link.\nfunc C() {}\n")
+	if err := os.Symlink(filepath.Join(root, "shared/c.go.in"), filepath.Join(root, "c.go")); err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
 	if err != nil {
@@ -61,6 +66,11 @@ func TestFreshWithSymlinkInsideRoot(t *testing.T) {
 		var first int64
 		for i := range 3 {
 			o := ok[*FindSymbolOutput](t, f, "find_symbol", `{"name":"B"}`)
+			if i == 0 {
+				if c := ok[*FindSymbolOutput](t, f, "find_symbol", `{"name":"C"}`); len(c.Results) != 1 {
+					t.Errorf("find_symbol C through the absolute link: %d results", len(c.Results))
+				}
+			}
 			if !o.Fresh || len(o.StaleReasons) > 0 {
 				t.Errorf("refresh %v, call %d: fresh %v, stale %q; want fresh", refresh, i+1, o.Fresh, o.StaleReasons)
 			}
