@@ -42,14 +42,17 @@ func TestToolAnswersOutsideModule(t *testing.T) {
 	}
 
 	t.Chdir(elsewhere)
-	for _, args := range [][]string{
-		{"find_symbol", "--db", db, "Parse"},
-		{"get_symbol", "--db", db, "Build"},
-		{"list_repositories", "--db", db},
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"find_symbol", "--db", db, "Parse"}, "func Parse() int"},
+		{[]string{"get_symbol", "--db", db, "Build"}, "func Build() int"},
+		{[]string{"list_repositories", "--db", db}, "example.com/mod"},
 	} {
-		out, code := sextant(t, nil, args...)
-		if code != 0 || !strings.Contains(out, "example.com/mod") {
-			t.Errorf("from a directory that is no module, %v: exit %d:\n%s", args, code, out)
+		out, code := sextant(t, nil, c.args...)
+		if code != 0 || !strings.Contains(out, c.want) {
+			t.Errorf("from a directory that is no module, %v: exit %d, want %q:\n%s", c.args, code, c.want, out)
 		}
 	}
 

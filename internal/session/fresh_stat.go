@@ -3,6 +3,8 @@ package session
 import (
 	"io/fs"
 	"os"
+
+	"github.com/sextant-dev/sextant/internal/rootfs"
 )
 
 // statIndexed stats a file of a snapshot the way the indexer read it: a
@@ -16,5 +18,10 @@ func statIndexed(root *os.Root, name string) (fi fs.FileInfo, linked bool, err e
 		return fi, false, err
 	}
 	fi, err = root.Stat(name)
+	if rootfs.Outside(err) {
+		if rel, ok := rootfs.Inside(root, name); ok { // an absolute link back inside
+			fi, err = root.Stat(rel)
+		}
+	}
 	return fi, true, err
 }
