@@ -121,7 +121,7 @@ func newService(st graph.Store, roots []string, e env) (*query.Service, error) {
 func newServingService(st graph.Store, roots []string) (*query.Service, error) {
 	w, ok := st.(interface{ WarmNames(roots []string) })
 	if !ok {
-		return query.New(st, roots, indexFunc(st, nil))
+		return query.New(st, roots, checkedIndex(st, indexFunc(st, nil)))
 	}
 	warm := func(dirs ...string) {
 		var abs []string
@@ -132,7 +132,7 @@ func newServingService(st graph.Store, roots []string) (*query.Service, error) {
 		}
 		w.WarmNames(abs)
 	}
-	svc, err := query.New(st, roots, indexFunc(st, func(root string) { warm(root) }))
+	svc, err := query.New(st, roots, checkedIndex(st, indexFunc(st, func(root string) { warm(root) })))
 	if err == nil {
 		warm(roots...)
 	}
@@ -164,7 +164,7 @@ func runIndex(ctx context.Context, e env, argv []string) error {
 		}
 		defer stop()
 	}
-	st, err := openStore(ctx, e, *dbPath)
+	st, err := openIndexStore(ctx, e, *dbPath)
 	if err != nil {
 		return err
 	}
@@ -182,6 +182,9 @@ func runIndex(ctx context.Context, e env, argv []string) error {
 		shared := postgres.IsURL(dbName(e, *dbPath))
 		res, err := index.Index(ctx, st, root, index.Options{Progress: adaptProgress(root, show), Shared: shared})
 		show(query.Progress{Root: root, Phase: "done"})
+		if c, ok := st.(interface{ Classify(error) error }); ok && err != nil {
+			err = c.Classify(err) // damage found while writing
+		}
 		if err != nil {
 			fmt.Fprintf(e.stderr, "sextant: indexing %s: %v\n", dir, err)
 			if ge, ok := err.(*graph.Error); ok {

@@ -146,7 +146,8 @@ func DefaultPath() (string, error) {
 
 // Open opens the database at path, creating it and its schema when missing.
 // It fails with an error wrapping ErrNewerSchema when the file was written by
-// a newer schema version.
+// a newer schema version, and with DATABASE_CORRUPT when SQLite finds the
+// file damaged (see OpenOrRebuild).
 func Open(ctx context.Context, path string) (*Store, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -164,6 +165,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s.bg, s.stopBG = context.WithCancel(context.Background())
 	if err := s.init(ctx, uri); err != nil {
 		s.Close()
+		if isCorrupt(err) {
+			return nil, corruptError(abs, err.Error(), err)
+		}
 		return nil, fmt.Errorf("opening %s: %w", abs, err)
 	}
 	return s, nil
