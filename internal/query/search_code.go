@@ -28,7 +28,7 @@ const (
 
 // SearchCodeInput is the input of search_code.
 type SearchCodeInput struct {
-	Question     string `json:"question" jsonschema:"what the code does, in words (e.g. parse the config file); at most 2048 bytes and 64 words"`
+	Question     string `json:"question" jsonschema:"what the code does, in up to 64 words (e.g. parse the config file)"`
 	Repository   string `json:"repository,omitempty" jsonschema:"search one repository, by name"`
 	Limit        int    `json:"limit,omitempty" jsonschema:"symbols to return, 1 to 20 (default 5)"`
 	Budget       int    `json:"budget,omitempty" jsonschema:"max tokens, 150 to 8000 (default 2000)"`
