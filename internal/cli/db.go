@@ -34,14 +34,20 @@ func openStore(ctx context.Context, e env, name string) (graph.Store, error) {
 	if postgres.IsURL(name) {
 		return postgres.Open(ctx, name)
 	}
-	if name == "" {
-		p, err := sqlite.DefaultPath()
-		if err != nil {
-			return nil, err
-		}
-		name = p
+	path, err := sqlitePath(name)
+	if err != nil {
+		return nil, err
 	}
-	return sqlite.Open(ctx, name)
+	return sqlite.Open(ctx, path)
+}
+
+// sqlitePath is the SQLite file a database name other than a PostgreSQL
+// URL means: the name itself, else the default file.
+func sqlitePath(name string) (string, error) {
+	if name != "" {
+		return name, nil
+	}
+	return sqlite.DefaultPath()
 }
 
 // openServingStore opens the store that serve and the tool subcommands
@@ -80,18 +86,14 @@ func openServingStore(ctx context.Context, e env, name string) (graph.Store, err
 // computes; writing into a damaged file would publish a snapshot that may
 // never be read back.
 func openIndexStore(ctx context.Context, e env, name string) (graph.Store, error) {
-	name = dbName(e, name)
-	if postgres.IsURL(name) {
-		return postgres.Open(ctx, name)
+	if name = dbName(e, name); postgres.IsURL(name) {
+		return openStore(ctx, e, name)
 	}
-	if name == "" {
-		p, err := sqlite.DefaultPath()
-		if err != nil {
-			return nil, err
-		}
-		name = p
+	path, err := sqlitePath(name)
+	if err != nil {
+		return nil, err
 	}
-	st, rebuilt, err := sqlite.OpenOrRebuild(ctx, name)
+	st, rebuilt, err := sqlite.OpenOrRebuild(ctx, path)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/sextant-dev/sextant/internal/index"
-	"github.com/sextant-dev/sextant/internal/store/sqlite"
 )
 
 // TestFreshWithSymlinkInsideRoot: a .go file that is a symlink (relative
@@ -16,8 +15,6 @@ import (
 // the same way: two calls in a row answer fresh from one snapshot, with
 // the refresh on (no re-index per call) and off.
 func TestFreshWithSymlinkInsideRoot(t *testing.T) {
-	t.Setenv("GOFLAGS", "-mod=mod")
-	t.Setenv("GOPROXY", "off")
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -31,27 +28,22 @@ func TestFreshWithSymlinkInsideRoot(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("go.mod", "module example.com/linked\n\ngo 1.22\n")
-	write("a.go", "package linked\n\n// A is a plain file.\nfunc A() {}\n")
-	// The target is no .go file of its own, so only the link declares B.
-	write("shared/b.go.in", "package linked\n\n// B is declared through a link.\nfunc B() {}\n")
-	if err := os.Symlink("shared/b.go.in", filepath.Join(root, "b.go")); err != nil {
-		t.Fatal(err)
+	link := func(target, name string) {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
 	}
-	// An absolute link that points back inside the root is one too.
-	write("shared/c.go.in", "package linked\n\n// C is declared through an absolute link.\nfunc C() {}\n")
-	if err := os.Symlink(filepath.Join(root, "shared/c.go.in"), filepath.Join(root, "c.go")); err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := index.Index(ctx, st, root, index.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	st := indexFixture(t, func() string {
+		write("go.mod", "module example.com/linked\n\ngo 1.22\n")
+		write("a.go", "package linked\n\n// A is a plain file.\nfunc A() {}\n")
+		// The target is no .go file of its own, so only the link declares B.
+		write("shared/b.go.in", "package linked\n\n// B is declared through a link.\nfunc B() {}\n")
+		link("shared/b.go.in", "b.go")
+		// An absolute link that points back inside the root is one too.
+		write("shared/c.go.in", "package linked\n\n// C is declared through an absolute link.\nfunc C() {}\n")
+		link(filepath.Join(root, "shared/c.go.in"), "c.go")
+		return root
+	}).store
 	reindex := func(ctx context.Context, root string, _ func(Progress)) error {
 		_, err := index.Refresh(ctx, st, root, index.Options{})
 		return err
