@@ -203,6 +203,9 @@ func (p *Pool) removeLocked(e *entry) {
 // Restart shuts the server spec runs in root down (if it runs) and starts
 // it again, with a new memory cap when capMB is not 0 (-1: none).
 func (p *Pool) Restart(ctx context.Context, spec ServerSpec, root string, capMB int) (*Lease, error) {
+	if err := CheckMemoryMB(capMB); err != nil {
+		return nil, graph.Errorf(graph.CodeInvalidArgument, "%v", err).WithData("field", "memory_mb")
+	}
 	key := Key{spec.Name, root}
 	p.mu.Lock()
 	if e := p.ents[key]; e != nil {
