@@ -89,7 +89,15 @@ func startServer(ctx context.Context, spec ServerSpec, root string, cfg PoolConf
 	}
 	s.conn = NewConn(r, w, Handler{Notify: s.notified, Request: s.requested})
 	go s.conn.Run()
-	ctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout.Duration)
+	// Starting is bounded by start_timeout and by the deadline of the
+	// call that starts the server (its request timeout): a server that
+	// never answers initialize must not hold that call longer than any
+	// other request would.
+	limit := cfg.StartTimeout.Duration
+	if t := s.timeout(); t > 0 && t < limit {
+		limit = t
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	uri := FileURI(root)
 	params := map[string]any{
@@ -109,6 +117,17 @@ func startServer(ctx context.Context, spec ServerSpec, root string, cfg PoolConf
 		} `json:"serverInfo"`
 	}
 	if err := s.conn.Call(ctx, "initialize", params, &res); err != nil {
+		var ce *CancelledError
+		if errors.As(err, &ce) && errors.Is(err, context.DeadlineExceeded) {
+			s.kill()
+			msg := fmt.Sprintf("%s did not answer initialize within %s (the sooner of start_timeout %s and the request timeout %s); it was stopped and the next call starts it again",
+				spec.Name, limit.Round(time.Millisecond), cfg.StartTimeout.Duration, s.timeout())
+			if t := s.StderrTail(2000); t != "" {
+				msg += "\nstderr tail:\n" + t
+			}
+			return nil, &graph.Error{Code: graph.CodeLSPTimeout, Message: msg, Err: err,
+				Data: map[string]any{"server": spec.Name, "method": "initialize", "timeout_ms": limit.Milliseconds()}}
+		}
 		err = s.failure("initialize", err)
 		s.kill()
 		return nil, err
