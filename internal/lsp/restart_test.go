@@ -85,6 +85,18 @@ func TestDeadServerRetried(t *testing.T) {
 		t.Errorf("notices %q, want the restart and the dead server's stderr tail", l.Notices)
 	}
 
+	// Killed just before the call, not yet reaped when it is sent.
+	pid = l.Pid()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hover(context.Background(), l, path, lsp.Point{Line: 1, Column: 1}); err != nil {
+		t.Fatalf("read-only call racing the server's death: %v", err)
+	}
+	if l.Pid() == pid {
+		t.Errorf("the answer came from pid %d, the dead server", pid)
+	}
+
 	// A call that is not read-only is not sent twice.
 	pid = l.Pid()
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {

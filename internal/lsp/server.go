@@ -281,6 +281,10 @@ func (s *Server) CallRaw(ctx context.Context, method string, params any, timeout
 	return raw, nil
 }
 
+// errDied marks the failures of a call whose server died before it was
+// answered (see Lease.CallRaw).
+var errDied = errors.New("the server died")
+
 // failure turns a connection error into a coded one.
 func (s *Server) failure(method string, err error) error {
 	var rpc *RPCError
@@ -310,7 +314,7 @@ func (s *Server) failure(method string, err error) error {
 		if t := s.StderrTail(2000); t != "" {
 			msg += "\nstderr tail:\n" + t
 		}
-		return &graph.Error{Code: graph.CodeLSPUnavailable, Message: msg, Err: err,
+		return &graph.Error{Code: graph.CodeLSPUnavailable, Message: msg, Err: fmt.Errorf("%w: %w", errDied, err),
 			Data: map[string]any{"server": s.Name, "exit": status, "stderr_tail": s.StderrTail(2000)}}
 	}
 	return graph.Wrap(graph.CodeLSPUnavailable, err, fmt.Sprintf("%s: %s failed", s.Name, method))
