@@ -58,7 +58,7 @@ func TestHostileFiles(t *testing.T) {
 	write(filepath.Join(outside, "passwd"), "secretword:x:0:0:root:/root:/bin/bash\n")
 	link(filepath.Join(outside, "p.go"), "z.go")
 	link(filepath.Join(outside, "passwd"), "passwd.go")
-	link("../outside/p.go", "lib/rel.go")
+	link("../../outside/p.go", "lib/rel.go")
 	link("shared/y.txt", "y.go")
 	fifo("pipe.go")
 	fifo("lib/pipe.s")

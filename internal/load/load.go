@@ -37,11 +37,12 @@ const Mode = packages.NeedName |
 // forbids the go command from writing go.mod or go.sum.
 func Config(u Unit) *packages.Config {
 	return &packages.Config{
-		Mode:  Mode,
-		Dir:   u.Dir,
-		Env:   Env(os.Environ(), u),
-		Tests: true,
-		Logf:  nil,
+		Mode:    Mode,
+		Dir:     u.Dir,
+		Env:     Env(os.Environ(), u),
+		Tests:   true,
+		Logf:    nil,
+		Overlay: u.Overlay,
 	}
 }
 
