@@ -316,6 +316,8 @@ func (c *Cache) load(ctx context.Context, key, root, rel string, unit load.Unit,
 	// from the go command: it would block on the one and read the other.
 	unit.Overlay = load.ExcludedOverlay(load.Exclusions(root, unit.Dir))
 	cfg := load.Config(unit)
+	ctx, cancel := load.Bounded(ctx)
+	defer cancel()
 	cfg.Context = ctx
 	cfg.Tests = tests
 	cfg.Fset = res.Fset
