@@ -63,6 +63,8 @@ func TestHostileFiles(t *testing.T) {
 	fifo("pipe.go")
 	fifo("lib/pipe.s")
 	fifo("notes.txt")
+	fifo("go.work")
+	fifo("lib/go.sum")
 
 	dbPath := filepath.Join(base, "sextant.db")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -102,7 +104,7 @@ func TestHostileFiles(t *testing.T) {
 	}
 	r.Close()
 	want := map[string]string{"z.go": "symbolic link", "passwd.go": "symbolic link", "lib/rel.go": "symbolic link",
-		"pipe.go": "FIFO", "lib/pipe.s": "FIFO", "notes.txt": "FIFO"}
+		"pipe.go": "FIFO", "lib/pipe.s": "FIFO", "notes.txt": "FIFO", "go.work": "FIFO", "lib/go.sum": "FIFO"}
 	for _, d := range diags {
 		if w, ok := want[d.Path]; ok && strings.Contains(d.Message, w) && strings.Contains(d.Message, "not read") {
 			delete(want, d.Path)

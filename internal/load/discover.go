@@ -208,7 +208,7 @@ func Discover(root string) (Plan, error) {
 			WithData("diagnostics", plan.Diagnostics)
 	}
 
-	plan.Units = units(abs, plan.Modules, &plan.Diagnostics)
+	plan.Units = units(abs, plan.Modules, plan.Excluded, &plan.Diagnostics)
 	overlay := ExcludedOverlay(plan.Excluded)
 	for i := range plan.Units {
 		plan.Units[i].Overlay = overlay
@@ -361,8 +361,12 @@ func enclosingModule(dir string) string {
 
 // units groups the modules into load units, using root's go.work when
 // there is one and it parses.
-func units(root string, mods []graph.Module, diags *[]graph.Diagnostic) []Unit {
-	used, ok := workspaceUses(root, diags)
+func units(root string, mods []graph.Module, excluded map[string]string, diags *[]graph.Diagnostic) []Unit {
+	var used map[string]bool
+	ok := false
+	if _, skip := excluded[filepath.Join(root, "go.work")]; !skip { // a FIFO would block the read
+		used, ok = workspaceUses(root, diags)
+	}
 	var out []Unit
 	var rest []graph.Module
 	if ok {
