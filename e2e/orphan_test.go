@@ -98,6 +98,21 @@ func checkGone(t *testing.T, pid int, what string) {
 	t.Errorf("go list (pid %d) survived %s", pid, what)
 }
 
+// waitExit waits for cmd to end after what, and kills it (failing the
+// test) when it has not within 30 seconds.
+func waitExit(t *testing.T, cmd *exec.Cmd, name, what string) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Errorf("%s did not end within 30 s of %s", name, what)
+	}
+}
+
 // TestNoOrphanedGoList: the go command Sextant runs to load packages dies
 // with Sextant however it ends: SIGKILL of `sextant index`, SIGTERM or
 // SIGINT of a tool subcommand, `serve` losing its stdin mid-index.
@@ -126,14 +141,7 @@ func TestNoOrphanedGoList(t *testing.T) {
 			}
 			pid := waitListing(t, pids)
 			_ = cmd.Process.Signal(sig)
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case <-done:
-			case <-time.After(30 * time.Second):
-				_ = cmd.Process.Kill()
-				t.Errorf("sextant find_symbol did not end within 30 s of %s", sig)
-			}
+			waitExit(t, cmd, "sextant find_symbol", sig.String())
 			checkGone(t, pid, sig.String()+" of a tool subcommand")
 		})
 	}
@@ -158,15 +166,7 @@ func TestNoOrphanedGoList(t *testing.T) {
 		}
 		pid := waitListing(t, pids)
 		stdin.Close()
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-			t.Errorf("sextant serve did not end within 30 s of losing its stdin")
-		}
+		waitExit(t, cmd, "sextant serve", "losing its stdin")
 		checkGone(t, pid, "serve losing its stdin")
 	})
 }

@@ -135,36 +135,15 @@ func Discover(root string) (Plan, error) {
 		return Plan{}, fmt.Errorf("reading root: %w", err)
 	}
 	var modFiles []string // absolute go.mod paths
-	err = filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			// An unreadable directory deeper down should not stop the
-			// rest of the tree from being indexed.
-			if path != abs && d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			if path != abs {
-				return nil
-			}
-			return err
+	err = walkTree(real, abs, func(path, why string) {
+		if plan.Excluded == nil {
+			plan.Excluded = map[string]string{}
 		}
-		if d.IsDir() {
-			// A vendor directory is read by the go command (-mod=vendor):
-			// it is walked for files that must not be read, nothing else.
-			if path != abs && skipDir(d.Name()) && d.Name() != "vendor" {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if why := notReadable(real, path, d); why != "" {
-			if plan.Excluded == nil {
-				plan.Excluded = map[string]string{}
-			}
-			plan.Excluded[path] = why
-			plan.Diagnostics = append(plan.Diagnostics, excludedDiagnostic(relSlash(abs, path), why))
-			return nil
-		}
+		plan.Excluded[path] = why
+		plan.Diagnostics = append(plan.Diagnostics, excludedDiagnostic(relSlash(abs, path), why))
+	}, func(path string, d fs.DirEntry) {
 		if inVendor(relSlash(abs, path)) {
-			return nil
+			return
 		}
 		switch d.Name() {
 		case "go.mod":
@@ -177,7 +156,6 @@ func Discover(root string) (Plan, error) {
 				plan.Manifests = append(plan.Manifests, relSlash(abs, path))
 			}
 		}
-		return nil
 	})
 	if err != nil {
 		return Plan{}, fmt.Errorf("walking %s: %w", abs, err)
@@ -214,6 +192,38 @@ func Discover(root string) (Plan, error) {
 		plan.Units[i].Overlay = overlay
 	}
 	return plan, nil
+}
+
+// walkTree walks dir, under the resolved root real, as the go command's
+// patterns see it: directories SkipDir names are skipped, except vendor
+// (which -mod=vendor reads). Each file that must not be read goes to
+// excluded with why (see notReadable), every other file to file. An
+// unreadable directory below dir is skipped; only dir's own error ends
+// the walk.
+func walkTree(real, dir string, excluded func(path, why string), file func(path string, d fs.DirEntry)) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path != dir && d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			if path != dir {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() {
+			if path != dir && skipDir(d.Name()) && d.Name() != "vendor" {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if why := notReadable(real, path, d); why != "" {
+			excluded(path, why)
+		} else {
+			file(path, d)
+		}
+		return nil
+	})
 }
 
 // inVendor reports whether the repo-relative path rel is inside a vendor
@@ -322,27 +332,12 @@ func Exclusions(root, dir string) map[string]string {
 		return nil
 	}
 	var out map[string]string
-	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if path != dir && d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
+	_ = walkTree(real, dir, func(path, why string) {
+		if out == nil {
+			out = map[string]string{}
 		}
-		if d.IsDir() {
-			if path != dir && skipDir(d.Name()) && d.Name() != "vendor" {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if why := notReadable(real, path, d); why != "" {
-			if out == nil {
-				out = map[string]string{}
-			}
-			out[path] = why
-		}
-		return nil
-	})
+		out[path] = why
+	}, func(string, fs.DirEntry) {})
 	return out
 }
 

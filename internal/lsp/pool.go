@@ -87,13 +87,7 @@ var readOnly = map[string]bool{
 // Call is Server.Call with the retry of CallRaw.
 func (l *Lease) Call(ctx context.Context, method string, params, result any) error {
 	raw, err := l.CallRaw(ctx, method, params, 0)
-	if err != nil || result == nil || len(raw) == 0 {
-		return err
-	}
-	if err := json.Unmarshal(raw, result); err != nil {
-		return graph.Wrap(graph.CodeLSPUnavailable, err, fmt.Sprintf("%s answered %s with an unexpected shape", l.Name, method))
-	}
-	return nil
+	return decodeResult(l.Name, method, raw, err, result)
 }
 
 // CallRaw is Server.CallRaw, except that a read-only request is not lost

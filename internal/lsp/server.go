@@ -252,11 +252,17 @@ func (s *Server) timeout() time.Duration {
 // status and stderr tail in the error's data.
 func (s *Server) Call(ctx context.Context, method string, params, result any) error {
 	raw, err := s.CallRaw(ctx, method, params, 0)
+	return decodeResult(s.Name, method, raw, err, result)
+}
+
+// decodeResult decodes the answer raw of a call that failed with err
+// (nil when it succeeded) into result, unless nil.
+func decodeResult(server, method string, raw json.RawMessage, err error, result any) error {
 	if err != nil || result == nil || len(raw) == 0 {
 		return err
 	}
 	if err := json.Unmarshal(raw, result); err != nil {
-		return graph.Wrap(graph.CodeLSPUnavailable, err, fmt.Sprintf("%s answered %s with an unexpected shape", s.Name, method))
+		return graph.Wrap(graph.CodeLSPUnavailable, err, fmt.Sprintf("%s answered %s with an unexpected shape", server, method))
 	}
 	return nil
 }
