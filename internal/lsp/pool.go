@@ -91,39 +91,27 @@ func (l *Lease) Call(ctx context.Context, method string, params, result any) err
 }
 
 // CallRaw is Server.CallRaw, except that a read-only request is not lost
-// to a server that died between the pool's check and the request: when
-// the server is found dead before the request is sent, or it is killed
-// by a signal (the OOM killer, a user) before answering, the request goes
-// once more to the restarted server, with the call's documents synced to
-// it again, and the lease's Notices say the server was restarted and how
-// the old one ended. A server that exits by itself while answering is
-// not sent the request again: the request may be what made it crash.
+// to a server found dead, one killed (by a user, the OOM killer) between
+// the pool's check and the call: when the server is dead or dying (a
+// SIGKILL pending, see dying) before the request is sent, or the request
+// cannot be written to it, the request
+// goes to the restarted server instead, with the call's documents synced
+// to it again, and the lease's Notices say the server was restarted and
+// how the old one ended. A server that dies once it has the request is
+// not sent it again: the request may be what killed it, and a caller
+// must learn that it did.
 func (l *Lease) CallRaw(ctx context.Context, method string, params any, timeout time.Duration) (json.RawMessage, error) {
-	if readOnly[method] && !l.Server.Alive() {
+	if readOnly[method] && (!l.Server.Alive() || dying(l.Server.Pid())) {
 		l.restart(ctx) // when it cannot, the call fails on the dead one as before
 	}
 	raw, err := l.Server.CallRaw(ctx, method, params, timeout)
-	if err == nil || !readOnly[method] || !errors.Is(err, errDied) || !killedBySignal(l.Server.proc) {
+	if err == nil || !readOnly[method] || !errors.Is(err, errDied) || !errors.Is(err, errNotSent) {
 		return raw, err
 	}
 	if !l.restart(ctx) {
 		return raw, err
 	}
 	return l.Server.CallRaw(ctx, method, params, timeout)
-}
-
-// killedBySignal reports whether p has ended by a signal.
-func killedBySignal(p *process) bool {
-	select {
-	case <-p.exited:
-	default:
-		return false
-	}
-	if p.state == nil {
-		return false
-	}
-	ws, ok := p.state.Sys().(interface{ Signaled() bool })
-	return ok && ws.Signaled()
 }
 
 // Sync is Server.Sync, on a restarted server when the lease's one is
@@ -143,7 +131,16 @@ func (l *Lease) Sync(abs, languageID string, text []byte) (string, error) {
 func (l *Lease) restart(ctx context.Context) bool {
 	p, e, dead := l.p, l.e, l.Server
 	if dead.Alive() {
-		return false
+		if !dying(dead.Pid()) {
+			return false
+		}
+		// Killed and not yet gone: wait for the kernel to finish, so the
+		// pool sees it dead.
+		select {
+		case <-dead.proc.exited:
+		case <-time.After(2 * time.Second):
+			return false
+		}
 	}
 	p.mu.Lock()
 	select {

@@ -3,6 +3,7 @@ package lsp_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -97,12 +98,34 @@ func TestDeadServerRetried(t *testing.T) {
 		t.Errorf("the answer came from pid %d, the dead server", pid)
 	}
 
-	// A call that is not read-only is not sent twice.
+	// Killed once it has the request: the call fails, it is not sent
+	// again (the request may be what killed the server).
+	hang := file(t, dir, "h.txt", "HANG\n")
 	pid = l.Pid()
+	failed := make(chan error, 1)
+	go func() {
+		_, err := hover(context.Background(), l, hang, lsp.Point{Line: 1, Column: 1})
+		failed <- err
+	}()
+	for i := 0; ; i++ {
+		if _, err := os.Stat(hang + ".hanging"); err == nil {
+			break
+		}
+		if i > 1000 {
+			t.Fatal("the fake never received the hanging request")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	gone(t, pid)
+	if err := <-failed; code(err) != graph.CodeLSPUnavailable || !strings.Contains(err.Error(), "killed") {
+		t.Errorf("a server killed while answering: %v, want LSP_UNAVAILABLE naming the signal", err)
+	}
+
+	// A call that is not read-only is not sent twice (the lease's server
+	// is the one killed above).
+	gone(t, l.Pid())
 	_, err = l.CallRaw(context.Background(), "workspace/executeCommand", map[string]any{"command": "x"}, 0)
 	if code(err) != graph.CodeLSPUnavailable {
 		t.Errorf("a writing request to a dead server: %v, want LSP_UNAVAILABLE", err)
