@@ -20,6 +20,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/load"
 )
 
 // PackageRecords are the graph records of one package: what a
@@ -449,6 +450,12 @@ func (s *pkgState) readFiles() {
 			return
 		}
 		if _, dup := s.byAbs[path]; dup {
+			return
+		}
+		if why := load.NotReadable(s.x.root, path); why != "" {
+			// Discover reported it, and the go command saw a stub in its
+			// place (load.ExcludedOverlay).
+			s.byAbs[path] = nil
 			return
 		}
 		content, mtime, err := readFile(path)

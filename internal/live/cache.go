@@ -312,7 +312,12 @@ func (c *Cache) load(ctx context.Context, key, root, rel string, unit load.Unit,
 	dir := path.Dir(rel)
 	res.trackDir(fsRoot, dir)
 
+	// FIFOs and links out of the root anywhere in the unit are hidden
+	// from the go command: it would block on the one and read the other.
+	unit.Overlay = load.ExcludedOverlay(load.Exclusions(root, unit.Dir))
 	cfg := load.Config(unit)
+	ctx, cancel := load.Bounded(ctx)
+	defer cancel()
 	cfg.Context = ctx
 	cfg.Tests = tests
 	cfg.Fset = res.Fset
