@@ -20,6 +20,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/position"
 )
 
 // PackageRecords are the graph records of one package: what a
@@ -658,7 +659,7 @@ func (s *pkgState) importErrors() {
 				s.addDiag(graph.Diagnostic{
 					Path:    src.rel,
 					Line:    p.Line,
-					Col:     charColumn(src.content, p),
+					Col:     position.CharColumn(src.content, p.Offset, p.Column),
 					Kind:    "list",
 					Message: fmt.Sprintf("importing %s: %s", path, strings.TrimSpace(e.Msg)),
 				})
@@ -713,7 +714,7 @@ func (s *pkgState) convertError(v *packages.Package, e packages.Error) graph.Dia
 		} else if b, err := os.ReadFile(abs); err == nil {
 			content = b
 		}
-		d.Col = charColumnAt(content, line, col)
+		d.Col = position.CharColumnAt(content, line, col)
 	}
 	return d
 }
