@@ -141,7 +141,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %s", red, scrub(err.Error(), dsn))
 	}
-	s := &Store{pool: pool, dsn: red, trips: trips}
+	s := &Store{pool: pool, dsn: red, trips: trips, cache: snapCache{snaps: names.Snapshots[snapRows]{DropOlder: true}}}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("connecting to %s: %w", red, scrubErr(err, dsn))

@@ -285,14 +285,14 @@ func (r *reader) FindSymbols(ctx context.Context, q graph.SymbolQuery) ([]graph.
 	for _, p := range pins {
 		snapOf[p.name] = p.snapshot
 		if exact {
-			tables = append(tables, names.RepoTable{Repo: p.name, Entries: exactByRepo[p.snapshot]})
+			tables = append(tables, names.RepoTable{Repo: p.name, Table: names.NewTable(exactByRepo[p.snapshot])})
 			continue
 		}
 		if len(q.Repositories) > 0 && !containsString(q.Repositories, p.name) {
 			continue
 		}
 		snap := p.snapshot
-		entries, err := r.names.Table(ctx, p.name, snap, func(ctx context.Context) ([]names.Entry, error) {
+		table, err := r.names.Table(ctx, p.name, snap, func(ctx context.Context) ([]names.Entry, error) {
 			rows, err := r.tx.Query(ctx, `SELECT `+entryColumns+` FROM symbols s WHERE s.snapshot_id = $1`, snap)
 			if err != nil {
 				return nil, fmt.Errorf("loading symbol names: %w", err)
@@ -304,7 +304,7 @@ func (r *reader) FindSymbols(ctx context.Context, q graph.SymbolQuery) ([]graph.
 		if err != nil {
 			return nil, 0, err
 		}
-		tables = append(tables, names.RepoTable{Repo: p.name, Entries: entries})
+		tables = append(tables, names.RepoTable{Repo: p.name, Table: table})
 	}
 	hits, total, err := names.Search(q, tables)
 	if err != nil || len(hits) == 0 {

@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/names"
 )
 
 // reader is the Reader of the sqlite store: one read transaction on one
@@ -21,9 +21,10 @@ import (
 type reader struct {
 	conn  *sql.Conn
 	tx    *sql.Tx
-	names *names     // the store's name tables, shared by its readers
-	db    *sql.DB    // the read pool, which stmts prepare on
-	stmts *stmtCache // the store's prepared read statements; nil runs each text afresh
+	names *names.Cache                      // the store's name tables, shared by its readers
+	strs  *names.Snapshots[internedStrings] // the store's interned strings per published snapshot, likewise
+	db    *sql.DB                           // the read pool, which stmts prepare on
+	stmts *stmtCache                        // the store's prepared read statements; nil runs each text afresh
 
 	closeOnce sync.Once
 	closeErr  error
@@ -254,61 +255,6 @@ func (r *reader) statuses(ctx context.Context, name string) ([]graph.RepositoryS
 // and none for a brief query.
 func (r *reader) FindSymbols(ctx context.Context, q graph.SymbolQuery) ([]graph.Symbol, int, error) {
 	return r.findInMemory(ctx, q)
-}
-
-// candidate is a match being ranked: its entry in the name table and
-// what ranking derives from it. Small, since a broad match has thousands.
-type candidate struct {
-	e      *nameEntry
-	repo   string
-	tier   int32
-	length int32 // characters of the name
-}
-
-// compareCandidates orders candidates: rank tier, exported first,
-// non-test first, shorter names, then qualified name, repository, path,
-// position and row id, which make it a total order.
-func compareCandidates(a, b candidate) int {
-	if c := cmp.Compare(a.tier, b.tier); c != 0 {
-		return c
-	}
-	x, y := a.e, b.e
-	if x.exported != y.exported {
-		if x.exported {
-			return -1
-		}
-		return 1
-	}
-	if x.test != y.test {
-		if !x.test {
-			return -1
-		}
-		return 1
-	}
-	return cmp.Or(
-		cmp.Compare(a.length, b.length),
-		strings.Compare(x.qn, y.qn),
-		strings.Compare(a.repo, b.repo),
-		strings.Compare(x.path, y.path),
-		cmp.Compare(x.startLine, y.startLine),
-		cmp.Compare(x.start, y.start),
-		cmp.Compare(x.id, y.id),
-	)
-}
-
-// rankTier is the first ranking key: 0 for an exact (case-sensitive) name
-// or qualified name, 1 for a case-insensitive exact name, 2 for a prefix,
-// 3 for the rest.
-func rankTier(name, lname, qn, q, lq string) int {
-	switch {
-	case name == q || qn == q:
-		return 0
-	case lname == lq:
-		return 1
-	case strings.HasPrefix(lname, lq):
-		return 2
-	}
-	return 3
 }
 
 // symbolsByID loads the symbols with the given row ids, in that order.

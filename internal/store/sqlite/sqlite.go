@@ -58,6 +58,7 @@ import (
 	"time"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/names"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -115,8 +116,9 @@ type Store struct {
 	wdb  *sql.DB // exactly one connection; every write goes through it
 	rdb  *sql.DB // read-only connections for Readers and lookups
 
-	names names     // per-snapshot name tables for prefix, substring and fuzzy search
-	stmts stmtCache // prepared read statements, shared by readers
+	names names.Cache                      // per-snapshot name tables for prefix, substring and fuzzy search
+	strs  names.Snapshots[internedStrings] // per-snapshot interned strings (see internedStrings)
+	stmts stmtCache                        // prepared read statements, shared by readers
 
 	// Background loads of name tables (WarmNames): bg ends at Close,
 	// which waits for them; warmMu orders a load's start with that end.
@@ -379,7 +381,7 @@ func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
 	// A deferred transaction takes its WAL snapshot at its first read; do
 	// that read now so the view is the one current when Read was called.
 	var v string
-	r := &reader{conn: conn, tx: tx, names: &s.names, db: s.rdb, stmts: &s.stmts}
+	r := &reader{conn: conn, tx: tx, names: &s.names, strs: &s.strs, db: s.rdb, stmts: &s.stmts}
 	if err := r.queryRow(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil {
 		tx.Rollback()
 		conn.Close()
@@ -440,11 +442,10 @@ func (s *Store) warmNames(ctx context.Context, roots []string) error {
 		return err
 	}
 	for _, p := range pins {
-		t, err := s.names.table(ctx, r, p.name, p.revision, p.snapshot)
-		if err != nil {
+		if _, err := r.nameTable(ctx, p.name, p.revision, p.snapshot); err != nil {
 			return err
 		}
-		if _, err := t.strings(ctx, r, p.snapshot); err != nil {
+		if _, err := r.strings(ctx, p.name, p.revision, p.snapshot); err != nil {
 			return err
 		}
 	}

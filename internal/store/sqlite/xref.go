@@ -559,7 +559,7 @@ func (r *reader) QualifiedNames(ctx context.Context, keys []string) (map[string]
 	// not known from the key).
 	complete := true
 	for _, rs := range repos {
-		t := r.names.loaded(rs.revision)
+		t := r.names.Loaded(rs.revision)
 		if t == nil {
 			complete = false
 			continue
@@ -568,8 +568,8 @@ func (r *reader) QualifiedNames(ctx context.Context, keys []string) (map[string]
 			if _, done := out[k]; done {
 				continue
 			}
-			if e := t.entry(k); e != nil {
-				out[k] = e.qn
+			if e := t.Entry(k); e != nil {
+				out[k] = e.QN
 			}
 		}
 	}
@@ -750,7 +750,7 @@ func (s *snapshotStrings) use(ctx context.Context, snap int64) error {
 	if i < 0 {
 		return fmt.Errorf("snapshot %d is no longer pinned", snap)
 	}
-	strs, err := s.r.names.slot(s.pins[i].name, s.pins[i].revision).strings(ctx, s.r, snap)
+	strs, err := s.r.strings(ctx, s.pins[i].name, s.pins[i].revision, snap)
 	if err != nil {
 		return err
 	}
