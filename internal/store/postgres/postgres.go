@@ -54,6 +54,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/store/names"
+	"github.com/sextant-dev/sextant/internal/store/sqlbase"
 )
 
 var _ graph.Store = (*Store)(nil)
@@ -246,16 +247,8 @@ type queryRower interface {
 }
 
 func repositoryByRoot(ctx context.Context, q queryRower, root string) (graph.Repository, error) {
-	var r graph.Repository
-	err := q.QueryRow(ctx, `SELECT id, name, root, vcs_head FROM repositories WHERE root = $1`, root).
-		Scan(&r.ID, &r.Name, &r.Root, &r.VCSHead)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return r, fmt.Errorf("repository at %s: %w", root, graph.ErrNotFound)
-	}
-	if err != nil {
-		return r, fmt.Errorf("looking up repository: %w", err)
-	}
-	return r, nil
+	return sqlbase.ScanRepository(q.QueryRow(ctx, `SELECT id, name, root, vcs_head FROM repositories WHERE root = $1`, root),
+		root, pgx.ErrNoRows)
 }
 
 // BeginSnapshot implements graph.Store. It checks that the repository

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/store/names"
+	"github.com/sextant-dev/sextant/internal/store/sqlbase"
 )
 
 // reader is the Reader of the postgres store: one REPEATABLE READ, READ
@@ -75,46 +75,24 @@ func (r *reader) lock() error {
 	return nil
 }
 
-// builder accumulates a WHERE clause and its numbered arguments.
-type builder struct {
-	conds []string
-	args  []any
-}
-
-func (b *builder) arg(v any) string {
-	b.args = append(b.args, v)
-	return "$" + strconv.Itoa(len(b.args))
-}
-
-func (b *builder) where(format string, args ...any) {
-	ph := make([]any, len(args))
-	for i, a := range args {
-		ph[i] = b.arg(a)
-	}
-	b.conds = append(b.conds, fmt.Sprintf(format, ph...))
-}
-
-func (b *builder) clause() string {
-	if len(b.conds) == 0 {
-		return ""
-	}
-	return " WHERE " + strings.Join(b.conds, " AND ")
-}
+// builder accumulates a WHERE clause and its numbered arguments ($1, $2).
+type builder = sqlbase.Builder[sqlbase.Dollar]
 
 // prefixCond is a byte-wise prefix test on col: with COLLATE "C" columns,
 // left(col, n) = p is exact, and for a range-scannable form the planner
 // gets col >= p as well.
-func (b *builder) prefixCond(col, p string) string {
+func prefixCond(b *builder, col, p string) string {
 	if p == "" {
 		return "true"
 	}
-	ph := b.arg(p)
+	ph := b.Arg(p)
 	return fmt.Sprintf("(%[1]s >= %[2]s AND starts_with(%[1]s, %[2]s))", col, ph)
 }
 
+// symbolColumns select a symbol: its row id, then what
+// sqlbase.AppendSymbolFields scans.
 const symbolColumns = `s.snapshot_id, s.id, s.key, r.name, s.package_path, s.package_name, s.module_path, s.path,
-	s.name, coalesce(s.qname, s.name), s.kind, s.signature, s.doc, s.receiver, coalesce(s.parent, ''),
-	s.exported, s.test_only, s.start_line, s.start_col, s.end_line, s.end_col`
+	` + sqlbase.SymbolColumns
 
 // from returns the FROM clause that joins table (as alias) to the pinned
 // snapshots, r(current_snapshot, name), and adds to b the condition that
@@ -129,9 +107,9 @@ func (r *reader) from(b *builder, table, alias string) string {
 	for i, p := range r.pins {
 		snaps[i], names[i] = p.snapshot, p.name
 	}
-	ph := b.arg(snaps)
-	b.conds = append(b.conds, alias+".snapshot_id = ANY("+ph+")")
-	return ` FROM unnest(` + ph + `::bigint[], ` + b.arg(names) + `::text[]) AS r(current_snapshot, name)
+	ph := b.Arg(snaps)
+	b.Conds = append(b.Conds, alias+".snapshot_id = ANY("+ph+")")
+	return ` FROM unnest(` + ph + `::bigint[], ` + b.Arg(names) + `::text[]) AS r(current_snapshot, name)
 		JOIN ` + table + ` ` + alias + ` ON ` + alias + `.snapshot_id = r.current_snapshot`
 }
 
@@ -148,12 +126,10 @@ func scanSymbols(rows pgx.Rows) ([]graph.Symbol, []rowID, error) {
 		var s graph.Symbol
 		var id rowID
 		var kind int16
-		if err := rows.Scan(&id.snap, &id.id, &s.Key, &s.Repository, &s.PackagePath, &s.PackageName, &s.ModulePath,
-			&s.Path, &s.Name, &s.QualifiedName, &kind, &s.Signature, &s.Doc, &s.Receiver, &s.Parent,
-			&s.Exported, &s.TestOnly, &s.StartLine, &s.StartCol, &s.EndLine, &s.EndCol); err != nil {
+		if err := rows.Scan(sqlbase.AppendSymbolFields(append(make([]any, 0, 21), &id.snap, &id.id), &s, &kind)...); err != nil {
 			return nil, nil, fmt.Errorf("reading symbols: %w", err)
 		}
-		s.Kind = nameOf(kindNames[:], kind)
+		s.Kind = sqlbase.Kind(kind)
 		syms = append(syms, s)
 		ids = append(ids, id)
 	}
@@ -228,7 +204,7 @@ func scanEntries(rows pgx.Rows) ([]names.Entry, error) {
 			&e.StartLine, &e.StartCol); err != nil {
 			return nil, fmt.Errorf("loading symbol names: %w", err)
 		}
-		e.Kind = nameOf(kindNames[:], kind)
+		e.Kind = sqlbase.Kind(kind)
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
@@ -267,8 +243,8 @@ func (r *reader) FindSymbols(ctx context.Context, q graph.SymbolQuery) ([]graph.
 		}
 		var b builder
 		from := r.from(&b, "symbols", "s")
-		b.where(col+" = %s", q.Name)
-		syms, ids, err := r.querySymbols(ctx, `SELECT `+symbolColumns+from+b.clause(), b.args...)
+		b.Where(col+" = %s", q.Name)
+		syms, ids, err := r.querySymbols(ctx, `SELECT `+symbolColumns+from+b.Clause(), b.Args...)
 		if err != nil {
 			return nil, 0, fmt.Errorf("finding symbols: %w", err)
 		}
@@ -372,11 +348,11 @@ func (r *reader) SymbolByKey(ctx context.Context, key string) (graph.Symbol, err
 	defer r.mu.Unlock()
 	var b builder
 	from := r.from(&b, "symbols", "s")
-	b.where("s.key = %s", key)
+	b.Where("s.key = %s", key)
 	batch := &pgx.Batch{}
-	batch.Queue(`SELECT `+symbolColumns+from+b.clause()+` ORDER BY r.name, s.id LIMIT 1`, b.args...)
+	batch.Queue(`SELECT `+symbolColumns+from+b.Clause()+` ORDER BY r.name, s.id LIMIT 1`, b.Args...)
 	var kb builder
-	kb.where("s.parent = %s", key)
+	kb.Where("s.parent = %s", key)
 	r.queueChildren(batch, &kb)
 	var syms []graph.Symbol
 	err := r.sendWithChildren(ctx, batch, func(rs pgx.BatchResults) (err error) {
@@ -422,13 +398,13 @@ func (r *reader) LookupSymbolsAll(ctx context.Context, ls []graph.Lookup) ([][]g
 		asked = append(asked, i)
 		var b builder
 		from := r.lookup(&b, l)
-		batch.Queue(`SELECT `+symbolColumns+from+b.clause()+` ORDER BY r.name, s.path, s.start_line, s.start_col, s.id`, b.args...)
+		batch.Queue(`SELECT `+symbolColumns+from+b.Clause()+` ORDER BY r.name, s.path, s.start_line, s.start_col, s.id`, b.Args...)
 		// The members' query selects its parents with the same lookup,
 		// in a subquery whose aliases hide the outer ones.
 		var kb builder
 		sub := r.lookup(&kb, l)
-		kb.conds = append(kb.conds, "s.kind IN (4, 5)") // types and interfaces (kindNames)
-		kb.conds = []string{"s.parent IN (SELECT s.key" + sub + kb.clause() + ")"}
+		kb.Conds = append(kb.Conds, "s.kind IN (4, 5)") // types and interfaces (kindNames)
+		kb.Conds = []string{"s.parent IN (SELECT s.key" + sub + kb.Clause() + ")"}
 		r.queueChildren(batch, &kb)
 	}
 	if len(asked) == 0 {
@@ -464,21 +440,21 @@ func (r *reader) LookupSymbolsAll(ctx context.Context, ls []graph.Lookup) ([][]g
 func (r *reader) lookup(b *builder, l graph.Lookup) string {
 	from := r.from(b, "symbols", "s")
 	if strings.ContainsAny(l.QualifiedName, ".#") {
-		b.where("s.qname = %s", l.QualifiedName)
+		b.Where("s.qname = %s", l.QualifiedName)
 	} else {
-		b.where("s.name = %s AND s.qname IS NULL", l.QualifiedName)
+		b.Where("s.name = %s AND s.qname IS NULL", l.QualifiedName)
 	}
 	if l.PackagePath != "" {
-		b.where("s.package_path = %s", l.PackagePath)
+		b.Where("s.package_path = %s", l.PackagePath)
 	}
 	if l.PackageName != "" {
-		b.where("s.package_name = %s", l.PackageName)
+		b.Where("s.package_name = %s", l.PackageName)
 	}
 	if l.Repository != "" {
-		b.where("r.name = %s", l.Repository)
+		b.Where("r.name = %s", l.Repository)
 	}
 	if l.PathPrefix != "" {
-		b.conds = append(b.conds, b.prefixCond("s.path", l.PathPrefix))
+		b.Conds = append(b.Conds, prefixCond(b, "s.path", l.PathPrefix))
 	}
 	return from
 }
@@ -504,12 +480,12 @@ func (r *reader) Children(ctx context.Context, repo, parentKey string) ([]graph.
 	}
 	var b builder
 	from := r.from(&b, "symbols", "s")
-	b.where("s.parent = %s", parentKey)
+	b.Where("s.parent = %s", parentKey)
 	if repo != "" {
-		b.where("s.snapshot_id = %s", r.snaps[repo])
+		b.Where("s.snapshot_id = %s", r.snaps[repo])
 	}
-	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+from+b.clause()+
-		` ORDER BY r.name, s.path, s.start_line, s.start_col, s.id`, b.args...)
+	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+from+b.Clause()+
+		` ORDER BY r.name, s.path, s.start_line, s.start_col, s.id`, b.Args...)
 	return syms, err
 }
 
@@ -528,8 +504,8 @@ func (r *reader) SymbolsByKeys(ctx context.Context, keys []string) ([]graph.Symb
 	}
 	var b builder
 	from := r.from(&b, "symbols", "s")
-	b.where("s.key = ANY(%s)", uniq(keys))
-	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+from+b.clause(), b.args...)
+	b.Where("s.key = ANY(%s)", uniq(keys))
+	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+from+b.Clause(), b.Args...)
 	if err != nil {
 		return nil, fmt.Errorf("looking up symbols by key: %w", err)
 	}

@@ -11,46 +11,12 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/sqlbase"
 )
 
-// The small integers stored for symbol kinds, reference kinds, coverage
-// classes and call modes: the same codes as the sqlite store's, so the two
-// schemas read alike. They are part of the schema: never renumber, only
-// append.
-var (
-	kindNames = [...]graph.Kind{1: graph.KindPackage, 2: graph.KindConst, 3: graph.KindVar, 4: graph.KindType,
-		5: graph.KindInterface, 6: graph.KindFunc, 7: graph.KindMethod, 8: graph.KindField, 9: graph.KindInterfaceMethod}
-	refKindNames = [...]graph.RefKind{1: graph.RefCall, 2: graph.RefRead, 3: graph.RefWrite, 4: graph.RefType,
-		5: graph.RefImport, 6: graph.RefEmbed}
-	coverageNames = [...]graph.Coverage{1: graph.CoverageExact, 2: graph.CoverageCandidate,
-		3: graph.CoverageUnresolved, // the literal 3 of the edges_unresolved index
-		4: graph.CoveragePackageLevel}
-	viaNames = [...]graph.Via{0: "", 1: graph.ViaStatic, 2: graph.ViaInterface, 3: graph.ViaFuncValue,
-		4: graph.ViaGo, 5: graph.ViaDefer}
-
-	kindCodes     = codes(kindNames[:])
-	refKindCodes  = codes(refKindNames[:])
-	coverageCodes = codes(coverageNames[:])
-	viaCodes      = func() map[graph.Via]int16 { m := codes(viaNames[:]); m[""] = 0; return m }()
-)
-
-func codes[T ~string](names []T) map[T]int16 {
-	m := make(map[T]int16, len(names))
-	for c, n := range names {
-		if n != "" {
-			m[n] = int16(c)
-		}
-	}
-	return m
-}
-
-// nameOf returns the name stored as code c, or "unknown(c)".
-func nameOf[T ~string](names []T, c int16) T {
-	if c >= 0 && int(c) < len(names) && (names[c] != "" || c == 0) {
-		return names[c]
-	}
-	return T(fmt.Sprintf("unknown(%d)", c))
-}
+// codes are the stored codes of kinds, coverage classes, call modes and
+// effects (sqlbase), as written: smallint columns.
+var codes = sqlbase.NewCodes[int16]()
 
 // errWriterDone is returned by a SnapshotWriter used after Publish or Abort.
 var errWriterDone = errors.New("snapshot writer already published or aborted")
@@ -107,7 +73,7 @@ func (w *writer) AddPackage(ctx context.Context, pkg graph.Package, files []grap
 		return errWriterDone
 	}
 	for i := range syms {
-		if _, ok := kindCodes[syms[i].Kind]; !ok {
+		if _, ok := codes.Kind[syms[i].Kind]; !ok {
 			return fmt.Errorf("package %s: symbol %s: unknown kind %q", pkg.Path, syms[i].QualifiedName, syms[i].Kind)
 		}
 	}
@@ -158,7 +124,7 @@ func (w *writer) AddRefs(ctx context.Context, refs []graph.Ref) error {
 		return errWriterDone
 	}
 	for _, r := range refs {
-		if _, ok := refKindCodes[r.Kind]; !ok {
+		if _, ok := codes.RefKind[r.Kind]; !ok {
 			return fmt.Errorf("reference at %s:%d:%d: unknown kind %q", r.Path, r.Line, r.Col, r.Kind)
 		}
 	}
@@ -175,10 +141,10 @@ func (w *writer) AddCallEdges(ctx context.Context, edges []graph.CallEdge) error
 		return errWriterDone
 	}
 	for _, e := range edges {
-		if _, ok := coverageCodes[e.Coverage]; !ok {
+		if _, ok := codes.Coverage[e.Coverage]; !ok {
 			return fmt.Errorf("call at %s:%d:%d: unknown coverage %q", e.Path, e.Line, e.Col, e.Coverage)
 		}
-		if _, ok := viaCodes[e.Via]; !ok {
+		if _, ok := codes.Via[e.Via]; !ok {
 			return fmt.Errorf("call at %s:%d:%d: unknown via %q", e.Path, e.Line, e.Col, e.Via)
 		}
 	}
@@ -331,8 +297,8 @@ func (w *writer) copyRows(ctx context.Context, tx pgx.Tx, id int64) error {
 					if s.QualifiedName != s.Name {
 						qname = s.QualifiedName
 					}
-					wName, wDoc, wSig, wBody, wPath := searchWords(s)
-					return []any{id, i + 1, s.Key, s.Name, strings.ToLower(s.Name), qname, kindCodes[s.Kind],
+					wName, wDoc, wSig, wBody, wPath := sqlbase.SearchColumns(s)
+					return []any{id, i + 1, s.Key, s.Name, strings.ToLower(s.Name), qname, codes.Kind[s.Kind],
 						s.Exported, s.TestOnly, s.StartLine, s.StartCol, s.EndLine, s.EndCol, s.PackagePath,
 						s.PackageName, s.ModulePath, s.Path, nullable(s.Parent), s.Receiver, s.Signature, s.Doc,
 						wName, wDoc, wSig, wBody, wPath}
@@ -350,7 +316,7 @@ func (w *writer) copyRows(ctx context.Context, tx pgx.Tx, id int64) error {
 				"enclosing", "kind", "test_only"}, len(w.refs), func(i int) []any {
 				r := &w.refs[i]
 				return []any{id, i, r.Target, r.Path, r.Line, r.Col, r.EndCol, nullable(r.Enclosing),
-					refKindCodes[r.Kind], r.TestOnly}
+					codes.RefKind[r.Kind], r.TestOnly}
 			})
 		},
 		func() error {
@@ -358,7 +324,7 @@ func (w *writer) copyRows(ctx context.Context, tx pgx.Tx, id int64) error {
 				"col", "coverage", "via", "is_go", "is_defer"}, len(w.edges), func(i int) []any {
 				e := &w.edges[i]
 				return []any{id, i, e.Caller, nullable(e.Callee), nullable(e.CalleeName), e.Path, e.Line, e.Col,
-					coverageCodes[e.Coverage], viaCodes[e.Via], e.Go, e.Defer}
+					codes.Coverage[e.Coverage], codes.Via[e.Via], e.Go, e.Defer}
 			})
 		},
 		func() error {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/store/names"
+	"github.com/sextant-dev/sextant/internal/store/sqlbase"
 )
 
 // The store keeps, per snapshot, the columns that name matching and
@@ -41,7 +42,7 @@ func loadNames(ctx context.Context, r *reader, id int64) ([]names.Entry, error) 
 			&e.StartLine, &e.StartCol, &e.Key, &e.Signature, &e.EndLine, &e.EndCol); err != nil {
 			return nil, fmt.Errorf("loading symbol names: %w", err)
 		}
-		e.Kind = kindOf(kind)
+		e.Kind = sqlbase.Kind(kind)
 		out = append(out, e)
 	}
 	names.Intern(out) // many symbols share a file

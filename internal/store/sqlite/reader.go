@@ -5,13 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/store/names"
+	"github.com/sextant-dev/sextant/internal/store/sqlbase"
 )
 
 // reader is the Reader of the sqlite store: one read transaction on one
@@ -46,33 +46,8 @@ func (r *reader) Close() error {
 	return r.closeErr
 }
 
-// builder accumulates a WHERE clause and its numbered arguments.
-type builder struct {
-	conds []string
-	args  []any
-}
-
-// arg adds v to the arguments and returns its placeholder.
-func (b *builder) arg(v any) string {
-	b.args = append(b.args, v)
-	return "?" + strconv.Itoa(len(b.args))
-}
-
-// where adds a condition, formatting placeholders for args into it.
-func (b *builder) where(format string, args ...any) {
-	ph := make([]any, len(args))
-	for i, a := range args {
-		ph[i] = b.arg(a)
-	}
-	b.conds = append(b.conds, fmt.Sprintf(format, ph...))
-}
-
-func (b *builder) clause() string {
-	if len(b.conds) == 0 {
-		return ""
-	}
-	return " WHERE " + strings.Join(b.conds, " AND ")
-}
+// builder accumulates a WHERE clause and its numbered arguments (?1, ?2).
+type builder = sqlbase.Builder[sqlbase.Question]
 
 // prefixUpper returns the least string greater than every string with
 // prefix p in byte order, and false when there is none (p is empty or all
@@ -88,21 +63,23 @@ func prefixUpper(p string) (string, bool) {
 	return "", false
 }
 
-// prefixCond returns a range condition on col for the prefix p.
-func (b *builder) prefixCond(col, p string) string {
+// prefixCond returns a range condition on col for the prefix p, adding
+// its arguments to b.
+func prefixCond(b *builder, col, p string) string {
 	if p == "" {
 		return "1"
 	}
-	lo := b.arg(p)
+	lo := b.Arg(p)
 	if hi, ok := prefixUpper(p); ok {
-		return fmt.Sprintf("(%s >= %s AND %s < %s)", col, lo, col, b.arg(hi))
+		return fmt.Sprintf("(%s >= %s AND %s < %s)", col, lo, col, b.Arg(hi))
 	}
 	return fmt.Sprintf("%s >= %s", col, lo)
 }
 
+// symbolColumns select a symbol: its row id, then what
+// sqlbase.AppendSymbolFields scans.
 const symbolColumns = `s.id, s.key, r.name, u.package_path, u.package_name, u.module_path, u.path,
-	s.name, coalesce(s.qname, s.name), s.kind, s.signature, s.doc, s.receiver, coalesce(s.parent, ''),
-	s.exported, s.test_only, s.start_line, s.start_col, s.end_line, s.end_col`
+	` + sqlbase.SymbolColumns
 
 // symbolFrom joins symbols to their repositories' current snapshots. The
 // CROSS JOIN makes SQLite loop over the (few) repositories outside and
@@ -128,12 +105,10 @@ func scanSymbols(rows *sql.Rows) ([]graph.Symbol, []int64, error) {
 	for rows.Next() {
 		var s graph.Symbol
 		var id, kind int64
-		if err := rows.Scan(&id, &s.Key, &s.Repository, &s.PackagePath, &s.PackageName, &s.ModulePath, &s.Path,
-			&s.Name, &s.QualifiedName, &kind, &s.Signature, &s.Doc, &s.Receiver, &s.Parent,
-			&s.Exported, &s.TestOnly, &s.StartLine, &s.StartCol, &s.EndLine, &s.EndCol); err != nil {
+		if err := rows.Scan(sqlbase.AppendSymbolFields(append(make([]any, 0, 20), &id), &s, &kind)...); err != nil {
 			return nil, nil, fmt.Errorf("reading symbols: %w", err)
 		}
-		s.Kind = kindOf(kind)
+		s.Kind = sqlbase.Kind(kind)
 		syms = append(syms, s)
 		ids = append(ids, id)
 	}
@@ -188,11 +163,11 @@ func (r *reader) Repository(ctx context.Context, name string) (graph.RepositoryS
 func (r *reader) statuses(ctx context.Context, name string) ([]graph.RepositoryStatus, error) {
 	var b builder
 	if name != "" {
-		b.where("r.name = %s", name)
+		b.Where("r.name = %s", name)
 	}
 	rows, err := r.query(ctx, `SELECT r.id, r.name, r.root, r.vcs_head, r.current_snapshot,
 		s.id, s.created_at, s.packages, s.files, s.symbols, s.diagnostics, s.amended
-		FROM repositories r JOIN snapshots s ON s.id = coalesce(r.current_revision, r.current_snapshot)`+b.clause()+` ORDER BY r.name`, b.args...)
+		FROM repositories r JOIN snapshots s ON s.id = coalesce(r.current_revision, r.current_snapshot)`+b.Clause()+` ORDER BY r.name`, b.Args...)
 	if err != nil {
 		return nil, fmt.Errorf("listing repositories: %w", err)
 	}
@@ -222,8 +197,8 @@ func (r *reader) statuses(ctx context.Context, name string) ([]graph.RepositoryS
 	}
 
 	rows, err = r.query(ctx, `SELECT m.snapshot_id, m.path, m.dir, m.go_version
-		FROM modules m JOIN repositories r ON r.current_snapshot = m.snapshot_id`+b.clause()+`
-		ORDER BY m.dir, m.path`, b.args...)
+		FROM modules m JOIN repositories r ON r.current_snapshot = m.snapshot_id`+b.Clause()+`
+		ORDER BY m.dir, m.path`, b.Args...)
 	if err != nil {
 		return nil, fmt.Errorf("listing modules: %w", err)
 	}
@@ -270,10 +245,10 @@ func (r *reader) symbolsByID(ctx context.Context, ids []int64) ([]graph.Symbol, 
 		var b builder
 		ph := make([]string, len(part))
 		for i, id := range part {
-			ph[i] = b.arg(id)
+			ph[i] = b.Arg(id)
 		}
 		syms, got, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolByIDFrom+
-			` WHERE s.id IN (`+strings.Join(ph, ", ")+`)`, b.args...)
+			` WHERE s.id IN (`+strings.Join(ph, ", ")+`)`, b.Args...)
 		if err != nil {
 			return nil, err
 		}
@@ -308,24 +283,24 @@ func (r *reader) LookupSymbols(ctx context.Context, l graph.Lookup) ([]graph.Sym
 	}
 	var b builder
 	if strings.ContainsAny(l.QualifiedName, ".#") {
-		b.where("s.qname = %s", l.QualifiedName)
+		b.Where("s.qname = %s", l.QualifiedName)
 	} else {
-		b.where("s.lname = %s AND s.name = %s AND s.qname IS NULL", strings.ToLower(l.QualifiedName), l.QualifiedName)
+		b.Where("s.lname = %s AND s.name = %s AND s.qname IS NULL", strings.ToLower(l.QualifiedName), l.QualifiedName)
 	}
 	if l.PackagePath != "" {
-		b.where("u.package_path = %s", l.PackagePath)
+		b.Where("u.package_path = %s", l.PackagePath)
 	}
 	if l.PackageName != "" {
-		b.where("u.package_name = %s", l.PackageName)
+		b.Where("u.package_name = %s", l.PackageName)
 	}
 	if l.Repository != "" {
-		b.where("r.name = %s", l.Repository)
+		b.Where("r.name = %s", l.Repository)
 	}
 	if l.PathPrefix != "" {
-		b.conds = append(b.conds, b.prefixCond("u.path", l.PathPrefix))
+		b.Conds = append(b.Conds, prefixCond(&b, "u.path", l.PathPrefix))
 	}
-	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolFrom+b.clause()+
-		` ORDER BY r.name, u.path, s.start_line, s.start_col, s.id`, b.args...)
+	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolFrom+b.Clause()+
+		` ORDER BY r.name, u.path, s.start_line, s.start_col, s.id`, b.Args...)
 	return syms, err
 }
 
@@ -334,16 +309,16 @@ func (r *reader) LookupSymbols(ctx context.Context, l graph.Lookup) ([]graph.Sym
 // published snapshot is an error wrapping graph.ErrNotFound.
 func (r *reader) Children(ctx context.Context, repo, parentKey string) ([]graph.Symbol, error) {
 	var b builder
-	b.where("s.parent = %s", parentKey)
+	b.Where("s.parent = %s", parentKey)
 	if repo != "" {
 		snap, err := r.snapshotOf(ctx, repo)
 		if err != nil {
 			return nil, err
 		}
-		b.where("s.snapshot_id = %s", snap)
+		b.Where("s.snapshot_id = %s", snap)
 	}
-	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolFrom+b.clause()+
-		` ORDER BY r.name, u.path, s.start_line, s.start_col, s.id`, b.args...)
+	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolFrom+b.Clause()+
+		` ORDER BY r.name, u.path, s.start_line, s.start_col, s.id`, b.Args...)
 	return syms, err
 }
 

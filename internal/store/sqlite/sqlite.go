@@ -59,6 +59,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/store/names"
+	"github.com/sextant-dev/sextant/internal/store/sqlbase"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -322,16 +323,8 @@ func (s *Store) EnsureRepository(ctx context.Context, root, name string) (graph.
 }
 
 func repositoryByRoot(ctx context.Context, q queryer, root string) (graph.Repository, error) {
-	var r graph.Repository
-	err := q.QueryRowContext(ctx, `SELECT id, name, root, vcs_head FROM repositories WHERE root = ?`, root).
-		Scan(&r.ID, &r.Name, &r.Root, &r.VCSHead)
-	if errors.Is(err, sql.ErrNoRows) {
-		return r, fmt.Errorf("repository at %s: %w", root, graph.ErrNotFound)
-	}
-	if err != nil {
-		return r, fmt.Errorf("looking up repository: %w", err)
-	}
-	return r, nil
+	return sqlbase.ScanRepository(q.QueryRowContext(ctx, `SELECT id, name, root, vcs_head FROM repositories WHERE root = ?`, root),
+		root, sql.ErrNoRows)
 }
 
 // BeginSnapshot implements graph.Store. It checks that the repository
@@ -420,7 +413,7 @@ func (s *Store) warmNames(ctx context.Context, roots []string) error {
 	r := rd.(*reader)
 	var b builder
 	rows, err := r.query(ctx, `SELECT name FROM repositories WHERE current_snapshot IS NOT NULL AND root IN `+
-		b.inList(roots), b.args...)
+		inList(&b, roots), b.Args...)
 	if err != nil {
 		return err
 	}

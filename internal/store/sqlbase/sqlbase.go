@@ -1,0 +1,214 @@
+// Package sqlbase is what the two SQL stores (internal/store/sqlite and
+// internal/store/postgres) share below their schemas: the small integers
+// both store for kinds, coverage classes, call modes and effects, the
+// builder of WHERE clauses with numbered placeholders, the scan of a
+// symbol's common columns and of a repository row, and the words a symbol
+// is found by in full-text search. Their schemas differ on purpose (SQLite
+// keeps units apart and packs rows; PostgreSQL denormalises for its
+// planner), so the SQL text itself stays in each backend.
+package sqlbase
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// The codes stored for symbol kinds (symbols.kind), reference kinds
+// (refs.kind), coverage classes (edges.coverage), call modes (edges.via)
+// and effects (effects.effect), the same in both schemas. They are part
+// of the schemas: never renumber, only append (and bump a schema version
+// if old builds must not read them). Code 0 of via is the empty Via, for
+// edges whose writer left it unset.
+var (
+	KindNames = [...]graph.Kind{1: graph.KindPackage, 2: graph.KindConst, 3: graph.KindVar, 4: graph.KindType,
+		5: graph.KindInterface, 6: graph.KindFunc, 7: graph.KindMethod, 8: graph.KindField, 9: graph.KindInterfaceMethod}
+	RefKindNames = [...]graph.RefKind{1: graph.RefCall, 2: graph.RefRead, 3: graph.RefWrite, 4: graph.RefType,
+		5: graph.RefImport, 6: graph.RefEmbed}
+	CoverageNames = [...]graph.Coverage{1: graph.CoverageExact, 2: graph.CoverageCandidate,
+		3: graph.CoverageUnresolved, // the literal 3 of both edges_unresolved indexes
+		4: graph.CoveragePackageLevel}
+	ViaNames = [...]graph.Via{0: "", 1: graph.ViaStatic, 2: graph.ViaInterface, 3: graph.ViaFuncValue,
+		4: graph.ViaGo, 5: graph.ViaDefer}
+	EffectNames = [...]graph.Effect{
+		1: graph.EffectFS, 2: graph.EffectNet, 3: graph.EffectExec, 4: graph.EffectEnv, 5: graph.EffectExit,
+		6: graph.EffectPanic, 7: graph.EffectSpawn, 8: graph.EffectChan, 9: graph.EffectSync, 10: graph.EffectTime,
+		11: graph.EffectRand, 12: graph.EffectStdio, 13: graph.EffectGlobal, 14: graph.EffectUnsafe,
+		15: graph.EffectCgo, 16: graph.EffectReflect, 17: graph.EffectDB,
+		18: graph.EffectOpen, 19: graph.EffectPure,
+	}
+)
+
+// Code is the integer type a backend reads and writes codes as.
+type Code interface{ ~int16 | ~int64 }
+
+// Codes inverts the code tables, for writing: a value's code, and whether
+// it has one.
+type Codes[C Code] struct {
+	Kind     map[graph.Kind]C
+	RefKind  map[graph.RefKind]C
+	Coverage map[graph.Coverage]C
+	Via      map[graph.Via]C // "" is 0
+	Effect   map[graph.Effect]C
+}
+
+// NewCodes returns the inverted code tables with codes of type C.
+func NewCodes[C Code]() Codes[C] {
+	via := invert[C](ViaNames[:])
+	via[""] = 0
+	return Codes[C]{Kind: invert[C](KindNames[:]), RefKind: invert[C](RefKindNames[:]),
+		Coverage: invert[C](CoverageNames[:]), Via: via, Effect: invert[C](EffectNames[:])}
+}
+
+// invert inverts a code-indexed name table, skipping unused (empty) codes.
+func invert[C Code, T ~string](names []T) map[T]C {
+	m := make(map[T]C, len(names))
+	for c, n := range names {
+		if n != "" {
+			m[n] = C(c)
+		}
+	}
+	return m
+}
+
+// NameOf returns the name stored as code c in names, or "unknown(c)" for
+// a code this build does not know.
+func NameOf[T ~string, C Code](names []T, c C) T {
+	if c >= 0 && int64(c) < int64(len(names)) && (names[c] != "" || c == 0) {
+		return names[c]
+	}
+	return T(fmt.Sprintf("unknown(%d)", c))
+}
+
+// Kind, RefKind, Coverage, Via and Effect read a stored code.
+func Kind[C Code](c C) graph.Kind         { return NameOf(KindNames[:], c) }
+func RefKind[C Code](c C) graph.RefKind   { return NameOf(RefKindNames[:], c) }
+func Coverage[C Code](c C) graph.Coverage { return NameOf(CoverageNames[:], c) }
+func Via[C Code](c C) graph.Via           { return NameOf(ViaNames[:], c) }
+func Effect[C Code](c C) graph.Effect     { return NameOf(EffectNames[:], c) }
+
+// Placeholders is how a dialect writes the placeholder of argument n
+// (1-based).
+type Placeholders interface {
+	Placeholder(n int) string
+}
+
+// Question writes SQLite's numbered placeholders: ?1, ?2.
+type Question struct{}
+
+// Placeholder implements Placeholders.
+func (Question) Placeholder(n int) string { return "?" + strconv.Itoa(n) }
+
+// Dollar writes PostgreSQL's placeholders: $1, $2.
+type Dollar struct{}
+
+// Placeholder implements Placeholders.
+func (Dollar) Placeholder(n int) string { return "$" + strconv.Itoa(n) }
+
+// Builder accumulates a WHERE clause and its numbered arguments, with
+// placeholders written as P writes them. The zero value is empty.
+type Builder[P Placeholders] struct {
+	Conds []string
+	Args  []any
+}
+
+// Arg adds v to the arguments and returns its placeholder.
+func (b *Builder[P]) Arg(v any) string {
+	b.Args = append(b.Args, v)
+	var p P
+	return p.Placeholder(len(b.Args))
+}
+
+// Where adds a condition, formatting placeholders for args into it.
+func (b *Builder[P]) Where(format string, args ...any) {
+	ph := make([]any, len(args))
+	for i, a := range args {
+		ph[i] = b.Arg(a)
+	}
+	b.Conds = append(b.Conds, fmt.Sprintf(format, ph...))
+}
+
+// Clause returns " WHERE " and the conditions joined by AND, or "" when
+// there are none.
+func (b *Builder[P]) Clause() string {
+	if len(b.Conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(b.Conds, " AND ")
+}
+
+// Scanner is a row of either driver (*sql.Row, *sql.Rows, pgx.Row,
+// pgx.Rows).
+type Scanner interface {
+	Scan(dest ...any) error
+}
+
+// SymbolColumns are the columns of a symbol both schemas keep in the
+// symbols table (alias s), in the order AppendSymbolFields scans them;
+// each backend selects its row id, repository and unit columns before
+// them.
+const SymbolColumns = `s.name, coalesce(s.qname, s.name), s.kind, s.signature, s.doc, s.receiver, coalesce(s.parent, ''),
+	s.exported, s.test_only, s.start_line, s.start_col, s.end_line, s.end_col`
+
+// AppendSymbolFields appends to dest the scan destinations of s for its
+// key, repository, package path, package name, module path and path, then
+// for SymbolColumns, with the kind's code read into kind.
+func AppendSymbolFields(dest []any, s *graph.Symbol, kind any) []any {
+	return append(dest, &s.Key, &s.Repository, &s.PackagePath, &s.PackageName, &s.ModulePath, &s.Path,
+		&s.Name, &s.QualifiedName, kind, &s.Signature, &s.Doc, &s.Receiver, &s.Parent,
+		&s.Exported, &s.TestOnly, &s.StartLine, &s.StartCol, &s.EndLine, &s.EndCol)
+}
+
+// ScanRepository reads a repository row (id, name, root, vcs_head)
+// selected by its root; noRows is the driver's error for no row, which
+// becomes graph.ErrNotFound.
+func ScanRepository(row Scanner, root string, noRows error) (graph.Repository, error) {
+	var r graph.Repository
+	err := row.Scan(&r.ID, &r.Name, &r.Root, &r.VCSHead)
+	if err != nil && errors.Is(err, noRows) {
+		return r, fmt.Errorf("repository at %s: %w", root, graph.ErrNotFound)
+	}
+	if err != nil {
+		return r, fmt.Errorf("looking up repository: %w", err)
+	}
+	return r, nil
+}
+
+// SearchColumns returns the words a symbol is found by in full-text
+// search, one string per field (name, doc, signature, body, path), as
+// both stores index them: identifiers split into words
+// (graph.SearchWords) so that "parse config" finds ParseConfig, the
+// name's abbreviations expanded, and a member's own name counted twice.
+func SearchColumns(sym *graph.Symbol) (name, doc, sig, body, path string) {
+	words := func(s string) string { return string(graph.AppendSearchText(nil, s)) }
+	name = strings.Join(graph.ExpandAbbreviations(graph.SearchWords(sym.QualifiedName)), " ")
+	if sym.Name != sym.QualifiedName {
+		name += " " + words(sym.Name) // the member's own name counts twice
+	}
+	return name, words(sym.Doc), words(sym.Signature), words(sym.Text),
+		words(sym.Path + " " + sym.PackagePath)
+}
+
+// DefaultSearchLimit is the number of hits SearchText returns when the
+// query sets none.
+const DefaultSearchLimit = 100
+
+// SearchTerms returns the distinct terms of a full-text query's words,
+// in order: each word split as SearchWords splits identifiers, so every
+// term is letters and digits only and nothing in it is query syntax.
+func SearchTerms(words []string) []string {
+	var terms []string
+	seen := map[string]bool{}
+	for _, w := range words {
+		for _, part := range graph.SearchWords(w) {
+			if !seen[part] {
+				seen[part] = true
+				terms = append(terms, part)
+			}
+		}
+	}
+	return terms
+}
