@@ -11,11 +11,10 @@ import (
 // AddEffects implements graph.SnapshotWriter. Records are stored as
 // given; an unknown effect or a record without a function is an error.
 func (w *writer) AddEffects(ctx context.Context, recs []graph.EffectRecord) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.done {
-		return errWriterDone
+	if err := w.lock(); err != nil {
+		return err
 	}
+	defer w.mu.Unlock()
 	for _, r := range recs {
 		if _, ok := codes.Effect[r.Effect]; !ok || r.Function == "" {
 			return fmt.Errorf("effect record of %q: unknown effect %q", r.Function, r.Effect)

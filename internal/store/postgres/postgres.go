@@ -43,7 +43,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -194,12 +193,9 @@ func (s *Store) Close() error {
 // transaction-level advisory lock, so concurrent publishers choosing names
 // (name~2, ...) do not race.
 func (s *Store) EnsureRepository(ctx context.Context, root, name string) (graph.Repository, error) {
-	if root == "" {
-		return graph.Repository{}, errors.New("ensuring repository: empty root")
-	}
-	root = filepath.Clean(root)
-	if name == "" {
-		name = filepath.Base(root)
+	root, name, err := sqlbase.RepositoryRoot(root, name)
+	if err != nil {
+		return graph.Repository{}, err
 	}
 	if repo, err := repositoryByRoot(ctx, s.pool, root); err == nil || !errors.Is(err, graph.ErrNotFound) {
 		return repo, err

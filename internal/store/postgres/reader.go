@@ -120,23 +120,7 @@ type rowID struct {
 
 func scanSymbols(rows pgx.Rows) ([]graph.Symbol, []rowID, error) {
 	defer rows.Close()
-	var syms []graph.Symbol
-	var ids []rowID
-	for rows.Next() {
-		var s graph.Symbol
-		var id rowID
-		var kind int16
-		if err := rows.Scan(sqlbase.AppendSymbolFields(append(make([]any, 0, 21), &id.snap, &id.id), &s, &kind)...); err != nil {
-			return nil, nil, fmt.Errorf("reading symbols: %w", err)
-		}
-		s.Kind = sqlbase.Kind(kind)
-		syms = append(syms, s)
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("reading symbols: %w", err)
-	}
-	return syms, ids, nil
+	return sqlbase.ScanSymbols[rowID, int16](rows, func(dest []any, id *rowID) []any { return append(dest, &id.snap, &id.id) })
 }
 
 func (r *reader) querySymbols(ctx context.Context, query string, args ...any) ([]graph.Symbol, []rowID, error) {
@@ -359,13 +343,7 @@ func (r *reader) SymbolByKey(ctx context.Context, key string) (graph.Symbol, err
 		syms, err = batchSymbols(rs)
 		return err
 	}, func() []string { return []string{key} })
-	if err != nil {
-		return graph.Symbol{}, err
-	}
-	if len(syms) == 0 {
-		return graph.Symbol{}, fmt.Errorf("symbol %s: %w", key, graph.ErrNotFound)
-	}
-	return syms[0], nil
+	return sqlbase.OneSymbol(syms, err, key)
 }
 
 // LookupSymbols implements graph.Reader: the symbols whose qualified name
@@ -524,14 +502,6 @@ func uniq(keys []string) []string {
 	return out
 }
 
-const fileColumns = `path, package, hash, size, mod_time_ns, test, ignored`
-
-func scanFile(sc interface{ Scan(...any) error }) (graph.File, error) {
-	var f graph.File
-	err := sc.Scan(&f.Path, &f.Package, &f.Hash, &f.Size, &f.ModTimeNS, &f.Test, &f.Ignored)
-	return f, err
-}
-
 // cached returns the cached rows of repo's pinned snapshot.
 func (r *reader) cached(ctx context.Context, repo string) (*snapRows, error) {
 	snap, err := r.snapshotOf(ctx, repo)
@@ -550,23 +520,12 @@ func (r *reader) files(ctx context.Context, repo string) ([]graph.File, error) {
 	}
 	snap := r.snaps[repo]
 	return c.files.get(ctx, func(ctx context.Context) ([]graph.File, error) {
-		rows, err := r.tx.Query(ctx, `SELECT `+fileColumns+` FROM files WHERE snapshot_id = $1 ORDER BY path`, snap)
+		rows, err := r.tx.Query(ctx, `SELECT `+sqlbase.FileColumns+` FROM files WHERE snapshot_id = $1 ORDER BY path`, snap)
 		if err != nil {
 			return nil, fmt.Errorf("listing files: %w", err)
 		}
 		defer rows.Close()
-		var out []graph.File
-		for rows.Next() {
-			f, err := scanFile(rows)
-			if err != nil {
-				return nil, fmt.Errorf("listing files: %w", err)
-			}
-			out = append(out, f)
-		}
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("listing files: %w", err)
-		}
-		return out, nil
+		return sqlbase.Collect(rows, sqlbase.ScanFile, "listing files")
 	})
 }
 
@@ -598,7 +557,7 @@ func (r *reader) Files(ctx context.Context, repo string) ([]graph.File, error) {
 
 const packageColumns = `path, name, module_path, dir, hash, test_only, errors`
 
-func scanPackage(sc interface{ Scan(...any) error }) (graph.Package, error) {
+func scanPackage(sc sqlbase.Scanner) (graph.Package, error) {
 	var p graph.Package
 	err := sc.Scan(&p.Path, &p.Name, &p.ModulePath, &p.Dir, &p.Hash, &p.TestOnly, &p.Errors)
 	return p, err
@@ -619,18 +578,7 @@ func (r *reader) packages(ctx context.Context, repo string) ([]graph.Package, er
 			return nil, fmt.Errorf("listing packages: %w", err)
 		}
 		defer rows.Close()
-		var out []graph.Package
-		for rows.Next() {
-			p, err := scanPackage(rows)
-			if err != nil {
-				return nil, fmt.Errorf("listing packages: %w", err)
-			}
-			out = append(out, p)
-		}
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("listing packages: %w", err)
-		}
-		return out, nil
+		return sqlbase.Collect(rows, scanPackage, "listing packages")
 	})
 }
 
@@ -679,22 +627,11 @@ func (r *reader) Diagnostics(ctx context.Context, repo string, limit int) ([]gra
 	if limit > 0 {
 		lim = limit
 	}
-	rows, err := r.tx.Query(ctx, `SELECT package, path, line, col, kind, message FROM diagnostics
+	rows, err := r.tx.Query(ctx, `SELECT `+sqlbase.DiagnosticColumns+` FROM diagnostics
 		WHERE snapshot_id = $1 ORDER BY path, line, col, package, seq LIMIT $2`, snap, lim)
 	if err != nil {
 		return nil, fmt.Errorf("listing diagnostics: %w", err)
 	}
 	defer rows.Close()
-	var out []graph.Diagnostic
-	for rows.Next() {
-		var d graph.Diagnostic
-		if err := rows.Scan(&d.Package, &d.Path, &d.Line, &d.Col, &d.Kind, &d.Message); err != nil {
-			return nil, fmt.Errorf("listing diagnostics: %w", err)
-		}
-		out = append(out, d)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("listing diagnostics: %w", err)
-	}
-	return out, nil
+	return sqlbase.Collect(rows, sqlbase.ScanDiagnostic, "listing diagnostics")
 }

@@ -28,10 +28,7 @@ func (r *reader) SearchText(ctx context.Context, q graph.TextQuery) ([]graph.Tex
 	if expr == "" {
 		return nil, nil
 	}
-	limit := q.Limit
-	if limit <= 0 {
-		limit = sqlbase.DefaultSearchLimit
-	}
+	limit := sqlbase.SearchLimit(q)
 	var b builder
 	from := r.from(&b, "symbols", "s")
 	// The query is a FROM item, parsed once: sessions use generic plans
@@ -63,23 +60,14 @@ func (r *reader) SearchText(ctx context.Context, q graph.TextQuery) ([]graph.Tex
 		return nil, fmt.Errorf("searching text: %w", err)
 	}
 	defer rows.Close()
-	var hits []graph.TextHit
-	for rows.Next() {
+	return sqlbase.Collect(rows, func(sc sqlbase.Scanner) (graph.TextHit, error) {
 		var h graph.TextHit
-		s := &h.Symbol
 		var id rowID
 		var kind int16
 		var score float32
-		dest := sqlbase.AppendSymbolFields(append(make([]any, 0, 22), &id.snap, &id.id), s, &kind)
-		if err := rows.Scan(append(dest, &score)...); err != nil {
-			return nil, fmt.Errorf("reading search hits: %w", err)
-		}
-		s.Kind = sqlbase.Kind(kind)
-		h.Score = float64(score)
-		hits = append(hits, h)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading search hits: %w", err)
-	}
-	return hits, nil
+		dest := sqlbase.AppendSymbolFields(append(make([]any, 0, 22), &id.snap, &id.id), &h.Symbol, &kind)
+		err := sc.Scan(append(dest, &score)...)
+		h.Symbol.Kind, h.Score = sqlbase.Kind(kind), float64(score)
+		return h, err
+	}, "reading search hits")
 }

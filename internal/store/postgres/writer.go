@@ -21,6 +21,18 @@ var codes = sqlbase.NewCodes[int16]()
 // errWriterDone is returned by a SnapshotWriter used after Publish or Abort.
 var errWriterDone = errors.New("snapshot writer already published or aborted")
 
+// lock takes w.mu for a call that adds to the snapshot, failing with
+// errWriterDone (and not holding it) once the writer has published or
+// aborted.
+func (w *writer) lock() error {
+	w.mu.Lock()
+	if w.done {
+		w.mu.Unlock()
+		return errWriterDone
+	}
+	return nil
+}
+
 // writer is the SnapshotWriter of the postgres store. It validates and
 // buffers records as they are added and writes them all at Publish, in
 // the one transaction that publishes them (see the package doc): the
@@ -54,11 +66,10 @@ func newWriter(s *Store, repo graph.Repository, vcsHead string) *writer {
 
 // AddModules implements graph.SnapshotWriter.
 func (w *writer) AddModules(ctx context.Context, mods []graph.Module) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.done {
-		return errWriterDone
+	if err := w.lock(); err != nil {
+		return err
 	}
+	defer w.mu.Unlock()
 	w.modules = append(w.modules, mods...)
 	return nil
 }
@@ -67,11 +78,10 @@ func (w *writer) AddModules(ctx context.Context, mods []graph.Module) error {
 // its first record; Symbol.Repository is ignored (a symbol belongs to the
 // snapshot's repository); an unknown kind is an error.
 func (w *writer) AddPackage(ctx context.Context, pkg graph.Package, files []graph.File, syms []graph.Symbol, diags []graph.Diagnostic) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.done {
-		return errWriterDone
+	if err := w.lock(); err != nil {
+		return err
 	}
+	defer w.mu.Unlock()
 	for i := range syms {
 		if _, ok := codes.Kind[syms[i].Kind]; !ok {
 			return fmt.Errorf("package %s: symbol %s: unknown kind %q", pkg.Path, syms[i].QualifiedName, syms[i].Kind)
@@ -86,11 +96,10 @@ func (w *writer) AddPackage(ctx context.Context, pkg graph.Package, files []grap
 
 // AddFiles implements graph.SnapshotWriter.
 func (w *writer) AddFiles(ctx context.Context, files []graph.File) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.done {
-		return errWriterDone
+	if err := w.lock(); err != nil {
+		return err
 	}
+	defer w.mu.Unlock()
 	w.addFiles(files)
 	return nil
 }
@@ -106,11 +115,10 @@ func (w *writer) addFiles(files []graph.File) {
 
 // AddDiagnostics implements graph.SnapshotWriter.
 func (w *writer) AddDiagnostics(ctx context.Context, diags []graph.Diagnostic) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.done {
-		return errWriterDone
+	if err := w.lock(); err != nil {
+		return err
 	}
+	defer w.mu.Unlock()
 	w.diags = append(w.diags, diags...)
 	return nil
 }
@@ -118,11 +126,10 @@ func (w *writer) AddDiagnostics(ctx context.Context, diags []graph.Diagnostic) e
 // AddRefs implements graph.SnapshotWriter. References are stored as given,
 // duplicates included; an unknown Kind is an error.
 func (w *writer) AddRefs(ctx context.Context, refs []graph.Ref) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.done {
-		return errWriterDone
+	if err := w.lock(); err != nil {
+		return err
 	}
+	defer w.mu.Unlock()
 	for _, r := range refs {
 		if _, ok := codes.RefKind[r.Kind]; !ok {
 			return fmt.Errorf("reference at %s:%d:%d: unknown kind %q", r.Path, r.Line, r.Col, r.Kind)
@@ -135,11 +142,10 @@ func (w *writer) AddRefs(ctx context.Context, refs []graph.Ref) error {
 // AddCallEdges implements graph.SnapshotWriter. Edges are stored as given,
 // duplicates included; an unknown Coverage or Via is an error.
 func (w *writer) AddCallEdges(ctx context.Context, edges []graph.CallEdge) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.done {
-		return errWriterDone
+	if err := w.lock(); err != nil {
+		return err
 	}
+	defer w.mu.Unlock()
 	for _, e := range edges {
 		if _, ok := codes.Coverage[e.Coverage]; !ok {
 			return fmt.Errorf("call at %s:%d:%d: unknown coverage %q", e.Path, e.Line, e.Col, e.Coverage)
@@ -155,11 +161,10 @@ func (w *writer) AddCallEdges(ctx context.Context, edges []graph.CallEdge) error
 // AddImplements implements graph.SnapshotWriter. A (Type, Interface) pair
 // is stored once: a repeat, whatever its Pointer, is ignored.
 func (w *writer) AddImplements(ctx context.Context, impls []graph.Implements) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.done {
-		return errWriterDone
+	if err := w.lock(); err != nil {
+		return err
 	}
+	defer w.mu.Unlock()
 	for _, im := range impls {
 		k := [2]string{im.Type, im.Interface}
 		if !w.implsSeen[k] {

@@ -11,6 +11,7 @@ package sqlbase
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -146,6 +147,53 @@ type Scanner interface {
 	Scan(dest ...any) error
 }
 
+// Rows is a result set of either driver (*sql.Rows, pgx.Rows); the
+// caller closes it.
+type Rows interface {
+	Scanner
+	Next() bool
+	Err() error
+}
+
+// Collect scans every row of rows with scan, wrapping a failure with
+// what ("listing files").
+func Collect[T any](rows Rows, scan func(Scanner) (T, error), what string) ([]T, error) {
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return out, nil
+}
+
+// FileColumns are the columns of a file, the same in both schemas, as
+// ScanFile reads them.
+const FileColumns = `path, package, hash, size, mod_time_ns, test, ignored`
+
+// ScanFile reads a row selected with FileColumns.
+func ScanFile(sc Scanner) (graph.File, error) {
+	var f graph.File
+	err := sc.Scan(&f.Path, &f.Package, &f.Hash, &f.Size, &f.ModTimeNS, &f.Test, &f.Ignored)
+	return f, err
+}
+
+// DiagnosticColumns are the columns of a diagnostic, the same in both
+// schemas, as ScanDiagnostic reads them.
+const DiagnosticColumns = `package, path, line, col, kind, message`
+
+// ScanDiagnostic reads a row selected with DiagnosticColumns.
+func ScanDiagnostic(sc Scanner) (graph.Diagnostic, error) {
+	var d graph.Diagnostic
+	err := sc.Scan(&d.Package, &d.Path, &d.Line, &d.Col, &d.Kind, &d.Message)
+	return d, err
+}
+
 // SymbolColumns are the columns of a symbol both schemas keep in the
 // symbols table (alias s), in the order AppendSymbolFields scans them;
 // each backend selects its row id, repository and unit columns before
@@ -160,6 +208,42 @@ func AppendSymbolFields(dest []any, s *graph.Symbol, kind any) []any {
 	return append(dest, &s.Key, &s.Repository, &s.PackagePath, &s.PackageName, &s.ModulePath, &s.Path,
 		&s.Name, &s.QualifiedName, kind, &s.Signature, &s.Doc, &s.Receiver, &s.Parent,
 		&s.Exported, &s.TestOnly, &s.StartLine, &s.StartCol, &s.EndLine, &s.EndCol)
+}
+
+// ScanSymbols reads rows that select a backend's row id columns and then
+// a symbol's (see AppendSymbolFields), with kind codes of type C; id
+// appends the scan destinations of the row id to dest.
+func ScanSymbols[ID any, C Code](rows Rows, id func(dest []any, id *ID) []any) ([]graph.Symbol, []ID, error) {
+	var syms []graph.Symbol
+	var ids []ID
+	for rows.Next() {
+		var s graph.Symbol
+		var rid ID
+		var kind C
+		if err := rows.Scan(AppendSymbolFields(id(make([]any, 0, 22), &rid), &s, &kind)...); err != nil {
+			return nil, nil, fmt.Errorf("reading symbols: %w", err)
+		}
+		s.Kind = Kind(kind)
+		syms = append(syms, s)
+		ids = append(ids, rid)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("reading symbols: %w", err)
+	}
+	return syms, ids, nil
+}
+
+// OneSymbol returns the first of syms, the answer of a lookup by key (or
+// err, when the lookup failed); none is an error wrapping
+// graph.ErrNotFound.
+func OneSymbol(syms []graph.Symbol, err error, key string) (graph.Symbol, error) {
+	if err != nil {
+		return graph.Symbol{}, err
+	}
+	if len(syms) == 0 {
+		return graph.Symbol{}, fmt.Errorf("symbol %s: %w", key, graph.ErrNotFound)
+	}
+	return syms[0], nil
 }
 
 // ScanRepository reads a repository row (id, name, root, vcs_head)
@@ -192,9 +276,27 @@ func SearchColumns(sym *graph.Symbol) (name, doc, sig, body, path string) {
 		words(sym.Path + " " + sym.PackagePath)
 }
 
-// DefaultSearchLimit is the number of hits SearchText returns when the
-// query sets none.
-const DefaultSearchLimit = 100
+// SearchLimit is the number of hits SearchText returns for q: its limit,
+// 100 when it sets none.
+func SearchLimit(q graph.TextQuery) int {
+	if q.Limit <= 0 {
+		return 100
+	}
+	return q.Limit
+}
+
+// RepositoryRoot checks and normalises the arguments of EnsureRepository:
+// the root cleaned, and an empty name defaulted to the root's base name.
+func RepositoryRoot(root, name string) (string, string, error) {
+	if root == "" {
+		return "", "", errors.New("ensuring repository: empty root")
+	}
+	root = filepath.Clean(root)
+	if name == "" {
+		name = filepath.Base(root)
+	}
+	return root, name, nil
+}
 
 // SearchTerms returns the distinct terms of a full-text query's words,
 // in order: each word split as SearchWords splits identifiers, so every

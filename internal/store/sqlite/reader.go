@@ -100,22 +100,7 @@ const symbolByIDFrom = ` FROM symbols s
 // scanSymbols reads rows selected with symbolColumns.
 func scanSymbols(rows *sql.Rows) ([]graph.Symbol, []int64, error) {
 	defer rows.Close()
-	var syms []graph.Symbol
-	var ids []int64
-	for rows.Next() {
-		var s graph.Symbol
-		var id, kind int64
-		if err := rows.Scan(sqlbase.AppendSymbolFields(append(make([]any, 0, 20), &id), &s, &kind)...); err != nil {
-			return nil, nil, fmt.Errorf("reading symbols: %w", err)
-		}
-		s.Kind = sqlbase.Kind(kind)
-		syms = append(syms, s)
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("reading symbols: %w", err)
-	}
-	return syms, ids, nil
+	return sqlbase.ScanSymbols[int64, int64](rows, func(dest []any, id *int64) []any { return append(dest, id) })
 }
 
 func (r *reader) querySymbols(ctx context.Context, query string, args ...any) ([]graph.Symbol, []int64, error) {
@@ -264,13 +249,7 @@ func (r *reader) symbolsByID(ctx context.Context, ids []int64) ([]graph.Symbol, 
 func (r *reader) SymbolByKey(ctx context.Context, key string) (graph.Symbol, error) {
 	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolFrom+
 		` WHERE s.key = ? ORDER BY r.name, s.id LIMIT 1`, key)
-	if err != nil {
-		return graph.Symbol{}, err
-	}
-	if len(syms) == 0 {
-		return graph.Symbol{}, fmt.Errorf("symbol %s: %w", key, graph.ErrNotFound)
-	}
-	return syms[0], nil
+	return sqlbase.OneSymbol(syms, err, key)
 }
 
 // LookupSymbols implements graph.Reader. It returns the symbols whose
@@ -322,22 +301,14 @@ func (r *reader) Children(ctx context.Context, repo, parentKey string) ([]graph.
 	return syms, err
 }
 
-const fileColumns = `path, package, hash, size, mod_time_ns, test, ignored`
-
-func scanFile(sc interface{ Scan(...any) error }) (graph.File, error) {
-	var f graph.File
-	err := sc.Scan(&f.Path, &f.Package, &f.Hash, &f.Size, &f.ModTimeNS, &f.Test, &f.Ignored)
-	return f, err
-}
-
 // File implements graph.Reader.
 func (r *reader) File(ctx context.Context, repo, path string) (graph.File, error) {
 	snap, err := r.snapshotOf(ctx, repo)
 	if err != nil {
 		return graph.File{}, err
 	}
-	f, err := scanFile(r.queryRow(ctx,
-		`SELECT `+fileColumns+` FROM files WHERE snapshot_id = ? AND path = ?`, snap, path))
+	f, err := sqlbase.ScanFile(r.queryRow(ctx,
+		`SELECT `+sqlbase.FileColumns+` FROM files WHERE snapshot_id = ? AND path = ?`, snap, path))
 	if errors.Is(err, sql.ErrNoRows) {
 		return graph.File{}, fmt.Errorf("file %s in %s: %w", path, repo, graph.ErrNotFound)
 	}
@@ -354,28 +325,17 @@ func (r *reader) Files(ctx context.Context, repo string) ([]graph.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.query(ctx, `SELECT `+fileColumns+` FROM files WHERE snapshot_id = ? ORDER BY path`, snap)
+	rows, err := r.query(ctx, `SELECT `+sqlbase.FileColumns+` FROM files WHERE snapshot_id = ? ORDER BY path`, snap)
 	if err != nil {
 		return nil, fmt.Errorf("listing files: %w", err)
 	}
 	defer rows.Close()
-	var out []graph.File
-	for rows.Next() {
-		f, err := scanFile(rows)
-		if err != nil {
-			return nil, fmt.Errorf("listing files: %w", err)
-		}
-		out = append(out, f)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("listing files: %w", err)
-	}
-	return out, nil
+	return sqlbase.Collect(rows, sqlbase.ScanFile, "listing files")
 }
 
 const packageColumns = `path, name, module_path, dir, hash, test_only, errors, api`
 
-func scanPackage(sc interface{ Scan(...any) error }) (graph.Package, error) {
+func scanPackage(sc sqlbase.Scanner) (graph.Package, error) {
 	var p graph.Package
 	err := sc.Scan(&p.Path, &p.Name, &p.ModulePath, &p.Dir, &p.Hash, &p.TestOnly, &p.Errors, &p.API)
 	return p, err
@@ -413,18 +373,7 @@ func (r *reader) Packages(ctx context.Context, repo string) ([]graph.Package, er
 		return nil, fmt.Errorf("listing packages: %w", err)
 	}
 	defer rows.Close()
-	var out []graph.Package
-	for rows.Next() {
-		p, err := scanPackage(rows)
-		if err != nil {
-			return nil, fmt.Errorf("listing packages: %w", err)
-		}
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("listing packages: %w", err)
-	}
-	return out, nil
+	return sqlbase.Collect(rows, scanPackage, "listing packages")
 }
 
 // Diagnostics implements graph.Reader. They are ordered by path (those
@@ -438,22 +387,11 @@ func (r *reader) Diagnostics(ctx context.Context, repo string, limit int) ([]gra
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := r.query(ctx, `SELECT package, path, line, col, kind, message FROM diagnostics
+	rows, err := r.query(ctx, `SELECT `+sqlbase.DiagnosticColumns+` FROM diagnostics
 		WHERE snapshot_id = ? ORDER BY path, line, col, package, rowid LIMIT ?`, snap, limit)
 	if err != nil {
 		return nil, fmt.Errorf("listing diagnostics: %w", err)
 	}
 	defer rows.Close()
-	var out []graph.Diagnostic
-	for rows.Next() {
-		var d graph.Diagnostic
-		if err := rows.Scan(&d.Package, &d.Path, &d.Line, &d.Col, &d.Kind, &d.Message); err != nil {
-			return nil, fmt.Errorf("listing diagnostics: %w", err)
-		}
-		out = append(out, d)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("listing diagnostics: %w", err)
-	}
-	return out, nil
+	return sqlbase.Collect(rows, sqlbase.ScanDiagnostic, "listing diagnostics")
 }

@@ -32,10 +32,7 @@ func (r *reader) SearchText(ctx context.Context, q graph.TextQuery) ([]graph.Tex
 	if expr == "" {
 		return nil, nil
 	}
-	limit := q.Limit
-	if limit <= 0 {
-		limit = sqlbase.DefaultSearchLimit
-	}
+	limit := sqlbase.SearchLimit(q)
 	var b builder
 	b.Where("symbol_text MATCH %s", expr)
 	if len(q.Repositories) > 0 {
@@ -67,20 +64,12 @@ func (r *reader) SearchText(ctx context.Context, q graph.TextQuery) ([]graph.Tex
 		return nil, fmt.Errorf("searching text: %w", err)
 	}
 	defer rows.Close()
-	var hits []graph.TextHit
-	for rows.Next() {
+	return sqlbase.Collect(rows, func(sc sqlbase.Scanner) (graph.TextHit, error) {
 		var h graph.TextHit
-		s := &h.Symbol
 		var id, kind int64
-		dest := sqlbase.AppendSymbolFields(append(make([]any, 0, 21), &id), s, &kind)
-		if err := rows.Scan(append(dest, &h.Score)...); err != nil {
-			return nil, fmt.Errorf("reading search hits: %w", err)
-		}
-		s.Kind = sqlbase.Kind(kind)
-		hits = append(hits, h)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading search hits: %w", err)
-	}
-	return hits, nil
+		dest := sqlbase.AppendSymbolFields(append(make([]any, 0, 21), &id), &h.Symbol, &kind)
+		err := sc.Scan(append(dest, &h.Score)...)
+		h.Symbol.Kind = sqlbase.Kind(kind)
+		return h, err
+	}, "reading search hits")
 }

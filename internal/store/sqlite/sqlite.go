@@ -277,12 +277,9 @@ func (s *Store) SQLiteVersion(ctx context.Context) (string, error) {
 // an existing root takes no write lock; creating one does, so it waits for a
 // SnapshotWriter that is writing.
 func (s *Store) EnsureRepository(ctx context.Context, root, name string) (graph.Repository, error) {
-	if root == "" {
-		return graph.Repository{}, errors.New("ensuring repository: empty root")
-	}
-	root = filepath.Clean(root)
-	if name == "" {
-		name = filepath.Base(root)
+	root, name, err := sqlbase.RepositoryRoot(root, name)
+	if err != nil {
+		return graph.Repository{}, err
 	}
 	if repo, err := repositoryByRoot(ctx, s.rdb, root); err == nil || !errors.Is(err, graph.ErrNotFound) {
 		return repo, err
