@@ -422,18 +422,7 @@ func (r *reader) lookup(b *builder, l graph.Lookup) string {
 	} else {
 		b.Where("s.name = %s AND s.qname IS NULL", l.QualifiedName)
 	}
-	if l.PackagePath != "" {
-		b.Where("s.package_path = %s", l.PackagePath)
-	}
-	if l.PackageName != "" {
-		b.Where("s.package_name = %s", l.PackageName)
-	}
-	if l.Repository != "" {
-		b.Where("r.name = %s", l.Repository)
-	}
-	if l.PathPrefix != "" {
-		b.Conds = append(b.Conds, prefixCond(b, "s.path", l.PathPrefix))
-	}
+	sqlbase.LookupFilters(b, l, "s", prefixCond)
 	return from
 }
 

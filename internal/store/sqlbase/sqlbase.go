@@ -141,6 +141,26 @@ func (b *Builder[P]) Clause() string {
 	return " WHERE " + strings.Join(b.Conds, " AND ")
 }
 
+// LookupFilters adds the conditions of l's package, repository and path
+// filters (not its name) to b: the package and path columns are those of
+// the table aliased unit ("u" for SQLite's units, "s" for PostgreSQL's
+// symbols), the repository's name is r.name, and prefix writes the
+// backend's prefix test.
+func LookupFilters[P Placeholders](b *Builder[P], l graph.Lookup, unit string, prefix func(b *Builder[P], col, p string) string) {
+	if l.PackagePath != "" {
+		b.Where(unit+".package_path = %s", l.PackagePath)
+	}
+	if l.PackageName != "" {
+		b.Where(unit+".package_name = %s", l.PackageName)
+	}
+	if l.Repository != "" {
+		b.Where("r.name = %s", l.Repository)
+	}
+	if l.PathPrefix != "" {
+		b.Conds = append(b.Conds, prefix(b, unit+".path", l.PathPrefix))
+	}
+}
+
 // Scanner is a row of either driver (*sql.Row, *sql.Rows, pgx.Row,
 // pgx.Rows).
 type Scanner interface {

@@ -266,18 +266,7 @@ func (r *reader) LookupSymbols(ctx context.Context, l graph.Lookup) ([]graph.Sym
 	} else {
 		b.Where("s.lname = %s AND s.name = %s AND s.qname IS NULL", strings.ToLower(l.QualifiedName), l.QualifiedName)
 	}
-	if l.PackagePath != "" {
-		b.Where("u.package_path = %s", l.PackagePath)
-	}
-	if l.PackageName != "" {
-		b.Where("u.package_name = %s", l.PackageName)
-	}
-	if l.Repository != "" {
-		b.Where("r.name = %s", l.Repository)
-	}
-	if l.PathPrefix != "" {
-		b.Conds = append(b.Conds, prefixCond(&b, "u.path", l.PathPrefix))
-	}
+	sqlbase.LookupFilters(&b, l, "u", prefixCond)
 	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolFrom+b.Clause()+
 		` ORDER BY r.name, u.path, s.start_line, s.start_col, s.id`, b.Args...)
 	return syms, err
