@@ -20,6 +20,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/load"
 	"github.com/sextant-dev/sextant/internal/position"
 )
 
@@ -267,24 +268,13 @@ func selectPackages(pkgs []*packages.Package) []*group {
 // external test package, its only variant), else the variant with the
 // most files, ties broken by ID so the choice is stable.
 func pickVariant(path string, variants []*packages.Package) *packages.Package {
-	rank := func(p *packages.Package) int {
-		switch {
-		case p.ID == path+" ["+path+".test]":
-			return 3
-		case p.ID == path:
-			return 2
-		case strings.HasSuffix(path, "_test") && p.ID == path+" ["+strings.TrimSuffix(path, "_test")+".test]":
-			return 2
-		}
-		return 1
-	}
 	var best *packages.Package
 	for _, p := range variants {
 		if best == nil {
 			best = p
 			continue
 		}
-		if c := cmp.Compare(rank(p), rank(best)); c > 0 ||
+		if c := cmp.Compare(load.VariantRank(path, p), load.VariantRank(path, best)); c > 0 ||
 			c == 0 && (len(p.GoFiles) > len(best.GoFiles) ||
 				len(p.GoFiles) == len(best.GoFiles) && p.ID < best.ID) {
 			best = p

@@ -565,25 +565,11 @@ func (fs *fileSyms) fields(ps []*pending, typeName string, parent int, st *ast.S
 	}
 	for _, f := range st.Fields.List {
 		doc := docText(f.Doc, f.Comment)
-		if len(f.Names) == 0 {
-			id := syntax.EmbeddedIdent(f.Type)
-			if id == nil || id.Name == "_" {
-				continue
-			}
-			p := fs.newPending(graph.KindField, id.Name, syntax.Qualified(typeName, id.Name), f.Pos(), f.End())
-			p.parent, p.sym.Doc, p.ident = parent, doc, id
-			sig := ""
-			if v, ok := fs.obj(id).(*types.Var); ok {
-				sig = fs.typeString(v.Type())
-			}
-			if sig == "" {
-				sig = syntax.ExprString(f.Type)
-			}
-			p.sym.Signature = sig
-			ps = append(ps, p)
-			continue
+		ids := f.Names
+		if len(ids) == 0 {
+			ids = []*ast.Ident{syntax.EmbeddedIdent(f.Type)} // nil when it names no type
 		}
-		for _, id := range f.Names {
+		for _, id := range ids {
 			if id == nil || id.Name == "_" {
 				continue
 			}
@@ -596,7 +582,10 @@ func (fs *fileSyms) fields(ps []*pending, typeName string, parent int, st *ast.S
 			if t == "" {
 				t = syntax.ExprString(f.Type)
 			}
-			p.sym.Signature = id.Name + " " + t
+			if len(f.Names) > 0 {
+				t = id.Name + " " + t // an embedded field's signature is its type
+			}
+			p.sym.Signature = t
 			ps = append(ps, p)
 		}
 	}
