@@ -84,12 +84,20 @@ func NameOf[T ~string, C Code](names []T, c C) T {
 	return T(fmt.Sprintf("unknown(%d)", c))
 }
 
-// Kind, RefKind, Coverage, Via and Effect read a stored code.
-func Kind[C Code](c C) graph.Kind         { return NameOf(KindNames[:], c) }
-func RefKind[C Code](c C) graph.RefKind   { return NameOf(RefKindNames[:], c) }
+// Kind reads a stored symbol kind.
+func Kind[C Code](c C) graph.Kind { return NameOf(KindNames[:], c) }
+
+// RefKind reads a stored reference kind.
+func RefKind[C Code](c C) graph.RefKind { return NameOf(RefKindNames[:], c) }
+
+// Coverage reads a stored coverage class.
 func Coverage[C Code](c C) graph.Coverage { return NameOf(CoverageNames[:], c) }
-func Via[C Code](c C) graph.Via           { return NameOf(ViaNames[:], c) }
-func Effect[C Code](c C) graph.Effect     { return NameOf(EffectNames[:], c) }
+
+// Via reads a stored call mode.
+func Via[C Code](c C) graph.Via { return NameOf(ViaNames[:], c) }
+
+// Effect reads a stored effect.
+func Effect[C Code](c C) graph.Effect { return NameOf(EffectNames[:], c) }
 
 // Placeholders is how a dialect writes the placeholder of argument n
 // (1-based).
