@@ -11,6 +11,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index"
+	"github.com/sextant-dev/sextant/internal/live"
 	"github.com/sextant-dev/sextant/internal/query"
 	"github.com/sextant-dev/sextant/internal/store/postgres"
 )
@@ -18,14 +19,14 @@ import (
 // indexFunc adapts internal/index to the query layer's IndexFunc: a
 // stale root is refreshed with index.Refresh, which amends the snapshot
 // when the edit allows it (checking a package it amended before again in
-// memory, with the AmendCache). An amend carries the whole-program records
+// memory, with a live.Cache). An amend carries the whole-program records
 // (interface call edges of other packages, effects) over from its base,
 // so once the root has been quiet for wholeAfter a whole index runs in
 // the background to restore them. published, when set, is called with the
 // root after each snapshot of it is published.
 func indexFunc(st graph.Store, published func(root string)) query.IndexFunc {
 	passes := &wholePasses{store: st, after: wholeAfter, timers: map[string]*time.Timer{}, published: published}
-	cache := &index.AmendCache{}
+	cache := live.New(0)
 	return func(ctx context.Context, root string, progress func(query.Progress)) error {
 		defer indexingGC()()
 		res, err := index.Refresh(ctx, st, root, index.Options{Progress: adaptProgress(root, progress), Cache: cache})

@@ -123,3 +123,20 @@ func Env(base []string, u Unit) []string {
 		"GOFLAGS="+strings.Join(flags, " "),
 	)
 }
+
+// VariantRank ranks a variant p of the package with import path path by
+// how well it stands for the package alone: 3 for "path [path.test]" (all
+// of path's files, in-package tests included), 2 for "path" (or an
+// external test package's own variant), 1 for a variant compiled for
+// another package's test.
+func VariantRank(path string, p *packages.Package) int {
+	switch {
+	case p.ID == path+" ["+path+".test]":
+		return 3
+	case p.ID == path:
+		return 2
+	case strings.HasSuffix(path, "_test") && p.ID == path+" ["+strings.TrimSuffix(path, "_test")+".test]":
+		return 2
+	}
+	return 1
+}
