@@ -214,7 +214,7 @@ func (s *Server) Footprint() Footprint {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if time.Since(s.footAt) > 2*time.Second {
-		s.foot = footprint(s.proc.pid)
+		s.foot = s.proc.footprint()
 		s.footAt = time.Now()
 	}
 	return s.foot
