@@ -13,6 +13,7 @@ import (
 var layers = [][]string{
 	{"internal/graph"},
 	{"internal/rootfs"},    // reads under a directory through os.Root, regular files only; standard library only
+	{"internal/fswatch"},   // has anything changed in these directories: fsnotify with a barrier; nothing of Sextant
 	{"internal/lsptest"},   // test support: a minimal LSP client for e2e and bench, standard library only
 	{"internal/txtartest"}, // test support: writes txtar fixtures into directories
 	{"internal/load"},
