@@ -60,6 +60,10 @@ func TestChangedSeesEveryKind(t *testing.T) {
 		{"truncate", func() error { return os.Truncate(in("a/f.txt"), 0) }},
 	}
 	for _, c := range changes {
+		if c.name == "mtime" && underWine() {
+			t.Log("Wine reports no change of a timestamp alone: the mtime case is not run")
+			continue
+		}
 		if err := c.do(); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
