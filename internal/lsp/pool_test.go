@@ -312,9 +312,11 @@ func TestStderrFlood(t *testing.T) {
 // TestPoolLRU: at max_servers the least recently used idle server makes
 // room; when all are busy the call is refused.
 func TestPoolLRU(t *testing.T) {
+	// The roots first, so that they are removed after the pool has
+	// stopped its servers: Windows keeps a process's directory in use.
+	a, b, c := t.TempDir(), t.TempDir(), t.TempDir()
 	p := testPool(t, lsp.PoolConfig{MaxServers: 2})
 	spec := fakeSpec(t)
-	a, b, c := t.TempDir(), t.TempDir(), t.TempDir()
 	la := acquire(t, p, spec, a)
 	pidA := la.Pid()
 	la.Release()
