@@ -39,15 +39,15 @@ func (v *view) locate(field, p, repository string) (located, error) {
 			if !v.s.isRoot(r.Root) || (repository != "" && r.Name != repository) {
 				continue
 			}
-			if within(r.Root, clean) && len(r.Root) > len(best.Root) {
+			if _, in := rootfs.Within(r.Root, clean, caseInsensitive(r.Root)); in && len(r.Root) > len(best.Root) {
 				best = r
 			}
 		}
 		if best.Root == "" {
 			return located{}, graph.Errorf(graph.CodeOutsideRoots, "%s is outside the roots this server may read (%s)", p, strings.Join(v.s.roots, ", ")).WithData("field", field)
 		}
-		rel, _ := filepath.Rel(best.Root, clean)
-		return v.checkInside(field, located{repo: best, rel: filepath.ToSlash(rel)})
+		rel, _ := rootfs.Within(best.Root, clean, caseInsensitive(best.Root))
+		return v.checkInside(field, located{repo: best, rel: rel})
 	}
 	repo, err := v.repo(repository)
 	if err != nil {
@@ -70,9 +70,21 @@ func (v *view) checkInside(field string, l located) (located, error) {
 		return l, graph.Wrap(graph.CodeReadError, err, "opening repository root")
 	}
 	defer root.Close()
+	if caseInsensitive(l.repo.Root) {
+		// One spelling per file: the one the directories hold, which is
+		// the one the index knows.
+		if l.rel, err = rootfs.Canonical(root, l.rel); err != nil {
+			return l, fileError(field, l.rel, err)
+		}
+	}
 	_, err = root.Stat(filepath.FromSlash(l.rel))
 	return l, fileError(field, l.rel, err)
 }
+
+// caseInsensitive reports whether a repository root's file system takes
+// names differing only in case for one file (macOS and Windows by
+// default); a variable so that a test can have Linux behave so.
+var caseInsensitive = rootfs.CaseInsensitive
 
 // fileError maps an os.Root error to a coded error.
 func fileError(field, rel string, err error) error {
