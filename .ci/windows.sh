@@ -58,7 +58,7 @@ if [ "$(cat "$wingo/.built" 2>/dev/null)" != "$version" ]; then
 	for f in src lib misc VERSION go.env; do
 		[ -e "$goroot/$f" ] && ln -s "$goroot/$f" "$wingo/$f"
 	done
-	(cd "$goroot/src" && GOOS=windows GOARCH=amd64 go build -o "$wingo/bin/go.exe" cmd/go &&
+	(cd "$goroot/src" && GOOS=windows GOARCH=amd64 go build -overlay="$work/overlay.json" -o "$wingo/bin/go.exe" cmd/go &&
 		GOOS=windows GOARCH=amd64 go build -o "$wingo/pkg/tool/windows_amd64/compile.exe" cmd/compile)
 	echo "$version" >"$wingo/.built"
 fi

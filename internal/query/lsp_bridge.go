@@ -29,8 +29,10 @@ type lspBridge struct {
 }
 
 // Close shuts down every language server the service started and waits
-// until they are reaped. The service answers no LSP tool afterwards.
+// until they are reaped, and ends its directory watches. The service
+// answers no LSP tool afterwards.
 func (s *Service) Close() error {
+	s.closeWatches()
 	s.lsp.mu.Lock()
 	pool := s.lsp.pool
 	s.lsp.closed = true

@@ -73,3 +73,14 @@ func newDirWatch(root string, dirs []string) *dirWatch {
 func (d *dirWatch) changed() bool { return d.w.Changed() }
 
 func (d *dirWatch) close() { d.w.Close() }
+
+// closeWatches ends every directory watch of the service; a later call
+// starts its repository's again.
+func (s *Service) closeWatches() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for name, w := range s.watches {
+		w.watch.close()
+		delete(s.watches, name)
+	}
+}
