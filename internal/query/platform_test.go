@@ -53,8 +53,13 @@ func TestPlatformGolden(t *testing.T) {
 		}
 		b.WriteString(strings.ReplaceAll(a.Text(), f.dir, "$ROOT"))
 	}
-	got := b.String()
-	const golden = "testdata/platform.golden"
+	compareGolden(t, "testdata/platform.golden", b.String())
+}
+
+// compareGolden compares got with the golden file, or with -update
+// rewrites it.
+func compareGolden(t *testing.T, golden, got string) {
+	t.Helper()
 	if *update {
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
