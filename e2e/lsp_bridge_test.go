@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -314,7 +313,8 @@ func inGroups(pgids []int) []int {
 }
 
 // TestLSPNoOrphans SIGKILLs sextant while it runs two language servers:
-// the kernel's parent-death signal ends both, and none is left after 5 s.
+// the kernel's parent-death signal ends both, the reaper what they
+// started, and none is left after 5 s.
 func TestLSPNoOrphans(t *testing.T) {
 	path := lspPath(t, "gopls", "pyright-langserver")
 	root := lspFixture(t)
@@ -329,30 +329,15 @@ func TestLSPNoOrphans(t *testing.T) {
 	}
 	// Every process of the servers' process groups: the servers and
 	// whatever they started.
-	pids := inGroups(servers)
+	pids := inGroups(groupsOf(servers))
 	t.Logf("servers %v; their process groups hold %v", servers, pids)
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if len(pids) < len(servers) {
+		t.Fatalf("the servers' groups hold %v, fewer than the servers %v", pids, servers)
+	}
+	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		var left []int
-		for _, pid := range pids {
-			if procAlive(pid) {
-				left = append(left, pid)
-			}
-		}
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			for _, pid := range left {
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
-			t.Fatalf("servers %v still running 5 s after sextant was SIGKILLed", left)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitNoneAlive(t, pids, "sextant was SIGKILLed")
 }
 
 // TestLSPServerKilled SIGKILLs a language server: once in the middle of a
@@ -394,7 +379,7 @@ language_id = "plaintext"
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if err := syscall.Kill(first.Pid, syscall.SIGKILL); err != nil {
+	if err := killPid(first.Pid); err != nil {
 		t.Fatal(err)
 	}
 	wg.Wait()
@@ -408,7 +393,7 @@ language_id = "plaintext"
 	}
 
 	g1, _ := callOK[lspAnswer](t, cs, "lsp_hover", map[string]any{"file": "main.go", "line": 6, "column": 6})
-	if err := syscall.Kill(g1.Pid, syscall.SIGKILL); err != nil {
+	if err := killPid(g1.Pid); err != nil {
 		t.Fatal(err)
 	}
 	for procAlive(g1.Pid) {

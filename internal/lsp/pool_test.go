@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -92,23 +91,6 @@ func code(err error) graph.Code {
 		return ""
 	}
 	return graph.CodeOf(err)
-}
-
-func alive(pid int) bool {
-	return syscall.Kill(pid, 0) == nil
-}
-
-// gone waits until pid no longer exists (reaped, not a zombie) or fails.
-func gone(t *testing.T, pid int) {
-	t.Helper()
-	for i := 0; i < 200; i++ {
-		if _, err := os.Stat(filepath.Join("/proc", itoa(pid))); err != nil {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	data, _ := os.ReadFile(filepath.Join("/proc", itoa(pid), "stat"))
-	t.Fatalf("process %d still exists: %s", pid, data)
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
@@ -330,9 +312,11 @@ func TestStderrFlood(t *testing.T) {
 // TestPoolLRU: at max_servers the least recently used idle server makes
 // room; when all are busy the call is refused.
 func TestPoolLRU(t *testing.T) {
+	// The roots first, so that they are removed after the pool has
+	// stopped its servers: Windows keeps a process's directory in use.
+	a, b, c := t.TempDir(), t.TempDir(), t.TempDir()
 	p := testPool(t, lsp.PoolConfig{MaxServers: 2})
 	spec := fakeSpec(t)
-	a, b, c := t.TempDir(), t.TempDir(), t.TempDir()
 	la := acquire(t, p, spec, a)
 	pidA := la.Pid()
 	la.Release()

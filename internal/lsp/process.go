@@ -5,56 +5,61 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
+	"sync/atomic"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
-// spawner starts every child from one OS thread that never exits. The
-// parent-death signal is tied to the thread that forked the child, not to
-// the process: had a thread that Go later retires started a server, the
-// server would be killed with it.
-var spawner struct {
-	once sync.Once
-	reqs chan func()
-}
-
-func spawn(f func()) {
-	spawner.once.Do(func() {
-		spawner.reqs = make(chan func())
-		go func() {
-			runtime.LockOSThread() // never unlocked: the thread lives as long as the process
-			for f := range spawner.reqs {
-				f()
-			}
-		}()
-	})
-	done := make(chan struct{})
-	spawner.reqs <- func() { f(); close(done) }
-	<-done
-}
-
-// process is a running server process: its own process group, killed by
-// the kernel if Sextant dies, its stderr kept as a bounded tail.
+// process is a running server process: started inside a tree that ends
+// with it and with Sextant, its stderr kept as a bounded tail.
 type process struct {
 	cmd    *exec.Cmd
 	pid    int
+	tree   tree
 	stdin  *os.File
 	stdout *os.File
 	stderr *tail
 	exited chan struct{} // closed once the process has been reaped
 	state  *os.ProcessState
-	// capMB is the address-space cap in force, 0 for none.
+	// capMB is the memory cap in force, 0 for none.
 	capMB int
+	// capped is what the memory poller saw when it stopped the server
+	// at its cap, "" while it has not.
+	capped atomic.Pointer[string]
 }
 
-// startProcess runs spec in dir with an address-space cap of capMB (0:
-// none), told to the server through its memory flag too.
+// tree is how a platform holds a server and every process the server
+// starts, so that they all end together: when Sextant ends them, and when
+// Sextant exits or is killed without a word. One implementation per
+// mechanism: a process group with the parent-death signal (Linux), a
+// process group with a reaper process watching a pipe (macOS, and Linux
+// with SEXTANT_LSP_GUARD=reaper), a job object killed on close (Windows).
+type tree interface {
+	// start starts cmd inside the tree, its memory capped at capMB MiB
+	// (0: none) where the platform caps at start.
+	start(cmd *exec.Cmd, capMB int) error
+	// polledCap reports that the kernel cannot cap the tree's memory:
+	// the cap is kept by polling its footprint (see memoryPoller).
+	polledCap() bool
+	// kill ends every process of the tree now.
+	kill()
+	// footprint measures the memory of every process of the tree.
+	footprint() Footprint
+	// release frees what the tree holds once the server is reaped; any
+	// process of the tree still running is ended.
+	release()
+}
+
+// guardEnv names the lifecycle mechanism on Linux: "reaper" selects the
+// macOS one (the pipe reaper and the polled memory cap) instead of the
+// parent-death signal and RLIMIT_AS, so that the macOS code runs and is
+// tested where the tests run.
+const guardEnv = "SEXTANT_LSP_GUARD"
+
+// startProcess runs spec in dir with a memory cap of capMB (0: none),
+// told to the server through its memory flag too.
 func startProcess(spec *ServerSpec, dir string, capMB int) (*process, error) {
 	args := append([]string(nil), spec.Args...)
 	env := os.Environ()
@@ -74,7 +79,6 @@ func startProcess(spec *ServerSpec, dir string, capMB int) (*process, error) {
 	cmd := exec.Command(spec.Command, args...)
 	cmd.Dir = dir
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	// Grandchildren holding stderr open must not stall the reaping.
 	cmd.WaitDelay = time.Second
 	inR, inW, err := os.Pipe()
@@ -87,9 +91,9 @@ func startProcess(spec *ServerSpec, dir string, capMB int) (*process, error) {
 		inW.Close()
 		return nil, err
 	}
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderr: newTail(16 << 10), exited: make(chan struct{}), capMB: capMB}
+	p := &process{cmd: cmd, tree: newTree(), stdin: inW, stdout: outR, stderr: newTail(16 << 10), exited: make(chan struct{}), capMB: capMB}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, p.stderr
-	spawn(func() { err = cmd.Start() })
+	err = p.tree.start(cmd, capMB)
 	inR.Close()
 	outW.Close()
 	if err != nil {
@@ -98,32 +102,33 @@ func startProcess(spec *ServerSpec, dir string, capMB int) (*process, error) {
 		return nil, fmt.Errorf("starting %s: %w", spec.Command, err)
 	}
 	p.pid = cmd.Process.Pid
-	if capMB > 0 {
-		if err := setMemoryCap(p.pid, capMB); err != nil {
-			p.kill()
-			return nil, fmt.Errorf("capping %s's memory: %w", spec.Command, err)
-		}
-	}
 	go func() {
 		// Reaping here, always, is what keeps zombies away.
 		_ = cmd.Wait()
 		p.state = cmd.ProcessState
+		p.tree.release()
 		close(p.exited)
 	}()
+	if capMB > 0 && p.tree.polledCap() {
+		poller := memoryPoller{footprint: func(int) (int64, error) {
+			f := p.tree.footprint()
+			if f.Processes == 0 {
+				return 0, errNoProcess
+			}
+			return f.Total(), nil
+		}, every: pollEvery}
+		go poller.watch(p.pid, int64(capMB)<<20, p.exited, func(used int64) {
+			note := fmt.Sprintf("stopped at its memory cap of %d MiB (it used %d MiB)", capMB, used>>20)
+			p.capped.Store(&note)
+			p.tree.kill()
+		})
+	}
 	return p, nil
 }
 
-// setMemoryCap limits pid's address space to mb MiB. The limit applies
-// from the next allocation on; the few milliseconds between exec and here
-// are before any server has loaded much.
-func setMemoryCap(pid, mb int) error {
-	lim := &unix.Rlimit{Cur: uint64(mb) << 20, Max: uint64(mb) << 20}
-	return unix.Prlimit(pid, unix.RLIMIT_AS, lim, nil)
-}
-
-// kill ends the whole process group at once and waits for the reaping.
+// kill ends the whole tree at once and waits for the reaping.
 func (p *process) kill() {
-	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	p.tree.kill()
 	select {
 	case <-p.exited:
 	case <-time.After(5 * time.Second):
@@ -132,6 +137,9 @@ func (p *process) kill() {
 	p.stdout.Close()
 }
 
+// footprint measures the memory of the server and its children.
+func (p *process) footprint() Footprint { return p.tree.footprint() }
+
 // exitStatus describes how the process ended, "" while it runs.
 func (p *process) exitStatus() string {
 	select {
@@ -139,13 +147,56 @@ func (p *process) exitStatus() string {
 	default:
 		return ""
 	}
+	if note := p.capped.Load(); note != nil {
+		return *note
+	}
 	if p.state == nil {
 		return "exited"
 	}
-	if ws, ok := p.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return "killed by " + unix.SignalName(ws.Signal())
+	if sig := signalOf(p.state); sig != "" {
+		return "killed by " + sig
 	}
 	return p.state.String()
+}
+
+// pollEvery is how often a polled memory cap measures the server.
+const pollEvery = 500 * time.Millisecond
+
+// errNoProcess is a footprint of a tree with no process left.
+var errNoProcess = fmt.Errorf("no process left to measure")
+
+// memoryPoller keeps a memory cap where the kernel cannot refuse a
+// process memory (macOS has no working RLIMIT_AS): every interval it
+// measures pid's footprint and, at the first measure above the cap, calls
+// stop, which ends the server. The footprint function is the platform's
+// (on macOS the resident size ps reports, on Linux VmRSS and VmSwap), so
+// the same poller runs, and is tested, on every Unix.
+type memoryPoller struct {
+	footprint func(pid int) (int64, error)
+	every     time.Duration
+}
+
+// watch polls until done is closed, the footprint fails (the process is
+// gone), or the cap of limit bytes is passed, when it calls stop once with
+// the footprint it measured.
+func (m memoryPoller) watch(pid int, limit int64, done <-chan struct{}, stop func(used int64)) {
+	t := time.NewTicker(m.every)
+	defer t.Stop()
+	for {
+		used, err := m.footprint(pid)
+		if err != nil {
+			return
+		}
+		if used > limit {
+			stop(used)
+			return
+		}
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // tail is an io.Writer keeping the last n bytes written: a server's stderr,
@@ -189,8 +240,10 @@ func (t *tail) String(max int) string {
 	return strings.TrimSpace(string(b))
 }
 
-// Footprint is a server's memory as the kernel counts it: resident plus
-// swapped out, summed over its process group.
+// Footprint is a server's memory as the platform counts it, summed over
+// the server and the processes it started: on Linux resident plus swapped
+// out (VmRSS, VmSwap), on macOS the resident size, on Windows the working
+// set.
 type Footprint struct {
 	RSSBytes  int64
 	SwapBytes int64
@@ -199,99 +252,3 @@ type Footprint struct {
 
 // Total is resident plus swap.
 func (f Footprint) Total() int64 { return f.RSSBytes + f.SwapBytes }
-
-// footprint reads /proc for every process in pgid's group.
-func footprint(pgid int) Footprint {
-	var f Footprint
-	proc, err := os.OpenRoot("/proc")
-	if err != nil {
-		return f
-	}
-	defer proc.Close()
-	pids := []int{pgid}
-	if ents, err := procDir(proc); err == nil {
-		pids = pids[:0]
-		for _, e := range ents {
-			pid, err := strconv.Atoi(e.Name())
-			if err != nil {
-				continue
-			}
-			if pid == pgid || groupOf(proc, pid) == pgid {
-				pids = append(pids, pid)
-			}
-		}
-	}
-	for _, pid := range pids {
-		data, err := proc.ReadFile(strconv.Itoa(pid) + "/status")
-		if err != nil {
-			continue
-		}
-		f.Processes++
-		for _, line := range strings.Split(string(data), "\n") {
-			if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-				f.RSSBytes += kb(v)
-			} else if v, ok := strings.CutPrefix(line, "VmSwap:"); ok {
-				f.SwapBytes += kb(v)
-			}
-		}
-	}
-	return f
-}
-
-// processRunning reports whether pid exists and is not a zombie.
-func processRunning(pid int) bool {
-	data, err := readProc(pid, "stat")
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(data, ')')
-	return i < 0 || i+2 >= len(data) || data[i+2] != 'Z'
-}
-
-// groupOf returns pid's process group from /proc/PID/stat, -1 if unknown.
-func groupOf(proc *os.Root, pid int) int {
-	data, err := proc.ReadFile(strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return -1
-	}
-	// The command name is in parentheses and may hold spaces.
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return -1
-	}
-	fields := strings.Fields(string(data[i+1:]))
-	if len(fields) < 3 {
-		return -1
-	}
-	g, err := strconv.Atoi(fields[2])
-	if err != nil {
-		return -1
-	}
-	return g
-}
-
-// readProc reads /proc/PID/NAME. Like every file the bridge reads, it goes
-// through os.Root: nothing it names can lead out of /proc.
-func readProc(pid int, name string) ([]byte, error) {
-	r, err := os.OpenRoot("/proc")
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return r.ReadFile(strconv.Itoa(pid) + "/" + name)
-}
-
-// procDir lists /proc, opened as an os.Root.
-func procDir(proc *os.Root) ([]os.DirEntry, error) {
-	d, err := proc.Open(".")
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	return d.ReadDir(-1)
-}
-
-func kb(v string) int64 {
-	n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-	return n << 10
-}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -233,7 +232,7 @@ func (s *Server) Footprint() Footprint {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if time.Since(s.footAt) > 2*time.Second {
-		s.foot = footprint(s.proc.pid)
+		s.foot = s.proc.footprint()
 		s.footAt = time.Now()
 	}
 	return s.foot
@@ -616,17 +615,3 @@ func (s *Server) shutdown() {
 
 // kill ends the process group now.
 func (s *Server) kill() { s.proc.kill() }
-
-// FileURI is the file: URI of an absolute path.
-func FileURI(abs string) string {
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
-}
-
-// URIPath is the path of a file: URI, "" for another scheme.
-func URIPath(uri string) string {
-	u, err := url.Parse(uri)
-	if err != nil || u.Scheme != "file" {
-		return ""
-	}
-	return filepath.FromSlash(u.Path)
-}

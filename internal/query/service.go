@@ -57,7 +57,10 @@ func (s *Service) Watch(ctx context.Context, interval time.Duration, refreshed f
 
 // Close shuts down every language server the service started and waits
 // until they are reaped. The service answers no LSP tool afterwards.
-func (s *Service) Close() error { return s.lsp.Close() }
+func (s *Service) Close() error {
+	s.sess.Close()
+	return s.lsp.Close()
+}
 
 // open pins a fresh view of the index for one request (see
 // session.Session.Open). The caller must close it.

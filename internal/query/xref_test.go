@@ -56,6 +56,7 @@ func indexFixture(t testing.TB, write func() string) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { svc.Close() }) // its directory watches: Windows cannot remove a watched directory
 	return &fixture{dir: root, store: st, svc: svc}
 }
 

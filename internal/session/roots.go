@@ -41,7 +41,7 @@ func (v *View) Locate(field, p, repository string) (Located, error) {
 				if !v.s.IsRoot(r.Root) || (repository != "" && r.Name != repository) {
 					continue
 				}
-				if Within(r.Root, clean) && len(r.Root) > len(best.Root) {
+				if _, in := rootfs.Within(r.Root, clean, CaseInsensitive(r.Root)); in && len(r.Root) > len(best.Root) {
 					best = r
 				}
 			}
@@ -58,8 +58,8 @@ func (v *View) Locate(field, p, repository string) (Located, error) {
 		if best.Root == "" {
 			return Located{}, graph.Errorf(graph.CodeOutsideRoots, "%s is outside the roots this server may read (%s)", p, strings.Join(v.s.roots, ", ")).WithData("field", field)
 		}
-		rel, _ := filepath.Rel(best.Root, clean)
-		return v.checkInside(field, Located{Repo: best, Rel: filepath.ToSlash(rel)})
+		rel, _ := rootfs.Within(best.Root, clean, CaseInsensitive(best.Root))
+		return v.checkInside(field, Located{Repo: best, Rel: rel})
 	}
 	repo, err := v.Repo(repository)
 	if err != nil {
@@ -84,6 +84,13 @@ func (v *View) checkInside(field string, l Located) (Located, error) {
 		return l, graph.Wrap(graph.CodeReadError, err, "opening repository root")
 	}
 	defer root.Close()
+	if CaseInsensitive(l.Repo.Root) {
+		// One spelling per file: the one the directories hold, which is
+		// the one the index knows.
+		if l.Rel, err = rootfs.Canonical(root, l.Rel); err != nil {
+			return l, FileError(field, l.Rel, err)
+		}
+	}
 	_, err = root.Stat(filepath.FromSlash(l.Rel))
 	if rootfs.Outside(err) {
 		if rel, ok := rootfs.Inside(root, filepath.FromSlash(l.Rel)); ok {
@@ -93,6 +100,11 @@ func (v *View) checkInside(field string, l Located) (Located, error) {
 	}
 	return l, FileError(field, l.Rel, err)
 }
+
+// CaseInsensitive reports whether a repository root's file system takes
+// names differing only in case for one file (macOS and Windows by
+// default); a variable so that a test can have Linux behave so.
+var CaseInsensitive = rootfs.CaseInsensitive
 
 // FileError maps an os.Root error to a coded error.
 func FileError(field, rel string, err error) error {

@@ -3,6 +3,8 @@ package session
 import (
 	"context"
 	"time"
+
+	"github.com/sextant-dev/sextant/internal/fswatch"
 )
 
 // Watch keeps the roots' snapshots fresh in the background until ctx ends,
@@ -50,3 +52,39 @@ func (s *Session) Watch(ctx context.Context, interval time.Duration, refreshed f
 		}
 	}
 }
+
+// dirWatch is the directory watch of one snapshot (internal/fswatch): a
+// call that finds it clean knows no file changed since it last looked.
+type dirWatch struct{ w *fswatch.Watcher }
+
+// newDirWatch watches root/dir for each dir; nil when the platform cannot
+// (too many files, no change notification, a directory replaced by a
+// symlink): the caller then stats through os.Root.
+func newDirWatch(root string, dirs []string) *dirWatch {
+	w, err := fswatch.New(root, dirs)
+	if err != nil {
+		return nil
+	}
+	return &dirWatch{w}
+}
+
+// changed reports whether anything changed since the last call; a watch
+// that failed counts as a change, so the caller stats.
+func (d *dirWatch) changed() bool { return d.w.Changed() }
+
+func (d *dirWatch) close() { d.w.Close() }
+
+// closeWatches ends every directory watch of the service; a later call
+// starts its repository's again.
+func (s *Session) closeWatches() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for name, w := range s.watches {
+		w.watch.close()
+		delete(s.watches, name)
+	}
+}
+
+// Close ends the session's directory watches. The session keeps
+// answering afterwards, statting files as it would without a watch.
+func (s *Session) Close() { s.closeWatches() }

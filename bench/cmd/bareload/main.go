@@ -16,11 +16,11 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"syscall"
 	"time"
 
 	"golang.org/x/tools/go/packages"
 
+	"github.com/sextant-dev/sextant/bench/internal/harness"
 	"github.com/sextant-dev/sextant/internal/load"
 )
 
@@ -67,17 +67,8 @@ func run(dir string) error {
 		}
 	}
 	rep.LoadMS = time.Since(start).Milliseconds()
-	rep.MaxRSSSelfKiB = maxRSS(syscall.RUSAGE_SELF)
-	rep.MaxRSSChildKiB = maxRSS(syscall.RUSAGE_CHILDREN)
+	rep.MaxRSSSelfKiB = harness.MaxRSS(false)
+	rep.MaxRSSChildKiB = harness.MaxRSS(true)
 	runtime.KeepAlive(loaded)
 	return json.NewEncoder(os.Stdout).Encode(rep)
-}
-
-// maxRSS returns ru_maxrss for who, in KiB (Linux's unit), or -1.
-func maxRSS(who int) int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(who, &ru); err != nil {
-		return -1
-	}
-	return int64(ru.Maxrss)
 }

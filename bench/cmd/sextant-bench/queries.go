@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -179,9 +178,9 @@ func inProcess(ctx context.Context, db, corpus string, calls []harness.Call) (la
 		if err := ctx.Err(); err != nil {
 			return latencies{}, err
 		}
-		before := selfCPU()
+		before := harness.SelfCPU()
 		took, outcome := call(c, raw[i])
-		cpu[c.Tool] += selfCPU() - before
+		cpu[c.Tool] += harness.SelfCPU() - before
 		count[c.Tool]++
 		samples[i] = sample{call: c, took: took, outcome: outcome}
 	}
@@ -258,7 +257,7 @@ func overMCP(ctx context.Context, sextant, db, corpus string, calls []harness.Ca
 	if err != nil {
 		return res, err
 	}
-	clientBefore := selfCPU()
+	clientBefore := harness.SelfCPU()
 	samples := make([]sample, len(calls))
 	results := make([]result, len(calls))
 	for i, c := range calls {
@@ -268,7 +267,7 @@ func overMCP(ctx context.Context, sextant, db, corpus string, calls []harness.Ca
 		samples[i].call = c
 		samples[i].took, results[i] = call(c)
 	}
-	clientAfter := selfCPU()
+	clientAfter := harness.SelfCPU()
 	cpuAfter, err := procCPU(pid)
 	if err != nil {
 		return res, err
@@ -296,20 +295,11 @@ func overMCP(ctx context.Context, sextant, db, corpus string, calls []harness.Ca
 		return res, fmt.Errorf("stopping sextant serve: %v: %s", err, tail(stderr.String()))
 	}
 	if ps := cmd.ProcessState; ps != nil {
-		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-			res.MaxRSSKiB = int64(ru.Maxrss)
+		if rss, _, _, ok := harness.ExitUsage(ps); ok {
+			res.MaxRSSKiB = rss
 		}
 	}
 	return res, nil
-}
-
-// selfCPU is the CPU time this process has used so far.
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // procCPU is the CPU time process pid has used so far, from

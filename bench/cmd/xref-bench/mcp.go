@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -197,11 +196,11 @@ func compareMCP(ctx context.Context, o options, sextant, gopls, db string, mc *m
 	var lastWire time.Duration // of the last call: until its response was read
 	goplsCall := func(s benchSymbol) (time.Duration, string, error) {
 		args := map[string]any{"file": filepath.Join(mc.Dir, filepath.FromSlash(s.Path)), "symbol": goplsSymbol(s)}
-		start, cpu := time.Now(), selfCPU()
+		start, cpu := time.Now(), harness.SelfCPU()
 		r, err := gp.CallTool(ctx, &mcp.CallToolParams{Name: mc.GoplsTool, Arguments: args})
 		took := time.Since(start)
 		lastWire = gpT.since(start)
-		clientCPU[mc.GoplsTool] += selfCPU() - cpu
+		clientCPU[mc.GoplsTool] += harness.SelfCPU() - cpu
 		clientCalls[mc.GoplsTool]++
 		if err != nil {
 			return took, "", err
@@ -225,11 +224,11 @@ func compareMCP(ctx context.Context, o options, sextant, gopls, db string, mc *m
 		} `json:"results"`
 	}
 	sextantCall := func(tool string, args map[string]any) (time.Duration, string, *mcp.CallToolResult, error) {
-		start, cpu := time.Now(), selfCPU()
+		start, cpu := time.Now(), harness.SelfCPU()
 		r, err := sx.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 		took := time.Since(start)
 		lastWire = sxT.since(start)
-		clientCPU[tool] += selfCPU() - cpu
+		clientCPU[tool] += harness.SelfCPU() - cpu
 		clientCalls[tool]++
 		if err != nil {
 			return took, "", nil, err
@@ -380,15 +379,6 @@ func compareMCP(ctx context.Context, o options, sextant, gopls, db string, mc *m
 		logf("client CPU per %s call: %s", tool, d/time.Duration(clientCalls[tool]))
 	}
 	return nil
-}
-
-// selfCPU is the CPU time this process has used so far (every thread).
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // dumpAnswers writes one symbol's two answers to dir, for reading where

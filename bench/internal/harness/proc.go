@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -90,10 +89,8 @@ func Measure(cmd *exec.Cmd, interval time.Duration) (Usage, error) {
 	u.Samples, u.SelfHWMKiB, u.TreePeakKiB, u.MaxDescendants =
 		peak.Samples, peak.SelfHWMKiB, peak.TreePeakKiB, peak.MaxDescendants
 	if ps := cmd.ProcessState; ps != nil {
-		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-			u.MaxRSSKiB = int64(ru.Maxrss)
-			u.UserCPU = time.Duration(ru.Utime.Nano())
-			u.SysCPU = time.Duration(ru.Stime.Nano())
+		if rss, user, sys, ok := ExitUsage(ps); ok {
+			u.MaxRSSKiB, u.UserCPU, u.SysCPU = rss, user, sys
 		}
 	}
 	return u, err

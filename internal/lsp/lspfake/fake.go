@@ -11,7 +11,8 @@
 //   - hover on a line holding HANG never answers (and creates FILE.hanging
 //     beside the file); on DIE, the process
 //     exits mid-request; on ALLOC n, it allocates and touches n MiB more
-//     (kept), answering how much it holds.
+//     (kept), answering how much it holds; on CHILD, it starts a child
+//     process that sleeps until killed, answering "child PID".
 //   - hover answers the character at the position and its unit offset;
 //     definition and references find the word at the position (first
 //     occurrence; every occurrence) in every open file.
@@ -32,6 +33,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -57,8 +59,14 @@ type fake struct {
 	flood     int
 }
 
+// sleepEnv makes the fake a child that sleeps until killed (see CHILD).
+const sleepEnv = "LSPFAKE_SLEEP"
+
 // Main runs the fake on stdin and stdout until exit or end of input.
 func Main() {
+	for os.Getenv(sleepEnv) != "" {
+		time.Sleep(time.Hour)
+	}
 	f := &fake{out: bufio.NewWriter(os.Stdout), enc: lsp.UTF16, docs: map[string][]byte{}, versions: map[string]int{}}
 	f.flood, _ = strconv.Atoi(os.Getenv("LSPFAKE_STDERR"))
 	f.stderr()
@@ -207,6 +215,23 @@ func (f *fake) handle(id json.RawMessage, method string, params json.RawMessage)
 			if p := lsp.URIPath(p.TextDocument.URI); p != "" {
 				_ = os.WriteFile(p+".hanging", nil, 0o644)
 			}
+			return
+		case bytes.Contains(line, []byte("CHILD")):
+			// A child that outlives nothing it should: it sleeps until
+			// killed, as a server's compiler or indexer may.
+			exe, err := os.Executable()
+			if err != nil {
+				f.reply(id, map[string]any{"contents": "no child: " + err.Error()})
+				return
+			}
+			child := exec.Command(exe)
+			child.Env = append(os.Environ(), sleepEnv+"=1")
+			if err := child.Start(); err != nil {
+				f.reply(id, map[string]any{"contents": "no child: " + err.Error()})
+				return
+			}
+			go child.Wait()
+			f.reply(id, map[string]any{"contents": fmt.Sprintf("child %d", child.Process.Pid)})
 			return
 		case bytes.Contains(line, []byte("DIE")):
 			fmt.Fprintln(os.Stderr, "fake: dying as asked, mid-request")

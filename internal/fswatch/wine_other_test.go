@@ -1,0 +1,5 @@
+//go:build !windows
+
+package fswatch
+
+func underWine() bool { return false }
