@@ -82,6 +82,7 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 	h = httpWire(h) // see wire.go
 	h = limitResponse(h, o.MaxResponseBytes)
 	h = limitPerClient(h, o.MaxConcurrent)
+	h = readBody(h, o.MaxBodyBytes) // see body.go
 	h = http.NewCrossOriginProtection().Handler(h)
 	if o.Token != "" {
 		h = requireToken(h, o.Token)
