@@ -2,10 +2,17 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -173,5 +180,122 @@ func TestCancelledCallHearsNothingMore(t *testing.T) {
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "find_symbol", Arguments: map[string]any{"name": "C"}})
 	if err != nil || res.IsError {
 		t.Fatalf("the next call after the cancelled one: %v %s", err, textOf(res))
+	}
+}
+
+// gatedServer is a server whose index of the root waits for the test's
+// gate, with a hook telling when each tools/call handler returned.
+func gatedServer(t *testing.T, extra ...query.Tool) (s *mcp.Server, g *gatedIndex, handled chan struct{}) {
+	realIndex, svcFor := newRoot(t)
+	g = &gatedIndex{started: make(chan struct{}), gate: make(chan struct{}), finished: make(chan struct{})}
+	svc := svcFor(func(ctx context.Context, root string, progress func(query.Progress)) error {
+		defer close(g.finished)
+		close(g.started)
+		<-g.gate
+		if progress == nil {
+			progress = func(query.Progress) {}
+		}
+		return realIndex(ctx, root, progress)
+	})
+	s, err := New(svc, nil, append(query.Tools(), extra...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	handled = make(chan struct{}, 10)
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if method == "tools/call" {
+				handled <- struct{}{}
+			}
+			return res, err
+		}
+	})
+	t.Cleanup(func() {
+		select {
+		case <-g.gate:
+		default:
+			close(g.gate)
+		}
+		<-g.finished
+	})
+	return s, g, handled
+}
+
+// TestStdioCancelledCallIsNotAnswered: a call the client cancels
+// (notifications/cancelled) ends at once, and the server sends no answer
+// for it (MCP: the receiver should not answer a cancelled request), least
+// of all an INTERNAL one: neither for a call waiting on indexing nor for
+// a tool that returns its context's error.
+func TestStdioCancelledCallIsNotAnswered(t *testing.T) {
+	entered := make(chan struct{}, 1)
+	s, g, handled := gatedServer(t, holdTool(entered, nil))
+	ss := newStdioSession(t, s)
+	for i, c := range []struct {
+		tool    string
+		started <-chan struct{}
+	}{{"list_repositories", g.started}, {"hold", entered}} {
+		id := fmt.Sprintf(`"slow-%d"`, i)
+		ss.send(t, callLine(id, c.tool, "{}"))
+		<-c.started
+		ss.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+id+`,"reason":"the user stopped it"}}`)
+		select {
+		case <-handled:
+		case <-time.After(testTimeout):
+			t.Fatalf("%s: the cancelled call still runs", c.tool)
+		}
+		time.Sleep(100 * time.Millisecond) // an answer written after the handler returned
+		after := fmt.Sprintf(`"after-%d"`, i)
+		ss.send(t, `{"jsonrpc":"2.0","id":`+after+`,"method":"ping"}`)
+		for {
+			l := <-ss.lines
+			var r rawReply
+			if err := json.Unmarshal(l, &r); err != nil {
+				t.Fatalf("not a JSON object: %q", l)
+			}
+			if string(r.ID) == after {
+				break
+			}
+			if string(r.ID) == id && (r.Error == nil || !strings.Contains(strings.ToLower(r.Error.Message), "cancel")) {
+				t.Errorf("%s: the cancelled call was answered: %.400s", c.tool, l)
+			}
+		}
+	}
+}
+
+// TestHTTPClosedConnectionCancelsCall: over streamable HTTP, a client that
+// closes its connection while its call waits on indexing cancels that
+// call: its handler returns at once instead of working on for nobody.
+func TestHTTPClosedConnectionCancelsCall(t *testing.T) {
+	s, g, handled := gatedServer(t)
+	srv := httptest.NewServer(NewHTTPHandler(s, HTTPOptions{}))
+	t.Cleanup(srv.Close)
+	hs := newHTTPSession(t, srv.URL)
+	ctx, cancel := context.WithCancel(context.Background())
+	sent := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader(callLine("7", "list_repositories", "{}")))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", hs.id)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			_, err = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		sent <- err
+	}()
+	<-g.started
+	cancel() // the client goes away: its connection closes
+	<-sent
+	select {
+	case <-handled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call of a client that closed its connection still runs 5 s later")
+	}
+	// The session serves the next call.
+	if _, r := hs.replies(t, `{"jsonrpc":"2.0","id":"next","method":"ping"}`); len(r) != 1 || r[0].Error != nil {
+		t.Errorf("ping after the closed call: %+v", r)
 	}
 }
