@@ -211,15 +211,17 @@ func gatedServer(t *testing.T, extra ...query.Tool) (s *mcp.Server, g *gatedInde
 			return res, err
 		}
 	})
-	t.Cleanup(func() {
-		select {
-		case <-g.gate:
-		default:
-			close(g.gate)
-		}
-		<-g.finished
-	})
+	t.Cleanup(func() { g.open(); <-g.finished })
 	return s, g, handled
+}
+
+// open lets the gated index go on; it may be called more than once.
+func (g *gatedIndex) open() {
+	select {
+	case <-g.gate:
+	default:
+		close(g.gate)
+	}
 }
 
 // TestStdioCancelledCallIsNotAnswered: a call the client cancels
@@ -265,37 +267,60 @@ func TestStdioCancelledCallIsNotAnswered(t *testing.T) {
 
 // TestHTTPClosedConnectionCancelsCall: over streamable HTTP, a client that
 // closes its connection while its call waits on indexing cancels that
-// call: its handler returns at once instead of working on for nobody.
+// call: its handler returns at once instead of working on for nobody. So
+// in a session (2025-11-25) and without one (2026-07-28).
 func TestHTTPClosedConnectionCancelsCall(t *testing.T) {
-	s, g, handled := gatedServer(t)
-	srv := httptest.NewServer(NewHTTPHandler(s, HTTPOptions{}))
-	t.Cleanup(srv.Close)
-	hs := newHTTPSession(t, srv.URL)
-	ctx, cancel := context.WithCancel(context.Background())
-	sent := make(chan error, 1)
-	go func() {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader(callLine("7", "list_repositories", "{}")))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Session-Id", hs.id)
-		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			_, err = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-		}
-		sent <- err
-	}()
-	<-g.started
-	cancel() // the client goes away: its connection closes
-	<-sent
-	select {
-	case <-handled:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the call of a client that closed its connection still runs 5 s later")
-	}
-	// The session serves the next call.
-	if _, r := hs.replies(t, `{"jsonrpc":"2.0","id":"next","method":"ping"}`); len(r) != 1 || r[0].Error != nil {
-		t.Errorf("ping after the closed call: %+v", r)
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			s, g, handled := gatedServer(t)
+			srv := httptest.NewServer(NewHTTPHandler(s, HTTPOptions{}))
+			t.Cleanup(srv.Close)
+			t.Cleanup(g.open) // first: srv.Close waits for the handler
+			header := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
+				"Mcp-Protocol-Version": {version}}
+			params := `{"name":"list_repositories","arguments":{}}`
+			var hs *httpSession
+			if version < "2026-07-28" {
+				hs = newHTTPSession(t, srv.URL)
+				header.Set("Mcp-Session-Id", hs.id)
+			} else {
+				header.Set("Mcp-Method", "tools/call")
+				header.Set("Mcp-Name", "list_repositories")
+				params = `{"name":"list_repositories","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+					`"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}}`
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			sent := make(chan string, 1)
+			go func() {
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL,
+					strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":`+params+`}`))
+				req.Header = header
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					sent <- err.Error()
+					return
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				sent <- fmt.Sprintf("%d %s", resp.StatusCode, b)
+			}()
+			select {
+			case <-g.started:
+			case got := <-sent:
+				t.Fatalf("the call was answered before it started indexing: %.300s", got)
+			}
+			cancel() // the client goes away: its connection closes
+			<-sent
+			select {
+			case <-handled:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the call of a client that closed its connection still runs 5 s later")
+			}
+			if hs != nil { // the session serves the next call
+				if _, r := hs.replies(t, `{"jsonrpc":"2.0","id":"next","method":"ping"}`); len(r) != 1 || r[0].Error != nil {
+					t.Errorf("ping after the closed call: %+v", r)
+				}
+			}
+		})
 	}
 }

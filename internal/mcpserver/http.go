@@ -65,10 +65,13 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 		o.SessionTimeout = DefaultSessionTimeout
 	}
 	getServer := func(*http.Request) *mcp.Server { return s }
-	stateful := mcp.NewStreamableHTTPHandler(getServer,
-		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes, SessionTimeout: o.SessionTimeout})
+	// A call whose client closed its connection is cancelled: by the
+	// SDK for the stateless protocol, by cancelOnClose (abandon.go) for
+	// sessions.
+	stateful := cancelOnClose(mcp.NewStreamableHTTPHandler(getServer,
+		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes, SessionTimeout: o.SessionTimeout}))
 	stateless := mcp.NewStreamableHTTPHandler(getServer,
-		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes, Stateless: true})
+		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes, Stateless: true, PropagateRequestCancellation: true})
 	// Protocol 2026-07-28 has no sessions, and the SDK serves it only
 	// statelessly; earlier versions keep their sessions. The version
 	// header (required from 2026-07-28 on) picks the handler.

@@ -78,14 +78,25 @@ func keyOf(id jsonrpc.ID) (string, bool) {
 // request with an id in use with an error under no id, which the stdio
 // transport drops, so that client waited forever. Here the second request
 // is answered at once with an error under its id, and the first runs on.
+//
+// It also remembers which of them the client cancelled: MCP says the
+// receiver of a cancellation should not answer the request, and the
+// answer of a call cancelled midway is whatever its cancelled work
+// returned (INTERNAL: context canceled, or INDEX_NOT_READY), which the
+// client would take for the tool's verdict if it still read it.
 type inflight struct {
 	mu  sync.Mutex
-	ids map[string]bool
+	ids map[string]bool // in flight; true once cancelled
 }
+
+// A nil *inflight tracks nothing.
 
 // admit checks a request line's id and records it in flight; it returns
 // the error reply for a line refused, or nil.
 func (c *inflight) admit(line []byte) []byte {
+	if c == nil {
+		return nil
+	}
 	var m requestShape
 	if json.Unmarshal(line, &m) != nil || m.Method == nil {
 		return nil // not a request: the SDK's to handle
@@ -95,33 +106,62 @@ func (c *inflight) admit(line []byte) []byte {
 	}
 	key, ok := idKey(m.ID)
 	if !ok {
+		if *m.Method == "notifications/cancelled" {
+			c.cancel(line)
+		}
 		return nil // a notification
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.ids[key] {
+	if _, busy := c.ids[key]; busy {
 		return errorReply(m.ID, -32600, fmt.Sprintf("Invalid Request: the id %s is in use by a request still in progress; give each request its own id", bytes.TrimSpace(m.ID)))
 	}
 	if c.ids == nil {
 		c.ids = map[string]bool{}
 	}
-	c.ids[key] = true
+	c.ids[key] = false
 	return nil
 }
 
-// done records that the request id was answered.
-func (c *inflight) done(id jsonrpc.ID) {
-	key, ok := keyOf(id)
+// cancel marks the request a notifications/cancelled line names, when it
+// is in flight.
+func (c *inflight) cancel(line []byte) {
+	var n struct {
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &n) != nil {
+		return
+	}
+	key, ok := idKey(n.Params.RequestID)
 	if !ok {
 		return
 	}
 	c.mu.Lock()
-	delete(c.ids, key)
+	if _, busy := c.ids[key]; busy {
+		c.ids[key] = true
+	}
 	c.mu.Unlock()
 }
 
+// done records that the request id is answered, and reports whether the
+// client cancelled it (its answer is then not sent).
+func (c *inflight) done(id jsonrpc.ID) (cancelled bool) {
+	key, ok := keyOf(id)
+	if c == nil || !ok {
+		return false
+	}
+	c.mu.Lock()
+	cancelled = c.ids[key]
+	delete(c.ids, key)
+	c.mu.Unlock()
+	return cancelled
+}
+
 // transport wraps a session's transport so that each answer it writes
-// ends its id's time in flight.
+// ends its id's time in flight, and the answer to a request the client
+// cancelled is not written.
 func (c *inflight) transport(t mcp.Transport) mcp.Transport { return idTransport{t, c} }
 
 type idTransport struct {
@@ -143,8 +183,8 @@ type idConn struct {
 }
 
 func (c *idConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID.IsValid() {
-		c.calls.done(resp.ID) // before the write: the peer may reuse the id at once
+	if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID.IsValid() && c.calls.done(resp.ID) { // before the write: the peer may reuse the id at once
+		return nil // cancelled by the client: not answered
 	}
 	return c.Connection.Write(ctx, msg)
 }
@@ -153,26 +193,28 @@ func (c *idConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 // whose id could not be echoed exactly, or nil. A body that is not
 // JSON-RPC is the SDK's to refuse.
 func refuseBadIDs(body []byte) []byte {
+	for _, m := range requestsIn(body) {
+		if msg := badID(m.ID); m.Method != nil && msg != "" {
+			return errorReply(m.ID, -32600, msg)
+		}
+	}
+	return nil
+}
+
+// requestsIn decodes the messages of an HTTP body, one or a batch, as far
+// as the id rules read them; nil when the body is not JSON.
+func requestsIn(body []byte) []requestShape {
 	body = bytes.TrimSpace(body)
 	var msgs []requestShape
 	if len(body) > 0 && body[0] == '[' {
 		if json.Unmarshal(body, &msgs) != nil {
 			return nil
 		}
-	} else {
-		var m requestShape
-		if json.Unmarshal(body, &m) != nil {
-			return nil
-		}
-		msgs = []requestShape{m}
+		return msgs
 	}
-	for _, m := range msgs {
-		if m.Method == nil {
-			continue
-		}
-		if msg := badID(m.ID); msg != "" {
-			return errorReply(m.ID, -32600, msg)
-		}
+	var m requestShape
+	if json.Unmarshal(body, &m) != nil {
+		return nil
 	}
-	return nil
+	return []requestShape{m}
 }
