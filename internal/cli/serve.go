@@ -104,8 +104,9 @@ func runServe(ctx context.Context, e env, argv []string) error {
 		return err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpserver.NewHTTPHandler(server, mcpserver.HTTPOptions{Token: *token}))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	opts := mcpserver.HTTPOptions{Token: *token}
+	mux.Handle("/mcp", mcpserver.NewHTTPHandler(server, opts))
+	srv := mcpserver.NewHTTPServer(mux, opts)
 	fmt.Fprintf(e.stderr, "sextant: serving MCP at http://%s/mcp\n", ln.Addr())
 	go func() {
 		<-ctx.Done()

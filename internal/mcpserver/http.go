@@ -31,6 +31,13 @@ type HTTPOptions struct {
 	// SessionTimeout closes a session that sent nothing for this long, so
 	// clients that vanish without ending their session do not pile up.
 	SessionTimeout time.Duration
+	// BodyTimeout bounds the time a request's body takes to arrive; a
+	// slower one is refused with 408 and its connection closed.
+	BodyTimeout time.Duration
+	// HeaderTimeout bounds the time a request's headers take to arrive,
+	// and IdleTimeout the time a kept-alive connection waits for the
+	// next request (NewHTTPServer).
+	HeaderTimeout, IdleTimeout time.Duration
 }
 
 // The default HTTP limits.
@@ -39,6 +46,9 @@ const (
 	DefaultMaxResponseBytes = 32 << 20
 	DefaultMaxConcurrent    = 8
 	DefaultSessionTimeout   = 30 * time.Minute
+	DefaultBodyTimeout      = 30 * time.Second
+	DefaultHeaderTimeout    = 10 * time.Second
+	DefaultIdleTimeout      = 2 * time.Minute
 )
 
 // Handler returns the streamable HTTP handler serving s with the default
@@ -91,6 +101,12 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 		h = requireToken(h, o.Token)
 	}
 	return h
+}
+
+// NewHTTPServer returns the http.Server for a handler of NewHTTPHandler,
+// with the connection-level limits of o.
+func NewHTTPServer(h http.Handler, o HTTPOptions) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: DefaultHeaderTimeout}
 }
 
 // requireToken refuses requests without the bearer token, comparing in
