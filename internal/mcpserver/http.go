@@ -62,18 +62,7 @@ func Handler(s *mcp.Server) http.Handler { return NewHTTPHandler(s, HTTPOptions{
 // loopback address, name a loopback Host (the SDK's DNS-rebinding check).
 // Bodies, answers and each client's concurrent POSTs are bounded.
 func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if o.MaxResponseBytes <= 0 {
-		o.MaxResponseBytes = DefaultMaxResponseBytes
-	}
-	if o.MaxConcurrent <= 0 {
-		o.MaxConcurrent = DefaultMaxConcurrent
-	}
-	if o.SessionTimeout <= 0 {
-		o.SessionTimeout = DefaultSessionTimeout
-	}
+	o = o.withDefaults()
 	getServer := func(*http.Request) *mcp.Server { return s }
 	// A call whose client closed its connection is cancelled: by the
 	// SDK for the stateless protocol, by cancelOnClose (abandon.go) for
@@ -95,7 +84,7 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 	h = httpWire(h) // see wire.go
 	h = limitResponse(h, o.MaxResponseBytes)
 	h = limitPerClient(h, o.MaxConcurrent)
-	h = readBody(h, o.MaxBodyBytes) // see body.go
+	h = readBody(h, o.MaxBodyBytes, o.BodyTimeout) // see body.go
 	h = http.NewCrossOriginProtection().Handler(h)
 	if o.Token != "" {
 		h = requireToken(h, o.Token)
@@ -106,16 +95,45 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 // NewHTTPServer returns the http.Server for a handler of NewHTTPHandler,
 // with the connection-level limits of o.
 func NewHTTPServer(h http.Handler, o HTTPOptions) *http.Server {
-	return &http.Server{Handler: h, ReadHeaderTimeout: DefaultHeaderTimeout}
+	o = o.withDefaults()
+	// No ReadTimeout: it would also cut the long-lived event streams, and
+	// cancel calls whose answers take longer than it. Bodies have their
+	// own deadline (readBody).
+	return &http.Server{Handler: h, ReadHeaderTimeout: o.HeaderTimeout, IdleTimeout: o.IdleTimeout}
+}
+
+// withDefaults fills the zero limits of o with the defaults.
+func (o HTTPOptions) withDefaults() HTTPOptions {
+	set := func(v *int64, d int64) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	set(&o.MaxBodyBytes, DefaultMaxBodyBytes)
+	set(&o.MaxResponseBytes, DefaultMaxResponseBytes)
+	for _, d := range []struct {
+		v   *time.Duration
+		def time.Duration
+	}{{&o.SessionTimeout, DefaultSessionTimeout}, {&o.BodyTimeout, DefaultBodyTimeout},
+		{&o.HeaderTimeout, DefaultHeaderTimeout}, {&o.IdleTimeout, DefaultIdleTimeout}} {
+		if *d.v <= 0 {
+			*d.v = d.def
+		}
+	}
+	if o.MaxConcurrent <= 0 {
+		o.MaxConcurrent = DefaultMaxConcurrent
+	}
+	return o
 }
 
 // requireToken refuses requests without the bearer token, comparing in
-// constant time.
+// constant time, before their bodies are read.
 func requireToken(next http.Handler, token string) http.Handler {
 	want := []byte("Bearer " + token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got := []byte(r.Header.Get("Authorization"))
 		if subtle.ConstantTimeCompare(got, want) != 1 {
+			refuseUnread(w) // see body.go
 			w.Header().Set("WWW-Authenticate", `Bearer realm="sextant"`)
 			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
 			return
