@@ -66,14 +66,22 @@ func stalledPost(auth string) string {
 
 // TestHTTPUnauthenticatedRefusedBeforeBody: on a server with a token, a
 // request without it is refused at once, its body unread, and its
-// connection closed; a stalled body cannot hold it open.
+// connection closed; a stalled body cannot hold it open. So is a
+// cross-origin browser request.
 func TestHTTPUnauthenticatedRefusedBeforeBody(t *testing.T) {
 	srv := newTimedServer(t, HTTPOptions{Token: "s3cret", BodyTimeout: time.Minute})
-	for _, auth := range []string{"", "Authorization: Bearer wrong\r\n"} {
-		c := rawConn(t, srv, stalledPost(auth))
-		status, closed, took := answer(t, c, 5*time.Second)
-		if status != http.StatusUnauthorized || !closed {
-			t.Errorf("%q with a stalled body: status %d, connection closed %v after %v; want 401 and closed at once", auth, status, closed, took)
+	for _, c := range []struct {
+		header string
+		want   int
+	}{
+		{"", http.StatusUnauthorized},
+		{"Authorization: Bearer wrong\r\n", http.StatusUnauthorized},
+		{"Authorization: Bearer s3cret\r\nOrigin: http://evil.example\r\nSec-Fetch-Site: cross-site\r\n", http.StatusForbidden},
+	} {
+		conn := rawConn(t, srv, stalledPost(c.header))
+		status, closed, took := answer(t, conn, 5*time.Second)
+		if status != c.want || !closed {
+			t.Errorf("%q with a stalled body: status %d, connection closed %v after %v; want %d and closed at once", c.header, status, closed, took, c.want)
 		}
 	}
 }
