@@ -85,7 +85,12 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 	h = limitResponse(h, o.MaxResponseBytes)
 	h = limitPerClient(h, o.MaxConcurrent)
 	h = readBody(h, o.MaxBodyBytes, o.BodyTimeout) // see body.go
-	h = http.NewCrossOriginProtection().Handler(h)
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		refuseUnread(w) // see body.go
+		http.Error(w, "cross-origin request refused", http.StatusForbidden)
+	}))
+	h = cop.Handler(h)
 	if o.Token != "" {
 		h = requireToken(h, o.Token)
 	}
