@@ -31,6 +31,11 @@ type HTTPOptions struct {
 	// SessionTimeout closes a session that sent nothing for this long, so
 	// clients that vanish without ending their session do not pile up.
 	SessionTimeout time.Duration
+	// MaxSessions bounds the sessions open at once, and
+	// MaxSessionsPerClient those one remote host opened (local clients
+	// share the loopback host, so they count only in all). An initialize
+	// past a bound is refused: 503 in all, 429 per client.
+	MaxSessions, MaxSessionsPerClient int
 	// BodyTimeout bounds the time a request's body takes to arrive; a
 	// slower one is refused with 408 and its connection closed.
 	BodyTimeout time.Duration
@@ -42,13 +47,15 @@ type HTTPOptions struct {
 
 // The default HTTP limits.
 const (
-	DefaultMaxBodyBytes     = 2 << 20
-	DefaultMaxResponseBytes = 32 << 20
-	DefaultMaxConcurrent    = 8
-	DefaultSessionTimeout   = 30 * time.Minute
-	DefaultBodyTimeout      = 30 * time.Second
-	DefaultHeaderTimeout    = 10 * time.Second
-	DefaultIdleTimeout      = 2 * time.Minute
+	DefaultMaxBodyBytes         = 2 << 20
+	DefaultMaxResponseBytes     = 32 << 20
+	DefaultMaxConcurrent        = 8
+	DefaultSessionTimeout       = 30 * time.Minute
+	DefaultMaxSessions          = 1024
+	DefaultMaxSessionsPerClient = 64
+	DefaultBodyTimeout          = 30 * time.Second
+	DefaultHeaderTimeout        = 10 * time.Second
+	DefaultIdleTimeout          = 2 * time.Minute
 )
 
 // Handler returns the streamable HTTP handler serving s with the default
