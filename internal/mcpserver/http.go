@@ -67,15 +67,17 @@ func Handler(s *mcp.Server) http.Handler { return NewHTTPHandler(s, HTTPOptions{
 // is set); not be a cross-origin browser request (Origin and
 // Sec-Fetch-Site, http.CrossOriginProtection); and, when it arrives on a
 // loopback address, name a loopback Host (the SDK's DNS-rebinding check).
-// Bodies, answers and each client's concurrent POSTs are bounded.
+// Bodies (in size and time), answers, each client's concurrent POSTs and
+// the sessions (in all and per client) are bounded. A request refused
+// before its body is read closes its connection.
 func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 	o = o.withDefaults()
 	getServer := func(*http.Request) *mcp.Server { return s }
 	// A call whose client closed its connection is cancelled: by the
 	// SDK for the stateless protocol, by cancelOnClose (abandon.go) for
 	// sessions.
-	stateful := cancelOnClose(mcp.NewStreamableHTTPHandler(getServer,
-		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes, SessionTimeout: o.SessionTimeout}))
+	stateful := cancelOnClose(limitSessions(mcp.NewStreamableHTTPHandler(getServer,
+		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes, SessionTimeout: o.SessionTimeout}), s, o)) // sessions.go
 	stateless := mcp.NewStreamableHTTPHandler(getServer,
 		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes, Stateless: true, PropagateRequestCancellation: true})
 	// Protocol 2026-07-28 has no sessions, and the SDK serves it only
@@ -116,26 +118,22 @@ func NewHTTPServer(h http.Handler, o HTTPOptions) *http.Server {
 
 // withDefaults fills the zero limits of o with the defaults.
 func (o HTTPOptions) withDefaults() HTTPOptions {
-	set := func(v *int64, d int64) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	set(&o.MaxBodyBytes, DefaultMaxBodyBytes)
-	set(&o.MaxResponseBytes, DefaultMaxResponseBytes)
-	for _, d := range []struct {
-		v   *time.Duration
-		def time.Duration
-	}{{&o.SessionTimeout, DefaultSessionTimeout}, {&o.BodyTimeout, DefaultBodyTimeout},
-		{&o.HeaderTimeout, DefaultHeaderTimeout}, {&o.IdleTimeout, DefaultIdleTimeout}} {
-		if *d.v <= 0 {
-			*d.v = d.def
-		}
-	}
-	if o.MaxConcurrent <= 0 {
-		o.MaxConcurrent = DefaultMaxConcurrent
-	}
+	orDefault(&o.MaxBodyBytes, DefaultMaxBodyBytes)
+	orDefault(&o.MaxResponseBytes, DefaultMaxResponseBytes)
+	orDefault(&o.MaxConcurrent, DefaultMaxConcurrent)
+	orDefault(&o.MaxSessions, DefaultMaxSessions)
+	orDefault(&o.MaxSessionsPerClient, DefaultMaxSessionsPerClient)
+	orDefault(&o.SessionTimeout, DefaultSessionTimeout)
+	orDefault(&o.BodyTimeout, DefaultBodyTimeout)
+	orDefault(&o.HeaderTimeout, DefaultHeaderTimeout)
+	orDefault(&o.IdleTimeout, DefaultIdleTimeout)
 	return o
+}
+
+func orDefault[T int | int64 | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // requireToken refuses requests without the bearer token, comparing in
