@@ -25,11 +25,11 @@ func newTimedServer(t *testing.T, o HTTPOptions) *httptest.Server {
 	return srv
 }
 
-// rawConn opens a TCP connection to srv and writes text, which may stop
+// rawConn opens a TCP connection to addr and writes text, which may stop
 // anywhere (a stalled client).
-func rawConn(t *testing.T, srv *httptest.Server, text string) net.Conn {
+func rawConn(t *testing.T, addr, text string) net.Conn {
 	t.Helper()
-	c, err := net.Dial("tcp", srv.Listener.Addr().String())
+	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestHTTPUnauthenticatedRefusedBeforeBody(t *testing.T) {
 		{"Authorization: Bearer wrong\r\n", http.StatusUnauthorized},
 		{"Authorization: Bearer s3cret\r\nOrigin: http://evil.example\r\nSec-Fetch-Site: cross-site\r\n", http.StatusForbidden},
 	} {
-		conn := rawConn(t, srv, stalledPost(c.header))
+		conn := rawConn(t, srv.Listener.Addr().String(), stalledPost(c.header))
 		status, closed, took := answer(t, conn, 5*time.Second)
 		if status != c.want || !closed {
 			t.Errorf("%q with a stalled body: status %d, connection closed %v after %v; want %d and closed at once", c.header, status, closed, took, c.want)
@@ -92,19 +92,19 @@ func TestHTTPUnauthenticatedRefusedBeforeBody(t *testing.T) {
 func TestHTTPSlowRequestTimesOut(t *testing.T) {
 	const limit = 500 * time.Millisecond
 	srv := newTimedServer(t, HTTPOptions{Token: "s3cret", BodyTimeout: limit, HeaderTimeout: limit, IdleTimeout: limit})
-	c := rawConn(t, srv, stalledPost("Authorization: Bearer s3cret\r\n"))
+	c := rawConn(t, srv.Listener.Addr().String(), stalledPost("Authorization: Bearer s3cret\r\n"))
 	if status, closed, took := answer(t, c, 10*limit); status != http.StatusRequestTimeout || !closed {
 		t.Errorf("stalled body: status %d, connection closed %v after %v; want 408 and closed after %v", status, closed, took, limit)
 	}
 
-	c = rawConn(t, srv, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+	c = rawConn(t, srv.Listener.Addr().String(), "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
 	if _, closed, took := answer(t, c, 10*limit); !closed {
 		t.Errorf("stalled headers: connection still open after %v; want closed after %v", took, limit)
 	}
 
 	// A whole request (a GET without a session: 400 at once), then
 	// nothing on the kept-alive connection.
-	c = rawConn(t, srv, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer s3cret\r\nAccept: text/event-stream\r\n\r\n")
+	c = rawConn(t, srv.Listener.Addr().String(), "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer s3cret\r\nAccept: text/event-stream\r\n\r\n")
 	c.SetReadDeadline(time.Now().Add(10 * limit))
 	br := bufio.NewReader(c)
 	resp, err := http.ReadResponse(br, nil)
