@@ -140,17 +140,7 @@ func TestCancelledCallHearsNothingMore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The server's own view of the call: when its handler returns.
-	handled := make(chan struct{}, 10)
-	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			res, err := next(ctx, method, req)
-			if method == "tools/call" {
-				handled <- struct{}{}
-			}
-			return res, err
-		}
-	})
+	handled := handledCalls(s)
 	cs := connect(t, s, &mcp.ClientOptions{ProgressNotificationHandler: log.handler})
 	callCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -201,7 +191,14 @@ func gatedServer(t *testing.T, extra ...query.Tool) (s *mcp.Server, g *gatedInde
 	if err != nil {
 		t.Fatal(err)
 	}
-	handled = make(chan struct{}, 10)
+	t.Cleanup(func() { g.open(); <-g.finished })
+	return s, g, handledCalls(s)
+}
+
+// handledCalls is the server's own view of its calls: a value each time a
+// tools/call handler returns.
+func handledCalls(s *mcp.Server) chan struct{} {
+	handled := make(chan struct{}, 10)
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
@@ -211,8 +208,7 @@ func gatedServer(t *testing.T, extra ...query.Tool) (s *mcp.Server, g *gatedInde
 			return res, err
 		}
 	})
-	t.Cleanup(func() { g.open(); <-g.finished })
-	return s, g, handled
+	return handled
 }
 
 // open lets the gated index go on; it may be called more than once.
