@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -122,42 +121,20 @@ type httpSession struct {
 func newHTTPSession(t *testing.T, url string) *httpSession {
 	t.Helper()
 	s := &httpSession{url: url, client: &http.Client{Timeout: testTimeout}}
-	resp := s.post(t, context.Background(), initBody)
-	resp.Body.Close()
-	s.id = resp.Header.Get("Mcp-Session-Id")
-	if resp.StatusCode != http.StatusOK || s.id == "" {
-		t.Fatalf("initialize: %d, session %q", resp.StatusCode, s.id)
+	status, id, _, body := postMCP(t, s.client, url, "", initBody)
+	if s.id = id; status != http.StatusOK || id == "" {
+		t.Fatalf("initialize: %d, session %q: %.200s", status, id, body)
 	}
-	s.post(t, context.Background(), `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
+	postMCP(t, s.client, url, s.id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	return s
 }
 
-func (s *httpSession) post(t *testing.T, ctx context.Context, body string) *http.Response {
-	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if s.id != "" {
-		req.Header.Set("Mcp-Session-Id", s.id)
-		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		t.Fatalf("POST %.100s: %v", body, err)
-	}
-	return resp
-}
-
-// replies posts body and returns the status and the JSON-RPC messages of
-// the answer (a JSON body or the data lines of an event stream).
+// replies posts body in the session and returns the status and the
+// JSON-RPC messages of the answer (a JSON body or the data lines of an
+// event stream).
 func (s *httpSession) replies(t *testing.T, body string) (int, []rawReply) {
 	t.Helper()
-	resp := s.post(t, context.Background(), body)
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	status, _, _, b := postMCP(t, s.client, s.url, s.id, body)
 	var out []rawReply
 	for _, line := range strings.Split(string(b), "\n") {
 		line = strings.TrimPrefix(strings.TrimSpace(line), "data:")
@@ -170,7 +147,7 @@ func (s *httpSession) replies(t *testing.T, body string) (int, []rawReply) {
 		}
 		out = append(out, r)
 	}
-	return resp.StatusCode, out
+	return status, out
 }
 
 // TestHTTPRequestIDs: the same rules over streamable HTTP.
