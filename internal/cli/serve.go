@@ -3,12 +3,15 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"runtime/pprof"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sextant-dev/sextant/internal/mcpserver"
@@ -25,12 +28,16 @@ func runServe(ctx context.Context, e env, argv []string) error {
 	watch := fs.Bool("watch", false, "also refresh in the background as files change, so calls rarely wait")
 	logLevel := fs.String("log-level", "warn", "log level on stderr: debug, info, warn or error")
 	token := fs.String("token", e.getenv("SEXTANT_TOKEN"), "with --http: the bearer token every request must carry (env SEXTANT_TOKEN); required to listen beyond loopback")
+	limits, limitsErr := httpLimitFlags(fs, e)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: sextant serve [--http ADDR [--token TOKEN]] [--db PATH] [--tools PROFILE] [--watch] [DIR...]\n\nServe the tools over MCP. The DIRs (default: the working directory) are the roots: the files the tools may read, each indexed on first use.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(argv); err != nil {
 		return usageErr(err)
+	}
+	if err := limitsErr(); err != nil {
+		return err
 	}
 	listenAddr := ""
 	if *addr != "" {
@@ -104,8 +111,10 @@ func runServe(ctx context.Context, e env, argv []string) error {
 		return err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpserver.NewHTTPHandler(server, mcpserver.HTTPOptions{Token: *token}))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	opts := *limits
+	opts.Token = *token
+	mux.Handle("/mcp", mcpserver.NewHTTPHandler(server, opts))
+	srv := mcpserver.NewHTTPServer(mux, opts)
 	fmt.Fprintf(e.stderr, "sextant: serving MCP at http://%s/mcp\n", ln.Addr())
 	go func() {
 		<-ctx.Done()
@@ -117,6 +126,107 @@ func runServe(ctx context.Context, e env, argv []string) error {
 		return err
 	}
 	return nil
+}
+
+// httpLimitFlags declares the HTTP limits of serve, each from a flag or
+// else its environment variable, range-checked. check, called after
+// parsing, reports a bad environment value or limits that contradict
+// each other.
+func httpLimitFlags(fs *flag.FlagSet, e env) (limits *mcpserver.HTTPOptions, check func() error) {
+	limits = &mcpserver.HTTPOptions{
+		MaxSessions:          mcpserver.DefaultMaxSessions,
+		MaxSessionsPerClient: mcpserver.DefaultMaxSessionsPerClient,
+		SessionTimeout:       mcpserver.DefaultSessionTimeout,
+		BodyTimeout:          mcpserver.DefaultBodyTimeout,
+	}
+	var envErr error
+	perClientSet := false
+	ranged := func(name, envVar string, v flag.Value, usage string) {
+		if s := e.getenv(envVar); s != "" {
+			if err := v.Set(s); err != nil && envErr == nil {
+				envErr = usageError{fmt.Sprintf("%s=%q: %v", envVar, s, err)}
+			}
+			perClientSet = perClientSet || name == "max-sessions-per-client"
+		}
+		fs.Var(v, name, fmt.Sprintf("with --http: %s (env %s)", usage, envVar))
+	}
+	ranged("max-sessions", "SEXTANT_MAX_SESSIONS", rangedInt{&limits.MaxSessions, 1, 100000},
+		"at most `N` sessions open at once; an initialize past it is refused (503)")
+	ranged("max-sessions-per-client", "SEXTANT_MAX_SESSIONS_PER_CLIENT", rangedInt{&limits.MaxSessionsPerClient, 1, 100000},
+		"at most `N` sessions held by one remote host (429 past it; local clients count only in all)")
+	ranged("session-idle", "SEXTANT_SESSION_IDLE", rangedDuration{&limits.SessionTimeout, 10 * time.Second, 24 * time.Hour},
+		"close a session after `DURATION` without a request")
+	ranged("body-timeout", "SEXTANT_BODY_TIMEOUT", rangedDuration{&limits.BodyTimeout, time.Second, 10 * time.Minute},
+		"refuse a request body not received within `DURATION` (408)")
+	return limits, func() error {
+		if envErr != nil {
+			return envErr
+		}
+		fs.Visit(func(f *flag.Flag) { perClientSet = perClientSet || f.Name == "max-sessions-per-client" })
+		if limits.MaxSessionsPerClient > limits.MaxSessions {
+			if perClientSet {
+				return usageError{fmt.Sprintf("--max-sessions-per-client %d: at most --max-sessions (%d)", limits.MaxSessionsPerClient, limits.MaxSessions)}
+			}
+			limits.MaxSessionsPerClient = limits.MaxSessions
+		}
+		return nil
+	}
+}
+
+// rangedInt is an integer setting held to lo..hi.
+type rangedInt struct {
+	v      *int
+	lo, hi int
+}
+
+func (r rangedInt) String() string {
+	if r.v == nil {
+		return ""
+	}
+	return strconv.Itoa(*r.v)
+}
+
+func (r rangedInt) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < r.lo || n > r.hi {
+		return fmt.Errorf("want an integer from %d to %d", r.lo, r.hi)
+	}
+	*r.v = n
+	return nil
+}
+
+// rangedDuration is a duration setting held to lo..hi.
+type rangedDuration struct {
+	v      *time.Duration
+	lo, hi time.Duration
+}
+
+func (r rangedDuration) String() string {
+	if r.v == nil {
+		return ""
+	}
+	return shortDuration(*r.v)
+}
+
+func (r rangedDuration) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil || d < r.lo || d > r.hi {
+		return fmt.Errorf("want a duration from %s to %s", shortDuration(r.lo), shortDuration(r.hi))
+	}
+	*r.v = d
+	return nil
+}
+
+// shortDuration writes 24h for 24h0m0s and 10m for 10m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // loopbackDefault gives a host-less address (":8080") the loopback host,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestServeRefusesNetworkWithoutToken: listening beyond loopback needs a
@@ -41,4 +42,38 @@ func TestServeRefusesNetworkWithoutToken(t *testing.T) {
 
 func env_(vars map[string]string, stderr *bytes.Buffer) env {
 	return env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: stderr, getenv: func(k string) string { return vars[k] }}
+}
+
+// TestServeHTTPLimitsRanged: the HTTP limits of serve, from flags or the
+// environment, are range-checked before anything is opened, and the
+// error names the setting and its range.
+func TestServeHTTPLimitsRanged(t *testing.T) {
+	cases := []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--max-sessions", "0"}, nil, "1 to 100000"},
+		{[]string{"--max-sessions", "17592186044416"}, nil, "1 to 100000"},
+		{[]string{"--max-sessions", "many"}, nil, "max-sessions"},
+		{nil, map[string]string{"SEXTANT_MAX_SESSIONS": "-1"}, "SEXTANT_MAX_SESSIONS"},
+		{[]string{"--max-sessions-per-client", "0"}, nil, "1 to 100000"},
+		{[]string{"--max-sessions", "10", "--max-sessions-per-client", "11"}, nil, "at most --max-sessions"},
+		{nil, map[string]string{"SEXTANT_MAX_SESSIONS_PER_CLIENT": "100001"}, "SEXTANT_MAX_SESSIONS_PER_CLIENT"},
+		{[]string{"--session-idle", "1ms"}, nil, "10s to 24h"},
+		{[]string{"--session-idle", "1000h"}, nil, "10s to 24h"},
+		{nil, map[string]string{"SEXTANT_SESSION_IDLE": "soon"}, "SEXTANT_SESSION_IDLE"},
+		{[]string{"--body-timeout", "0s"}, nil, "1s to 10m"},
+		{nil, map[string]string{"SEXTANT_BODY_TIMEOUT": "11m"}, "SEXTANT_BODY_TIMEOUT"},
+	}
+	for _, c := range cases {
+		var stderr bytes.Buffer
+		args := append([]string{"--http", "127.0.0.1:0", "--db", t.TempDir() + "/db"}, c.args...)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second) // a server that starts stops
+		err := runServe(ctx, env_(c.env, &stderr), append(args, t.TempDir()))
+		cancel()
+		if _, ok := err.(usageError); !ok || !strings.Contains(err.Error()+stderr.String(), c.want) {
+			t.Errorf("serve %v env %v: %v (stderr %.120q), want a usage error naming %q", c.args, c.env, err, stderr.String(), c.want)
+		}
+	}
 }

@@ -2,10 +2,17 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -133,17 +140,7 @@ func TestCancelledCallHearsNothingMore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The server's own view of the call: when its handler returns.
-	handled := make(chan struct{}, 10)
-	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			res, err := next(ctx, method, req)
-			if method == "tools/call" {
-				handled <- struct{}{}
-			}
-			return res, err
-		}
-	})
+	handled := handledCalls(s)
 	cs := connect(t, s, &mcp.ClientOptions{ProgressNotificationHandler: log.handler})
 	callCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -173,5 +170,153 @@ func TestCancelledCallHearsNothingMore(t *testing.T) {
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "find_symbol", Arguments: map[string]any{"name": "C"}})
 	if err != nil || res.IsError {
 		t.Fatalf("the next call after the cancelled one: %v %s", err, textOf(res))
+	}
+}
+
+// gatedServer is a server whose index of the root waits for the test's
+// gate, with a hook telling when each tools/call handler returned.
+func gatedServer(t *testing.T, extra ...query.Tool) (s *mcp.Server, g *gatedIndex, handled chan struct{}) {
+	realIndex, svcFor := newRoot(t)
+	g = &gatedIndex{started: make(chan struct{}), gate: make(chan struct{}), finished: make(chan struct{})}
+	svc := svcFor(func(ctx context.Context, root string, progress func(query.Progress)) error {
+		defer close(g.finished)
+		close(g.started)
+		<-g.gate
+		if progress == nil {
+			progress = func(query.Progress) {}
+		}
+		return realIndex(ctx, root, progress)
+	})
+	s, err := New(svc, nil, append(query.Tools(), extra...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.open(); <-g.finished })
+	return s, g, handledCalls(s)
+}
+
+// handledCalls is the server's own view of its calls: a value each time a
+// tools/call handler returns.
+func handledCalls(s *mcp.Server) chan struct{} {
+	handled := make(chan struct{}, 10)
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if method == "tools/call" {
+				handled <- struct{}{}
+			}
+			return res, err
+		}
+	})
+	return handled
+}
+
+// open lets the gated index go on; it may be called more than once.
+func (g *gatedIndex) open() {
+	select {
+	case <-g.gate:
+	default:
+		close(g.gate)
+	}
+}
+
+// TestStdioCancelledCallIsNotAnswered: a call the client cancels
+// (notifications/cancelled) ends at once, and the server sends no answer
+// for it (MCP: the receiver should not answer a cancelled request), least
+// of all an INTERNAL one: neither for a call waiting on indexing nor for
+// a tool that returns its context's error.
+func TestStdioCancelledCallIsNotAnswered(t *testing.T) {
+	entered := make(chan struct{}, 1)
+	s, g, handled := gatedServer(t, holdTool(entered, nil))
+	ss := newStdioSession(t, s)
+	for i, c := range []struct {
+		tool    string
+		started <-chan struct{}
+	}{{"list_repositories", g.started}, {"hold", entered}} {
+		id := fmt.Sprintf(`"slow-%d"`, i)
+		ss.send(t, callLine(id, c.tool, "{}"))
+		<-c.started
+		ss.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+id+`,"reason":"the user stopped it"}}`)
+		select {
+		case <-handled:
+		case <-time.After(testTimeout):
+			t.Fatalf("%s: the cancelled call still runs", c.tool)
+		}
+		time.Sleep(100 * time.Millisecond) // an answer written after the handler returned
+		after := fmt.Sprintf(`"after-%d"`, i)
+		ss.send(t, `{"jsonrpc":"2.0","id":`+after+`,"method":"ping"}`)
+		for {
+			l := <-ss.lines
+			var r rawReply
+			if err := json.Unmarshal(l, &r); err != nil {
+				t.Fatalf("not a JSON object: %q", l)
+			}
+			if string(r.ID) == after {
+				break
+			}
+			if string(r.ID) == id && (r.Error == nil || !strings.Contains(strings.ToLower(r.Error.Message), "cancel")) {
+				t.Errorf("%s: the cancelled call was answered: %.400s", c.tool, l)
+			}
+		}
+	}
+}
+
+// TestHTTPClosedConnectionCancelsCall: over streamable HTTP, a client that
+// closes its connection while its call waits on indexing cancels that
+// call: its handler returns at once instead of working on for nobody. So
+// in a session (2025-11-25) and without one (2026-07-28).
+func TestHTTPClosedConnectionCancelsCall(t *testing.T) {
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			s, g, handled := gatedServer(t)
+			srv := httptest.NewServer(NewHTTPHandler(s, HTTPOptions{}))
+			t.Cleanup(srv.Close)
+			t.Cleanup(g.open) // first: srv.Close waits for the handler
+			header := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
+				"Mcp-Protocol-Version": {version}}
+			params := `{"name":"list_repositories","arguments":{}}`
+			var hs *httpSession
+			if version < "2026-07-28" {
+				hs = newHTTPSession(t, srv.URL)
+				header.Set("Mcp-Session-Id", hs.id)
+			} else {
+				header.Set("Mcp-Method", "tools/call")
+				header.Set("Mcp-Name", "list_repositories")
+				params = `{"name":"list_repositories","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+					`"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}}`
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			sent := make(chan string, 1)
+			go func() {
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL,
+					strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":`+params+`}`))
+				req.Header = header
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					sent <- err.Error()
+					return
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				sent <- fmt.Sprintf("%d %s", resp.StatusCode, b)
+			}()
+			select {
+			case <-g.started:
+			case got := <-sent:
+				t.Fatalf("the call was answered before it started indexing: %.300s", got)
+			}
+			cancel() // the client goes away: its connection closes
+			<-sent
+			select {
+			case <-handled:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the call of a client that closed its connection still runs 5 s later")
+			}
+			if hs != nil { // the session serves the next call
+				if _, r := hs.replies(t, `{"jsonrpc":"2.0","id":"next","method":"ping"}`); len(r) != 1 || r[0].Error != nil {
+					t.Errorf("ping after the closed call: %+v", r)
+				}
+			}
+		})
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -465,17 +466,32 @@ func FuzzStdioFraming(f *testing.F) {
 
 // FuzzToolArguments sends arbitrary argument bytes to every tool of the
 // registry (new tools are covered as they are added). The answer is a
-// result or a JSON-RPC error, never INTERNAL, and the session goes on.
+// result or a JSON-RPC error, never INTERNAL, and the session goes on. An
+// object with a key that is not exactly one of the tool's parameters (in
+// any letter case but the parameter's own) is INVALID_ARGUMENT naming it.
 func FuzzToolArguments(f *testing.F) {
 	ss := fuzzSession(f)
 	for _, s := range []string{`{}`, `null`, `{"name":"P"}`, `{"qualified_name":"T.M","depth":5}`, `{"stable_key":"zz"}`,
 		`{"file":"p.go","name":"P"}`, `{"path":"."}`, `{"path":"../../etc/passwd"}`, `{"name":"P","name":"Q"}`,
-		"{\"name\":\"\xff\"}", `{"name":"\u0000"}`, `{"limit":-1}`, `{"cursor":"AAAA"}`, `{"budget":1}`, `[1,2]`, `{"kind":["type"]}`} {
+		"{\"name\":\"\xff\"}", `{"name":"\u0000"}`, `{"limit":-1}`, `{"cursor":"AAAA"}`, `{"budget":1}`, `[1,2]`, `{"kind":["type"]}`,
+		`{"NAME":"P"}`, `{"name":"P","Name":"Q"}`, `{"Qualified_Name":"T.M"}`, `{"qualified_name":"T.M","DEPTH":2}`,
+		`{"PATH":"p.go"}`, `{"File":"p.go","Line":13,"Column":6}`, `{"path":".","pAth":"p.go"}`} {
 		for i := range query.Tools() {
 			f.Add(uint8(i), []byte(s))
 		}
 	}
 	tools := query.Tools()
+	params := make([]map[string]bool, len(tools)) // each tool's parameter names, as published
+	for i, tool := range tools {
+		def, err := definition(tool)
+		if err != nil {
+			f.Fatal(err)
+		}
+		params[i] = map[string]bool{}
+		for name := range def.InputSchema.(*jsonschema.Schema).Properties {
+			params[i][name] = true
+		}
+	}
 	seq := 0
 	f.Fuzz(func(t *testing.T, which uint8, args []byte) {
 		if bytes.Contains(args, []byte("\n")) || bytes.Contains(args, []byte("ping-")) {
@@ -494,6 +510,14 @@ func FuzzToolArguments(f *testing.F) {
 			b, _ := json.Marshal(res["structuredContent"])
 			if bytes.Contains(b, []byte(`"code":"INTERNAL"`)) {
 				t.Fatalf("%s %q: INTERNAL: %s", tool.Name, args, b)
+			}
+			var keys map[string]json.RawMessage
+			if json.Unmarshal(args, &keys) == nil {
+				for k := range keys {
+					if !params[int(which)%len(tools)][k] && !bytes.Contains(b, []byte(`"code":"INVALID_ARGUMENT"`)) {
+						t.Fatalf("%s %q: the key %q is not a parameter, yet the call answered %.300s", tool.Name, args, k, b)
+					}
+				}
 			}
 		} else if m["error"] == nil {
 			t.Fatalf("%s %q: neither result nor error: %v", tool.Name, args, m)

@@ -31,14 +31,31 @@ type HTTPOptions struct {
 	// SessionTimeout closes a session that sent nothing for this long, so
 	// clients that vanish without ending their session do not pile up.
 	SessionTimeout time.Duration
+	// MaxSessions bounds the sessions open at once, and
+	// MaxSessionsPerClient those one remote host opened (local clients
+	// share the loopback host, so they count only in all). An initialize
+	// past a bound is refused: 503 in all, 429 per client.
+	MaxSessions, MaxSessionsPerClient int
+	// BodyTimeout bounds the time a request's body takes to arrive; a
+	// slower one is refused with 408 and its connection closed.
+	BodyTimeout time.Duration
+	// HeaderTimeout bounds the time a request's headers take to arrive,
+	// and IdleTimeout the time a kept-alive connection waits for the
+	// next request (NewHTTPServer).
+	HeaderTimeout, IdleTimeout time.Duration
 }
 
 // The default HTTP limits.
 const (
-	DefaultMaxBodyBytes     = 2 << 20
-	DefaultMaxResponseBytes = 32 << 20
-	DefaultMaxConcurrent    = 8
-	DefaultSessionTimeout   = 30 * time.Minute
+	DefaultMaxBodyBytes         = 2 << 20
+	DefaultMaxResponseBytes     = 32 << 20
+	DefaultMaxConcurrent        = 8
+	DefaultSessionTimeout       = 30 * time.Minute
+	DefaultMaxSessions          = 1024
+	DefaultMaxSessionsPerClient = 64
+	DefaultBodyTimeout          = 30 * time.Second
+	DefaultHeaderTimeout        = 10 * time.Second
+	DefaultIdleTimeout          = 2 * time.Minute
 )
 
 // Handler returns the streamable HTTP handler serving s with the default
@@ -50,25 +67,19 @@ func Handler(s *mcp.Server) http.Handler { return NewHTTPHandler(s, HTTPOptions{
 // is set); not be a cross-origin browser request (Origin and
 // Sec-Fetch-Site, http.CrossOriginProtection); and, when it arrives on a
 // loopback address, name a loopback Host (the SDK's DNS-rebinding check).
-// Bodies, answers and each client's concurrent POSTs are bounded.
+// Bodies (in size and time), answers, each client's concurrent POSTs and
+// the sessions (in all and per client) are bounded. A request refused
+// before its body is read closes its connection.
 func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if o.MaxResponseBytes <= 0 {
-		o.MaxResponseBytes = DefaultMaxResponseBytes
-	}
-	if o.MaxConcurrent <= 0 {
-		o.MaxConcurrent = DefaultMaxConcurrent
-	}
-	if o.SessionTimeout <= 0 {
-		o.SessionTimeout = DefaultSessionTimeout
-	}
+	o = o.withDefaults()
 	getServer := func(*http.Request) *mcp.Server { return s }
-	stateful := mcp.NewStreamableHTTPHandler(getServer,
-		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes, SessionTimeout: o.SessionTimeout})
+	// A call whose client closed its connection is cancelled: by the
+	// SDK for the stateless protocol, by cancelOnClose (abandon.go) for
+	// sessions.
+	stateful := cancelOnClose(limitSessions(mcp.NewStreamableHTTPHandler(getServer,
+		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes, SessionTimeout: o.SessionTimeout}), s, o)) // sessions.go
 	stateless := mcp.NewStreamableHTTPHandler(getServer,
-		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes, Stateless: true})
+		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes, Stateless: true, PropagateRequestCancellation: true})
 	// Protocol 2026-07-28 has no sessions, and the SDK serves it only
 	// statelessly; earlier versions keep their sessions. The version
 	// header (required from 2026-07-28 on) picks the handler.
@@ -82,20 +93,57 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 	h = httpWire(h) // see wire.go
 	h = limitResponse(h, o.MaxResponseBytes)
 	h = limitPerClient(h, o.MaxConcurrent)
-	h = http.NewCrossOriginProtection().Handler(h)
+	h = readBody(h, o.MaxBodyBytes, o.BodyTimeout) // see body.go
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		refuseUnread(w) // see body.go
+		http.Error(w, "cross-origin request refused", http.StatusForbidden)
+	}))
+	h = cop.Handler(h)
 	if o.Token != "" {
 		h = requireToken(h, o.Token)
 	}
 	return h
 }
 
+// NewHTTPServer returns the http.Server for a handler of NewHTTPHandler,
+// with the connection-level limits of o.
+func NewHTTPServer(h http.Handler, o HTTPOptions) *http.Server {
+	o = o.withDefaults()
+	// No ReadTimeout: it would also cut the long-lived event streams, and
+	// cancel calls whose answers take longer than it. Bodies have their
+	// own deadline (readBody).
+	return &http.Server{Handler: h, ReadHeaderTimeout: o.HeaderTimeout, IdleTimeout: o.IdleTimeout}
+}
+
+// withDefaults fills the zero limits of o with the defaults.
+func (o HTTPOptions) withDefaults() HTTPOptions {
+	orDefault(&o.MaxBodyBytes, DefaultMaxBodyBytes)
+	orDefault(&o.MaxResponseBytes, DefaultMaxResponseBytes)
+	orDefault(&o.MaxConcurrent, DefaultMaxConcurrent)
+	orDefault(&o.MaxSessions, DefaultMaxSessions)
+	orDefault(&o.MaxSessionsPerClient, DefaultMaxSessionsPerClient)
+	orDefault(&o.SessionTimeout, DefaultSessionTimeout)
+	orDefault(&o.BodyTimeout, DefaultBodyTimeout)
+	orDefault(&o.HeaderTimeout, DefaultHeaderTimeout)
+	orDefault(&o.IdleTimeout, DefaultIdleTimeout)
+	return o
+}
+
+func orDefault[T int | int64 | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
+}
+
 // requireToken refuses requests without the bearer token, comparing in
-// constant time.
+// constant time, before their bodies are read.
 func requireToken(next http.Handler, token string) http.Handler {
 	want := []byte("Bearer " + token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got := []byte(r.Header.Get("Authorization"))
 		if subtle.ConstantTimeCompare(got, want) != 1 {
+			refuseUnread(w) // see body.go
 			w.Header().Set("WWW-Authenticate", `Bearer realm="sextant"`)
 			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
 			return

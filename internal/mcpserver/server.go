@@ -160,7 +160,8 @@ func withoutDescriptions(s *jsonschema.Schema) (json.RawMessage, error) {
 }
 
 // handler runs one tool call. A panic in the tool becomes an INTERNAL
-// result and a log line; the server keeps serving.
+// result and a log line; the server keeps serving. A cancelled call
+// answers a protocol error saying so, never a tool's coded failure.
 func handler(svc *query.Service, t query.Tool, logger *slog.Logger, pb *prebuiltResults) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		defer func() {
@@ -172,6 +173,13 @@ func handler(svc *query.Service, t query.Tool, logger *slog.Logger, pb *prebuilt
 		progress, stop := progressFunc(ctx, req)
 		answer, callErr := t.Call(ctx, svc, req.Params.Arguments, progress)
 		stop()
+		if callErr != nil && ctx.Err() != nil {
+			// Cancelled by the client, or its connection closed: what the
+			// interrupted work returned is no verdict of the tool. MCP
+			// wants no answer at all; a transport that still sends one
+			// sends this protocol error (stdio drops it, ids.go).
+			return nil, fmt.Errorf("the request was cancelled: %w", context.Cause(ctx))
+		}
 		if callErr != nil {
 			return errorResult(t, callErr), nil
 		}

@@ -30,13 +30,17 @@ func ServeStdio(ctx context.Context, s *mcp.Server) error {
 // line gets the JSON-RPC error a peer expects (-32700 parse error for text
 // that is not JSON, -32600 invalid request for JSON that is not a message,
 // a batch, or a line over MaxLineBytes, id null unless the line
-// named one) and the session goes on. Blank lines are ignored.
+// named one) and the session goes on. A request whose id is in use by a
+// request in progress, or is a number the answer could not carry exactly
+// (1.5), gets -32600 under its id as written (ids.go). Blank lines are
+// ignored.
 func ServeIO(ctx context.Context, s *mcp.Server, r io.ReadCloser, w io.WriteCloser) error {
 	wire := newStdioWire(s) // see wire.go
 	lw := &lockedWriter{w: wire.writer(w), closer: w}
-	ss, err := s.Connect(ctx, wire.transport(
-		&mcp.IOTransport{Reader: &lineFilter{r: r, br: bufio.NewReaderSize(r, 64<<10), w: lw}, Writer: lw, MaxLineLength: MaxLineBytes + 1},
-		lw), nil)
+	calls := &inflight{} // see ids.go
+	ss, err := s.Connect(ctx, calls.transport(wire.transport(
+		&mcp.IOTransport{Reader: &lineFilter{r: r, br: bufio.NewReaderSize(r, 64<<10), w: lw, calls: calls}, Writer: lw, MaxLineLength: MaxLineBytes + 1},
+		lw)), nil)
 	if err != nil {
 		return err
 	}
@@ -74,11 +78,13 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 
 func (l *lockedWriter) Close() error { return l.closer.Close() }
 
-// lineFilter passes the SDK only lines that decode as JSON-RPC messages.
+// lineFilter passes the SDK only lines that decode as JSON-RPC messages
+// whose ids it can answer (ids.go).
 type lineFilter struct {
 	r       io.Closer
 	br      *bufio.Reader
 	w       io.Writer
+	calls   *inflight
 	pending []byte
 }
 
@@ -88,7 +94,11 @@ func (f *lineFilter) Read(p []byte) (int, error) {
 	for len(f.pending) == 0 {
 		line, tooLong, err := f.readLine()
 		if len(line) > 0 || tooLong {
-			if reply := check(line, tooLong); reply != nil {
+			reply := check(line, tooLong)
+			if reply == nil {
+				reply = f.calls.admit(line)
+			}
+			if reply != nil {
 				if _, werr := f.w.Write(reply); werr != nil {
 					return 0, werr
 				}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -15,9 +16,10 @@ import (
 // maxArgBytes bounds the arguments of one call.
 const maxArgBytes = 1 << 20
 
-// decodeArgs decodes tool arguments strictly: unknown fields, wrong types,
-// trailing data and invalid UTF-8 are INVALID_ARGUMENT naming the field,
-// never silently ignored.
+// decodeArgs decodes tool arguments strictly: unknown fields (a key in
+// another letter case than its parameter's is unknown), duplicate keys,
+// wrong types, trailing data and invalid UTF-8 are INVALID_ARGUMENT
+// naming the field, never silently ignored.
 func decodeArgs[In any](args json.RawMessage) (In, error) {
 	var in In
 	if len(args) > maxArgBytes {
@@ -31,6 +33,9 @@ func decodeArgs[In any](args json.RawMessage) (In, error) {
 		return in, graph.Errorf(graph.CodeInvalidArgument, "arguments are not valid UTF-8")
 	}
 	if err := duplicateKeys(trimmed); err != nil {
+		return in, err
+	}
+	if err := exactKeys(reflect.TypeFor[In](), trimmed); err != nil {
 		return in, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
