@@ -70,6 +70,9 @@ type cursor struct {
 	Query  string `json:"q"`
 	View   string `json:"s"`
 	Offset int    `json:"o"`
+	// Reach is, for a call-graph walk, the max_nodes the next page walks
+	// with (see decodeWalkCursor); 0 elsewhere.
+	Reach int `json:"n,omitempty"`
 }
 
 // fingerprint hashes the parts of a call that define its answer, so a
@@ -89,21 +92,28 @@ func encodeCursor(c cursor) string {
 // decodeCursor checks that s is a cursor of this query and view and returns
 // the offset it points at.
 func decodeCursor(s, query, view string) (int, error) {
+	c, err := decodeCursorOf(s, query, view)
+	return c.Offset, err
+}
+
+// decodeCursorOf is decodeCursor returning the whole cursor (zero for s
+// empty).
+func decodeCursorOf(s, query, view string) (cursor, error) {
 	if s == "" {
-		return 0, nil
+		return cursor{}, nil
 	}
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	var c cursor
-	if err != nil || json.Unmarshal(b, &c) != nil || c.V != 1 || c.Offset < 0 {
-		return 0, graph.Errorf(graph.CodeCursorInvalid, "cursor is not one this server issued; call again without cursor")
+	if err != nil || json.Unmarshal(b, &c) != nil || c.V != 1 || c.Offset < 0 || c.Reach < 0 {
+		return cursor{}, graph.Errorf(graph.CodeCursorInvalid, "cursor is not one this server issued; call again without cursor")
 	}
 	if c.Query != query {
-		return 0, graph.Errorf(graph.CodeCursorInvalid, "cursor belongs to a different query; pass the same arguments as the call that returned it, or drop cursor")
+		return cursor{}, graph.Errorf(graph.CodeCursorInvalid, "cursor belongs to a different query; pass the same arguments as the call that returned it, or drop cursor")
 	}
 	if c.View != view {
-		return 0, graph.Errorf(graph.CodeCursorInvalid, "the index changed since this cursor was issued; call again without cursor to page the new snapshot")
+		return cursor{}, graph.Errorf(graph.CodeCursorInvalid, "the index changed since this cursor was issued; call again without cursor to page the new snapshot")
 	}
-	return c.Offset, nil
+	return c, nil
 }
 
 // page fills the paging fields of env for results [offset, offset+returned)
