@@ -137,6 +137,9 @@ func (s *Service) EmitEffectGraph(ctx context.Context, in EffectGraphInput, prog
 			if e.Callee == "" || e.Coverage == graph.CoverageUnresolved {
 				continue
 			}
+			if s, ok := byKey[e.Callee]; ok && s.TestOnly && !root.TestOnly {
+				continue // only a test binary makes this call (see walker.testOnlyEdge)
+			}
 			if ids[e.Callee] == "" {
 				if len(nodes) >= maxNodes {
 					left[e.Callee] = true

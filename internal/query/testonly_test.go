@@ -44,12 +44,14 @@ func TestTestOnlyEdges(t *testing.T) {
 			}
 		}
 	}
-	test := ok[*EffectsOutput](t, f, "explain_effects", `{"qualified_name":"TestRun"}`)
-	fs := false
-	for _, e := range test.Results {
-		fs = fs || e.Effect == "fs"
+	g := ok[*EffectGraphOutput](t, f, "emit_effect_graph", `{"qualified_name":"Run"}`)
+	for _, n := range g.Nodes {
+		if n.Path == "app_test.go" {
+			t.Errorf("emit_effect_graph Run reaches test code: %+v", g.Nodes)
+		}
 	}
-	if !fs {
-		t.Errorf("TestRun's effects %+v lack fs: the test binary does read the file", test.Results)
+	helper := ok[*EffectsOutput](t, f, "explain_effects", `{"qualified_name":"readHelper"}`)
+	if len(helper.Results) != 1 || helper.Results[0].Effect != "fs" {
+		t.Errorf("readHelper's effects = %+v; want its own fs", helper.Results)
 	}
 }
