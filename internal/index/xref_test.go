@@ -261,8 +261,8 @@ b/b.go:13:13 b.F -> a.Box.Get exact static
 	}
 }
 
-// TestImplicitRefs checks the references recorded (when
-// extractor.implicitRefs is on) for uses of methods outside the graph
+// TestImplicitRefs checks the references recorded for uses of methods
+// outside the graph
 // that gopls counts as references to the package's own methods.
 func TestImplicitRefs(t *testing.T) {
 	hermetic(t)
@@ -272,7 +272,6 @@ func TestImplicitRefs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x.implicitRefs = true
 	var out xrefOutput
 	for _, g := range selectPackages(pkgs) {
 		rec, xr := x.extract(g)

@@ -135,7 +135,7 @@ func (s *Service) FindReferences(ctx context.Context, in FindReferencesInput, pr
 	if err != nil {
 		return nil, err
 	}
-	targets := []string{sym.Key}
+	targets := []string{sym.Key, graph.ImplicitTarget(sym.Key)}
 	names := map[string]string{sym.Key: sym.QualifiedName}
 	for _, r := range related {
 		targets = append(targets, r.Key)
@@ -270,7 +270,7 @@ func (v *view) refRows(ctx context.Context, repo string, refs []graph.Ref, subje
 		if keys {
 			row.EnclosingKey = r.Enclosing
 		}
-		if r.Target != subject {
+		if r.Target != subject && r.Target != graph.ImplicitTarget(subject) {
 			row.Target = names[r.Target]
 		}
 		rows = append(rows, refRow{path: r.Path, row: row})
