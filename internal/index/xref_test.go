@@ -94,7 +94,11 @@ func checkXRefInvariants(t *testing.T, out xrefOutput) {
 			t.Errorf("reference repeats: %+v", r)
 		}
 		seen[r] = true
-		if _, ok := syms[r.Target]; !ok {
+		target := r.Target
+		if k, ok := graph.ImplicitOf(target); ok {
+			target = k
+		}
+		if _, ok := syms[target]; !ok {
 			t.Errorf("reference %s:%d:%d: target %s is no symbol", r.Path, r.Line, r.Col, r.Target)
 		}
 		if _, ok := syms[r.Enclosing]; r.Enclosing != "" && !ok {
@@ -163,6 +167,9 @@ func renderXRefs(out xrefOutput) string {
 		}
 		if n, ok := names[key]; ok {
 			return n
+		}
+		if k, ok := graph.ImplicitOf(key); ok && names[k] != "" {
+			return "implicit " + names[k]
 		}
 		return "?" + key
 	}
