@@ -45,6 +45,7 @@ type options struct {
 	skipGopls                 bool
 	testTimeout               time.Duration
 	testParallel              int
+	skipTests                 string
 }
 
 func main() {
@@ -59,6 +60,7 @@ func main() {
 	flag.BoolVar(&o.skipGopls, "skip-gopls", false, "leave gopls out")
 	flag.DurationVar(&o.testTimeout, "test-timeout", 20*time.Minute, "go test -timeout of the instrumented run")
 	flag.IntVar(&o.testParallel, "p", 2, "go test -p")
+	flag.StringVar(&o.skipTests, "skip-tests", "", "go test -skip of the instrumented run: tests that cannot pass here (a permission test run as root) and would end their package's run")
 	flag.Parse()
 	ctx := context.Background()
 	rep, err := run(ctx, o, os.Stdout)
@@ -83,14 +85,16 @@ func main() {
 
 // report is the JSON the benchmark writes.
 type report struct {
-	Date     string       `json:"date"`
-	Commit   string       `json:"commit"` // of sextant
-	Module   string       `json:"module"`
-	Name     string       `json:"-"`
-	Packages string       `json:"packages"`
-	Tests    testRun      `json:"tests"`
-	Observed *observation `json:"observed"`
-	Tools    []toolScore  `json:"tools"`
+	Date     string `json:"date"`
+	Commit   string `json:"commit"` // of sextant
+	Module   string `json:"module"`
+	Name     string `json:"-"`
+	Packages string `json:"packages"`
+	// SkippedTests is the go test -skip of the run.
+	SkippedTests string       `json:"skipped_tests,omitempty"`
+	Tests        testRun      `json:"tests"`
+	Observed     *observation `json:"observed"`
+	Tools        []toolScore  `json:"tools"`
 
 	prog *program
 }
@@ -145,7 +149,12 @@ func run(ctx context.Context, o options, w io.Writer) (*report, error) {
 		return nil, err
 	}
 	harness.Logf("running the tests of %s (%s), instrumented: %d hooks in %d declarations", module, o.pkgs, len(prog.Hooks), len(prog.Decls))
-	args := append([]string{"test", "-vet=off", "-count=1", fmt.Sprintf("-p=%d", o.testParallel), "-timeout=" + o.testTimeout.String()}, strings.Fields(o.pkgs)...)
+	args := []string{"test", "-vet=off", "-count=1", fmt.Sprintf("-p=%d", o.testParallel), "-timeout=" + o.testTimeout.String()}
+	if o.skipTests != "" {
+		args = append(args, "-skip="+o.skipTests)
+		rep.SkippedTests = o.skipTests
+	}
+	args = append(args, strings.Fields(o.pkgs)...)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = inst
 	cmd.Env = append(os.Environ(), pairsEnv+"="+pairsDir, "GOWORK=off", "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local")
