@@ -215,7 +215,11 @@ func run(ctx context.Context, o options, w io.Writer) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep.Tools = append(rep.Tools, score("sextant get_callers", "MCP stdio, depth 1, limit 500, every page", prog, obs, sx, sextantCause(ctx, prog, k)))
+	tested, err := testedDirs(ctx, pristine, o.pkgs)
+	if err != nil {
+		return nil, err
+	}
+	rep.Tools = append(rep.Tools, score("sextant get_callers", "MCP stdio, depth 1, limit 500, every page", prog, obs, sx, tested, sextantCause(ctx, prog, k)))
 	if !o.skipGopls {
 		gbin := o.gopls
 		if gbin == "" {
@@ -229,11 +233,27 @@ func run(ctx context.Context, o options, w io.Writer) (*report, error) {
 			if err != nil {
 				return nil, fmt.Errorf("gopls: %w", err)
 			}
-			rep.Tools = append(rep.Tools, score("gopls call hierarchy", "LSP prepareCallHierarchy + incomingCalls ("+goplsVersion(gbin)+")", prog, obs, gp, nil))
+			rep.Tools = append(rep.Tools, score("gopls call hierarchy", "LSP prepareCallHierarchy + incomingCalls ("+goplsVersion(gbin)+")", prog, obs, gp, tested, nil))
 		}
 	}
 	printReport(w, rep)
 	return rep, nil
+}
+
+// testedDirs returns the repo-relative directories of the packages
+// whose tests ran.
+func testedDirs(ctx context.Context, root, pkgs string) (map[string]bool, error) {
+	out, err := harness.GoOutput(ctx, root, []string{"GOWORK=off", "GOFLAGS=-mod=mod"}, append([]string{"list", "-f", "{{.Dir}}"}, strings.Fields(pkgs)...)...)
+	if err != nil {
+		return nil, err
+	}
+	dirs := map[string]bool{}
+	for _, d := range strings.Fields(out) {
+		if rel, err := filepath.Rel(root, d); err == nil {
+			dirs[filepath.ToSlash(rel)] = true
+		}
+	}
+	return dirs, nil
 }
 
 func calleesOf(o *observation) []int {
@@ -256,9 +276,10 @@ func printReport(w io.Writer, r *report) {
 	fmt.Fprintf(w, "soundness of get_callers on %s (tests %s: %.0f s, passed %v), sextant %s\n", r.Module, r.Packages, r.Tests.Seconds, r.Tests.Passed, r.Commit)
 	fmt.Fprintf(w, "observed: %d (caller, callee) pairs of in-module declarations, %d callees; left out: %d records with callers outside the module, %d literals called in their own declaration, %d callers in no declaration, %d literals of variables\n",
 		o.Pairs, o.Callees, o.Outside, o.LiteralInDecl, o.Unmapped, o.VarLiteral)
-	fmt.Fprintf(w, "%-22s %-12s %-22s %s\n", "tool", "soundness", "callers/observed", "failed callees")
+	fmt.Fprintf(w, "%-22s %-20s %-20s %-20s %s\n", "tool", "soundness", "callers/observed", "in tested packages", "failed callees")
 	for _, t := range r.Tools {
-		fmt.Fprintf(w, "%-22s %6.2f%% %4d/%-5d %.2f× (%d/%d)   %d  (%.1f s)\n", t.Tool, 100*t.Soundness, t.Found, t.Observed, t.Precision, t.Returned, t.Observed, t.Failed, t.Seconds)
+		fmt.Fprintf(w, "%-22s %6.2f%% %-12s %5.2f× %-12s %5.2f× %-12s %d  (%.1f s)\n", t.Tool, 100*t.Soundness, fmt.Sprintf("%d/%d", t.Found, t.Observed),
+			t.Precision, fmt.Sprintf("(%d/%d)", t.Returned, t.Observed), t.PrecisionTested, fmt.Sprintf("(%d/%d)", t.ReturnedTested, t.Observed), t.Failed, t.Seconds)
 	}
 	fmt.Fprintf(w, "by dispatch:\n")
 	for _, d := range dispatchOrder {

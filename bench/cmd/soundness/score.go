@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -261,12 +262,17 @@ type toolScore struct {
 	Soundness float64 `json:"soundness"`
 	// Returned counts the distinct callers listed for the callees asked,
 	// Precision is Returned per observed caller.
-	Returned  int            `json:"returned"`
-	Precision float64        `json:"callers_per_observed"`
-	Failed    int            `json:"callees_failed"`
-	Seconds   float64        `json:"seconds"`
-	ByClass   map[string]cls `json:"by_dispatch"`
-	Misses    []miss         `json:"misses"`
+	Returned  int     `json:"returned"`
+	Precision float64 `json:"callers_per_observed"`
+	// The same for the callers declared in the packages whose tests ran:
+	// with a subset of a module's tests, callers elsewhere are never
+	// exercised, so they are no measure of precision.
+	ReturnedTested  int            `json:"returned_in_tested_packages"`
+	PrecisionTested float64        `json:"callers_per_observed_in_tested_packages"`
+	Failed          int            `json:"callees_failed"`
+	Seconds         float64        `json:"seconds"`
+	ByClass         map[string]cls `json:"by_dispatch"`
+	Misses          []miss         `json:"misses"`
 }
 
 type cls struct {
@@ -285,7 +291,7 @@ type miss struct {
 
 // score compares what a tool listed with the observed pairs. cause, when
 // set, explains a miss.
-func score(name, how string, p *program, o *observation, got *callerSets, cause func(*pair) string) toolScore {
+func score(name, how string, p *program, o *observation, got *callerSets, tested map[string]bool, cause func(*pair) string) toolScore {
 	ts := toolScore{Tool: name, How: how, ByClass: map[string]cls{}, Seconds: got.elapsed.Seconds(), Failed: len(got.failed)}
 	for _, pr := range o.pairs {
 		c := ts.ByClass[pr.Dispatch]
@@ -307,10 +313,17 @@ func score(name, how string, p *program, o *observation, got *callerSets, cause 
 	}
 	for ci, set := range got.callers {
 		ts.Returned += len(set) + got.extra[ci]
+		ts.ReturnedTested += got.extra[ci]
+		for d := range set {
+			if tested[path.Dir(p.Decls[d].Path)] {
+				ts.ReturnedTested++
+			}
+		}
 	}
 	if ts.Observed > 0 {
 		ts.Soundness = float64(ts.Found) / float64(ts.Observed)
 		ts.Precision = float64(ts.Returned) / float64(ts.Observed)
+		ts.PrecisionTested = float64(ts.ReturnedTested) / float64(ts.Observed)
 	}
 	sort.Slice(ts.Misses, func(i, j int) bool {
 		return ts.Misses[i].Callee+ts.Misses[i].Caller < ts.Misses[j].Callee+ts.Misses[j].Caller
