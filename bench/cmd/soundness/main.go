@@ -121,8 +121,8 @@ func run(ctx context.Context, o options, w io.Writer) (*report, error) {
 	}
 	module := rootModule(pristine)
 	rep := &report{Date: time.Now().UTC().Format("2006-01-02"), Module: o.module, Packages: o.pkgs}
-	if o.corpus != "" {
-		rep.Module = module
+	if modPath, _, _ := strings.Cut(o.module, "@"); o.corpus != "" && modPath != module {
+		rep.Module = module // a corpus of another module than -module names
 	}
 	rep.Name = strings.ReplaceAll(path.Base(strings.ReplaceAll(rep.Module, "@", "-")), "/", "-")
 	repoRoot, err := harness.ModuleRoot(ctx)
