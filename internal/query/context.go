@@ -301,7 +301,9 @@ func (v *view) edgeNames(ctx context.Context, sym graph.Symbol, callers bool) (s
 	for _, k := range keys {
 		if n, ok := external[k]; ok {
 			names = append(names, n)
-		} else if s, ok := byKey[k]; ok {
+		} else if s, ok := byKey[k]; ok && !(!callers && s.TestOnly && !sym.TestOnly) {
+			// (a callee in a _test.go file of a non-test function is a
+			// call only a test binary makes: see walker.testOnlyEdge)
 			names = append(names, relName(sym, s))
 		}
 	}

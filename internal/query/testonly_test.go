@@ -1,6 +1,7 @@
 package query
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -49,6 +50,10 @@ func TestTestOnlyEdges(t *testing.T) {
 		if n.Path == "app_test.go" {
 			t.Errorf("emit_effect_graph Run reaches test code: %+v", g.Nodes)
 		}
+	}
+	sum := ok[*GetContextOutput](t, f, "get_context_for_symbol", `{"qualified_name":"Run"}`)
+	if strings.Contains(sum.Text(), "readHelper") {
+		t.Errorf("get_context_for_symbol Run names the test's readHelper:\n%s", sum.Text())
 	}
 	helper := ok[*EffectsOutput](t, f, "explain_effects", `{"qualified_name":"readHelper"}`)
 	if len(helper.Results) != 1 || helper.Results[0].Effect != "fs" {
