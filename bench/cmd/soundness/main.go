@@ -119,7 +119,7 @@ func run(ctx context.Context, o options, w io.Writer) (*report, error) {
 		}
 		pristine = cp
 	}
-	module := rootModule(pristine)
+	module := harness.RootModule(pristine)
 	rep := &report{Date: time.Now().UTC().Format("2006-01-02"), Module: o.module, Packages: o.pkgs}
 	if modPath, _, _ := strings.Cut(o.module, "@"); o.corpus != "" && modPath != module {
 		rep.Module = module // a corpus of another module than -module names
@@ -303,19 +303,6 @@ func printReport(w io.Writer, r *report) {
 			fmt.Fprintf(w, "  %s ← %s [%s]: %s\n", m.Callee, m.Caller, m.Dispatch, m.Cause)
 		}
 	}
-}
-
-func rootModule(dir string) string {
-	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
-			return strings.Trim(strings.TrimSpace(rest), `"`)
-		}
-	}
-	return ""
 }
 
 func gitCommit(dir string) string {

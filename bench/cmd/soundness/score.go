@@ -15,9 +15,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sextant-dev/sextant/bench/internal/harness"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/lsptest"
-	"github.com/sextant-dev/sextant/internal/store/sqlite"
 )
 
 // keys maps the module's declarations to the stable keys of the index,
@@ -32,19 +32,9 @@ type keys struct {
 // declarations: same file, same qualified name, the declaring line inside
 // the symbol's lines.
 func symbolKeys(ctx context.Context, db string, p *program) (*keys, error) {
-	st, err := sqlite.Open(ctx, db)
+	syms, err := harness.AllSymbols(ctx, db)
 	if err != nil {
 		return nil, err
-	}
-	defer st.Close()
-	r, err := st.Read(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	syms, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring})
-	if err != nil {
-		return nil, fmt.Errorf("listing symbols: %w", err)
 	}
 	byName := map[[2]string][]graph.Symbol{}
 	k := &keys{byDecl: map[int]string{}, syms: map[string]graph.Symbol{}, db: db}
@@ -66,27 +56,17 @@ func symbolKeys(ctx context.Context, db string, p *program) (*keys, error) {
 
 // edgesAt returns the index's edges out of caller made on line of path.
 func (k *keys) edgesAt(ctx context.Context, caller string, s site) ([]graph.CallEdge, error) {
-	st, err := sqlite.Open(ctx, k.db)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	r, err := st.Read(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	all, err := r.CallEdges(ctx, graph.EdgeQuery{Callers: []string{caller}})
-	if err != nil {
-		return nil, err
-	}
 	var out []graph.CallEdge
-	for _, e := range all {
-		if e.Path == s.Path && e.Line == s.Line {
-			out = append(out, e)
+	err := harness.WithReader(ctx, k.db, func(r graph.Reader) error {
+		all, err := r.CallEdges(ctx, graph.EdgeQuery{Callers: []string{caller}})
+		for _, e := range all {
+			if e.Path == s.Path && e.Line == s.Line {
+				out = append(out, e)
+			}
 		}
-	}
-	return out, nil
+		return err
+	})
+	return out, err
 }
 
 // callerSets is what one tool answered: for each callee declaration
