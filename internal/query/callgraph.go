@@ -368,7 +368,7 @@ func (w *walker) completeness(ctx context.Context) (completeness, error) {
 		c.addAmended(rp)
 	}
 	if w.stopped {
-		c.add(BlindMaxNodes, "the walk stopped at max_nodes=%d functions; raise max_nodes or start again from a function of the answer", w.maxNodes)
+		c.add(BlindMaxNodes, "the walk stopped at max_nodes=%d functions; next_cursor walks on, or raise max_nodes", w.maxNodes)
 	}
 	if w.callers {
 		return c, w.callerSpots(ctx, &c, facts)
