@@ -197,17 +197,19 @@ func scan(root, module string) (*program, error) {
 	return p, nil
 }
 
-// instrument rewrites the module under root in place (a copy) and writes
-// the recorder package into it. p must come from scan of a copy with the
-// same files.
-func instrument(root string, p *program) error {
-	files, err := goFiles(root)
+// instrument assigns the hooks of the module under src, whose
+// declarations p holds (scan), and writes the instrumented files and the
+// recorder package under dst, a copy of src. With dst empty it only
+// assigns the hooks, which come out the same from the same files: a run
+// reusing an earlier run's observations needs nothing more.
+func instrument(src, dst string, p *program) error {
+	files, err := goFiles(src)
 	if err != nil {
 		return err
 	}
 	fset := token.NewFileSet()
 	for _, rel := range files {
-		path := filepath.Join(root, filepath.FromSlash(rel))
+		path := filepath.Join(src, filepath.FromSlash(rel))
 		src, err := os.ReadFile(path)
 		if err != nil {
 			return err
@@ -254,14 +256,17 @@ func instrument(root string, p *program) error {
 		for _, in := range ins {
 			out = append(out[:in.off:in.off], append([]byte(in.text), out[in.off:]...)...)
 		}
-		if bytes.Equal(out, src) {
+		if dst == "" || bytes.Equal(out, src) {
 			continue
 		}
-		if err := os.WriteFile(path, out, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dst, filepath.FromSlash(rel)), out, 0o644); err != nil {
 			return err
 		}
 	}
-	dir := filepath.Join(root, filepath.FromSlash(recorderDir))
+	if dst == "" {
+		return nil
+	}
+	dir := filepath.Join(dst, filepath.FromSlash(recorderDir))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

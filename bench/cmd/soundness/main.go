@@ -46,6 +46,8 @@ type options struct {
 	testTimeout               time.Duration
 	testParallel              int
 	skipTests                 string
+	reuse                     bool
+	goplsSample               int
 }
 
 func main() {
@@ -61,6 +63,8 @@ func main() {
 	flag.DurationVar(&o.testTimeout, "test-timeout", 20*time.Minute, "go test -timeout of the instrumented run")
 	flag.IntVar(&o.testParallel, "p", 2, "go test -p")
 	flag.StringVar(&o.skipTests, "skip-tests", "", "go test -skip of the instrumented run: tests that cannot pass here (a permission test run as root) and would end their package's run")
+	flag.BoolVar(&o.reuse, "reuse", false, "reuse the observations of an earlier run with the same -work and corpus (skip instrumenting and testing)")
+	flag.IntVar(&o.goplsSample, "gopls-sample", 0, "ask gopls about every k-th observed callee only, so that it asks about this many (0: all); sextant's figures on the same sample are printed beside")
 	flag.Parse()
 	ctx := context.Background()
 	rep, err := run(ctx, o, os.Stdout)
@@ -90,6 +94,8 @@ type report struct {
 	Module   string `json:"module"`
 	Name     string `json:"-"`
 	Packages string `json:"packages"`
+	// GoplsSample is how many callees gopls was asked about, when not all.
+	GoplsSample int `json:"gopls_sample,omitempty"`
 	// SkippedTests is the go test -skip of the run.
 	SkippedTests string       `json:"skipped_tests,omitempty"`
 	Tests        testRun      `json:"tests"`
@@ -131,55 +137,30 @@ func run(ctx context.Context, o options, w io.Writer) (*report, error) {
 	}
 	rep.Commit = gitCommit(repoRoot)
 
-	// Instrument a second copy.
+	// Instrument a second copy, and run its tests.
 	inst := filepath.Join(work, "instrumented")
-	if err := copyDir(pristine, inst); err != nil {
-		return nil, err
-	}
+	pairsDir := filepath.Join(work, "pairs")
 	prog, err := scan(pristine, module)
 	if err != nil {
 		return nil, err
 	}
 	rep.prog = prog
-	if err := instrument(inst, prog); err != nil {
-		return nil, fmt.Errorf("instrumenting: %w", err)
-	}
-	pairsDir := filepath.Join(work, "pairs")
-	if err := os.MkdirAll(pairsDir, 0o755); err != nil {
+	if o.reuse {
+		harness.Logf("reusing the observations in %s", pairsDir)
+		if err := instrument(pristine, "", prog); err != nil {
+			return nil, err
+		}
+		rep.Tests.Log = "reused: the observations of an earlier run of the same corpus"
+	} else if err := instrumentAndTest(ctx, o, pristine, inst, pairsDir, prog, rep); err != nil {
 		return nil, err
 	}
-	harness.Logf("running the tests of %s (%s), instrumented: %d hooks in %d declarations", module, o.pkgs, len(prog.Hooks), len(prog.Decls))
-	args := []string{"test", "-vet=off", "-count=1", fmt.Sprintf("-p=%d", o.testParallel), "-timeout=" + o.testTimeout.String()}
-	if o.skipTests != "" {
-		args = append(args, "-skip="+o.skipTests)
-		rep.SkippedTests = o.skipTests
-	}
-	args = append(args, strings.Fields(o.pkgs)...)
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = inst
-	cmd.Env = append(os.Environ(), pairsEnv+"="+pairsDir, "GOWORK=off", "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local")
-	logFile := filepath.Join(work, "test.log")
-	lf, err := os.Create(logFile)
-	if err != nil {
-		return nil, err
-	}
-	cmd.Stdout, cmd.Stderr = lf, lf
-	start := time.Now()
-	testErr := cmd.Run()
-	lf.Close()
-	rep.Tests = testRun{Seconds: time.Since(start).Seconds(), Passed: testErr == nil}
-	if testErr != nil {
-		b, _ := os.ReadFile(logFile)
-		rep.Tests.Log = tailLines(string(b), 15)
-	}
-	harness.Logf("tests ran in %.0f s (passed: %v)", rep.Tests.Seconds, rep.Tests.Passed)
 	obs, err := observe(prog, pairsDir, inst)
 	if err != nil {
 		return nil, err
 	}
 	rep.Observed = obs
 	if obs.Pairs == 0 {
-		return nil, fmt.Errorf("no call was observed (see %s)", logFile)
+		return nil, fmt.Errorf("no call was observed (see %s)", filepath.Join(work, "test.log"))
 	}
 	harness.Logf("classing %d observed pairs", obs.Pairs)
 	tp, err := loadTyped(pristine)
@@ -228,12 +209,18 @@ func run(ctx context.Context, o options, w io.Writer) (*report, error) {
 		if gbin == "" {
 			harness.Logf("no gopls found: its figures are left out")
 		} else {
-			harness.Logf("gopls call hierarchy of %d callees", len(callees))
-			gp, err := goplsCallers(ctx, gbin, pristine, prog, callees)
+			sample, sub := callees, obs
+			if o.goplsSample > 0 && o.goplsSample < len(callees) {
+				sample, sub = sampleCallees(obs, callees, o.goplsSample)
+				rep.GoplsSample = len(sample)
+				rep.Tools = append(rep.Tools, score("sextant (gopls sample)", "the first row on the callees gopls was asked about", prog, sub, sx, tested, sextantCause(ctx, prog, k)))
+			}
+			harness.Logf("gopls call hierarchy of %d callees", len(sample))
+			gp, err := goplsCallers(ctx, gbin, pristine, prog, sample)
 			if err != nil {
 				return nil, fmt.Errorf("gopls: %w", err)
 			}
-			rep.Tools = append(rep.Tools, score("gopls call hierarchy", "LSP prepareCallHierarchy + incomingCalls ("+goplsVersion(gbin)+")", prog, obs, gp, tested, nil))
+			rep.Tools = append(rep.Tools, score("gopls call hierarchy", "LSP prepareCallHierarchy + incomingCalls ("+goplsVersion(gbin)+")", prog, sub, gp, tested, nil))
 		}
 	}
 	printReport(w, rep)
@@ -254,6 +241,68 @@ func testedDirs(ctx context.Context, root, pkgs string) (map[string]bool, error)
 		}
 	}
 	return dirs, nil
+}
+
+// instrumentAndTest instruments a copy of pristine at inst and runs its
+// tests, the observations going to pairsDir.
+func instrumentAndTest(ctx context.Context, o options, pristine, inst, pairsDir string, prog *program, rep *report) error {
+	if err := copyDir(pristine, inst); err != nil {
+		return err
+	}
+	if err := instrument(pristine, inst, prog); err != nil {
+		return fmt.Errorf("instrumenting: %w", err)
+	}
+	if err := os.MkdirAll(pairsDir, 0o755); err != nil {
+		return err
+	}
+	harness.Logf("running the tests of %s (%s), instrumented: %d hooks in %d declarations", prog.Module, o.pkgs, len(prog.Hooks), len(prog.Decls))
+	args := []string{"test", "-vet=off", "-count=1", fmt.Sprintf("-p=%d", o.testParallel), "-timeout=" + o.testTimeout.String()}
+	if o.skipTests != "" {
+		args = append(args, "-skip="+o.skipTests)
+		rep.SkippedTests = o.skipTests
+	}
+	args = append(args, strings.Fields(o.pkgs)...)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = inst
+	cmd.Env = append(os.Environ(), pairsEnv+"="+pairsDir, "GOWORK=off", "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local")
+	logFile := filepath.Join(filepath.Dir(inst), "test.log")
+	lf, err := os.Create(logFile)
+	if err != nil {
+		return err
+	}
+	cmd.Stdout, cmd.Stderr = lf, lf
+	start := time.Now()
+	testErr := cmd.Run()
+	lf.Close()
+	rep.Tests = testRun{Seconds: time.Since(start).Seconds(), Passed: testErr == nil}
+	if testErr != nil {
+		b, _ := os.ReadFile(logFile)
+		rep.Tests.Log = tailLines(string(b), 15)
+	}
+	harness.Logf("tests ran in %.0f s (passed: %v)", rep.Tests.Seconds, rep.Tests.Passed)
+	return nil
+}
+
+// sampleCallees picks n callees evenly from the sorted list, and the
+// observation restricted to them.
+func sampleCallees(o *observation, callees []int, n int) ([]int, *observation) {
+	var sample []int
+	in := map[int]bool{}
+	for i := 0; i < n; i++ {
+		c := callees[i*len(callees)/n]
+		sample = append(sample, c)
+		in[c] = true
+	}
+	sub := &observation{}
+	seen := map[int]bool{}
+	for _, pr := range o.pairs {
+		if in[pr.Callee] {
+			sub.pairs = append(sub.pairs, pr)
+			seen[pr.Callee] = true
+		}
+	}
+	sub.Pairs, sub.Callees = len(sub.pairs), len(seen)
+	return sample, sub
 }
 
 func calleesOf(o *observation) []int {

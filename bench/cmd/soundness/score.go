@@ -180,7 +180,10 @@ func goplsCallers(ctx context.Context, bin, root string, p *program, callees []i
 	}
 	out := &callerSets{callers: map[int]map[int]bool{}, failed: map[int]string{}, extra: map[int]int{}}
 	start := time.Now()
-	for _, ci := range callees {
+	for i, ci := range callees {
+		if i > 0 && i%100 == 0 {
+			harness.Logf("gopls: %d of %d callees, %.0f s", i, len(callees), time.Since(start).Seconds())
+		}
 		d := p.Decls[ci]
 		text := lineOf(d.Path, d.Line)
 		col := d.Col
