@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -356,6 +357,8 @@ func sextantCause(ctx context.Context, p *program, k *keys) func(*pair) string {
 				notes = append(notes, fmt.Sprintf("%s: a dynamic call the index resolved to no candidate", s))
 			case len(cands) > 0:
 				notes = append(notes, fmt.Sprintf("%s: the candidates found (%s) leave it out", s, listSome(cands, 3)))
+			case slices.Contains(static, p.Decls[pr.Callee].Name):
+				notes = append(notes, fmt.Sprintf("%s: the call names another declaration of %s (a go:linkname stand-in, say), which the runtime runs as this one", s, p.Decls[pr.Callee].Name))
 			case len(static) > 0:
 				notes = append(notes, fmt.Sprintf("%s: only static calls recorded there (%s)", s, listSome(static, 3)))
 			default:
