@@ -150,7 +150,10 @@ func run(ctx context.Context, o options, w io.Writer) (*report, error) {
 		if err := instrument(pristine, "", prog); err != nil {
 			return nil, err
 		}
-		rep.Tests.Log = "reused: the observations of an earlier run of the same corpus"
+		// What the earlier run's log says of its tests; its time is lost.
+		b, _ := os.ReadFile(filepath.Join(work, "test.log"))
+		rep.Tests = testRun{Passed: len(b) > 0 && !strings.Contains(string(b), "\nFAIL"),
+			Log: "reused: the observations of an earlier run of the same corpus"}
 	} else if err := instrumentAndTest(ctx, o, pristine, inst, pairsDir, prog, rep); err != nil {
 		return nil, err
 	}
