@@ -48,6 +48,7 @@ type options struct {
 	skipTests                 string
 	reuse                     bool
 	goplsSample               int
+	commit                    string
 }
 
 func main() {
@@ -58,6 +59,7 @@ func main() {
 	flag.StringVar(&o.out, "out", "", "JSON output (default bench/results/DATE-soundness-MODULE-COMMIT.json; - for stdout)")
 	flag.StringVar(&o.pkgs, "pkgs", "./...", "space-separated package patterns whose tests run")
 	flag.StringVar(&o.sextant, "sextant", "", "sextant binary (default: built from this checkout)")
+	flag.StringVar(&o.commit, "commit", "", "with -sextant: the commit the binary was built from, for the report (default: this checkout's)")
 	flag.StringVar(&o.gopls, "gopls", "", "gopls binary (default: on PATH or in $(go env GOPATH)/bin)")
 	flag.BoolVar(&o.skipGopls, "skip-gopls", false, "leave gopls out")
 	flag.DurationVar(&o.testTimeout, "test-timeout", 20*time.Minute, "go test -timeout of the instrumented run")
@@ -136,6 +138,9 @@ func run(ctx context.Context, o options, w io.Writer) (*report, error) {
 		return nil, err
 	}
 	rep.Commit = gitCommit(repoRoot)
+	if o.commit != "" {
+		rep.Commit = o.commit
+	}
 
 	// Instrument a second copy, and run its tests.
 	inst := filepath.Join(work, "instrumented")
