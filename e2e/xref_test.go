@@ -340,10 +340,16 @@ func TestGetCallersCallees(t *testing.T) {
 	if maxDepth != 2 || deep.Nodes < callers.Nodes {
 		t.Errorf("depth 2: max depth %d, %d nodes (depth 1: %d)", maxDepth, deep.Nodes, callers.Nodes)
 	}
-	// max_nodes stops the walk and says so.
-	capped, _ := callOK[callGraphOut](t, cs, "get_callers", map[string]any{"qualified_name": "Command.ExecuteC", "depth": 3, "max_nodes": 2})
-	if capped.Nodes != 2 || !hasSpot(capped.BlindSpots, "max_nodes") {
-		t.Errorf("max_nodes 2: %d nodes, %v", capped.Nodes, capped.BlindSpots)
+	// max_nodes stops the walk and says so, with a cursor that walks on.
+	args := map[string]any{"qualified_name": "Command.ExecuteC", "depth": 3, "max_nodes": 2}
+	capped, _ := callOK[callGraphOut](t, cs, "get_callers", args)
+	if capped.Nodes != 2 || !hasSpot(capped.BlindSpots, "max_nodes") || !capped.Truncated || capped.NextCursor == nil {
+		t.Errorf("max_nodes 2: %d nodes, %v, truncated %v", capped.Nodes, capped.BlindSpots, capped.Truncated)
+	} else {
+		args["cursor"] = *capped.NextCursor
+		if more, ta := callOK[callGraphOut](t, cs, "get_callers", args); more.Nodes <= 2 || len(more.Results) == 0 {
+			t.Errorf("max_nodes 2, next page: %d nodes, %d rows:\n%s", more.Nodes, len(more.Results), ta.text)
+		}
 	}
 
 	callees, ta := callOK[callGraphOut](t, cs, "get_callees", map[string]any{"qualified_name": "Command.ExecuteC"})

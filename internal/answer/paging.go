@@ -9,14 +9,17 @@ import (
 	"github.com/sextant-dev/sextant/internal/graph"
 )
 
-// cursor is what an opaque cursor carries: the query it belongs to, the
+// Cursor is what an opaque cursor carries: the query it belongs to, the
 // view (repository snapshots) it was computed on, and where the next page
 // starts.
-type cursor struct {
+type Cursor struct {
 	V      int    `json:"v"`
 	Query  string `json:"q"`
 	View   string `json:"s"`
 	Offset int    `json:"o"`
+	// Reach is, for a call-graph walk, the max_nodes the next page walks
+	// with; 0 elsewhere.
+	Reach int `json:"n,omitempty"`
 }
 
 // Fingerprint hashes the parts of a call that define its answer, so a
@@ -27,7 +30,8 @@ func Fingerprint(parts ...any) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-func encodeCursor(c cursor) string {
+// EncodeCursor makes the opaque string of c.
+func EncodeCursor(c Cursor) string {
 	c.V = 1
 	b, _ := json.Marshal(c)
 	return base64.RawURLEncoding.EncodeToString(b)
@@ -36,21 +40,28 @@ func encodeCursor(c cursor) string {
 // DecodeCursor checks that s is a cursor of this query and view and returns
 // the offset it points at.
 func DecodeCursor(s, query, view string) (int, error) {
+	c, err := DecodeCursorOf(s, query, view)
+	return c.Offset, err
+}
+
+// DecodeCursorOf is DecodeCursor returning the whole cursor (zero for s
+// empty).
+func DecodeCursorOf(s, query, view string) (Cursor, error) {
 	if s == "" {
-		return 0, nil
+		return Cursor{}, nil
 	}
 	b, err := base64.RawURLEncoding.DecodeString(s)
-	var c cursor
-	if err != nil || json.Unmarshal(b, &c) != nil || c.V != 1 || c.Offset < 0 {
-		return 0, graph.Errorf(graph.CodeCursorInvalid, "cursor is not one this server issued; call again without cursor")
+	var c Cursor
+	if err != nil || json.Unmarshal(b, &c) != nil || c.V != 1 || c.Offset < 0 || c.Reach < 0 {
+		return Cursor{}, graph.Errorf(graph.CodeCursorInvalid, "cursor is not one this server issued; call again without cursor")
 	}
 	if c.Query != query {
-		return 0, graph.Errorf(graph.CodeCursorInvalid, "cursor belongs to a different query; pass the same arguments as the call that returned it, or drop cursor")
+		return Cursor{}, graph.Errorf(graph.CodeCursorInvalid, "cursor belongs to a different query; pass the same arguments as the call that returned it, or drop cursor")
 	}
 	if c.View != view {
-		return 0, graph.Errorf(graph.CodeCursorInvalid, "the index changed since this cursor was issued; call again without cursor to page the new snapshot")
+		return Cursor{}, graph.Errorf(graph.CodeCursorInvalid, "the index changed since this cursor was issued; call again without cursor to page the new snapshot")
 	}
-	return c.Offset, nil
+	return c, nil
 }
 
 // Page fills the paging fields of env for results [offset, offset+returned)
@@ -60,7 +71,7 @@ func (env *Envelope) Page(total, offset, returned int, query, view string) {
 	env.Returned = returned
 	if offset+returned < total {
 		env.Truncated = true
-		c := encodeCursor(cursor{Query: query, View: view, Offset: offset + returned})
+		c := EncodeCursor(Cursor{Query: query, View: view, Offset: offset + returned})
 		env.NextCursor = &c
 	}
 }

@@ -3,6 +3,7 @@ package index
 import (
 	"os"
 	"slices"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 
@@ -111,12 +112,15 @@ func (x *extractor) effectRecords(edges []graph.CallEdge) ([]graph.EffectRecord,
 		return nil, nil
 	}
 	t := &x.xt
-	in := effects.Input{Edges: edges, Abstract: x.fx.col.AbstractMethods()}
+	in := effects.Input{Edges: edges, Abstract: x.fx.col.AbstractMethods(), Test: map[string]bool{}}
 	seen := map[string]bool{}
 	for _, f := range x.fx.analysed {
 		if k := t.resolve(f); k != "" && !seen[k] {
 			seen[k] = true
 			in.Functions = append(in.Functions, k)
+			if strings.HasSuffix(t.strs[f.file], "_test.go") {
+				in.Test[k] = true
+			}
 		}
 	}
 	for _, c := range x.fx.causes {

@@ -292,17 +292,8 @@ type extractor struct {
 	mods      []graph.Module
 	seenFiles map[string]bool
 	seenDiags map[graph.Diagnostic]bool
-	xt        xrefTables // cross-references of the packages kept so far
-	// implicitRefs records, as references to a method of the graph, the
-	// uses of methods outside it that gopls counts for that method alone
-	// (see correspondingMethods): an err.Error() call as a reference to
-	// the package's own Error method. It is off: graph.Ref cannot yet mark
-	// such a reference as one that must not follow the method to its
-	// related methods, and without the mark find_references would count it
-	// for those too, which gopls does not. Turn it on once graph.Ref can
-	// say so.
-	implicitRefs bool
-	fx           *effectState // effect causes of the units built so far (effects.go)
+	xt        xrefTables   // cross-references of the packages kept so far
+	fx        *effectState // effect causes of the units built so far (effects.go)
 }
 
 func newExtractor(repo, root string, mods []graph.Module) (*extractor, error) {

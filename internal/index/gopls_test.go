@@ -271,10 +271,6 @@ type goplsOracle struct {
 	files  map[string][]string
 	bin    string
 	client *lspClient
-	// implicit holds the implicit references ("key path:line:col"):
-	// they count for their own target only, not for a related method's
-	// query.
-	implicit map[string]bool
 }
 
 func (o *goplsOracle) lines(file string) []string {
@@ -298,9 +294,8 @@ func (o *goplsOracle) ours(key string) []string {
 	}
 	var out []string
 	for _, r := range o.out.refs {
-		at := fmt.Sprintf("%s:%d:%d", r.Path, r.Line, r.Col)
-		if r.Target == key || targets[r.Target] && !o.implicit[r.Target+" "+at] {
-			out = append(out, at)
+		if r.Target == key || r.Target == graph.ImplicitTarget(key) || targets[r.Target] {
+			out = append(out, fmt.Sprintf("%s:%d:%d", r.Path, r.Line, r.Col))
 		}
 	}
 	sort.Strings(out)
@@ -382,7 +377,6 @@ func newGoplsOracle(t *testing.T, bin, root string) *goplsOracle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x.implicitRefs = true
 	for _, g := range selectPackages(pkgs) {
 		rec, xr := x.extract(g)
 		release(g)
@@ -408,13 +402,6 @@ func newGoplsOracle(t *testing.T, bin, root string) *goplsOracle {
 		}
 	}
 	o.x = x
-	// Tell the implicit references apart, as a flag on graph.Ref would.
-	o.implicit = map[string]bool{}
-	for _, r := range x.xt.refs {
-		if r.implicit {
-			o.implicit[fmt.Sprintf("%s %s:%d:%d", x.xt.resolve(r.to), x.xt.strs[r.path], r.line, r.col)] = true
-		}
-	}
 	if _, err := x.flushXRefs(t.Context(), Sink{
 		Refs:       func(b []graph.Ref) error { o.out.refs = append(o.out.refs, b...); return nil },
 		Implements: func(b []graph.Implements) error { o.out.impls = append(o.out.impls, b...); return nil },

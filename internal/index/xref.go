@@ -141,7 +141,7 @@ type pendingRef struct {
 	test              bool
 	// implicit marks the use of a method outside the graph recorded
 	// against a method of the package whose receiver is related to it
-	// (see correspondingMethods and extractor.implicitRefs).
+	// (see correspondingMethods; stored under graph.ImplicitTarget).
 	implicit bool
 }
 
@@ -522,7 +522,7 @@ func (s *pkgState) identRef(src *source, path int32, id *ast.Ident, stack []ast.
 		ok = false
 	}
 	var related []*types.Func
-	if fn, isFunc := obj.(*types.Func); isFunc && s.x.implicitRefs && s.methodOutsideGraph(src.fset, fn) {
+	if fn, isFunc := obj.(*types.Func); isFunc && s.methodOutsideGraph(src.fset, fn) {
 		related = s.correspondingMethods(fn)
 	}
 	if !ok && len(related) == 0 {
@@ -821,6 +821,9 @@ func (x *extractor) resolvedRefs(r resolver, n int, emit func([]graph.Ref) error
 		encl := ""
 		if p.enclosing >= 0 {
 			encl = r.strs[p.enclosing]
+		}
+		if p.implicit {
+			key = graph.ImplicitTarget(key)
 		}
 		batch = append(batch, graph.Ref{
 			Target:    key,

@@ -94,7 +94,11 @@ func checkXRefInvariants(t *testing.T, out xrefOutput) {
 			t.Errorf("reference repeats: %+v", r)
 		}
 		seen[r] = true
-		if _, ok := syms[r.Target]; !ok {
+		target := r.Target
+		if k, ok := graph.ImplicitOf(target); ok {
+			target = k
+		}
+		if _, ok := syms[target]; !ok {
 			t.Errorf("reference %s:%d:%d: target %s is no symbol", r.Path, r.Line, r.Col, r.Target)
 		}
 		if _, ok := syms[r.Enclosing]; r.Enclosing != "" && !ok {
@@ -163,6 +167,9 @@ func renderXRefs(out xrefOutput) string {
 		}
 		if n, ok := names[key]; ok {
 			return n
+		}
+		if k, ok := graph.ImplicitOf(key); ok && names[k] != "" {
+			return "implicit " + names[k]
 		}
 		return "?" + key
 	}
@@ -261,8 +268,8 @@ b/b.go:13:13 b.F -> a.Box.Get exact static
 	}
 }
 
-// TestImplicitRefs checks the references recorded (when
-// extractor.implicitRefs is on) for uses of methods outside the graph
+// TestImplicitRefs checks the references recorded for uses of methods
+// outside the graph
 // that gopls counts as references to the package's own methods.
 func TestImplicitRefs(t *testing.T) {
 	hermetic(t)
@@ -272,7 +279,6 @@ func TestImplicitRefs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x.implicitRefs = true
 	var out xrefOutput
 	for _, g := range selectPackages(pkgs) {
 		rec, xr := x.extract(g)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -48,8 +47,8 @@ type CallGraphInput struct {
 	Name          string `json:"name,omitempty" jsonschema:"with file: Name, Type.Method or pkg.Name"`
 	Depth         Depth  `json:"depth,omitempty" jsonschema:"levels to walk, 1 to 5 (default 1)"`
 	Coverage      string `json:"coverage,omitempty" jsonschema:"comma-separated: exact, candidate, unresolved, package_level"`
-	MaxNodes      int    `json:"max_nodes,omitempty" jsonschema:"most functions to reach (default 100, max 1000)"`
-	IncludeTests  *bool  `json:"include_tests,omitempty" jsonschema:"follow functions of _test.go files (default true)"`
+	MaxNodes      int    `json:"max_nodes,omitempty" jsonschema:"most functions to reach per page (default 100, or limit when larger; max 1000); a walk it cuts is truncated and next_cursor resumes it"`
+	IncludeTests  *bool  `json:"include_tests,omitempty" jsonschema:"follow functions of _test.go files (default true); true also lists calls non-test code makes into test code, which only a test binary has"`
 	Limit         int    `json:"limit,omitempty" jsonschema:"page size, 1 to 500 (default 50)"`
 	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
 	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens of text, at least 150"`
@@ -97,6 +96,7 @@ type CallGraphOutput struct {
 	depth     int
 	offset    int
 	budgetCut bool
+	cut       walkCut
 }
 
 func callGraph(ctx context.Context, s *Service, in CallGraphInput, progress func(Progress), callers bool) (*CallGraphOutput, error) {
@@ -119,14 +119,11 @@ func callGraph(ctx context.Context, s *Service, in CallGraphInput, progress func
 	if depth == 0 {
 		depth = 1
 	}
-	maxNodes := in.MaxNodes
-	switch {
-	case maxNodes == 0:
-		maxNodes = defaultMaxNodes
-	case maxNodes < 1 || maxNodes > maxMaxNodes:
-		return nil, invalid("max_nodes", "must be from 1 to %d (got %d)", maxMaxNodes, maxNodes)
-	}
 	limit, err := pageLimit(in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	maxNodes, err := walkMaxNodes(in.MaxNodes, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -145,11 +142,12 @@ func callGraph(ctx context.Context, s *Service, in CallGraphInput, progress func
 	}
 	fp := fingerprint(tool, root.Key, depth, covs, maxNodes, includeTests)
 	vk := v.Key([]string{root.Repository})
-	offset, err := decodeCursor(in.Cursor, fp, vk)
+	offset, reach, err := decodeWalkCursor(in.Cursor, fp, vk, maxNodes)
 	if err != nil {
 		return nil, err
 	}
-	w := walker{v: v, root: root, callers: callers, covs: covs, maxNodes: maxNodes, includeTests: includeTests}
+	w := walker{v: v, root: root, callers: callers, covs: covs, maxNodes: reach, includeTests: includeTests,
+		testEdges: in.IncludeTests != nil && *in.IncludeTests}
 	if err := w.walk(ctx, depth); err != nil {
 		return nil, err
 	}
@@ -161,7 +159,8 @@ func callGraph(ctx context.Context, s *Service, in CallGraphInput, progress func
 	total := len(rows)
 	offset = min(offset, total)
 	ref := symbolRef(root)
-	out := &CallGraphOutput{Symbol: &ref, Nodes: len(w.seen) - 1, callers: callers, depth: depth, offset: offset}
+	out := &CallGraphOutput{Symbol: &ref, Nodes: len(w.seen) - 1, callers: callers, depth: depth, offset: offset,
+		cut: walkCut{stopped: w.stopped, reach: reach, step: maxNodes}}
 	out.Completeness, out.BlindSpots = c.verdict()
 	page := rows[offset:min(total, offset+limit)]
 	env := v.Envelope()
@@ -175,7 +174,7 @@ func callGraph(ctx context.Context, s *Service, in CallGraphInput, progress func
 func (o *CallGraphOutput) setRows(rows []CallRow, total, offset int, fp, vk string, cut bool) {
 	o.Results = append([]CallRow{}, rows...)
 	o.Truncated, o.NextCursor = false, nil
-	o.Page(total, offset, len(rows), fp, vk)
+	pageWalk(&o.Envelope, total, offset, len(rows), fp, vk, o.cut)
 	o.budgetCut = cut
 }
 
@@ -187,6 +186,7 @@ type walker struct {
 	covs         []graph.Coverage
 	maxNodes     int
 	includeTests bool
+	testEdges    bool // include_tests given as true: edges only a test binary has are listed too
 
 	seen     map[string]bool         // stable keys of the functions reached, root included
 	syms     map[string]graph.Symbol // every function reached, by key
@@ -209,12 +209,6 @@ func (w *walker) walk(ctx context.Context, depth int) error {
 	frontier := []graph.Symbol{w.root}
 	for d := 1; d <= depth && len(frontier) > 0; d++ {
 		w.expanded = append(w.expanded, frontier...)
-		if w.stopped && w.callers {
-			// max_nodes is spent and said so: every caller found from
-			// here on is either listed already or refused, so reading
-			// this level's edges cannot change the answer.
-			break
-		}
 		keys := make([]string, len(frontier))
 		for i, f := range frontier {
 			keys[i] = f.Key
@@ -245,9 +239,6 @@ func (w *walker) walk(ctx context.Context, depth int) error {
 		// Load the functions at the far end of the edges.
 		var want []string
 		for _, e := range edges {
-			if w.stopped {
-				break // a function not reached yet is refused without being read
-			}
 			if k := w.far(e); k != "" && !w.seen[k] {
 				if _, ok := w.syms[k]; !ok {
 					want = append(want, k)
@@ -263,107 +254,28 @@ func (w *walker) walk(ctx context.Context, depth int) error {
 				w.syms[s.Key] = s
 			}
 		}
-		groups := map[string]*CallRow{}
-		var order []string
+		level := w.level(d, depth, edges)
+		// Admit the functions in the order of the rows, so that a walk
+		// max_nodes cuts lists a prefix of the rows of the whole walk and
+		// a larger max_nodes (the cursor's) resumes it where it stopped.
 		var next []graph.Symbol
-		newAt := map[string]bool{} // reached at this level
-		for _, e := range edges {
-			near := e.Caller
-			if w.callers {
-				near = e.Callee
+		for i, r := range level {
+			if r.StableKey == "" || w.seen[r.StableKey] {
+				continue
 			}
-			if !w.callers {
-				if e.Coverage == graph.CoverageUnresolved {
-					w.unresolved++
-				}
-				if e.Callee == "" && isReflectCall(e.CalleeName) {
-					w.reflecting[e.Caller] = true
-				}
+			if len(w.seen)-1 >= w.maxNodes {
+				w.stopped = true
+				level = level[:i]
+				break
 			}
-			far := w.far(e)
-			row := CallRow{Depth: d, Parent: w.syms[near].QualifiedName, Coverage: string(e.Coverage), Via: viaOf(e),
-				parentPath: w.syms[near].Path}
-			switch {
-			case far != "":
-				if w.seen[far] && !newAt[far] {
-					continue // reached earlier: each function is listed once
-				}
-				s, ok := w.syms[far]
-				if !ok {
-					s = graph.Symbol{Key: far, QualifiedName: far}
-				}
-				if !w.includeTests && s.TestOnly {
-					continue
-				}
-				if !w.seen[far] {
-					if len(w.seen)-1 >= w.maxNodes {
-						w.stopped = true
-						continue
-					}
-					w.seen[far] = true
-					newAt[far] = true
-					next = append(next, s)
-				}
-				row.QualifiedName, row.StableKey = s.QualifiedName, s.Key
-				row.Path, row.Line = s.Path, s.StartLine
-			case e.CalleeName != "":
-				row.QualifiedName = e.CalleeName
-				w.externals[e.CalleeName] = true
-				if d < depth {
-					w.deepExt = true
-				}
-			default:
-				row.QualifiedName = "(dynamic call)"
-			}
-			gk := strings.Join([]string{row.StableKey, row.QualifiedName, near, row.Coverage, row.Via}, "\x00")
-			g, ok := groups[gk]
-			if !ok {
-				g = &row
-				groups[gk] = g
-				order = append(order, gk)
-			}
-			if e.Path != "" { // a dispatch edge has no call site
-				g.sites = append(g.sites, callSite{path: e.Path, line: e.Line, col: e.Col})
-			}
+			w.seen[r.StableKey] = true
+			next = append(next, w.syms[r.StableKey])
 		}
-		level := make([]CallRow, 0, len(order))
-		for _, k := range order {
-			level = append(level, *groups[k])
-		}
-		sort.SliceStable(level, func(i, j int) bool {
-			a, b := level[i], level[j]
-			if ga, gb := rowGroup(a), rowGroup(b); ga != gb {
-				return ga < gb // graph functions, then names outside it, then unresolved calls
-			}
-			if a.Path != b.Path {
-				return a.Path < b.Path
-			}
-			if a.Line != b.Line {
-				return a.Line < b.Line
-			}
-			if a.QualifiedName != b.QualifiedName {
-				return a.QualifiedName < b.QualifiedName
-			}
-			return a.Parent < b.Parent
-		})
-		for i := range level {
-			r := &level[i]
-			sort.Slice(r.sites, func(x, y int) bool {
-				a, b := r.sites[x], r.sites[y]
-				if a.path != b.path {
-					return a.path < b.path
-				}
-				if a.line != b.line {
-					return a.line < b.line
-				}
-				return a.col < b.col
-			})
-			r.Sites = make([]string, 0, len(r.sites))
-			for _, st := range r.sites {
-				r.Sites = append(r.Sites, fmt.Sprintf("%s:%d:%d", st.path, st.line, st.col))
-			}
-		}
+		w.spell(level)
 		w.rows = append(w.rows, level...)
+		if w.stopped {
+			break
+		}
 		frontier = next
 	}
 	return nil
@@ -437,7 +349,7 @@ func (w *walker) completeness(ctx context.Context) (completeness, error) {
 		c.addAmended(rp)
 	}
 	if w.stopped {
-		c.add(BlindMaxNodes, "the walk stopped at max_nodes=%d functions; raise max_nodes or start again from a function of the answer", w.maxNodes)
+		c.add(BlindMaxNodes, "the walk stopped at max_nodes=%d functions; next_cursor walks on, or raise max_nodes", w.maxNodes)
 	}
 	if w.callers {
 		return c, w.callerSpots(ctx, &c, facts)
@@ -551,6 +463,7 @@ func (o *CallGraphOutput) Text() string {
 		if o.Returned < o.Total && o.Returned > 0 {
 			fmt.Fprintf(&b, "; showing %d-%d", o.offset+1, o.offset+o.Returned)
 		}
+		o.cut.writeHeader(&b)
 		b.WriteString("\n")
 	}
 	depth, file := 0, "\x00"
@@ -606,7 +519,7 @@ func (o *CallGraphOutput) Text() string {
 		fmt.Fprintf(&b, "No %s found with these filters.\n", what)
 	}
 	writeCompleteness(&b, o.Completeness, o.BlindSpots)
-	writeMore(&b, o.Envelope, o.offset, o.budgetCut, "edges")
+	o.cut.writeMore(&b, o.Envelope, o.offset, o.budgetCut)
 	writeFreshness(&b, o.Envelope)
 	return b.String()
 }

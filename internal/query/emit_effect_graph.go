@@ -133,6 +133,9 @@ func EmitEffectGraph(ctx context.Context, s *Service, in EffectGraphInput, progr
 			if e.Callee == "" || e.Coverage == graph.CoverageUnresolved {
 				continue
 			}
+			if s, ok := byKey[e.Callee]; ok && s.TestOnly && !root.TestOnly {
+				continue // only a test binary makes this call (see walker.testOnlyEdge)
+			}
 			if ids[e.Callee] == "" {
 				if len(nodes) >= maxNodes {
 					left[e.Callee] = true

@@ -112,7 +112,7 @@ func FindReferences(ctx context.Context, s *Service, in FindReferencesInput, pro
 	if err != nil {
 		return nil, err
 	}
-	targets := []string{sym.Key}
+	targets := []string{sym.Key, graph.ImplicitTarget(sym.Key)}
 	names := map[string]string{sym.Key: sym.QualifiedName}
 	for _, r := range related {
 		targets = append(targets, r.Key)
@@ -241,7 +241,7 @@ func refRows(ctx context.Context, v *session.View, repo string, refs []graph.Ref
 		if keys {
 			row.EnclosingKey = r.Enclosing
 		}
-		if r.Target != subject {
+		if r.Target != subject && r.Target != graph.ImplicitTarget(subject) {
 			row.Target = names[r.Target]
 		}
 		rows = append(rows, refRow{path: r.Path, row: row})

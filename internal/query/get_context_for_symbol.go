@@ -298,7 +298,9 @@ func edgeNames(ctx context.Context, v *session.View, sym graph.Symbol, callers b
 	for _, k := range keys {
 		if n, ok := external[k]; ok {
 			names = append(names, n)
-		} else if s, ok := byKey[k]; ok {
+		} else if s, ok := byKey[k]; ok && !(!callers && s.TestOnly && !sym.TestOnly) {
+			// (a callee in a _test.go file of a non-test function is a
+			// call only a test binary makes: see walker.testOnlyEdge)
 			names = append(names, relName(sym, s))
 		}
 	}

@@ -83,11 +83,11 @@ var popularQuota = map[graph.Kind]float64{graph.KindFunc: 0.4, graph.KindMethod:
 // popular picks the n most referenced functions, methods and types of the
 // root module (non-test), by the index's reference counts.
 func popular(ctx context.Context, db, corpus string, n int) ([]benchSymbol, error) {
-	all, err := allSymbols(ctx, db)
+	all, err := harness.AllSymbols(ctx, db)
 	if err != nil {
 		return nil, err
 	}
-	module := rootModule(corpus)
+	module := harness.RootModule(corpus)
 	st, err := sqlite.Open(ctx, db)
 	if err != nil {
 		return nil, err

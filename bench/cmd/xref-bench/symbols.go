@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/lsptest"
-	"github.com/sextant-dev/sextant/internal/store/sqlite"
 )
 
 // benchSymbol is one symbol of the index both sides are asked about.
@@ -31,43 +29,6 @@ type benchSymbol struct {
 	Refs      int `json:"refs,omitempty"`
 	startLine int
 	endLine   int
-}
-
-// allSymbols reads every symbol of the index, with the module path of the
-// repository's root module.
-func allSymbols(ctx context.Context, db string) ([]graph.Symbol, error) {
-	st, err := sqlite.Open(ctx, db)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	r, err := st.Read(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	syms, total, err := r.FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring})
-	if err != nil {
-		return nil, fmt.Errorf("listing symbols: %w", err)
-	}
-	if len(syms) != total || total == 0 {
-		return nil, fmt.Errorf("listing symbols: got %d of %d", len(syms), total)
-	}
-	return syms, nil
-}
-
-// rootModule is the module path in dir/go.mod.
-func rootModule(dir string) string {
-	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
-			return strings.Trim(strings.TrimSpace(rest), `"`)
-		}
-	}
-	return ""
 }
 
 // eligible reports whether a symbol belongs to the corpus's root module,

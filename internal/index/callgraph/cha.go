@@ -234,7 +234,7 @@ func (r *chaResolver) implementations(c *ssa.CallCommon) []*ssa.Function {
 			fns = r.methodsOf(key.id)
 		}
 		for _, fn := range fns {
-			if types.Implements(fn.Signature.Recv().Type(), iface) {
+			if recv := fn.Signature.Recv().Type(); types.Implements(recv, iface) || implementsAcrossVariants(recv, iface) {
 				ms = append(ms, fn)
 			}
 		}

@@ -33,6 +33,14 @@ type Input struct {
 	// Abstract names the interface methods called in the snapshot's code
 	// (Collector.AbstractMethods).
 	Abstract map[string]bool
+	// Test holds the keys of the functions declared in _test.go files.
+	// A call from another function into one of them exists only in a
+	// test binary (a test put the function in a variable production code
+	// calls): it is left out, so that the records of production code,
+	// effects and witnesses, describe the production program. A record
+	// holds one witness per function and effect, so a test function
+	// calling production code gets that code's production effects.
+	Test map[string]bool
 }
 
 // level is the strength of a record: certain beats possible, and at the
@@ -64,6 +72,20 @@ type rec struct {
 // cause and certain record (possible records). Records are deterministic:
 // ties go to the earliest call site.
 func Compute(in Input) []graph.EffectRecord {
+	if len(in.Test) > 0 {
+		prod := make([]graph.CallEdge, 0, len(in.Edges))
+		for _, e := range in.Edges {
+			if e.Callee == "" || !in.Test[e.Callee] || in.Test[e.Caller] {
+				prod = append(prod, e)
+			}
+		}
+		in.Edges = prod
+	}
+	return compute(in)
+}
+
+// compute is Compute over every edge of in.
+func compute(in Input) []graph.EffectRecord {
 	ids := map[string]int32{}
 	var keys []string
 	id := func(k string) int32 {

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sextant-dev/sextant/bench/internal/harness"
+	"github.com/sextant-dev/sextant/internal/txtartest"
+)
+
+// TestFixture runs the whole benchmark on a small module, with the real
+// sextant binary and the real go test of an instrumented copy: every
+// dispatch class is observed, the pairs are the ones the code makes, and
+// get_callers finds every one of them. gopls's figures are checked when
+// gopls is installed.
+func TestFixture(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds sextant and runs go test")
+	}
+	ctx := context.Background()
+	dir := txtartest.Write(t, "testdata/fixture.txtar")
+	root, err := harness.ModuleRoot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "sextant")
+	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "cmd", "sextant")).CombinedOutput(); err != nil {
+		t.Fatalf("building sextant: %v\n%s", err, out)
+	}
+	t.Setenv("GOFLAGS", "-mod=mod")
+	t.Setenv("GOPROXY", "off")
+	var b strings.Builder
+	rep, err := run(ctx, options{corpus: dir, work: t.TempDir(), pkgs: "./...", sextant: bin, testTimeout: 5 * 60e9, testParallel: 1}, io.MultiWriter(&b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(b.String())
+	if !rep.Tests.Passed {
+		t.Fatalf("the instrumented tests failed:\n%s", rep.Tests.Log)
+	}
+	want := map[string]string{ // callee ← caller: dispatch
+		"Square.Area ← Total": dInterface,
+		"Double ← Apply":      dFuncValue,
+		"Double ← Static":     dStatic,
+		"Fact ← Fact":         dRecursion,
+		"Fact ← TestAll":      dStatic,
+		"Named.Name ← Label":  dEmbedding,
+		"build ← table":       dInit,
+		"register ← init":     dInit,
+		"Total ← TestAll":     dStatic,
+		"Apply ← TestAll":     dStatic,
+		"Label ← TestAll":     dStatic,
+		"Static ← TestAll":    dStatic,
+	}
+	got := map[string]string{}
+	p := rep.Observed
+	for _, pr := range p.pairs {
+		got[rep.prog.Decls[pr.Callee].Name+" ← "+rep.prog.Decls[pr.Caller].Name] = pr.Dispatch
+	}
+	for k, d := range want {
+		if got[k] != d {
+			t.Errorf("observed %s: %q, want %q", k, got[k], d)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("observed %d pairs, want %d: %v", len(got), len(want), got)
+	}
+	sx := rep.Tools[0]
+	if sx.Found != sx.Observed || sx.Observed != len(want) || len(sx.Misses) != 0 {
+		t.Errorf("get_callers found %d of %d, misses %+v; want all %d", sx.Found, sx.Observed, sx.Misses, len(want))
+	}
+	if sx.Precision < 1 || sx.Precision > 1.3 {
+		t.Errorf("get_callers lists %.2f callers per observed one, want 1 to 1.3", sx.Precision)
+	}
+	if len(rep.Tools) > 1 {
+		gp := rep.Tools[1]
+		if gp.Observed != len(want) || gp.Failed != 0 {
+			t.Errorf("gopls: %d observed, %d callees failed", gp.Observed, gp.Failed)
+		}
+		// The call hierarchy follows names: the static calls are its.
+		if c := gp.ByClass[dStatic]; c.Found != c.Observed {
+			t.Errorf("gopls finds %d of %d static calls", c.Found, c.Observed)
+		}
+	}
+}

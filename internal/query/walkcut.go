@@ -1,0 +1,86 @@
+package query
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sextant-dev/sextant/internal/answer"
+)
+
+// A call-graph walk is bounded by max_nodes, the functions one page may
+// reach. A walk it cuts is truncated like a page the limit cuts: its
+// rows are a prefix of the rows of the whole walk (walker.walk admits
+// functions in the order of the rows), and the cursor carries a larger
+// bound, so that the next page walks further with the same arguments and
+// starts where this one stopped.
+
+// walkMaxNodes is the max_nodes of a walk: as given, or the default
+// raised to limit, so that a page is not cut short of the size asked.
+func walkMaxNodes(maxNodes, limit int) (int, error) {
+	switch {
+	case maxNodes == 0:
+		return max(defaultMaxNodes, limit), nil
+	case maxNodes < 1 || maxNodes > maxMaxNodes:
+		return 0, invalid("max_nodes", "must be from 1 to %d (got %d)", maxMaxNodes, maxNodes)
+	}
+	return maxNodes, nil
+}
+
+// decodeWalkCursor checks s as decodeCursor does and returns the offset
+// of the page and the bound to walk it with: the cursor's, or maxNodes
+// on the first page.
+func decodeWalkCursor(s, query, view string, maxNodes int) (offset, reach int, err error) {
+	c, err := answer.DecodeCursorOf(s, query, view)
+	if err != nil {
+		return 0, 0, err
+	}
+	if c.Reach == 0 {
+		c.Reach = maxNodes
+	}
+	return c.Offset, c.Reach, nil
+}
+
+// walkCut says whether max_nodes cut a walk, and with which bound.
+type walkCut struct {
+	stopped bool
+	reach   int // the bound this walk had
+	step    int // max_nodes: how much further the next page walks
+}
+
+// pageWalk is Envelope.Page for a walk: a walk cut at its bound is
+// truncated even on its last row, and its cursor walks step further.
+func pageWalk(env *Envelope, total, offset, returned int, query, view string, cut walkCut) {
+	env.Total, env.Returned = total, returned
+	next := answer.Cursor{Query: query, View: view, Offset: offset + returned, Reach: cut.reach}
+	switch {
+	case offset+returned < total:
+	case cut.stopped:
+		next.Reach = cut.reach + cut.step
+	default:
+		return
+	}
+	env.Truncated = true
+	c := answer.EncodeCursor(next)
+	env.NextCursor = &c
+}
+
+// writeHeader adds to a walk's first line that max_nodes cut it.
+func (cut walkCut) writeHeader(b *strings.Builder) {
+	if cut.stopped {
+		fmt.Fprintf(b, "; walk cut at max_nodes=%d, more functions past them (next_cursor resumes)", cut.reach)
+	}
+}
+
+// writeMore is writeMore for a walk: it names what cut the answer, the
+// page (limit or budget) or the walk (max_nodes).
+func (cut walkCut) writeMore(b *strings.Builder, env Envelope, offset int, budgetCut bool) {
+	if env.NextCursor == nil {
+		return
+	}
+	if left := env.Total - offset - env.Returned; left > 0 {
+		writeMore(b, env, offset, budgetCut, "edges")
+		return
+	}
+	fmt.Fprintf(b, "more: the walk stopped at max_nodes=%d functions; next page walks %d further: cursor %s\n",
+		cut.reach, cut.step, *env.NextCursor)
+}
