@@ -80,6 +80,8 @@ func runServe(ctx context.Context, e env, argv []string) error {
 	}
 	defer svc.Close() // shuts down the language servers the lsp tools started
 	svc.SetRefresh(*refresh)
+	svc.SetPatience(query.DefaultWait * time.Second)
+	svc.SetLifetime(ctx) // shutting down cancels the indexing runs
 	servingGC(e.getenv)
 	if *watch {
 		go svc.Watch(ctx, watchInterval, func(snaps map[string]int64) {
