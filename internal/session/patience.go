@@ -167,9 +167,10 @@ func (t *tracker) notReady(now time.Time, root string) error {
 	return e
 }
 
-// heartbeats passes the run's last report to progress every heartbeat
-// until stop is closed, so a waiting call hears something at least that
-// often while a stage runs long without a report.
+// heartbeats passes the run's last report to progress when the call
+// starts waiting (it may join a run midway through a stage) and then every
+// heartbeat until stop is closed, so a waiting call hears something at
+// least that often while a stage runs long without a report.
 func (t *tracker) heartbeats(now func() time.Time, progress func(Progress), stop <-chan struct{}) {
 	if progress == nil {
 		return
@@ -177,16 +178,16 @@ func (t *tracker) heartbeats(now func() time.Time, progress func(Progress), stop
 	tick := time.NewTicker(heartbeat)
 	defer tick.Stop()
 	for {
+		p, elapsed, _ := t.status(now())
+		if p.Message == "" {
+			p.Message = p.Phase
+		}
+		p.Message = fmt.Sprintf("%s (%s so far)", p.Message, elapsed.Round(time.Second))
+		progress(p)
 		select {
 		case <-stop:
 			return
 		case <-tick.C:
-			p, elapsed, _ := t.status(now())
-			if p.Message == "" {
-				p.Message = p.Phase
-			}
-			p.Message = fmt.Sprintf("%s (%s so far)", p.Message, elapsed.Round(time.Second))
-			progress(p)
 		}
 	}
 }
