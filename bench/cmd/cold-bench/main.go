@@ -248,15 +248,8 @@ func first(ctx context.Context, cs *mcp.ClientSession, start time.Time, tool str
 	}
 }
 
-func textOf(r *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range r.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(t.Text)
-		}
-	}
-	return b.String()
-}
+// textOf joins the text content of a tool result.
+var textOf = harness.ResultText
 
 func runSextant(ctx context.Context, bin, db, corpus string, env []string, tg target) (*launch, error) {
 	cmd := exec.Command(bin, "serve", "--db", db, "--tools", "all", corpus)
