@@ -23,9 +23,9 @@ func WithPatience(ctx context.Context, d time.Duration) context.Context {
 }
 
 // SetPatience sets how long a call that names no patience of its own
-// waits for the indexing run of its root (0, the default: until the run
-// ends, as a command line wants).
-func (s *Session) SetPatience(d time.Duration) { s.patience = d }
+// waits for the indexing run of its root (0: not at all). Unset, such a
+// call waits until the run ends, as a command line wants.
+func (s *Session) SetPatience(d time.Duration) { s.patience, s.bounded = max(d, 0), true }
 
 // SetLifetime ties the indexing runs to ctx: they outlive the calls that
 // started them, but not the server, whose shutdown cancels them.
@@ -37,7 +37,7 @@ func (s *Session) patienceOf(ctx context.Context) (time.Duration, bool) {
 	if d, ok := ctx.Value(patienceKey{}).(time.Duration); ok {
 		return d, true
 	}
-	return s.patience, s.patience > 0
+	return s.patience, s.bounded
 }
 
 // Percent maps a progress report onto one increasing scale of 0 to 100:

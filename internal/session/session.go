@@ -49,6 +49,7 @@ type Session struct {
 	noDirWatch bool
 	live       *live.Cache     // the position tools' packages, compiled from disk
 	patience   time.Duration   // how long a call waits for indexing by default (see SetPatience)
+	bounded    bool            // patience was set: without, a call waits until the run ends
 	life       context.Context // ends the indexing runs (see SetLifetime); nil: never
 
 	mu       sync.Mutex
