@@ -39,13 +39,14 @@ type target struct {
 	module    string // MODULE@VERSION
 	file      string // repo-relative declaring file
 	name      string // find_symbol / go_search query
-	qualified string // Sextant's qualified_name; go_symbol_references's symbol
+	qualified string // Sextant's qualified_name
+	symbol    string // go_symbol_references's symbol: Name or Type.Method in file
 }
 
 var corpora = map[string]target{
-	"cobra":      {"github.com/spf13/cobra@v1.10.2", "command.go", "AddCommand", "Command.AddCommand"},
-	"tools":      {"golang.org/x/tools@v0.52.0", "go/packages/packages.go", "Load", "Load"},
-	"prometheus": {"github.com/prometheus/prometheus@v0.316.0", "tsdb/db.go", "Open", "Open"},
+	"cobra":      {"github.com/spf13/cobra@v1.10.2", "command.go", "AddCommand", "Command.AddCommand", "Command.AddCommand"},
+	"tools":      {"golang.org/x/tools@v0.52.0", "go/packages/packages.go", "Load", "packages.Load", "Load"},
+	"prometheus": {"github.com/prometheus/prometheus@v0.316.0", "tsdb/db.go", "Open", "tsdb.Open", "Open"},
 }
 
 // launch is one launch of one server: seconds from the start of the
@@ -268,7 +269,7 @@ func runSextant(ctx context.Context, bin, db, corpus string, env []string, tg ta
 	if l.FirstSymbol, err = first(ctx, cs, start, "find_symbol", map[string]any{"name": tg.name, "mode": "exact", "wait": 60}); err != nil {
 		return nil, err
 	}
-	sel := map[string]any{"qualified_name": tg.qualified, "path": tg.file, "wait": 60}
+	sel := map[string]any{"qualified_name": tg.qualified, "wait": 60}
 	if l.FirstRefs, err = first(ctx, cs, start, "find_references", sel); err != nil {
 		return nil, err
 	}
@@ -302,7 +303,7 @@ func runGopls(ctx context.Context, bin, corpus string, env []string, tg target) 
 	if l.FirstSymbol, err = first(ctx, cs, start, "go_search", map[string]any{"query": tg.name}); err != nil {
 		return nil, err
 	}
-	refs := map[string]any{"file": filepath.Join(corpus, filepath.FromSlash(tg.file)), "symbol": tg.qualified}
+	refs := map[string]any{"file": filepath.Join(corpus, filepath.FromSlash(tg.file)), "symbol": tg.symbol}
 	if l.FirstRefs, err = first(ctx, cs, start, "go_symbol_references", refs); err != nil {
 		return nil, err
 	}
