@@ -21,6 +21,7 @@ import (
 // receives each run's context error.
 type waitFixture struct {
 	svc     *Service
+	root    string
 	release chan struct{}
 	runs    atomic.Int32
 	ended   chan error
@@ -40,7 +41,7 @@ func newWaitFixture(t *testing.T) *waitFixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	f := &waitFixture{release: make(chan struct{}), ended: make(chan error, 4)}
+	f := &waitFixture{root: root, release: make(chan struct{}), ended: make(chan error, 4)}
 	f.svc, err = New(st, []string{root}, func(ctx context.Context, root string, progress func(Progress)) error {
 		f.runs.Add(1)
 		progress(Progress{Root: root, Phase: "load", Done: 0, Total: 4})
@@ -142,5 +143,36 @@ func TestLifetimeCancelsRun(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the run went on after the lifetime ended")
+	}
+}
+
+// A refresh of a stale root that outlasts the call's wait is no failure:
+// the call answers from the snapshot there, marked stale, and the refresh
+// goes on.
+func TestWaitOnRefresh(t *testing.T) {
+	f := newWaitFixture(t)
+	go func() { f.release <- struct{}{} }() // the first run goes through
+	if _, err := callList(t, f.svc, `{"wait": 60}`, nil); err != nil {
+		t.Fatalf("first index: %v", err)
+	}
+	<-f.ended
+	time.Sleep(10 * time.Millisecond) // past the snapshot's time
+	if err := os.WriteFile(filepath.Join(f.root, "w.go"), []byte("package w\n\n// W waits longer.\nfunc W() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := callList(t, f.svc, `{"wait": 1}`, nil)
+	if err != nil {
+		t.Fatalf("a refresh outlasting the wait: %v, want the stale answer", err)
+	}
+	out := a.(*ListRepositoriesOutput)
+	if len(out.Results) != 1 || out.Results[0].Fresh {
+		t.Errorf("want one repository marked stale: %+v", out.Results)
+	}
+	if r := f.runs.Load(); r != 2 {
+		t.Errorf("%d runs, want the first index and one refresh", r)
+	}
+	close(f.release)
+	if err := <-f.ended; err != nil {
+		t.Errorf("the refresh failed: %v", err)
 	}
 }
