@@ -65,6 +65,12 @@ func TestMain(m *testing.M) {
 
 // setup builds the binary and prepares the cobra corpus.
 func setup() error {
+	// The corpus takes longer to index than a call waits by default on a
+	// loaded machine: every server the tests start waits for it, as the
+	// tests' first calls want an answer (TestWaitNotReady gives its own).
+	if err := os.Setenv("SEXTANT_WAIT", "600"); err != nil {
+		return err
+	}
 	out, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
 		return fmt.Errorf("go env GOMOD: %w", err)

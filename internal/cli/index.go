@@ -122,7 +122,7 @@ func newService(st graph.Store, roots []string, e env) (*query.Service, error) {
 func newServingService(st graph.Store, roots []string) (*query.Service, error) {
 	w, ok := st.(interface{ WarmNames(roots []string) })
 	if !ok {
-		return query.New(st, roots, checkedIndex(st, indexFunc(st, nil)))
+		return query.New(st, roots, slowIndex(checkedIndex(st, indexFunc(st, nil))))
 	}
 	warm := func(dirs ...string) {
 		var abs []string
@@ -133,7 +133,7 @@ func newServingService(st graph.Store, roots []string) (*query.Service, error) {
 		}
 		w.WarmNames(abs)
 	}
-	svc, err := query.New(st, roots, checkedIndex(st, indexFunc(st, func(root string) { warm(root) })))
+	svc, err := query.New(st, roots, slowIndex(checkedIndex(st, indexFunc(st, func(root string) { warm(root) }))))
 	if err == nil {
 		warm(roots...)
 	}

@@ -27,6 +27,7 @@ func runServe(ctx context.Context, e env, argv []string) error {
 	refresh := fs.Bool("refresh", true, "re-index a root whose files changed before answering a call (false: answer from the snapshot, marked fresh: false)")
 	watch := fs.Bool("watch", false, "also refresh in the background as files change, so calls rarely wait")
 	logLevel := fs.String("log-level", "warn", "log level on stderr: debug, info, warn or error")
+	wait := fs.Int("wait", envInt(e.getenv("SEXTANT_WAIT"), query.DefaultWait), "seconds a call that gives no wait of its own waits for a root being indexed before it answers INDEX_NOT_READY, 0 to 600 (env SEXTANT_WAIT)")
 	token := fs.String("token", e.getenv("SEXTANT_TOKEN"), "with --http: the bearer token every request must carry (env SEXTANT_TOKEN); required to listen beyond loopback")
 	limits, limitsErr := httpLimitFlags(fs, e)
 	fs.Usage = func() {
@@ -49,6 +50,9 @@ func runServe(ctx context.Context, e env, argv []string) error {
 		if err := checkExposure(listenAddr, *token); err != nil {
 			return usageError{err.Error()}
 		}
+	}
+	if *wait < 0 || *wait > 600 {
+		return usageError{fmt.Sprintf("--wait must be from 0 to 600 seconds (got %d)", *wait)}
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -87,6 +91,8 @@ func runServe(ctx context.Context, e env, argv []string) error {
 	}
 	defer svc.Close() // shuts down the language servers the lsp tools started
 	svc.SetRefresh(*refresh)
+	svc.SetPatience(time.Duration(*wait) * time.Second)
+	svc.SetLifetime(ctx) // shutting down cancels the indexing runs
 	servingGC(e.getenv)
 	if *watch {
 		go svc.Watch(ctx, watchInterval, func(snaps map[string]int64) {
@@ -266,4 +272,13 @@ func startCPUProfile(path string) (stop func(), err error) {
 		pprof.StopCPUProfile()
 		f.Close()
 	}, nil
+}
+
+// envInt is the integer an environment variable holds, or def when it is
+// unset or not a number.
+func envInt(v string, def int) int {
+	if n, err := strconv.Atoi(v); err == nil {
+		return n
+	}
+	return def
 }

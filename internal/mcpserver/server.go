@@ -248,27 +248,12 @@ func progressFunc(ctx context.Context, req *mcp.CallToolRequest) (report func(qu
 		if stopped {
 			return
 		}
-		// Phases map onto one increasing scale: discover and load take the
-		// first half, extract and publish the second.
-		val := 0.0
-		switch p.Phase {
-		case "load":
-			val = 10
-			if p.Total > 0 {
-				val += 35 * float64(p.Done) / float64(p.Total)
-			}
-		case "extract":
-			val = 50
-			if p.Total > 0 {
-				val += 45 * float64(p.Done) / float64(p.Total)
-			}
-		case "publish":
-			val = 95
-			if p.Total > 0 {
-				val += 4 * float64(p.Done) / float64(p.Total)
-			}
-		case "done":
-			val = 100
+		val := p.Percent()
+		if val <= last && last < 100 && ctx.Err() == nil {
+			// A report that moves nothing on (a waiting call's
+			// heartbeat) still goes out, a hair further, so the
+			// client hears the call is alive.
+			val = min(last+0.01, 99.99)
 		}
 		if val <= last || ctx.Err() != nil {
 			// The spec wants every notification to increase; and a

@@ -52,6 +52,7 @@ type CallGraphInput struct {
 	Limit         int    `json:"limit,omitempty" jsonschema:"page size, 1 to 500 (default 50)"`
 	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
 	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens of text, at least 150"`
+	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for a root still being indexed, 0 to 600 (default 20); then INDEX_NOT_READY with progress"`
 }
 
 func (in CallGraphInput) selector() selector {

@@ -18,6 +18,7 @@ type EffectsInput struct {
 	Path          string `json:"path,omitempty" jsonschema:"narrows qualified_name to a path prefix"`
 	File          string `json:"file,omitempty" jsonschema:"resolve name as this Go file's source would"`
 	Name          string `json:"name,omitempty" jsonschema:"with file: Name, Type.Method or pkg.Name"`
+	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for a root still being indexed, 0 to 600 (default 20); then INDEX_NOT_READY with progress"`
 }
 
 func (in EffectsInput) selector() selector {

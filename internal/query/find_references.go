@@ -31,6 +31,7 @@ type FindReferencesInput struct {
 	// ResponseFormat: the keys double a long answer's bytes, which every
 	// client decodes; the name is enough to ask get_symbol.
 	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default) or detailed; detailed adds the enclosing declarations' stable keys"`
+	Wait           Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for a root still being indexed, 0 to 600 (default 20); then INDEX_NOT_READY with progress"`
 }
 
 func (in FindReferencesInput) selector() selector {

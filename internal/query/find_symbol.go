@@ -21,6 +21,7 @@ type FindSymbolInput struct {
 	Limit          int    `json:"limit,omitempty" jsonschema:"page size, 1 to 500 (default 50)"`
 	Cursor         string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page of the same query"`
 	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default) or detailed; detailed adds package, doc, columns and test flag"`
+	Wait           Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for a root still being indexed, 0 to 600 (default 20); then INDEX_NOT_READY with progress"`
 }
 
 // SymbolRow is one match of find_symbol.

@@ -28,6 +28,7 @@ type GetContextInput struct {
 	File          string `json:"file,omitempty" jsonschema:"resolve name as this Go file's source would"`
 	Name          string `json:"name,omitempty" jsonschema:"with file: Name, Type.Method or pkg.Name"`
 	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens of the summary, 20 to 8000 (default 400)"`
+	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for a root still being indexed, 0 to 600 (default 20); then INDEX_NOT_READY with progress"`
 }
 
 func (in GetContextInput) selector() selector {

@@ -26,6 +26,7 @@ type GetFileOutlineInput struct {
 	Limit          int    `json:"limit,omitempty" jsonschema:"for a directory: files per page, 1 to 500 (default 50)"`
 	Cursor         string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page of the same directory"`
 	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default) or detailed; detailed adds doc first lines and stable keys"`
+	Wait           Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for a root still being indexed, 0 to 600 (default 20); then INDEX_NOT_READY with progress"`
 }
 
 // OutlineMember is a method, field or interface method under a type.

@@ -20,6 +20,7 @@ type GetSymbolInput struct {
 	File           string `json:"file,omitempty" jsonschema:"a Go file (repo-relative or absolute inside a root); name is then resolved as this file's source would resolve it"`
 	Name           string `json:"name,omitempty" jsonschema:"with file: a local name (Server, Server.Start) or pkg.Name through the file's imports"`
 	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default) or detailed; detailed adds columns, the full doc and the canonical identity"`
+	Wait           Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for a root still being indexed, 0 to 600 (default 20); then INDEX_NOT_READY with progress"`
 }
 
 // MemberRow is a method or field listed under a type.

@@ -38,6 +38,7 @@ type ReadSourceInput struct {
 	ContextLines  int    `json:"context_lines,omitempty" jsonschema:"lines before and after the symbol, 0 to 50"`
 	Depth         int    `json:"depth,omitempty" jsonschema:"0 to 3: add bodies of callees to this depth"`
 	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens, 150 to 8000 (default 2000)"`
+	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for a root still being indexed, 0 to 600 (default 20); then INDEX_NOT_READY with progress"`
 }
 
 // SourceBlock is the source of one declaration or range, as on disk.

@@ -33,6 +33,7 @@ type SearchCodeInput struct {
 	Limit        int    `json:"limit,omitempty" jsonschema:"symbols to return, 1 to 20 (default 5)"`
 	Budget       int    `json:"budget,omitempty" jsonschema:"max tokens, 150 to 8000 (default 2000)"`
 	IncludeTests bool   `json:"include_tests,omitempty" jsonschema:"also rank symbols of _test.go files"`
+	Wait         Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for a root still being indexed, 0 to 600 (default 20); then INDEX_NOT_READY with progress"`
 }
 
 // SearchHit is one symbol search_code found.

@@ -42,7 +42,7 @@ func tool[In any, Out Answer](name, title, desc string, run func(context.Context
 			if err != nil {
 				return nil, err
 			}
-			out, err := run(ctx, s, in, progress)
+			out, err := run(withWait(ctx, in), s, in, progress)
 			return out, s.sess.StoreError(err)
 		},
 	}

@@ -9,10 +9,12 @@ import (
 )
 
 // flight is one indexing run of a root; the calls that find the root
-// unindexed or stale while it runs wait for it.
+// unindexed or stale while it runs wait for it, each as long as its
+// patience allows, and hear its progress.
 type flight struct {
 	done chan struct{}
 	err  error
+	t    *tracker
 }
 
 // refreshFailure is a refresh of a stale root that failed (a broken
@@ -24,7 +26,10 @@ type refreshFailure struct {
 	err      string
 }
 
-// indexOnce indexes root, or waits for the run already indexing it.
+// indexOnce indexes root, or waits for the run already indexing it. A
+// call waits as long as its patience (see WithPatience), hearing the run's
+// progress at least every two seconds; when the run is not done by then it
+// answers INDEX_NOT_READY with where the run is, and the run goes on.
 func (s *Session) indexOnce(ctx context.Context, root string, progress func(Progress)) error {
 	if s.index == nil {
 		return graph.Errorf(graph.CodeIndexNotReady, "%s is not indexed yet; run `sextant index %s`", root, root)
@@ -32,12 +37,21 @@ func (s *Session) indexOnce(ctx context.Context, root string, progress func(Prog
 	s.mu.Lock()
 	f, running := s.indexing[root]
 	if !running {
-		f = &flight{done: make(chan struct{})}
+		f = &flight{done: make(chan struct{}), t: newTracker(s.now())}
 		s.indexing[root] = f
+		// The run belongs to no single caller: it goes on if the caller
+		// that started it gives up, so the next call finds it further on
+		// or done. Only the end of the session's lifetime cancels it.
+		life := s.life
+		if life == nil {
+			life = context.Background()
+		}
+		run, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		stopLife := context.AfterFunc(life, cancel)
 		go func() {
-			// The run belongs to no single caller: it goes on if the caller
-			// that started it gives up, so the next call finds it done.
-			f.err = s.index(context.WithoutCancel(ctx), root, progress)
+			defer cancel()
+			defer stopLife()
+			f.err = s.index(run, root, func(p Progress) { f.t.report(s.now(), p) })
 			s.mu.Lock()
 			delete(s.indexing, root)
 			s.mu.Unlock()
@@ -45,8 +59,25 @@ func (s *Session) indexOnce(ctx context.Context, root string, progress func(Prog
 		}()
 	}
 	s.mu.Unlock()
+	stopListen := f.t.listen(progress)
+	defer stopListen()
+	stopBeat := make(chan struct{})
+	defer close(stopBeat)
+	go f.t.heartbeats(s.now, progress, stopBeat)
+	var expired <-chan time.Time
+	if d, bounded := s.patienceOf(ctx); bounded {
+		timer := time.NewTimer(d)
+		defer timer.Stop()
+		expired = timer.C
+	}
 	select {
 	case <-f.done:
+	case <-expired:
+		select {
+		case <-f.done: // done at the same moment: answer
+		default:
+			return f.t.notReady(s.now(), root)
+		}
 	case <-ctx.Done():
 		return graph.Wrap(graph.CodeIndexNotReady, ctx.Err(), root+" is still being indexed; call again shortly")
 	}

@@ -47,7 +47,10 @@ type Session struct {
 	// noDirWatch turns off the directory watch that lets a freshness
 	// check skip its stats (see SetDirWatch).
 	noDirWatch bool
-	live       *live.Cache // the position tools' packages, compiled from disk
+	live       *live.Cache     // the position tools' packages, compiled from disk
+	patience   time.Duration   // how long a call waits for indexing by default (see SetPatience)
+	bounded    bool            // patience was set: without, a call waits until the run ends
+	life       context.Context // ends the indexing runs (see SetLifetime); nil: never
 
 	mu       sync.Mutex
 	indexing map[string]*flight        // root → the indexing run in progress
@@ -159,6 +162,12 @@ func (s *Session) Open(ctx context.Context, progress func(Progress)) (*View, err
 			if err := s.indexOnce(ctx, rp.Root, progress); err != nil {
 				if ctx.Err() != nil {
 					return nil, err
+				}
+				if graph.CodeOf(err) == graph.CodeIndexNotReady {
+					// The call's patience ran out while the refresh goes
+					// on: answer from the snapshot there, which says it
+					// is stale; the refresh has not failed.
+					continue
 				}
 				s.mu.Lock()
 				s.failed[rp.Root] = refreshFailure{snapshot: rp.Snapshot.ID, at: started, err: err.Error()}

@@ -397,15 +397,7 @@ func dumpAnswers(dir string, i int, s benchSymbol, sextant, gopls string) error 
 }
 
 // textOf joins the text content of a tool result.
-func textOf(r *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range r.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(t.Text)
-		}
-	}
-	return b.String()
-}
+var textOf = harness.ResultText
 
 // parseGoplsRefs reads go_symbol_references's text: for each reference,
 // "Located in the file: ABS" then "The reference is located on line N"

@@ -193,3 +193,10 @@ func parseStatus(b []byte) Status {
 	}
 	return st
 }
+
+// TreeRSSKiB is the sum of VmRSS over pid and all its live descendants
+// now; ok is false once pid is gone.
+func TreeRSSKiB(pid int) (kib int64, ok bool) {
+	s := sampleTree(pid)
+	return s.treeRSS, s.ok
+}

@@ -1,0 +1,359 @@
+// Command cold-bench measures the first contact with a repository nobody
+// has built yet: Sextant (`sextant serve`) and gopls (`gopls mcp`) side by
+// side in one run, each launched with a fresh GOCACHE and user cache
+// directory (XDG_CACHE_HOME and HOME point into a new directory; Sextant's
+// database lives there too) and the same warm module cache. For each it
+// prints the seconds from launch to the first find_symbol answer (gopls:
+// go_search), to the first exact find_references answer (gopls:
+// go_symbol_references), to the first get_callers answer (gopls has no
+// callers tool), to the complete snapshot (Sextant: the first
+// explain_effects answer, which needs the call graph and effects; gopls:
+// its first answer, which waits for its whole workspace load), and the
+// peak RSS of the whole process tree (the server and every descendant,
+// summed, from /proc every 100 ms). Then the same again on a second
+// launch with the caches kept.
+//
+//	go run ./bench/cmd/cold-bench -corpus cobra
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sextant-dev/sextant/bench/internal/harness"
+)
+
+// target is what a corpus is asked: a function or method, by the
+// declaring file and the names each tool takes.
+type target struct {
+	module    string // MODULE@VERSION
+	file      string // repo-relative declaring file
+	name      string // find_symbol / go_search query
+	qualified string // Sextant's qualified_name
+	symbol    string // go_symbol_references's symbol: Name or Type.Method in file
+}
+
+var corpora = map[string]target{
+	"cobra":      {"github.com/spf13/cobra@v1.10.2", "command.go", "AddCommand", "Command.AddCommand", "Command.AddCommand"},
+	"tools":      {"golang.org/x/tools@v0.52.0", "go/packages/packages.go", "Load", "packages.Load", "Load"},
+	"prometheus": {"github.com/prometheus/prometheus@v0.316.0", "tsdb/db.go", "Open", "tsdb.Open", "Open"},
+}
+
+// launch is one launch of one server: seconds from the start of the
+// process to each first answer (-1: none), and the tree's peak RSS.
+type launch struct {
+	Server        string  `json:"server"`
+	Launch        string  `json:"launch"` // cold or warm
+	FirstSymbol   float64 `json:"first_symbol_s"`
+	FirstRefs     float64 `json:"first_references_s"`
+	FirstCallers  float64 `json:"first_callers_s"`
+	Complete      float64 `json:"complete_snapshot_s"`
+	PeakTreeKiB   int64   `json:"peak_tree_rss_kib"`
+	Notes         string  `json:"notes,omitempty"`
+	SymbolTool    string  `json:"symbol_tool"`
+	ReferenceTool string  `json:"references_tool"`
+}
+
+type result struct {
+	Command  []string  `json:"command"`
+	Date     string    `json:"date"`
+	Go       string    `json:"go"`
+	CPUs     int       `json:"cpus"`
+	LoadAvg  []string  `json:"loadavg_start_end"`
+	Corpus   string    `json:"corpus"`
+	Gopls    string    `json:"gopls"`
+	Launches []*launch `json:"launches"`
+}
+
+func main() {
+	corpus := flag.String("corpus", "cobra", "cobra, tools or prometheus")
+	sextant := flag.String("sextant", "", "sextant binary (default: build this checkout's)")
+	gopls := flag.String("gopls", "", "gopls binary (default: gopls on PATH; install with GOFLAGS= go install golang.org/x/tools/gopls@v0.23.0)")
+	work := flag.String("work", "", "work directory (default: a temporary one, removed at the end)")
+	out := flag.String("out", "", "JSON output (default bench/results/DATE-cold-CORPUS-COMMIT.json; - for stdout)")
+	only := flag.String("only", "", "run one server only: sextant or gopls")
+	timeout := flag.Duration("timeout", 90*time.Minute, "give up on a launch after this long")
+	flag.Parse()
+	if err := run(*corpus, *sextant, *gopls, *work, *out, *only, *timeout); err != nil {
+		fmt.Fprintln(os.Stderr, "cold-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(corpusName, sextant, gopls, work, out, only string, timeout time.Duration) error {
+	ctx := context.Background()
+	tg, ok := corpora[corpusName]
+	if !ok {
+		return fmt.Errorf("-corpus %q: want cobra, tools or prometheus", corpusName)
+	}
+	root, err := harness.ModuleRoot(ctx)
+	if err != nil {
+		return err
+	}
+	work, corpus, cleanup, err := harness.Workspace(ctx, "cold-bench", tg.module, "", work)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	if sextant == "" {
+		sextant = filepath.Join(work, "sextant")
+		harness.Logf("building sextant")
+		if _, err := harness.GoOutput(ctx, root, nil, "build", "-o", sextant, "./cmd/sextant"); err != nil {
+			return err
+		}
+	}
+	if gopls == "" {
+		if gopls, err = exec.LookPath("gopls"); err != nil {
+			return fmt.Errorf("gopls is not installed: GOFLAGS= go install golang.org/x/tools/gopls@v0.23.0")
+		}
+	}
+	gv, _ := exec.Command(gopls, "version").Output()
+	gomodcache, err := harness.GoOutput(ctx, work, nil, "env", "GOMODCACHE")
+	if err != nil {
+		return err
+	}
+	gopath, _ := harness.GoOutput(ctx, work, nil, "env", "GOPATH")
+	res := &result{Command: os.Args, Date: time.Now().UTC().Format(time.RFC3339), Go: runtime.Version(), CPUs: runtime.NumCPU(),
+		Corpus: tg.module, Gopls: strings.TrimSpace(string(gv)), LoadAvg: []string{loadavg()}}
+	servers := []string{"sextant", "gopls"}
+	if only != "" {
+		servers = []string{only}
+	}
+	for _, server := range servers {
+		// Each server has caches of its own, fresh for the cold launch
+		// and kept for the warm one; the module cache is shared and warm.
+		home := filepath.Join(work, "home-"+server)
+		if err := os.RemoveAll(home); err != nil {
+			return err
+		}
+		env := []string{
+			"HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, "cache"), "GOCACHE=" + filepath.Join(home, "gocache"),
+			"GOMODCACHE=" + strings.TrimSpace(gomodcache), "GOPATH=" + strings.TrimSpace(gopath),
+			"GOTOOLCHAIN=local", "GOFLAGS=", "GOWORK=off", "GOPROXY=off",
+		}
+		for _, dir := range []string{home, filepath.Join(home, "cache"), filepath.Join(home, "gocache")} {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+		}
+		for _, which := range []string{"cold", "warm"} {
+			harness.Logf("%s %s launch on %s", which, server, tg.module)
+			lctx, cancel := context.WithTimeout(ctx, timeout)
+			var l *launch
+			if server == "sextant" {
+				l, err = runSextant(lctx, sextant, filepath.Join(home, "cache", "sextant.db"), corpus, env, tg)
+			} else {
+				l, err = runGopls(lctx, gopls, corpus, env, tg)
+			}
+			cancel()
+			if err != nil {
+				return fmt.Errorf("%s %s launch: %w", which, server, err)
+			}
+			l.Launch = which
+			res.Launches = append(res.Launches, l)
+			harness.Logf("%s %s: symbol %.2f s, references %.2f s, callers %.2f s, complete %.2f s, peak %d MiB",
+				which, server, l.FirstSymbol, l.FirstRefs, l.FirstCallers, l.Complete, l.PeakTreeKiB>>10)
+		}
+	}
+	res.LoadAvg = append(res.LoadAvg, loadavg())
+	print(res)
+	return harness.WriteJSON(root, out, "cold-"+corpusName, res)
+}
+
+// peak polls the process tree of pid every 100 ms until stop is closed,
+// returning the largest sum of RSS seen.
+func peak(pid int, stop <-chan struct{}) func() int64 {
+	var (
+		mu  sync.Mutex
+		max int64
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if kib, ok := harness.TreeRSSKiB(pid); ok {
+				mu.Lock()
+				max = maxInt(max, kib)
+				mu.Unlock()
+			}
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() int64 {
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		return max
+	}
+}
+
+func maxInt(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// session starts cmd as an MCP server, with its tree's memory sampled
+// from launch; close ends it and returns the peak.
+func session(ctx context.Context, cmd *exec.Cmd) (*mcp.ClientSession, time.Time, func() int64, error) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "cold-bench", Version: "0.1.0"}, nil)
+	start := time.Now()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second}, nil)
+	if err != nil {
+		return nil, start, nil, err
+	}
+	stop := make(chan struct{})
+	result := peak(cmd.Process.Pid, stop)
+	return cs, start, func() int64 {
+		close(stop)
+		p := result()
+		cs.Close()
+		return p
+	}, nil
+}
+
+// first calls tool until it answers (a Sextant call answers
+// INDEX_NOT_READY when its wait runs out: it is called again), and returns
+// the seconds from start to the answer.
+func first(ctx context.Context, cs *mcp.ClientSession, start time.Time, tool string, args map[string]any) (float64, error) {
+	for {
+		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			return -1, fmt.Errorf("%s: %w", tool, err)
+		}
+		text := textOf(r)
+		if r.IsError && strings.Contains(text, "INDEX_NOT_READY") {
+			continue
+		}
+		if r.IsError {
+			return -1, fmt.Errorf("%s: %s", tool, text)
+		}
+		return time.Since(start).Seconds(), nil
+	}
+}
+
+// textOf joins the text content of a tool result.
+var textOf = harness.ResultText
+
+func runSextant(ctx context.Context, bin, db, corpus string, env []string, tg target) (*launch, error) {
+	cmd := exec.Command(bin, "serve", "--db", db, "--tools", "all", corpus)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	cs, start, stop, err := session(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	l := &launch{Server: "sextant", SymbolTool: "find_symbol", ReferenceTool: "find_references"}
+	defer func() {
+		if stop != nil {
+			stop()
+		}
+	}()
+	if l.FirstSymbol, err = first(ctx, cs, start, "find_symbol", map[string]any{"name": tg.name, "mode": "exact", "wait": 60}); err != nil {
+		return nil, err
+	}
+	sel := map[string]any{"qualified_name": tg.qualified, "wait": 60}
+	if l.FirstRefs, err = first(ctx, cs, start, "find_references", sel); err != nil {
+		return nil, err
+	}
+	if l.FirstCallers, err = first(ctx, cs, start, "get_callers", sel); err != nil {
+		return nil, err
+	}
+	if l.Complete, err = first(ctx, cs, start, "explain_effects", sel); err != nil {
+		return nil, err
+	}
+	l.Notes = "one snapshot holds symbols, references, call graph and effects: every first answer waits for the whole index"
+	l.PeakTreeKiB = stop()
+	stop = nil
+	return l, nil
+}
+
+func runGopls(ctx context.Context, bin, corpus string, env []string, tg target) (*launch, error) {
+	cmd := exec.Command(bin, "mcp")
+	cmd.Dir = corpus
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	cs, start, stop, err := session(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if stop != nil {
+			stop()
+		}
+	}()
+	l := &launch{Server: "gopls", SymbolTool: "go_search", ReferenceTool: "go_symbol_references", FirstCallers: -1}
+	if l.FirstSymbol, err = first(ctx, cs, start, "go_search", map[string]any{"query": tg.name}); err != nil {
+		return nil, err
+	}
+	refs := map[string]any{"file": filepath.Join(corpus, filepath.FromSlash(tg.file)), "symbol": tg.symbol}
+	if l.FirstRefs, err = first(ctx, cs, start, "go_symbol_references", refs); err != nil {
+		return nil, err
+	}
+	l.Complete = l.FirstSymbol
+	l.Notes = "gopls mcp has no callers tool; its first answer waits for its whole workspace load, so complete is the first answer"
+	l.PeakTreeKiB = stop()
+	stop = nil
+	return l, nil
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	return strings.Join(strings.Fields(string(b))[:3], " ")
+}
+
+func secs(v float64) string {
+	if v < 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+func print(r *result) {
+	fmt.Printf("corpus %s, %s, load %s\n\n", r.Corpus, r.Gopls, strings.Join(r.LoadAvg, " → "))
+	fmt.Println("| server | launch | first find_symbol s | first find_references s | first get_callers s | complete snapshot s | peak tree RSS MiB |")
+	fmt.Println("| --- | --- | --- | --- | --- | --- | --- |")
+	for _, l := range r.Launches {
+		fmt.Printf("| %s | %s | %s | %s | %s | %s | %d |\n", l.Server, l.Launch, secs(l.FirstSymbol), secs(l.FirstRefs), secs(l.FirstCallers), secs(l.Complete), l.PeakTreeKiB>>10)
+	}
+	byKey := map[string]*launch{}
+	for _, l := range r.Launches {
+		byKey[l.Server+"/"+l.Launch] = l
+	}
+	s, g := byKey["sextant/cold"], byKey["gopls/cold"]
+	if s == nil || g == nil {
+		return
+	}
+	fmt.Println()
+	ratio := func(name string, a, b, limit float64) {
+		verdict := "PASS"
+		if a/b > limit {
+			verdict = "MISS"
+		}
+		fmt.Printf("%-45s %.2f× (target ≤ %.1f×) %s\n", name, a/b, limit, verdict)
+	}
+	ratio("cold first find_symbol / gopls first answer", s.FirstSymbol, g.FirstSymbol, 0.2)
+	ratio("cold first find_references / gopls refs", s.FirstRefs, g.FirstRefs, 0.5)
+	ratio("cold complete snapshot / gopls first answer", s.Complete, g.FirstSymbol, 1.0)
+	ratio("cold peak tree RSS / gopls", float64(s.PeakTreeKiB), float64(g.PeakTreeKiB), 1.0)
+}
