@@ -23,11 +23,11 @@ const (
 
 // SearchCodeInput is the input of search_code.
 type SearchCodeInput struct {
-	Question     string `json:"question" jsonschema:"what the code does, in words (e.g. parse the config file)"`
-	Repository   string `json:"repository,omitempty" jsonschema:"search one repository, by name"`
-	Limit        int    `json:"limit,omitempty" jsonschema:"symbols to return, 1 to 20 (default 5)"`
-	Budget       int    `json:"budget,omitempty" jsonschema:"max tokens, 150 to 8000 (default 2000)"`
-	IncludeTests bool   `json:"include_tests,omitempty" jsonschema:"also rank symbols of _test.go files"`
+	Question     string `json:"question" jsonschema:"what the code does, e.g. parse the config"`
+	Repository   string `json:"repository,omitempty" jsonschema:"only this repository, by name"`
+	Limit        int    `json:"limit,omitempty" jsonschema:"symbols to return, 1-20 (default 5)"`
+	Budget       int    `json:"budget,omitempty" jsonschema:"max tokens 150-8000 (default 2000)"`
+	IncludeTests bool   `json:"include_tests,omitempty" jsonschema:"also rank _test.go symbols"`
 }
 
 // SearchHit is one symbol search_code found.
