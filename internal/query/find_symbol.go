@@ -118,6 +118,8 @@ func FindSymbol(ctx context.Context, s *Service, in FindSymbolInput, progress fu
 		}
 		names = []string{r.Name}
 		q.Repositories = names
+	} else {
+		q.Repositories = v.Scope() // nil: every repository
 	}
 	fp := fingerprint("find_symbol", q, in.Kind, effs)
 	vk := v.Key(names)

@@ -91,6 +91,8 @@ func SearchCode(ctx context.Context, s *Service, in SearchCodeInput, progress fu
 			return nil, err
 		}
 		q.Repositories = []string{in.Repository}
+	} else {
+		q.Repositories = v.Scope()
 	}
 	hits, err := v.Reader().SearchText(ctx, q)
 	if err != nil {
