@@ -37,17 +37,11 @@ func runGC(ctx context.Context, e env, argv []string) error {
 	if postgres.IsURL(name) {
 		return usageError{"gc drops repositories of a local SQLite database only; a shared graph is never changed by it"}
 	}
-	if name == "" {
-		p, err := sqlite.DefaultPath()
-		if err != nil {
-			return err
-		}
-		name = p
-	}
-	st, err := sqlite.Open(ctx, name)
+	opened, err := openStore(ctx, e, name)
 	if err != nil {
 		return err
 	}
+	st := opened.(*sqlite.Store) // not a URL, so a file
 	defer st.Close()
 	gone, err := goneRepositories(ctx, st)
 	if err != nil {

@@ -25,6 +25,8 @@ var positional = map[string]string{
 	"get_callers":          "qualified_name",
 	"get_callees":          "qualified_name",
 	"find_implementations": "qualified_name",
+	"explain_effects":      "qualified_name",
+	"explain_type":         "qualified_name",
 	// The language-server tools take the file first: `sextant lsp_hover app.py --line 3 --column 5`.
 	"lsp_diagnostics":       "file",
 	"lsp_hover":             "file",
