@@ -99,8 +99,8 @@ type GetRepositoryOverviewOutput struct {
 // many rows each shows at most when the whole overview is asked for (one
 // section asked for alone fills the budget).
 var overviewSections = []overviewSection{
-	{"entry_points", 6}, {"commands", 8}, {"api", 8}, {"layers", 1 << 20},
-	{"most_referenced", 5}, {"most_called", 5}, {"most_changed", 5}, {"tests", 6}, {"packages", 1 << 20},
+	{"entry_points", 6}, {"commands", 6}, {"api", 6}, {"layers", 1 << 20},
+	{"most_referenced", 4}, {"most_called", 4}, {"most_changed", 4}, {"tests", 5}, {"packages", 1 << 20},
 }
 
 type overviewSection struct {
@@ -109,7 +109,7 @@ type overviewSection struct {
 }
 
 // layerNames is how many packages a layer names in the whole overview.
-const layerNames = 8
+const layerNames = 5
 
 const (
 	defaultOverviewBudget = 1500
@@ -306,8 +306,8 @@ func (o *GetRepositoryOverviewOutput) Text() string {
 	var b strings.Builder
 	writeFreshness(&b, o.Envelope)
 	if o.Section == "" {
-		fmt.Fprintf(&b, "repository %s at %s: %d packages, %d files, %d symbols; tests in %d directories\n",
-			o.Repository, o.Root, o.Packages, o.Files, o.Symbols, o.TestDirs)
+		fmt.Fprintf(&b, "repository %s: %d packages, %d files, %d symbols; tests in %d directories\n",
+			o.Repository, o.Packages, o.Files, o.Symbols, o.TestDirs)
 		for _, m := range o.Modules {
 			fmt.Fprintf(&b, "module %s in %s", m.Path, m.Dir)
 			if m.GoVersion != "" {
@@ -328,7 +328,7 @@ func (o *GetRepositoryOverviewOutput) Text() string {
 		}
 		fmt.Fprintf(&b, ", layer %d", p.Layer)
 		if p.Doc != "" {
-			b.WriteString(": " + quoteContent(p.Doc))
+			b.WriteString(": " + quoteContent(shortDoc(p.Doc)))
 		}
 		b.WriteString("\n")
 	}
@@ -394,6 +394,16 @@ func (o *GetRepositoryOverviewOutput) Text() string {
 	}
 	writeOmitted(&b, o.Omitted)
 	return b.String()
+}
+
+// shortDoc cuts a package's doc sentence for a row of the text; the
+// structured answer has it whole.
+func shortDoc(doc string) string {
+	const max = 120
+	if len(doc) <= max {
+		return doc
+	}
+	return cutUTF8(doc, max-len("…")) + "…"
 }
 
 // kiB renders a size in bytes for a person.
