@@ -118,8 +118,6 @@ func FindSymbol(ctx context.Context, s *Service, in FindSymbolInput, progress fu
 		}
 		names = []string{r.Name}
 		q.Repositories = names
-	} else {
-		q.Repositories = v.Scope() // nil: every repository
 	}
 	fp := fingerprint("find_symbol", q, in.Kind, effs)
 	vk := v.Key(names)
@@ -128,6 +126,11 @@ func FindSymbol(ctx context.Context, s *Service, in FindSymbolInput, progress fu
 		return nil, err
 	}
 	q.Offset, q.Limit = offset, limit
+	if names == nil {
+		// A view narrowed to its roots' repositories searches those; the
+		// cursor is bound to them through the view's key.
+		q.Repositories = v.Scope()
+	}
 	q.Brief = format == Concise // rowOf reads no more
 	var syms []graph.Symbol
 	var total int
