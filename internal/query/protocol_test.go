@@ -12,11 +12,10 @@ import (
 	"testing"
 
 	"github.com/sextant-dev/sextant/internal/graph"
-	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
 // protocolCalls are the calls whose text renderings protocol.golden holds.
-var protocolCalls = []struct{ tool, args string }{
+var protocolCalls = []toolCall{
 	{"get_repository_overview", `{}`},
 	{"get_repository_overview", `{"budget":300}`},
 	{"get_repository_overview", `{"section":"layers"}`},
@@ -36,31 +35,7 @@ var protocolCalls = []struct{ tool, args string }{
 // (-update rewrites it).
 func TestProtocolGolden(t *testing.T) {
 	f := newFixture(t, "testdata/protocol.txtar")
-	var b strings.Builder
-	for _, c := range protocolCalls {
-		a, err := f.call(t, c.tool, c.args)
-		fmt.Fprintf(&b, "== %s %s\n", c.tool, c.args)
-		if err != nil {
-			fmt.Fprintf(&b, "%s\n", ErrorOf(err).Text())
-			continue
-		}
-		b.WriteString(a.Text())
-	}
-	got := strings.ReplaceAll(b.String(), f.dir, "$ROOT")
-	const golden = "testdata/protocol.golden"
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("answers differ from %s (go test -update to accept):\n%s", golden, txtartest.LineDiff(string(want), got))
-	}
+	checkGolden(t, f, protocolCalls, "testdata/protocol.golden", func(s string) string { return strings.ReplaceAll(s, f.dir, "$ROOT") })
 }
 
 // TestOverviewEntryPoints checks that the entry points are the packages
