@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/proc"
 	"github.com/sextant-dev/sextant/internal/query"
 )
 
@@ -34,7 +35,17 @@ type env struct {
 }
 
 // Main runs the command line and returns the process exit code.
+//
+// The binary is also the guard of the go commands it starts (package
+// proc): started as one, it is nothing else. Otherwise every go command
+// it starts is guarded, so that none outlives it.
 func Main(args []string) int {
+	if code, ok := proc.ShimMain(); ok {
+		return code
+	}
+	if err := proc.GuardGo(); err != nil {
+		fmt.Fprintf(os.Stderr, "sextant: %v; go commands it starts may outlive it if it is killed\n", err)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return run(ctx, env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, args)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index"
+	"github.com/sextant-dev/sextant/internal/live"
 	"github.com/sextant-dev/sextant/internal/query"
 	"github.com/sextant-dev/sextant/internal/store/postgres"
 )
@@ -18,14 +19,14 @@ import (
 // indexFunc adapts internal/index to the query layer's IndexFunc: a
 // stale root is refreshed with index.Refresh, which amends the snapshot
 // when the edit allows it (checking a package it amended before again in
-// memory, with the AmendCache). An amend carries the whole-program records
+// memory, with a live.Cache). An amend carries the whole-program records
 // (interface call edges of other packages, effects) over from its base,
 // so once the root has been quiet for wholeAfter a whole index runs in
 // the background to restore them. published, when set, is called with the
 // root after each snapshot of it is published.
 func indexFunc(st graph.Store, published func(root string)) query.IndexFunc {
 	passes := &wholePasses{store: st, after: wholeAfter, timers: map[string]*time.Timer{}, published: published}
-	cache := &index.AmendCache{}
+	cache := live.New(0)
 	return func(ctx context.Context, root string, progress func(query.Progress)) error {
 		defer indexingGC()()
 		res, err := index.Refresh(ctx, st, root, index.Options{Progress: adaptProgress(root, progress), Cache: cache})
@@ -121,7 +122,7 @@ func newService(st graph.Store, roots []string, e env) (*query.Service, error) {
 func newServingService(st graph.Store, roots []string) (*query.Service, error) {
 	w, ok := st.(interface{ WarmNames(roots []string) })
 	if !ok {
-		return query.New(st, roots, indexFunc(st, nil))
+		return query.New(st, roots, checkedIndex(st, indexFunc(st, nil)))
 	}
 	warm := func(dirs ...string) {
 		var abs []string
@@ -132,7 +133,7 @@ func newServingService(st graph.Store, roots []string) (*query.Service, error) {
 		}
 		w.WarmNames(abs)
 	}
-	svc, err := query.New(st, roots, indexFunc(st, func(root string) { warm(root) }))
+	svc, err := query.New(st, roots, checkedIndex(st, indexFunc(st, func(root string) { warm(root) })))
 	if err == nil {
 		warm(roots...)
 	}
@@ -164,7 +165,7 @@ func runIndex(ctx context.Context, e env, argv []string) error {
 		}
 		defer stop()
 	}
-	st, err := openStore(ctx, e, *dbPath)
+	st, err := openIndexStore(ctx, e, *dbPath)
 	if err != nil {
 		return err
 	}
@@ -182,6 +183,9 @@ func runIndex(ctx context.Context, e env, argv []string) error {
 		shared := postgres.IsURL(dbName(e, *dbPath))
 		res, err := index.Index(ctx, st, root, index.Options{Progress: adaptProgress(root, show), Shared: shared})
 		show(query.Progress{Root: root, Phase: "done"})
+		if c, ok := st.(interface{ Classify(error) error }); ok && err != nil {
+			err = c.Classify(err) // damage found while writing
+		}
 		if err != nil {
 			fmt.Fprintf(e.stderr, "sextant: indexing %s: %v\n", dir, err)
 			if ge, ok := err.(*graph.Error); ok {

@@ -113,7 +113,7 @@ func runTool(ctx context.Context, e env, t query.Tool, argv []string) error {
 	asJSON := fs.Bool("json", false, "print the structured answer as JSON instead of text")
 	dbPath := dbFlag(fs)
 	var roots stringList
-	fs.Var(&roots, "root", "a directory the tool may read (repeatable; default: the working directory)")
+	fs.Var(&roots, "root", "a directory the tool may read (repeatable; default: the indexed repository the working directory is in, else the working directory if it holds a go.mod or go.work, else none: answers from the database alone)")
 	// Flags may come before and after the positional argument:
 	// `sextant get_callers Server.Start --depth 2` parses like
 	// `sextant get_callers --depth 2 Server.Start`.
@@ -147,19 +147,22 @@ func runTool(ctx context.Context, e env, t query.Tool, argv []string) error {
 	if err != nil {
 		return err
 	}
-	if len(roots) == 0 {
-		wd, err := os.Getwd()
-		if err != nil {
-			return err
-		}
-		roots = stringList{wd}
-	}
 	var st graph.Store
 	if t.Group != query.GroupLSP { // the language-server tools read no index
 		if st, err = openServingStore(ctx, e, *dbPath); err != nil {
 			return err
 		}
 		defer st.Close()
+	}
+	if len(roots) == 0 {
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		roots = stringList{wd}
+		if st != nil {
+			roots = defaultToolRoots(ctx, st, wd)
+		}
 	}
 	svc, err := newService(st, roots, e)
 	if err != nil {

@@ -26,6 +26,7 @@ const (
 	CodeIndexingFailed     Code = "INDEXING_FAILED"
 	CodeLSPUnavailable     Code = "LSP_UNAVAILABLE"
 	CodeLSPTimeout         Code = "LSP_TIMEOUT"
+	CodeDatabaseCorrupt    Code = "DATABASE_CORRUPT" // the index database file is damaged; re-indexing rebuilds it
 	CodeInternal           Code = "INTERNAL"
 )
 

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/live"
 	"github.com/sextant-dev/sextant/internal/load"
 )
 
@@ -183,7 +184,7 @@ func amend(ctx context.Context, store graph.Store, am graph.Amender, root string
 	}
 	published = true
 	if len(dirs) == 1 {
-		opts.Cache.put(abs, dirs[0], base, indexed)
+		opts.Cache.PutChecked(abs, dirs[0], base.hashes(), indexed)
 	}
 	res.Rechecked = rechecked
 	res.Snapshot = snap
@@ -202,10 +203,10 @@ type derived struct {
 }
 
 // deriveDirs loads the packages of dirs (or checks them again in memory,
-// see AmendCache) and extracts their records, checking each against what
+// see live.Cache.TakeChecked) and extracts their records, checking each against what
 // the base says it declared. A package whose types or methods changed is
 // errWhole; one whose other declarations changed is listed in grew.
-func deriveDirs(ctx context.Context, abs string, base baseState, plan load.Plan, dirs []string, cache *AmendCache) (derived, error) {
+func deriveDirs(ctx context.Context, abs string, base baseState, plan load.Plan, dirs []string, cache *live.Cache) (derived, error) {
 	x, err := newExtractor(base.repo.Name, abs, plan.Modules)
 	if err != nil {
 		return derived{}, err
@@ -214,7 +215,7 @@ func deriveDirs(ctx context.Context, abs string, base baseState, plan load.Plan,
 	for u, patterns := range unitPatterns(abs, plan, dirs) {
 		var pkgs []*packages.Package
 		if len(dirs) == 1 {
-			if ps, err := cache.take(abs, dirs[0], base); err == nil {
+			if ps, err := cache.TakeChecked(abs, dirs[0], base.hashes()); err == nil {
 				pkgs, d.rechecked = ps, true
 			}
 		}
@@ -292,6 +293,15 @@ type baseState struct {
 	repo  graph.RepositoryStatus
 	files map[string]graph.File    // by path
 	pkgs  map[string]graph.Package // by import path
+}
+
+// hashes returns the content hash of every file of the base, by path.
+func (b baseState) hashes() map[string]string {
+	out := make(map[string]string, len(b.files))
+	for p, f := range b.files {
+		out[p] = f.Hash
+	}
+	return out
 }
 
 func readBase(ctx context.Context, store graph.Store, abs string) (baseState, error) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index"
+	"github.com/sextant-dev/sextant/internal/live"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
 	"github.com/sextant-dev/sextant/internal/txtartest"
 )
@@ -31,7 +32,7 @@ func TestRefreshAmends(t *testing.T) {
 		edit    func(t *testing.T, root string)
 		dirs    []string // amended; nil: indexed whole
 		whole   string   // part of the reason for a whole index
-		checked bool     // checked again in memory (AmendCache)
+		checked bool     // checked again in memory (live.Cache.TakeChecked)
 	}{
 		{"body of a package in the middle", func(t *testing.T, root string) {
 			replace(t, root, "geo/geo.go", "func Sum() float64 {\n",
@@ -92,7 +93,7 @@ func TestRefreshAmends(t *testing.T) {
 	if _, err := index.Index(ctx, st, root, index.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	cache := &index.AmendCache{}
+	cache := live.New(0)
 	for i, e := range edits {
 		t.Run(e.name, func(t *testing.T) {
 			e.edit(t, root)

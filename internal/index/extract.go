@@ -20,6 +20,8 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/load"
+	"github.com/sextant-dev/sextant/internal/position"
 )
 
 // PackageRecords are the graph records of one package: what a
@@ -266,24 +268,13 @@ func selectPackages(pkgs []*packages.Package) []*group {
 // external test package, its only variant), else the variant with the
 // most files, ties broken by ID so the choice is stable.
 func pickVariant(path string, variants []*packages.Package) *packages.Package {
-	rank := func(p *packages.Package) int {
-		switch {
-		case p.ID == path+" ["+path+".test]":
-			return 3
-		case p.ID == path:
-			return 2
-		case strings.HasSuffix(path, "_test") && p.ID == path+" ["+strings.TrimSuffix(path, "_test")+".test]":
-			return 2
-		}
-		return 1
-	}
 	var best *packages.Package
 	for _, p := range variants {
 		if best == nil {
 			best = p
 			continue
 		}
-		if c := cmp.Compare(rank(p), rank(best)); c > 0 ||
+		if c := cmp.Compare(load.VariantRank(path, p), load.VariantRank(path, best)); c > 0 ||
 			c == 0 && (len(p.GoFiles) > len(best.GoFiles) ||
 				len(p.GoFiles) == len(best.GoFiles) && p.ID < best.ID) {
 			best = p
@@ -449,6 +440,12 @@ func (s *pkgState) readFiles() {
 			return
 		}
 		if _, dup := s.byAbs[path]; dup {
+			return
+		}
+		if why := load.NotReadable(s.x.root, path); why != "" {
+			// Discover reported it, and the go command saw a stub in its
+			// place (load.ExcludedOverlay).
+			s.byAbs[path] = nil
 			return
 		}
 		content, mtime, err := readFile(path)
@@ -658,7 +655,7 @@ func (s *pkgState) importErrors() {
 				s.addDiag(graph.Diagnostic{
 					Path:    src.rel,
 					Line:    p.Line,
-					Col:     charColumn(src.content, p),
+					Col:     position.CharColumn(src.content, p.Offset, p.Column),
 					Kind:    "list",
 					Message: fmt.Sprintf("importing %s: %s", path, strings.TrimSpace(e.Msg)),
 				})
@@ -713,7 +710,7 @@ func (s *pkgState) convertError(v *packages.Package, e packages.Error) graph.Dia
 		} else if b, err := os.ReadFile(abs); err == nil {
 			content = b
 		}
-		d.Col = charColumnAt(content, line, col)
+		d.Col = position.CharColumnAt(content, line, col)
 	}
 	return d
 }

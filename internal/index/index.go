@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/live"
 	"github.com/sextant-dev/sextant/internal/load"
 )
 
@@ -45,9 +46,9 @@ type Options struct {
 	// the one read from the work tree.
 	VCSHead string
 	// Cache, when set, lets Refresh check an edited package again in
-	// memory when it amended the same package last time (see AmendCache).
-	// Index does not use it.
-	Cache *AmendCache
+	// memory when it amended the same package last time (see
+	// live.Cache.TakeChecked). Index does not use it.
+	Cache *live.Cache
 }
 
 // SharedRoot is the root under which Options.Shared registers the
@@ -99,7 +100,7 @@ type Result struct {
 	// Whole says why Refresh indexed the repository whole instead of
 	// amending its snapshot ("" when it amended, or for Index).
 	Whole string // Rechecked says the amend checked its package again in memory
-	// (see AmendCache) instead of loading it with the go command.
+	// (see Options.Cache) instead of loading it with the go command.
 	Rechecked bool
 }
 

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/position"
 	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
@@ -156,7 +157,7 @@ func TestCharColumn(t *testing.T) {
 		{4, 2, 2}, // the empty last line: nothing to count
 		{5, 2, 2}, // no such line
 	} {
-		if got := charColumnAt(content, tc.line, tc.byteCol); got != tc.want {
+		if got := position.CharColumnAt(content, tc.line, tc.byteCol); got != tc.want {
 			t.Errorf("line %d byte column %d: got %d, want %d", tc.line, tc.byteCol, got, tc.want)
 		}
 		if got := sites.charColumnAt(name, tc.line, tc.byteCol); got != tc.want {

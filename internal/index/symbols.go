@@ -6,12 +6,13 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/position"
+	"github.com/sextant-dev/sextant/internal/syntax"
 )
 
 // pending is a symbol under construction. Keys are assigned once the whole
@@ -191,9 +192,9 @@ func (fs *fileSyms) newPending(kind graph.Kind, name, qname string, from, to tok
 		Exported:      ast.IsExported(name),
 		TestOnly:      src.test,
 		StartLine:     start.Line,
-		StartCol:      charColumn(src.content, start),
+		StartCol:      position.CharColumn(src.content, start.Offset, start.Column),
 		EndLine:       end.Line,
-		EndCol:        charColumn(src.content, end),
+		EndCol:        position.CharColumn(src.content, end.Offset, end.Column),
 	}
 	if p.sym.PackageName == "" && src.syntax != nil && src.syntax.Name != nil {
 		p.sym.PackageName = src.syntax.Name.Name
@@ -242,8 +243,8 @@ func (fs *fileSyms) funcDecl(ps []*pending, d *ast.FuncDecl, inits map[bool]int)
 		if len(f.Names) > 0 {
 			recvName = f.Names[0].Name
 		}
-		base = baseTypeName(recvExpr)
-		kind, qname = graph.KindMethod, base+"."+name
+		base = syntax.ReceiverBase(recvExpr)
+		kind, qname = graph.KindMethod, syntax.Qualified(base, name)
 	} else if name == "init" {
 		inits[fs.src.test]++
 		if n := inits[fs.src.test]; n > 1 {
@@ -254,7 +255,7 @@ func (fs *fileSyms) funcDecl(ps []*pending, d *ast.FuncDecl, inits map[bool]int)
 	p.ident = d.Name
 	p.sym.Doc = docText(d.Doc)
 	if recvExpr != nil {
-		p.sym.Receiver = exprString(recvExpr)
+		p.sym.Receiver = syntax.ExprString(recvExpr)
 		p.recvBase = base
 	}
 
@@ -410,10 +411,10 @@ func (fs *fileSyms) valueSignature(tok token.Token, spec *ast.ValueSpec, i int) 
 	}
 	sig := tok.String() + " " + id.Name
 	if spec.Type != nil {
-		sig += " " + exprString(spec.Type)
+		sig += " " + syntax.ExprString(spec.Type)
 	}
 	if len(spec.Values) == len(spec.Names) {
-		if v := exprString(spec.Values[i]); len(v) <= maxValueLen {
+		if v := syntax.ExprString(spec.Values[i]); len(v) <= maxValueLen {
 			sig += " = " + v
 		}
 	}
@@ -513,7 +514,7 @@ func (fs *fileSyms) typeSignature(spec *ast.TypeSpec, tn *types.TypeName) string
 			rhs = fs.typeString(fs.s.info.TypeOf(spec.Type))
 		}
 		if rhs == "" {
-			rhs = exprString(spec.Type)
+			rhs = syntax.ExprString(spec.Type)
 		}
 		b.WriteString(rhs)
 	}
@@ -564,38 +565,27 @@ func (fs *fileSyms) fields(ps []*pending, typeName string, parent int, st *ast.S
 	}
 	for _, f := range st.Fields.List {
 		doc := docText(f.Doc, f.Comment)
-		if len(f.Names) == 0 {
-			id := embeddedIdent(f.Type)
-			if id == nil || id.Name == "_" {
-				continue
-			}
-			p := fs.newPending(graph.KindField, id.Name, typeName+"."+id.Name, f.Pos(), f.End())
-			p.parent, p.sym.Doc, p.ident = parent, doc, id
-			sig := ""
-			if v, ok := fs.obj(id).(*types.Var); ok {
-				sig = fs.typeString(v.Type())
-			}
-			if sig == "" {
-				sig = exprString(f.Type)
-			}
-			p.sym.Signature = sig
-			ps = append(ps, p)
-			continue
+		ids := f.Names
+		if len(ids) == 0 {
+			ids = []*ast.Ident{syntax.EmbeddedIdent(f.Type)} // nil when it names no type
 		}
-		for _, id := range f.Names {
+		for _, id := range ids {
 			if id == nil || id.Name == "_" {
 				continue
 			}
-			p := fs.newPending(graph.KindField, id.Name, typeName+"."+id.Name, f.Pos(), f.End())
+			p := fs.newPending(graph.KindField, id.Name, syntax.Qualified(typeName, id.Name), f.Pos(), f.End())
 			p.parent, p.sym.Doc, p.ident = parent, doc, id
 			t := ""
 			if v, ok := fs.obj(id).(*types.Var); ok {
 				t = fs.typeString(v.Type())
 			}
 			if t == "" {
-				t = exprString(f.Type)
+				t = syntax.ExprString(f.Type)
 			}
-			p.sym.Signature = id.Name + " " + t
+			if len(f.Names) > 0 {
+				t = id.Name + " " + t // an embedded field's signature is its type
+			}
+			p.sym.Signature = t
 			ps = append(ps, p)
 		}
 	}
@@ -617,7 +607,7 @@ func (fs *fileSyms) interfaceMethods(ps []*pending, typeName string, parent int,
 			if id == nil || id.Name == "_" {
 				continue
 			}
-			p := fs.newPending(graph.KindInterfaceMethod, id.Name, typeName+"."+id.Name, f.Pos(), f.End())
+			p := fs.newPending(graph.KindInterfaceMethod, id.Name, syntax.Qualified(typeName, id.Name), f.Pos(), f.End())
 			p.parent, p.sym.Doc, p.ident = parent, docText(f.Doc, f.Comment), id
 			sig := ""
 			if fn, ok := fs.obj(id).(*types.Func); ok {
@@ -629,7 +619,7 @@ func (fs *fileSyms) interfaceMethods(ps []*pending, typeName string, parent int,
 				}
 			}
 			if !usable(sig) {
-				sig = id.Name + strings.TrimPrefix(exprString(ft), "func")
+				sig = id.Name + strings.TrimPrefix(syntax.ExprString(ft), "func")
 			}
 			p.sym.Signature = sig
 			ps = append(ps, p)
@@ -649,7 +639,7 @@ func astFuncSignature(d *ast.FuncDecl, recvName string) string {
 			b.WriteString(recvName)
 			b.WriteByte(' ')
 		}
-		b.WriteString(exprString(d.Recv.List[0].Type))
+		b.WriteString(syntax.ExprString(d.Recv.List[0].Type))
 		b.WriteString(") ")
 	}
 	b.WriteString(d.Name.Name)
@@ -657,19 +647,10 @@ func astFuncSignature(d *ast.FuncDecl, recvName string) string {
 		if d.Type.TypeParams != nil && len(d.Type.TypeParams.List) > 0 {
 			b.WriteString("[" + fieldListString(d.Type.TypeParams.List) + "]")
 		}
-		b.WriteString(strings.TrimPrefix(exprString(d.Type), "func"))
+		b.WriteString(strings.TrimPrefix(syntax.ExprString(d.Type), "func"))
 	}
 	return b.String()
 }
-
-// exprString prints an expression from its syntax, showing the parts the
-// parser could not make sense of (and missing ones) as "…" rather than
-// as the "(ast: *ast.BadExpr)" types.ExprString prints.
-func exprString(e ast.Expr) string {
-	return badSyntax.ReplaceAllString(types.ExprString(e), "…")
-}
-
-var badSyntax = regexp.MustCompile(`\(ast: [^)]*\)`)
 
 // fieldListString prints a type parameter list's contents: "K comparable, V any".
 func fieldListString(list []*ast.Field) string {
@@ -683,53 +664,9 @@ func fieldListString(list []*ast.Field) string {
 		if part != "" {
 			part += " "
 		}
-		parts = append(parts, part+exprString(f.Type))
+		parts = append(parts, part+syntax.ExprString(f.Type))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// baseTypeName returns the name of a receiver's base type: "List" for
-// "*List[T]".
-func baseTypeName(e ast.Expr) string {
-	for {
-		switch t := e.(type) {
-		case *ast.StarExpr:
-			e = t.X
-		case *ast.ParenExpr:
-			e = t.X
-		case *ast.IndexExpr:
-			e = t.X
-		case *ast.IndexListExpr:
-			e = t.X
-		case *ast.Ident:
-			return t.Name
-		default:
-			return exprString(e)
-		}
-	}
-}
-
-// embeddedIdent returns the identifier that names an embedded field: T in
-// "T", "*T", "pkg.T", "T[int]".
-func embeddedIdent(e ast.Expr) *ast.Ident {
-	for {
-		switch t := e.(type) {
-		case *ast.StarExpr:
-			e = t.X
-		case *ast.ParenExpr:
-			e = t.X
-		case *ast.IndexExpr:
-			e = t.X
-		case *ast.IndexListExpr:
-			e = t.X
-		case *ast.SelectorExpr:
-			return t.Sel
-		case *ast.Ident:
-			return t
-		default:
-			return nil
-		}
-	}
 }
 
 // docText returns the text of the first non-empty comment group, without

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/position"
+	"github.com/sextant-dev/sextant/internal/syntax"
 )
 
 // Cross-references (references, implementations, call edges) point from
@@ -436,7 +438,7 @@ func markEmbedded(embeds map[*ast.Ident]bool, fl *ast.FieldList) {
 		if _, ok := fd.Type.(*ast.FuncType); ok {
 			continue
 		}
-		if id := embeddedIdent(fd.Type); id != nil {
+		if id := syntax.EmbeddedIdent(fd.Type); id != nil {
 			embeds[id] = true
 		}
 	}
@@ -493,7 +495,7 @@ func (s *pkgState) enclosingScopes(f *ast.File) map[ast.Node]int32 {
 						continue
 					}
 					for _, fd := range fields.List {
-						id := embeddedIdent(fd.Type)
+						id := syntax.EmbeddedIdent(fd.Type)
 						if len(fd.Names) > 0 {
 							id = fd.Names[0]
 						}
@@ -527,7 +529,7 @@ func (s *pkgState) identRef(src *source, path int32, id *ast.Ident, stack []ast.
 		return
 	}
 	pos := src.fset.PositionFor(id.Pos(), false)
-	col := charColumn(src.content, pos)
+	col := position.CharColumn(src.content, pos.Offset, pos.Column)
 	ref := pendingRef{
 		path:      path,
 		line:      int32(pos.Line),
@@ -785,8 +787,8 @@ func (s *pkgState) importRef(src *source, path int32, spec *ast.ImportSpec) {
 		to:        target{site: site{file: -1, name: s.x.xt.intern(imported)}, owner: -1, class: classPackage},
 		path:      path,
 		line:      int32(start.Line),
-		col:       int32(charColumn(src.content, start)),
-		endCol:    int32(charColumn(src.content, end)),
+		col:       int32(position.CharColumn(src.content, start.Offset, start.Column)),
+		endCol:    int32(position.CharColumn(src.content, end.Offset, end.Column)),
 		enclosing: -1,
 		kind:      refImport,
 		test:      src.test,

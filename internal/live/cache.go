@@ -1,5 +1,8 @@
-// Package live keeps the packages that the position tools (check_file,
-// infer_type, render_ssa) ask about type-checked in memory.
+// Package live is the one cache of type-checked packages: it keeps the
+// packages that the position tools (check_file, infer_type, render_ssa)
+// ask about, and those the indexer just amended (checked.go), in memory,
+// and absorbs an edit of a package's own files by type-checking it again
+// against the dependency types already loaded, without the go command.
 //
 // A request names a file inside a root; the cache loads the file's package
 // with go/packages (syntax, types and type information for the package,
@@ -120,6 +123,8 @@ type Result struct {
 	stamps map[string]stamp  // root-relative file → its stat and hash when read
 	dirs   map[string]string // root-relative directory → its .go file names, joined
 	ssa    map[*packages.Package]*ssaState
+
+	checked *checked // set on the indexer's entries (checked.go)
 }
 
 type stamp struct {
@@ -312,7 +317,12 @@ func (c *Cache) load(ctx context.Context, key, root, rel string, unit load.Unit,
 	dir := path.Dir(rel)
 	res.trackDir(fsRoot, dir)
 
+	// FIFOs and links out of the root anywhere in the unit are hidden
+	// from the go command: it would block on the one and read the other.
+	unit.Overlay = load.ExcludedOverlay(load.Exclusions(root, unit.Dir))
 	cfg := load.Config(unit)
+	ctx, cancel := load.Bounded(ctx)
+	defer cancel()
 	cfg.Context = ctx
 	cfg.Tests = tests
 	cfg.Fset = res.Fset

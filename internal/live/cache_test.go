@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -272,52 +271,6 @@ func TestVariantsAndErrors(t *testing.T) {
 			t.Errorf("%s: %v, want %s", tc.file, err, tc.code)
 		}
 	}
-}
-
-// TestOffset checks the character-column conversions both ways.
-func TestOffset(t *testing.T) {
-	src := []byte("ab\n→é x\n")
-	for _, tc := range []struct {
-		line, col, off int
-		ok             bool
-	}{
-		{1, 1, 0, true}, {1, 3, 2, true}, {2, 2, 6, true}, {2, 4, 9, true}, {2, 6, 0, false}, {3, 1, 11, true}, {4, 1, 0, false},
-	} {
-		off, ok := Offset(src, tc.line, tc.col)
-		if ok != tc.ok || (ok && off != tc.off) {
-			t.Errorf("Offset(%d:%d) = %d, %t; want %d, %t", tc.line, tc.col, off, ok, tc.off, tc.ok)
-		}
-		if ok && tc.off < len(src) {
-			lineStart := strings.LastIndexByte(string(src[:off]), '\n') + 1
-			if got := charColumn(src, off, off-lineStart+1); got != tc.col {
-				t.Errorf("charColumn at %d = %d, want %d", off, got, tc.col)
-			}
-		}
-	}
-}
-
-// FuzzOffset checks the position conversions on arbitrary text (source
-// files are outside input): an offset found for a line and column lies
-// in the text, on that line, and converts back to the same column.
-func FuzzOffset(f *testing.F) {
-	f.Add([]byte("ab\n→é x\n"), 2, 3)
-	f.Add([]byte("\xff\xfe\n\n"), 1, 2)
-	f.Fuzz(func(t *testing.T, src []byte, line, col int) {
-		off, ok := Offset(src, line, col)
-		if !ok {
-			return
-		}
-		if off < 0 || off > len(src) {
-			t.Fatalf("Offset(%d:%d) = %d outside %d bytes", line, col, off, len(src))
-		}
-		lineStart := strings.LastIndexByte(string(src[:off]), '\n') + 1
-		if got := strings.Count(string(src[:off]), "\n") + 1; got != line {
-			t.Fatalf("Offset(%d:%d) = %d is on line %d", line, col, off, got)
-		}
-		if got := charColumn(src, off, off-lineStart+1); got != col {
-			t.Fatalf("charColumn(%d) = %d, want %d", off, got, col)
-		}
-	})
 }
 
 // TestRecheckErrors checks that an edit absorbed in memory reports the

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/packages"
 
+	"github.com/sextant-dev/sextant/internal/position"
 	"github.com/sextant-dev/sextant/internal/rootfs"
 )
 
@@ -125,11 +126,7 @@ func (p *Package) parsePos(s string) Position {
 	}
 	if len(nums) > 1 {
 		pos.Column = nums[1]
-		if src := p.Src(pos.Filename); src != nil {
-			if off, ok := Offset(src, pos.Line, 1); ok {
-				pos.Column = charColumn(src, off+nums[1]-1, nums[1])
-			}
-		}
+		pos.Column = position.CharColumnAt(p.Src(pos.Filename), pos.Line, nums[1])
 	}
 	return pos
 }

@@ -3,9 +3,10 @@ package live
 import (
 	"go/token"
 	"go/types"
-	"unicode/utf8"
 
 	"golang.org/x/tools/go/packages"
+
+	"github.com/sextant-dev/sextant/internal/position"
 )
 
 // Position is a place in a file: 1-based line, 1-based column in
@@ -23,54 +24,7 @@ func (r *Result) Position(pos token.Pos) Position {
 		return Position{}
 	}
 	p := r.Fset.PositionFor(pos, false)
-	return Position{Filename: p.Filename, Line: p.Line, Column: charColumn(r.Src(p.Filename), p.Offset, p.Column)}
-}
-
-// charColumn converts a 1-based byte column at byte offset off of src into
-// a 1-based character column.
-func charColumn(src []byte, off, byteCol int) int {
-	if src == nil || off > len(src) || byteCol < 1 {
-		return byteCol
-	}
-	start := off - (byteCol - 1)
-	if start < 0 {
-		return byteCol
-	}
-	return utf8.RuneCount(src[start:off]) + 1
-}
-
-// Offset converts a 1-based line and character column of src into a byte
-// offset; ok is false when the position is not in the file (a column may
-// point just past the end of its line).
-func Offset(src []byte, line, col int) (int, bool) {
-	if line < 1 || col < 1 {
-		return 0, false
-	}
-	off := 0
-	for l := 1; l < line; l++ {
-		i := indexByte(src[off:], '\n')
-		if i < 0 {
-			return 0, false
-		}
-		off += i + 1
-	}
-	for c := 1; c < col; c++ {
-		if off >= len(src) || src[off] == '\n' {
-			return 0, false
-		}
-		_, n := utf8.DecodeRune(src[off:])
-		off += n
-	}
-	return off, true
-}
-
-func indexByte(b []byte, c byte) int {
-	for i, x := range b {
-		if x == c {
-			return i
-		}
-	}
-	return -1
+	return Position{Filename: p.Filename, Line: p.Line, Column: position.CharColumn(r.Src(p.Filename), p.Offset, p.Column)}
 }
 
 // allImports lists the import paths p depends on, transitively, as its

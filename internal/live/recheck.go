@@ -5,15 +5,21 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/scanner"
+	"go/token"
 	"go/types"
 	"maps"
 	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
-
-	"github.com/sextant-dev/sextant/internal/load"
 )
+
+// Checking a loaded package again in memory: an edit's files are parsed
+// again and the package is type-checked against the dependency types of
+// the load, without the go command. That holds only while the edit leaves
+// what the go command decided unchanged (the same files, package clause
+// and imports, no cgo); anything else is errReload. The position tools'
+// entries (recheck) and the indexer's (TakeChecked) both do it this way.
 
 // errReload says an edit cannot be absorbed by type-checking again in
 // memory: the package must be loaded anew with the go command.
@@ -26,11 +32,9 @@ type edit struct {
 }
 
 // recheck absorbs edits to the Go files of a result's one package without
-// the go command: the edited files are parsed again and the package is
-// type-checked against the dependency types of the previous load. That
-// holds only while the edit leaves what the go command decided unchanged:
-// the same files, the same package clause, the same imports, no cgo, no
-// test variants. Anything else is errReload.
+// the go command, keeping the syntax and type errors the edit introduces
+// (the position tools report them). A result of several packages (test
+// variants) is errReload.
 func recheck(old *Result, edits map[string]edit) (*Result, error) {
 	if len(old.Packages) != 1 {
 		return nil, errReload
@@ -47,12 +51,7 @@ func recheck(old *Result, edits map[string]edit) (*Result, error) {
 		ssa: map[*packages.Package]*ssaState{}}
 	old.mu.Unlock()
 
-	oldSyntax := map[string]*ast.File{}
-	for _, f := range op.Syntax {
-		if tf := old.Fset.File(f.FileStart); tf != nil {
-			oldSyntax[tf.Name()] = f
-		}
-	}
+	oldSyntax := syntaxByName(op)
 	var errs []packages.Error
 	files := make([]*ast.File, 0, len(op.CompiledGoFiles))
 	used := 0
@@ -71,8 +70,8 @@ func recheck(old *Result, edits map[string]edit) (*Result, error) {
 			continue
 		}
 		used++
-		f, err := parser.ParseFile(old.Fset, name, e.data, parser.AllErrors|parser.ParseComments|parser.SkipObjectResolution)
-		if f == nil || prev == nil || f.Name.Name != prev.Name.Name || !slices.Equal(load.ImportPaths(f), load.ImportPaths(prev)) {
+		f, err, ok := reparse(old.Fset, name, e.data, prev)
+		if !ok {
 			return nil, errReload
 		}
 		var list scanner.ErrorList
@@ -88,13 +87,61 @@ func recheck(old *Result, edits map[string]edit) (*Result, error) {
 	if used != len(edits) {
 		return nil, errReload // an edited file is not one of the package's
 	}
+	np, typeErrs, _ := typeCheck(old.Fset, op, files, nil)
+	for _, te := range typeErrs {
+		errs = append(errs, packages.Error{Pos: old.Fset.Position(te.Pos).String(), Msg: te.Msg, Kind: packages.TypeError})
+	}
+	np.Errors = errs
+	np.IllTyped = len(errs) > 0
+	nr.Packages = []*packages.Package{np}
+	return nr, nil
+}
 
-	info := load.NewTypesInfo()
+// syntaxByName returns the syntax of p's files by filename.
+func syntaxByName(p *packages.Package) map[string]*ast.File {
+	out := map[string]*ast.File{}
+	for _, f := range p.Syntax {
+		if tf := p.Fset.File(f.FileStart); tf != nil {
+			out[tf.Name()] = f
+		}
+	}
+	return out
+}
+
+// reparse parses the new content src of the file name, whose syntax at
+// the load was prev, and reports with ok whether it keeps what the go
+// command decided from it: a package clause of the same name and the same
+// imports. err holds its syntax errors.
+func reparse(fset *token.FileSet, name string, src []byte, prev *ast.File) (f *ast.File, err error, ok bool) {
+	f, err = parser.ParseFile(fset, name, src, parser.AllErrors|parser.ParseComments|parser.SkipObjectResolution)
+	ok = f != nil && prev != nil && f.Name.Name == prev.Name.Name && slices.Equal(importPaths(f), importPaths(prev))
+	return f, err, ok
+}
+
+// importPaths returns the quoted import paths of f, in order: an edit
+// that changes them changes what the go command would load.
+func importPaths(f *ast.File) []string {
+	out := make([]string, len(f.Imports))
+	for i, s := range f.Imports {
+		out[i] = s.Path.Value
+	}
+	return out
+}
+
+// typeCheck type-checks files as the package op anew, against the
+// dependency types its load gave it, or those of override for the import
+// paths it has (packages checked again just before op). It returns op
+// with the new syntax, types and type errors (Errors is the caller's to
+// set), the type errors, and how many errors the checker reported in all.
+func typeCheck(fset *token.FileSet, op *packages.Package, files []*ast.File, override map[string]*packages.Package) (*packages.Package, []types.Error, int) {
+	info := newTypesInfo()
 	var typeErrs []types.Error
+	n := 0
 	conf := &types.Config{
-		Importer: load.ImporterOf(op, nil),
+		Importer: importerOf(op, override),
 		Sizes:    op.TypesSizes,
 		Error: func(err error) {
+			n++
 			if te, ok := err.(types.Error); ok {
 				typeErrs = append(typeErrs, te)
 			}
@@ -104,14 +151,52 @@ func recheck(old *Result, edits map[string]edit) (*Result, error) {
 		conf.GoVersion = "go" + op.Module.GoVersion
 	}
 	tp := types.NewPackage(op.PkgPath, op.Name)
-	_ = types.NewChecker(conf, old.Fset, tp, info).Files(files)
-	for _, te := range typeErrs {
-		errs = append(errs, packages.Error{Pos: old.Fset.Position(te.Pos).String(), Msg: te.Msg, Kind: packages.TypeError})
+	if err := types.NewChecker(conf, fset, tp, info).Files(files); err != nil && n == 0 {
+		n++
 	}
-
 	np := *op
-	np.Syntax, np.Types, np.TypesInfo, np.TypeErrors, np.Errors = files, tp, info, typeErrs, errs
-	np.IllTyped = len(errs) > 0
-	nr.Packages = []*packages.Package{&np}
-	return nr, nil
+	np.Syntax, np.Types, np.TypesInfo, np.TypeErrors, np.Errors = files, tp, info, typeErrs, nil
+	np.IllTyped = len(typeErrs) > 0
+	if len(override) > 0 {
+		np.Imports = make(map[string]*packages.Package, len(op.Imports))
+		for path, ip := range op.Imports {
+			if f := override[path]; f != nil {
+				ip = f
+			}
+			np.Imports[path] = ip
+		}
+	}
+	return &np, typeErrs, n
 }
+
+// newTypesInfo returns a types.Info recording everything go/packages
+// records with NeedTypesInfo.
+func newTypesInfo() *types.Info {
+	return &types.Info{
+		Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{},
+		Implicits: map[ast.Node]types.Object{}, Instances: map[*ast.Ident]types.Instance{}, Scopes: map[ast.Node]*types.Scope{},
+		Selections: map[*ast.SelectorExpr]*types.Selection{}, FileVersions: map[*ast.File]string{},
+	}
+}
+
+// importerOf returns an importer that gives p's imports the types the
+// load gave them, or those of override for the paths it has. Only
+// complete packages are given.
+func importerOf(p *packages.Package, override map[string]*packages.Package) types.Importer {
+	return importerFunc(func(path string) (*types.Package, error) {
+		if path == "unsafe" {
+			return types.Unsafe, nil
+		}
+		if o := override[path]; o != nil {
+			return o.Types, nil
+		}
+		if ip := p.Imports[path]; ip != nil && ip.Types != nil && ip.Types.Complete() {
+			return ip.Types, nil
+		}
+		return nil, errors.New("no types for " + path)
+	})
+}
+
+type importerFunc func(path string) (*types.Package, error)
+
+func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }

@@ -43,8 +43,15 @@ type Plan struct {
 	// gets loaded, so freshness checks have to watch them as well as the
 	// Go files.
 	Manifests []string
-	// Diagnostics describe go.mod and go.work files that could not be used.
+	// Diagnostics describe go.mod and go.work files that could not be
+	// used, and the files that are not read (Excluded).
 	Diagnostics []graph.Diagnostic
+	// Excluded are the files under the root that are never read, by
+	// absolute path, each with why: symbolic links whose target leaves
+	// the root, and special files (FIFOs, sockets, devices), whose read
+	// could block forever. Every unit's Overlay hides them from the go
+	// command.
+	Excluded map[string]string
 }
 
 // Unit is one go/packages invocation: a directory to run the go command in
@@ -63,6 +70,10 @@ type Unit struct {
 	Vendor bool
 	// Modules are the modules the unit covers.
 	Modules []graph.Module
+	// Overlay replaces, for the go command and go/packages, the content
+	// of the files that must not be read (see Plan.Excluded and
+	// ExcludedOverlay).
+	Overlay map[string][]byte
 }
 
 // Manifest returns the repo-relative path of the file that defines the
@@ -119,24 +130,20 @@ func Discover(root string) (Plan, error) {
 	}
 	plan := Plan{Root: abs}
 
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return Plan{}, fmt.Errorf("reading root: %w", err)
+	}
 	var modFiles []string // absolute go.mod paths
-	err = filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			// An unreadable directory deeper down should not stop the
-			// rest of the tree from being indexed.
-			if path != abs && d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			if path != abs {
-				return nil
-			}
-			return err
+	err = walkTree(real, abs, func(path, why string) {
+		if plan.Excluded == nil {
+			plan.Excluded = map[string]string{}
 		}
-		if d.IsDir() {
-			if path != abs && skipDir(d.Name()) {
-				return fs.SkipDir
-			}
-			return nil
+		plan.Excluded[path] = why
+		plan.Diagnostics = append(plan.Diagnostics, excludedDiagnostic(relSlash(abs, path), why))
+	}, func(path string, d fs.DirEntry) {
+		if inVendor(relSlash(abs, path)) {
+			return
 		}
 		switch d.Name() {
 		case "go.mod":
@@ -149,7 +156,6 @@ func Discover(root string) (Plan, error) {
 				plan.Manifests = append(plan.Manifests, relSlash(abs, path))
 			}
 		}
-		return nil
 	})
 	if err != nil {
 		return Plan{}, fmt.Errorf("walking %s: %w", abs, err)
@@ -180,8 +186,159 @@ func Discover(root string) (Plan, error) {
 			WithData("diagnostics", plan.Diagnostics)
 	}
 
-	plan.Units = units(abs, plan.Modules, &plan.Diagnostics)
+	plan.Units = units(abs, plan.Modules, plan.Excluded, &plan.Diagnostics)
+	overlay := ExcludedOverlay(plan.Excluded)
+	for i := range plan.Units {
+		plan.Units[i].Overlay = overlay
+	}
 	return plan, nil
+}
+
+// walkTree walks dir, under the resolved root real, as the go command's
+// patterns see it: directories SkipDir names are skipped, except vendor
+// (which -mod=vendor reads). Each file that must not be read goes to
+// excluded with why (see notReadable), every other file to file. An
+// unreadable directory below dir is skipped; only dir's own error ends
+// the walk.
+func walkTree(real, dir string, excluded func(path, why string), file func(path string, d fs.DirEntry)) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path != dir && d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			if path != dir {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() {
+			if path != dir && skipDir(d.Name()) && d.Name() != "vendor" {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if why := notReadable(real, path, d); why != "" {
+			excluded(path, why)
+		} else {
+			file(path, d)
+		}
+		return nil
+	})
+}
+
+// inVendor reports whether the repo-relative path rel is inside a vendor
+// directory.
+func inVendor(rel string) bool {
+	return strings.HasPrefix(rel, "vendor/") || strings.Contains(rel, "/vendor/")
+}
+
+// notReadable says why the file at path, found in a walk of root (a
+// resolved path), must not be read, or "" when it may: a symbolic link
+// whose target leaves root, or that is (or leads to) a special file. A
+// dangling link has nothing to read; a link to a directory inside the
+// root is not followed by the walk, nor by the go command's patterns.
+func notReadable(root, path string, d fs.DirEntry) string {
+	t := d.Type()
+	if t&fs.ModeSymlink == 0 {
+		return special(t)
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return ""
+	}
+	if rel, err := filepath.Rel(root, target); err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return "is a symbolic link that leaves the root"
+	}
+	info, err := os.Stat(target)
+	if err != nil || info.IsDir() {
+		return ""
+	}
+	if why := special(info.Mode()); why != "" {
+		return "is a symbolic link to a file that " + why
+	}
+	return ""
+}
+
+// NotReadable says why the file at path under root (a resolved path)
+// must not be read, as Discover would, or "" when it may be: the check
+// for whoever reads a file the go command listed, which may have been
+// replaced since Discover walked the tree.
+func NotReadable(root, path string) string {
+	info, err := os.Lstat(path)
+	if err != nil {
+		return ""
+	}
+	return notReadable(root, path, fs.FileInfoToDirEntry(info))
+}
+
+// special says what kind of special file a file of mode m is, or "" for
+// a regular file or a directory.
+func special(m fs.FileMode) string {
+	switch {
+	case m.IsRegular(), m.IsDir():
+		return ""
+	case m&fs.ModeNamedPipe != 0:
+		return "is a FIFO (named pipe)"
+	case m&fs.ModeSocket != 0:
+		return "is a socket"
+	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
+		return "is a device"
+	default:
+		return "is not a regular file"
+	}
+}
+
+// excludedDiagnostic is the diagnostic of a file that is not read.
+func excludedDiagnostic(rel, why string) graph.Diagnostic {
+	return graph.Diagnostic{Path: rel, Kind: "list",
+		Message: fmt.Sprintf("%s %s: not read; only regular files inside the root are indexed", rel, why)}
+}
+
+// ignoredStub is what the go command sees in place of an excluded Go
+// file: a file no build configuration includes, so the package is built
+// without it and nothing of the real file is read.
+var ignoredStub = []byte("//go:build ignore && !ignore\n\npackage ignored\n")
+
+// ExcludedOverlay returns the go/packages overlay that hides the excluded
+// files (absolute paths) from the go command: an excluded Go file reads
+// as a file no build includes, any other as empty. The go command then
+// neither opens a FIFO (which would block it) nor reads a linked file
+// outside the root.
+func ExcludedOverlay(excluded map[string]string) map[string][]byte {
+	if len(excluded) == 0 {
+		return nil
+	}
+	overlay := make(map[string][]byte, len(excluded))
+	for path := range excluded {
+		if info, err := os.Stat(path); err == nil && info.IsDir() {
+			continue // a link to a directory outside: see OutsideDir
+		}
+		if strings.HasSuffix(path, ".go") {
+			overlay[path] = ignoredStub
+		} else {
+			overlay[path] = []byte{}
+		}
+	}
+	return overlay
+}
+
+// Exclusions walks dir, a directory under root, for the files that must
+// not be read (see Plan.Excluded), skipping what Discover skips. The live
+// package cache, which loads one directory without Discover, hides them
+// with ExcludedOverlay.
+func Exclusions(root, dir string) map[string]string {
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil
+	}
+	var out map[string]string
+	_ = walkTree(real, dir, func(path, why string) {
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[path] = why
+	}, func(string, fs.DirEntry) {})
+	return out
 }
 
 // enclosingModule returns the nearest directory above dir that holds a
@@ -199,8 +356,12 @@ func enclosingModule(dir string) string {
 
 // units groups the modules into load units, using root's go.work when
 // there is one and it parses.
-func units(root string, mods []graph.Module, diags *[]graph.Diagnostic) []Unit {
-	used, ok := workspaceUses(root, diags)
+func units(root string, mods []graph.Module, excluded map[string]string, diags *[]graph.Diagnostic) []Unit {
+	var used map[string]bool
+	ok := false
+	if _, skip := excluded[filepath.Join(root, "go.work")]; !skip { // a FIFO would block the read
+		used, ok = workspaceUses(root, diags)
+	}
 	var out []Unit
 	var rest []graph.Module
 	if ok {

@@ -2,9 +2,11 @@ package load
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -37,23 +39,39 @@ const Mode = packages.NeedName |
 // forbids the go command from writing go.mod or go.sum.
 func Config(u Unit) *packages.Config {
 	return &packages.Config{
-		Mode:  Mode,
-		Dir:   u.Dir,
-		Env:   Env(os.Environ(), u),
-		Tests: true,
-		Logf:  nil,
+		Mode:    Mode,
+		Dir:     u.Dir,
+		Env:     Env(os.Environ(), u),
+		Tests:   true,
+		Logf:    nil,
+		Overlay: u.Overlay,
 	}
+}
+
+// MaxLoad bounds one load when its context has no sooner deadline: a go
+// command that neither finishes nor fails (a module proxy that never
+// answers, say) is killed then, with everything it started.
+const MaxLoad = 30 * time.Minute
+
+// Bounded returns ctx with the MaxLoad deadline unless it ends sooner.
+func Bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, MaxLoad)
 }
 
 // Load loads the packages of u. Packages that fail to parse or type-check
 // are returned with their errors and whatever syntax and types could be
 // built; the error is for failures of the load as a whole (the go command
-// is missing or rejects the module, or ctx ends).
+// is missing or rejects the module, or ctx or the MaxLoad deadline ends).
 func Load(ctx context.Context, u Unit) ([]*packages.Package, error) {
+	ctx, cancel := Bounded(ctx)
+	defer cancel()
 	cfg := Config(u)
 	cfg.Context = ctx
 	pkgs, err := packages.Load(cfg, u.Patterns...)
 	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("loading packages in %s: the go command did not finish within its deadline (at most %s): %w", u.Dir, MaxLoad, ctx.Err())
+		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("loading packages in %s: %w", u.Dir, ctx.Err())
 		}
@@ -104,4 +122,21 @@ func Env(base []string, u Unit) []string {
 		"GOWORK="+gowork,
 		"GOFLAGS="+strings.Join(flags, " "),
 	)
+}
+
+// VariantRank ranks a variant p of the package with import path path by
+// how well it stands for the package alone: 3 for "path [path.test]" (all
+// of path's files, in-package tests included), 2 for "path" (or an
+// external test package's own variant), 1 for a variant compiled for
+// another package's test.
+func VariantRank(path string, p *packages.Package) int {
+	switch {
+	case p.ID == path+" ["+path+".test]":
+		return 3
+	case p.ID == path:
+		return 2
+	case strings.HasSuffix(path, "_test") && p.ID == path+" ["+strings.TrimSuffix(path, "_test")+".test]":
+		return 2
+	}
+	return 1
 }

@@ -56,16 +56,135 @@ func (d *Duration) UnmarshalText(b []byte) error {
 	return err
 }
 
-// PoolConfig bounds the pool.
+// PoolConfig bounds the pool. Every field has a range (see Bounds); 0
+// means the default.
 type PoolConfig struct {
 	MaxServers     int      `toml:"max_servers"`     // processes at once (default 8)
 	IdleTimeout    Duration `toml:"idle_timeout"`    // shut an unused server down after (default 10m)
 	RequestTimeout Duration `toml:"request_timeout"` // deadline of one request (default 30s)
-	StartTimeout   Duration `toml:"start_timeout"`   // deadline of initialize (default 60s)
-	MemoryMB       int      `toml:"memory_mb"`       // hard cap per server (default 8192; -1 none)
-	SoftMemoryMB   int      `toml:"soft_memory_mb"`  // SERVER LARGE above this footprint (default 2048)
-	QuietPeriod    Duration `toml:"quiet"`           // diagnostics settled after this long without news (default 1s)
-	MaxOpenFiles   int      `toml:"max_open_files"`  // documents kept open per server (default 50)
+	// StartTimeout bounds starting a server: the process and its answer to
+	// initialize (default 60s). The call that starts a server waits for it
+	// no longer than its own deadline either (the request timeout), and a
+	// server that does not answer in time is killed: LSP_TIMEOUT.
+	StartTimeout Duration `toml:"start_timeout"`
+	MemoryMB     int      `toml:"memory_mb"`      // hard cap per server (default 8192; -1 none)
+	SoftMemoryMB int      `toml:"soft_memory_mb"` // SERVER LARGE above this footprint (default 2048)
+	QuietPeriod  Duration `toml:"quiet"`          // diagnostics settled after this long without news (default 1s)
+	MaxOpenFiles int      `toml:"max_open_files"` // documents kept open per server (default 50)
+}
+
+// The ranges of the numeric settings. A value outside its range is a
+// configuration error naming the setting, never clamped or wrapped.
+const (
+	MinMemoryMB    = 64      // memory_mb: -1 (no cap), 0 (default) or MinMemoryMB..MaxMemoryMB
+	MaxMemoryMB    = 1 << 20 // 1 TiB
+	MaxServerCount = 256     // max_servers: 0 (default) or 1..MaxServerCount
+	MaxOpenFilesN  = 10000   // max_open_files: 0 (default) or 1..MaxOpenFilesN
+	// MaxTimeout bounds request_timeout, start_timeout and a server's
+	// timeout; idle_timeout is bounded by MaxIdleTimeout and quiet by
+	// MaxQuiet. Durations may not be negative.
+	MaxTimeout     = time.Hour
+	MaxIdleTimeout = 24 * time.Hour
+	MaxQuiet       = time.Minute
+)
+
+// check reports the first setting outside its range.
+func (c PoolConfig) check() error {
+	if err := checkInt("max_servers", c.MaxServers, 0, MaxServerCount); err != nil {
+		return err
+	}
+	if err := checkMemory("memory_mb", c.MemoryMB); err != nil {
+		return err
+	}
+	if err := checkInt("soft_memory_mb", c.SoftMemoryMB, 0, MaxMemoryMB); err != nil {
+		return err
+	}
+	if err := checkInt("max_open_files", c.MaxOpenFiles, 0, MaxOpenFilesN); err != nil {
+		return err
+	}
+	for _, d := range []struct {
+		name string
+		v    Duration
+		max  time.Duration
+	}{
+		{"idle_timeout", c.IdleTimeout, MaxIdleTimeout},
+		{"request_timeout", c.RequestTimeout, MaxTimeout},
+		{"start_timeout", c.StartTimeout, MaxTimeout},
+		{"quiet", c.QuietPeriod, MaxQuiet},
+	} {
+		if err := checkDuration(d.name, d.v.Duration, d.max); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// check reports the first setting of s outside its range.
+func (s ServerSpec) check() error {
+	if err := checkMemory("memory_mb", s.MemoryMB); err != nil {
+		return err
+	}
+	return checkDuration("timeout", s.Timeout.Duration, MaxTimeout)
+}
+
+func checkInt(name string, v, lo, hi int) error {
+	if v < lo || v > hi {
+		return fmt.Errorf("%s = %d is out of range: it must be between %d and %d (0 for the default)", name, v, lo, hi)
+	}
+	return nil
+}
+
+// CheckMemoryMB reports whether mb is a valid memory cap: -1 (none), 0
+// (the default) or MinMemoryMB..MaxMemoryMB MiB.
+func CheckMemoryMB(mb int) error { return checkMemory("memory_mb", mb) }
+
+func checkMemory(name string, mb int) error {
+	if mb == -1 || mb == 0 || mb >= MinMemoryMB && mb <= MaxMemoryMB {
+		return nil
+	}
+	return fmt.Errorf("%s = %d is out of range: it must be -1 (no cap), 0 (the default) or between %d and %d MiB", name, mb, MinMemoryMB, MaxMemoryMB)
+}
+
+func checkDuration(name string, d, max time.Duration) error {
+	if d < 0 || d > max {
+		return fmt.Errorf("%s = %s is out of range: it must be between 0 (the default) and %s", name, d, max)
+	}
+	return nil
+}
+
+// loosened names the first setting of c that lifts a bound of def (the
+// built-in defaults): a value above the default, or no memory cap. What
+// an untrusted repository's file may set is what loosened lets through.
+func (c PoolConfig) loosened(def PoolConfig) string {
+	ints := []struct {
+		name   string
+		v, def int
+	}{
+		{"max_servers", c.MaxServers, def.MaxServers},
+		{"memory_mb", c.MemoryMB, def.MemoryMB},
+		{"soft_memory_mb", c.SoftMemoryMB, def.SoftMemoryMB},
+		{"max_open_files", c.MaxOpenFiles, def.MaxOpenFiles},
+	}
+	for _, s := range ints {
+		if s.v < 0 || s.v > s.def {
+			return fmt.Sprintf("%s = %d (the bound is %d)", s.name, s.v, s.def)
+		}
+	}
+	durs := []struct {
+		name   string
+		v, def time.Duration
+	}{
+		{"idle_timeout", c.IdleTimeout.Duration, def.IdleTimeout.Duration},
+		{"request_timeout", c.RequestTimeout.Duration, def.RequestTimeout.Duration},
+		{"start_timeout", c.StartTimeout.Duration, def.StartTimeout.Duration},
+		{"quiet", c.QuietPeriod.Duration, def.QuietPeriod.Duration},
+	}
+	for _, s := range durs {
+		if s.v > s.def {
+			return fmt.Sprintf("%s = %s (the bound is %s)", s.name, s.v, s.def)
+		}
+	}
+	return ""
 }
 
 // withDefaults fills the zero fields.
@@ -141,13 +260,18 @@ func Defaults() []ServerSpec {
 const maxConfigBytes = 1 << 20
 
 // TrustEnv is the environment variable that lets the [[lsp.server]]
-// entries of a repository's configuration file run: they name commands,
-// and the repository is not trusted by default.
+// entries of a repository's configuration file run (they name commands)
+// and its [lsp] settings loosen the resource bounds: the repository is
+// not trusted by default.
 const TrustEnv = "SEXTANT_TRUST_REPO_CONFIG"
 
 // LoadConfig reads root's configuration file, if any, over the defaults.
-// A malformed file is an error naming it; a missing one is not. A file
-// that defines servers is refused unless TrustEnv is 1.
+// A malformed file is an error naming it; a missing one is not, and nor is
+// a setting outside its range (see the Max constants). Unless TrustEnv is
+// 1, the file is the repository's and not the user's: one that defines
+// servers is refused, and so is one whose [lsp] settings lift a bound
+// above its built-in default (more servers, longer timeouts, a larger or
+// no memory cap); lower values, which only tighten, are applied.
 //
 // The file is read through os.Root like every file of a root (package
 // rootfs): a configuration file that is a symlink out of the root is
@@ -191,8 +315,20 @@ func LoadConfig(root string) (*Config, error) {
 			if s.Name == "" || s.Command == "" || len(s.Globs) == 0 {
 				return nil, fmt.Errorf("%s: [[lsp.server]] %d needs name, command and globs", p, i+1)
 			}
+			if err := s.check(); err != nil {
+				return nil, fmt.Errorf("%s: [[lsp.server]] %s: %w", p, s.Name, err)
+			}
 		}
-		if len(fc.LSP.Servers) > 0 && os.Getenv(TrustEnv) != "1" {
+		if err := fc.LSP.PoolConfig.check(); err != nil {
+			return nil, fmt.Errorf("%s: [lsp] %w", p, err)
+		}
+		trusted := os.Getenv(TrustEnv) == "1"
+		if l := fc.LSP.PoolConfig.withDefaults().loosened(PoolConfig{}.withDefaults()); l != "" && !trusted {
+			// The resource bounds protect the user from the repository:
+			// its file may lower them, only the user may lift them.
+			return nil, fmt.Errorf("%s: [lsp] %s lifts a resource bound, and a repository's file may only tighten them: Sextant applies it only with %s=1 in its environment (trust this repository)", p, l, TrustEnv)
+		}
+		if len(fc.LSP.Servers) > 0 && !trusted {
 			// The file is the repository's: whoever wrote it chooses the
 			// command Sextant would run. Only the user can say to trust it.
 			return nil, fmt.Errorf("%s defines language servers, and a repository's file may name any command: Sextant starts them only with %s=1 in its environment (trust this repository), or use the built-in servers", p, TrustEnv)

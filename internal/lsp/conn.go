@@ -27,6 +27,10 @@ const (
 	CodeRequestCancelled = -32800
 )
 
+// errNotSent marks a call's failure before the server got the request:
+// the stream had ended, or writing the request failed.
+var errNotSent = errors.New("the request was not sent")
+
 // ErrClosed is returned by calls on a connection whose stream ended.
 var ErrClosed = errors.New("connection to the language server closed")
 
@@ -212,7 +216,7 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	if c.err != nil {
 		err := c.err
 		c.mu.Unlock()
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", errNotSent, err)
 	}
 	c.nextID++
 	id := c.nextID
@@ -224,7 +228,7 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	}
 	if err := c.send(m); err != nil {
 		c.forget(id)
-		return nil, fmt.Errorf("sending %s: %w", method, err)
+		return nil, fmt.Errorf("sending %s: %w: %w", method, errNotSent, err)
 	}
 	select {
 	case r, ok := <-ch:

@@ -2,8 +2,11 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -70,6 +73,122 @@ func (l *Lease) Release() {
 	})
 }
 
+// readOnly are the requests that change nothing in the server or the
+// files: sending one again to a restarted server is safe.
+var readOnly = map[string]bool{
+	"textDocument/hover": true, "textDocument/definition": true, "textDocument/declaration": true,
+	"textDocument/typeDefinition": true, "textDocument/implementation": true, "textDocument/references": true,
+	"textDocument/documentSymbol": true, "textDocument/completion": true, "textDocument/signatureHelp": true,
+	"textDocument/documentHighlight": true, "textDocument/foldingRange": true, "textDocument/selectionRange": true,
+	"textDocument/inlayHint": true, "textDocument/diagnostic": true, "textDocument/prepareCallHierarchy": true,
+	"callHierarchy/incomingCalls": true, "callHierarchy/outgoingCalls": true, "workspace/symbol": true,
+}
+
+// Call is Server.Call with the retry of CallRaw.
+func (l *Lease) Call(ctx context.Context, method string, params, result any) error {
+	raw, err := l.CallRaw(ctx, method, params, 0)
+	return decodeResult(l.Name, method, raw, err, result)
+}
+
+// CallRaw is Server.CallRaw, except that a read-only request is not lost
+// to a server found dead, one killed (by a user, the OOM killer) between
+// the pool's check and the call: when the server is dead or dying (a
+// SIGKILL pending, see dying) before the request is sent, or the request
+// cannot be written to it, the request
+// goes to the restarted server instead, with the call's documents synced
+// to it again, and the lease's Notices say the server was restarted and
+// how the old one ended. A server that dies once it has the request is
+// not sent it again: the request may be what killed it, and a caller
+// must learn that it did.
+func (l *Lease) CallRaw(ctx context.Context, method string, params any, timeout time.Duration) (json.RawMessage, error) {
+	if readOnly[method] && (!l.Server.Alive() || dying(l.Server.Pid())) {
+		l.restart(ctx) // when it cannot, the call fails on the dead one as before
+	}
+	raw, err := l.Server.CallRaw(ctx, method, params, timeout)
+	if err == nil || !readOnly[method] || !errors.Is(err, errDied) || !errors.Is(err, errNotSent) {
+		return raw, err
+	}
+	if !l.restart(ctx) {
+		return raw, err
+	}
+	return l.Server.CallRaw(ctx, method, params, timeout)
+}
+
+// Sync is Server.Sync, on a restarted server when the lease's one is
+// found dead.
+func (l *Lease) Sync(abs, languageID string, text []byte) (string, error) {
+	uri, err := l.Server.Sync(abs, languageID, text)
+	if err == nil || !errors.Is(err, errDied) || !l.restart(context.Background()) {
+		return uri, err
+	}
+	return l.Server.Sync(abs, languageID, text)
+}
+
+// restart replaces the lease's dead server by a live one (started unless
+// another call already did), opens the dead one's documents on it, and
+// adds the restart to the notices. It reports false when there is no
+// live server with the same position encoding to go on with.
+func (l *Lease) restart(ctx context.Context) bool {
+	p, e, dead := l.p, l.e, l.Server
+	if dead.Alive() {
+		if !dying(dead.Pid()) {
+			return false
+		}
+		// Killed and not yet gone: wait for the kernel to finish, so the
+		// pool sees it dead.
+		select {
+		case <-dead.proc.exited:
+		case <-time.After(2 * time.Second):
+			return false
+		}
+	}
+	p.mu.Lock()
+	select {
+	case <-p.done:
+		p.mu.Unlock()
+		return false
+	default:
+	}
+	if p.ents[e.key] != e {
+		p.mu.Unlock()
+		return false
+	}
+	if err := p.serveLocked(ctx, e, dead.spec, dead.Root); err != nil {
+		p.mu.Unlock()
+		return false
+	}
+	srv, notices := e.srv, e.notices
+	e.notices = nil
+	p.mu.Unlock()
+	if len(notices) == 0 { // another call restarted it and was told
+		note := fmt.Sprintf("%s was restarted: the previous process (pid %d) ended (%s)", dead.Name, dead.Pid(), orDefault(dead.proc.exitStatus(), "it stopped answering"))
+		if t := dead.StderrTail(1500); t != "" {
+			note += "; its stderr ended with:\n" + t
+		}
+		notices = []string{note}
+	}
+	for i := range notices {
+		notices[i] += "; the call was sent again to the new process (pid " + strconv.Itoa(srv.Pid()) + ")"
+	}
+	l.Server = srv
+	l.Notices = append(l.Notices, notices...)
+	if srv.Encoding() != dead.Encoding() {
+		return false // the call's positions were converted for the old encoding
+	}
+	dead.mu.Lock()
+	docs := make([]*document, 0, len(dead.docs))
+	for _, d := range dead.docs {
+		docs = append(docs, d)
+	}
+	dead.mu.Unlock()
+	for _, d := range docs {
+		if _, err := srv.Sync(URIPath(d.uri), d.languageID, d.text); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // Acquire returns the server spec runs in root, starting it if needed.
 func (p *Pool) Acquire(ctx context.Context, spec ServerSpec, root string) (*Lease, error) {
 	key := Key{spec.Name, root}
@@ -91,6 +210,31 @@ func (p *Pool) Acquire(ctx context.Context, spec ServerSpec, root string) (*Leas
 	}
 	e.inflight++
 	e.used = time.Now()
+	if err := p.serveLocked(ctx, e, spec, root); err != nil {
+		e.inflight--
+		if e.inflight == 0 && e.srv == nil && p.ents[key] == e {
+			delete(p.ents, key)
+		}
+		p.mu.Unlock()
+		return nil, err
+	}
+	l := &Lease{Server: e.srv, p: p, e: e, Notices: e.notices}
+	e.notices = nil
+	p.mu.Unlock()
+	if soft := p.cfg.SoftMemoryMB; soft > 0 {
+		if f := l.Footprint(); f.Total() > int64(soft)<<20 {
+			l.Notices = append(l.Notices, fmt.Sprintf("SERVER LARGE: %s (pid %d) uses %d MiB (resident %d MiB + swap %d MiB in %d processes), above the soft limit of %d MiB; lsp_restart frees it",
+				l.Name, l.Pid(), f.Total()>>20, f.RSSBytes>>20, f.SwapBytes>>20, f.Processes, soft))
+		}
+	}
+	return l, nil
+}
+
+// serveLocked makes e.srv a live server, restarting a dead one (and
+// noting why in e.notices) or starting one, or waits for the caller
+// already starting it. It is called and returns with p.mu held; the
+// caller holds e (inflight).
+func (p *Pool) serveLocked(ctx context.Context, e *entry, spec ServerSpec, root string) error {
 	for {
 		if e.srv != nil && !e.srv.Alive() {
 			dead := e.srv
@@ -116,9 +260,7 @@ func (p *Pool) Acquire(ctx context.Context, spec ServerSpec, root string) (*Leas
 			case <-ch:
 			case <-ctx.Done():
 				p.mu.Lock()
-				e.inflight--
-				p.mu.Unlock()
-				return nil, graph.Wrap(graph.CodeLSPTimeout, ctx.Err(), spec.Name+" is still starting; call again")
+				return graph.Wrap(graph.CodeLSPTimeout, ctx.Err(), spec.Name+" is still starting; call again")
 			}
 			p.mu.Lock()
 			if e.srv == nil {
@@ -145,25 +287,11 @@ func (p *Pool) Acquire(ctx context.Context, spec ServerSpec, root string) (*Leas
 		e.starting = nil
 		close(ch)
 		if err != nil {
-			e.inflight--
-			if e.inflight == 0 && e.srv == nil && p.ents[key] == e {
-				delete(p.ents, key)
-			}
-			p.mu.Unlock()
-			return nil, err
+			return err
 		}
 		e.srv = srv
 	}
-	l := &Lease{Server: e.srv, p: p, e: e, Notices: e.notices}
-	e.notices = nil
-	p.mu.Unlock()
-	if soft := p.cfg.SoftMemoryMB; soft > 0 {
-		if f := l.Footprint(); f.Total() > int64(soft)<<20 {
-			l.Notices = append(l.Notices, fmt.Sprintf("SERVER LARGE: %s (pid %d) uses %d MiB (resident %d MiB + swap %d MiB in %d processes), above the soft limit of %d MiB; lsp_restart frees it",
-				l.Name, l.Pid(), f.Total()>>20, f.RSSBytes>>20, f.SwapBytes>>20, f.Processes, soft))
-		}
-	}
-	return l, nil
+	return nil
 }
 
 // makeRoomLocked shuts the least recently used idle server down when the
@@ -203,6 +331,9 @@ func (p *Pool) removeLocked(e *entry) {
 // Restart shuts the server spec runs in root down (if it runs) and starts
 // it again, with a new memory cap when capMB is not 0 (-1: none).
 func (p *Pool) Restart(ctx context.Context, spec ServerSpec, root string, capMB int) (*Lease, error) {
+	if err := CheckMemoryMB(capMB); err != nil {
+		return nil, graph.Errorf(graph.CodeInvalidArgument, "%v", err).WithData("field", "memory_mb")
+	}
 	key := Key{spec.Name, root}
 	p.mu.Lock()
 	if e := p.ents[key]; e != nil {

@@ -89,7 +89,15 @@ func startServer(ctx context.Context, spec ServerSpec, root string, cfg PoolConf
 	}
 	s.conn = NewConn(r, w, Handler{Notify: s.notified, Request: s.requested})
 	go s.conn.Run()
-	ctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout.Duration)
+	// Starting is bounded by start_timeout and by the deadline of the
+	// call that starts the server (its request timeout): a server that
+	// never answers initialize must not hold that call longer than any
+	// other request would.
+	limit := cfg.StartTimeout.Duration
+	if t := s.timeout(); t > 0 && t < limit {
+		limit = t
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	uri := FileURI(root)
 	params := map[string]any{
@@ -109,6 +117,17 @@ func startServer(ctx context.Context, spec ServerSpec, root string, cfg PoolConf
 		} `json:"serverInfo"`
 	}
 	if err := s.conn.Call(ctx, "initialize", params, &res); err != nil {
+		var ce *CancelledError
+		if errors.As(err, &ce) && errors.Is(err, context.DeadlineExceeded) {
+			s.kill()
+			msg := fmt.Sprintf("%s did not answer initialize within %s (the sooner of start_timeout %s and the request timeout %s); it was stopped and the next call starts it again",
+				spec.Name, limit.Round(time.Millisecond), cfg.StartTimeout.Duration, s.timeout())
+			if t := s.StderrTail(2000); t != "" {
+				msg += "\nstderr tail:\n" + t
+			}
+			return nil, &graph.Error{Code: graph.CodeLSPTimeout, Message: msg, Err: err,
+				Data: map[string]any{"server": spec.Name, "method": "initialize", "timeout_ms": limit.Milliseconds()}}
+		}
 		err = s.failure("initialize", err)
 		s.kill()
 		return nil, err
@@ -233,11 +252,17 @@ func (s *Server) timeout() time.Duration {
 // status and stderr tail in the error's data.
 func (s *Server) Call(ctx context.Context, method string, params, result any) error {
 	raw, err := s.CallRaw(ctx, method, params, 0)
+	return decodeResult(s.Name, method, raw, err, result)
+}
+
+// decodeResult decodes the answer raw of a call that failed with err
+// (nil when it succeeded) into result, unless nil.
+func decodeResult(server, method string, raw json.RawMessage, err error, result any) error {
 	if err != nil || result == nil || len(raw) == 0 {
 		return err
 	}
 	if err := json.Unmarshal(raw, result); err != nil {
-		return graph.Wrap(graph.CodeLSPUnavailable, err, fmt.Sprintf("%s answered %s with an unexpected shape", s.Name, method))
+		return graph.Wrap(graph.CodeLSPUnavailable, err, fmt.Sprintf("%s answered %s with an unexpected shape", server, method))
 	}
 	return nil
 }
@@ -261,6 +286,10 @@ func (s *Server) CallRaw(ctx context.Context, method string, params any, timeout
 	}
 	return raw, nil
 }
+
+// errDied marks the failures of a call whose server died before it was
+// answered (see Lease.CallRaw).
+var errDied = errors.New("the server died")
 
 // failure turns a connection error into a coded one.
 func (s *Server) failure(method string, err error) error {
@@ -291,7 +320,7 @@ func (s *Server) failure(method string, err error) error {
 		if t := s.StderrTail(2000); t != "" {
 			msg += "\nstderr tail:\n" + t
 		}
-		return &graph.Error{Code: graph.CodeLSPUnavailable, Message: msg, Err: err,
+		return &graph.Error{Code: graph.CodeLSPUnavailable, Message: msg, Err: fmt.Errorf("%w: %w", errDied, err),
 			Data: map[string]any{"server": s.Name, "exit": status, "stderr_tail": s.StderrTail(2000)}}
 	}
 	return graph.Wrap(graph.CodeLSPUnavailable, err, fmt.Sprintf("%s: %s failed", s.Name, method))

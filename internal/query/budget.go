@@ -4,10 +4,14 @@ package query
 // and one row.
 const minBudget = 150
 
-// checkBudget accepts 0 (no budget) or at least minBudget tokens.
+// maxBudget bounds a list tool's budget: far more than a page of
+// MaxLimit rows needs, and far from overflowing the characters it counts.
+const maxBudget = 1000000
+
+// checkBudget accepts 0 (no budget) or minBudget to maxBudget tokens.
 func checkBudget(budget int) error {
-	if budget != 0 && budget < minBudget {
-		return invalid("budget", "must be at least %d tokens, or omitted for no budget (got %d)", minBudget, budget)
+	if budget != 0 && (budget < minBudget || budget > maxBudget) {
+		return invalid("budget", "must be from %d to %d tokens, or omitted for no budget (got %d)", minBudget, maxBudget, budget)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
+	"github.com/sextant-dev/sextant/internal/syntax"
 )
 
 // The completeness verdicts of find_references, get_callers, get_callees
@@ -213,12 +214,7 @@ func reflectingFuncs(root *os.Root, rel string) []string {
 		if !ok || fd.Body == nil || !callsReflectively(fd.Body) {
 			continue
 		}
-		name := fd.Name.Name
-		if fd.Recv != nil && len(fd.Recv.List) == 1 {
-			if t := recvTypeName(fd.Recv.List[0].Type); t != "" {
-				name = t + "." + name
-			}
-		}
+		name, _ := syntax.FuncName(fd)
 		names = append(names, name)
 	}
 	return names
@@ -241,23 +237,6 @@ func callsReflectively(body *ast.BlockStmt) bool {
 		return !found
 	})
 	return found
-}
-
-// recvTypeName is the type name of a receiver: T in T, *T, T[P], *T[P].
-func recvTypeName(e ast.Expr) string {
-	switch e := e.(type) {
-	case *ast.Ident:
-		return e.Name
-	case *ast.StarExpr:
-		return recvTypeName(e.X)
-	case *ast.ParenExpr:
-		return recvTypeName(e.X)
-	case *ast.IndexExpr:
-		return recvTypeName(e.X)
-	case *ast.IndexListExpr:
-		return recvTypeName(e.X)
-	}
-	return ""
 }
 
 // parseImports parses the package and import clauses of src.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
+	"github.com/sextant-dev/sextant/internal/syntax"
 )
 
 // diskDecl is one declaration found by parsing a file as it is on disk
@@ -144,11 +145,11 @@ func parseDisk(rel string, content []byte, hash string) *diskFile {
 		return f
 	}
 	f.fset = token.NewFileSet()
-	syntax, _ := parser.ParseFile(f.fset, rel, content, parser.ParseComments|parser.SkipObjectResolution)
-	if syntax == nil {
+	file, _ := parser.ParseFile(f.fset, rel, content, parser.ParseComments|parser.SkipObjectResolution)
+	if file == nil {
 		return f
 	}
-	f.syntax = syntax
+	f.syntax = file
 	line := func(p token.Pos) int { return f.fset.PositionFor(p, false).Line }
 	add := func(qn string, kind graph.Kind, doc *ast.CommentGroup, from, to token.Pos) {
 		d := diskDecl{QualifiedName: qn, Kind: kind, Line: line(from), EndLine: line(to)}
@@ -158,15 +159,15 @@ func parseDisk(rel string, content []byte, hash string) *diskFile {
 		}
 		f.decls = append(f.decls, d)
 	}
-	for _, decl := range syntax.Decls {
+	for _, decl := range file.Decls {
 		switch d := decl.(type) {
 		case *ast.FuncDecl:
 			if d.Name == nil {
 				continue
 			}
 			qn, kind := d.Name.Name, graph.KindFunc
-			if d.Recv != nil && len(d.Recv.List) > 0 {
-				qn, kind = recvTypeName(d.Recv.List[0].Type)+"."+qn, graph.KindMethod
+			if name, method := syntax.FuncName(d); method {
+				qn, kind = name, graph.KindMethod
 			}
 			add(qn, kind, d.Doc, d.Pos(), d.End())
 		case *ast.GenDecl:
@@ -200,19 +201,19 @@ func parseDisk(rel string, content []byte, hash string) *diskFile {
 						kind = graph.KindInterface
 						for _, m := range t.Methods.List {
 							for _, n := range m.Names {
-								add(spec.Name.Name+"."+n.Name, graph.KindInterfaceMethod, m.Doc, m.Pos(), m.End())
+								add(syntax.Qualified(spec.Name.Name, n.Name), graph.KindInterfaceMethod, m.Doc, m.Pos(), m.End())
 							}
 						}
 					case *ast.StructType:
 						for _, fl := range t.Fields.List {
 							names := fl.Names
 							if len(names) == 0 {
-								if id := embeddedName(fl.Type); id != "" {
-									add(spec.Name.Name+"."+id, graph.KindField, fl.Doc, fl.Pos(), fl.End())
+								if id := syntax.EmbeddedName(fl.Type); id != "" {
+									add(syntax.Qualified(spec.Name.Name, id), graph.KindField, fl.Doc, fl.Pos(), fl.End())
 								}
 							}
 							for _, n := range names {
-								add(spec.Name.Name+"."+n.Name, graph.KindField, fl.Doc, fl.Pos(), fl.End())
+								add(syntax.Qualified(spec.Name.Name, n.Name), graph.KindField, fl.Doc, fl.Pos(), fl.End())
 							}
 						}
 					}
@@ -222,13 +223,4 @@ func parseDisk(rel string, content []byte, hash string) *diskFile {
 		}
 	}
 	return f
-}
-
-// embeddedName returns the field name of an embedded field's type, ""
-// when it has none.
-func embeddedName(e ast.Expr) string {
-	if n := receiverBase(e); n != "?" {
-		return n
-	}
-	return ""
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
+	"github.com/sextant-dev/sextant/internal/syntax"
 )
 
 // GetFileOutlineInput is the input of get_file_outline.
@@ -258,7 +259,7 @@ func outlineFile(rel string, src []byte, format Format) OutlineFile {
 	}
 	for _, decl := range methods {
 		d := decl.(*ast.FuncDecl)
-		recv := receiverBase(d.Recv.List[0].Type)
+		recv := syntax.ReceiverBase(d.Recv.List[0].Type)
 		m := OutlineMember{Name: d.Name.Name, Kind: "method", Signature: funcSignature(fset, d),
 			StartLine: line(d.Pos()), EndLine: line(d.End()), Exported: ast.IsExported(d.Name.Name), Doc: doc(d.Doc)}
 		if i, ok := byType[recv]; ok {
@@ -267,7 +268,7 @@ func outlineFile(rel string, src []byte, format Format) OutlineFile {
 		}
 		// The receiver's type is declared in another file: list the method
 		// at top level, named as Type.Method.
-		of.Entries = append(of.Entries, OutlineEntry{Name: recv + "." + m.Name, Kind: "method", Signature: m.Signature,
+		of.Entries = append(of.Entries, OutlineEntry{Name: syntax.Qualified(recv, m.Name), Kind: "method", Signature: m.Signature,
 			StartLine: m.StartLine, EndLine: m.EndLine, Exported: m.Exported, Doc: m.Doc})
 	}
 	sort.SliceStable(of.Entries, func(i, j int) bool { return of.Entries[i].StartLine < of.Entries[j].StartLine })
@@ -353,7 +354,10 @@ func valueSignature(fset *token.FileSet, tok token.Token, name string, sp *ast.V
 
 func fieldNames(f *ast.Field) []string {
 	if len(f.Names) == 0 {
-		return []string{receiverBase(f.Type)}
+		if name := syntax.EmbeddedName(f.Type); name != "" {
+			return []string{name}
+		}
+		return nil
 	}
 	var names []string
 	for _, n := range f.Names {
@@ -369,29 +373,6 @@ func fieldSignature(fset *token.FileSet, name string, f *ast.Field) string {
 		return node(fset, f.Type)
 	}
 	return name + " " + node(fset, f.Type)
-}
-
-// receiverBase returns the type name of a receiver or embedded field:
-// T for T, *T, T[K], pkg.T.
-func receiverBase(e ast.Expr) string {
-	for {
-		switch t := e.(type) {
-		case *ast.StarExpr:
-			e = t.X
-		case *ast.ParenExpr:
-			e = t.X
-		case *ast.IndexExpr:
-			e = t.X
-		case *ast.IndexListExpr:
-			e = t.X
-		case *ast.SelectorExpr:
-			return t.Sel.Name
-		case *ast.Ident:
-			return t.Name
-		default:
-			return "?"
-		}
-	}
 }
 
 // Text renders the outline for an agent: indented declarations with their

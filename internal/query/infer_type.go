@@ -12,6 +12,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/live"
+	"github.com/sextant-dev/sextant/internal/position"
 )
 
 // InferTypeInput is a position in a Go file.
@@ -72,10 +73,10 @@ func InferType(ctx context.Context, s *Service, in InferTypeInput, _ func(Progre
 // typeAt finds the innermost expression at line:column of p's file.
 func typeAt(p *live.Package, line, col int) (*TypeInfo, error) {
 	src := p.Src(p.Filename)
-	off, ok := live.Offset(src, line, col)
+	off, ok := position.Offset(src, line, col)
 	if !ok {
 		field := "column"
-		if _, lineOK := live.Offset(src, line, 1); !lineOK {
+		if _, lineOK := position.Offset(src, line, 1); !lineOK {
 			field = "line"
 		}
 		return nil, invalid(field, "%d:%d is not a position in %s (%d lines)", line, col, p.Rel, bytes.Count(src, []byte("\n"))+1)

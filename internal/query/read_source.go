@@ -52,6 +52,8 @@ type SourceBlock struct {
 	Coverage      string `json:"coverage,omitempty" jsonschema:"for a callee: exact or candidate"`
 	Source        string `json:"source" jsonschema:"the lines, read from disk now"`
 	Note          string `json:"note,omitempty" jsonschema:"how the file differs from the snapshot, if it does"`
+	StartByte     int    `json:"start_byte,omitempty" jsonschema:"the first line shown starts at this byte of it, continuing a line cut for the budget"`
+	EndByte       int    `json:"end_byte,omitempty" jsonschema:"the last line shown is cut before this byte of it, for the budget; the continuation resumes there"`
 }
 
 // ReadSourceOutput is the answer of read_source.
@@ -81,6 +83,7 @@ type readCont struct {
 	Ctx   int    `json:"c,omitempty"`
 	Block int    `json:"i,omitempty"` // next block to serve
 	Line  int    `json:"l,omitempty"` // first line of that block to serve; 0 from its start
+	Off   int    `json:"o,omitempty"` // byte of that line to serve from, when a line was cut
 }
 
 // plannedBlock is a block to be served: a symbol (verified when read) or a
@@ -226,16 +229,20 @@ func ReadSource(ctx context.Context, s *Service, in ReadSourceInput, progress fu
 		next.Path, next.From, next.To, next.Hash = plan[0].rng.file.rel, plan[0].rng.from, plan[0].rng.to, plan[0].rng.file.hash[:16]
 	}
 	// finish sets the truncation footer for an answer that stops at block
-	// cut (from line cutLine of it when > 0), or clears it when cut is the end.
-	finish := func(cut, cutLine int) {
+	// cut (from line cutLine of it when > 0, and from byte cutByte of that
+	// line when > 0), or clears it when cut is the end.
+	finish := func(cut, cutLine, cutByte int) {
 		out.Truncated, out.Withheld, out.Continuation = false, nil, ""
 		if cut >= len(plan) {
 			return
 		}
-		next.Block, next.Line = cut, cutLine
+		next.Block, next.Line, next.Off = cut, cutLine, cutByte
 		out.Continuation = encodeReadCont(next)
 		out.Truncated = true
-		if cutLine > 0 {
+		if cutByte > 0 {
+			out.Withheld = append(out.Withheld, fmt.Sprintf("%s from line %d byte %d", plan[cut].name(), cutLine, cutByte))
+			cut++
+		} else if cutLine > 0 {
 			out.Withheld = append(out.Withheld, fmt.Sprintf("%s from line %d", plan[cut].name(), cutLine))
 			cut++
 		}
@@ -260,9 +267,14 @@ func ReadSource(ctx context.Context, s *Service, in ReadSourceInput, progress fu
 				return nil, graph.Errorf(graph.CodeCursorInvalid, "continuation points past the end of %s; call again without it", plan[i].name())
 			}
 			blk = sliceBlock(blk, c.Line, blk.EndLine)
+			if c.Off > 0 {
+				if blk, err = fromByte(blk, c.Off); err != nil {
+					return nil, err
+				}
+			}
 		}
 		out.Results = append(out.Results, blk)
-		finish(i+1, 0)
+		finish(i+1, 0, 0)
 		if len(out.Text()) <= limit {
 			continue
 		}
@@ -271,20 +283,36 @@ func ReadSource(ctx context.Context, s *Service, in ReadSourceInput, progress fu
 		// withheld whole.
 		out.Results = out.Results[:len(out.Results)-1]
 		if len(out.Results) > 0 {
-			finish(i, 0)
+			finish(i, 0, 0)
 			break
 		}
 		fit := fitLines(blk, func(b SourceBlock) bool {
 			out.Results = []SourceBlock{b}
-			finish(i, b.EndLine+1)
+			finish(i, b.EndLine+1, 0)
 			return len(out.Text()) <= limit
 		})
-		fit = max(fit, blk.StartLine)
+		if fit < blk.StartLine {
+			// Not even its first line fits (generated code, embedded
+			// data): cut inside the line, at least one character, so
+			// that continuations make progress.
+			line := sliceBlock(blk, blk.StartLine, blk.StartLine)
+			cut := fitBytes(line, func(b SourceBlock) bool {
+				out.Results = []SourceBlock{b}
+				finish(i, b.StartLine, b.EndByte)
+				return len(out.Text()) <= limit
+			})
+			if cut.EndByte > 0 {
+				out.Results = []SourceBlock{cut}
+				finish(i, cut.StartLine, cut.EndByte)
+				break
+			}
+			fit = blk.StartLine // a line of one character: whole
+		}
 		out.Results = []SourceBlock{sliceBlock(blk, blk.StartLine, fit)}
 		if fit < blk.EndLine {
-			finish(i, fit+1)
+			finish(i, fit+1, 0)
 		} else {
-			finish(i+1, 0)
+			finish(i+1, 0, 0)
 		}
 		break
 	}
@@ -309,13 +337,20 @@ func fitLines(blk SourceBlock, fits func(SourceBlock) bool) int {
 	return best
 }
 
-// sliceBlock keeps lines from..to of a block.
+// sliceBlock keeps lines from..to of a block. A cut first or last line
+// stays cut only when it is kept.
 func sliceBlock(b SourceBlock, from, to int) SourceBlock {
 	lines := strings.Split(b.Source, "\n")
 	lo, hi := from-b.StartLine, to-b.StartLine+1
 	lo = max(0, min(lo, len(lines)))
 	hi = max(lo, min(hi, len(lines)))
 	b.Source = strings.Join(lines[lo:hi], "\n")
+	if from != b.StartLine {
+		b.StartByte = 0
+	}
+	if to != b.EndLine {
+		b.EndByte = 0
+	}
 	b.StartLine, b.EndLine = from, to
 	return b
 }
@@ -632,7 +667,7 @@ func parseReadCont(s string) (readCont, error) {
 	var c readCont
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil || json.Unmarshal(b, &c) != nil || c.V != 1 || c.Block < 0 || c.Line < 0 || (c.Key == "") == (c.Path == "") ||
-		c.Depth < 0 || c.Depth > maxSourceDepth || c.Ctx < 0 || c.Ctx > maxContextLines ||
+		c.Depth < 0 || c.Depth > maxSourceDepth || c.Ctx < 0 || c.Ctx > maxContextLines || c.Off < 0 || c.Off > 0 && c.Line == 0 ||
 		c.Path != "" && (!filepath.IsLocal(c.Path) || c.From < 1 || c.To < c.From || c.To-c.From >= maxRangeLines) {
 		return readCont{}, graph.Errorf(graph.CodeCursorInvalid, "continuation is not one read_source issued; call again with a selector").WithData("field", "continuation")
 	}
@@ -657,12 +692,18 @@ func (o *ReadSourceOutput) Text() string {
 			fmt.Fprintf(&b, "%s (%s) ", blk.QualifiedName, blk.Kind)
 		}
 		b.WriteString(where)
+		if blk.StartByte > 0 {
+			fmt.Fprintf(&b, " (line %d from byte %d)", blk.StartLine, blk.StartByte)
+		}
 		b.WriteByte('\n')
 		if blk.Note != "" {
 			fmt.Fprintf(&b, "note: %s\n", blk.Note)
 		}
 		for i, line := range strings.Split(blk.Source, "\n") {
 			fmt.Fprintf(&b, "%d\t%s\n", blk.StartLine+i, quoteContent(line))
+		}
+		if blk.EndByte > 0 {
+			fmt.Fprintf(&b, "(line %d cut at byte %d for the budget)\n", blk.EndLine, blk.EndByte)
 		}
 	}
 	if o.Truncated {

@@ -19,11 +19,16 @@ const (
 	maxDefinitions      = 8   // further definitions of one name listed with it
 	maxDocSentence      = 200 // bytes of a hit's doc summary
 	briefBodyLines      = 3   // a lower hit's body up to this long is shown
+
+	// A question is a sentence or two; these bound what one call may
+	// cost (ranking and the full-text query grow with its words).
+	maxQuestionBytes = 2048
+	maxQuestionWords = 64 // distinct words searched for, stop words and "return" aside
 )
 
 // SearchCodeInput is the input of search_code.
 type SearchCodeInput struct {
-	Question     string `json:"question" jsonschema:"what the code does, e.g. parse the config"`
+	Question     string `json:"question" jsonschema:"what the code does, up to 64 words"`
 	Repository   string `json:"repository,omitempty" jsonschema:"only this repository, by name"`
 	Limit        int    `json:"limit,omitempty" jsonschema:"symbols to return, 1-20 (default 5)"`
 	Budget       int    `json:"budget,omitempty" jsonschema:"max tokens 150-8000 (default 2000)"`
@@ -62,7 +67,13 @@ func SearchCode(ctx context.Context, s *Service, in SearchCodeInput, progress fu
 	if err := checkSelectors("question", in.Question, "repository", in.Repository); err != nil {
 		return nil, err
 	}
+	if len(in.Question) > maxQuestionBytes {
+		return nil, invalid("question", "is %d bytes, over the limit of %d; ask in a sentence or two what the code does", len(in.Question), maxQuestionBytes)
+	}
 	words, concepts := questionWords(in.Question)
+	if len(concepts) > maxQuestionWords {
+		return nil, invalid("question", "has %d distinct words besides stop words, over the limit of %d; keep the words that say what the code does", len(concepts), maxQuestionWords)
+	}
 	if len(words) == 0 {
 		return nil, invalid("question", "has no searchable words (got %q); describe what the code does, e.g. \"parse flags\"", in.Question)
 	}

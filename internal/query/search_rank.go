@@ -100,10 +100,11 @@ func kindWeight(k graph.Kind) float64 {
 // name, doc summary and results say, whether the question names its
 // package, how often it is referenced and whether it is deprecated.
 func rankHits(ctx context.Context, v *session.View, hits []graph.TextHit, concepts []concept, includeTests bool) []graph.TextHit {
-	var initials string
+	var b strings.Builder // initials; += would copy them once per concept
 	for _, c := range concepts {
-		initials += c.forms[0][:1]
+		b.WriteString(c.forms[0][:1])
 	}
+	initials := b.String()
 	var out []graph.TextHit
 	for _, h := range hits {
 		if h.Symbol.TestOnly && !includeTests {

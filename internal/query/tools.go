@@ -42,7 +42,8 @@ func tool[In any, Out Answer](name, title, desc string, run func(context.Context
 			if err != nil {
 				return nil, err
 			}
-			return run(ctx, s, in, progress)
+			out, err := run(ctx, s, in, progress)
+			return out, s.sess.StoreError(err)
 		},
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/live"
+	"github.com/sextant-dev/sextant/internal/syntax"
 )
 
 // The protocol of a Go type, read with go/types from its package compiled
@@ -269,7 +270,7 @@ func channelUses(p *live.Package, fields []*types.Var) []chanUse {
 			if !ok || fd.Body == nil {
 				continue
 			}
-			fn := funcDeclName(fd)
+			fn, _ := syntax.FuncName(fd)
 			ast.Inspect(fd.Body, func(n ast.Node) bool {
 				add := func(e ast.Expr, op string, pos token.Pos) {
 					if f := fieldOf(e); f != nil {
@@ -306,10 +307,10 @@ func goStatements(p *live.Package, typeName string) []goStmt {
 	for _, file := range p.Pkg.Syntax {
 		for _, decl := range file.Decls {
 			fd, ok := decl.(*ast.FuncDecl)
-			if !ok || fd.Body == nil || fd.Recv == nil || recvBase(fd) != typeName {
+			if !ok || fd.Body == nil || fd.Recv == nil || len(fd.Recv.List) == 0 || syntax.ReceiverBase(fd.Recv.List[0].Type) != typeName {
 				continue
 			}
-			fn := funcDeclName(fd)
+			fn, _ := syntax.FuncName(fd)
 			ast.Inspect(fd.Body, func(n ast.Node) bool {
 				if g, ok := n.(*ast.GoStmt); ok {
 					out = append(out, goStmt{fn: fn, pos: g.Go, call: g.Call})
@@ -326,20 +327,4 @@ type goStmt struct {
 	fn   string
 	pos  token.Pos
 	call *ast.CallExpr
-}
-
-// funcDeclName is Name or Type.Name.
-func funcDeclName(fd *ast.FuncDecl) string {
-	if b := recvBase(fd); b != "" {
-		return b + "." + fd.Name.Name
-	}
-	return fd.Name.Name
-}
-
-// recvBase is the base type name of a method's receiver, "" for a func.
-func recvBase(fd *ast.FuncDecl) string {
-	if fd.Recv == nil || len(fd.Recv.List) == 0 {
-		return ""
-	}
-	return receiverBase(fd.Recv.List[0].Type)
 }

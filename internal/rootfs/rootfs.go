@@ -29,10 +29,17 @@ var (
 // a regular file. The open cannot block: a FIFO opened for reading waits
 // for a writer forever unless it is opened non-blocking, and the type is
 // checked on the open descriptor, so a file swapped for a FIFO or device
-// between a stat and the open is still refused. Errors of the open are
-// os.Root's (see Outside); a wrong type is ErrIsDir or ErrNotRegular.
+// between a stat and the open is still refused. An absolute symlink that
+// points inside the root is followed there (see Inside). Errors of the
+// open are os.Root's (see Outside); a wrong type is ErrIsDir or
+// ErrNotRegular.
 func OpenRegular(root *os.Root, name string) (*os.File, error) {
 	f, err := root.OpenFile(name, os.O_RDONLY|openNoBlock, 0)
+	if Outside(err) {
+		if rel, ok := Inside(root, name); ok {
+			f, err = root.OpenFile(rel, os.O_RDONLY|openNoBlock, 0)
+		}
+	}
 	if errors.Is(err, syscall.ENXIO) || errors.Is(err, syscall.EOPNOTSUPP) {
 		// What opening a socket (or a device without a driver) says.
 		return nil, fmt.Errorf("%s: %w (%w)", name, ErrNotRegular, err)

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -64,9 +65,11 @@ func (s *Session) staleness(ctx context.Context, r graph.Reader, repo graph.Repo
 	if w != nil && !w.dirty {
 		return nil
 	}
-	reasons := s.statCheck(repo, fs)
+	reasons, linked := s.statCheck(repo, fs)
 	if w != nil && len(reasons) == 0 {
-		w.dirty = false
+		// A file read through a symlink can change where no watch
+		// sees it: such a repository is statted at every check.
+		w.dirty = linked
 	}
 	return reasons
 }
@@ -101,18 +104,19 @@ func (v *View) cleanWatch(repo graph.RepositoryStatus) uint64 {
 // a file whose size or modification time differs, a file that is gone, or a
 // directory changed after the snapshot (a file added, removed or renamed)
 // makes the answer stale. It stats, never reads, so it stays cheap.
-func (s *Session) statCheck(repo graph.RepositoryStatus, fs fileSet) []string {
+// linked reports a file of the snapshot that is a symlink.
+func (s *Session) statCheck(repo graph.RepositoryStatus, fs fileSet) (reasons []string, linked bool) {
 	// Stats go through os.Root like reads: a directory of the snapshot
 	// swapped for a symlink out of the root is not followed.
 	root, err := os.OpenRoot(repo.Root)
 	if err != nil {
-		return []string{"repository root " + repo.Root + " is gone"}
+		return []string{"repository root " + repo.Root + " is gone"}, false
 	}
 	defer root.Close()
 	published := repo.Snapshot.CreatedAt.UnixNano()
 	var (
-		mu      sync.Mutex
-		reasons []string
+		mu    sync.Mutex
+		links atomic.Bool
 	)
 	add := func(msg string) {
 		mu.Lock()
@@ -122,7 +126,10 @@ func (s *Session) statCheck(repo graph.RepositoryStatus, fs fileSet) []string {
 	check := func(i int) {
 		if i < len(fs.files) {
 			f := fs.files[i]
-			fi, err := root.Lstat(filepath.FromSlash(f.Path))
+			fi, link, err := statIndexed(root, filepath.FromSlash(f.Path))
+			if link {
+				links.Store(true)
+			}
 			switch {
 			case err != nil:
 				add("deleted: " + f.Path)
@@ -154,14 +161,14 @@ func (s *Session) statCheck(repo graph.RepositoryStatus, fs fileSet) []string {
 	}
 	wg.Wait()
 	if len(reasons) == 0 {
-		return nil
+		return nil, links.Load()
 	}
 	sort.Strings(reasons)
 	if len(reasons) > maxStaleReasons {
 		more := len(reasons) - maxStaleReasons
 		reasons = append(reasons[:maxStaleReasons], fmt.Sprintf("and %d more changes", more))
 	}
-	return append(reasons, "run `sextant index "+repo.Root+"` to refresh")
+	return append(reasons, "run `sextant index "+repo.Root+"` to refresh"), links.Load()
 }
 
 // changedSince reports whether a file or directory of repo's snapshot
@@ -181,7 +188,7 @@ func (s *Session) changedSince(ctx context.Context, r graph.Reader, repo graph.R
 	// A file removed since is seen by its directory's time; one that was
 	// already gone at t is no news.
 	for _, f := range fs.files {
-		fi, err := root.Lstat(filepath.FromSlash(f.Path))
+		fi, _, err := statIndexed(root, filepath.FromSlash(f.Path))
 		if err == nil && fi.ModTime().UnixNano() >= since {
 			return true
 		}

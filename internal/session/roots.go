@@ -36,12 +36,23 @@ func (v *View) Locate(field, p, repository string) (Located, error) {
 	if filepath.IsAbs(p) {
 		clean := filepath.Clean(p)
 		var best graph.RepositoryStatus
-		for _, r := range v.repos {
-			if !v.s.IsRoot(r.Root) || (repository != "" && r.Name != repository) {
-				continue
+		pick := func() {
+			for _, r := range v.repos {
+				if !v.s.IsRoot(r.Root) || (repository != "" && r.Name != repository) {
+					continue
+				}
+				if Within(r.Root, clean) && len(r.Root) > len(best.Root) {
+					best = r
+				}
 			}
-			if Within(r.Root, clean) && len(r.Root) > len(best.Root) {
-				best = r
+		}
+		pick()
+		if best.Root == "" {
+			// Spelled through a symlink to a root, as the root itself
+			// may have been given.
+			if real, ok := v.s.throughAlias(clean); ok {
+				clean = real
+				pick()
 			}
 		}
 		if best.Root == "" {
@@ -64,7 +75,9 @@ func (v *View) Locate(field, p, repository string) (Located, error) {
 }
 
 // checkInside follows symlinks through os.Root, which refuses any
-// component that resolves outside the repository root.
+// component that resolves outside the repository root. A path through an
+// absolute symlink that points back inside is located at its real path
+// there (see rootfs.Inside), which every later read then opens.
 func (v *View) checkInside(field string, l Located) (Located, error) {
 	root, err := os.OpenRoot(l.Repo.Root)
 	if err != nil {
@@ -72,6 +85,12 @@ func (v *View) checkInside(field string, l Located) (Located, error) {
 	}
 	defer root.Close()
 	_, err = root.Stat(filepath.FromSlash(l.Rel))
+	if rootfs.Outside(err) {
+		if rel, ok := rootfs.Inside(root, filepath.FromSlash(l.Rel)); ok {
+			l.Rel = filepath.ToSlash(rel)
+			_, err = root.Stat(rel)
+		}
+	}
 	return l, FileError(field, l.Rel, err)
 }
 

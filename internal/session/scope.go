@@ -6,8 +6,9 @@ import "github.com/sextant-dev/sextant/internal/graph"
 // those whose root is one of the roots, lies under one or holds one. A
 // command run inside a repository answers about that repository, not
 // about every repository its database has held (other clones of the same
-// module, say). Off (the default) a view holds every repository of the
-// store, as a server over a shared graph must.
+// module, say). Off (the default), or with no roots (a command run
+// outside any repository), a view holds every repository of the store,
+// as a server over a shared graph must.
 func (s *Session) SetScope(on bool) {
 	s.mu.Lock()
 	s.scoped = on
@@ -19,7 +20,7 @@ func (s *Session) scope(repos []graph.RepositoryStatus) []graph.RepositoryStatus
 	s.mu.Lock()
 	on := s.scoped
 	s.mu.Unlock()
-	if !on {
+	if !on || len(s.roots) == 0 {
 		return repos
 	}
 	var out []graph.RepositoryStatus
@@ -40,7 +41,7 @@ func (v *View) Scope() []string {
 	v.s.mu.Lock()
 	on := v.s.scoped
 	v.s.mu.Unlock()
-	if !on {
+	if !on || len(v.s.roots) == 0 {
 		return nil
 	}
 	names := make([]string, len(v.repos))

@@ -7,7 +7,7 @@
 //     of that function is called; the time runs from the write to the
 //     answer, which must show the new statement (target: p50 ≤ 500 ms).
 //     One untimed edit comes first, so the timed ones find the package
-//     in the amend cache (index.AmendCache), as an agent's second and
+//     in the amend cache (live.Cache), as an agent's second and
 //     later edits of a package do;
 //   - edit to fresh answer, hub: the same in the package of the module
 //     that the most other packages of it depend on (target: p50 ≤ 3 s);
@@ -43,6 +43,7 @@ import (
 	"github.com/sextant-dev/sextant/bench/internal/harness"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index"
+	"github.com/sextant-dev/sextant/internal/live"
 	"github.com/sextant-dev/sextant/internal/query"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
 )
@@ -108,7 +109,7 @@ func run(module, corpus, work, leafDir string, rounds, calls int, out string) er
 	if _, err := index.Index(ctx, st, corpus, index.Options{}); err != nil {
 		return err
 	}
-	cache := &index.AmendCache{}
+	cache := live.New(0)
 	refresh := func(ctx context.Context, root string, _ func(query.Progress)) error {
 		_, err := index.Refresh(ctx, st, root, index.Options{Cache: cache})
 		return err

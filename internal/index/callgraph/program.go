@@ -16,6 +16,8 @@ import (
 
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
+
+	"github.com/sextant-dev/sextant/internal/load"
 )
 
 // unit is one Build: the SSA program of a load unit and what was read
@@ -233,18 +235,7 @@ func pathOf(p *packages.Package) string {
 // over variants compiled for another package's test; then more files,
 // then the smaller ID.
 func betterVariant(path string, p, q *packages.Package) bool {
-	rank := func(p *packages.Package) int {
-		switch {
-		case p.ID == path+" ["+path+".test]":
-			return 3
-		case p.ID == path:
-			return 2
-		case strings.HasSuffix(path, "_test") && p.ID == path+" ["+strings.TrimSuffix(path, "_test")+".test]":
-			return 2
-		}
-		return 1
-	}
-	if rp, rq := rank(p), rank(q); rp != rq {
+	if rp, rq := load.VariantRank(path, p), load.VariantRank(path, q); rp != rq {
 		return rp > rq
 	}
 	if len(p.Syntax) != len(q.Syntax) {

@@ -39,26 +39,30 @@ func derefType(t types.Type) types.Type {
 // in memory until the end of the build for nothing. VTA follows every
 // value that flows into an interface, so it keeps every body.
 func releaseBodies(p *ssa.Package, keep func(*ssa.Function) bool) {
-	var visit func(fn *ssa.Function)
-	visit = func(fn *ssa.Function) {
-		if fn == nil || fn.Blocks == nil || keepsSyntax(fn) {
-			return
-		}
-		for _, anon := range fn.AnonFuncs {
-			visit(anon)
-		}
-		if !inert(fn) || (keep != nil && keep(fn)) {
-			return
-		}
-		fn.Blocks = nil
-		fn.Recover = nil
-		fn.Locals = nil
-	}
 	for _, m := range p.Members {
 		if fn, ok := m.(*ssa.Function); ok {
-			visit(fn)
+			eachReleasable(fn, func(fn *ssa.Function) {
+				if inert(fn) && (keep == nil || !keep(fn)) {
+					fn.Blocks = nil
+					fn.Recover = nil
+					fn.Locals = nil
+				}
+			})
 		}
 	}
+}
+
+// eachReleasable calls release on fn and on every function literal inside
+// it, the literals first, leaving out functions without a body and those
+// instances may still be built from (keepsSyntax).
+func eachReleasable(fn *ssa.Function, release func(*ssa.Function)) {
+	if fn == nil || fn.Blocks == nil || keepsSyntax(fn) {
+		return
+	}
+	for _, anon := range fn.AnonFuncs {
+		eachReleasable(anon, release)
+	}
+	release(fn)
 }
 
 // inert reports whether fn's body has nothing the edges or CHA read.

@@ -39,15 +39,10 @@ func releaseSyntax(p *ssa.Package) {
 	if syntaxOffset == ^uintptr(0) || !releasingSyntax {
 		return
 	}
-	var visit func(fn *ssa.Function)
-	visit = func(fn *ssa.Function) {
-		if fn == nil || fn.Blocks == nil || keepsSyntax(fn) {
-			return
-		}
-		*(*ast.Node)(unsafe.Add(unsafe.Pointer(fn), syntaxOffset)) = nil
-		for _, anon := range fn.AnonFuncs {
-			visit(anon)
-		}
+	visit := func(fn *ssa.Function) {
+		eachReleasable(fn, func(fn *ssa.Function) {
+			*(*ast.Node)(unsafe.Add(unsafe.Pointer(fn), syntaxOffset)) = nil
+		})
 	}
 	for _, m := range p.Members {
 		switch m := m.(type) {

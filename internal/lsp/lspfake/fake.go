@@ -19,7 +19,8 @@
 //
 // The environment: LSPFAKE_ENCODING=utf-16 refuses utf-8;
 // LSPFAKE_STDERR=N writes N bytes to stderr at start and per request;
-// LSPFAKE_NO_HOVER=1 announces no hover provider; LSPFAKE_EXTRA_REFS is a
+// LSPFAKE_NO_HOVER=1 announces no hover provider; LSPFAKE_NO_INIT=1 never
+// answers initialize; LSPFAKE_EXTRA_REFS is a
 // space-separated list of URI#LINE:CHARACTER (0-based) appended to every
 // references answer: places a real server may point at that are not open,
 // such as a library outside the roots.
@@ -120,6 +121,10 @@ func (f *fake) handle(id json.RawMessage, method string, params json.RawMessage)
 	}
 	switch method {
 	case "initialize":
+		if os.Getenv("LSPFAKE_NO_INIT") != "" {
+			fmt.Fprintln(os.Stderr, "lspfake: not answering initialize")
+			return
+		}
 		var p struct {
 			Capabilities struct {
 				General struct {

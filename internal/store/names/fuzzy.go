@@ -86,6 +86,17 @@ func (m *fuzzyMatcher) match(name string) bool {
 	return matchHumps(m.humps, lowerRunes(splitHumps(name, true)))
 }
 
+// matchSplit is match on a name already split both ways (Table.humps).
+func (m *fuzzyMatcher) matchSplit(h entryHumps) bool {
+	if len(m.humps) == 0 {
+		return true
+	}
+	if matchHumps(m.humps, h.plain) {
+		return true
+	}
+	return h.acronym != nil && matchHumps(m.humps, h.acronym)
+}
+
 // matchHumps reports whether each query hump is a subsequence of a distinct
 // name hump with the same first rune, in order. Taking the earliest name
 // hump that fits each query hump is optimal, so no backtracking is needed.

@@ -1,7 +1,10 @@
 package names
 
 import (
+	"cmp"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -61,6 +64,42 @@ func TestFuzzyMatch(t *testing.T) {
 		for _, name := range tt.miss {
 			if m.match(name) {
 				t.Errorf("%q matches %q", tt.query, name)
+			}
+		}
+		// The name table's pre-split humps answer as match does.
+		var tab Table
+		for _, name := range append(slices.Clone(tt.match), tt.miss...) {
+			tab.Entries = append(tab.Entries, Entry{Name: name})
+		}
+		for i, h := range tab.fuzzyHumps() {
+			if got, want := m.matchSplit(h), m.match(tab.Entries[i].Name); got != want {
+				t.Errorf("%q on %q: matchSplit %v, match %v", tt.query, tab.Entries[i].Name, got, want)
+			}
+		}
+	}
+}
+
+// firstSorted leaves the k smallest in order at the front, the same as a
+// full sort under a total order.
+func TestFirstSorted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := range 60 {
+		for _, k := range []int{0, 1, 2, n / 3, n} {
+			k = min(k, n)
+			s := make([]int, n)
+			for i := range s {
+				s[i] = rng.IntN(20)
+			}
+			want := slices.Clone(s)
+			slices.Sort(want)
+			firstSorted(s, k, cmp.Compare[int])
+			if !slices.Equal(s[:k], want[:k]) {
+				t.Fatalf("n=%d k=%d: got %v, want %v", n, k, s[:k], want[:k])
+			}
+			rest := slices.Clone(s)
+			slices.Sort(rest)
+			if !slices.Equal(rest, want) {
+				t.Fatalf("n=%d k=%d: not a permutation", n, k)
 			}
 		}
 	}

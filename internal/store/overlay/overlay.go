@@ -225,11 +225,28 @@ func (r *reader) Repository(ctx context.Context, name string) (graph.RepositoryS
 	return r.side(name).Repository(ctx, name)
 }
 
+// side is one of the two stores a query goes to: local says which.
+type side struct {
+	rd    graph.Reader
+	local bool
+	repos []string // the repositories of the query it answers for (see split)
+}
+
+// sides returns the stores to read rows from, shared first; the local one
+// only when the local index holds a repository.
+func (r *reader) sides() []side {
+	if len(r.local) == 0 {
+		return []side{{rd: r.s}}
+	}
+	return []side{{rd: r.s}, {rd: r.l, local: true}}
+}
+
 // split divides the repositories a query names (all, when none) into those
-// of each side. A side with nothing to search gets ok false.
-func (r *reader) split(repos []string) (shared, local []string, sharedOK, localOK bool) {
+// of each side, shared first; a side with nothing to search is left out.
+func (r *reader) split(repos []string) []side {
+	var shared, local []string
 	if len(repos) == 0 {
-		return r.sharedNames, r.localNames, len(r.sharedNames) > 0, len(r.localNames) > 0
+		shared, local = r.sharedNames, r.localNames
 	}
 	for _, n := range repos {
 		if r.isLocal(n) {
@@ -238,7 +255,14 @@ func (r *reader) split(repos []string) (shared, local []string, sharedOK, localO
 			shared = append(shared, n)
 		}
 	}
-	return shared, local, len(shared) > 0, len(local) > 0
+	var out []side
+	if len(shared) > 0 {
+		out = append(out, side{rd: r.s, repos: shared})
+	}
+	if len(local) > 0 {
+		out = append(out, side{rd: r.l, local: true, repos: local})
+	}
+	return out
 }
 
 func (r *reader) markSymbols(syms []graph.Symbol) []graph.Symbol {
@@ -266,17 +290,9 @@ func (r *reader) FindSymbols(ctx context.Context, q graph.SymbolQuery) ([]graph.
 	if _, _, err := names.Search(q, nil); err != nil { // invalid mode or kind, whatever the sides
 		return nil, 0, err
 	}
-	shared, local, sharedOK, localOK := r.split(q.Repositories)
 	var all []graph.Symbol
 	total := 0
-	for _, side := range []struct {
-		ok    bool
-		rd    graph.Reader
-		repos []string
-	}{{sharedOK, r.s, shared}, {localOK, r.l, local}} {
-		if !side.ok {
-			continue
-		}
+	for _, side := range r.split(q.Repositories) {
 		sq := q
 		sq.Repositories, sq.Offset = side.repos, 0
 		if q.Limit > 0 {
@@ -324,13 +340,7 @@ func (r *reader) SymbolByKey(ctx context.Context, key string) (graph.Symbol, err
 // repositories, and orders them by repository, path and position.
 func (r *reader) both(ctx context.Context, f func(graph.Reader) ([]graph.Symbol, error)) ([]graph.Symbol, error) {
 	var out []graph.Symbol
-	for _, side := range []struct {
-		rd    graph.Reader
-		local bool
-	}{{r.s, false}, {r.l, true}} {
-		if side.local && len(r.local) == 0 {
-			continue
-		}
+	for _, side := range r.sides() {
 		syms, err := f(side.rd)
 		if err != nil {
 			return nil, err
@@ -373,13 +383,7 @@ func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, 
 	whole := q
 	whole.Offset, whole.Limit = 0, 0
 	var all []graph.Ref
-	for _, side := range []struct {
-		rd    graph.Reader
-		local bool
-	}{{r.s, false}, {r.l, true}} {
-		if side.local && len(r.local) == 0 {
-			continue
-		}
+	for _, side := range r.sides() {
 		refs, _, err := side.rd.Refs(ctx, whole)
 		if err != nil {
 			return nil, 0, err
@@ -406,13 +410,7 @@ func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, 
 // CallEdges implements graph.Reader.
 func (r *reader) CallEdges(ctx context.Context, q graph.EdgeQuery) ([]graph.CallEdge, error) {
 	var all []graph.CallEdge
-	for _, side := range []struct {
-		rd    graph.Reader
-		local bool
-	}{{r.s, false}, {r.l, true}} {
-		if side.local && len(r.local) == 0 {
-			continue
-		}
+	for _, side := range r.sides() {
 		edges, err := side.rd.CallEdges(ctx, q)
 		if err != nil {
 			return nil, err
@@ -442,20 +440,18 @@ func (r *reader) UnresolvedCalls(ctx context.Context, repo string) (int, error) 
 }
 
 // Implementations implements graph.Reader. Records carry no repository,
-// so the two sides' records are merged and those naming a key the
-// overlaid view does not hold (a type or interface deleted or renamed in
-// the working copy) are dropped. A shared record about a type of an
-// overlay repository that still exists but no longer satisfies the
-// interface is not detected: it is kept.
+// so the two sides' records are merged and those naming a key of an
+// overlay repository that the working copy no longer declares (a type or
+// interface deleted or renamed there) are dropped; a key neither side
+// declares (an interface of the standard library, say) stays. A shared
+// record about a type of an overlay repository that still exists but no
+// longer satisfies the interface is not detected: it is kept.
 func (r *reader) Implementations(ctx context.Context, key string, byInterface bool) ([]graph.Implements, error) {
 	seen := map[[2]string]bool{}
 	var all []graph.Implements
 	var keys []string
-	for _, rd := range []graph.Reader{r.l, r.s} {
-		if rd == r.l && len(r.local) == 0 {
-			continue
-		}
-		impls, err := rd.Implementations(ctx, key, byInterface)
+	for _, side := range slices.Backward(r.sides()) { // the working copy's first
+		impls, err := side.rd.Implementations(ctx, key, byInterface)
 		if err != nil {
 			return nil, err
 		}
@@ -471,17 +467,13 @@ func (r *reader) Implementations(ctx context.Context, key string, byInterface bo
 	if len(all) == 0 {
 		return nil, nil
 	}
-	syms, err := r.SymbolsByKeys(ctx, keys)
+	gone, err := r.gone(ctx, keys)
 	if err != nil {
 		return nil, err
 	}
-	exists := map[string]bool{}
-	for _, s := range syms {
-		exists[s.Key] = true
-	}
 	out := all[:0]
 	for _, im := range all {
-		if exists[im.Type] && exists[im.Interface] {
+		if !gone[im.Type] && !gone[im.Interface] {
 			out = append(out, im)
 		}
 	}
@@ -492,6 +484,39 @@ func (r *reader) Implementations(ctx context.Context, key string, byInterface bo
 		return strings.Compare(a.Interface, b.Interface)
 	})
 	return out, nil
+}
+
+// gone returns those of keys that the shared graph declares in an overlay
+// repository and the working copy no longer does.
+func (r *reader) gone(ctx context.Context, keys []string) (map[string]bool, error) {
+	if len(r.local) == 0 {
+		return nil, nil
+	}
+	shared, err := r.s.SymbolsByKeys(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	var overlaid []string
+	for _, s := range shared {
+		if r.isLocal(s.Repository) {
+			overlaid = append(overlaid, s.Key)
+		}
+	}
+	if len(overlaid) == 0 {
+		return nil, nil
+	}
+	local, err := r.l.SymbolsByKeys(ctx, overlaid)
+	if err != nil {
+		return nil, err
+	}
+	gone := make(map[string]bool, len(overlaid))
+	for _, k := range overlaid {
+		gone[k] = true
+	}
+	for _, s := range local {
+		delete(gone, s.Key)
+	}
+	return gone, nil
 }
 
 // File implements graph.Reader.
@@ -520,8 +545,9 @@ func (r *reader) Diagnostics(ctx context.Context, repo string, limit int) ([]gra
 }
 
 // EffectRecords implements graph.Reader: the records of a function of a
-// repository answered from the local index come from it, the others from
-// the shared graph.
+// repository answered from the local index come from it, those of the
+// other repositories from the shared graph, and those of a function
+// neither side declares from the local index when it has any.
 func (r *reader) EffectRecords(ctx context.Context, keys []string) ([]graph.EffectRecord, error) {
 	if len(r.local) == 0 {
 		return r.s.EffectRecords(ctx, keys)
@@ -530,25 +556,29 @@ func (r *reader) EffectRecords(ctx context.Context, keys []string) ([]graph.Effe
 	if err != nil {
 		return nil, err
 	}
-	local := map[string]bool{}
+	local := map[string]bool{} // declared: whether the local index answers for it
 	for _, s := range syms {
-		if r.isLocal(s.Repository) {
-			local[s.Key] = true
-		}
+		local[s.Key] = r.isLocal(s.Repository)
+	}
+	localRecs, err := r.l.EffectRecords(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	sharedRecs, err := r.s.EffectRecords(ctx, keys)
+	if err != nil {
+		return nil, err
 	}
 	var out []graph.EffectRecord
-	for _, side := range []struct {
-		rd    graph.Reader
-		local bool
-	}{{r.s, false}, {r.l, true}} {
-		recs, err := side.rd.EffectRecords(ctx, keys)
-		if err != nil {
-			return nil, err
+	localHas := map[string]bool{}
+	for _, rec := range localRecs {
+		if isLocal, declared := local[rec.Function]; isLocal || !declared {
+			out = append(out, rec)
+			localHas[rec.Function] = true
 		}
-		for _, rec := range recs {
-			if local[rec.Function] == side.local {
-				out = append(out, rec)
-			}
+	}
+	for _, rec := range sharedRecs {
+		if isLocal, declared := local[rec.Function]; declared && !isLocal || !declared && !localHas[rec.Function] {
+			out = append(out, rec)
 		}
 	}
 	order := map[graph.Effect]int{}
@@ -568,16 +598,8 @@ func (r *reader) EffectRecords(ctx context.Context, keys []string) ([]graph.Effe
 // rank fusion: a hit's score is 1/(60+rank) in its side's list, and
 // Score is that fused value.
 func (r *reader) SearchText(ctx context.Context, q graph.TextQuery) ([]graph.TextHit, error) {
-	shared, local, sharedOK, localOK := r.split(q.Repositories)
 	var all []graph.TextHit
-	for _, side := range []struct {
-		ok    bool
-		rd    graph.Reader
-		repos []string
-	}{{sharedOK, r.s, shared}, {localOK, r.l, local}} {
-		if !side.ok {
-			continue
-		}
+	for _, side := range r.split(q.Repositories) {
 		sq := q
 		sq.Repositories = side.repos
 		hits, err := side.rd.SearchText(ctx, sq)

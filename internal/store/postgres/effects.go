@@ -5,30 +5,18 @@ import (
 	"fmt"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/sqlbase"
 )
-
-// effectNames are the codes of effects.effect, the same as the sqlite
-// store's: part of the schema, never renumber, only append.
-var effectNames = [...]graph.Effect{
-	1: graph.EffectFS, 2: graph.EffectNet, 3: graph.EffectExec, 4: graph.EffectEnv, 5: graph.EffectExit,
-	6: graph.EffectPanic, 7: graph.EffectSpawn, 8: graph.EffectChan, 9: graph.EffectSync, 10: graph.EffectTime,
-	11: graph.EffectRand, 12: graph.EffectStdio, 13: graph.EffectGlobal, 14: graph.EffectUnsafe,
-	15: graph.EffectCgo, 16: graph.EffectReflect, 17: graph.EffectDB,
-	18: graph.EffectOpen, 19: graph.EffectPure,
-}
-
-var effectCodes = codes(effectNames[:])
 
 // AddEffects implements graph.SnapshotWriter. Records are stored as
 // given; an unknown effect or a record without a function is an error.
 func (w *writer) AddEffects(ctx context.Context, recs []graph.EffectRecord) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.done {
-		return errWriterDone
+	if err := w.lock(); err != nil {
+		return err
 	}
+	defer w.mu.Unlock()
 	for _, r := range recs {
-		if _, ok := effectCodes[r.Effect]; !ok || r.Function == "" {
+		if _, ok := codes.Effect[r.Effect]; !ok || r.Function == "" {
 			return fmt.Errorf("effect record of %q: unknown effect %q", r.Function, r.Effect)
 		}
 	}
@@ -41,7 +29,7 @@ func (w *writer) copyEffects(copyTable copyFunc, id int64) error {
 	return copyTable("effects", []string{"snapshot_id", "func", "effect", "direct", "certain", "path", "line", "col",
 		"next", "callee", "detail"}, len(w.effects), func(i int) []any {
 		r := &w.effects[i]
-		return []any{id, r.Function, effectCodes[r.Effect], r.Direct, r.Certain, r.Path, r.Line, r.Col,
+		return []any{id, r.Function, codes.Effect[r.Effect], r.Direct, r.Certain, r.Path, r.Line, r.Col,
 			nullable(r.Next), nullable(r.Callee), nullable(r.Detail)}
 	})
 }
@@ -59,10 +47,10 @@ func (r *reader) EffectRecords(ctx context.Context, keys []string) ([]graph.Effe
 	defer r.mu.Unlock()
 	var b builder
 	from := r.from(&b, "effects", "x")
-	b.where("x.func = ANY(%s)", uniq(keys))
+	b.Where("x.func = ANY(%s)", uniq(keys))
 	rows, err := r.tx.Query(ctx, `SELECT x.func, x.effect, x.direct, x.certain, x.path, x.line, x.col,
-		coalesce(x.next, ''), coalesce(x.callee, ''), coalesce(x.detail, '')`+from+b.clause()+`
-		ORDER BY x.func, x.effect, r.name`, b.args...)
+		coalesce(x.next, ''), coalesce(x.callee, ''), coalesce(x.detail, '')`+from+b.Clause()+`
+		ORDER BY x.func, x.effect, r.name`, b.Args...)
 	if err != nil {
 		return nil, fmt.Errorf("querying effect records: %w", err)
 	}
@@ -75,7 +63,7 @@ func (r *reader) EffectRecords(ctx context.Context, keys []string) ([]graph.Effe
 			&e.Next, &e.Callee, &e.Detail); err != nil {
 			return nil, fmt.Errorf("reading effect records: %w", err)
 		}
-		e.Effect = nameOf(effectNames[:], code)
+		e.Effect = sqlbase.Effect(code)
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {

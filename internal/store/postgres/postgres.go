@@ -43,7 +43,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -54,6 +53,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/store/names"
+	"github.com/sextant-dev/sextant/internal/store/sqlbase"
 )
 
 var _ graph.Store = (*Store)(nil)
@@ -141,7 +141,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %s", red, scrub(err.Error(), dsn))
 	}
-	s := &Store{pool: pool, dsn: red, trips: trips}
+	s := &Store{pool: pool, dsn: red, trips: trips, cache: snapCache{snaps: names.Snapshots[snapRows]{DropOlder: true}}}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("connecting to %s: %w", red, scrubErr(err, dsn))
@@ -193,12 +193,9 @@ func (s *Store) Close() error {
 // transaction-level advisory lock, so concurrent publishers choosing names
 // (name~2, ...) do not race.
 func (s *Store) EnsureRepository(ctx context.Context, root, name string) (graph.Repository, error) {
-	if root == "" {
-		return graph.Repository{}, errors.New("ensuring repository: empty root")
-	}
-	root = filepath.Clean(root)
-	if name == "" {
-		name = filepath.Base(root)
+	root, name, err := sqlbase.RepositoryRoot(root, name)
+	if err != nil {
+		return graph.Repository{}, err
 	}
 	if repo, err := repositoryByRoot(ctx, s.pool, root); err == nil || !errors.Is(err, graph.ErrNotFound) {
 		return repo, err
@@ -246,16 +243,8 @@ type queryRower interface {
 }
 
 func repositoryByRoot(ctx context.Context, q queryRower, root string) (graph.Repository, error) {
-	var r graph.Repository
-	err := q.QueryRow(ctx, `SELECT id, name, root, vcs_head FROM repositories WHERE root = $1`, root).
-		Scan(&r.ID, &r.Name, &r.Root, &r.VCSHead)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return r, fmt.Errorf("repository at %s: %w", root, graph.ErrNotFound)
-	}
-	if err != nil {
-		return r, fmt.Errorf("looking up repository: %w", err)
-	}
-	return r, nil
+	return sqlbase.ScanRepository(q.QueryRow(ctx, `SELECT id, name, root, vcs_head FROM repositories WHERE root = $1`, root),
+		root, pgx.ErrNoRows)
 }
 
 // BeginSnapshot implements graph.Store. It checks that the repository

@@ -37,8 +37,8 @@ type kidsKey struct{ repo, parent string }
 // (repository, path, position).
 func (r *reader) queueChildren(batch *pgx.Batch, kb *builder) {
 	from := r.from(kb, "symbols", "s")
-	batch.Queue(`SELECT `+symbolColumns+from+kb.clause()+` ORDER BY r.name, s.path, s.start_line, s.start_col, s.id`,
-		kb.args...)
+	batch.Queue(`SELECT `+symbolColumns+from+kb.Clause()+` ORDER BY r.name, s.path, s.start_line, s.start_col, s.id`,
+		kb.Args...)
 }
 
 // batchSymbols reads the next result of a batch as symbols.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/store/names"
+	"github.com/sextant-dev/sextant/internal/store/sqlbase"
 )
 
 // reader is the Reader of the postgres store: one REPEATABLE READ, READ
@@ -75,46 +75,24 @@ func (r *reader) lock() error {
 	return nil
 }
 
-// builder accumulates a WHERE clause and its numbered arguments.
-type builder struct {
-	conds []string
-	args  []any
-}
-
-func (b *builder) arg(v any) string {
-	b.args = append(b.args, v)
-	return "$" + strconv.Itoa(len(b.args))
-}
-
-func (b *builder) where(format string, args ...any) {
-	ph := make([]any, len(args))
-	for i, a := range args {
-		ph[i] = b.arg(a)
-	}
-	b.conds = append(b.conds, fmt.Sprintf(format, ph...))
-}
-
-func (b *builder) clause() string {
-	if len(b.conds) == 0 {
-		return ""
-	}
-	return " WHERE " + strings.Join(b.conds, " AND ")
-}
+// builder accumulates a WHERE clause and its numbered arguments ($1, $2).
+type builder = sqlbase.Builder[sqlbase.Dollar]
 
 // prefixCond is a byte-wise prefix test on col: with COLLATE "C" columns,
 // left(col, n) = p is exact, and for a range-scannable form the planner
 // gets col >= p as well.
-func (b *builder) prefixCond(col, p string) string {
+func prefixCond(b *builder, col, p string) string {
 	if p == "" {
 		return "true"
 	}
-	ph := b.arg(p)
+	ph := b.Arg(p)
 	return fmt.Sprintf("(%[1]s >= %[2]s AND starts_with(%[1]s, %[2]s))", col, ph)
 }
 
+// symbolColumns select a symbol: its row id, then what
+// sqlbase.AppendSymbolFields scans.
 const symbolColumns = `s.snapshot_id, s.id, s.key, r.name, s.package_path, s.package_name, s.module_path, s.path,
-	s.name, coalesce(s.qname, s.name), s.kind, s.signature, s.doc, s.receiver, coalesce(s.parent, ''),
-	s.exported, s.test_only, s.start_line, s.start_col, s.end_line, s.end_col`
+	` + sqlbase.SymbolColumns
 
 // from returns the FROM clause that joins table (as alias) to the pinned
 // snapshots, r(current_snapshot, name), and adds to b the condition that
@@ -129,9 +107,9 @@ func (r *reader) from(b *builder, table, alias string) string {
 	for i, p := range r.pins {
 		snaps[i], names[i] = p.snapshot, p.name
 	}
-	ph := b.arg(snaps)
-	b.conds = append(b.conds, alias+".snapshot_id = ANY("+ph+")")
-	return ` FROM unnest(` + ph + `::bigint[], ` + b.arg(names) + `::text[]) AS r(current_snapshot, name)
+	ph := b.Arg(snaps)
+	b.Conds = append(b.Conds, alias+".snapshot_id = ANY("+ph+")")
+	return ` FROM unnest(` + ph + `::bigint[], ` + b.Arg(names) + `::text[]) AS r(current_snapshot, name)
 		JOIN ` + table + ` ` + alias + ` ON ` + alias + `.snapshot_id = r.current_snapshot`
 }
 
@@ -142,25 +120,7 @@ type rowID struct {
 
 func scanSymbols(rows pgx.Rows) ([]graph.Symbol, []rowID, error) {
 	defer rows.Close()
-	var syms []graph.Symbol
-	var ids []rowID
-	for rows.Next() {
-		var s graph.Symbol
-		var id rowID
-		var kind int16
-		if err := rows.Scan(&id.snap, &id.id, &s.Key, &s.Repository, &s.PackagePath, &s.PackageName, &s.ModulePath,
-			&s.Path, &s.Name, &s.QualifiedName, &kind, &s.Signature, &s.Doc, &s.Receiver, &s.Parent,
-			&s.Exported, &s.TestOnly, &s.StartLine, &s.StartCol, &s.EndLine, &s.EndCol); err != nil {
-			return nil, nil, fmt.Errorf("reading symbols: %w", err)
-		}
-		s.Kind = nameOf(kindNames[:], kind)
-		syms = append(syms, s)
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("reading symbols: %w", err)
-	}
-	return syms, ids, nil
+	return sqlbase.ScanSymbols[rowID, int16](rows, func(dest []any, id *rowID) []any { return append(dest, &id.snap, &id.id) })
 }
 
 func (r *reader) querySymbols(ctx context.Context, query string, args ...any) ([]graph.Symbol, []rowID, error) {
@@ -228,7 +188,7 @@ func scanEntries(rows pgx.Rows) ([]names.Entry, error) {
 			&e.StartLine, &e.StartCol); err != nil {
 			return nil, fmt.Errorf("loading symbol names: %w", err)
 		}
-		e.Kind = nameOf(kindNames[:], kind)
+		e.Kind = sqlbase.Kind(kind)
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
@@ -267,8 +227,8 @@ func (r *reader) FindSymbols(ctx context.Context, q graph.SymbolQuery) ([]graph.
 		}
 		var b builder
 		from := r.from(&b, "symbols", "s")
-		b.where(col+" = %s", q.Name)
-		syms, ids, err := r.querySymbols(ctx, `SELECT `+symbolColumns+from+b.clause(), b.args...)
+		b.Where(col+" = %s", q.Name)
+		syms, ids, err := r.querySymbols(ctx, `SELECT `+symbolColumns+from+b.Clause(), b.Args...)
 		if err != nil {
 			return nil, 0, fmt.Errorf("finding symbols: %w", err)
 		}
@@ -285,14 +245,14 @@ func (r *reader) FindSymbols(ctx context.Context, q graph.SymbolQuery) ([]graph.
 	for _, p := range pins {
 		snapOf[p.name] = p.snapshot
 		if exact {
-			tables = append(tables, names.RepoTable{Repo: p.name, Entries: exactByRepo[p.snapshot]})
+			tables = append(tables, names.RepoTable{Repo: p.name, Table: names.NewTable(exactByRepo[p.snapshot])})
 			continue
 		}
 		if len(q.Repositories) > 0 && !containsString(q.Repositories, p.name) {
 			continue
 		}
 		snap := p.snapshot
-		entries, err := r.names.Table(ctx, p.name, snap, func(ctx context.Context) ([]names.Entry, error) {
+		table, err := r.names.Table(ctx, p.name, snap, func(ctx context.Context) ([]names.Entry, error) {
 			rows, err := r.tx.Query(ctx, `SELECT `+entryColumns+` FROM symbols s WHERE s.snapshot_id = $1`, snap)
 			if err != nil {
 				return nil, fmt.Errorf("loading symbol names: %w", err)
@@ -304,7 +264,7 @@ func (r *reader) FindSymbols(ctx context.Context, q graph.SymbolQuery) ([]graph.
 		if err != nil {
 			return nil, 0, err
 		}
-		tables = append(tables, names.RepoTable{Repo: p.name, Entries: entries})
+		tables = append(tables, names.RepoTable{Repo: p.name, Table: table})
 	}
 	hits, total, err := names.Search(q, tables)
 	if err != nil || len(hits) == 0 {
@@ -372,24 +332,18 @@ func (r *reader) SymbolByKey(ctx context.Context, key string) (graph.Symbol, err
 	defer r.mu.Unlock()
 	var b builder
 	from := r.from(&b, "symbols", "s")
-	b.where("s.key = %s", key)
+	b.Where("s.key = %s", key)
 	batch := &pgx.Batch{}
-	batch.Queue(`SELECT `+symbolColumns+from+b.clause()+` ORDER BY r.name, s.id LIMIT 1`, b.args...)
+	batch.Queue(`SELECT `+symbolColumns+from+b.Clause()+` ORDER BY r.name, s.id LIMIT 1`, b.Args...)
 	var kb builder
-	kb.where("s.parent = %s", key)
+	kb.Where("s.parent = %s", key)
 	r.queueChildren(batch, &kb)
 	var syms []graph.Symbol
 	err := r.sendWithChildren(ctx, batch, func(rs pgx.BatchResults) (err error) {
 		syms, err = batchSymbols(rs)
 		return err
 	}, func() []string { return []string{key} })
-	if err != nil {
-		return graph.Symbol{}, err
-	}
-	if len(syms) == 0 {
-		return graph.Symbol{}, fmt.Errorf("symbol %s: %w", key, graph.ErrNotFound)
-	}
-	return syms[0], nil
+	return sqlbase.OneSymbol(syms, err, key)
 }
 
 // LookupSymbols implements graph.Reader: the symbols whose qualified name
@@ -422,13 +376,13 @@ func (r *reader) LookupSymbolsAll(ctx context.Context, ls []graph.Lookup) ([][]g
 		asked = append(asked, i)
 		var b builder
 		from := r.lookup(&b, l)
-		batch.Queue(`SELECT `+symbolColumns+from+b.clause()+` ORDER BY r.name, s.path, s.start_line, s.start_col, s.id`, b.args...)
+		batch.Queue(`SELECT `+symbolColumns+from+b.Clause()+` ORDER BY r.name, s.path, s.start_line, s.start_col, s.id`, b.Args...)
 		// The members' query selects its parents with the same lookup,
 		// in a subquery whose aliases hide the outer ones.
 		var kb builder
 		sub := r.lookup(&kb, l)
-		kb.conds = append(kb.conds, "s.kind IN (4, 5)") // types and interfaces (kindNames)
-		kb.conds = []string{"s.parent IN (SELECT s.key" + sub + kb.clause() + ")"}
+		kb.Conds = append(kb.Conds, "s.kind IN (4, 5)") // types and interfaces (kindNames)
+		kb.Conds = []string{"s.parent IN (SELECT s.key" + sub + kb.Clause() + ")"}
 		r.queueChildren(batch, &kb)
 	}
 	if len(asked) == 0 {
@@ -464,22 +418,11 @@ func (r *reader) LookupSymbolsAll(ctx context.Context, ls []graph.Lookup) ([][]g
 func (r *reader) lookup(b *builder, l graph.Lookup) string {
 	from := r.from(b, "symbols", "s")
 	if strings.ContainsAny(l.QualifiedName, ".#") {
-		b.where("s.qname = %s", l.QualifiedName)
+		b.Where("s.qname = %s", l.QualifiedName)
 	} else {
-		b.where("s.name = %s AND s.qname IS NULL", l.QualifiedName)
+		b.Where("s.name = %s AND s.qname IS NULL", l.QualifiedName)
 	}
-	if l.PackagePath != "" {
-		b.where("s.package_path = %s", l.PackagePath)
-	}
-	if l.PackageName != "" {
-		b.where("s.package_name = %s", l.PackageName)
-	}
-	if l.Repository != "" {
-		b.where("r.name = %s", l.Repository)
-	}
-	if l.PathPrefix != "" {
-		b.conds = append(b.conds, b.prefixCond("s.path", l.PathPrefix))
-	}
+	sqlbase.LookupFilters(b, l, "s", prefixCond)
 	return from
 }
 
@@ -504,12 +447,12 @@ func (r *reader) Children(ctx context.Context, repo, parentKey string) ([]graph.
 	}
 	var b builder
 	from := r.from(&b, "symbols", "s")
-	b.where("s.parent = %s", parentKey)
+	b.Where("s.parent = %s", parentKey)
 	if repo != "" {
-		b.where("s.snapshot_id = %s", r.snaps[repo])
+		b.Where("s.snapshot_id = %s", r.snaps[repo])
 	}
-	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+from+b.clause()+
-		` ORDER BY r.name, s.path, s.start_line, s.start_col, s.id`, b.args...)
+	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+from+b.Clause()+
+		` ORDER BY r.name, s.path, s.start_line, s.start_col, s.id`, b.Args...)
 	return syms, err
 }
 
@@ -528,8 +471,8 @@ func (r *reader) SymbolsByKeys(ctx context.Context, keys []string) ([]graph.Symb
 	}
 	var b builder
 	from := r.from(&b, "symbols", "s")
-	b.where("s.key = ANY(%s)", uniq(keys))
-	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+from+b.clause(), b.args...)
+	b.Where("s.key = ANY(%s)", uniq(keys))
+	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+from+b.Clause(), b.Args...)
 	if err != nil {
 		return nil, fmt.Errorf("looking up symbols by key: %w", err)
 	}
@@ -546,14 +489,6 @@ func uniq(keys []string) []string {
 		}
 	}
 	return out
-}
-
-const fileColumns = `path, package, hash, size, mod_time_ns, test, ignored`
-
-func scanFile(sc interface{ Scan(...any) error }) (graph.File, error) {
-	var f graph.File
-	err := sc.Scan(&f.Path, &f.Package, &f.Hash, &f.Size, &f.ModTimeNS, &f.Test, &f.Ignored)
-	return f, err
 }
 
 // cached returns the cached rows of repo's pinned snapshot.
@@ -574,23 +509,12 @@ func (r *reader) files(ctx context.Context, repo string) ([]graph.File, error) {
 	}
 	snap := r.snaps[repo]
 	return c.files.get(ctx, func(ctx context.Context) ([]graph.File, error) {
-		rows, err := r.tx.Query(ctx, `SELECT `+fileColumns+` FROM files WHERE snapshot_id = $1 ORDER BY path`, snap)
+		rows, err := r.tx.Query(ctx, `SELECT `+sqlbase.FileColumns+` FROM files WHERE snapshot_id = $1 ORDER BY path`, snap)
 		if err != nil {
 			return nil, fmt.Errorf("listing files: %w", err)
 		}
 		defer rows.Close()
-		var out []graph.File
-		for rows.Next() {
-			f, err := scanFile(rows)
-			if err != nil {
-				return nil, fmt.Errorf("listing files: %w", err)
-			}
-			out = append(out, f)
-		}
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("listing files: %w", err)
-		}
-		return out, nil
+		return sqlbase.Collect(rows, sqlbase.ScanFile, "listing files")
 	})
 }
 
@@ -622,7 +546,7 @@ func (r *reader) Files(ctx context.Context, repo string) ([]graph.File, error) {
 
 const packageColumns = `path, name, module_path, dir, hash, test_only, errors`
 
-func scanPackage(sc interface{ Scan(...any) error }) (graph.Package, error) {
+func scanPackage(sc sqlbase.Scanner) (graph.Package, error) {
 	var p graph.Package
 	err := sc.Scan(&p.Path, &p.Name, &p.ModulePath, &p.Dir, &p.Hash, &p.TestOnly, &p.Errors)
 	return p, err
@@ -643,18 +567,7 @@ func (r *reader) packages(ctx context.Context, repo string) ([]graph.Package, er
 			return nil, fmt.Errorf("listing packages: %w", err)
 		}
 		defer rows.Close()
-		var out []graph.Package
-		for rows.Next() {
-			p, err := scanPackage(rows)
-			if err != nil {
-				return nil, fmt.Errorf("listing packages: %w", err)
-			}
-			out = append(out, p)
-		}
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("listing packages: %w", err)
-		}
-		return out, nil
+		return sqlbase.Collect(rows, scanPackage, "listing packages")
 	})
 }
 
@@ -703,22 +616,11 @@ func (r *reader) Diagnostics(ctx context.Context, repo string, limit int) ([]gra
 	if limit > 0 {
 		lim = limit
 	}
-	rows, err := r.tx.Query(ctx, `SELECT package, path, line, col, kind, message FROM diagnostics
+	rows, err := r.tx.Query(ctx, `SELECT `+sqlbase.DiagnosticColumns+` FROM diagnostics
 		WHERE snapshot_id = $1 ORDER BY path, line, col, package, seq LIMIT $2`, snap, lim)
 	if err != nil {
 		return nil, fmt.Errorf("listing diagnostics: %w", err)
 	}
 	defer rows.Close()
-	var out []graph.Diagnostic
-	for rows.Next() {
-		var d graph.Diagnostic
-		if err := rows.Scan(&d.Package, &d.Path, &d.Line, &d.Col, &d.Kind, &d.Message); err != nil {
-			return nil, fmt.Errorf("listing diagnostics: %w", err)
-		}
-		out = append(out, d)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("listing diagnostics: %w", err)
-	}
-	return out, nil
+	return sqlbase.Collect(rows, sqlbase.ScanDiagnostic, "listing diagnostics")
 }

@@ -5,18 +5,16 @@ import (
 	"sync"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/names"
 )
 
 // snapCache holds, per snapshot, rows that the queries of almost every
 // request start from (a snapshot's files and packages), so that a request
-// reads them from memory instead of paying a round trip to the server. A
-// snapshot never changes once published, so an entry is valid as long as
-// the snapshot exists; a repository's older entries are dropped when a
-// newer snapshot of it is seen. It is safe for concurrent use.
+// reads them from memory instead of paying a round trip to the server.
+// Rows of a snapshot older than its repository's newest one seen (one a
+// reader still pins) are read but not kept.
 type snapCache struct {
-	mu     sync.Mutex
-	snaps  map[int64]*snapRows
-	latest map[string]int64 // repository → newest snapshot id cached
+	snaps names.Snapshots[snapRows]
 }
 
 // snapRows are one snapshot's cached rows, each loaded on first use.
@@ -48,24 +46,5 @@ func (l *lazy[T]) get(ctx context.Context, load func(context.Context) (T, error)
 
 // rows returns the entry of snapshot id of repository repo.
 func (c *snapCache) rows(repo string, id int64) *snapRows {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.snaps == nil {
-		c.snaps, c.latest = map[int64]*snapRows{}, map[string]int64{}
-	}
-	if id < c.latest[repo] {
-		return &snapRows{} // an older snapshot a reader still pins: not kept
-	}
-	e, ok := c.snaps[id]
-	if !ok {
-		e = &snapRows{}
-		c.snaps[id] = e
-		if old, had := c.latest[repo]; had && old < id {
-			delete(c.snaps, old)
-		}
-		if c.latest[repo] < id {
-			c.latest[repo] = id
-		}
-	}
-	return e
+	return c.snaps.Get(repo, id)
 }

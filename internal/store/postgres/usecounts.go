@@ -31,7 +31,7 @@ func (r *reader) UseCounts(ctx context.Context, repo string) ([]graph.UseCount, 
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.tx.Query(ctx, useCountsQuery, snap, refKindCodes[graph.RefCall])
+	rows, err := r.tx.Query(ctx, useCountsQuery, snap, codes.RefKind[graph.RefCall])
 	if err != nil {
 		return nil, fmt.Errorf("counting uses: %w", err)
 	}

@@ -11,49 +11,27 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/sqlbase"
 )
 
-// The small integers stored for symbol kinds, reference kinds, coverage
-// classes and call modes: the same codes as the sqlite store's, so the two
-// schemas read alike. They are part of the schema: never renumber, only
-// append.
-var (
-	kindNames = [...]graph.Kind{1: graph.KindPackage, 2: graph.KindConst, 3: graph.KindVar, 4: graph.KindType,
-		5: graph.KindInterface, 6: graph.KindFunc, 7: graph.KindMethod, 8: graph.KindField, 9: graph.KindInterfaceMethod}
-	refKindNames = [...]graph.RefKind{1: graph.RefCall, 2: graph.RefRead, 3: graph.RefWrite, 4: graph.RefType,
-		5: graph.RefImport, 6: graph.RefEmbed}
-	coverageNames = [...]graph.Coverage{1: graph.CoverageExact, 2: graph.CoverageCandidate,
-		3: graph.CoverageUnresolved, // the literal 3 of the edges_unresolved index
-		4: graph.CoveragePackageLevel}
-	viaNames = [...]graph.Via{0: "", 1: graph.ViaStatic, 2: graph.ViaInterface, 3: graph.ViaFuncValue,
-		4: graph.ViaGo, 5: graph.ViaDefer}
-
-	kindCodes     = codes(kindNames[:])
-	refKindCodes  = codes(refKindNames[:])
-	coverageCodes = codes(coverageNames[:])
-	viaCodes      = func() map[graph.Via]int16 { m := codes(viaNames[:]); m[""] = 0; return m }()
-)
-
-func codes[T ~string](names []T) map[T]int16 {
-	m := make(map[T]int16, len(names))
-	for c, n := range names {
-		if n != "" {
-			m[n] = int16(c)
-		}
-	}
-	return m
-}
-
-// nameOf returns the name stored as code c, or "unknown(c)".
-func nameOf[T ~string](names []T, c int16) T {
-	if c >= 0 && int(c) < len(names) && (names[c] != "" || c == 0) {
-		return names[c]
-	}
-	return T(fmt.Sprintf("unknown(%d)", c))
-}
+// codes are the stored codes of kinds, coverage classes, call modes and
+// effects (sqlbase), as written: smallint columns.
+var codes = sqlbase.NewCodes[int16]()
 
 // errWriterDone is returned by a SnapshotWriter used after Publish or Abort.
 var errWriterDone = errors.New("snapshot writer already published or aborted")
+
+// lock takes w.mu for a call that adds to the snapshot, failing with
+// errWriterDone (and not holding it) once the writer has published or
+// aborted.
+func (w *writer) lock() error {
+	w.mu.Lock()
+	if w.done {
+		w.mu.Unlock()
+		return errWriterDone
+	}
+	return nil
+}
 
 // writer is the SnapshotWriter of the postgres store. It validates and
 // buffers records as they are added and writes them all at Publish, in
@@ -88,11 +66,10 @@ func newWriter(s *Store, repo graph.Repository, vcsHead string) *writer {
 
 // AddModules implements graph.SnapshotWriter.
 func (w *writer) AddModules(ctx context.Context, mods []graph.Module) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.done {
-		return errWriterDone
+	if err := w.lock(); err != nil {
+		return err
 	}
+	defer w.mu.Unlock()
 	w.modules = append(w.modules, mods...)
 	return nil
 }
@@ -101,13 +78,12 @@ func (w *writer) AddModules(ctx context.Context, mods []graph.Module) error {
 // its first record; Symbol.Repository is ignored (a symbol belongs to the
 // snapshot's repository); an unknown kind is an error.
 func (w *writer) AddPackage(ctx context.Context, pkg graph.Package, files []graph.File, syms []graph.Symbol, diags []graph.Diagnostic) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.done {
-		return errWriterDone
+	if err := w.lock(); err != nil {
+		return err
 	}
+	defer w.mu.Unlock()
 	for i := range syms {
-		if _, ok := kindCodes[syms[i].Kind]; !ok {
+		if _, ok := codes.Kind[syms[i].Kind]; !ok {
 			return fmt.Errorf("package %s: symbol %s: unknown kind %q", pkg.Path, syms[i].QualifiedName, syms[i].Kind)
 		}
 	}
@@ -120,11 +96,10 @@ func (w *writer) AddPackage(ctx context.Context, pkg graph.Package, files []grap
 
 // AddFiles implements graph.SnapshotWriter.
 func (w *writer) AddFiles(ctx context.Context, files []graph.File) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.done {
-		return errWriterDone
+	if err := w.lock(); err != nil {
+		return err
 	}
+	defer w.mu.Unlock()
 	w.addFiles(files)
 	return nil
 }
@@ -140,11 +115,10 @@ func (w *writer) addFiles(files []graph.File) {
 
 // AddDiagnostics implements graph.SnapshotWriter.
 func (w *writer) AddDiagnostics(ctx context.Context, diags []graph.Diagnostic) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.done {
-		return errWriterDone
+	if err := w.lock(); err != nil {
+		return err
 	}
+	defer w.mu.Unlock()
 	w.diags = append(w.diags, diags...)
 	return nil
 }
@@ -152,13 +126,12 @@ func (w *writer) AddDiagnostics(ctx context.Context, diags []graph.Diagnostic) e
 // AddRefs implements graph.SnapshotWriter. References are stored as given,
 // duplicates included; an unknown Kind is an error.
 func (w *writer) AddRefs(ctx context.Context, refs []graph.Ref) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.done {
-		return errWriterDone
+	if err := w.lock(); err != nil {
+		return err
 	}
+	defer w.mu.Unlock()
 	for _, r := range refs {
-		if _, ok := refKindCodes[r.Kind]; !ok {
+		if _, ok := codes.RefKind[r.Kind]; !ok {
 			return fmt.Errorf("reference at %s:%d:%d: unknown kind %q", r.Path, r.Line, r.Col, r.Kind)
 		}
 	}
@@ -169,16 +142,15 @@ func (w *writer) AddRefs(ctx context.Context, refs []graph.Ref) error {
 // AddCallEdges implements graph.SnapshotWriter. Edges are stored as given,
 // duplicates included; an unknown Coverage or Via is an error.
 func (w *writer) AddCallEdges(ctx context.Context, edges []graph.CallEdge) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.done {
-		return errWriterDone
+	if err := w.lock(); err != nil {
+		return err
 	}
+	defer w.mu.Unlock()
 	for _, e := range edges {
-		if _, ok := coverageCodes[e.Coverage]; !ok {
+		if _, ok := codes.Coverage[e.Coverage]; !ok {
 			return fmt.Errorf("call at %s:%d:%d: unknown coverage %q", e.Path, e.Line, e.Col, e.Coverage)
 		}
-		if _, ok := viaCodes[e.Via]; !ok {
+		if _, ok := codes.Via[e.Via]; !ok {
 			return fmt.Errorf("call at %s:%d:%d: unknown via %q", e.Path, e.Line, e.Col, e.Via)
 		}
 	}
@@ -189,11 +161,10 @@ func (w *writer) AddCallEdges(ctx context.Context, edges []graph.CallEdge) error
 // AddImplements implements graph.SnapshotWriter. A (Type, Interface) pair
 // is stored once: a repeat, whatever its Pointer, is ignored.
 func (w *writer) AddImplements(ctx context.Context, impls []graph.Implements) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.done {
-		return errWriterDone
+	if err := w.lock(); err != nil {
+		return err
 	}
+	defer w.mu.Unlock()
 	for _, im := range impls {
 		k := [2]string{im.Type, im.Interface}
 		if !w.implsSeen[k] {
@@ -331,8 +302,8 @@ func (w *writer) copyRows(ctx context.Context, tx pgx.Tx, id int64) error {
 					if s.QualifiedName != s.Name {
 						qname = s.QualifiedName
 					}
-					wName, wDoc, wSig, wBody, wPath := searchWords(s)
-					return []any{id, i + 1, s.Key, s.Name, strings.ToLower(s.Name), qname, kindCodes[s.Kind],
+					wName, wDoc, wSig, wBody, wPath := sqlbase.SearchColumns(s)
+					return []any{id, i + 1, s.Key, s.Name, strings.ToLower(s.Name), qname, codes.Kind[s.Kind],
 						s.Exported, s.TestOnly, s.StartLine, s.StartCol, s.EndLine, s.EndCol, s.PackagePath,
 						s.PackageName, s.ModulePath, s.Path, nullable(s.Parent), s.Receiver, s.Signature, s.Doc,
 						wName, wDoc, wSig, wBody, wPath}
@@ -350,7 +321,7 @@ func (w *writer) copyRows(ctx context.Context, tx pgx.Tx, id int64) error {
 				"enclosing", "kind", "test_only"}, len(w.refs), func(i int) []any {
 				r := &w.refs[i]
 				return []any{id, i, r.Target, r.Path, r.Line, r.Col, r.EndCol, nullable(r.Enclosing),
-					refKindCodes[r.Kind], r.TestOnly}
+					codes.RefKind[r.Kind], r.TestOnly}
 			})
 		},
 		func() error {
@@ -358,7 +329,7 @@ func (w *writer) copyRows(ctx context.Context, tx pgx.Tx, id int64) error {
 				"col", "coverage", "via", "is_go", "is_defer"}, len(w.edges), func(i int) []any {
 				e := &w.edges[i]
 				return []any{id, i, e.Caller, nullable(e.Callee), nullable(e.CalleeName), e.Path, e.Line, e.Col,
-					coverageCodes[e.Coverage], viaCodes[e.Via], e.Go, e.Defer}
+					codes.Coverage[e.Coverage], codes.Via[e.Via], e.Go, e.Defer}
 			})
 		},
 		func() error {

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/sqlbase"
 )
 
 // refsColumns are what Refs reads of each match, the total number of
@@ -18,31 +19,31 @@ const refsColumns = `x.target, x.path, x.line, x.col, x.end_col, coalesce(x.encl
 // its arguments added to b.
 func (r *reader) refsQuery(b *builder, cols string, q graph.RefQuery, targets []string) (string, error) {
 	from := r.from(b, "refs", "x")
-	b.where("x.target = ANY(%s)", targets)
+	b.Where("x.target = ANY(%s)", targets)
 	if len(q.Kinds) > 0 {
 		kinds := make([]int16, len(q.Kinds))
 		for i, k := range q.Kinds {
-			code, ok := refKindCodes[k]
+			code, ok := codes.RefKind[k]
 			if !ok {
 				return "", graph.Errorf(graph.CodeInvalidArgument, "unknown reference kind %q", k)
 			}
 			kinds[i] = code
 		}
-		b.where("x.kind = ANY(%s)", kinds)
+		b.Where("x.kind = ANY(%s)", kinds)
 	}
 	if !q.IncludeTests {
-		b.conds = append(b.conds, "NOT x.test_only")
+		b.Conds = append(b.Conds, "NOT x.test_only")
 	}
 	if q.PathPrefix != "" {
-		b.conds = append(b.conds, b.prefixCond("x.path", q.PathPrefix))
+		b.Conds = append(b.Conds, prefixCond(b, "x.path", q.PathPrefix))
 	}
 	var limit any
 	if q.Limit > 0 {
 		limit = q.Limit
 	}
-	return `SELECT ` + cols + from + b.clause() + `
+	return `SELECT ` + cols + from + b.Clause() + `
 		ORDER BY x.path, x.line, x.col, r.name, x.target, x.seq
-		LIMIT ` + b.arg(limit) + ` OFFSET ` + b.arg(max(q.Offset, 0)), nil
+		LIMIT ` + b.Arg(limit) + ` OFFSET ` + b.Arg(max(q.Offset, 0)), nil
 }
 
 // Refs implements graph.Reader. It searches every pinned current snapshot;
@@ -64,11 +65,11 @@ func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, 
 	// without the count, whose aliases hide the outer ones.
 	var eb builder
 	sub, _ := r.refsQuery(&eb, "x.enclosing", q, uniq(q.Targets))
-	eb.conds = []string{"s.key IN (SELECT p.enclosing FROM (" + sub + ") AS p)"}
+	eb.Conds = []string{"s.key IN (SELECT p.enclosing FROM (" + sub + ") AS p)"}
 	from := r.from(&eb, "symbols", "s")
 	batch := &pgx.Batch{}
-	batch.Queue(query, b.args...)
-	batch.Queue(`SELECT `+symbolColumns+from+eb.clause(), eb.args...)
+	batch.Queue(query, b.Args...)
+	batch.Queue(`SELECT `+symbolColumns+from+eb.Clause(), eb.Args...)
 	rs := r.tx.SendBatch(ctx, batch)
 	defer rs.Close()
 	rows, err := rs.Query()
@@ -99,7 +100,7 @@ func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, 
 		first.Offset, first.Limit = 0, 1
 		var fb builder
 		query, _ := r.refsQuery(&fb, refsColumns, first, uniq(q.Targets))
-		rows, err := r.tx.Query(ctx, query, fb.args...)
+		rows, err := r.tx.Query(ctx, query, fb.Args...)
 		if err != nil {
 			return nil, 0, fmt.Errorf("querying references: %w", err)
 		}
@@ -121,7 +122,7 @@ func scanRefs(rows pgx.Rows) ([]graph.Ref, int, error) {
 			&ref.TestOnly, &ref.Repository, &total); err != nil {
 			return nil, 0, fmt.Errorf("reading references: %w", err)
 		}
-		ref.Kind = nameOf(refKindNames[:], kind)
+		ref.Kind = sqlbase.RefKind(kind)
 		out = append(out, ref)
 	}
 	if err := rows.Err(); err != nil {
@@ -145,17 +146,17 @@ func (r *reader) CallEdges(ctx context.Context, q graph.EdgeQuery) ([]graph.Call
 	if len(q.Callers) > 0 {
 		col, keys = "caller", q.Callers
 	}
-	b.where("x."+col+" = ANY(%s)", uniq(keys))
+	b.Where("x."+col+" = ANY(%s)", uniq(keys))
 	if len(q.Coverage) > 0 {
 		covs := make([]int16, len(q.Coverage))
 		for i, c := range q.Coverage {
-			code, ok := coverageCodes[c]
+			code, ok := codes.Coverage[c]
 			if !ok {
 				return nil, graph.Errorf(graph.CodeInvalidArgument, "unknown coverage %q", c)
 			}
 			covs[i] = code
 		}
-		b.where("x.coverage = ANY(%s)", covs)
+		b.Where("x.coverage = ANY(%s)", covs)
 	}
 	if len(keys) == 0 {
 		return nil, nil
@@ -166,8 +167,8 @@ func (r *reader) CallEdges(ctx context.Context, q graph.EdgeQuery) ([]graph.Call
 	defer r.mu.Unlock()
 	rows, err := r.tx.Query(ctx, `SELECT x.caller, coalesce(x.callee, ''), coalesce(x.callee_name, ''), x.path,
 		x.line, x.col, x.coverage, x.via, x.is_go, x.is_defer, r.name
-		`+from+b.clause()+`
-		ORDER BY x.`+col+`, x.path, x.line, x.col, r.name, x.seq`, b.args...)
+		`+from+b.Clause()+`
+		ORDER BY x.`+col+`, x.path, x.line, x.col, r.name, x.seq`, b.Args...)
 	if err != nil {
 		return nil, fmt.Errorf("querying call edges: %w", err)
 	}
@@ -180,8 +181,8 @@ func (r *reader) CallEdges(ctx context.Context, q graph.EdgeQuery) ([]graph.Call
 			&e.Go, &e.Defer, &e.Repository); err != nil {
 			return nil, fmt.Errorf("reading call edges: %w", err)
 		}
-		e.Coverage = nameOf(coverageNames[:], cov)
-		e.Via = nameOf(viaNames[:], via)
+		e.Coverage = sqlbase.Coverage(cov)
+		e.Via = sqlbase.Via(via)
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
@@ -223,8 +224,8 @@ func (r *reader) Implementations(ctx context.Context, key string, byInterface bo
 	}
 	var b builder
 	from := r.from(&b, "implements", "x")
-	b.where("x."+col+" = %s", key)
-	query := `SELECT x.type, x.iface, x.pointer` + from + b.clause() + ` ORDER BY ` + order + `, r.name`
+	b.Where("x."+col+" = %s", key)
+	query := `SELECT x.type, x.iface, x.pointer` + from + b.Clause() + ` ORDER BY ` + order + `, r.name`
 	var out []graph.Implements
 	read := func(rows pgx.Rows) error {
 		defer rows.Close()
@@ -241,18 +242,18 @@ func (r *reader) Implementations(ctx context.Context, key string, byInterface bo
 		return nil
 	}
 	if byInterface {
-		rows, err := r.tx.Query(ctx, query, b.args...)
+		rows, err := r.tx.Query(ctx, query, b.Args...)
 		if err != nil {
 			return nil, fmt.Errorf("querying implementations: %w", err)
 		}
 		return out, read(rows)
 	}
 	batch := &pgx.Batch{}
-	batch.Queue(query, b.args...)
+	batch.Queue(query, b.Args...)
 	var kb builder
 	sub := r.from(&kb, "implements", "x")
-	kb.where("x.type = %s", key)
-	kb.conds = []string{"s.parent IN (SELECT x.iface" + sub + kb.clause() + ")"}
+	kb.Where("x.type = %s", key)
+	kb.Conds = []string{"s.parent IN (SELECT x.iface" + sub + kb.Clause() + ")"}
 	r.queueChildren(batch, &kb)
 	err := r.sendWithChildren(ctx, batch, func(rs pgx.BatchResults) error {
 		rows, err := rs.Query()

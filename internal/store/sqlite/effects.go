@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/sqlbase"
 )
 
 // Effect rows (schema version 3). The statements and the upgrade live in
@@ -38,18 +39,6 @@ var schemaEffects = []string{
 	)`,
 	`CREATE INDEX effects_func ON effects (snapshot_id, func)`,
 }
-
-// effectNames are the codes of effects.effect: part of the schema, never
-// renumber, only append.
-var effectNames = [...]graph.Effect{
-	1: graph.EffectFS, 2: graph.EffectNet, 3: graph.EffectExec, 4: graph.EffectEnv, 5: graph.EffectExit,
-	6: graph.EffectPanic, 7: graph.EffectSpawn, 8: graph.EffectChan, 9: graph.EffectSync, 10: graph.EffectTime,
-	11: graph.EffectRand, 12: graph.EffectStdio, 13: graph.EffectGlobal, 14: graph.EffectUnsafe,
-	15: graph.EffectCgo, 16: graph.EffectReflect, 17: graph.EffectDB,
-	18: graph.EffectOpen, 19: graph.EffectPure,
-}
-
-var effectCodes = codes(effectNames[:])
 
 // upgradeEffects adds the effects table to a database of the previous
 // version. Snapshots written before it have no effect rows, and serving
@@ -89,7 +78,7 @@ func (w *writer) AddEffects(ctx context.Context, recs []graph.EffectRecord) erro
 		return nil
 	}
 	for _, r := range recs {
-		if _, ok := effectCodes[r.Effect]; !ok || r.Function == "" {
+		if _, ok := codes.Effect[r.Effect]; !ok || r.Function == "" {
 			return fmt.Errorf("effect record of %q: unknown effect %q", r.Function, r.Effect)
 		}
 	}
@@ -105,7 +94,7 @@ func (w *writer) AddEffects(ctx context.Context, recs []graph.EffectRecord) erro
 		next, callee, detail) VALUES `, cols: 11}
 	defer b.close(w.wtx())
 	for _, r := range recs {
-		if err := b.add(ctx, w.wtx(), w.snapID, r.Function, effectCodes[r.Effect], r.Direct, r.Certain,
+		if err := b.add(ctx, w.wtx(), w.snapID, r.Function, codes.Effect[r.Effect], r.Direct, r.Certain,
 			r.Path, r.Line, r.Col, nullable(r.Next), nullable(r.Callee), nullable(r.Detail)); err != nil {
 			return fmt.Errorf("inserting effect record of %s: %w", r.Function, err)
 		}
@@ -129,11 +118,11 @@ func (r *reader) EffectRecords(ctx context.Context, keys []string) ([]graph.Effe
 	var out []graph.EffectRecord
 	err := chunks(keys, func(part []string) error {
 		var b builder
-		in := b.inList(part)
+		in := inList(&b, part)
 		rows, err := r.query(ctx, `SELECT x.func, x.effect, x.direct, x.certain, x.path, x.line, x.col,
 			coalesce(x.next, ''), coalesce(x.callee, ''), coalesce(x.detail, '')
 			FROM repositories r CROSS JOIN effects x ON x.snapshot_id = r.current_snapshot AND x.func IN `+in+`
-			ORDER BY x.func, x.effect, r.name`, b.args...)
+			ORDER BY x.func, x.effect, r.name`, b.Args...)
 		if err != nil {
 			return err
 		}
@@ -145,7 +134,7 @@ func (r *reader) EffectRecords(ctx context.Context, keys []string) ([]graph.Effe
 				&e.Next, &e.Callee, &e.Detail); err != nil {
 				return err
 			}
-			e.Effect = nameOf(effectNames[:], code)
+			e.Effect = sqlbase.Effect(code)
 			out = append(out, e)
 		}
 		return rows.Err()
@@ -163,6 +152,6 @@ func (r *reader) EffectRecords(ctx context.Context, keys []string) ([]graph.Effe
 // then effect code.
 func sortEffectRecords(recs []graph.EffectRecord) {
 	slices.SortStableFunc(recs, func(a, b graph.EffectRecord) int {
-		return cmp.Or(strings.Compare(a.Function, b.Function), cmp.Compare(effectCodes[a.Effect], effectCodes[b.Effect]))
+		return cmp.Or(strings.Compare(a.Function, b.Function), cmp.Compare(codes.Effect[a.Effect], codes.Effect[b.Effect]))
 	})
 }

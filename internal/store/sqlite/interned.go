@@ -11,8 +11,8 @@ import (
 // so a cross-reference query can read a row's ids and name them from
 // memory: joining interned for a reference's path and enclosing
 // declaration cost two B-tree searches a row, most of find_references'
-// time in the store. Like the rest of a nameTable it belongs to one
-// published snapshot, whose interned rows never change; about 23k strings
+// time in the store. Like a name table it belongs to one published
+// snapshot, whose interned rows never change; about 23k strings
 // (0.8 MB of text) for prometheus.
 //
 // A data set's ids are allocated in runs after the largest id in use (see
@@ -28,10 +28,11 @@ type internedStrings struct {
 	sparse map[int64]string
 }
 
-// strings returns the interned strings of data set data, loading them
-// through r on first use.
-func (t *nameTable) strings(ctx context.Context, r *reader, data int64) (*internedStrings, error) {
-	s := &t.strs
+// strings returns the interned strings of published snapshot rev of
+// repository repo, loading them from data set data through r on first
+// use.
+func (r *reader) strings(ctx context.Context, repo string, rev, data int64) (*internedStrings, error) {
+	s := r.strs.Get(repo, rev)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.loaded {

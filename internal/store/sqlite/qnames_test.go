@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/names"
 )
 
 // TestQualifiedNamesBothWays: the names come from the SQL lookup until
@@ -48,9 +49,7 @@ func TestQualifiedNamesBothWays(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fresh.Close()
-	s.names.mu.Lock()
-	s.names.tables = nil // the search above loaded them: start over
-	s.names.mu.Unlock()
+	s.names = names.Cache{} // the search above loaded them: start over
 	bySQL, err := fresh.(graph.QualifiedNamer).QualifiedNames(ctx, keys)
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +65,7 @@ func TestQualifiedNamesBothWays(t *testing.T) {
 	}
 	loaded := 0
 	for _, rs := range mustPinned(t, fresh.(*reader)) {
-		if s.names.loaded(rs.revision) != nil {
+		if s.names.Loaded(rs.revision) != nil {
 			loaded++
 		}
 	}
@@ -84,7 +83,7 @@ func TestQualifiedNamesBothWays(t *testing.T) {
 		t.Fatal(err) // loads the tables
 	}
 	for _, rs := range mustPinned(t, fresh.(*reader)) {
-		if s.names.loaded(rs.revision) == nil {
+		if s.names.Loaded(rs.revision) == nil {
 			t.Fatalf("table of %s not loaded by a search", rs.name)
 		}
 	}
@@ -127,11 +126,11 @@ func TestWarmNames(t *testing.T) {
 	}
 	defer r.Close()
 	for _, rs := range mustPinned(t, r.(*reader)) {
-		tab := s.names.loaded(rs.revision)
+		tab := s.names.Loaded(rs.revision)
 		if got := tab != nil; got != (rs.name == "alpha") {
 			t.Errorf("table of %s loaded: %v", rs.name, got)
 		}
-		if tab != nil && !tab.strs.loaded {
+		if strs := s.strs.Peek(rs.revision); tab != nil && (strs == nil || !strs.loaded) {
 			t.Errorf("interned strings of %s not loaded", rs.name)
 		}
 	}

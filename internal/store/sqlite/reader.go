@@ -1,17 +1,17 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/names"
+	"github.com/sextant-dev/sextant/internal/store/sqlbase"
 )
 
 // reader is the Reader of the sqlite store: one read transaction on one
@@ -21,9 +21,10 @@ import (
 type reader struct {
 	conn  *sql.Conn
 	tx    *sql.Tx
-	names *names     // the store's name tables, shared by its readers
-	db    *sql.DB    // the read pool, which stmts prepare on
-	stmts *stmtCache // the store's prepared read statements; nil runs each text afresh
+	names *names.Cache                      // the store's name tables, shared by its readers
+	strs  *names.Snapshots[internedStrings] // the store's interned strings per published snapshot, likewise
+	db    *sql.DB                           // the read pool, which stmts prepare on
+	stmts *stmtCache                        // the store's prepared read statements; nil runs each text afresh
 
 	closeOnce sync.Once
 	closeErr  error
@@ -45,33 +46,8 @@ func (r *reader) Close() error {
 	return r.closeErr
 }
 
-// builder accumulates a WHERE clause and its numbered arguments.
-type builder struct {
-	conds []string
-	args  []any
-}
-
-// arg adds v to the arguments and returns its placeholder.
-func (b *builder) arg(v any) string {
-	b.args = append(b.args, v)
-	return "?" + strconv.Itoa(len(b.args))
-}
-
-// where adds a condition, formatting placeholders for args into it.
-func (b *builder) where(format string, args ...any) {
-	ph := make([]any, len(args))
-	for i, a := range args {
-		ph[i] = b.arg(a)
-	}
-	b.conds = append(b.conds, fmt.Sprintf(format, ph...))
-}
-
-func (b *builder) clause() string {
-	if len(b.conds) == 0 {
-		return ""
-	}
-	return " WHERE " + strings.Join(b.conds, " AND ")
-}
+// builder accumulates a WHERE clause and its numbered arguments (?1, ?2).
+type builder = sqlbase.Builder[sqlbase.Question]
 
 // prefixUpper returns the least string greater than every string with
 // prefix p in byte order, and false when there is none (p is empty or all
@@ -87,21 +63,23 @@ func prefixUpper(p string) (string, bool) {
 	return "", false
 }
 
-// prefixCond returns a range condition on col for the prefix p.
-func (b *builder) prefixCond(col, p string) string {
+// prefixCond returns a range condition on col for the prefix p, adding
+// its arguments to b.
+func prefixCond(b *builder, col, p string) string {
 	if p == "" {
 		return "1"
 	}
-	lo := b.arg(p)
+	lo := b.Arg(p)
 	if hi, ok := prefixUpper(p); ok {
-		return fmt.Sprintf("(%s >= %s AND %s < %s)", col, lo, col, b.arg(hi))
+		return fmt.Sprintf("(%s >= %s AND %s < %s)", col, lo, col, b.Arg(hi))
 	}
 	return fmt.Sprintf("%s >= %s", col, lo)
 }
 
+// symbolColumns select a symbol: its row id, then what
+// sqlbase.AppendSymbolFields scans.
 const symbolColumns = `s.id, s.key, r.name, u.package_path, u.package_name, u.module_path, u.path,
-	s.name, coalesce(s.qname, s.name), s.kind, s.signature, s.doc, s.receiver, coalesce(s.parent, ''),
-	s.exported, s.test_only, s.start_line, s.start_col, s.end_line, s.end_col`
+	` + sqlbase.SymbolColumns
 
 // symbolFrom joins symbols to their repositories' current snapshots. The
 // CROSS JOIN makes SQLite loop over the (few) repositories outside and
@@ -122,24 +100,7 @@ const symbolByIDFrom = ` FROM symbols s
 // scanSymbols reads rows selected with symbolColumns.
 func scanSymbols(rows *sql.Rows) ([]graph.Symbol, []int64, error) {
 	defer rows.Close()
-	var syms []graph.Symbol
-	var ids []int64
-	for rows.Next() {
-		var s graph.Symbol
-		var id, kind int64
-		if err := rows.Scan(&id, &s.Key, &s.Repository, &s.PackagePath, &s.PackageName, &s.ModulePath, &s.Path,
-			&s.Name, &s.QualifiedName, &kind, &s.Signature, &s.Doc, &s.Receiver, &s.Parent,
-			&s.Exported, &s.TestOnly, &s.StartLine, &s.StartCol, &s.EndLine, &s.EndCol); err != nil {
-			return nil, nil, fmt.Errorf("reading symbols: %w", err)
-		}
-		s.Kind = kindOf(kind)
-		syms = append(syms, s)
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("reading symbols: %w", err)
-	}
-	return syms, ids, nil
+	return sqlbase.ScanSymbols[int64, int64](rows, func(dest []any, id *int64) []any { return append(dest, id) })
 }
 
 func (r *reader) querySymbols(ctx context.Context, query string, args ...any) ([]graph.Symbol, []int64, error) {
@@ -187,11 +148,11 @@ func (r *reader) Repository(ctx context.Context, name string) (graph.RepositoryS
 func (r *reader) statuses(ctx context.Context, name string) ([]graph.RepositoryStatus, error) {
 	var b builder
 	if name != "" {
-		b.where("r.name = %s", name)
+		b.Where("r.name = %s", name)
 	}
 	rows, err := r.query(ctx, `SELECT r.id, r.name, r.root, r.vcs_head, r.current_snapshot,
 		s.id, s.created_at, s.packages, s.files, s.symbols, s.diagnostics, s.amended
-		FROM repositories r JOIN snapshots s ON s.id = coalesce(r.current_revision, r.current_snapshot)`+b.clause()+` ORDER BY r.name`, b.args...)
+		FROM repositories r JOIN snapshots s ON s.id = coalesce(r.current_revision, r.current_snapshot)`+b.Clause()+` ORDER BY r.name`, b.Args...)
 	if err != nil {
 		return nil, fmt.Errorf("listing repositories: %w", err)
 	}
@@ -221,8 +182,8 @@ func (r *reader) statuses(ctx context.Context, name string) ([]graph.RepositoryS
 	}
 
 	rows, err = r.query(ctx, `SELECT m.snapshot_id, m.path, m.dir, m.go_version
-		FROM modules m JOIN repositories r ON r.current_snapshot = m.snapshot_id`+b.clause()+`
-		ORDER BY m.dir, m.path`, b.args...)
+		FROM modules m JOIN repositories r ON r.current_snapshot = m.snapshot_id`+b.Clause()+`
+		ORDER BY m.dir, m.path`, b.Args...)
 	if err != nil {
 		return nil, fmt.Errorf("listing modules: %w", err)
 	}
@@ -256,61 +217,6 @@ func (r *reader) FindSymbols(ctx context.Context, q graph.SymbolQuery) ([]graph.
 	return r.findInMemory(ctx, q)
 }
 
-// candidate is a match being ranked: its entry in the name table and
-// what ranking derives from it. Small, since a broad match has thousands.
-type candidate struct {
-	e      *nameEntry
-	repo   string
-	tier   int32
-	length int32 // characters of the name
-}
-
-// compareCandidates orders candidates: rank tier, exported first,
-// non-test first, shorter names, then qualified name, repository, path,
-// position and row id, which make it a total order.
-func compareCandidates(a, b candidate) int {
-	if c := cmp.Compare(a.tier, b.tier); c != 0 {
-		return c
-	}
-	x, y := a.e, b.e
-	if x.exported != y.exported {
-		if x.exported {
-			return -1
-		}
-		return 1
-	}
-	if x.test != y.test {
-		if !x.test {
-			return -1
-		}
-		return 1
-	}
-	return cmp.Or(
-		cmp.Compare(a.length, b.length),
-		strings.Compare(x.qn, y.qn),
-		strings.Compare(a.repo, b.repo),
-		strings.Compare(x.path, y.path),
-		cmp.Compare(x.startLine, y.startLine),
-		cmp.Compare(x.start, y.start),
-		cmp.Compare(x.id, y.id),
-	)
-}
-
-// rankTier is the first ranking key: 0 for an exact (case-sensitive) name
-// or qualified name, 1 for a case-insensitive exact name, 2 for a prefix,
-// 3 for the rest.
-func rankTier(name, lname, qn, q, lq string) int {
-	switch {
-	case name == q || qn == q:
-		return 0
-	case lname == lq:
-		return 1
-	case strings.HasPrefix(lname, lq):
-		return 2
-	}
-	return 3
-}
-
 // symbolsByID loads the symbols with the given row ids, in that order.
 func (r *reader) symbolsByID(ctx context.Context, ids []int64) ([]graph.Symbol, error) {
 	const chunk = 500
@@ -324,10 +230,10 @@ func (r *reader) symbolsByID(ctx context.Context, ids []int64) ([]graph.Symbol, 
 		var b builder
 		ph := make([]string, len(part))
 		for i, id := range part {
-			ph[i] = b.arg(id)
+			ph[i] = b.Arg(id)
 		}
 		syms, got, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolByIDFrom+
-			` WHERE s.id IN (`+strings.Join(ph, ", ")+`)`, b.args...)
+			` WHERE s.id IN (`+strings.Join(ph, ", ")+`)`, b.Args...)
 		if err != nil {
 			return nil, err
 		}
@@ -343,13 +249,7 @@ func (r *reader) symbolsByID(ctx context.Context, ids []int64) ([]graph.Symbol, 
 func (r *reader) SymbolByKey(ctx context.Context, key string) (graph.Symbol, error) {
 	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolFrom+
 		` WHERE s.key = ? ORDER BY r.name, s.id LIMIT 1`, key)
-	if err != nil {
-		return graph.Symbol{}, err
-	}
-	if len(syms) == 0 {
-		return graph.Symbol{}, fmt.Errorf("symbol %s: %w", key, graph.ErrNotFound)
-	}
-	return syms[0], nil
+	return sqlbase.OneSymbol(syms, err, key)
 }
 
 // LookupSymbols implements graph.Reader. It returns the symbols whose
@@ -362,24 +262,13 @@ func (r *reader) LookupSymbols(ctx context.Context, l graph.Lookup) ([]graph.Sym
 	}
 	var b builder
 	if strings.ContainsAny(l.QualifiedName, ".#") {
-		b.where("s.qname = %s", l.QualifiedName)
+		b.Where("s.qname = %s", l.QualifiedName)
 	} else {
-		b.where("s.lname = %s AND s.name = %s AND s.qname IS NULL", strings.ToLower(l.QualifiedName), l.QualifiedName)
+		b.Where("s.lname = %s AND s.name = %s AND s.qname IS NULL", strings.ToLower(l.QualifiedName), l.QualifiedName)
 	}
-	if l.PackagePath != "" {
-		b.where("u.package_path = %s", l.PackagePath)
-	}
-	if l.PackageName != "" {
-		b.where("u.package_name = %s", l.PackageName)
-	}
-	if l.Repository != "" {
-		b.where("r.name = %s", l.Repository)
-	}
-	if l.PathPrefix != "" {
-		b.conds = append(b.conds, b.prefixCond("u.path", l.PathPrefix))
-	}
-	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolFrom+b.clause()+
-		` ORDER BY r.name, u.path, s.start_line, s.start_col, s.id`, b.args...)
+	sqlbase.LookupFilters(&b, l, "u", prefixCond)
+	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolFrom+b.Clause()+
+		` ORDER BY r.name, u.path, s.start_line, s.start_col, s.id`, b.Args...)
 	return syms, err
 }
 
@@ -388,25 +277,17 @@ func (r *reader) LookupSymbols(ctx context.Context, l graph.Lookup) ([]graph.Sym
 // published snapshot is an error wrapping graph.ErrNotFound.
 func (r *reader) Children(ctx context.Context, repo, parentKey string) ([]graph.Symbol, error) {
 	var b builder
-	b.where("s.parent = %s", parentKey)
+	b.Where("s.parent = %s", parentKey)
 	if repo != "" {
 		snap, err := r.snapshotOf(ctx, repo)
 		if err != nil {
 			return nil, err
 		}
-		b.where("s.snapshot_id = %s", snap)
+		b.Where("s.snapshot_id = %s", snap)
 	}
-	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolFrom+b.clause()+
-		` ORDER BY r.name, u.path, s.start_line, s.start_col, s.id`, b.args...)
+	syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolFrom+b.Clause()+
+		` ORDER BY r.name, u.path, s.start_line, s.start_col, s.id`, b.Args...)
 	return syms, err
-}
-
-const fileColumns = `path, package, hash, size, mod_time_ns, test, ignored`
-
-func scanFile(sc interface{ Scan(...any) error }) (graph.File, error) {
-	var f graph.File
-	err := sc.Scan(&f.Path, &f.Package, &f.Hash, &f.Size, &f.ModTimeNS, &f.Test, &f.Ignored)
-	return f, err
 }
 
 // File implements graph.Reader.
@@ -415,8 +296,8 @@ func (r *reader) File(ctx context.Context, repo, path string) (graph.File, error
 	if err != nil {
 		return graph.File{}, err
 	}
-	f, err := scanFile(r.queryRow(ctx,
-		`SELECT `+fileColumns+` FROM files WHERE snapshot_id = ? AND path = ?`, snap, path))
+	f, err := sqlbase.ScanFile(r.queryRow(ctx,
+		`SELECT `+sqlbase.FileColumns+` FROM files WHERE snapshot_id = ? AND path = ?`, snap, path))
 	if errors.Is(err, sql.ErrNoRows) {
 		return graph.File{}, fmt.Errorf("file %s in %s: %w", path, repo, graph.ErrNotFound)
 	}
@@ -433,28 +314,17 @@ func (r *reader) Files(ctx context.Context, repo string) ([]graph.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.query(ctx, `SELECT `+fileColumns+` FROM files WHERE snapshot_id = ? ORDER BY path`, snap)
+	rows, err := r.query(ctx, `SELECT `+sqlbase.FileColumns+` FROM files WHERE snapshot_id = ? ORDER BY path`, snap)
 	if err != nil {
 		return nil, fmt.Errorf("listing files: %w", err)
 	}
 	defer rows.Close()
-	var out []graph.File
-	for rows.Next() {
-		f, err := scanFile(rows)
-		if err != nil {
-			return nil, fmt.Errorf("listing files: %w", err)
-		}
-		out = append(out, f)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("listing files: %w", err)
-	}
-	return out, nil
+	return sqlbase.Collect(rows, sqlbase.ScanFile, "listing files")
 }
 
 const packageColumns = `path, name, module_path, dir, hash, test_only, errors, api`
 
-func scanPackage(sc interface{ Scan(...any) error }) (graph.Package, error) {
+func scanPackage(sc sqlbase.Scanner) (graph.Package, error) {
 	var p graph.Package
 	err := sc.Scan(&p.Path, &p.Name, &p.ModulePath, &p.Dir, &p.Hash, &p.TestOnly, &p.Errors, &p.API)
 	return p, err
@@ -492,18 +362,7 @@ func (r *reader) Packages(ctx context.Context, repo string) ([]graph.Package, er
 		return nil, fmt.Errorf("listing packages: %w", err)
 	}
 	defer rows.Close()
-	var out []graph.Package
-	for rows.Next() {
-		p, err := scanPackage(rows)
-		if err != nil {
-			return nil, fmt.Errorf("listing packages: %w", err)
-		}
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("listing packages: %w", err)
-	}
-	return out, nil
+	return sqlbase.Collect(rows, scanPackage, "listing packages")
 }
 
 // Diagnostics implements graph.Reader. They are ordered by path (those
@@ -517,22 +376,11 @@ func (r *reader) Diagnostics(ctx context.Context, repo string, limit int) ([]gra
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := r.query(ctx, `SELECT package, path, line, col, kind, message FROM diagnostics
+	rows, err := r.query(ctx, `SELECT `+sqlbase.DiagnosticColumns+` FROM diagnostics
 		WHERE snapshot_id = ? ORDER BY path, line, col, package, rowid LIMIT ?`, snap, limit)
 	if err != nil {
 		return nil, fmt.Errorf("listing diagnostics: %w", err)
 	}
 	defer rows.Close()
-	var out []graph.Diagnostic
-	for rows.Next() {
-		var d graph.Diagnostic
-		if err := rows.Scan(&d.Package, &d.Path, &d.Line, &d.Col, &d.Kind, &d.Message); err != nil {
-			return nil, fmt.Errorf("listing diagnostics: %w", err)
-		}
-		out = append(out, d)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("listing diagnostics: %w", err)
-	}
-	return out, nil
+	return sqlbase.Collect(rows, sqlbase.ScanDiagnostic, "listing diagnostics")
 }

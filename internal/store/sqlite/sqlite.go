@@ -58,6 +58,8 @@ import (
 	"time"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/names"
+	"github.com/sextant-dev/sextant/internal/store/sqlbase"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -115,8 +117,9 @@ type Store struct {
 	wdb  *sql.DB // exactly one connection; every write goes through it
 	rdb  *sql.DB // read-only connections for Readers and lookups
 
-	names names     // per-snapshot name tables for prefix, substring and fuzzy search
-	stmts stmtCache // prepared read statements, shared by readers
+	names names.Cache                      // per-snapshot name tables for prefix, substring and fuzzy search
+	strs  names.Snapshots[internedStrings] // per-snapshot interned strings (see internedStrings)
+	stmts stmtCache                        // prepared read statements, shared by readers
 
 	// Background loads of name tables (WarmNames): bg ends at Close,
 	// which waits for them; warmMu orders a load's start with that end.
@@ -146,7 +149,8 @@ func DefaultPath() (string, error) {
 
 // Open opens the database at path, creating it and its schema when missing.
 // It fails with an error wrapping ErrNewerSchema when the file was written by
-// a newer schema version.
+// a newer schema version, and with DATABASE_CORRUPT when SQLite finds the
+// file damaged (see OpenOrRebuild).
 func Open(ctx context.Context, path string) (*Store, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -164,6 +168,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s.bg, s.stopBG = context.WithCancel(context.Background())
 	if err := s.init(ctx, uri); err != nil {
 		s.Close()
+		if isCorrupt(err) {
+			return nil, corruptError(abs, err.Error(), err)
+		}
 		return nil, fmt.Errorf("opening %s: %w", abs, err)
 	}
 	return s, nil
@@ -274,12 +281,9 @@ func (s *Store) SQLiteVersion(ctx context.Context) (string, error) {
 // an existing root takes no write lock; creating one does, so it waits for a
 // SnapshotWriter that is writing.
 func (s *Store) EnsureRepository(ctx context.Context, root, name string) (graph.Repository, error) {
-	if root == "" {
-		return graph.Repository{}, errors.New("ensuring repository: empty root")
-	}
-	root = filepath.Clean(root)
-	if name == "" {
-		name = filepath.Base(root)
+	root, name, err := sqlbase.RepositoryRoot(root, name)
+	if err != nil {
+		return graph.Repository{}, err
 	}
 	if repo, err := repositoryByRoot(ctx, s.rdb, root); err == nil || !errors.Is(err, graph.ErrNotFound) {
 		return repo, err
@@ -320,16 +324,8 @@ func (s *Store) EnsureRepository(ctx context.Context, root, name string) (graph.
 }
 
 func repositoryByRoot(ctx context.Context, q queryer, root string) (graph.Repository, error) {
-	var r graph.Repository
-	err := q.QueryRowContext(ctx, `SELECT id, name, root, vcs_head FROM repositories WHERE root = ?`, root).
-		Scan(&r.ID, &r.Name, &r.Root, &r.VCSHead)
-	if errors.Is(err, sql.ErrNoRows) {
-		return r, fmt.Errorf("repository at %s: %w", root, graph.ErrNotFound)
-	}
-	if err != nil {
-		return r, fmt.Errorf("looking up repository: %w", err)
-	}
-	return r, nil
+	return sqlbase.ScanRepository(q.QueryRowContext(ctx, `SELECT id, name, root, vcs_head FROM repositories WHERE root = ?`, root),
+		root, sql.ErrNoRows)
 }
 
 // BeginSnapshot implements graph.Store. It checks that the repository
@@ -379,7 +375,7 @@ func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
 	// A deferred transaction takes its WAL snapshot at its first read; do
 	// that read now so the view is the one current when Read was called.
 	var v string
-	r := &reader{conn: conn, tx: tx, names: &s.names, db: s.rdb, stmts: &s.stmts}
+	r := &reader{conn: conn, tx: tx, names: &s.names, strs: &s.strs, db: s.rdb, stmts: &s.stmts}
 	if err := r.queryRow(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil {
 		tx.Rollback()
 		conn.Close()
@@ -418,7 +414,7 @@ func (s *Store) warmNames(ctx context.Context, roots []string) error {
 	r := rd.(*reader)
 	var b builder
 	rows, err := r.query(ctx, `SELECT name FROM repositories WHERE current_snapshot IS NOT NULL AND root IN `+
-		b.inList(roots), b.args...)
+		inList(&b, roots), b.Args...)
 	if err != nil {
 		return err
 	}
@@ -440,11 +436,10 @@ func (s *Store) warmNames(ctx context.Context, roots []string) error {
 		return err
 	}
 	for _, p := range pins {
-		t, err := s.names.table(ctx, r, p.name, p.revision, p.snapshot)
-		if err != nil {
+		if _, err := r.nameTable(ctx, p.name, p.revision, p.snapshot); err != nil {
 			return err
 		}
-		if _, err := t.strings(ctx, r, p.snapshot); err != nil {
+		if _, err := r.strings(ctx, p.name, p.revision, p.snapshot); err != nil {
 			return err
 		}
 	}

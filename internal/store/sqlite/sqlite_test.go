@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/sqlbase"
 	"github.com/sextant-dev/sextant/internal/store/storetest"
 )
 
@@ -37,12 +38,12 @@ func TestConformance(t *testing.T) {
 
 func TestKindCodes(t *testing.T) {
 	for _, k := range graph.Kinds {
-		c, ok := kindCodes[k]
+		c, ok := codes.Kind[k]
 		if !ok {
 			t.Errorf("kind %q has no code in kindNames", k)
 		}
-		if kindOf(c) != k {
-			t.Errorf("kindOf(kindCodes[%q]) = %q", k, kindOf(c))
+		if sqlbase.Kind(c) != k {
+			t.Errorf("sqlbase.Kind(codes.Kind[%q]) = %q", k, sqlbase.Kind(c))
 		}
 	}
 }
@@ -51,27 +52,27 @@ func TestKindCodes(t *testing.T) {
 // stored code that reads back as itself.
 func TestXrefCodes(t *testing.T) {
 	for _, k := range graph.RefKinds {
-		if c, ok := refKindCodes[k]; !ok || nameOf(refKindNames[:], c) != k {
+		if c, ok := codes.RefKind[k]; !ok || sqlbase.RefKind(c) != k {
 			t.Errorf("reference kind %q: code %d, %v", k, c, ok)
 		}
 	}
 	for _, cov := range []graph.Coverage{graph.CoverageExact, graph.CoverageCandidate, graph.CoverageUnresolved,
 		graph.CoveragePackageLevel} {
-		if c, ok := coverageCodes[cov]; !ok || nameOf(coverageNames[:], c) != cov {
+		if c, ok := codes.Coverage[cov]; !ok || sqlbase.Coverage(c) != cov {
 			t.Errorf("coverage %q: code %d, %v", cov, c, ok)
 		}
 	}
-	if coverageCodes[graph.CoverageUnresolved] != unresolvedCode {
+	if codes.Coverage[graph.CoverageUnresolved] != unresolvedCode {
 		t.Errorf("unresolved coverage is code %d, not unresolvedCode (%d), which rowPacker counts",
-			coverageCodes[graph.CoverageUnresolved], unresolvedCode)
+			codes.Coverage[graph.CoverageUnresolved], unresolvedCode)
 	}
 	for _, via := range []graph.Via{"", graph.ViaStatic, graph.ViaInterface, graph.ViaFuncValue, graph.ViaGo,
 		graph.ViaDefer} {
-		if c, ok := viaCodes[via]; !ok || nameOf(viaNames[:], c) != via {
+		if c, ok := codes.Via[via]; !ok || sqlbase.Via(c) != via {
 			t.Errorf("via %q: code %d, %v", via, c, ok)
 		}
 	}
-	if got := nameOf(refKindNames[:], 42); got != "unknown(42)" {
+	if got := sqlbase.RefKind(int64(42)); got != "unknown(42)" {
 		t.Errorf("nameOf(42) = %q", got)
 	}
 }

@@ -35,7 +35,7 @@ func (r *reader) UseCounts(ctx context.Context, repo string) ([]graph.UseCount, 
 	}
 	defer rows.Close()
 	counts := map[string]*graph.UseCount{}
-	callCode := refKindCodes[graph.RefCall]
+	callCode := codes.RefKind[graph.RefCall]
 	for rows.Next() {
 		var target, path string
 		var uses []byte

@@ -11,42 +11,12 @@ import (
 	"time"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/sqlbase"
 )
 
-// kindNames lists symbol kinds by the small integer stored for them in
-// symbols.kind. The numbers are part of the schema: never renumber a kind,
-// only append new ones (and bump SchemaVersion if old builds must not
-// read them).
-var kindNames = [...]graph.Kind{
-	1: graph.KindPackage,
-	2: graph.KindConst,
-	3: graph.KindVar,
-	4: graph.KindType,
-	5: graph.KindInterface,
-	6: graph.KindFunc,
-	7: graph.KindMethod,
-	8: graph.KindField,
-	9: graph.KindInterfaceMethod,
-}
-
-// kindCodes inverts kindNames.
-var kindCodes = func() map[graph.Kind]int64 {
-	m := make(map[graph.Kind]int64, len(kindNames))
-	for c, k := range kindNames {
-		if k != "" {
-			m[k] = int64(c)
-		}
-	}
-	return m
-}()
-
-// kindOf returns the kind stored as code c.
-func kindOf(c int64) graph.Kind {
-	if c > 0 && c < int64(len(kindNames)) {
-		return kindNames[c]
-	}
-	return graph.Kind(fmt.Sprintf("unknown(%d)", c))
-}
+// codes are the stored codes of kinds, coverage classes, call modes and
+// effects (sqlbase), as written.
+var codes = sqlbase.NewCodes[int64]()
 
 // errWriterDone is returned by a SnapshotWriter used after Publish or Abort.
 var errWriterDone = errors.New("snapshot writer already published or aborted")
@@ -227,7 +197,7 @@ func (w *writer) addDiagnostics(ctx context.Context, diags []graph.Diagnostic) e
 func (w *writer) addSymbols(ctx context.Context, syms []graph.Symbol) error {
 	for i := range syms {
 		sym := &syms[i]
-		kind, ok := kindCodes[sym.Kind]
+		kind, ok := codes.Kind[sym.Kind]
 		if !ok {
 			return fmt.Errorf("symbol %s: unknown kind %q", sym.QualifiedName, sym.Kind)
 		}
@@ -257,7 +227,7 @@ func (w *writer) addSymbols(ctx context.Context, syms []graph.Symbol) error {
 			sym.Key, parent, sym.Receiver, sym.Signature, sym.Doc); err != nil {
 			return fmt.Errorf("inserting symbols: %w", err)
 		}
-		name, doc, sig, body, path := searchColumns(sym)
+		name, doc, sig, body, path := sqlbase.SearchColumns(sym)
 		if err := w.text.add(ctx, w.wtx(), id, name, doc, sig, body, path); err != nil {
 			return fmt.Errorf("indexing symbols for search: %w", err)
 		}

@@ -11,59 +11,8 @@ import (
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/sqlbase"
 )
-
-// The small integers stored for reference kinds (refs.kind), coverage
-// classes (edges.coverage) and call modes (edges.via). Like kindNames they
-// are part of the schema: never renumber, only append. Code 0 of via is
-// the empty Via, for edges whose writer left it unset.
-var (
-	refKindNames = [...]graph.RefKind{
-		1: graph.RefCall,
-		2: graph.RefRead,
-		3: graph.RefWrite,
-		4: graph.RefType,
-		5: graph.RefImport,
-		6: graph.RefEmbed,
-	}
-	coverageNames = [...]graph.Coverage{
-		1: graph.CoverageExact,
-		2: graph.CoverageCandidate,
-		3: graph.CoverageUnresolved, // the literal 3 of the edges_unresolved index and UnresolvedCalls
-		4: graph.CoveragePackageLevel,
-	}
-	viaNames = [...]graph.Via{
-		0: "",
-		1: graph.ViaStatic,
-		2: graph.ViaInterface,
-		3: graph.ViaFuncValue,
-		4: graph.ViaGo,
-		5: graph.ViaDefer,
-	}
-	refKindCodes  = codes(refKindNames[:])
-	coverageCodes = codes(coverageNames[:])
-	viaCodes      = func() map[graph.Via]int64 { m := codes(viaNames[:]); m[""] = 0; return m }()
-)
-
-// codes inverts a code-indexed name table, skipping unused (empty) codes.
-func codes[T ~string](names []T) map[T]int64 {
-	m := make(map[T]int64, len(names))
-	for c, n := range names {
-		if n != "" {
-			m[n] = int64(c)
-		}
-	}
-	return m
-}
-
-// nameOf returns the name stored as code c, or "unknown(c)" for a code
-// this build does not know.
-func nameOf[T ~string](names []T, c int64) T {
-	if c >= 0 && c < int64(len(names)) && (names[c] != "" || c == 0) {
-		return names[c]
-	}
-	return T(fmt.Sprintf("unknown(%d)", c))
-}
 
 // The writer keeps a snapshot's cross-references in memory, in compact
 // rows of string numbers, and inserts them at Publish in the order of the
@@ -426,7 +375,7 @@ func (w *writer) AddRefs(ctx context.Context, refs []graph.Ref) error {
 	x := w.xref
 	for i := range refs {
 		ref := &refs[i]
-		kind, ok := refKindCodes[ref.Kind]
+		kind, ok := codes.RefKind[ref.Kind]
 		if !ok {
 			return fmt.Errorf("reference at %s:%d:%d: unknown kind %q", ref.Path, ref.Line, ref.Col, ref.Kind)
 		}
@@ -456,11 +405,11 @@ func (w *writer) AddCallEdges(ctx context.Context, edges []graph.CallEdge) error
 	x := w.xref
 	for i := range edges {
 		e := &edges[i]
-		cov, ok := coverageCodes[e.Coverage]
+		cov, ok := codes.Coverage[e.Coverage]
 		if !ok {
 			return fmt.Errorf("call at %s:%d:%d: unknown coverage %q", e.Path, e.Line, e.Col, e.Coverage)
 		}
-		via, ok := viaCodes[e.Via]
+		via, ok := codes.Via[e.Via]
 		if !ok {
 			return fmt.Errorf("call at %s:%d:%d: unknown via %q", e.Path, e.Line, e.Col, e.Via)
 		}
@@ -511,10 +460,10 @@ func chunks(keys []string, f func(part []string) error) error {
 }
 
 // inList adds the values to b's arguments and returns "(?1, ?2, ...)".
-func (b *builder) inList(vals []string) string {
+func inList(b *builder, vals []string) string {
 	ph := make([]string, len(vals))
 	for i, v := range vals {
-		ph[i] = b.arg(v)
+		ph[i] = b.Arg(v)
 	}
 	return "(" + strings.Join(ph, ", ") + ")"
 }
@@ -526,8 +475,8 @@ func (r *reader) SymbolsByKeys(ctx context.Context, keys []string) ([]graph.Symb
 	var out []graph.Symbol
 	err := chunks(keys, func(part []string) error {
 		var b builder
-		in := b.inList(part)
-		syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolFrom+` WHERE s.key IN `+in, b.args...)
+		in := inList(&b, part)
+		syms, _, err := r.querySymbols(ctx, `SELECT `+symbolColumns+symbolFrom+` WHERE s.key IN `+in, b.Args...)
 		out = append(out, syms...)
 		return err
 	})
@@ -559,7 +508,7 @@ func (r *reader) QualifiedNames(ctx context.Context, keys []string) (map[string]
 	// not known from the key).
 	complete := true
 	for _, rs := range repos {
-		t := r.names.loaded(rs.revision)
+		t := r.names.Loaded(rs.revision)
 		if t == nil {
 			complete = false
 			continue
@@ -568,8 +517,8 @@ func (r *reader) QualifiedNames(ctx context.Context, keys []string) (map[string]
 			if _, done := out[k]; done {
 				continue
 			}
-			if e := t.entry(k); e != nil {
-				out[k] = e.qn
+			if e := t.Entry(k); e != nil {
+				out[k] = e.QN
 			}
 		}
 	}
@@ -584,9 +533,9 @@ func (r *reader) QualifiedNames(ctx context.Context, keys []string) (map[string]
 	}
 	err = chunks(rest, func(part []string) error {
 		var b builder
-		in := b.inList(part)
+		in := inList(&b, part)
 		rows, err := r.query(ctx, `SELECT s.key, coalesce(s.qname, s.name) FROM repositories r
-			CROSS JOIN symbols s ON s.snapshot_id = r.current_snapshot WHERE s.key IN `+in, b.args...)
+			CROSS JOIN symbols s ON s.snapshot_id = r.current_snapshot WHERE s.key IN `+in, b.Args...)
 		if err != nil {
 			return err
 		}
@@ -627,7 +576,7 @@ type refFilter struct {
 func newRefFilter(q graph.RefQuery) (refFilter, error) {
 	f := refFilter{anyKind: len(q.Kinds) == 0, withTests: q.IncludeTests, pathPrefix: q.PathPrefix}
 	for _, k := range q.Kinds {
-		code, ok := refKindCodes[k]
+		code, ok := codes.RefKind[k]
 		if !ok || code >= int64(len(f.kinds)) {
 			return f, graph.Errorf(graph.CodeInvalidArgument, "unknown reference kind %q", k)
 		}
@@ -645,8 +594,8 @@ func (f *refFilter) keeps(u *useEntry) bool {
 // path, the entries column, rowid and repository name (see readPacked).
 func packedQuery(table, key, entries string, keys []string) (string, []any) {
 	var b builder
-	from := fmt.Sprintf(keyFrom, b.inList(keys), table, key)
-	return `SELECT k.snapshot_id, k.value, x.path, x.` + entries + `, x.rowid, r.name` + from, b.args
+	from := fmt.Sprintf(keyFrom, inList(&b, keys), table, key)
+	return `SELECT k.snapshot_id, k.value, x.path, x.` + entries + `, x.rowid, r.name` + from, b.Args
 }
 
 // refsQuery returns the packedQuery of the references to targets: Refs
@@ -750,7 +699,7 @@ func (s *snapshotStrings) use(ctx context.Context, snap int64) error {
 	if i < 0 {
 		return fmt.Errorf("snapshot %d is no longer pinned", snap)
 	}
-	strs, err := s.r.names.slot(s.pins[i].name, s.pins[i].revision).strings(ctx, s.r, snap)
+	strs, err := s.r.strings(ctx, s.pins[i].name, s.pins[i].revision, snap)
 	if err != nil {
 		return err
 	}
@@ -833,7 +782,7 @@ func (r *reader) appendRefs(ctx context.Context, hits []refHit, names *snapshotS
 				return nil, fmt.Errorf("reading references: %w", err)
 			}
 			hits = append(hits, refHit{Ref: graph.Ref{Target: row.key, Path: path, Line: int(e.line),
-				Col: int(e.col), EndCol: int(e.endCol), Enclosing: encl, Kind: nameOf(refKindNames[:], int64(e.kind)),
+				Col: int(e.col), EndCol: int(e.endCol), Enclosing: encl, Kind: sqlbase.RefKind(int64(e.kind)),
 				TestOnly: e.test, Repository: row.repo}, rowid: row.rowid, entry: i})
 		}
 	}
@@ -870,7 +819,7 @@ func (r *reader) CallEdges(ctx context.Context, q graph.EdgeQuery) ([]graph.Call
 	}
 	var covs [8]bool
 	for _, c := range q.Coverage {
-		code, ok := coverageCodes[c]
+		code, ok := codes.Coverage[c]
 		if !ok || code >= int64(len(covs)) {
 			return nil, graph.Errorf(graph.CodeInvalidArgument, "unknown coverage %q", c)
 		}
@@ -915,8 +864,8 @@ func (r *reader) CallEdges(ctx context.Context, q graph.EdgeQuery) ([]graph.Call
 					return err
 				}
 				e := graph.CallEdge{Caller: row.key, Callee: other, CalleeName: name, Path: path, Line: int(s.line),
-					Col: int(s.col), Coverage: nameOf(coverageNames[:], int64(s.cov)),
-					Via: nameOf(viaNames[:], int64(s.via)), Go: s.goStmt, Defer: s.deferred, Repository: row.repo}
+					Col: int(s.col), Coverage: sqlbase.Coverage(int64(s.cov)),
+					Via: sqlbase.Via(int64(s.via)), Go: s.goStmt, Defer: s.deferred, Repository: row.repo}
 				if !byCaller {
 					e.Caller, e.Callee = other, row.key
 				}

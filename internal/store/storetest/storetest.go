@@ -274,7 +274,7 @@ func read(t *testing.T, s graph.Store) graph.Reader {
 			t.Errorf("closing reader: %v", err)
 		}
 	})
-	return r
+	return stripLayers(t, r)
 }
 
 // ids renders symbols as qualified_name@repository, the way the tests
