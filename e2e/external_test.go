@@ -64,11 +64,12 @@ func TestToolcheck(t *testing.T) {
 	// agent's context affords; "all" is every group at once and is held
 	// to the contract, not to that budget.
 	type profileCase struct {
-		name     string
-		count    int
-		maxBytes int
+		name              string
+		count             int
+		maxBytes, maxSeen int
 	}
-	profiles := []profileCase{{query.ProfileDefault, len(toolNames), 24000}, {query.ProfileAll, len(all), 1 << 20}}
+	profiles := []profileCase{{query.ProfileDefault, len(toolNames), maxToolsListBytes, maxSeenBytes},
+		{query.ProfileAll, len(all), 1 << 20, 1 << 20}}
 	for _, g := range query.Groups() {
 		if g == query.GroupCore {
 			continue
@@ -79,7 +80,7 @@ func TestToolcheck(t *testing.T) {
 				n++
 			}
 		}
-		profiles = append(profiles, profileCase{g, n, 24000})
+		profiles = append(profiles, profileCase{g, n, maxToolsListBytes, maxSeenBytes})
 	}
 	for _, profile := range profiles {
 		t.Run(profile.name, func(t *testing.T) {
@@ -92,7 +93,7 @@ func TestToolcheck(t *testing.T) {
 			if err != nil {
 				t.Fatalf("mcpcall -list: %v\n%s", err, listErr.String())
 			}
-			check := exec.CommandContext(ctx, toolcheck, "-max-bytes", fmt.Sprint(profile.maxBytes))
+			check := exec.CommandContext(ctx, toolcheck, "-max-bytes", fmt.Sprint(profile.maxBytes), "-max-seen-bytes", fmt.Sprint(profile.maxSeen))
 			check.Stdin = bytes.NewReader(tools)
 			report, err := check.CombinedOutput()
 			t.Logf("toolcheck:\n%s", report)

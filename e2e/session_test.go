@@ -9,15 +9,31 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sextant-dev/sextant/internal/query"
 )
 
-// toolNames are the tools the default profile publishes.
-var toolNames = []string{"find_symbol", "get_symbol", "get_file_outline", "read_source", "search_code",
-	"get_context_for_symbol", "find_references", "get_callers", "find_implementations"}
+// toolNames are the tools the default profile publishes: one for each
+// kind of question (get_impact too, where it is built).
+var toolNames = func() []string {
+	names := []string{"get_repository_overview", "find_symbol", "get_symbol", "get_file_outline", "read_source",
+		"search_code", "get_context_for_symbol", "find_references", "get_callers", "get_callees",
+		"find_implementations", "explain_effects", "explain_type", "infer_type", "check_file"}
+	if _, ok := query.LookupTool("get_impact"); ok {
+		names = append(names, "get_impact")
+	}
+	return names
+}()
 
-// maxToolsListBytes is the budget of the whole tools/list answer (about
-// 6,000 tokens), as ../shared/tools/toolcheck measures it.
-const maxToolsListBytes = 24000
+// maxSeenBytes is the budget of what a model is shown of the default
+// tools/list (each tool's name, description, input schema and
+// annotations; clients keep output schemas to themselves), and
+// maxToolsListBytes that of the whole answer on the wire, as
+// ../shared/tools/toolcheck measures them.
+const (
+	maxSeenBytes      = 20000
+	maxToolsListBytes = 48000
+)
 
 // TestToolsList checks every published tool: the expected set, each with
 // a description, an input schema whose parameters are described, an
@@ -78,6 +94,15 @@ func TestToolsList(t *testing.T) {
 	}
 	if b, err := json.Marshal(map[string]any{"tools": res.Tools}); err != nil || len(b) >= maxToolsListBytes {
 		t.Errorf("tools/list is %d bytes, over its budget of %d: trim descriptions or schemas", len(b), maxToolsListBytes)
+	}
+	seen := 0
+	for _, tl := range res.Tools {
+		in, _ := json.Marshal(tl.InputSchema)
+		ann, _ := json.Marshal(tl.Annotations)
+		seen += len(tl.Name) + len(tl.Description) + len(in) + len(ann)
+	}
+	if seen > maxSeenBytes {
+		t.Errorf("a model sees %d bytes of tools/list, over its budget of %d: trim descriptions or input schemas", seen, maxSeenBytes)
 	}
 	slices.Sort(got) // the SDK lists tools by name
 	want := slices.Sorted(slices.Values(toolNames))

@@ -246,5 +246,65 @@ await check('find_implementations: both directions, and an empty answer that is 
 });
 
 await client.close();
+
+// The default profile, as an agent in a stock setup sees it: every tool it
+// lists is called once, with the argument an agent would plausibly send
+// first. A tool the server does not list is skipped only when optional.
+const DEFAULT_TOOLS = ['check_file', 'explain_effects', 'explain_type', 'find_implementations', 'find_references',
+  'find_symbol', 'get_callees', 'get_callers', 'get_context_for_symbol', 'get_file_outline',
+  'get_repository_overview', 'get_symbol', 'infer_type', 'read_source', 'search_code'];
+const FIRST_CALLS = [
+  { name: 'get_repository_overview', args: {}, want: (sc) => sc.entry_points.some((p) => p.path === COBRA) },
+  { name: 'find_symbol', args: { name: 'Command' }, want: (sc) => sc.results[0]?.qualified_name === 'Command' },
+  { name: 'get_symbol', args: { qualified_name: 'cobra.Command' }, want: (sc) => sc.results.kind === 'type' },
+  { name: 'get_file_outline', args: { path: 'command.go' }, want: (sc) => sc.results[0]?.path === 'command.go' },
+  { name: 'read_source', args: { qualified_name: 'Command.Execute' }, want: (sc) => sc.results.some((r) => r.source.includes('func (c *Command) Execute')) },
+  { name: 'search_code', args: { question: 'generate shell completion' }, want: (sc) => sc.results.length > 0 },
+  { name: 'get_context_for_symbol', args: { qualified_name: 'Command.Execute' }, want: (sc) => sc.summary.includes('Execute') },
+  { name: 'find_references', args: { qualified_name: 'Command.AddCommand' }, want: (sc) => sc.total > 0 },
+  { name: 'get_callers', args: { qualified_name: 'Command.ExecuteC' }, want: (sc) => sc.results.some((r) => r.qualified_name === 'Command.Execute') },
+  { name: 'get_callees', args: { qualified_name: 'Command.ExecuteC' }, want: (sc) => sc.results.length > 0 },
+  { name: 'find_implementations', args: { qualified_name: 'SliceValue' }, want: (sc) => sc.total > 0 },
+  { name: 'explain_effects', args: { qualified_name: 'Command.Execute' }, want: (sc) => sc.analysed === true },
+  { name: 'explain_type', args: { qualified_name: 'cobra.Command' }, want: (sc) => sc.results.kind === 'struct' && sc.results.methods.some((m) => m.name === 'Execute') },
+  { name: 'infer_type', args: { file: 'command.go', line: 0, column: 6 }, want: (sc) => sc.results.token === 'Command' },
+  { name: 'check_file', args: { file: 'command.go' }, want: (sc) => Array.isArray(sc.results) },
+  { name: 'get_impact', args: { qualified_name: 'Command.Execute' }, optional: true },
+];
+
+const stock = new Client({ name: 'sextant-e2e-ts-default', version: '0.0.1' });
+try {
+  await stock.connect(new StdioClientTransport({ command: bin, args: ['serve', '--db', db, root], stderr: 'inherit' }));
+} catch (err) {
+  console.log(`FAIL connect (default profile): ${err.message}`);
+  console.log(`${passed} passed, ${failed + 1} failed`);
+  process.exit(1);
+}
+
+let listed = [];
+await check('default profile: one tool per kind of question', async () => {
+  listed = (await stock.listTools()).tools.map((t) => t.name).sort();
+  const want = [...DEFAULT_TOOLS, ...FIRST_CALLS.filter((c) => c.optional && listed.includes(c.name)).map((c) => c.name)].sort();
+  assert(JSON.stringify(listed) === JSON.stringify(want), `tools ${listed}, want ${want}`);
+  for (const name of listed) assert(FIRST_CALLS.some((c) => c.name === name), `no first call for ${name}`);
+  const instructions = stock.getInstructions() ?? '';
+  const first = instructions.indexOf('get_repository_overview');
+  assert(first >= 0 && first < instructions.indexOf('find_symbol'), 'instructions do not route to get_repository_overview first');
+});
+
+// The line of type Command, for the position tool's first call.
+const outline = (await stock.callTool({ name: 'get_file_outline', arguments: { path: 'command.go' } })).structuredContent;
+const commandLine = outline?.results?.[0]?.entries?.find((e) => e.name === 'Command')?.start_line ?? 1;
+
+for (const c of FIRST_CALLS) {
+  if (c.optional && !listed.includes(c.name)) continue;
+  const args = c.name === 'infer_type' ? { ...c.args, line: commandLine } : c.args;
+  await check(`default profile: ${c.name} ${JSON.stringify(args)}`, async () => {
+    const { sc } = await ok(stock, c.name, args);
+    if (c.want) assert(c.want(sc), `unexpected answer: ${JSON.stringify(sc).slice(0, 300)}`);
+  });
+}
+await stock.close();
+
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);

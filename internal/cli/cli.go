@@ -62,6 +62,8 @@ func run(ctx context.Context, e env, args []string) int {
 		return e.exit(runIndex(ctx, e, rest))
 	case "serve":
 		return e.exit(runServe(ctx, e, rest))
+	case "gc":
+		return e.exit(runGC(ctx, e, rest))
 	case "publish":
 		err := runPublish(ctx, e, rest)
 		if err != nil && isDatabaseError(err) {
@@ -117,6 +119,7 @@ Usage:
                                             serve MCP over stdio (or streamable HTTP at /mcp)
   sextant publish --db URL [--commit SHA] [DIR]
                                             index a checkout and publish it into the shared graph (CI)
+  sextant gc [--db PATH] [--dry-run]        drop repositories of the local database whose root is gone
   sextant instructions                      print the guide the server gives agents
   sextant TOOL [flags]                      run one tool; --json prints the structured answer
   sextant help TOOL                         a tool's flags

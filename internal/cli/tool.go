@@ -12,6 +12,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/query"
+	"github.com/sextant-dev/sextant/internal/store/postgres"
 )
 
 // positional names the parameter a tool's first bare argument fills, so
@@ -24,6 +25,8 @@ var positional = map[string]string{
 	"get_callers":          "qualified_name",
 	"get_callees":          "qualified_name",
 	"find_implementations": "qualified_name",
+	"explain_effects":      "qualified_name",
+	"explain_type":         "qualified_name",
 	// The language-server tools take the file first: `sextant lsp_hover app.py --line 3 --column 5`.
 	"lsp_diagnostics":       "file",
 	"lsp_hover":             "file",
@@ -166,6 +169,10 @@ func runTool(ctx context.Context, e env, t query.Tool, argv []string) error {
 		return err
 	}
 	defer svc.Close() // shuts down the language servers the lsp tools started
+	// Run inside a repository, a tool answers about it (and the other
+	// roots), not about every repository the local database once held; a
+	// shared graph is read whole.
+	svc.SetScope(!postgres.IsURL(dbName(e, *dbPath)))
 	answer, err := t.Call(ctx, svc, raw, progressPrinter(e))
 	if err != nil {
 		if *asJSON {

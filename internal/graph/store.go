@@ -213,6 +213,12 @@ type Reader interface {
 	CallEdges(ctx context.Context, q EdgeQuery) ([]CallEdge, error)
 	// UnresolvedCalls counts the unresolved dynamic call sites of a repository.
 	UnresolvedCalls(ctx context.Context, repo string) (int, error)
+	// UseCounts returns, for each symbol of repo's snapshot that a
+	// non-test file of repo uses, how often it is used (see UseCount),
+	// ordered by Target. A symbol no file uses has no row; uses from other
+	// repositories are not counted. An unknown repository is an error
+	// wrapping ErrNotFound.
+	UseCounts(ctx context.Context, repo string) ([]UseCount, error)
 	// Implementations returns the records whose Interface is iface (the types
 	// that satisfy it) when byInterface, else those whose Type is typ (the
 	// interfaces it satisfies).

@@ -39,20 +39,20 @@ func (d *Depth) UnmarshalJSON(b []byte) error {
 // CallGraphInput is the input of get_callers and get_callees. The
 // function is selected as get_symbol selects a symbol.
 type CallGraphInput struct {
-	StableKey     string `json:"stable_key,omitempty" jsonschema:"durable key of the function, used alone"`
-	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or pkg.Name to look up"`
-	Repository    string `json:"repository,omitempty" jsonschema:"narrows qualified_name to a repository"`
-	Path          string `json:"path,omitempty" jsonschema:"narrows qualified_name to a path prefix"`
-	File          string `json:"file,omitempty" jsonschema:"resolve name as this Go file's source would"`
-	Name          string `json:"name,omitempty" jsonschema:"with file: Name, Type.Method or pkg.Name"`
-	Depth         Depth  `json:"depth,omitempty" jsonschema:"levels to walk, 1 to 5 (default 1)"`
-	Coverage      string `json:"coverage,omitempty" jsonschema:"comma-separated: exact, candidate, unresolved, package_level"`
-	MaxNodes      int    `json:"max_nodes,omitempty" jsonschema:"most functions to reach per page (default 100, or limit when larger; max 1000); a walk it cuts is truncated and next_cursor resumes it"`
-	IncludeTests  *bool  `json:"include_tests,omitempty" jsonschema:"follow functions of _test.go files (default true); true also lists calls non-test code makes into test code, which only a test binary has"`
-	Limit         int    `json:"limit,omitempty" jsonschema:"page size, 1 to 500 (default 50)"`
-	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
-	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens of text, at least 150"`
-	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for a root still being indexed, 0 to 600 (default 20); then INDEX_NOT_READY with progress"`
+	StableKey     string `json:"stable_key,omitempty" jsonschema:"key from an earlier answer; alone"`
+	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or pkg.Name"`
+	Repository    string `json:"repository,omitempty" jsonschema:"repository name to narrow by"`
+	Path          string `json:"path,omitempty" jsonschema:"path prefix to narrow by"`
+	File          string `json:"file,omitempty" jsonschema:"Go file whose code resolves name"`
+	Name          string `json:"name,omitempty" jsonschema:"with file: Name or pkg.Name"`
+	Depth         Depth  `json:"depth,omitempty" jsonschema:"levels to walk, 1-5 (default 1)"`
+	Coverage      string `json:"coverage,omitempty" jsonschema:"any of exact,candidate,unresolved,package_level"`
+	MaxNodes      int    `json:"max_nodes,omitempty" jsonschema:"most functions per page (default 100 or limit, max 1000); a cut walk is truncated with next_cursor"`
+	IncludeTests  *bool  `json:"include_tests,omitempty" jsonschema:"follow _test.go functions (default true)"`
+	Limit         int    `json:"limit,omitempty" jsonschema:"page size 1-500 (default 50)"`
+	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor of the last page"`
+	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens of text, 150+"`
+	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing, 0-600 (default 20)"`
 }
 
 func (in CallGraphInput) selector() selector {

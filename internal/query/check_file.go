@@ -10,10 +10,10 @@ import (
 
 // CheckFileInput selects the file whose package is checked.
 type CheckFileInput struct {
-	File      string `json:"file" jsonschema:"a Go file (repo-relative, or absolute inside a root)"`
-	Analyzers *bool  `json:"analyzers,omitempty" jsonschema:"also run the go vet analyzers (default false)"`
-	Limit     int    `json:"limit,omitempty" jsonschema:"page size, default 50"`
-	Cursor    string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
+	File      string `json:"file" jsonschema:"Go file, repo-relative or absolute"`
+	Analyzers *bool  `json:"analyzers,omitempty" jsonschema:"also run go vet analyzers (default false)"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"page size 1-500 (default 50)"`
+	Cursor    string `json:"cursor,omitempty" jsonschema:"next_cursor of the last page"`
 }
 
 // FixRow is a suggested fix.

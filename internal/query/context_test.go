@@ -11,7 +11,6 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index"
-	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
 // declLine returns the 1-based line of the first line of path that starts
@@ -392,7 +391,7 @@ func TestSearchCode(t *testing.T) {
 }
 
 // contextGoldenCalls are the calls whose text renderings context.golden holds.
-var contextGoldenCalls = []struct{ tool, args string }{
+var contextGoldenCalls = []toolCall{
 	{"read_source", `{"qualified_name":"Describe"}`},
 	{"read_source", `{"qualified_name":"Square.Area","context_lines":2}`},
 	{"read_source", `{"qualified_name":"Sum","depth":2}`},
@@ -413,32 +412,7 @@ var contextGoldenCalls = []struct{ tool, args string }{
 // fixture and compares them with testdata/context.golden (-update
 // rewrites it).
 func TestContextGolden(t *testing.T) {
-	f := newFixture(t, "testdata/shapes.txtar")
-	var b strings.Builder
-	for _, c := range contextGoldenCalls {
-		a, err := f.call(t, c.tool, c.args)
-		fmt.Fprintf(&b, "== %s %s\n", c.tool, c.args)
-		if err != nil {
-			fmt.Fprintf(&b, "%s\n", ErrorOf(err).Text())
-			continue
-		}
-		b.WriteString(a.Text())
-	}
-	got := b.String()
-	const golden = "testdata/context.golden"
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("answers differ from %s (go test -update to accept):\n%s", golden, txtartest.LineDiff(string(want), got))
-	}
+	checkGolden(t, newFixture(t, "testdata/shapes.txtar"), contextGoldenCalls, "testdata/context.golden", nil)
 }
 
 // TestSearchCodeAllDefinitions checks that a name the question spells out

@@ -2,13 +2,9 @@ package query
 
 import (
 	"encoding/json"
-	"fmt"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/sextant-dev/sextant/internal/graph"
-	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
 // effectsFixture is the module internal/index/effects tests its rows on:
@@ -16,7 +12,7 @@ import (
 // recursion and goroutines.
 const effectsFixture = "../index/effects/testdata/fixture.txtar"
 
-var effectCalls = []struct{ tool, args string }{
+var effectCalls = []toolCall{
 	{"explain_effects", `{"qualified_name":"Worker"}`},
 	{"explain_effects", `{"qualified_name":"Startup"}`},
 	{"explain_effects", `{"qualified_name":"FetchAll"}`},
@@ -41,32 +37,7 @@ var effectCalls = []struct{ tool, args string }{
 // fixture and compares them with testdata/effects.golden (-update
 // rewrites it).
 func TestEffectsGolden(t *testing.T) {
-	f := newFixture(t, effectsFixture)
-	var b strings.Builder
-	for _, c := range effectCalls {
-		a, err := f.call(t, c.tool, c.args)
-		fmt.Fprintf(&b, "== %s %s\n", c.tool, c.args)
-		if err != nil {
-			fmt.Fprintf(&b, "%s\n", ErrorOf(err).Text())
-			continue
-		}
-		b.WriteString(a.Text())
-	}
-	got := b.String()
-	const golden = "testdata/effects.golden"
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("answers differ from %s (go test -update to accept):\n%s", golden, txtartest.LineDiff(string(want), got))
-	}
+	checkGolden(t, newFixture(t, effectsFixture), effectCalls, "testdata/effects.golden", nil)
 }
 
 // TestEffectsStructured checks the structured answers: explain_effects'

@@ -17,16 +17,16 @@ const (
 
 // EffectGraphInput is the input of emit_effect_graph.
 type EffectGraphInput struct {
-	StableKey     string `json:"stable_key,omitempty" jsonschema:"durable key of the root function, used alone"`
-	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or pkg.Name to look up"`
-	Repository    string `json:"repository,omitempty" jsonschema:"narrows qualified_name to a repository"`
-	Path          string `json:"path,omitempty" jsonschema:"narrows qualified_name to a path prefix"`
-	File          string `json:"file,omitempty" jsonschema:"resolve name as this Go file's source would"`
-	Name          string `json:"name,omitempty" jsonschema:"with file: Name, Type.Method or pkg.Name"`
+	StableKey     string `json:"stable_key,omitempty" jsonschema:"key from an earlier answer; alone"`
+	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or pkg.Name"`
+	Repository    string `json:"repository,omitempty" jsonschema:"repository name to narrow by"`
+	Path          string `json:"path,omitempty" jsonschema:"path prefix to narrow by"`
+	File          string `json:"file,omitempty" jsonschema:"Go file whose code resolves name"`
+	Name          string `json:"name,omitempty" jsonschema:"with file: Name or pkg.Name"`
 	Depth         int    `json:"depth,omitempty" jsonschema:"call levels to follow, 1 to 10 (default 3)"`
 	MaxNodes      int    `json:"max_nodes,omitempty" jsonschema:"most functions, root included (default 100, max 1000)"`
 	Format        string `json:"format,omitempty" jsonschema:"json (default) or mermaid"`
-	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for a root still being indexed, 0 to 600 (default 20); then INDEX_NOT_READY with progress"`
+	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing, 0-600 (default 20)"`
 }
 
 // EffectNode is one function of the graph.

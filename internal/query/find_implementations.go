@@ -14,17 +14,17 @@ import (
 // FindImplementationsInput is the input of find_implementations. The type
 // or method is selected as get_symbol selects a symbol.
 type FindImplementationsInput struct {
-	StableKey     string `json:"stable_key,omitempty" jsonschema:"durable key of the type or method, used alone"`
-	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or pkg.Name to look up"`
-	Repository    string `json:"repository,omitempty" jsonschema:"narrows qualified_name to a repository"`
-	Path          string `json:"path,omitempty" jsonschema:"narrows qualified_name to a path prefix"`
-	File          string `json:"file,omitempty" jsonschema:"resolve name as this Go file's source would"`
-	Name          string `json:"name,omitempty" jsonschema:"with file: Name, Type.Method or pkg.Name"`
-	IncludeTests  *bool  `json:"include_tests,omitempty" jsonschema:"include types of _test.go files (default true)"`
-	Limit         int    `json:"limit,omitempty" jsonschema:"page size, 1 to 500 (default 50)"`
-	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
-	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens of text, at least 150"`
-	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for a root still being indexed, 0 to 600 (default 20); then INDEX_NOT_READY with progress"`
+	StableKey     string `json:"stable_key,omitempty" jsonschema:"key from an earlier answer; alone"`
+	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or pkg.Name"`
+	Repository    string `json:"repository,omitempty" jsonschema:"repository name to narrow by"`
+	Path          string `json:"path,omitempty" jsonschema:"path prefix to narrow by"`
+	File          string `json:"file,omitempty" jsonschema:"Go file whose code resolves name"`
+	Name          string `json:"name,omitempty" jsonschema:"with file: Name or pkg.Name"`
+	IncludeTests  *bool  `json:"include_tests,omitempty" jsonschema:"types of _test.go files (default true)"`
+	Limit         int    `json:"limit,omitempty" jsonschema:"page size 1-500 (default 50)"`
+	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor of the last page"`
+	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens of text, 150+"`
+	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing, 0-600 (default 20)"`
 }
 
 func (in FindImplementationsInput) selector() selector {

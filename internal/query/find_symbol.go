@@ -11,17 +11,17 @@ import (
 
 // FindSymbolInput is the input of find_symbol.
 type FindSymbolInput struct {
-	Name           string `json:"name" jsonschema:"the name to search for, e.g. Server, NewSrvMux (fuzzy) or Server.Start (exact, qualified)"`
-	Mode           string `json:"mode,omitempty" jsonschema:"exact, prefix, substring (case-insensitive) or fuzzy camel-case (default: fuzzy)"`
-	Kind           string `json:"kind,omitempty" jsonschema:"only this kind: package, const, var, type, interface, func, method, field or interface_method"`
-	Repository     string `json:"repository,omitempty" jsonschema:"only this repository, by name as list_repositories shows it"`
-	Path           string `json:"path,omitempty" jsonschema:"only files whose repo-relative path starts with this prefix, e.g. internal/foo/"`
-	Exported       *bool  `json:"exported,omitempty" jsonschema:"true for exported names only, false for unexported only"`
-	Effects        string `json:"effects,omitempty" jsonschema:"functions that may have any of these effects, e.g. net,fs"`
-	Limit          int    `json:"limit,omitempty" jsonschema:"page size, 1 to 500 (default 50)"`
-	Cursor         string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page of the same query"`
-	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default) or detailed; detailed adds package, doc, columns and test flag"`
-	Wait           Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for a root still being indexed, 0 to 600 (default 20); then INDEX_NOT_READY with progress"`
+	Name           string `json:"name" jsonschema:"name: Server, NewSrvMux, Server.Start"`
+	Mode           string `json:"mode,omitempty" jsonschema:"fuzzy (default), exact, prefix, substring"`
+	Kind           string `json:"kind,omitempty" jsonschema:"type, interface, func, method, field, var, const, package, interface_method"`
+	Repository     string `json:"repository,omitempty" jsonschema:"only this repository, by name"`
+	Path           string `json:"path,omitempty" jsonschema:"repo-relative path prefix, e.g. internal/"`
+	Exported       *bool  `json:"exported,omitempty" jsonschema:"true: exported only; false: unexported"`
+	Effects        string `json:"effects,omitempty" jsonschema:"functions that may do any of, e.g. net,fs"`
+	Limit          int    `json:"limit,omitempty" jsonschema:"page size 1-500 (default 50)"`
+	Cursor         string `json:"cursor,omitempty" jsonschema:"next_cursor of the last page"`
+	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default) or detailed"`
+	Wait           Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing, 0-600 (default 20)"`
 }
 
 // SymbolRow is one match of find_symbol.
@@ -127,6 +127,11 @@ func FindSymbol(ctx context.Context, s *Service, in FindSymbolInput, progress fu
 		return nil, err
 	}
 	q.Offset, q.Limit = offset, limit
+	if names == nil {
+		// A view narrowed to its roots' repositories searches those; the
+		// cursor is bound to them through the view's key.
+		q.Repositories = v.Scope()
+	}
 	q.Brief = format == Concise // rowOf reads no more
 	var syms []graph.Symbol
 	var total int

@@ -21,14 +21,14 @@ const (
 // GetContextInput is the input of get_context_for_symbol; the symbol is
 // selected as get_symbol selects it.
 type GetContextInput struct {
-	StableKey     string `json:"stable_key,omitempty" jsonschema:"durable key of the symbol, used alone"`
-	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or pkg.Name to look up"`
-	Repository    string `json:"repository,omitempty" jsonschema:"narrows qualified_name to a repository"`
-	Path          string `json:"path,omitempty" jsonschema:"narrows qualified_name to a path prefix"`
-	File          string `json:"file,omitempty" jsonschema:"resolve name as this Go file's source would"`
-	Name          string `json:"name,omitempty" jsonschema:"with file: Name, Type.Method or pkg.Name"`
-	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens of the summary, 20 to 8000 (default 400)"`
-	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for a root still being indexed, 0 to 600 (default 20); then INDEX_NOT_READY with progress"`
+	StableKey     string `json:"stable_key,omitempty" jsonschema:"key from an earlier answer; alone"`
+	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or pkg.Name"`
+	Repository    string `json:"repository,omitempty" jsonschema:"repository name to narrow by"`
+	Path          string `json:"path,omitempty" jsonschema:"path prefix to narrow by"`
+	File          string `json:"file,omitempty" jsonschema:"Go file whose code resolves name"`
+	Name          string `json:"name,omitempty" jsonschema:"with file: Name or pkg.Name"`
+	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens 20-8000 (default 400)"`
+	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing, 0-600 (default 20)"`
 }
 
 func (in GetContextInput) selector() selector {

@@ -21,12 +21,12 @@ import (
 
 // GetFileOutlineInput is the input of get_file_outline.
 type GetFileOutlineInput struct {
-	Path           string `json:"path" jsonschema:"a Go file or a directory, repo-relative (or absolute inside a root); a directory lists its .go files, not subdirectories"`
-	Repository     string `json:"repository,omitempty" jsonschema:"repository of a relative path, by name; needed only when several are indexed"`
-	Limit          int    `json:"limit,omitempty" jsonschema:"for a directory: files per page, 1 to 500 (default 50)"`
-	Cursor         string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page of the same directory"`
-	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default) or detailed; detailed adds doc first lines and stable keys"`
-	Wait           Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for a root still being indexed, 0 to 600 (default 20); then INDEX_NOT_READY with progress"`
+	Path           string `json:"path" jsonschema:"Go file or directory (not recursive)"`
+	Repository     string `json:"repository,omitempty" jsonschema:"repository of a relative path"`
+	Limit          int    `json:"limit,omitempty" jsonschema:"files per page 1-500 (default 50)"`
+	Cursor         string `json:"cursor,omitempty" jsonschema:"next_cursor of the last page"`
+	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default) or detailed"`
+	Wait           Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing, 0-600 (default 20)"`
 }
 
 // OutlineMember is a method, field or interface method under a type.

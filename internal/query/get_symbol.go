@@ -13,14 +13,14 @@ import (
 // used: stable_key; qualified_name (narrowed by repository and path); or
 // file + name.
 type GetSymbolInput struct {
-	StableKey      string `json:"stable_key,omitempty" jsonschema:"durable key from find_symbol or another answer; alone, without repository or path"`
-	QualifiedName  string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or Type.Field, optionally prefixed by package name (http.Server) or import path (net/http.Server)"`
-	Repository     string `json:"repository,omitempty" jsonschema:"narrows qualified_name to one repository, by name; also picks the repository of a relative file"`
-	Path           string `json:"path,omitempty" jsonschema:"narrows qualified_name to files whose repo-relative path starts with this prefix"`
-	File           string `json:"file,omitempty" jsonschema:"a Go file (repo-relative or absolute inside a root); name is then resolved as this file's source would resolve it"`
-	Name           string `json:"name,omitempty" jsonschema:"with file: a local name (Server, Server.Start) or pkg.Name through the file's imports"`
-	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default) or detailed; detailed adds columns, the full doc and the canonical identity"`
-	Wait           Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for a root still being indexed, 0 to 600 (default 20); then INDEX_NOT_READY with progress"`
+	StableKey      string `json:"stable_key,omitempty" jsonschema:"key from an earlier answer; alone"`
+	QualifiedName  string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method, http.Server or net/http.Server"`
+	Repository     string `json:"repository,omitempty" jsonschema:"repository name to narrow by"`
+	Path           string `json:"path,omitempty" jsonschema:"path prefix to narrow by"`
+	File           string `json:"file,omitempty" jsonschema:"Go file whose code resolves name"`
+	Name           string `json:"name,omitempty" jsonschema:"with file: Name or pkg.Name"`
+	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default) or detailed"`
+	Wait           Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing, 0-600 (default 20)"`
 }
 
 // MemberRow is a method or field listed under a type.

@@ -17,9 +17,9 @@ import (
 
 // InferTypeInput is a position in a Go file.
 type InferTypeInput struct {
-	File   string `json:"file" jsonschema:"a Go file (repo-relative, or absolute inside a root)"`
-	Line   int    `json:"line" jsonschema:"line number in the file, 1-based"`
-	Column int    `json:"column" jsonschema:"column in characters (not bytes), 1-based"`
+	File   string `json:"file" jsonschema:"Go file, repo-relative or absolute"`
+	Line   int    `json:"line" jsonschema:"1-based line in the file"`
+	Column int    `json:"column" jsonschema:"1-based column, in characters"`
 }
 
 // Definition is where an object is declared.

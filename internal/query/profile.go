@@ -8,22 +8,28 @@ import (
 )
 
 // Tool groups. A profile is a set of groups and tool names; the default
-// profile is GroupCore, whose tools/list stays under 24 KB so that an
-// agent's context is not spent on tools it rarely needs. Every tool is
-// always a CLI subcommand, whatever the profile.
+// profile is GroupCore: one tool for each kind of question an agent asks
+// (overview, find, detail, outline, source, search in words, summary,
+// references, callers, callees, implementations, effects, a type's
+// protocol, the type at a position, a file's diagnostics, the impact of
+// an edit), within what a model reads of tools/list (20,000 bytes of
+// names, descriptions, input schemas and annotations). The other groups
+// hold what those make rarely needed. Every tool is always a CLI
+// subcommand, whatever the profile.
 const (
-	GroupCore    = "core"
-	GroupEffects = "effects" // explain_effects, emit_effect_graph
-	// GroupGraph holds what the core tools mostly make unneeded: the list
-	// of repositories (the one root's is the default everywhere) and
-	// callees (read_source's depth shows what a function calls).
+	GroupCore = "core"
+	// GroupGraph holds list_repositories: the one root's repository is the
+	// default everywhere, and get_repository_overview describes it.
 	GroupGraph = "graph"
 	// GroupContext holds get_context_budget; the other context tools
 	// (read_source, get_context_for_symbol, search_code) are core.
 	GroupContext = "context"
-	// GroupPosition holds the compiler-backed position tools (check_file,
-	// infer_type, render_ssa): they answer from the live package cache,
-	// compiled from the files on disk at the call, not from the index.
+	// GroupEffects holds emit_effect_graph, the drawing of what a root
+	// reaches; explain_effects is core.
+	GroupEffects = "effects"
+	// GroupPosition holds render_ssa; the other compiler-backed position
+	// tools (check_file, infer_type) are core. They answer from the live
+	// package cache, compiled from the files on disk at the call.
 	GroupPosition = "position"
 	// GroupLSP holds the tools of the language-server bridge (lsp_*).
 	GroupLSP = "lsp"

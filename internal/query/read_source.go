@@ -29,16 +29,16 @@ const (
 // ReadSourceInput is the input of read_source. Exactly one of stable_key,
 // qualified_name, ref and continuation is given.
 type ReadSourceInput struct {
-	StableKey     string `json:"stable_key,omitempty" jsonschema:"durable key of the symbol, used alone"`
-	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or pkg.Name to look up"`
-	Repository    string `json:"repository,omitempty" jsonschema:"narrows qualified_name, or picks the repository of ref"`
-	Path          string `json:"path,omitempty" jsonschema:"narrows qualified_name to a path prefix"`
-	Ref           string `json:"ref,omitempty" jsonschema:"path::Name (a declaration in that file) or path:START-END (lines)"`
-	Continuation  string `json:"continuation,omitempty" jsonschema:"continuation of a truncated answer, used alone"`
-	ContextLines  int    `json:"context_lines,omitempty" jsonschema:"lines before and after the symbol, 0 to 50"`
-	Depth         int    `json:"depth,omitempty" jsonschema:"0 to 3: add bodies of callees to this depth"`
-	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens, 150 to 8000 (default 2000)"`
-	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for a root still being indexed, 0 to 600 (default 20); then INDEX_NOT_READY with progress"`
+	StableKey     string `json:"stable_key,omitempty" jsonschema:"key from an earlier answer; alone"`
+	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or pkg.Name"`
+	Repository    string `json:"repository,omitempty" jsonschema:"repository name to narrow by"`
+	Path          string `json:"path,omitempty" jsonschema:"path prefix to narrow by"`
+	Ref           string `json:"ref,omitempty" jsonschema:"path::Name or path:START-END"`
+	Continuation  string `json:"continuation,omitempty" jsonschema:"continuation of a cut answer; alone"`
+	ContextLines  int    `json:"context_lines,omitempty" jsonschema:"lines around the symbol, 0-50"`
+	Depth         int    `json:"depth,omitempty" jsonschema:"0-3: add callee bodies to this depth"`
+	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens 150-8000 (default 2000)"`
+	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing, 0-600 (default 20)"`
 }
 
 // SourceBlock is the source of one declaration or range, as on disk.

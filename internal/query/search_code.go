@@ -28,12 +28,12 @@ const (
 
 // SearchCodeInput is the input of search_code.
 type SearchCodeInput struct {
-	Question     string `json:"question" jsonschema:"what the code does, in up to 64 words (e.g. parse the config file)"`
-	Repository   string `json:"repository,omitempty" jsonschema:"search one repository, by name"`
-	Limit        int    `json:"limit,omitempty" jsonschema:"symbols to return, 1 to 20 (default 5)"`
-	Budget       int    `json:"budget,omitempty" jsonschema:"max tokens, 150 to 8000 (default 2000)"`
-	IncludeTests bool   `json:"include_tests,omitempty" jsonschema:"also rank symbols of _test.go files"`
-	Wait         Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for a root still being indexed, 0 to 600 (default 20); then INDEX_NOT_READY with progress"`
+	Question     string `json:"question" jsonschema:"what the code does, up to 64 words"`
+	Repository   string `json:"repository,omitempty" jsonschema:"only this repository, by name"`
+	Limit        int    `json:"limit,omitempty" jsonschema:"symbols to return, 1-20 (default 5)"`
+	Budget       int    `json:"budget,omitempty" jsonschema:"max tokens 150-8000 (default 2000)"`
+	IncludeTests bool   `json:"include_tests,omitempty" jsonschema:"also rank _test.go symbols"`
+	Wait         Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing, 0-600 (default 20)"`
 }
 
 // SearchHit is one symbol search_code found.
@@ -103,6 +103,8 @@ func SearchCode(ctx context.Context, s *Service, in SearchCodeInput, progress fu
 			return nil, err
 		}
 		q.Repositories = []string{in.Repository}
+	} else {
+		q.Repositories = v.Scope()
 	}
 	hits, err := v.Reader().SearchText(ctx, q)
 	if err != nil {

@@ -146,7 +146,7 @@ func resolveQualified(ctx context.Context, v *session.View, qn, repo, pathPrefix
 	var found []graph.Symbol
 	for _, syms := range results {
 		for _, s := range syms {
-			if !seen[s.Key] {
+			if !seen[s.Key] && v.InScope(s.Repository) {
 				seen[s.Key] = true
 				found = append(found, s)
 			}
@@ -230,7 +230,7 @@ func notFound(ctx context.Context, v *session.View, qn, repo, pathPrefix, pathFi
 	var suggestions []string
 	seen := map[string]bool{}
 	for _, mode := range []graph.MatchMode{graph.MatchFuzzy, graph.MatchSubstring} {
-		syms, _, err := v.Reader().FindSymbols(ctx, graph.SymbolQuery{Name: last, Mode: mode, Limit: 8})
+		syms, _, err := v.Reader().FindSymbols(ctx, graph.SymbolQuery{Name: last, Mode: mode, Limit: 8, Repositories: v.Scope()})
 		if err != nil {
 			break
 		}

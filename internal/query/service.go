@@ -42,6 +42,10 @@ func CanonicalDir(dir string) (string, error) { return session.CanonicalDir(dir)
 // SetRefresh turns refreshing on or off (see session.Session.SetRefresh).
 func (s *Service) SetRefresh(on bool) { s.sess.SetRefresh(on) }
 
+// SetScope narrows every answer to the repositories of the roots (see
+// session.Session.SetScope).
+func (s *Service) SetScope(on bool) { s.sess.SetScope(on) }
+
 // SetDirWatch turns the directory watch on or off (see
 // session.Session.SetDirWatch).
 func (s *Service) SetDirWatch(on bool) { s.sess.SetDirWatch(on) }

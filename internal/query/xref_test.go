@@ -95,7 +95,7 @@ func fails(t *testing.T, f *fixture, tool, args string, code graph.Code) *graph.
 }
 
 // goldenCalls are the calls whose text renderings shapes.golden holds.
-var goldenCalls = []struct{ tool, args string }{
+var goldenCalls = []toolCall{
 	{"find_references", `{"qualified_name":"Shape"}`},
 	{"find_references", `{"qualified_name":"Shape.Area"}`},
 	{"find_references", `{"qualified_name":"Square.Area"}`},
@@ -122,9 +122,19 @@ var goldenCalls = []struct{ tool, args string }{
 // shapes fixture and compares them with testdata/shapes.golden (go test
 // -update rewrites it).
 func TestXrefGolden(t *testing.T) {
-	f := newFixture(t, "testdata/shapes.txtar")
+	checkGolden(t, newFixture(t, "testdata/shapes.txtar"), goldenCalls, "testdata/shapes.golden", nil)
+}
+
+// toolCall is one call of a golden test.
+type toolCall struct{ tool, args string }
+
+// checkGolden renders the answers (or errors) of calls on f, passes the
+// text through clean (nil: unchanged), and compares it with the golden
+// file, which -update rewrites.
+func checkGolden(t *testing.T, f *fixture, calls []toolCall, golden string, clean func(string) string) {
+	t.Helper()
 	var b strings.Builder
-	for _, c := range goldenCalls {
+	for _, c := range calls {
 		a, err := f.call(t, c.tool, c.args)
 		fmt.Fprintf(&b, "== %s %s\n", c.tool, c.args)
 		if err != nil {
@@ -134,7 +144,9 @@ func TestXrefGolden(t *testing.T) {
 		b.WriteString(a.Text())
 	}
 	got := b.String()
-	const golden = "testdata/shapes.golden"
+	if clean != nil {
+		got = clean(got)
+	}
 	if *update {
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 			t.Fatal(err)

@@ -59,6 +59,7 @@ type Session struct {
 	watchGen uint64                    // the last watch generation handed out (see watchState.gen)
 	facts    map[string]*Facts         // repository name → completeness facts of one snapshot
 	failed   map[string]refreshFailure // root → the last refresh that failed
+	scoped   bool                      // views hold the roots' repositories only (see SetScope)
 
 	lines lineCache // source lines quoted by answers, checked against the disk on each use
 }
@@ -139,7 +140,7 @@ func (s *Session) Open(ctx context.Context, progress func(Progress)) (*View, err
 			r.Close()
 			return nil, graph.Wrap(graph.CodeInternal, err, "listing repositories")
 		}
-		v := &View{s: s, r: r, repos: repos, used: map[string]bool{}, stale: map[string][]string{}}
+		v := &View{s: s, r: r, repos: s.scope(repos), used: map[string]bool{}, stale: map[string][]string{}}
 		if attempt > 0 {
 			// After one indexing round, answer with what is there: a root
 			// that still has no snapshot failed, and said so; one that is

@@ -64,6 +64,7 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store) {
 	t.Run("CallEdges", func(t *testing.T) { testCallEdges(t, s, fx) })
 	t.Run("CallEdgesInvalid", func(t *testing.T) { testCallEdgesInvalid(t, s, fx) })
 	t.Run("UnresolvedCalls", func(t *testing.T) { testUnresolvedCalls(t, s) })
+	t.Run("UseCounts", func(t *testing.T) { testUseCounts(t, s, fx) })
 	t.Run("Implementations", func(t *testing.T) { testImplementations(t, s, fx) })
 }
 

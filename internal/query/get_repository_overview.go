@@ -1,0 +1,415 @@
+package query
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+const descGetRepositoryOverview = `Start here in an unknown repository: modules; entry points (packages most used from outside), commands, most used API; packages by import layer; the most referenced, called and recently changed code; where tests live; each package's doc and size. Ranked by the reference graph within budget (default 1500 tokens); omitted gives each cut section's cursor. Then find_symbol, get_symbol. Errors: REPOSITORY_NOT_FOUND, INVALID_ARGUMENT, CURSOR_INVALID, INDEX_NOT_READY.`
+
+// GetRepositoryOverviewInput is the input of get_repository_overview.
+type GetRepositoryOverviewInput struct {
+	Repository string `json:"repository,omitempty" jsonschema:"repository name; default: the root's"`
+	Budget     int    `json:"budget,omitempty" jsonschema:"max tokens 300-8000 (default 1500)"`
+	Section    string `json:"section,omitempty" jsonschema:"one section in full, as omitted names it"`
+	Cursor     string `json:"cursor,omitempty" jsonschema:"cursor of an omitted section"`
+}
+
+// OverviewModule is one module of the repository.
+type OverviewModule struct {
+	Path      string `json:"path" jsonschema:"module path"`
+	Dir       string `json:"dir" jsonschema:"repo-relative directory of its go.mod"`
+	GoVersion string `json:"go_version,omitempty" jsonschema:"its go directive"`
+}
+
+// OverviewPackage is one package: what it is for, its size, where it sits.
+type OverviewPackage struct {
+	Path         string `json:"path" jsonschema:"import path"`
+	Dir          string `json:"dir" jsonschema:"repo-relative directory"`
+	Name         string `json:"name" jsonschema:"package name"`
+	Doc          string `json:"doc,omitempty" jsonschema:"first sentence of the package doc"`
+	Main         bool   `json:"main,omitempty" jsonschema:"a command (package main)"`
+	Files        int    `json:"files" jsonschema:"non-test Go files"`
+	Bytes        int    `json:"bytes" jsonschema:"their size in bytes"`
+	TestFiles    int    `json:"test_files" jsonschema:"_test.go files in its directory"`
+	Layer        int    `json:"layer" jsonschema:"0: imports no package of the repository; else 1 + its highest import"`
+	Imports      int    `json:"imports" jsonschema:"packages of the repository it imports"`
+	ExternalUses int    `json:"external_uses" jsonschema:"references to its symbols from other packages' non-test files"`
+}
+
+// OverviewLayer is one layer of the import graph.
+type OverviewLayer struct {
+	Layer    int      `json:"layer" jsonschema:"0 at the bottom"`
+	Packages []string `json:"packages" jsonschema:"directories of its packages, most used first"`
+}
+
+// OverviewSymbol is one symbol of a ranking.
+type OverviewSymbol struct {
+	Name      string `json:"name" jsonschema:"pkg.Name or pkg.Type.Method"`
+	Kind      string `json:"kind" jsonschema:"symbol kind"`
+	Path      string `json:"path" jsonschema:"repo-relative file"`
+	Line      int    `json:"line" jsonschema:"1-based line of the declaration"`
+	StableKey string `json:"stable_key" jsonschema:"durable key"`
+	Count     int    `json:"count" jsonschema:"the uses, calls or references it is ranked by"`
+}
+
+// OverviewFile is a file ranked by how often recent commits changed it.
+type OverviewFile struct {
+	Path    string `json:"path" jsonschema:"repo-relative file"`
+	Commits int    `json:"commits" jsonschema:"recent commits that changed it"`
+}
+
+// OverviewTests is a directory holding tests.
+type OverviewTests struct {
+	Dir      string `json:"dir" jsonschema:"repo-relative directory"`
+	Files    int    `json:"files" jsonschema:"its _test.go files"`
+	External bool   `json:"external,omitempty" jsonschema:"some are an external test package (pkg_test)"`
+}
+
+// GetRepositoryOverviewOutput is the answer of get_repository_overview.
+type GetRepositoryOverviewOutput struct {
+	Envelope
+	Repository     string            `json:"repository" jsonschema:"repository name"`
+	Root           string            `json:"root" jsonschema:"absolute directory"`
+	Packages       int               `json:"packages" jsonschema:"non-test packages"`
+	Files          int               `json:"files" jsonschema:"files indexed"`
+	Symbols        int               `json:"symbols" jsonschema:"symbols indexed"`
+	TestDirs       int               `json:"test_dirs" jsonschema:"directories with _test.go files"`
+	Commits        int               `json:"commits,omitempty" jsonschema:"recent git commits read for most_changed"`
+	Section        string            `json:"section,omitempty" jsonschema:"the one section asked for"`
+	Modules        []OverviewModule  `json:"modules" jsonschema:"the modules"`
+	EntryPoints    []OverviewPackage `json:"entry_points" jsonschema:"packages most used from outside themselves"`
+	Commands       []OverviewPackage `json:"commands" jsonschema:"main packages"`
+	API            []OverviewSymbol  `json:"api" jsonschema:"exported symbols most used from outside their package"`
+	Layers         []OverviewLayer   `json:"layers" jsonschema:"the import graph's layers, bottom up"`
+	MostReferenced []OverviewSymbol  `json:"most_referenced" jsonschema:"symbols with the most references"`
+	MostCalled     []OverviewSymbol  `json:"most_called" jsonschema:"functions with the most calls"`
+	MostChanged    []OverviewFile    `json:"most_changed" jsonschema:"files most changed by recent commits"`
+	Tests          []OverviewTests   `json:"tests" jsonschema:"directories with tests, most first"`
+	Results        []OverviewPackage `json:"results" jsonschema:"the packages, most used from outside first"`
+	Omitted        []SectionOmitted  `json:"omitted,omitempty" jsonschema:"sections the budget cut"`
+
+	layerSizes []int // packages of each layer, of which Layers may name fewer
+}
+
+// The sections of an overview, in the order they are filled, with how
+// many rows each shows at most when the whole overview is asked for (one
+// section asked for alone fills the budget).
+var overviewSections = []overviewSection{
+	{"entry_points", 6}, {"commands", 6}, {"api", 6}, {"layers", 1 << 20},
+	{"most_referenced", 4}, {"most_called", 4}, {"most_changed", 4}, {"tests", 5}, {"packages", 1 << 20},
+}
+
+type overviewSection struct {
+	name string
+	cap  int
+}
+
+// layerNames is how many packages a layer names in the whole overview.
+const layerNames = 5
+
+const (
+	defaultOverviewBudget = 1500
+	minOverviewBudget     = 300
+	maxOverviewBudget     = 8000
+)
+
+// GetRepositoryOverview describes a repository for an agent's first call.
+func GetRepositoryOverview(ctx context.Context, s *Service, in GetRepositoryOverviewInput, progress func(Progress)) (*GetRepositoryOverviewOutput, error) {
+	if err := checkSelectors("repository", in.Repository, "section", in.Section); err != nil {
+		return nil, err
+	}
+	budget := cmp.Or(in.Budget, defaultOverviewBudget)
+	if budget < minOverviewBudget || budget > maxOverviewBudget {
+		return nil, invalid("budget", "must be from %d to %d tokens (got %d)", minOverviewBudget, maxOverviewBudget, budget)
+	}
+	section := -1
+	if in.Section != "" {
+		section = slices.IndexFunc(overviewSections, func(s overviewSection) bool { return s.name == in.Section })
+		if section < 0 {
+			names := make([]string, len(overviewSections))
+			for i, s := range overviewSections {
+				names[i] = s.name
+			}
+			return nil, invalid("section", "must be one of %s (got %q)", strings.Join(names, ", "), in.Section)
+		}
+	} else if in.Cursor != "" {
+		return nil, invalid("cursor", "goes with the section it was given for")
+	}
+	v, err := s.open(ctx, progress)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Close()
+	repo, err := v.Repo(in.Repository)
+	if err != nil {
+		return nil, err
+	}
+	v.Use(repo.Name)
+	fx, err := readRepoFacts(ctx, v, repo)
+	if err != nil {
+		return nil, err
+	}
+	var changed []OverviewFile
+	counts, commits := map[string]int(nil), 0
+	if repo.VCSHead != "" && (section < 0 || overviewSections[section].name == "most_changed") {
+		counts, commits = recentChanges(ctx, repo.Root)
+	}
+	for p, n := range counts {
+		changed = append(changed, OverviewFile{Path: p, Commits: n})
+	}
+	slices.SortFunc(changed, func(a, b OverviewFile) int { return cmp.Or(b.Commits-a.Commits, strings.Compare(a.Path, b.Path)) })
+
+	ov := newOverview(fx, changed, commits)
+	ov.Envelope = v.Envelope()
+	vk := v.Key([]string{repo.Name})
+	offsets := make([]int, len(overviewSections))
+	caps := make([]int, len(overviewSections))
+	for i, sec := range overviewSections {
+		caps[i] = sec.cap
+		if section >= 0 {
+			caps[i] = 0
+		}
+	}
+	if section >= 0 {
+		ov.Section = in.Section
+		off, err := decodeCursor(in.Cursor, overviewQuery(repo.Name, in.Section), vk)
+		if err != nil {
+			return nil, err
+		}
+		offsets[section] = min(off, ov.rows(section))
+		caps[section] = ov.rows(section) - offsets[section]
+	}
+	for i := range caps {
+		caps[i] = min(caps[i], ov.rows(i)-offsets[i])
+	}
+	build := func(shown []int) *GetRepositoryOverviewOutput {
+		out := ov.cut(offsets, shown, section < 0)
+		for i, sec := range overviewSections {
+			if section >= 0 && i != section {
+				continue
+			}
+			if n := ov.rows(i); offsets[i]+shown[i] < n {
+				out.Omitted = append(out.Omitted, SectionOmitted{Section: sec.name, Shown: shown[i], Total: n,
+					Cursor: encodeOffsetCursor(overviewQuery(repo.Name, sec.name), vk, offsets[i]+shown[i])})
+			}
+		}
+		return out
+	}
+	shown := fitSectionRows(caps, budget, func(shown []int) string { return build(shown).Text() })
+	out := build(shown)
+	total, returned := len(ov.Results), len(out.Results)
+	if section >= 0 {
+		total, returned = ov.rows(section), shown[section]
+	}
+	out.Total, out.Returned, out.Truncated = total, returned, len(out.Omitted) > 0
+	return out, nil
+}
+
+// overviewQuery is the fingerprint a section's cursor is bound to.
+func overviewQuery(repo, section string) string {
+	return fingerprint("get_repository_overview", repo, section)
+}
+
+// newOverview is the whole overview of fx, every section in full.
+func newOverview(fx *repoFacts, changed []OverviewFile, commits int) *GetRepositoryOverviewOutput {
+	st := fx.status
+	ov := &GetRepositoryOverviewOutput{Repository: st.Name, Root: st.Root, Packages: len(fx.packages),
+		Files: st.Files, Symbols: st.Symbols, TestDirs: fx.testDirs, Commits: commits,
+		Layers: fx.layers, API: fx.api, MostReferenced: fx.used, MostCalled: fx.called,
+		MostChanged: changed, Tests: fx.tests, Results: fx.packages}
+	for _, m := range st.Modules {
+		ov.Modules = append(ov.Modules, OverviewModule{Path: m.Path, Dir: m.Dir, GoVersion: m.GoVersion})
+	}
+	for _, p := range fx.packages {
+		if p.Main {
+			ov.Commands = append(ov.Commands, p)
+		} else if p.ExternalUses > 0 && len(ov.EntryPoints) < topSymbols {
+			ov.EntryPoints = append(ov.EntryPoints, p)
+		}
+	}
+	slices.SortFunc(ov.Commands, func(a, b OverviewPackage) int { return strings.Compare(a.Dir, b.Dir) })
+	return ov
+}
+
+// rows is how many rows section i of a whole overview has.
+func (o *GetRepositoryOverviewOutput) rows(i int) int {
+	switch overviewSections[i].name {
+	case "entry_points":
+		return len(o.EntryPoints)
+	case "commands":
+		return len(o.Commands)
+	case "api":
+		return len(o.API)
+	case "layers":
+		return len(o.Layers)
+	case "most_referenced":
+		return len(o.MostReferenced)
+	case "most_called":
+		return len(o.MostCalled)
+	case "most_changed":
+		return len(o.MostChanged)
+	case "tests":
+		return len(o.Tests)
+	}
+	return len(o.Results)
+}
+
+// cut returns the overview with shown[i] rows of section i from
+// offsets[i]; whole says the overview is the whole one, whose layers name
+// only their first packages.
+func (o *GetRepositoryOverviewOutput) cut(offsets, shown []int, whole bool) *GetRepositoryOverviewOutput {
+	c := *o
+	c.Omitted = nil
+	part := func(i int) (int, int) { return offsets[i], offsets[i] + shown[i] }
+	for i, sec := range overviewSections {
+		from, to := part(i)
+		switch sec.name {
+		case "entry_points":
+			c.EntryPoints = o.EntryPoints[from:to]
+		case "commands":
+			c.Commands = o.Commands[from:to]
+		case "api":
+			c.API = o.API[from:to]
+		case "layers":
+			c.Layers = o.Layers[from:to]
+			if whole {
+				c.Layers = slices.Clone(c.Layers)
+				for j := range c.Layers {
+					c.Layers[j].Packages = c.Layers[j].Packages[:min(len(c.Layers[j].Packages), layerNames)]
+				}
+			}
+		case "most_referenced":
+			c.MostReferenced = o.MostReferenced[from:to]
+		case "most_called":
+			c.MostCalled = o.MostCalled[from:to]
+		case "most_changed":
+			c.MostChanged = o.MostChanged[from:to]
+		case "tests":
+			c.Tests = o.Tests[from:to]
+		case "packages":
+			c.Results = o.Results[from:to]
+		}
+	}
+	c.layerSizes = make([]int, len(o.Layers))
+	for i, l := range o.Layers {
+		c.layerSizes[i] = len(l.Packages)
+	}
+	return &c
+}
+
+// Text renders the overview for an agent.
+func (o *GetRepositoryOverviewOutput) Text() string {
+	var b strings.Builder
+	writeFreshness(&b, o.Envelope)
+	if o.Section == "" {
+		fmt.Fprintf(&b, "repository %s: %d packages, %d files, %d symbols; tests in %d directories\n",
+			o.Repository, o.Packages, o.Files, o.Symbols, o.TestDirs)
+		for _, m := range o.Modules {
+			fmt.Fprintf(&b, "module %s in %s", m.Path, m.Dir)
+			if m.GoVersion != "" {
+				fmt.Fprintf(&b, " (go %s)", m.GoVersion)
+			}
+			b.WriteString("\n")
+		}
+	} else {
+		fmt.Fprintf(&b, "repository %s, section %s\n", o.Repository, o.Section)
+	}
+	pkgRow := func(p OverviewPackage) {
+		fmt.Fprintf(&b, "  %s: %s, %s", p.Dir, plural(p.Files, "file"), kiB(p.Bytes))
+		if p.ExternalUses > 0 {
+			fmt.Fprintf(&b, ", %s from outside", plural(p.ExternalUses, "use"))
+		}
+		if p.TestFiles > 0 {
+			fmt.Fprintf(&b, ", %s", plural(p.TestFiles, "test file"))
+		}
+		fmt.Fprintf(&b, ", layer %d", p.Layer)
+		if p.Doc != "" {
+			b.WriteString(": " + quoteContent(shortDoc(p.Doc)))
+		}
+		b.WriteString("\n")
+	}
+	symRows := func(title string, syms []OverviewSymbol, what string) {
+		if len(syms) == 0 {
+			return
+		}
+		b.WriteString(title + ":\n")
+		for _, s := range syms {
+			fmt.Fprintf(&b, "  %s (%s) %s:%d, %s\n", s.Name, s.Kind, s.Path, s.Line, plural(s.Count, what))
+		}
+	}
+	if len(o.EntryPoints) > 0 {
+		b.WriteString("entry points (packages most used from outside themselves):\n")
+		for _, p := range o.EntryPoints {
+			pkgRow(p)
+		}
+	}
+	if len(o.Commands) > 0 {
+		b.WriteString("commands (package main):\n")
+		for _, p := range o.Commands {
+			fmt.Fprintf(&b, "  %s", p.Dir)
+			if p.Doc != "" {
+				b.WriteString(": " + quoteContent(p.Doc))
+			}
+			b.WriteString("\n")
+		}
+	}
+	symRows("most used API (uses from other packages)", o.API, "use")
+	if len(o.Layers) > 0 {
+		b.WriteString("layers (a package imports only packages of lower layers; 0 imports none of the repository):\n")
+		for _, l := range o.Layers {
+			fmt.Fprintf(&b, "  %d: %s", l.Layer, strings.Join(l.Packages, ", "))
+			if n := o.layerSizes[l.Layer]; n > len(l.Packages) {
+				fmt.Fprintf(&b, " and %d more", n-len(l.Packages))
+			}
+			b.WriteString("\n")
+		}
+	}
+	symRows("most referenced", o.MostReferenced, "reference")
+	symRows("most called", o.MostCalled, "call")
+	if len(o.MostChanged) > 0 {
+		fmt.Fprintf(&b, "most changed (of the last %d commits):\n", o.Commits)
+		for _, f := range o.MostChanged {
+			fmt.Fprintf(&b, "  %s: %s\n", f.Path, plural(f.Commits, "commit"))
+		}
+	}
+	if len(o.Tests) > 0 {
+		b.WriteString("tests (directories with the most _test.go files):\n")
+		for _, t := range o.Tests {
+			fmt.Fprintf(&b, "  %s: %s", t.Dir, plural(t.Files, "file"))
+			if t.External {
+				b.WriteString(", external test package")
+			}
+			b.WriteString("\n")
+		}
+	}
+	if len(o.Results) > 0 {
+		b.WriteString("packages (most used from outside first):\n")
+		for _, p := range o.Results {
+			pkgRow(p)
+		}
+	}
+	writeOmitted(&b, o.Omitted)
+	return b.String()
+}
+
+// shortDoc cuts a package's doc sentence for a row of the text; the
+// structured answer has it whole.
+func shortDoc(doc string) string {
+	const max = 120
+	if len(doc) <= max {
+		return doc
+	}
+	return cutUTF8(doc, max-len("…")) + "…"
+}
+
+// kiB renders a size in bytes for a person.
+func kiB(n int) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	return fmt.Sprintf("%d KiB", (n+512)/1024)
+}

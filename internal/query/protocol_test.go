@@ -1,0 +1,191 @@
+package query
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// protocolCalls are the calls whose text renderings protocol.golden holds.
+var protocolCalls = []toolCall{
+	{"get_repository_overview", `{}`},
+	{"get_repository_overview", `{"budget":300}`},
+	{"get_repository_overview", `{"section":"layers"}`},
+	{"get_repository_overview", `{"section":"nope"}`},
+	{"get_repository_overview", `{"repository":"nope"}`},
+	{"explain_type", `{"qualified_name":"Store"}`},
+	{"explain_type", `{"qualified_name":"Cache"}`},
+	{"explain_type", `{"qualified_name":"Counter"}`},
+	{"explain_type", `{"qualified_name":"Point"}`},
+	{"explain_type", `{"file":"api/api.go","name":"store.Store","budget":300}`},
+	{"explain_type", `{"qualified_name":"Clamp"}`},
+	{"explain_type", `{"qualified_name":"Stor"}`},
+}
+
+// TestProtocolGolden renders get_repository_overview and explain_type on
+// testdata/protocol.txtar and compares them with testdata/protocol.golden
+// (-update rewrites it).
+func TestProtocolGolden(t *testing.T) {
+	f := newFixture(t, "testdata/protocol.txtar")
+	checkGolden(t, f, protocolCalls, "testdata/protocol.golden", func(s string) string { return strings.ReplaceAll(s, f.dir, "$ROOT") })
+}
+
+// TestOverviewEntryPoints checks that the entry points are the packages
+// with the most references from outside themselves, counted here from
+// the index's references one by one.
+func TestOverviewEntryPoints(t *testing.T) {
+	f := newFixture(t, "testdata/protocol.txtar")
+	ctx := context.Background()
+	r, err := f.store.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	syms, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgOf := map[string]string{}
+	keys := make([]string, len(syms))
+	for i, s := range syms {
+		keys[i], pkgOf[s.Key] = s.Key, s.PackagePath
+	}
+	files, err := r.Files(ctx, syms[0].Repository)
+	if err != nil {
+		t.Fatal(err)
+	}
+	filePkg := map[string]string{}
+	for _, fl := range files {
+		filePkg[fl.Path] = fl.Package
+	}
+	refs, _, err := r.Refs(ctx, graph.RefQuery{Targets: keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := map[string]int{}
+	for _, ref := range refs {
+		if p := pkgOf[ref.Target]; filePkg[ref.Path] != p {
+			outside[p]++
+		}
+	}
+	var want []string
+	for p, n := range outside {
+		if n > 0 {
+			want = append(want, p)
+		}
+	}
+	slices.SortFunc(want, func(a, b string) int { return cmp.Or(outside[b]-outside[a], strings.Compare(a, b)) })
+
+	ov := ok[*GetRepositoryOverviewOutput](t, f, "get_repository_overview", `{"section":"entry_points"}`)
+	var got []string
+	for _, p := range ov.EntryPoints {
+		got = append(got, p.Path)
+		if p.ExternalUses != outside[p.Path] {
+			t.Errorf("%s: external_uses %d, the index has %d", p.Path, p.ExternalUses, outside[p.Path])
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("entry points %v, want %v (by references from outside: %v)", got, want, outside)
+	}
+	if len(got) == 0 || got[0] != "example.com/proto/store" {
+		t.Errorf("first entry point %v, want example.com/proto/store", got)
+	}
+}
+
+// TestOverviewContinuation pages a section the budget cut with the
+// cursors the answers give, and checks the pages add up to the section.
+func TestOverviewContinuation(t *testing.T) {
+	f := newFixture(t, "testdata/protocol.txtar")
+	whole := ok[*GetRepositoryOverviewOutput](t, f, "get_repository_overview", `{"budget":8000,"section":"most_referenced"}`)
+	if whole.Truncated || len(whole.MostReferenced) < 10 {
+		t.Fatalf("whole section: %d rows, truncated %v", len(whole.MostReferenced), whole.Truncated)
+	}
+	first := ok[*GetRepositoryOverviewOutput](t, f, "get_repository_overview", `{}`)
+	if len(first.Text()) > defaultOverviewBudget*4 {
+		t.Errorf("overview text is %d bytes, over its budget of %d tokens", len(first.Text()), defaultOverviewBudget)
+	}
+	var cursor string
+	for _, om := range first.Omitted {
+		if om.Section == "most_referenced" {
+			cursor = om.Cursor
+		}
+	}
+	if cursor == "" {
+		t.Fatalf("most_referenced not cut in %+v", first.Omitted)
+	}
+	if _, err := f.call(t, "get_repository_overview", `{"section":"api","cursor":"`+cursor+`"}`); graph.CodeOf(err) != graph.CodeCursorInvalid {
+		t.Errorf("a cursor of another section: %v, want CURSOR_INVALID", err)
+	}
+	got := slices.Clone(first.MostReferenced)
+	for cursor != "" {
+		page := ok[*GetRepositoryOverviewOutput](t, f, "get_repository_overview",
+			fmt.Sprintf(`{"budget":300,"section":"most_referenced","cursor":%q}`, cursor))
+		if len(page.MostReferenced) == 0 {
+			t.Fatal("a page without rows")
+		}
+		got = append(got, page.MostReferenced...)
+		cursor = ""
+		for _, om := range page.Omitted {
+			cursor = om.Cursor
+		}
+	}
+	if !slices.Equal(got, whole.MostReferenced) {
+		t.Errorf("pages give %d rows, the whole section %d", len(got), len(whole.MostReferenced))
+	}
+}
+
+// TestRecentChanges reads the history of a real git repository whose
+// configuration asks git to run programs, and checks that none ran.
+func TestRecentChanges(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	for i, files := range [][]string{{"a.go", "b.go"}, {"a.go"}, {"a.go", "sub/c.go"}} {
+		for _, name := range files {
+			p := filepath.Join(dir, name)
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			if err := os.WriteFile(p, []byte(fmt.Sprint("package x // ", i)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		git("add", ".")
+		git("commit", "-q", "-m", fmt.Sprint("commit ", i))
+	}
+	hook := "touch " + marker
+	git("config", "core.fsmonitor", hook)
+	git("config", "core.pager", hook)
+	git("config", "log.showSignature", "true")
+	git("config", "gpg.program", hook)
+	counts, commits := recentChanges(context.Background(), dir)
+	if commits != 3 || counts["a.go"] != 3 || counts["b.go"] != 1 || counts["sub/c.go"] != 1 {
+		t.Errorf("recentChanges = %v, %d commits; want a.go 3, b.go 1, sub/c.go 1 in 3", counts, commits)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("reading the history ran a program the repository's configuration named")
+	}
+	// A root below the work tree's top sees its own files, relative to it.
+	counts, _ = recentChanges(context.Background(), filepath.Join(dir, "sub"))
+	if len(counts) != 1 || counts["c.go"] != 1 {
+		t.Errorf("recentChanges(sub) = %v, want c.go 1", counts)
+	}
+}
