@@ -15,6 +15,8 @@ var layers = [][]string{
 	{"internal/rootfs"},    // reads under a directory through os.Root, regular files only; standard library only
 	{"internal/lsptest"},   // test support: a minimal LSP client for e2e and bench, standard library only
 	{"internal/txtartest"}, // test support: writes txtar fixtures into directories
+	{"internal/diff"},      // unified diffs: parse, and apply either way; standard library only
+	{"internal/git"},       // read-only git plumbing with hooks, filters and monitors off; standard library only
 	{"internal/load"},
 	{"internal/index/callgraph"}, // DESIGN.md: index's sub-packages (call edges, effects) sit below it
 	{"internal/index/effects"},   // reads the bodies callgraph builds, names functions as its edges do
