@@ -86,6 +86,7 @@ func Tools() []Tool {
 		tool("find_references", "Find uses of a symbol", descFindReferences, FindReferences),
 		tool("get_callers", "Callers of a function", descGetCallers, GetCallers),
 		tool("find_implementations", "Find implementations", descFindImplementations, FindImplementations),
+		tool("get_impact", "What a change reaches and which tests to run", descGetImpact, GetImpact),
 		tool("list_repositories", "List indexed repositories", descListRepositories, ListRepositories).in(GroupGraph),
 		tool("get_callees", "Callees of a function", descGetCallees, GetCallees).in(GroupGraph),
 		tool("get_context_budget", "Token cost of a file or package", descGetContextBudget, GetContextBudget).in(GroupContext),
