@@ -67,7 +67,7 @@ type ImpactTest struct {
 	Line     int      `json:"line"`
 	Depth    int      `json:"depth" jsonschema:"steps from the change"`
 	Coverage string   `json:"coverage" jsonschema:"exact, candidate or package_level, the weakest step on the way"`
-	Via      string   `json:"via" jsonschema:"call, reference, init (the change runs when a package of the test binary is initialised) or test_main"`
+	Via      string   `json:"via" jsonschema:"call, reference, init (the change runs when a package of the test binary is initialised), test_main, changed (the test itself changed) or breaks (the test no longer compiles)"`
 	Reach    []string `json:"reach" jsonschema:"the declarations from the test back to the changed one"`
 }
 
@@ -115,6 +115,7 @@ type GetImpactOutput struct {
 	Affected     []AffectedDecl   `json:"affected" jsonschema:"this page's declarations reached, nearest first"`
 
 	format    string
+	compact   bool // the text abbreviates long commands to fit the budget
 	offset    int
 	budgetCut bool
 	notes     []string // said in the text only: what the change touched nothing of
@@ -137,7 +138,7 @@ func GetImpact(ctx context.Context, s *Service, in GetImpactInput, progress func
 		return nil, err
 	}
 	defer v.Close()
-	a := &impactRun{v: v, in: in, req: req}
+	a := &impactRun{v: v, in: in, req: req, seedVia: map[string]string{}}
 	if err := a.changes(ctx); err != nil {
 		return nil, err
 	}

@@ -38,7 +38,9 @@ func (a *impactRun) breaking(ctx context.Context) error {
 		var err error
 		switch {
 		case c.Kind == string(graph.KindInterfaceMethod):
-			b, err = a.interfaceBreak(ctx, c, changedHere)
+			b, err = a.interfaceBreak(ctx, c, changedHere, diags)
+		case c.Kind == string(graph.KindInterface) && c.Change == ChangeSignature:
+			continue // its methods' changes say what breaks
 		case !c.Exported || c.Change == ChangeBody || c.Change == ChangeAdded:
 			continue
 		default:
@@ -55,8 +57,9 @@ func (a *impactRun) breaking(ctx context.Context) error {
 	files := map[string]fileVersion{}
 	for _, b := range a.broken {
 		for _, s := range b.Broken {
-			if sym, ok := a.declAt(ctx, files, s.Path, s.Line); ok {
+			if sym, ok := a.declAt(ctx, files, s.Path, s.Line, s.QualifiedName); ok {
 				a.seeds = append(a.seeds, sym)
+				a.seedVia[sym.Key] = viaBreaks
 			}
 		}
 	}
@@ -98,6 +101,7 @@ func (a *impactRun) apiBreak(ctx context.Context, c *changedDecl, diags []graph.
 				sites[fmt.Sprintf("%s:%d", r.Path, r.Line)] = true
 			}
 		}
+		seen := map[string]bool{}
 		for _, d := range diags {
 			if d.Kind != "type" || d.Path == "" {
 				continue
@@ -106,7 +110,8 @@ func (a *impactRun) apiBreak(ctx context.Context, c *changedDecl, diags []graph.
 			for _, n := range needles {
 				hit = hit || c.Change == ChangeRemoved && strings.Contains(d.Message, n)
 			}
-			if hit {
+			if at := fmt.Sprintf("%s:%d", d.Path, d.Line); hit && !seen[at] {
+				seen[at] = true
 				b.Broken = append(b.Broken, BrokenSite{Path: d.Path, Line: d.Line, Why: d.Message})
 			}
 		}
@@ -133,7 +138,7 @@ func (a *impactRun) apiBreak(ctx context.Context, c *changedDecl, diags []graph.
 // interfaceBreak is the breaking change of an interface method added,
 // removed or re-signed: the types that satisfied the interface and no
 // longer do.
-func (a *impactRun) interfaceBreak(ctx context.Context, c *changedDecl, changedHere map[string]bool) (*BreakingChange, error) {
+func (a *impactRun) interfaceBreak(ctx context.Context, c *changedDecl, changedHere map[string]bool, diags []graph.Diagnostic) (*BreakingChange, error) {
 	iface := strings.SplitN(c.QualifiedName, ".", 2)[0]
 	method := strings.TrimPrefix(c.QualifiedName, iface+".")
 	b := &BreakingChange{QualifiedName: iface, Package: c.Package, Change: "interface",
@@ -215,6 +220,17 @@ func (a *impactRun) interfaceBreak(ctx context.Context, c *changedDecl, changedH
 		}
 		b.Broken = append(b.Broken, BrokenSite{QualifiedName: t.QualifiedName, Path: t.Path, Line: t.StartLine, Why: why})
 	}
+	// Where such a type is used as the interface, the code no longer
+	// compiles: the type checker's errors of the new side say where.
+	seen := map[string]bool{}
+	for _, d := range diags {
+		at := fmt.Sprintf("%s:%d", d.Path, d.Line)
+		if d.Kind == "type" && d.Path != "" && !seen[at] && strings.Contains(d.Message, "missing method "+method) {
+			seen[at] = true
+			b.Broken = append(b.Broken, BrokenSite{Path: d.Path, Line: d.Line, Why: d.Message})
+		}
+	}
+	a.nameSites(ctx, b)
 	return b, nil
 }
 
@@ -241,7 +257,7 @@ func (a *impactRun) typesWithMethods(ctx context.Context, names []string) ([]str
 	var have map[string]int
 	for i, n := range dedupe(names) {
 		syms, _, err := a.v.Reader().FindSymbols(ctx, graph.SymbolQuery{Name: n, Mode: graph.MatchExact, Kinds: []graph.Kind{graph.KindMethod},
-			Repositories: []string{a.repo.Name}, Brief: true})
+			Repositories: []string{a.repo.Name}})
 		if err != nil {
 			return nil, graph.Wrap(graph.CodeInternal, err, "finding methods")
 		}
@@ -267,7 +283,7 @@ func (a *impactRun) nameSites(ctx context.Context, b *BreakingChange) {
 		if s.QualifiedName != "" {
 			continue
 		}
-		if d, ok := enclosingDecl(a.repo.Root, files, s.Path, s.Line); ok {
+		if d, ok := enclosingDecl(a.repo.Root, files, s.Path, s.Line, ""); ok {
 			b.Broken[i].QualifiedName = d.QualifiedName
 		}
 	}
@@ -278,8 +294,8 @@ func (a *impactRun) nameSites(ctx context.Context, b *BreakingChange) {
 }
 
 // enclosingDecl is the innermost declaration of the file on disk that
-// spans line.
-func enclosingDecl(root string, files map[string]fileVersion, p string, line int) (versionDecl, bool) {
+// spans line (and is called name, when name is given).
+func enclosingDecl(root string, files map[string]fileVersion, p string, line int, name string) (versionDecl, bool) {
 	fv, ok := files[p]
 	if !ok {
 		content, err := session.ReadFile(root, p)
@@ -291,7 +307,7 @@ func enclosingDecl(root string, files map[string]fileVersion, p string, line int
 	var best versionDecl
 	found := false
 	for _, d := range fv.decls {
-		if d.Line <= line && line <= d.EndLine && (!found || d.EndLine-d.Line < best.EndLine-best.Line) {
+		if d.Line <= line && line <= d.EndLine && (name == "" || d.QualifiedName == name) && (!found || d.EndLine-d.Line < best.EndLine-best.Line) {
 			best, found = d, true
 		}
 	}
@@ -299,9 +315,9 @@ func enclosingDecl(root string, files map[string]fileVersion, p string, line int
 }
 
 // declAt returns the index's symbol of the declaration that spans line of
-// the file on disk.
-func (a *impactRun) declAt(ctx context.Context, files map[string]fileVersion, p string, line int) (graph.Symbol, bool) {
-	d, ok := enclosingDecl(a.repo.Root, files, p, line)
+// the file on disk (the one called name, when name is given).
+func (a *impactRun) declAt(ctx context.Context, files map[string]fileVersion, p string, line int, name string) (graph.Symbol, bool) {
+	d, ok := enclosingDecl(a.repo.Root, files, p, line, name)
 	if !ok {
 		return graph.Symbol{}, false
 	}

@@ -22,12 +22,13 @@ type impactRun struct {
 	changed  []*changedDecl
 	notes    []string
 
-	seeds  []graph.Symbol // the changed declarations the index has, and the code a breaking change breaks
-	walk   *impactWalk
-	broken []BreakingChange
-	tests  []ImpactTest
-	cmds   []TestCommand
-	c      completeness
+	seeds   []graph.Symbol    // the changed declarations the index has, and the code a breaking change breaks
+	seedVia map[string]string // viaBreaks for the latter
+	walk    *impactWalk
+	broken  []BreakingChange
+	tests   []ImpactTest
+	cmds    []TestCommand
+	c       completeness
 }
 
 // changes finds what the change touches, and the index's symbol for each
@@ -200,7 +201,7 @@ const BlindDepth = "depth"
 // reach walks from the seeds, and names what the walk cannot see.
 func (a *impactRun) reach(ctx context.Context) error {
 	a.walk = newImpactWalk(a.v, a.repo.Name, a.in.Depth)
-	if err := a.walk.walk(ctx, a.seeds); err != nil {
+	if err := a.walk.walk(ctx, a.seeds, a.seedVia); err != nil {
 		return err
 	}
 	w := a.walk

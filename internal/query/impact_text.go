@@ -67,6 +67,12 @@ func (a *impactRun) answer(ctx context.Context) (*GetImpactOutput, error) {
 		show(end - offset)
 		return out, nil
 	}
+	show(0)
+	if approxTokens(out.Text()) > a.req.budget {
+		// The commands alone do not fit: the text names their tests by
+		// count; the structured content and format commands have them.
+		out.compact = true
+	}
 	fitRows(end-offset, a.req.budget, show, out.Text)
 	return out, nil
 }
@@ -84,7 +90,10 @@ func (o *GetImpactOutput) Text() string {
 	}
 	what := map[string]string{"symbol": "a change to", "lines": "a change to", "working_tree": "the working tree against HEAD",
 		"base": "the working tree against", "diff_text": "the diff"}[o.Mode]
-	if o.Mode == "base" || o.Mode == "working_tree" {
+	switch o.Mode {
+	case "working_tree":
+		what += " (" + shortID(o.Base) + ")"
+	case "base":
 		what += " " + shortID(o.Base)
 	}
 	if (o.Mode == "symbol" || o.Mode == "lines") && len(o.Changed) > 0 {
@@ -127,6 +136,10 @@ func (o *GetImpactOutput) Text() string {
 	if len(o.Commands) > 0 {
 		b.WriteString("run:\n")
 		for _, c := range o.Commands {
+			if o.compact && len(c.Command) > 160 {
+				fmt.Fprintf(&b, "  %s… (%d tests; format commands prints the whole line)\n", cutUTF8(c.Command, 100), c.Tests)
+				continue
+			}
 			fmt.Fprintf(&b, "  %s\n", c.Command)
 		}
 	}
@@ -137,6 +150,10 @@ func (o *GetImpactOutput) Text() string {
 			if t.Dir != dir {
 				dir = t.Dir
 				fmt.Fprintf(&b, " %s\n", dir)
+			}
+			if len(t.Reach) < 2 {
+				fmt.Fprintf(&b, "  %s [%s]\n", t.Name, t.Via) // changed, or broken, itself
+				continue
 			}
 			fmt.Fprintf(&b, "  %s [%s %s] %s\n", t.Name, t.Coverage, t.Via, reachText(t.Reach))
 		}

@@ -25,6 +25,8 @@ const (
 	viaReference = "reference"
 	viaInit      = "init"
 	viaTestMain  = "test_main"
+	viaChanged   = "changed" // a changed declaration itself
+	viaBreaks    = "breaks"  // code a breaking change breaks
 )
 
 // impactWalk walks from changed declarations to the code that runs or
@@ -71,13 +73,17 @@ func weaker(a, b graph.Coverage) graph.Coverage {
 }
 
 // walk runs from the seeds.
-func (w *impactWalk) walk(ctx context.Context, seeds []graph.Symbol) error {
+func (w *impactWalk) walk(ctx context.Context, seeds []graph.Symbol, seedVia map[string]string) error {
 	var frontier []string
 	for _, s := range seeds {
 		if _, ok := w.nodes[s.Key]; ok {
 			continue
 		}
-		w.nodes[s.Key] = &reached{sym: s, coverage: graph.CoverageExact}
+		via := seedVia[s.Key]
+		if via == "" {
+			via = viaChanged
+		}
+		w.nodes[s.Key] = &reached{sym: s, coverage: graph.CoverageExact, via: via}
 		w.order = append(w.order, s.Key)
 		frontier = append(frontier, s.Key)
 		w.noteInit(s)
