@@ -35,21 +35,14 @@ type ChangedDecl struct {
 	Exported      bool   `json:"exported,omitempty" jsonschema:"code of other packages can name it"`
 }
 
-// ImpactStep is one declaration on the way from a change to what it
-// reaches.
-type ImpactStep struct {
-	QualifiedName string `json:"qualified_name"`
-	Package       string `json:"package,omitempty"`
-}
-
 // AffectedDecl is a declaration the change reaches.
 type AffectedDecl struct {
 	QualifiedName string   `json:"qualified_name" jsonschema:"the declaration reached"`
-	Kind          string   `json:"kind"`
+	Kind          string   `json:"kind" jsonschema:"its symbol kind"`
 	Package       string   `json:"package" jsonschema:"import path"`
 	Path          string   `json:"path" jsonschema:"repo-relative file"`
 	Line          int      `json:"line" jsonschema:"first line of its declaration"`
-	StableKey     string   `json:"stable_key"`
+	StableKey     string   `json:"stable_key" jsonschema:"its durable key"`
 	Depth         int      `json:"depth" jsonschema:"steps from the change"`
 	Coverage      string   `json:"coverage" jsonschema:"exact; candidate (a step through an interface or func value); package_level (runs at package initialisation)"`
 	Via           string   `json:"via" jsonschema:"the last step: call, reference (a use that is not a call: a value taken, a type named), init"`
@@ -64,7 +57,7 @@ type ImpactTest struct {
 	Package  string   `json:"package" jsonschema:"import path of the package it is declared in"`
 	Dir      string   `json:"dir" jsonschema:"repo-relative package directory, where go test runs it"`
 	Path     string   `json:"path" jsonschema:"its file"`
-	Line     int      `json:"line"`
+	Line     int      `json:"line" jsonschema:"first line of its declaration"`
 	Depth    int      `json:"depth" jsonschema:"steps from the change"`
 	Coverage string   `json:"coverage" jsonschema:"exact, candidate or package_level, the weakest step on the way"`
 	Via      string   `json:"via" jsonschema:"call, reference, init (the change runs when a package of the test binary is initialised), test_main, changed (the test itself changed) or breaks (the test no longer compiles)"`
@@ -75,16 +68,16 @@ type ImpactTest struct {
 // satisfies an interface, because of a breaking change.
 type BrokenSite struct {
 	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"the enclosing declaration, or the type"`
-	Path          string `json:"path"`
-	Line          int    `json:"line"`
+	Path          string `json:"path" jsonschema:"repo-relative file"`
+	Line          int    `json:"line" jsonschema:"the line that breaks, or the type's declaration"`
 	Why           string `json:"why" jsonschema:"the type error, or what is missing"`
 }
 
 // BreakingChange is an exported declaration removed or re-signed, or an
 // interface whose method set changed, with what it breaks in the index.
 type BreakingChange struct {
-	QualifiedName string       `json:"qualified_name"`
-	Package       string       `json:"package,omitempty"`
+	QualifiedName string       `json:"qualified_name" jsonschema:"the declaration removed or re-signed, or the interface"`
+	Package       string       `json:"package,omitempty" jsonschema:"its import path"`
 	Change        string       `json:"change" jsonschema:"removed, signature or interface"`
 	Detail        string       `json:"detail" jsonschema:"what changed"`
 	Broken        []BrokenSite `json:"broken" jsonschema:"callers, users and implementations in the index that break"`
@@ -239,4 +232,4 @@ func checkImpactInput(in GetImpactInput) (impactRequest, error) {
 	return r, nil
 }
 
-const descGetImpact = `What a change reaches and exactly which tests to run. The change: a symbol (selectors as in get_symbol), file + lines, diff (working tree against git HEAD), base (against a revision) or diff_text (a unified diff, applied or not). Returns the changed declarations (body, signature, added, removed); breaking API changes with the callers and implementations that stop compiling; the declarations reached through callers (interfaces and func values included) and references, each with its path and coverage; the tests, benchmarks, examples and fuzz targets reached, and go test lines that run exactly them (format commands prints only those). completeness is lower_bound with blind_spots (dynamic calls, reflection, code outside the index). Read-only: runs no code. One function's callers only: get_callers. Errors: INVALID_ARGUMENT (names the field), SYMBOL_NOT_FOUND, AMBIGUOUS_SYMBOL, FILE_NOT_FOUND, OUTSIDE_ROOTS, READ_ERROR, CURSOR_INVALID.`
+const descGetImpact = `What a change reaches and exactly which tests to run. The change: a symbol (selectors as in get_symbol), file + lines, diff (working tree vs git HEAD), base (vs a revision) or diff_text (a unified diff, applied or not). Returns changed declarations (body, signature, added, removed); breaking API changes with the callers and implementations that stop compiling; declarations reached through callers (interfaces, func values) and references, each with its path and coverage; the tests, benchmarks, examples and fuzz targets reached, and go test lines running exactly them (format commands: only those). completeness lower_bound names blind_spots (dynamic calls, reflection, code outside the index). Runs no code. Plain call chains: get_callers. Errors: INVALID_ARGUMENT (names the field), SYMBOL_NOT_FOUND, AMBIGUOUS_SYMBOL, FILE_NOT_FOUND, OUTSIDE_ROOTS, READ_ERROR, CURSOR_INVALID.`
