@@ -109,6 +109,7 @@ type GetImpactOutput struct {
 
 	format    string
 	compact   bool // the text abbreviates long commands to fit the budget
+	cmdShown  int  // commands the text shows
 	offset    int
 	budgetCut bool
 	notes     []string // said in the text only: what the change touched nothing of

@@ -68,14 +68,30 @@ func (a *impactRun) answer(ctx context.Context) (*GetImpactOutput, error) {
 		return out, nil
 	}
 	show(0)
+	out.cmdShown = len(out.Commands)
 	if approxTokens(out.Text()) > a.req.budget {
 		// The commands alone do not fit: the text names their tests by
-		// count; the structured content and format commands have them.
+		// count, and then shows the first commands that fit; the
+		// structured content and format commands have them all.
 		out.compact = true
+		if approxTokens(out.Text()) > a.req.budget {
+			// Leave room for one row, which every page shows.
+			out.cmdShown = fitBudget(len(out.Commands), a.req.budget-rowReserve, func(k int) string {
+				out.cmdShown = k
+				return out.Text()
+			})
+		}
+	}
+	if approxTokens(out.Text()) > a.req.budget-rowReserve {
+		return out, nil // the rows come with the cursor
 	}
 	fitRows(end-offset, a.req.budget, show, out.Text)
 	return out, nil
 }
+
+// rowReserve is the tokens kept for the one row a page shows when the
+// rest of the answer fills the budget.
+const rowReserve = 80
 
 // Text renders the answer: what changed, what breaks, the commands, then
 // this page's tests and affected declarations. With format commands it is
@@ -135,7 +151,11 @@ func (o *GetImpactOutput) Text() string {
 	}
 	if len(o.Commands) > 0 {
 		b.WriteString("run:\n")
-		for _, c := range o.Commands {
+		for i, c := range o.Commands {
+			if i == o.cmdShown {
+				fmt.Fprintf(&b, "  +%d more commands (budget); format commands prints them all\n", len(o.Commands)-i)
+				break
+			}
 			if o.compact && len(c.Command) > 160 {
 				fmt.Fprintf(&b, "  %s… (%d tests; format commands prints the whole line)\n", cutUTF8(c.Command, 100), c.Tests)
 				continue

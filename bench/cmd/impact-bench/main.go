@@ -45,6 +45,7 @@ import (
 type options struct {
 	module, corpus, work, out, truthFile string
 	packages, funcs, diffs               int
+	reuse                                bool
 	seed                                 uint64
 }
 
@@ -78,6 +79,7 @@ func main() {
 	flag.IntVar(&o.funcs, "funcs", 0, "ask about this many functions, a seeded sample (0: all)")
 	flag.IntVar(&o.diffs, "diffs", 20, "20-function diffs to time")
 	flag.Uint64Var(&o.seed, "seed", 1, "sampling seed")
+	flag.BoolVar(&o.reuse, "reuse-index", false, "with -work: keep the index a previous run left there")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -137,17 +139,23 @@ func run(ctx context.Context, o options) error {
 	rep.TruthTests, rep.TruthFailed, rep.TruthFuncs, rep.TruthSeconds = truth.Tests, truth.Failed, len(truth.Funcs), truth.Elapsed.Seconds()
 	harness.Logf("truth: %d tests, %d functions run, %s", truth.Tests, len(truth.Funcs), truth.Elapsed.Round(time.Second))
 
-	st, err := sqlite.Open(ctx, filepath.Join(work, "impact.db"))
+	dbPath := filepath.Join(work, "impact.db")
+	_, statErr := os.Stat(dbPath)
+	st, err := sqlite.Open(ctx, dbPath)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	start := time.Now()
-	if _, err := index.Index(ctx, st, corpus, index.Options{}); err != nil {
-		return err
+	if statErr == nil && o.reuse {
+		harness.Logf("reusing the index in %s", dbPath)
+	} else {
+		start := time.Now()
+		if _, err := index.Index(ctx, st, corpus, index.Options{}); err != nil {
+			return err
+		}
+		rep.IndexSeconds = time.Since(start).Seconds()
+		harness.Logf("indexed in %.1fs", rep.IndexSeconds)
 	}
-	rep.IndexSeconds = time.Since(start).Seconds()
-	harness.Logf("indexed in %.1fs", rep.IndexSeconds)
 	svc, err := query.New(st, []string{corpus}, nil)
 	if err != nil {
 		return err
