@@ -56,12 +56,14 @@ func testEntryKind(s graph.Symbol) string {
 func (a *impactRun) collectTests(ctx context.Context) error {
 	w := a.walk
 	found := map[string]*ImpactTest{} // by dir + name
-	add := func(t ImpactTest) {
+	fromOf := map[string]string{}     // by dir + name: the reached key the test's way in goes through
+	add := func(t ImpactTest, from string) {
 		k := t.Dir + "\x00" + t.Name
 		if old, ok := found[k]; ok && (old.Via != viaInit || t.Via == viaInit) {
 			return // the first (nearest) way in is kept; a direct one beats init
 		}
 		found[k] = &t
+		fromOf[k] = from
 	}
 	var mains []*reached
 	for _, k := range w.order {
@@ -75,7 +77,7 @@ func (a *impactRun) collectTests(ctx context.Context) error {
 			continue
 		}
 		add(ImpactTest{Name: n.sym.Name, Kind: kind, Package: n.sym.PackagePath, Dir: path.Dir(n.sym.Path),
-			Path: n.sym.Path, Line: n.sym.StartLine, Depth: n.depth, Coverage: string(n.coverage), Via: n.via, Reach: w.reach(k)})
+			Path: n.sym.Path, Line: n.sym.StartLine, Depth: n.depth, Coverage: string(n.coverage), Via: n.via, Reach: w.reach(k)}, k)
 	}
 	// A TestMain runs every test of its package's binary around it.
 	for _, m := range mains {
@@ -86,7 +88,7 @@ func (a *impactRun) collectTests(ctx context.Context) error {
 		for _, t := range all {
 			t.Depth, t.Coverage, t.Via = m.depth+1, string(m.coverage), viaTestMain
 			t.Reach = append([]string{t.Name}, w.reach(m.sym.Key)...)
-			add(t)
+			add(t, m.sym.Key)
 		}
 	}
 	// Uses at file level run at initialisation when they are calls of a
@@ -116,15 +118,34 @@ func (a *impactRun) collectTests(ctx context.Context) error {
 				t.Coverage, t.Via = string(graph.CoveragePackageLevel), viaInit
 				t.Depth = 1
 				t.Reach = []string{t.Name, "(initialisation of " + why + ")"}
+				from := ""
 				if n != nil {
 					t.Depth = n.depth + 1
 					t.Reach = append(t.Reach, w.reach(n.sym.Key)...)
+					from = n.sym.Key
 				}
-				add(t)
+				add(t, from)
 			}
 		}
 	}
-	for _, t := range found {
+	// A test can run only code its test binary links: drop the tests
+	// that a call through an interface or function value reached from a
+	// package directory whose binary does not link the changed code.
+	links := map[string]map[string]string{} // package of a change -> directories linking it
+	for k, t := range found {
+		if seed := w.seedOf(fromOf[k]); seed.PackagePath != "" {
+			l, ok := links[seed.PackagePath]
+			if !ok {
+				var err error
+				if l, err = a.linkers(ctx, []string{seed.PackagePath}); err != nil {
+					return err
+				}
+				links[seed.PackagePath] = l
+			}
+			if _, ok := l[t.Dir]; !ok {
+				continue
+			}
+		}
 		a.tests = append(a.tests, *t)
 	}
 	sort.Slice(a.tests, func(i, j int) bool {

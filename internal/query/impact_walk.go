@@ -290,3 +290,19 @@ var outsideCalled = map[string]bool{
 	"Open": true, "Stat": true, "ReadDir": true, "ReadFile": true, "Sub": true, "Glob": true,
 	"Name": true, "Size": true, "Mode": true, "ModTime": true, "IsDir": true, "Sys": true, "Info": true,
 }
+
+// seedOf returns the changed declaration (or broken code) a reached
+// declaration's way back ends at; the zero Symbol for an unknown key.
+func (w *impactWalk) seedOf(key string) graph.Symbol {
+	for i := 0; key != "" && i < 1<<16; i++ {
+		n := w.nodes[key]
+		if n == nil {
+			break
+		}
+		if n.parent == "" {
+			return n.sym
+		}
+		key = n.parent
+	}
+	return graph.Symbol{}
+}
