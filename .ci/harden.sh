@@ -20,6 +20,7 @@ go test -run='^$' -fuzz='^FuzzASCIIWriter$' -fuzztime="$fuzztime" ./internal/mcp
 go test -run='^$' -fuzz='^FuzzUnpack$' -fuzztime="$fuzztime" ./internal/store/sqlite
 go test -run='^$' -fuzz='^FuzzColumns$' -fuzztime="$fuzztime" ./internal/position
 go test -run='^$' -fuzz='^FuzzOffset$' -fuzztime="$fuzztime" ./internal/position
+go test -run='^$' -fuzz='^FuzzParse$' -fuzztime="$fuzztime" ./internal/diff
 
 echo "== load: 100 clients over streamable HTTP for ${SEXTANT_LOAD_SECONDS:=60} s (p99 in the log)"
 SEXTANT_LOAD_SECONDS=$SEXTANT_LOAD_SECONDS go test -count=1 -run='^TestLoad$' -v ./internal/mcpserver | grep -v '^=== RUN'

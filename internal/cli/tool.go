@@ -38,6 +38,7 @@ var positional = map[string]string{
 	"lsp_request":           "method",
 	"check_file":            "file",
 	"render_ssa":            "qualified_name",
+	"get_impact":            "qualified_name",
 }
 
 // toolFlags builds a flag set from the tool's input type: one flag per
@@ -67,6 +68,9 @@ func toolFlags(t query.Tool, e env) (*flag.FlagSet, func() (map[string]any, erro
 				}
 				return n, nil
 			}
+		case reflect.Bool: // a switch: --diff alone sets it
+			p := fs.Bool(name, false, desc)
+			values[name] = func() (any, error) { return *p, nil }
 		case reflect.Pointer:
 			if f.Type.Elem().Kind() == reflect.Bool {
 				p := fs.String(name, "", desc+" (true or false)")

@@ -47,12 +47,12 @@ type CallGraphInput struct {
 	Name          string `json:"name,omitempty" jsonschema:"with file: Name or pkg.Name"`
 	Depth         Depth  `json:"depth,omitempty" jsonschema:"levels to walk, 1-5 (default 1)"`
 	Coverage      string `json:"coverage,omitempty" jsonschema:"any of exact,candidate,unresolved,package_level"`
-	MaxNodes      int    `json:"max_nodes,omitempty" jsonschema:"most functions per page (default 100 or limit, max 1000); a cut walk is truncated with next_cursor"`
+	MaxNodes      int    `json:"max_nodes,omitempty" jsonschema:"most functions per page (default 100, max 1000)"`
 	IncludeTests  *bool  `json:"include_tests,omitempty" jsonschema:"follow _test.go functions (default true)"`
 	Limit         int    `json:"limit,omitempty" jsonschema:"page size 1-500 (default 50)"`
 	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor of the last page"`
 	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens of text, 150+"`
-	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing, 0-600 (default 20)"`
+	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
 }
 
 func (in CallGraphInput) selector() selector {

@@ -26,7 +26,7 @@ type EffectGraphInput struct {
 	Depth         int    `json:"depth,omitempty" jsonschema:"call levels to follow, 1 to 10 (default 3)"`
 	MaxNodes      int    `json:"max_nodes,omitempty" jsonschema:"most functions, root included (default 100, max 1000)"`
 	Format        string `json:"format,omitempty" jsonschema:"json (default) or mermaid"`
-	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing, 0-600 (default 20)"`
+	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
 }
 
 // EffectNode is one function of the graph.

@@ -18,7 +18,7 @@ type EffectsInput struct {
 	Path          string `json:"path,omitempty" jsonschema:"path prefix to narrow by"`
 	File          string `json:"file,omitempty" jsonschema:"Go file whose code resolves name"`
 	Name          string `json:"name,omitempty" jsonschema:"with file: Name or pkg.Name"`
-	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing, 0-600 (default 20)"`
+	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
 }
 
 func (in EffectsInput) selector() selector {

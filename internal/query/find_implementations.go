@@ -24,7 +24,7 @@ type FindImplementationsInput struct {
 	Limit         int    `json:"limit,omitempty" jsonschema:"page size 1-500 (default 50)"`
 	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor of the last page"`
 	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens of text, 150+"`
-	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing, 0-600 (default 20)"`
+	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
 }
 
 func (in FindImplementationsInput) selector() selector {

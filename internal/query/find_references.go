@@ -31,7 +31,7 @@ type FindReferencesInput struct {
 	// ResponseFormat: the keys double a long answer's bytes, which every
 	// client decodes; the name is enough to ask get_symbol.
 	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default) or detailed"`
-	Wait           Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing, 0-600 (default 20)"`
+	Wait           Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
 }
 
 func (in FindReferencesInput) selector() selector {

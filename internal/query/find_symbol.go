@@ -21,7 +21,7 @@ type FindSymbolInput struct {
 	Limit          int    `json:"limit,omitempty" jsonschema:"page size 1-500 (default 50)"`
 	Cursor         string `json:"cursor,omitempty" jsonschema:"next_cursor of the last page"`
 	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default) or detailed"`
-	Wait           Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing, 0-600 (default 20)"`
+	Wait           Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
 }
 
 // SymbolRow is one match of find_symbol.

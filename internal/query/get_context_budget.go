@@ -14,7 +14,7 @@ type GetContextBudgetInput struct {
 	Path         string `json:"path" jsonschema:"a Go file or package directory, repo-relative or absolute in a root"`
 	Repository   string `json:"repository,omitempty" jsonschema:"repository of a relative path, by name"`
 	IncludeTests bool   `json:"include_tests,omitempty" jsonschema:"count _test.go files of a directory too"`
-	Wait         Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing, 0-600 (default 20)"`
+	Wait         Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
 }
 
 // BudgetRow is what one category of a file's content costs.

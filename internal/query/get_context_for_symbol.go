@@ -28,7 +28,7 @@ type GetContextInput struct {
 	File          string `json:"file,omitempty" jsonschema:"Go file whose code resolves name"`
 	Name          string `json:"name,omitempty" jsonschema:"with file: Name or pkg.Name"`
 	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens 20-8000 (default 400)"`
-	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing, 0-600 (default 20)"`
+	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
 }
 
 func (in GetContextInput) selector() selector {

@@ -26,7 +26,7 @@ type GetFileOutlineInput struct {
 	Limit          int    `json:"limit,omitempty" jsonschema:"files per page 1-500 (default 50)"`
 	Cursor         string `json:"cursor,omitempty" jsonschema:"next_cursor of the last page"`
 	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default) or detailed"`
-	Wait           Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing, 0-600 (default 20)"`
+	Wait           Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
 }
 
 // OutlineMember is a method, field or interface method under a type.

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-const descGetRepositoryOverview = `Start here in an unknown repository: modules; entry points (packages most used from outside), commands, most used API; packages by import layer; the most referenced, called and recently changed code; where tests live; each package's doc and size. Ranked by the reference graph within budget (default 1500 tokens); omitted gives each cut section's cursor. Then find_symbol, get_symbol. Errors: REPOSITORY_NOT_FOUND, INVALID_ARGUMENT, CURSOR_INVALID, INDEX_NOT_READY.`
+const descGetRepositoryOverview = `Start here in an unknown repository: modules, entry points (packages most used from outside), commands, packages by import layer, the most referenced, called and changed code, where tests live. Ranked by the reference graph within budget (default 1500 tokens), with cursors. Then find_symbol, get_symbol. Errors: REPOSITORY_NOT_FOUND, INVALID_ARGUMENT, CURSOR_INVALID, INDEX_NOT_READY.`
 
 // GetRepositoryOverviewInput is the input of get_repository_overview.
 type GetRepositoryOverviewInput struct {

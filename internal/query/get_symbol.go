@@ -20,7 +20,7 @@ type GetSymbolInput struct {
 	File           string `json:"file,omitempty" jsonschema:"Go file whose code resolves name"`
 	Name           string `json:"name,omitempty" jsonschema:"with file: Name or pkg.Name"`
 	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default) or detailed"`
-	Wait           Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing, 0-600 (default 20)"`
+	Wait           Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
 }
 
 // MemberRow is a method or field listed under a type.

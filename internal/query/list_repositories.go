@@ -13,7 +13,7 @@ import (
 type ListRepositoriesInput struct {
 	Repository     string `json:"repository,omitempty" jsonschema:"only this repository, by name; omit to list all"`
 	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default) or detailed; detailed adds module Go versions and recorded diagnostics"`
-	Wait           Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing, 0-600 (default 20)"`
+	Wait           Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
 }
 
 // RepositoryRow is one repository in list_repositories.

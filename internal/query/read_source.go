@@ -38,7 +38,7 @@ type ReadSourceInput struct {
 	ContextLines  int    `json:"context_lines,omitempty" jsonschema:"lines around the symbol, 0-50"`
 	Depth         int    `json:"depth,omitempty" jsonschema:"0-3: add callee bodies to this depth"`
 	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens 150-8000 (default 2000)"`
-	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing, 0-600 (default 20)"`
+	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
 }
 
 // SourceBlock is the source of one declaration or range, as on disk.

@@ -22,7 +22,7 @@ type RenderSSAInput struct {
 	File          string `json:"file,omitempty" jsonschema:"a Go file; name is resolved as its source would"`
 	Name          string `json:"name,omitempty" jsonschema:"with file: a local name or pkg.Name"`
 	Format        string `json:"format,omitempty" jsonschema:"text (default: go/ssa's notation) or json (adds blocks and instructions)"`
-	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing, 0-600 (default 20)"`
+	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
 }
 
 // SSAInstr is one instruction.

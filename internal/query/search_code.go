@@ -33,7 +33,7 @@ type SearchCodeInput struct {
 	Limit        int    `json:"limit,omitempty" jsonschema:"symbols to return, 1-20 (default 5)"`
 	Budget       int    `json:"budget,omitempty" jsonschema:"max tokens 150-8000 (default 2000)"`
 	IncludeTests bool   `json:"include_tests,omitempty" jsonschema:"also rank _test.go symbols"`
-	Wait         Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing, 0-600 (default 20)"`
+	Wait         Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
 }
 
 // SearchHit is one symbol search_code found.

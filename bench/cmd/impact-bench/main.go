@@ -1,0 +1,336 @@
+// Command impact-bench scores get_impact against measured truth, in one
+// run:
+//
+//  1. fetches a pinned module (github.com/spf13/cobra@v1.10.2 by default,
+//     golang.org/x/tools@v0.52.0 for the large corpus) with
+//     harness.FetchModule;
+//  2. measures which tests run each function (bench/impacttruth: every
+//     test alone, with coverage of the whole module), in a copy of its
+//     own, for every package with tests or a seeded sample of -packages of
+//     them;
+//  3. indexes the corpus in-process into a SQLite file;
+//  4. for a seeded sample of -funcs functions some test runs, asks
+//     get_impact about a body change to each and scores the tests it names
+//     (recall: every test that runs the function named; precision: the
+//     median named against the truth's and against the tests of every
+//     dependent package), timing each call with default arguments;
+//  5. times get_impact on diffs that change the bodies of 20 functions
+//     (diff_text, not applied), and records how many tokens the default
+//     answer takes;
+//  6. writes it all as JSON.
+//
+// Run it from the module root: go run ./bench/cmd/impact-bench [-module golang.org/x/tools@v0.52.0 -packages 30 -funcs 250]
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sextant-dev/sextant/bench/impacttruth"
+	"github.com/sextant-dev/sextant/bench/internal/harness"
+	"github.com/sextant-dev/sextant/internal/index"
+	"github.com/sextant-dev/sextant/internal/query"
+	"github.com/sextant-dev/sextant/internal/store/sqlite"
+)
+
+type options struct {
+	module, corpus, work, out, truthFile string
+	packages, funcs, diffs               int
+	reuse                                bool
+	seed                                 uint64
+}
+
+// report is what the run writes.
+type report struct {
+	Module        string            `json:"module"`
+	Date          string            `json:"date"`
+	Packages      []string          `json:"packages_run"`
+	TruthTests    int               `json:"truth_tests"`
+	TruthFailed   []string          `json:"truth_failed_tests,omitempty"`
+	TruthFuncs    int               `json:"truth_functions"`
+	TruthSeconds  float64           `json:"truth_seconds"`
+	IndexSeconds  float64           `json:"index_seconds"`
+	Score         impacttruth.Score `json:"score"`
+	MissesBlind   int               `json:"misses_with_blind_spot"`
+	OneSymbol     harness.Latency   `json:"get_impact_one_symbol"`
+	Diff20        harness.Latency   `json:"get_impact_diff_20_functions"`
+	Diff20Tokens  []int             `json:"diff_20_text_tokens"`
+	Diff20Example string            `json:"diff_20_text_example"`
+	Checks        []harness.Check   `json:"checks"`
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.module, "module", "github.com/spf13/cobra@v1.10.2", "MODULE@VERSION to score on")
+	flag.StringVar(&o.corpus, "corpus", "", "an existing copy of the module (default: fetch it)")
+	flag.StringVar(&o.work, "work", "", "work directory (default: a temporary one, removed)")
+	flag.StringVar(&o.out, "out", "", "result file (default bench/results/DATE-impact-NAME.json; - for stdout)")
+	flag.StringVar(&o.truthFile, "truth", "", "read the truth from this JSON file when it exists, else measure it and write it there")
+	flag.IntVar(&o.packages, "packages", 0, "run the tests of this many packages, a seeded sample (0: all)")
+	flag.IntVar(&o.funcs, "funcs", 0, "ask about this many functions, a seeded sample (0: all)")
+	flag.IntVar(&o.diffs, "diffs", 20, "20-function diffs to time")
+	flag.Uint64Var(&o.seed, "seed", 1, "sampling seed")
+	flag.BoolVar(&o.reuse, "reuse-index", false, "with -work: keep the index a previous run left there")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "impact-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, o options) error {
+	root, err := harness.ModuleRoot(ctx)
+	if err != nil {
+		return err
+	}
+	work, corpus, cleanup, err := harness.Workspace(ctx, "impact-bench", o.module, o.corpus, o.work)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	rep := report{Module: o.module, Date: time.Now().UTC().Format("2006-01-02")}
+	rng := rand.New(rand.NewPCG(o.seed, 0))
+
+	truth, err := loadTruth(o.truthFile)
+	if err != nil {
+		return err
+	}
+	if truth == nil {
+		copyDir := filepath.Join(work, "truth")
+		if err := os.RemoveAll(copyDir); err != nil {
+			return err
+		}
+		if err := os.CopyFS(copyDir, os.DirFS(corpus)); err != nil {
+			return err
+		}
+		pkgs, err := samplePackages(ctx, copyDir, o.packages, rng)
+		if err != nil {
+			return err
+		}
+		harness.Logf("measuring the truth: the tests of %d packages", len(pkgs))
+		truth, err = impacttruth.Build(ctx, copyDir, impacttruth.Options{Packages: pkgs, Log: harness.Logf})
+		if err != nil {
+			return err
+		}
+		if o.truthFile != "" {
+			data, _ := json.Marshal(truth)
+			if err := os.WriteFile(o.truthFile, data, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	for p, pk := range truth.Packages {
+		if len(pk.Tests) > 0 {
+			rep.Packages = append(rep.Packages, p)
+		}
+	}
+	sort.Strings(rep.Packages)
+	rep.TruthTests, rep.TruthFailed, rep.TruthFuncs, rep.TruthSeconds = truth.Tests, truth.Failed, len(truth.Funcs), truth.Elapsed.Seconds()
+	harness.Logf("truth: %d tests, %d functions run, %s", truth.Tests, len(truth.Funcs), truth.Elapsed.Round(time.Second))
+
+	dbPath := filepath.Join(work, "impact.db")
+	_, statErr := os.Stat(dbPath)
+	st, err := sqlite.Open(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if statErr == nil && o.reuse {
+		harness.Logf("reusing the index in %s", dbPath)
+	} else {
+		start := time.Now()
+		if _, err := index.Index(ctx, st, corpus, index.Options{}); err != nil {
+			return err
+		}
+		rep.IndexSeconds = time.Since(start).Seconds()
+		harness.Logf("indexed in %.1fs", rep.IndexSeconds)
+	}
+	svc, err := query.New(st, []string{corpus}, nil)
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	tool, _ := query.LookupTool("get_impact")
+	call := func(args map[string]any) (*query.GetImpactOutput, time.Duration, error) {
+		raw, _ := json.Marshal(args)
+		t0 := time.Now()
+		a, err := tool.Call(ctx, svc, raw, nil)
+		d := time.Since(t0)
+		if err != nil {
+			return nil, d, err
+		}
+		return a.(*query.GetImpactOutput), d, nil
+	}
+	dirToPkg := map[string]string{}
+	for _, p := range truth.Packages {
+		dirToPkg[p.Dir] = p.Path
+	}
+
+	funcs := make([]string, 0, len(truth.Funcs))
+	for f := range truth.Funcs {
+		funcs = append(funcs, f)
+	}
+	sort.Strings(funcs)
+	rng.Shuffle(len(funcs), func(i, j int) { funcs[i], funcs[j] = funcs[j], funcs[i] })
+	if o.funcs > 0 && len(funcs) > o.funcs {
+		funcs = funcs[:o.funcs]
+	}
+	sort.Strings(funcs)
+	answers := map[string]impacttruth.Named{}
+	var one []time.Duration
+	for i, f := range funcs {
+		d := truth.Decls[f]
+		args := map[string]any{"qualified_name": d.Name, "path": d.Path}
+		_, took, err := call(args)
+		if err != nil {
+			harness.Logf("%s: %v", f, err)
+			continue
+		}
+		one = append(one, took)
+		named, err := allTests(call, args, dirToPkg)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		// The truth knows the tests of the packages it ran.
+		kept := named.Tests[:0]
+		for _, t := range named.Tests {
+			if p := truth.Packages[t[:strings.LastIndexByte(t, '.')]]; p != nil && len(p.Tests) > 0 {
+				kept = append(kept, t)
+			}
+		}
+		named.Tests = kept
+		answers[f] = named
+		if (i+1)%50 == 0 {
+			harness.Logf("asked about %d of %d functions", i+1, len(funcs))
+		}
+	}
+	rep.OneSymbol = harness.Summarize(one)
+	rep.Score = truth.ScoreAll(funcs, answers)
+	for _, m := range rep.Score.Misses {
+		if len(m.BlindSpots) > 0 {
+			rep.MissesBlind++
+		}
+	}
+	harness.Logf("score: %s", rep.Score)
+
+	// 20-function diffs.
+	var all []impacttruth.Decl
+	for _, f := range funcs {
+		all = append(all, truth.Decls[f])
+	}
+	var diffTimes []time.Duration
+	for i := 0; i < o.diffs && len(all) >= 20; i++ {
+		rng.Shuffle(len(all), func(a, b int) { all[a], all[b] = all[b], all[a] })
+		patch, err := impacttruth.BodyPatch(corpus, all[:20])
+		if err != nil {
+			return err
+		}
+		out, took, err := call(map[string]any{"diff_text": patch})
+		if err != nil {
+			return fmt.Errorf("20-function diff: %w", err)
+		}
+		diffTimes = append(diffTimes, took)
+		text := query.RenderText(out)
+		rep.Diff20Tokens = append(rep.Diff20Tokens, (len(text)+3)/4)
+		if i == 0 {
+			rep.Diff20Example = text
+		}
+	}
+	rep.Diff20 = harness.Summarize(diffTimes)
+	maxTokens := 0
+	for _, t := range rep.Diff20Tokens {
+		maxTokens = max(maxTokens, t)
+	}
+	rep.Checks = []harness.Check{
+		harness.AtMost("recall misses", float64(len(rep.Score.Misses)), 0, "functions", "functions whose tests are not all named"),
+		harness.AtMost("median named / 3x truth", rep.Score.MedianNamed, 3*rep.Score.MedianTruth, "tests", ""),
+		harness.AtMost("10x median named / dependents", 10*rep.Score.MedianNamed, rep.Score.MedianDependents, "tests", ""),
+		harness.AtMost("get_impact one symbol p50", float64(rep.OneSymbol.P50.Microseconds())/1000, 20, "ms", ""),
+		harness.AtMost("get_impact 20-function diff p50", float64(rep.Diff20.P50.Microseconds())/1000, 300, "ms", ""),
+		harness.AtMost("20-function diff text", float64(maxTokens), 2000, "tokens", "the largest default answer"),
+	}
+	for _, c := range rep.Checks {
+		harness.Logf("%s", c.Verdict())
+	}
+	name := "impact-" + strings.ReplaceAll(filepath.Base(strings.Split(o.module, "@")[0]), "/", "-")
+	return harness.WriteJSON(root, o.out, name, rep)
+}
+
+// allTests pages through get_impact's answer for args and returns the
+// tests it names, spelled as the truth spells them.
+func allTests(call func(map[string]any) (*query.GetImpactOutput, time.Duration, error), args map[string]any, dirToPkg map[string]string) (impacttruth.Named, error) {
+	var n impacttruth.Named
+	a := map[string]any{}
+	for k, v := range args {
+		a[k] = v
+	}
+	a["limit"], a["budget"] = 500, 1000000
+	for {
+		out, _, err := call(a)
+		if err != nil {
+			return n, err
+		}
+		n.BlindSpots = out.BlindSpots
+		for _, t := range out.Results {
+			p, ok := dirToPkg[t.Dir]
+			if !ok {
+				p = strings.TrimSuffix(t.Package, "_test")
+			}
+			n.Tests = append(n.Tests, p+"."+t.Name)
+		}
+		if out.NextCursor == nil || len(out.Results) == 0 {
+			return n, nil
+		}
+		a["cursor"] = *out.NextCursor
+	}
+}
+
+func loadTruth(file string) (*impacttruth.Truth, error) {
+	if file == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(file)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var t impacttruth.Truth
+	return &t, json.Unmarshal(data, &t)
+}
+
+// samplePackages picks n of the module's packages that have tests (all
+// when n is 0).
+func samplePackages(ctx context.Context, dir string, n int, rng *rand.Rand) ([]string, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	out, err := harness.GoOutput(ctx, dir, nil, "list", "-f", "{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}", "./...")
+	if err != nil {
+		return nil, err
+	}
+	var pkgs []string
+	for _, l := range strings.Split(out, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			pkgs = append(pkgs, l)
+		}
+	}
+	rng.Shuffle(len(pkgs), func(i, j int) { pkgs[i], pkgs[j] = pkgs[j], pkgs[i] })
+	if len(pkgs) > n {
+		pkgs = pkgs[:n]
+	}
+	sort.Strings(pkgs)
+	return pkgs, nil
+}

@@ -1,0 +1,187 @@
+package query
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"strings"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/syntax"
+)
+
+// The kinds of change get_impact names for a declaration.
+const (
+	ChangeBody      = "body"      // the body or value changed; the signature did not
+	ChangeSignature = "signature" // the signature (of a type: its definition) changed
+	ChangeAdded     = "added"
+	ChangeRemoved   = "removed"
+)
+
+// versionDecl is one declaration of one version of a file, with what a
+// change compares: its signature and its body, each as a string of
+// tokens, so that comments and layout do not count as changes.
+type versionDecl struct {
+	QualifiedName string
+	Kind          graph.Kind
+	Line, EndLine int
+	Receiver      string // a method's receiver base type
+	sig, body     string
+	methods       []string // an interface's method names, with their signatures
+}
+
+// fileVersion is one version of a Go file: its package clause and its
+// declarations. A file that does not parse has what the parser kept.
+type fileVersion struct {
+	pkgName string
+	decls   []versionDecl
+}
+
+// parseVersion reads the declarations of a Go file's content.
+func parseVersion(name string, content []byte) fileVersion {
+	var fv fileVersion
+	if len(content) == 0 {
+		return fv
+	}
+	fset := token.NewFileSet()
+	f, _ := parser.ParseFile(fset, name, content, parser.SkipObjectResolution)
+	if f == nil {
+		return fv
+	}
+	if f.Name != nil {
+		fv.pkgName = f.Name.Name
+	}
+	tf := fset.File(f.Pos())
+	line := func(p token.Pos) int { return fset.PositionFor(p, false).Line }
+	toks := func(nodes ...ast.Node) string {
+		var b strings.Builder
+		for _, n := range nodes {
+			if n == nil {
+				continue
+			}
+			b.WriteString(tokenText(tf, content, n.Pos(), n.End()))
+			b.WriteByte('\x00')
+		}
+		return b.String()
+	}
+	add := func(d versionDecl, from, to token.Pos) {
+		d.Line, d.EndLine = line(from), line(to)
+		fv.decls = append(fv.decls, d)
+	}
+	for _, decl := range f.Decls {
+		switch d := decl.(type) {
+		case *ast.FuncDecl:
+			vd := versionDecl{QualifiedName: d.Name.Name, Kind: graph.KindFunc, sig: toks(d.Type)}
+			if d.Name.Name == "init" && d.Recv == nil {
+				vd.sig = "" // several per package: told apart by position, see changedIn
+			}
+			if d.Body != nil {
+				vd.body = toks(d.Body)
+			}
+			if d.Recv != nil && len(d.Recv.List) > 0 {
+				vd.Receiver = syntax.ReceiverBase(d.Recv.List[0].Type)
+				vd.QualifiedName, vd.Kind = vd.Receiver+"."+d.Name.Name, graph.KindMethod
+				vd.sig = toks(d.Recv.List[0].Type, d.Type)
+			}
+			add(vd, d.Pos(), d.End())
+		case *ast.GenDecl:
+			for _, spec := range d.Specs {
+				switch spec := spec.(type) {
+				case *ast.ValueSpec:
+					kind := graph.KindVar
+					if d.Tok == token.CONST {
+						kind = graph.KindConst
+					}
+					var typ string
+					if spec.Type != nil {
+						typ = toks(spec.Type)
+					}
+					for i, id := range spec.Names {
+						if id.Name == "_" {
+							continue
+						}
+						vd := versionDecl{QualifiedName: id.Name, Kind: kind, sig: typ}
+						if len(spec.Values) == len(spec.Names) {
+							vd.body = toks(spec.Values[i])
+						} else {
+							for _, v := range spec.Values {
+								vd.body += toks(v)
+							}
+						}
+						add(vd, spec.Pos(), spec.End())
+					}
+				case *ast.TypeSpec:
+					vd := versionDecl{QualifiedName: spec.Name.Name, Kind: graph.KindType, sig: toks(spec)}
+					switch t := spec.Type.(type) {
+					case *ast.InterfaceType:
+						vd.Kind = graph.KindInterface
+						for _, m := range t.Methods.List {
+							for _, n := range m.Names {
+								ms := toks(m.Type)
+								vd.methods = append(vd.methods, n.Name+"\x01"+ms)
+								add(versionDecl{QualifiedName: spec.Name.Name + "." + n.Name, Kind: graph.KindInterfaceMethod,
+									Receiver: spec.Name.Name, sig: ms}, m.Pos(), m.End())
+							}
+						}
+					case *ast.StructType:
+						for _, fl := range t.Fields.List {
+							names := make([]string, 0, len(fl.Names))
+							for _, n := range fl.Names {
+								names = append(names, n.Name)
+							}
+							if len(names) == 0 {
+								if id := syntax.EmbeddedName(fl.Type); id != "" {
+									names = append(names, id)
+								}
+							}
+							for _, n := range names {
+								sig := toks(fl.Type)
+								if fl.Tag != nil {
+									sig += toks(fl.Tag)
+								}
+								add(versionDecl{QualifiedName: spec.Name.Name + "." + n, Kind: graph.KindField,
+									Receiver: spec.Name.Name, sig: sig}, fl.Pos(), fl.End())
+							}
+						}
+					}
+					add(vd, spec.Pos(), spec.End())
+				}
+			}
+		}
+	}
+	return fv
+}
+
+// tokenText is the tokens of content between from and to, comments
+// dropped, separated by spaces.
+func tokenText(tf *token.File, content []byte, from, to token.Pos) string {
+	if tf == nil || !from.IsValid() || !to.IsValid() {
+		return ""
+	}
+	start, end := tf.Offset(from), tf.Offset(to)
+	if start < 0 || end > len(content) || start >= end {
+		return ""
+	}
+	var s scanner.Scanner
+	fs := token.NewFileSet()
+	src := content[start:end]
+	s.Init(fs.AddFile("", -1, len(src)), src, nil, 0)
+	var b strings.Builder
+	for {
+		_, tok, lit := s.Scan()
+		if tok == token.EOF {
+			break
+		}
+		if tok == token.SEMICOLON && lit == "\n" {
+			continue // an inserted semicolon is layout
+		}
+		if lit != "" {
+			b.WriteString(lit)
+		} else {
+			b.WriteString(tok.String())
+		}
+		b.WriteByte(' ')
+	}
+	return b.String()
+}

@@ -1,0 +1,327 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// The kinds of test function go test runs.
+const (
+	testKindTest      = "test"
+	testKindBenchmark = "benchmark"
+	testKindExample   = "example"
+	testKindFuzz      = "fuzz"
+	testKindMain      = "main" // TestMain: runs around every test of its package
+)
+
+// testEntryKind says which kind of test function the testing framework
+// runs s as, or "" when it is none: a package-level function of a
+// _test.go file named Test, Benchmark, Example or Fuzz followed by
+// nothing or a character that is not a lower-case letter, taking what
+// that kind takes.
+func testEntryKind(s graph.Symbol) string {
+	if s.Kind != graph.KindFunc || !strings.HasSuffix(s.Path, "_test.go") {
+		return ""
+	}
+	for _, k := range []struct{ prefix, kind, param string }{
+		{"Test", testKindTest, "testing.T)"}, {"Benchmark", testKindBenchmark, "testing.B)"},
+		{"Fuzz", testKindFuzz, "testing.F)"}, {"Example", testKindExample, "()"},
+	} {
+		rest, ok := strings.CutPrefix(s.Name, k.prefix)
+		if !ok || isLowerStart(rest) {
+			continue
+		}
+		if s.Name == "TestMain" {
+			if strings.Contains(s.Signature, "testing.M)") {
+				return testKindMain
+			}
+			return ""
+		}
+		if s.Signature != "" && !strings.Contains(s.Signature, k.param) {
+			return ""
+		}
+		return k.kind
+	}
+	return ""
+}
+
+// collectTests lists the tests the walk reached: directly, through a TestMain,
+// and through package initialisation, which runs in every test binary
+// that links the package.
+func (a *impactRun) collectTests(ctx context.Context) error {
+	w := a.walk
+	found := map[string]*ImpactTest{} // by dir + name
+	fromOf := map[string]string{}     // by dir + name: the reached key the test's way in goes through
+	add := func(t ImpactTest, from string) {
+		k := t.Dir + "\x00" + t.Name
+		if old, ok := found[k]; ok && (old.Via != viaInit || t.Via == viaInit) {
+			return // the first (nearest) way in is kept; a direct one beats init
+		}
+		found[k] = &t
+		fromOf[k] = from
+	}
+	var mains []*reached
+	for _, k := range w.order {
+		n := w.nodes[k]
+		kind := testEntryKind(n.sym)
+		switch kind {
+		case "":
+			continue
+		case testKindMain:
+			mains = append(mains, n)
+			continue
+		}
+		add(ImpactTest{Name: n.sym.Name, Kind: kind, Package: n.sym.PackagePath, Dir: path.Dir(n.sym.Path),
+			Path: n.sym.Path, Line: n.sym.StartLine, Depth: n.depth, Coverage: string(n.coverage), Via: n.via, Reach: w.reach(k)}, k)
+	}
+	// A TestMain runs every test of its package's binary around it.
+	for _, m := range mains {
+		all, err := a.testsIn(ctx, path.Dir(m.sym.Path))
+		if err != nil {
+			return err
+		}
+		for _, t := range all {
+			t.Depth, t.Coverage, t.Via = m.depth+1, string(m.coverage), viaTestMain
+			t.Reach = append([]string{t.Name}, w.reach(m.sym.Key)...)
+			add(t, m.sym.Key)
+		}
+	}
+	// Uses at file level run at initialisation when they are calls of a
+	// reached function.
+	for p, target := range w.fileLevel {
+		if n := w.nodes[target]; n != nil && n.sym.Kind.IsFunction() {
+			if f, err := a.v.Reader().File(ctx, a.repo.Name, p); err == nil && f.Package != "" {
+				if _, ok := w.initPkgs[f.Package]; !ok {
+					w.initPkgs[f.Package] = target
+				}
+			}
+		}
+	}
+	if len(w.initPkgs) > 0 {
+		dirs, err := a.linkers(ctx, sortedKeys(w.initPkgs))
+		if err != nil {
+			return err
+		}
+		for _, d := range sortedKeys(dirs) {
+			why := dirs[d]
+			n := w.nodes[w.initPkgs[why]]
+			all, err := a.testsIn(ctx, d)
+			if err != nil {
+				return err
+			}
+			for _, t := range all {
+				t.Coverage, t.Via = string(graph.CoveragePackageLevel), viaInit
+				t.Depth = 1
+				t.Reach = []string{t.Name, "(initialisation of " + why + ")"}
+				from := ""
+				if n != nil {
+					t.Depth = n.depth + 1
+					t.Reach = append(t.Reach, w.reach(n.sym.Key)...)
+					from = n.sym.Key
+				}
+				add(t, from)
+			}
+		}
+	}
+	// A test can run only code its test binary links: drop the tests
+	// that a call through an interface or function value reached from a
+	// package directory whose binary does not link the changed code.
+	links := map[string]map[string]string{} // package of a change -> directories linking it
+	for k, t := range found {
+		if seed := w.seedOf(fromOf[k]); seed.PackagePath != "" {
+			l, ok := links[seed.PackagePath]
+			if !ok {
+				var err error
+				if l, err = a.linkers(ctx, []string{seed.PackagePath}); err != nil {
+					return err
+				}
+				links[seed.PackagePath] = l
+			}
+			if _, ok := l[t.Dir]; !ok {
+				continue
+			}
+		}
+		a.tests = append(a.tests, *t)
+	}
+	sort.Slice(a.tests, func(i, j int) bool {
+		x, y := a.tests[i], a.tests[j]
+		if x.Dir != y.Dir {
+			return x.Dir < y.Dir
+		}
+		return x.Name < y.Name
+	})
+	return a.commands(ctx)
+}
+
+// testsIn lists every test function of the package directory dir.
+func (a *impactRun) testsIn(ctx context.Context, dir string) ([]ImpactTest, error) {
+	prefix := dir + "/"
+	if dir == "." {
+		prefix = ""
+	}
+	var out []ImpactTest
+	for _, name := range []string{"Test", "Benchmark", "Example", "Fuzz"} {
+		syms, _, err := a.v.Reader().FindSymbols(ctx, graph.SymbolQuery{Name: name, Mode: graph.MatchPrefix, Kinds: []graph.Kind{graph.KindFunc},
+			Repositories: []string{a.repo.Name}, PathPrefix: prefix, Brief: true})
+		if err != nil {
+			return nil, graph.Wrap(graph.CodeInternal, err, "listing tests")
+		}
+		for _, s := range syms {
+			kind := testEntryKind(s)
+			if path.Dir(s.Path) != dir || kind == "" || kind == testKindMain {
+				continue
+			}
+			out = append(out, ImpactTest{Name: s.Name, Kind: kind, Package: s.PackagePath, Dir: dir, Path: s.Path, Line: s.StartLine})
+		}
+	}
+	return out, nil
+}
+
+// linkers returns the package directories whose test binaries link one of
+// the packages: the packages themselves and every package importing them,
+// directly or not, with its tests (external test packages included), each
+// to the package of paths it links.
+func (a *impactRun) linkers(ctx context.Context, paths []string) (map[string]string, error) {
+	dirOf := map[string]string{}
+	for _, p := range a.pkgs {
+		dirOf[p.Path] = p.Dir
+	}
+	out := map[string]string{}
+	why := map[string]string{}
+	queue := append([]string{}, paths...)
+	for _, p := range paths {
+		why[p] = p
+	}
+	for len(queue) > 0 {
+		batch := queue
+		queue = nil
+		for _, p := range batch {
+			if d, ok := dirOf[p]; ok {
+				if _, seen := out[d]; !seen {
+					out[d] = why[p]
+				}
+			}
+		}
+		refs, _, err := a.v.Reader().Refs(ctx, graph.RefQuery{Targets: packageSymbolKeys(a.repo.Name, batch),
+			Kinds: []graph.RefKind{graph.RefImport}, IncludeTests: true})
+		if err != nil {
+			return nil, graph.Wrap(graph.CodeInternal, err, "reading imports")
+		}
+		for _, r := range refs {
+			d := path.Dir(r.Path)
+			target := targetPackage(r.Target, batch, a.repo.Name)
+			if _, seen := out[d]; !seen {
+				out[d] = why[target]
+			}
+			if r.TestOnly {
+				continue // test packages are imported by nothing
+			}
+			for _, p := range a.pkgs {
+				if p.Dir == d && !p.TestOnly && !strings.HasSuffix(p.Path, "_test") {
+					if _, seen := why[p.Path]; !seen {
+						why[p.Path] = why[target]
+						queue = append(queue, p.Path)
+					}
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// packageSymbolKeys are the stable keys of the package symbols of paths,
+// as the indexer makes them (a package of test files alone has the test
+// variant).
+func packageSymbolKeys(repo string, paths []string) []string {
+	keys := make([]string, 0, 2*len(paths))
+	for _, p := range paths {
+		for _, variant := range []string{"", "test"} {
+			keys = append(keys, graph.StableKey(graph.Identity{Language: "go", Repository: repo,
+				PackagePath: p, QualifiedName: p, Kind: graph.KindPackage, Variant: variant}))
+		}
+	}
+	return keys
+}
+
+// targetPackage returns which of paths the package key names.
+func targetPackage(key string, paths []string, repo string) string {
+	for _, p := range paths {
+		for _, k := range packageSymbolKeys(repo, []string{p}) {
+			if k == key {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// commands writes one go test line per package directory for its tests,
+// examples and fuzz targets (their seed corpora), and one for its
+// benchmarks. A directory all of whose tests are named runs whole.
+func (a *impactRun) commands(ctx context.Context) error {
+	byDir := map[string][]ImpactTest{}
+	for _, t := range a.tests {
+		byDir[t.Dir] = append(byDir[t.Dir], t)
+	}
+	for _, d := range sortedKeys(byDir) {
+		var run, bench []string
+		for _, t := range byDir[d] {
+			if t.Kind == testKindBenchmark {
+				bench = append(bench, t.Name)
+			} else {
+				run = append(run, t.Name)
+			}
+		}
+		goCmd, pkg := a.goPackageArg(d)
+		if len(run) > 0 {
+			cmd := goCmd + " -run '^(" + strings.Join(run, "|") + ")$' " + pkg
+			if len(run) > 10 {
+				all, err := a.testsIn(ctx, d)
+				if err != nil {
+					return err
+				}
+				n := 0
+				for _, t := range all {
+					if t.Kind != testKindBenchmark {
+						n++
+					}
+				}
+				if n == len(run) {
+					cmd = goCmd + " " + pkg
+				}
+			}
+			a.cmds = append(a.cmds, TestCommand{Dir: d, Command: cmd, Tests: len(run)})
+		}
+		if len(bench) > 0 {
+			a.cmds = append(a.cmds, TestCommand{Dir: d, Command: goCmd + " -run '^$' -bench '^(" + strings.Join(bench, "|") + ")$' " + pkg, Tests: len(bench)})
+		}
+	}
+	return nil
+}
+
+// goPackageArg spells go test and dir for a command run from the
+// repository root: go test ./dir, or go -C mod test ./rel for a
+// directory of a module nested in the repository.
+func (a *impactRun) goPackageArg(dir string) (string, string) {
+	mod := "."
+	for _, m := range a.repo.Modules {
+		if m.Dir != "." && (dir == m.Dir || strings.HasPrefix(dir, m.Dir+"/")) && len(m.Dir) > len(mod) {
+			mod = m.Dir
+		}
+	}
+	rel := dir
+	cmd := "go test"
+	if mod != "." {
+		rel = strings.TrimPrefix(strings.TrimPrefix(dir, mod), "/")
+		cmd = fmt.Sprintf("go -C %s test", mod)
+	}
+	if rel == "" || rel == "." {
+		return cmd, "."
+	}
+	return cmd, "./" + rel
+}

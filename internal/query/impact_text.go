@@ -1,0 +1,216 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// answer pages the tests and then the affected declarations, and fits
+// the page to the budget.
+func (a *impactRun) answer(ctx context.Context) (*GetImpactOutput, error) {
+	w := a.walk
+	out := &GetImpactOutput{Mode: a.req.mode, Base: a.base, format: a.req.format, notes: a.notes,
+		Commands: a.cmds, Breaking: a.broken, TestsTotal: len(a.tests)}
+	out.Completeness, out.BlindSpots = a.c.verdict()
+	for _, c := range a.changed {
+		out.Changed = append(out.Changed, c.ChangedDecl)
+	}
+	var affected []AffectedDecl
+	for _, k := range w.order {
+		n := w.nodes[k]
+		if n.depth == 0 || testEntryKind(n.sym) != "" {
+			continue
+		}
+		affected = append(affected, AffectedDecl{QualifiedName: n.sym.QualifiedName, Kind: string(n.sym.Kind), Package: n.sym.PackagePath,
+			Path: n.sym.Path, Line: n.sym.StartLine, StableKey: n.sym.Key, Depth: n.depth, Coverage: string(n.coverage), Via: n.via, Reach: w.reach(k)})
+	}
+	sort.SliceStable(affected, func(i, j int) bool {
+		x, y := affected[i], affected[j]
+		if x.Depth != y.Depth {
+			return x.Depth < y.Depth
+		}
+		if x.Path != y.Path {
+			return x.Path < y.Path
+		}
+		return x.Line < y.Line
+	})
+	out.AffectedTot = len(affected)
+	in := a.in
+	in.Cursor, in.Budget, in.Limit, in.Format = "", 0, 0, ""
+	fp := fingerprint("get_impact", in)
+	vk := a.v.Key([]string{a.repo.Name})
+	offset, err := decodeCursor(a.in.Cursor, fp, vk)
+	if err != nil {
+		return nil, err
+	}
+	total := len(a.tests) + len(affected)
+	offset = min(offset, total)
+	end := min(total, offset+a.req.limit)
+	out.offset = offset
+	env := a.v.Envelope()
+	show := func(n int) {
+		out.Envelope = env
+		out.Results, out.Affected = nil, nil
+		for i := offset; i < offset+n; i++ {
+			if i < len(a.tests) {
+				out.Results = append(out.Results, a.tests[i])
+			} else {
+				out.Affected = append(out.Affected, affected[i-len(a.tests)])
+			}
+		}
+		out.Page(total, offset, n, fp, vk)
+		out.budgetCut = offset+n < end
+	}
+	if a.req.format == "commands" {
+		show(end - offset)
+		return out, nil
+	}
+	show(0)
+	out.cmdShown = len(out.Commands)
+	if approxTokens(out.Text()) > a.req.budget {
+		// The commands alone do not fit: the text names their tests by
+		// count, and then shows the first commands that fit; the
+		// structured content and format commands have them all.
+		out.compact = true
+		if approxTokens(out.Text()) > a.req.budget {
+			// Leave room for one row, which every page shows.
+			out.cmdShown = fitBudget(len(out.Commands), a.req.budget-rowReserve, func(k int) string {
+				out.cmdShown = k
+				return out.Text()
+			})
+		}
+	}
+	if approxTokens(out.Text()) > a.req.budget-rowReserve {
+		return out, nil // the rows come with the cursor
+	}
+	fitRows(end-offset, a.req.budget, show, out.Text)
+	return out, nil
+}
+
+// rowReserve is the tokens kept for the one row a page shows when the
+// rest of the answer fills the budget.
+const rowReserve = 80
+
+// Text renders the answer: what changed, what breaks, the commands, then
+// this page's tests and affected declarations. With format commands it is
+// the go test lines alone, one per line, for a shell to run.
+func (o *GetImpactOutput) Text() string {
+	var b strings.Builder
+	if o.format == "commands" {
+		for _, c := range o.Commands {
+			b.WriteString(c.Command + "\n")
+		}
+		return b.String()
+	}
+	what := map[string]string{"symbol": "a change to", "lines": "a change to", "working_tree": "the working tree against HEAD",
+		"base": "the working tree against", "diff_text": "the diff"}[o.Mode]
+	switch o.Mode {
+	case "working_tree":
+		what += " (" + shortID(o.Base) + ")"
+	case "base":
+		what += " " + shortID(o.Base)
+	}
+	if (o.Mode == "symbol" || o.Mode == "lines") && len(o.Changed) > 0 {
+		what += " " + o.Changed[0].QualifiedName
+		if len(o.Changed) > 1 {
+			what += fmt.Sprintf(" and %d more", len(o.Changed)-1)
+		}
+	}
+	pkgs := map[string]bool{}
+	for _, c := range o.Commands {
+		pkgs[c.Dir] = true
+	}
+	fmt.Fprintf(&b, "impact of %s: %d changed, %d affected, %d tests in %d packages\n", what, len(o.Changed), o.AffectedTot, o.TestsTotal, len(pkgs))
+	for _, n := range o.notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	if o.Mode != "symbol" && len(o.Changed) > 0 {
+		b.WriteString("changed:\n")
+		for _, c := range o.Changed {
+			fmt.Fprintf(&b, "  %s:%d %s %s %s\n", c.Path, c.Line, c.Kind, c.QualifiedName, c.Change)
+		}
+	}
+	if len(o.Breaking) > 0 {
+		b.WriteString("breaking:\n")
+		for _, br := range o.Breaking {
+			fmt.Fprintf(&b, "  %s: %s; %d break\n", br.QualifiedName, quoteContent(br.Detail), len(br.Broken))
+			for i, s := range br.Broken {
+				if i == 5 && len(br.Broken) > 6 {
+					fmt.Fprintf(&b, "    +%d more (structured content lists all)\n", len(br.Broken)-5)
+					break
+				}
+				in := ""
+				if s.QualifiedName != "" {
+					in = " " + s.QualifiedName
+				}
+				fmt.Fprintf(&b, "    %s:%d%s: %s\n", s.Path, s.Line, in, quoteContent(s.Why))
+			}
+		}
+	}
+	if len(o.Commands) > 0 {
+		b.WriteString("run:\n")
+		for i, c := range o.Commands {
+			if i == o.cmdShown {
+				fmt.Fprintf(&b, "  +%d more commands (budget); format commands prints them all\n", len(o.Commands)-i)
+				break
+			}
+			if o.compact && len(c.Command) > 160 {
+				fmt.Fprintf(&b, "  %s… (%d tests; format commands prints the whole line)\n", cutUTF8(c.Command, 100), c.Tests)
+				continue
+			}
+			fmt.Fprintf(&b, "  %s\n", c.Command)
+		}
+	}
+	if len(o.Results) > 0 {
+		fmt.Fprintf(&b, "tests %d-%d of %d (how each is reached):\n", o.offset+1, o.offset+len(o.Results), o.TestsTotal)
+		dir := "\x00"
+		for _, t := range o.Results {
+			if t.Dir != dir {
+				dir = t.Dir
+				fmt.Fprintf(&b, " %s\n", dir)
+			}
+			if len(t.Reach) < 2 {
+				fmt.Fprintf(&b, "  %s [%s]\n", t.Name, t.Via) // changed, or broken, itself
+				continue
+			}
+			fmt.Fprintf(&b, "  %s [%s %s] %s\n", t.Name, t.Coverage, t.Via, reachText(t.Reach))
+		}
+	}
+	if len(o.Affected) > 0 {
+		first := o.offset + len(o.Results) - o.TestsTotal + 1
+		if first < 1 {
+			first = 1
+		}
+		fmt.Fprintf(&b, "affected %d-%d of %d (depth, declaration, how):\n", first, first+len(o.Affected)-1, o.AffectedTot)
+		file := "\x00"
+		for _, d := range o.Affected {
+			if d.Path != file {
+				file = d.Path
+				fmt.Fprintf(&b, " %s\n", file)
+			}
+			fmt.Fprintf(&b, "  %d %d %s [%s %s] %s\n", d.Depth, d.Line, d.QualifiedName, d.Coverage, d.Via, reachText(d.Reach))
+		}
+	}
+	writeCompleteness(&b, o.Completeness, o.BlindSpots)
+	writeMore(&b, o.Envelope, o.offset, o.budgetCut, "tests and affected declarations")
+	writeFreshness(&b, o.Envelope)
+	return b.String()
+}
+
+// reachText spells a path of declarations from the reached one back to
+// the change, eliding the middle of a long one.
+func reachText(reach []string) string {
+	if len(reach) > 5 {
+		reach = append(append(append([]string{}, reach[:2]...), fmt.Sprintf("(%d more)", len(reach)-4)), reach[len(reach)-2:]...)
+	}
+	return "← " + strings.Join(reach[1:], " ← ")
+}
+
+func shortID(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
