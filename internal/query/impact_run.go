@@ -22,13 +22,14 @@ type impactRun struct {
 	changed  []*changedDecl
 	notes    []string
 
-	seeds   []graph.Symbol    // the changed declarations the index has, and the code a breaking change breaks
-	seedVia map[string]string // viaBreaks for the latter
-	walk    *impactWalk
-	broken  []BreakingChange
-	tests   []ImpactTest
-	cmds    []TestCommand
-	c       completeness
+	testImps map[string][]string // see testImports
+	seeds    []graph.Symbol      // the changed declarations the index has, and the code a breaking change breaks
+	seedVia  map[string]string   // viaBreaks for the latter
+	walk     *impactWalk
+	broken   []BreakingChange
+	tests    []ImpactTest
+	cmds     []TestCommand
+	c        completeness
 }
 
 // changes finds what the change touches, and the index's symbol for each

@@ -231,7 +231,45 @@ func (a *impactRun) linkers(ctx context.Context, paths []string) (map[string]str
 			}
 		}
 	}
+	// The index may lack the imports of a test file whose import is
+	// built again for that test (an external test importing a package
+	// that imports the one under test): read the test files' imports.
+	byDir, err := a.testImports(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for d, imps := range byDir {
+		if _, ok := out[d]; ok {
+			continue
+		}
+		for _, imp := range imps {
+			if w, ok := why[imp]; ok {
+				out[d] = w
+				break
+			}
+		}
+	}
 	return out, nil
+}
+
+// testImports returns the import paths of the _test.go files of the
+// repository, by package directory, read from the disk (once per call).
+func (a *impactRun) testImports(ctx context.Context) (map[string][]string, error) {
+	if a.testImps != nil {
+		return a.testImps, nil
+	}
+	files, err := a.v.Reader().Files(ctx, a.repo.Name)
+	if err != nil {
+		return nil, graph.Wrap(graph.CodeInternal, err, "reading files")
+	}
+	a.testImps = map[string][]string{}
+	for _, f := range files {
+		if f.Test && !f.Ignored {
+			d := path.Dir(f.Path)
+			a.testImps[d] = append(a.testImps[d], fileImports(a.repo.Root, f.Path)...)
+		}
+	}
+	return a.testImps, nil
 }
 
 // packageSymbolKeys are the stable keys of the package symbols of paths,
