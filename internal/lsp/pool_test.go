@@ -93,7 +93,6 @@ func code(err error) graph.Code {
 	return graph.CodeOf(err)
 }
 
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 // TestPositionsThroughServers checks the conversion both ways against a
 // server that counts UTF-8 bytes and one that counts UTF-16 units: the

@@ -47,7 +47,7 @@ func readRepoFacts(ctx context.Context, v *session.View, repo graph.RepositorySt
 	fx := &repoFacts{status: repo}
 
 	// Sizes and tests, per package and directory.
-	type size struct{ files, bytes, tests int }
+	type size struct{ files, bytes int }
 	sizes := map[string]*size{}
 	tests := map[string]*OverviewTests{}
 	for _, f := range files {
