@@ -93,7 +93,6 @@ func code(err error) graph.Code {
 	return graph.CodeOf(err)
 }
 
-
 // TestPositionsThroughServers checks the conversion both ways against a
 // server that counts UTF-8 bytes and one that counts UTF-16 units: the
 // hover names the character at the agent's column, and a definition
