@@ -92,7 +92,7 @@ func TestInferTypeGoplsParity(t *testing.T) {
 		t.Fatalf("picked %d positions, want at least 50", len(positions))
 	}
 
-	cs := connectTools(t, "position", filepath.Join(t.TempDir(), "db"), dir)
+	cs := connectTools(t, "core", filepath.Join(t.TempDir(), "db"), dir)
 	lc := startLSP(t, goplsBin, dir, "serve")
 	limit := 5 * time.Minute
 	if os.Getenv("SEXTANT_GOPLS_ALL") != "" {
