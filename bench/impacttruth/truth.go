@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/sextant-dev/sextant/internal/syntax"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -343,7 +344,7 @@ func declsOf(fset *token.FileSet, pkg, file, rel string) ([]Decl, error) {
 		}
 		name := fd.Name.Name
 		if fd.Recv != nil && len(fd.Recv.List) > 0 {
-			name = RecvName(fd.Recv.List[0].Type) + "." + name
+			name = syntax.ReceiverBase(fd.Recv.List[0].Type) + "." + name
 		} else if name == "init" {
 			continue // several per package; no test names them
 		}
@@ -351,24 +352,4 @@ func declsOf(fset *token.FileSet, pkg, file, rel string) ([]Decl, error) {
 			StartLine: fset.Position(fd.Pos()).Line, EndLine: fset.Position(fd.End()).Line})
 	}
 	return out, nil
-}
-
-// RecvName is the base type name of a receiver: T for T, *T, T[K], *T[K].
-func RecvName(e ast.Expr) string {
-	for {
-		switch x := e.(type) {
-		case *ast.StarExpr:
-			e = x.X
-		case *ast.ParenExpr:
-			e = x.X
-		case *ast.IndexExpr:
-			e = x.X
-		case *ast.IndexListExpr:
-			e = x.X
-		case *ast.Ident:
-			return x.Name
-		default:
-			return "?"
-		}
-	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/sextant-dev/sextant/internal/syntax"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -124,7 +125,7 @@ func declsOf(fset *token.FileSet, path string, f *ast.File) []decl {
 		case *ast.FuncDecl:
 			kind, name := "func", d.Name.Name
 			if d.Recv != nil && len(d.Recv.List) == 1 {
-				kind, name = "method", recvBase(d.Recv.List[0].Type)+"."+d.Name.Name
+				kind, name = "method", syntax.ReceiverBase(d.Recv.List[0].Type)+"."+d.Name.Name
 			} else if name == "init" {
 				kind = "init"
 			}
@@ -155,26 +156,6 @@ func declsOf(fset *token.FileSet, path string, f *ast.File) []decl {
 		}
 	}
 	return out
-}
-
-// recvBase is the name of a receiver's base type: T in T, *T, T[K], *T[K].
-func recvBase(e ast.Expr) string {
-	for {
-		switch x := e.(type) {
-		case *ast.StarExpr:
-			e = x.X
-		case *ast.ParenExpr:
-			e = x.X
-		case *ast.IndexExpr:
-			e = x.X
-		case *ast.IndexListExpr:
-			e = x.X
-		case *ast.Ident:
-			return x.Name
-		default:
-			return "?"
-		}
-	}
 }
 
 // scan parses the module's files under root and returns its
