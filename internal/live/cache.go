@@ -347,7 +347,7 @@ func (c *Cache) load(ctx context.Context, key, root, rel string, unit load.Unit,
 		return parser.ParseFile(fset, filename, src, parser.AllErrors|parser.ParseComments|parser.SkipObjectResolution)
 	}
 	pattern := "./" + relTo(unit.Dir, filepath.Join(root, filepath.FromSlash(dir)))
-	pkgs, err := packages.Load(cfg, pattern)
+	pkgs, err := load.Packages(cfg, pattern)
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeCheckError, err, "loading the package of "+rel)
 	}

@@ -67,7 +67,7 @@ func Load(ctx context.Context, u Unit) ([]*packages.Package, error) {
 	defer cancel()
 	cfg := Config(u)
 	cfg.Context = ctx
-	pkgs, err := packages.Load(cfg, u.Patterns...)
+	pkgs, err := Packages(cfg, u.Patterns...)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, fmt.Errorf("loading packages in %s: the go command did not finish within its deadline (at most %s): %w", u.Dir, MaxLoad, ctx.Err())

@@ -56,7 +56,7 @@ func run(dir string) error {
 	// holds them all before it extracts.
 	var loaded [][]*packages.Package
 	for _, u := range plan.Units {
-		pkgs, err := packages.Load(load.Config(u), u.Patterns...)
+		pkgs, err := load.Packages(load.Config(u), u.Patterns...)
 		if err != nil {
 			return fmt.Errorf("loading %s: %w", u.Dir, err)
 		}

@@ -1,0 +1,399 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"go/types"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// LoaderEnv names the environment variable that picks how dependencies
+// are loaded: "export" asks the go command for compiled export data
+// (go list -export, which compiles every dependency the build cache lacks);
+// anything else, the default, type-checks them from source.
+const LoaderEnv = "SEXTANT_LOADER"
+
+// fromSource reports whether dependencies are type-checked from source.
+func fromSource() bool { return os.Getenv(LoaderEnv) != "export" }
+
+// Packages is packages.Load for cfg, with the dependencies of the initial
+// packages type-checked from their source instead of read from export
+// data.
+//
+// Export data costs a compile of every dependency the build cache does
+// not already hold, which on a fresh machine is most of the time a first
+// index takes (tens of minutes for a large module). A dependency's
+// exported types need none of its function bodies: here the go command
+// only lists the package graph (go list -deps, no build), and every
+// dependency is parsed and type-checked with IgnoreFuncBodies, as many at
+// once as there are CPUs, each as soon as its own imports are done. The
+// initial packages get what cfg.Mode asks for, exactly as packages.Load
+// gives it (syntax through cfg.ParseFile, full type information, errors,
+// IllTyped); dependencies keep their types and drop their syntax once
+// checked.
+//
+// With SEXTANT_LOADER=export, Packages is packages.Load itself.
+func Packages(cfg *packages.Config, patterns ...string) ([]*packages.Package, error) {
+	if !fromSource() || cfg.Mode&NeedTypesAny == 0 {
+		return packages.Load(cfg, patterns...)
+	}
+	// The package graph without compiled files or sizes: either makes the
+	// go command run cgo over every dependency that uses it, a C compile
+	// each. Only when an initial package uses cgo is the graph listed
+	// again with them, so that its cgo output (and what that imports) is
+	// checked as the compiler sees it.
+	meta := *cfg
+	meta.Mode = cfg.Mode&^(packages.NeedTypes|packages.NeedSyntax|packages.NeedTypesInfo|packages.NeedCompiledGoFiles|packages.NeedTypesSizes) |
+		packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule
+	roots, err := packages.Load(&meta, patterns...)
+	if err != nil {
+		return nil, err
+	}
+	compiled := false
+	if slices.ContainsFunc(roots, func(p *packages.Package) bool { return usesCgo(p, cfg.Overlay) }) {
+		meta.Mode |= packages.NeedCompiledGoFiles
+		if roots, err = packages.Load(&meta, patterns...); err != nil {
+			return nil, err
+		}
+		compiled = true
+	}
+	sizes, err := sizesFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	fset := cfg.Fset
+	if fset == nil {
+		fset = token.NewFileSet()
+	}
+	ctx := cfg.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	c := &checker{cfg: cfg, fset: fset, ctx: ctx, compiled: compiled, roots: map[*packages.Package]bool{},
+		state: map[*packages.Package]*checkState{}, files: map[string]*parsed{}}
+	for _, p := range roots {
+		c.roots[p] = true
+	}
+	packages.Visit(roots, nil, func(p *packages.Package) {
+		c.state[p] = &checkState{done: make(chan struct{})}
+	})
+	// Variants of a package share files: each file is parsed once, as
+	// packages.Load does, and the same *ast.File serves every variant
+	// (the call graph relies on that to see a call once). A file of an
+	// initial package is parsed as one.
+	for p := range c.state {
+		for _, name := range c.filesOf(p) {
+			f := c.files[name]
+			if f == nil {
+				f = &parsed{}
+				c.files[name] = f
+			}
+			f.users++
+			f.root = f.root || c.roots[p]
+		}
+	}
+	for p := range c.state {
+		p.TypesSizes = sizes
+		if !compiled && cfg.Mode&packages.NeedCompiledGoFiles != 0 {
+			// Without cgo, the compiler is given the Go files.
+			p.CompiledGoFiles = p.GoFiles
+		}
+	}
+	c.run(roots)
+	for p := range c.state {
+		p.Fset = fset
+		if !c.roots[p] {
+			p.Syntax = nil // a dependency's syntax served its check
+		}
+		if cfg.Mode&packages.NeedTypesSizes == 0 {
+			p.TypesSizes = nil
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return roots, nil
+}
+
+// NeedTypesAny is the part of a mode that asks for type checking.
+const NeedTypesAny = packages.NeedTypes | packages.NeedTypesInfo
+
+// checker type-checks a package graph, dependencies first.
+type checker struct {
+	cfg      *packages.Config
+	compiled bool // the graph was listed with compiled files
+	fset     *token.FileSet
+	ctx      context.Context
+	roots    map[*packages.Package]bool
+	state    map[*packages.Package]*checkState
+
+	mu    sync.Mutex         // guards files' entries and users
+	files map[string]*parsed // by file name, until its last user is checked
+}
+
+// parsed is one file's parse, shared by the packages that list it.
+type parsed struct {
+	once  sync.Once
+	f     *ast.File
+	err   error
+	users int  // packages yet to be checked that list the file
+	root  bool // an initial package lists it: parse it as packages.Load would
+}
+
+// checkState is one package's place in the check: done is closed once
+// its types are complete (or it failed).
+type checkState struct {
+	done chan struct{}
+}
+
+// run checks every package reachable from roots and returns when all are
+// done. Each package waits for its imports; a semaphore bounds how many
+// are parsed and checked at once, so memory grows with the CPUs, not with
+// the graph.
+func (c *checker) run(roots []*packages.Package) {
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for p, st := range c.state {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(st.done)
+			for _, ip := range p.Imports {
+				<-c.state[ip].done
+			}
+			if c.ctx.Err() != nil {
+				return
+			}
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			c.check(p)
+		}()
+	}
+	wg.Wait()
+}
+
+// check parses and type-checks p, whose imports are all done.
+func (c *checker) check(p *packages.Package) {
+	if p.PkgPath == "unsafe" {
+		p.Types = types.Unsafe
+		return
+	}
+	root := c.roots[p]
+	add := func(err error) { appendError(c.fset, p, err) }
+
+	p.Syntax = c.parse(c.filesOf(p), add)
+	if c.ctx.Err() != nil {
+		return
+	}
+	// Go files as written are checked with import "C" taken on trust: a
+	// dependency's exported types rarely involve C. An initial package
+	// whose cgo the go command could not run is checked so too, and says
+	// so.
+	fakeC := importsC(p.Syntax)
+	if fakeC && root {
+		add(packages.Error{Pos: "-", Kind: packages.ListError,
+			Msg: "cgo could not process this package; its Go files are checked without the C declarations"})
+	}
+
+	var info *types.Info
+	if root && c.cfg.Mode&packages.NeedTypesInfo != 0 {
+		info = &types.Info{
+			Types:        make(map[ast.Expr]types.TypeAndValue),
+			Defs:         make(map[*ast.Ident]types.Object),
+			Uses:         make(map[*ast.Ident]types.Object),
+			Implicits:    make(map[ast.Node]types.Object),
+			Instances:    make(map[*ast.Ident]types.Instance),
+			Scopes:       make(map[ast.Node]*types.Scope),
+			Selections:   make(map[*ast.SelectorExpr]*types.Selection),
+			FileVersions: make(map[*ast.File]string),
+		}
+	}
+	p.TypesInfo = info
+	tc := &types.Config{
+		Importer: importerFunc(func(path string) (*types.Package, error) {
+			if path == "unsafe" {
+				return types.Unsafe, nil
+			}
+			ip := p.Imports[path]
+			if ip == nil || ip.Types == nil {
+				return nil, fmt.Errorf("no metadata for %s", path)
+			}
+			return ip.Types, nil
+		}),
+		IgnoreFuncBodies: !root,
+		FakeImportC:      fakeC,
+		Error:            add,
+		Sizes:            p.TypesSizes,
+	}
+	if p.Module != nil && p.Module.GoVersion != "" {
+		tc.GoVersion = "go" + p.Module.GoVersion
+	}
+	p.Types = types.NewPackage(p.PkgPath, p.Name)
+	err := types.NewChecker(tc, c.fset, p.Types, info).Files(p.Syntax)
+	if err != nil && len(p.Errors) == 0 {
+		add(err) // an error the checker did not report through tc.Error
+	}
+	ill := len(p.Errors) > 0
+	for _, ip := range p.Imports {
+		ill = ill || ip.IllTyped
+	}
+	p.IllTyped = ill
+}
+
+// importsC reports whether any of files imports "C".
+func importsC(files []*ast.File) bool {
+	for _, f := range files {
+		for _, im := range f.Imports {
+			if im.Path.Value == `"C"` {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// usesCgo reports whether a Go file of p imports "C", reading only the
+// files' import declarations.
+func usesCgo(p *packages.Package, overlay map[string][]byte) bool {
+	fset := token.NewFileSet()
+	for _, name := range p.GoFiles {
+		var src any
+		if data, ok := overlay[name]; ok {
+			src = data
+		}
+		f, err := parser.ParseFile(fset, name, src, parser.ImportsOnly|parser.SkipObjectResolution)
+		if err == nil && importsC([]*ast.File{f}) {
+			return true
+		}
+	}
+	return false
+}
+
+// sizesFor returns the type sizes of the compiler and architecture the go
+// command builds for under cfg, as packages.Load computes them.
+func sizesFor(cfg *packages.Config) (types.Sizes, error) {
+	ctx := cfg.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cmd := exec.CommandContext(ctx, "go", "env", "GOARCH")
+	cmd.Dir, cmd.Env = cfg.Dir, cfg.Env
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("asking the go command for GOARCH: %w", err)
+	}
+	arch := strings.TrimSpace(string(out))
+	sizes := types.SizesFor("gc", arch)
+	if sizes == nil {
+		return nil, fmt.Errorf("no type sizes for architecture %q", arch)
+	}
+	return sizes, nil
+}
+
+// filesOf returns the files p is checked from: its compiled files when
+// the graph was listed with them (and the go command could run cgo),
+// else its Go files.
+func (c *checker) filesOf(p *packages.Package) []string {
+	if c.compiled && (len(p.CompiledGoFiles) > 0 || len(p.GoFiles) == 0) {
+		return p.CompiledGoFiles
+	}
+	return p.GoFiles
+}
+
+// parse parses the files of one package in order, in parallel, or takes
+// them from another variant's parse. Files of initial packages are
+// parsed as packages.Load parses them (cfg.ParseFile, comments kept); a
+// file only dependencies list needs only its declarations' types, so its
+// comments and object resolution are skipped. A file is forgotten once
+// the last package listing it has taken it.
+func (c *checker) parse(names []string, add func(error)) []*ast.File {
+	out := make([]*ast.File, len(names))
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		c.mu.Lock()
+		e := c.files[name]
+		if e.users--; e.users == 0 {
+			delete(c.files, name)
+		}
+		c.mu.Unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.once.Do(func() { e.f, e.err = c.parseFile(name, e.root) })
+			out[i], errs[i] = e.f, e.err
+		}()
+	}
+	wg.Wait()
+	kept := out[:0]
+	for i, f := range out {
+		if errs[i] != nil {
+			add(errs[i])
+		}
+		if f != nil {
+			kept = append(kept, f)
+		}
+	}
+	return kept
+}
+
+// parseFile reads and parses one file, from the overlay if it is there.
+func (c *checker) parseFile(name string, root bool) (*ast.File, error) {
+	src, ok := c.cfg.Overlay[name]
+	if !ok {
+		var err error
+		if src, err = os.ReadFile(name); err != nil {
+			return nil, err
+		}
+	}
+	if root && c.cfg.ParseFile != nil {
+		return c.cfg.ParseFile(c.fset, name, src)
+	}
+	mode := parser.AllErrors | parser.SkipObjectResolution
+	if root {
+		mode = parser.AllErrors | parser.ParseComments
+	}
+	return parser.ParseFile(c.fset, name, src, mode)
+}
+
+// appendError records err on p the way packages.Load does: parse errors,
+// type errors (also in TypeErrors) and anything else, each as a
+// packages.Error.
+func appendError(fset *token.FileSet, p *packages.Package, err error) {
+	var list scanner.ErrorList
+	var pathErr *os.PathError
+	var te types.Error
+	var pe packages.Error
+	switch {
+	case errors.As(err, &pe):
+		p.Errors = append(p.Errors, pe)
+	case errors.As(err, &list):
+		for _, e := range list {
+			p.Errors = append(p.Errors, packages.Error{Pos: e.Pos.String(), Msg: e.Msg, Kind: packages.ParseError})
+		}
+	case errors.As(err, &pathErr):
+		p.Errors = append(p.Errors, packages.Error{Pos: pathErr.Path + ":1", Msg: pathErr.Err.Error(), Kind: packages.ParseError})
+	case errors.As(err, &te):
+		p.TypeErrors = append(p.TypeErrors, te)
+		p.Errors = append(p.Errors, packages.Error{Pos: fset.Position(te.Pos).String(), Msg: te.Msg, Kind: packages.TypeError})
+	default:
+		p.Errors = append(p.Errors, packages.Error{Pos: "-", Msg: strings.TrimSpace(err.Error()), Kind: packages.UnknownError})
+	}
+}
+
+// importerFunc is a types.Importer from a function.
+type importerFunc func(path string) (*types.Package, error)
+
+func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
