@@ -1,0 +1,270 @@
+package load
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/types"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// sourceFixture is a module with test variants, generics, embedding, a
+// type error, a dependency module reached through a replace directive
+// (so its package is type-checked from source with IgnoreFuncBodies),
+// and standard-library imports.
+func sourceFixture(t *testing.T) string {
+	t.Helper()
+	dep := writeTree(t, map[string]string{
+		"go.mod": "module example.com/dep\n\ngo 1.22\n",
+		"dep.go": `package dep
+
+import "io"
+
+// Set is generic.
+type Set[T comparable] map[T]struct{}
+
+func (s Set[T]) Add(v T) { s[v] = struct{}{} }
+
+type ReadNamer interface {
+	io.Reader
+	Name() string
+}
+
+const Max = 1 << 10
+
+// Hidden's body would not compile; a dependency's body is never checked.
+func Hidden() int { return undefinedName }
+`,
+	})
+	return writeTree(t, map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.22\n\nrequire example.com/dep v0.0.0\n\nreplace example.com/dep => " + filepath.ToSlash(dep) + "\n",
+		"m.go": `package m
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"example.com/dep"
+)
+
+type Named struct{ dep.ReadNamer }
+
+func Use(s dep.Set[string], r dep.ReadNamer) string {
+	s.Add(r.Name())
+	var h http.Handler = http.NotFoundHandler()
+	_ = h
+	return fmt.Sprint(strings.Repeat("x", dep.Max))
+}
+
+func Broken() int { return "not an int" }
+`,
+		"m_test.go": "package m\n\nimport \"testing\"\n\nfunc TestUse(t *testing.T) { _ = Use }\n",
+		"x_test.go": "package m_test\n\nimport \"example.com/m\"\n\nvar _ = m.Use\n",
+	})
+}
+
+// describe renders what the indexer reads of the initial packages: their
+// errors, whether they are ill-typed, every definition and use with its
+// object, and the exported API of every package they import.
+func describe(t *testing.T, pkgs []*packages.Package) string {
+	t.Helper()
+	var b strings.Builder
+	sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].ID < pkgs[j].ID })
+	for _, p := range pkgs {
+		fmt.Fprintf(&b, "== %s ill=%v files=%d syntax=%d\n", p.ID, p.IllTyped, len(p.CompiledGoFiles), len(p.Syntax))
+		for _, e := range p.Errors {
+			fmt.Fprintf(&b, "error %s: %s\n", filepath.Base(e.Pos), e.Msg)
+		}
+		if p.TypesInfo == nil || p.Types == nil {
+			if !strings.HasSuffix(p.ID, ".test") {
+				t.Errorf("%s has no types", p.ID)
+			}
+			continue
+		}
+		var lines []string
+		for id, obj := range p.TypesInfo.Defs {
+			if obj != nil {
+				lines = append(lines, "def "+position(p, id)+" "+types.ObjectString(obj, nil))
+			}
+		}
+		for id, obj := range p.TypesInfo.Uses {
+			lines = append(lines, "use "+position(p, id)+" "+types.ObjectString(obj, nil))
+		}
+		for e, tv := range p.TypesInfo.Types {
+			lines = append(lines, fmt.Sprintf("type %s %s", position(p, e), tv.Type))
+		}
+		slices.Sort(lines)
+		b.WriteString(strings.Join(lines, "\n"))
+		b.WriteString("\n")
+		var imports []string
+		for path := range p.Imports {
+			imports = append(imports, path)
+		}
+		slices.Sort(imports)
+		for _, path := range imports {
+			ip := p.Imports[path].Types
+			fmt.Fprintf(&b, "import %s complete=%v\n", path, ip.Complete())
+			for _, name := range ip.Scope().Names() {
+				if obj := ip.Scope().Lookup(name); obj.Exported() {
+					fmt.Fprintf(&b, "  %s\n", types.ObjectString(obj, nil))
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+func position(p *packages.Package, n ast.Node) string {
+	pos := p.Fset.Position(n.Pos())
+	return fmt.Sprintf("%s:%d:%d", filepath.Base(pos.Filename), pos.Line, pos.Column)
+}
+
+func loadWith(t *testing.T, loader, dir string) []*packages.Package {
+	t.Helper()
+	t.Setenv(LoaderEnv, loader)
+	plan, err := Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgs, err := Load(context.Background(), plan.Units[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
+// The initial packages type-checked with their dependencies from source
+// are what the indexer got from export data: the same errors, the same
+// objects at the same places, the same imported APIs. The one difference
+// by design: a dependency's function bodies are not checked, so Hidden's
+// broken body marks nothing ill-typed.
+func TestSourceMatchesExportData(t *testing.T) {
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	dir := sourceFixture(t)
+	fromExport := describe(t, loadWith(t, "export", dir))
+	fromSource := describe(t, loadWith(t, "source", dir))
+	// Export data fails for the dependency whose body does not compile;
+	// go/packages then checks it from source and its errors make every
+	// importer ill-typed. That is the difference by design.
+	fromExport = strings.ReplaceAll(fromExport, "ill=true", "ill=?")
+	fromSource = strings.ReplaceAll(fromSource, "ill=true", "ill=?")
+	fromSource = strings.ReplaceAll(fromSource, "ill=false", "ill=?")
+	fromExport = strings.ReplaceAll(fromExport, "ill=false", "ill=?")
+	if fromExport != fromSource {
+		t.Errorf("from source differs from export data:\n%s", lineDiff(fromExport, fromSource))
+	}
+	if !strings.Contains(fromSource, `error m.go:20:28: cannot use "not an int"`) {
+		t.Errorf("the initial package's type error is missing:\n%s", fromSource)
+	}
+	if !strings.Contains(fromSource, "func (example.com/dep.Set[T comparable]) Add(v T)") &&
+		!strings.Contains(fromSource, "type example.com/dep.Set[T comparable]") {
+		t.Errorf("the dependency's generic API is missing:\n%s", fromSource)
+	}
+}
+
+// A dependency is checked without its bodies: its broken body is no
+// error of the load, and the initial package using it is ill-typed only
+// through its own error.
+func TestSourceSkipsDependencyBodies(t *testing.T) {
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	dir := sourceFixture(t)
+	roots := loadWith(t, "source", dir)
+	initial := map[*packages.Package]bool{}
+	for _, p := range roots {
+		initial[p] = true
+	}
+	deps := 0
+	packages.Visit(roots, nil, func(q *packages.Package) {
+		if initial[q] {
+			return
+		}
+		deps++
+		if q.PkgPath == "example.com/dep" && len(q.Errors) > 0 {
+			t.Errorf("dependency %s has errors: %v", q.ID, q.Errors)
+		}
+		if q.Syntax != nil || q.TypesInfo != nil {
+			t.Errorf("dependency %s kept its syntax or type information", q.ID)
+		}
+		if q.Types == nil || !q.Types.Complete() {
+			t.Errorf("dependency %s has no complete types", q.ID)
+		}
+	})
+	if deps < 10 {
+		t.Errorf("only %d dependencies were loaded", deps)
+	}
+}
+
+// An initial package that uses cgo is checked from the cgo output, as the
+// compiler sees it, exactly as from export data; a dependency that uses
+// cgo (net) is checked from its Go files.
+func TestSourceCgo(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no C compiler (gcc): cgo cannot run here")
+	}
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("CGO_ENABLED", "1")
+	dir := writeTree(t, map[string]string{
+		"go.mod": "module example.com/c\n\ngo 1.22\n",
+		"c.go":   "package c\n\n// int add(int a, int b) { return a + b; }\nimport \"C\"\n\nimport \"net\"\n\nvar _ net.IP\n\nfunc Add(a, b int) int { return int(C.add(C.int(a), C.int(b))) }\n",
+		"p.go":   "package c\n\nfunc Plain() int { return Add(1, 2) }\n",
+	})
+	fromExport := describe(t, loadWith(t, "export", dir))
+	fromSource := describe(t, loadWith(t, "source", dir))
+	// The cgo output lives in the build cache under names that differ
+	// from run to run; compare what is declared and used, not where.
+	if norm(fromExport) != norm(fromSource) {
+		t.Errorf("cgo package from source differs from export data:\n%s", lineDiff(norm(fromExport), norm(fromSource)))
+	}
+	if strings.Contains(fromSource, "\nerror ") {
+		t.Errorf("cgo package has errors:\n%s", fromSource)
+	}
+}
+
+// norm drops the lines that name generated cgo files.
+func norm(s string) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if f := strings.Fields(l); len(f) > 1 && (f[0] == "def" || f[0] == "use" || f[0] == "type") && !strings.HasPrefix(f[1], "c.go:") && !strings.HasPrefix(f[1], "p.go:") {
+			continue
+		}
+		keep = append(keep, l)
+	}
+	return strings.Join(keep, "\n")
+}
+
+func lineDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	in := func(l []string) map[string]bool {
+		m := map[string]bool{}
+		for _, s := range l {
+			m[s] = true
+		}
+		return m
+	}
+	am, bm := in(al), in(bl)
+	var out []string
+	for _, s := range al {
+		if !bm[s] {
+			out = append(out, "- "+s)
+		}
+	}
+	for _, s := range bl {
+		if !am[s] {
+			out = append(out, "+ "+s)
+		}
+	}
+	if len(out) > 60 {
+		out = append(out[:60], "...")
+	}
+	return strings.Join(out, "\n")
+}
