@@ -4,9 +4,11 @@
 // Discover walks a repository root and finds its modules (nested ones
 // included) and an optional go.work, and turns them into load units: one
 // go/packages invocation each. Load runs one unit with the configuration the
-// indexer needs (types and syntax for the packages of the unit, export data
-// for their dependencies, test variants included) and with an environment
-// that never downloads a toolchain and never writes to the user's tree.
+// indexer needs (types and syntax for the packages of the unit, the
+// exported types of their dependencies checked from source without
+// function bodies, test variants included; see Packages) and with an
+// environment that never downloads a toolchain and never writes to the
+// user's tree.
 //
 // The package keeps no global state: every call gets everything it needs
 // from its arguments, so the indexer, the live package cache and the

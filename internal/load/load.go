@@ -11,11 +11,11 @@ import (
 	"golang.org/x/tools/go/packages"
 )
 
-// Mode is what the indexer asks go/packages for. The packages of a unit
-// are type-checked from source (types, syntax and type information for
-// every declaration); their dependencies come from export data, which is
-// why NeedDeps is absent: loading dependencies from source would cost more
-// than everything else together.
+// Mode is what the indexer asks for: types, syntax and type information
+// for every declaration of the packages of a unit. NeedDeps is absent:
+// their dependencies give only their types, which Packages checks from
+// source without function bodies (or, with SEXTANT_LOADER=export, reads
+// from the export data the go command compiles).
 const Mode = packages.NeedName |
 	packages.NeedFiles |
 	packages.NeedCompiledGoFiles |
