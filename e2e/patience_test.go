@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,10 +37,12 @@ func (b *lockedBuffer) String() string {
 
 // TestWaitNotReady serves a root whose index takes longer than the calls
 // wait (each load unit is held back by the hidden SEXTANT_TEST_LOAD_DELAY
-// hook): a call answers INDEX_NOT_READY within its wait, with the stage,
-// the progress so far and, once a unit is loaded, an estimate; progress
-// notifications come at least every two seconds meanwhile; indexing goes
-// on, and a later call gets the answer, from the one run started.
+// hook): a call that needs types answers INDEX_NOT_READY within its wait,
+// with the stage, the progress so far and, once a unit is loaded, an
+// estimate; progress notifications come at least every two seconds
+// meanwhile; indexing goes on, and a later call gets the answer, from the
+// one run started. A call that syntax answers (find_symbol) is answered
+// from the syntax stage long before, and says so.
 func TestWaitNotReady(t *testing.T) {
 	root := t.TempDir()
 	write := func(rel, text string) {
@@ -73,25 +76,41 @@ func TestWaitNotReady(t *testing.T) {
 	}
 	defer cs.Close()
 
-	callWait := func(wait int, token string) (answer, time.Duration) {
-		params := &mcp.CallToolParams{Name: "find_symbol", Arguments: map[string]any{"name": "Hello", "mode": "exact", "wait": wait}}
+	callTool := func(name string, args map[string]any, token string) (answer, time.Duration) {
+		params := &mcp.CallToolParams{Name: name, Arguments: args}
 		params.SetProgressToken(token)
 		start := time.Now()
 		res, err := cs.CallTool(ctx, params)
 		if err != nil {
-			t.Fatalf("find_symbol: %v", err)
+			t.Fatalf("%s: %v", name, err)
 		}
 		return answerOf(t, res), time.Since(start)
 	}
+	callWait := func(wait int, token string) (answer, time.Duration) {
+		return callTool("find_references", map[string]any{"qualified_name": "Hello", "wait": wait}, token)
+	}
+
+	// find_symbol is answered from the syntax stage, published before
+	// the first (delayed) load unit, well within its wait.
+	a, took := callTool("find_symbol", map[string]any{"name": "Hello", "mode": "exact", "wait": 20}, "syntax")
+	if a.res.IsError {
+		t.Fatalf("find_symbol during the index: %s", a.text)
+	}
+	if took > 2*delay {
+		t.Errorf("find_symbol took %v, longer than two load delays", took)
+	}
+	if stageOf(a) != "syntax" || !strings.Contains(a.text, "slow.go") {
+		t.Errorf("find_symbol during the index: stage %v, want syntax:\n%s", stageOf(a), a.text)
+	}
 
 	// Out of range is refused before anything waits.
-	a, _ := callWait(601, "range")
-	if e := checkErr(t, "find_symbol", map[string]any{"wait": 601}, a, "INVALID_ARGUMENT"); e.Data["field"] != "wait" {
+	a, _ = callWait(601, "range")
+	if e := checkErr(t, "find_references", map[string]any{"wait": 601}, a, "INVALID_ARGUMENT"); e.Data["field"] != "wait" {
 		t.Errorf("wait 601: data %v, want field wait", e.Data)
 	}
 
-	a, took := callWait(5, "first")
-	first := checkErr(t, "find_symbol", map[string]any{"wait": 5}, a, "INDEX_NOT_READY")
+	a, took = callWait(5, "first")
+	first := checkErr(t, "find_references", map[string]any{"wait": 5}, a, "INDEX_NOT_READY")
 	if took > 5*time.Second+3*time.Second {
 		t.Errorf("wait 5 answered after %v", took)
 	}
@@ -129,7 +148,7 @@ func TestWaitNotReady(t *testing.T) {
 			got = a
 			break
 		}
-		e := checkErr(t, "find_symbol", map[string]any{"wait": 2}, a, "INDEX_NOT_READY")
+		e := checkErr(t, "find_references", map[string]any{"wait": 2}, a, "INDEX_NOT_READY")
 		if est, ok := e.Data["estimate_seconds"].(float64); ok && est >= 0 {
 			estimated = true
 			if done, _ := e.Data["done"].(float64); done < 1 && e.Data["stage"] == "load" {
@@ -143,7 +162,23 @@ func TestWaitNotReady(t *testing.T) {
 	if !strings.Contains(got.text, "Hello") {
 		t.Errorf("the answer does not find Hello:\n%s", got.text)
 	}
+	if stageOf(got) != nil {
+		t.Errorf("the complete answer has stage %v", stageOf(got))
+	}
+	a, _ = callTool("find_symbol", map[string]any{"name": "Hello", "mode": "exact"}, "after")
+	if a.res.IsError || stageOf(a) != nil {
+		t.Errorf("find_symbol after the index: stage %v:\n%s", stageOf(a), a.text)
+	}
 	if n := strings.Count(stderr.String(), "index run started"); n != 1 {
 		t.Errorf("%d index runs started, want 1:\n%s", n, stderr.String())
 	}
+}
+
+// stageOf returns the stage an answer says it came from (nil: complete).
+func stageOf(a answer) any {
+	var env struct {
+		Stage any `json:"stage"`
+	}
+	_ = json.Unmarshal(a.structured, &env)
+	return env.Stage
 }

@@ -25,6 +25,7 @@ type Envelope struct {
 	SnapshotAgeMS int64    `json:"snapshot_age_ms" jsonschema:"how long ago that snapshot was published, in milliseconds"`
 	Fresh         bool     `json:"fresh" jsonschema:"true when no file of the repositories read changed on disk since the snapshot"`
 	StaleReasons  []string `json:"stale_reasons,omitempty" jsonschema:"why the answer is not fresh: changed, added or deleted files"`
+	Stage         string   `json:"stage,omitempty" jsonschema:"syntax when the answer came from the first stage of an index still running (symbols from syntax, types not checked yet); absent when complete"`
 	Total         int      `json:"total" jsonschema:"number of results in the whole answer, across pages"`
 	Returned      int      `json:"returned" jsonschema:"number of results in this page"`
 	Truncated     bool     `json:"truncated" jsonschema:"true when more results exist than this page holds"`

@@ -29,7 +29,7 @@ func indexFunc(st graph.Store, published func(root string)) query.IndexFunc {
 	cache := live.New(0)
 	return func(ctx context.Context, root string, progress func(query.Progress)) error {
 		defer indexingGC()()
-		res, err := index.Refresh(ctx, st, root, index.Options{Progress: adaptProgress(root, progress), Cache: cache})
+		res, err := index.Refresh(ctx, st, root, index.Options{Progress: adaptProgress(root, progress), Cache: cache, Staged: true})
 		if err == nil && published != nil {
 			published(root)
 		}
@@ -181,7 +181,7 @@ func runIndex(ctx context.Context, e env, argv []string) error {
 		// Into a shared graph, a repository is registered by name, as
 		// publish does: its directory means nothing on other machines.
 		shared := postgres.IsURL(dbName(e, *dbPath))
-		res, err := index.Index(ctx, st, root, index.Options{Progress: adaptProgress(root, show), Shared: shared})
+		res, err := index.Index(ctx, st, root, index.Options{Progress: adaptProgress(root, show), Shared: shared, Staged: !shared})
 		show(query.Progress{Root: root, Phase: "done"})
 		if c, ok := st.(interface{ Classify(error) error }); ok && err != nil {
 			err = c.Classify(err) // damage found while writing

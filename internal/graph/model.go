@@ -62,7 +62,17 @@ type Snapshot struct {
 	// function values, and effect rows, may be out of date until the next
 	// whole index.
 	Amended []string
+	// Stage is "" for a snapshot with every record, or the stage of an
+	// index still running that published it early: StageSyntax holds
+	// packages, files and symbols read from syntax alone, no references,
+	// call edges, implementations or effects. A complete snapshot
+	// replaces it when the run ends.
+	Stage string
 }
+
+// StageSyntax is the stage of a snapshot published from syntax alone
+// (see Snapshot.Stage).
+const StageSyntax = "syntax"
 
 // RepositoryStatus is a repository with its current snapshot and counts,
 // as list_repositories shows it.

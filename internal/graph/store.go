@@ -57,6 +57,14 @@ type SnapshotWriter interface {
 	Abort() error
 }
 
+// Stager is an optional SnapshotWriter capability, of a store that can
+// publish a snapshot as an early stage of an index (see Snapshot.Stage):
+// the indexer then publishes the symbols of a repository it has never
+// indexed before its types are checked, and the complete snapshot after.
+type Stager interface {
+	SetStage(stage string)
+}
+
 // XRefFlusher is an optional SnapshotWriter capability, of a writer that
 // keeps cross-references in memory until Publish (the SQLite one): it
 // writes the references, call edges and implementations added so far into

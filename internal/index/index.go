@@ -45,6 +45,10 @@ type Options struct {
 	// VCSHead, when set, is recorded as the snapshot's commit instead of
 	// the one read from the work tree.
 	VCSHead string
+	// Staged publishes, for a repository that has no snapshot yet, its
+	// symbols from syntax alone before anything is type-checked (a
+	// snapshot of stage graph.StageSyntax), then the complete snapshot.
+	Staged bool
 	// Cache, when set, lets Refresh check an edited package again in
 	// memory when it amended the same package last time (see
 	// live.Cache.TakeChecked). Index does not use it.
@@ -166,6 +170,19 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 			_ = w.Abort() // the write already failed; the previous snapshot keeps serving
 		}
 	}()
+	// A repository indexed for the first time gets its symbols first
+	// (see publishSyntax); one with a snapshot keeps serving that one,
+	// which is complete, until this one replaces it.
+	if opts.Staged && !opts.Shared {
+		if has, err := hasSnapshot(ctx, store, storeRoot); err == nil && !has {
+			report(PhaseSyntax, 0, 0, "symbols from syntax")
+			if err := publishSyntax(ctx, store, repo, abs, head, plan); err == nil {
+				report(PhaseSyntax, 1, 1, "symbols published")
+			} else if ctx.Err() != nil {
+				return Result{}, fmt.Errorf("indexing %s: %w", abs, ctx.Err())
+			}
+		}
+	}
 	// Keys hash the name the store settled on.
 	x, err := newExtractor(repo.Name, abs, plan.Modules)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/session"
 )
 
 // FindSymbolInput is the input of find_symbol.
@@ -105,6 +106,9 @@ func FindSymbol(ctx context.Context, s *Service, in FindSymbolInput, progress fu
 	limit, err := pageLimit(in.Limit)
 	if err != nil {
 		return nil, err
+	}
+	if len(effs) == 0 {
+		ctx = session.WithSyntax(ctx) // declarations are read from syntax; effects need the complete index
 	}
 	v, err := s.open(ctx, progress)
 	if err != nil {

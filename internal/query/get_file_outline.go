@@ -85,7 +85,7 @@ func GetFileOutline(ctx context.Context, s *Service, in GetFileOutlineInput, pro
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.open(ctx, progress)
+	v, err := s.open(session.WithSyntax(ctx), progress) // parsed from disk: syntax is all it needs
 	if err != nil {
 		return nil, err
 	}

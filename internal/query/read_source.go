@@ -145,6 +145,9 @@ func ReadSource(ctx context.Context, s *Service, in ReadSourceInput, progress fu
 	case budget < minSourceBudget || budget > maxSourceBudget:
 		return nil, invalid("budget", "must be from %d to %d tokens (got %d)", minSourceBudget, maxSourceBudget, budget)
 	}
+	if in.Depth == 0 && in.Continuation == "" {
+		ctx = session.WithSyntax(ctx) // a declaration's lines need no types; callee bodies need the call graph
+	}
 	v, err := s.open(ctx, progress)
 	if err != nil {
 		return nil, err

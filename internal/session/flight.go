@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -15,7 +16,14 @@ type flight struct {
 	done chan struct{}
 	err  error
 	t    *tracker
+	// staged is closed when the run has published its syntax stage (see
+	// WithSyntax), or has ended.
+	staged     chan struct{}
+	stagedOnce sync.Once
 }
+
+// stageReached closes f.staged once.
+func (f *flight) stageReached() { f.stagedOnce.Do(func() { close(f.staged) }) }
 
 // refreshFailure is a refresh of a stale root that failed (a broken
 // go.mod, say): the snapshot it started from keeps serving, marked stale
@@ -37,7 +45,7 @@ func (s *Session) indexOnce(ctx context.Context, root string, progress func(Prog
 	s.mu.Lock()
 	f, running := s.indexing[root]
 	if !running {
-		f = &flight{done: make(chan struct{}), t: newTracker(s.now())}
+		f = &flight{done: make(chan struct{}), staged: make(chan struct{}), t: newTracker(s.now())}
 		s.indexing[root] = f
 		// The run belongs to no single caller: it goes on if the caller
 		// that started it gives up, so the next call finds it further on
@@ -51,11 +59,17 @@ func (s *Session) indexOnce(ctx context.Context, root string, progress func(Prog
 		go func() {
 			defer cancel()
 			defer stopLife()
-			f.err = s.index(run, root, func(p Progress) { f.t.report(s.now(), p) })
+			f.err = s.index(run, root, func(p Progress) {
+				f.t.report(s.now(), p)
+				if p.Phase == "syntax" && p.Total > 0 && p.Done == p.Total {
+					f.stageReached()
+				}
+			})
 			s.mu.Lock()
 			delete(s.indexing, root)
 			s.mu.Unlock()
 			close(f.done)
+			f.stageReached()
 		}()
 	}
 	s.mu.Unlock()
@@ -70,8 +84,18 @@ func (s *Session) indexOnce(ctx context.Context, root string, progress func(Prog
 		defer timer.Stop()
 		expired = timer.C
 	}
+	var staged <-chan struct{}
+	if syntaxOK(ctx) {
+		staged = f.staged
+	}
 	select {
 	case <-f.done:
+	case <-staged:
+		select {
+		case <-f.done: // the whole run is done: report how it went
+		default:
+			return nil // the syntax stage answers this call
+		}
 	case <-expired:
 		select {
 		case <-f.done: // done at the same moment: answer

@@ -15,6 +15,23 @@ const heartbeat = 2 * time.Second
 
 type patienceKey struct{}
 
+type syntaxKey struct{}
+
+// WithSyntax returns ctx for a call that syntax alone answers exactly
+// (where symbols are declared, outlines, source): it may read a snapshot
+// of stage graph.StageSyntax, which the first index of a root publishes
+// before it checks types, and waits only for that stage. Other calls
+// wait for the complete snapshot.
+func WithSyntax(ctx context.Context) context.Context {
+	return context.WithValue(ctx, syntaxKey{}, true)
+}
+
+// syntaxOK reports whether the call of ctx may read a syntax stage.
+func syntaxOK(ctx context.Context) bool {
+	ok, _ := ctx.Value(syntaxKey{}).(bool)
+	return ok
+}
+
 // WithPatience returns ctx carrying how long a call waits for an indexing
 // run before it answers INDEX_NOT_READY (0: not at all). Without it the
 // session's default applies (see SetPatience).
@@ -45,6 +62,8 @@ func (s *Session) patienceOf(ctx context.Context) (time.Duration, bool) {
 func (p Progress) Percent() float64 {
 	val := 0.0
 	switch p.Phase {
+	case "syntax":
+		val = 5
 	case "load":
 		val = 10
 		if p.Total > 0 {

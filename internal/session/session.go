@@ -147,7 +147,7 @@ func (s *Session) Open(ctx context.Context, progress func(Progress)) (*View, err
 			// still stale says why.
 			return v, nil
 		}
-		missing := s.unindexedRoots(repos)
+		missing := s.unindexedRoots(repos, syntaxOK(ctx))
 		stale := s.staleRoots(v)
 		if len(missing) == 0 && len(stale) == 0 {
 			return v, nil
@@ -205,14 +205,15 @@ func (s *Session) staleRoots(v *View) []graph.RepositoryStatus {
 	return out
 }
 
-// unindexedRoots returns the roots that have no published snapshot yet.
-func (s *Session) unindexedRoots(repos []graph.RepositoryStatus) []string {
+// unindexedRoots returns the roots that have no published snapshot yet,
+// or (unless syntax answers the call) only a syntax stage.
+func (s *Session) unindexedRoots(repos []graph.RepositoryStatus, syntax bool) []string {
 	var missing []string
 	for _, root := range s.roots {
 		found := false
 		for _, rp := range repos {
 			if rp.Root == root {
-				found = true
+				found = syntax || rp.Snapshot.Stage == ""
 				break
 			}
 		}

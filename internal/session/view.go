@@ -126,6 +126,9 @@ func (v *View) Envelope() answer.Envelope {
 		if r.Snapshot.CreatedAt.After(newest) {
 			newest = r.Snapshot.CreatedAt
 		}
+		if r.Snapshot.Stage != "" {
+			env.Stage = r.Snapshot.Stage
+		}
 		if reasons := v.Staleness(r); len(reasons) > 0 {
 			env.Fresh = false
 			v.s.mu.Lock()

@@ -151,7 +151,7 @@ func (r *reader) statuses(ctx context.Context, name string) ([]graph.RepositoryS
 		b.Where("r.name = %s", name)
 	}
 	rows, err := r.query(ctx, `SELECT r.id, r.name, r.root, r.vcs_head, r.current_snapshot,
-		s.id, s.created_at, s.packages, s.files, s.symbols, s.diagnostics, s.amended
+		s.id, s.created_at, s.packages, s.files, s.symbols, s.diagnostics, s.amended, s.stage
 		FROM repositories r JOIN snapshots s ON s.id = coalesce(r.current_revision, r.current_snapshot)`+b.Clause()+` ORDER BY r.name`, b.Args...)
 	if err != nil {
 		return nil, fmt.Errorf("listing repositories: %w", err)
@@ -163,7 +163,7 @@ func (r *reader) statuses(ctx context.Context, name string) ([]graph.RepositoryS
 		var data, created int64
 		var amended string
 		if err := rows.Scan(&st.ID, &st.Name, &st.Root, &st.VCSHead, &data, &st.Snapshot.ID, &created,
-			&st.Packages, &st.Files, &st.Symbols, &st.Diagnostics, &amended); err != nil {
+			&st.Packages, &st.Files, &st.Symbols, &st.Diagnostics, &amended, &st.Snapshot.Stage); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("listing repositories: %w", err)
 		}

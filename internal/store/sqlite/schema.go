@@ -20,8 +20,9 @@ import (
 // amended snapshots (schemaAmend, see amend.go). Version 6 finds call
 // edges by callee through a table of its own (schemaCallees). Version 7
 // packs references and call sites, a row per target or caller or callee
-// and file (schemaPacked, see packed.go).
-const SchemaVersion = 7
+// and file (schemaPacked, see packed.go). Version 8 records the stage of
+// a snapshot published early (schemaStage).
+const SchemaVersion = 8
 
 // ErrNewerSchema is returned (wrapped) by Open when the database was written
 // by a newer Sextant whose schema this build does not understand.
@@ -32,6 +33,12 @@ var ErrNewerSchema = errors.New("database schema is newer than this build suppor
 // gets it and then the version 7 upgrade (upgradeToPacked), which on
 // empty tables only swaps them.
 var schemaV6 = slices.Concat(schemaV1, schemaV2, schemaEffects, schemaSearch, schemaAmend, schemaCallees)
+
+// schemaStage records which snapshots an index published early, from
+// syntax alone (graph.Snapshot.Stage; ” for a complete one).
+var schemaStage = []string{
+	`ALTER TABLE snapshots ADD COLUMN stage TEXT NOT NULL DEFAULT ''`,
+}
 
 // schemaPacked creates the tables of packed references and call sites
 // (schema version 7, see packed.go), which replace refs, edges and
@@ -364,6 +371,9 @@ func upgradeAndCommit(ctx context.Context, tx *sql.Tx) error {
 	if err := upgradeToPacked(ctx, tx); err != nil {
 		return fmt.Errorf("upgrading schema to packed references: %w", err)
 	}
+	if err := applyAll(ctx, tx, schemaStage); err != nil {
+		return fmt.Errorf("upgrading schema to staged snapshots: %w", err)
+	}
 	return commitUpgrade(ctx, tx)
 }
 
@@ -456,6 +466,11 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return nil
 	case v > SchemaVersion:
 		return fmt.Errorf("schema version %d, this build supports %d: %w", v, SchemaVersion, ErrNewerSchema)
+	case v == 7:
+		if err := applyAll(ctx, tx, schemaStage); err != nil {
+			return fmt.Errorf("upgrading schema to staged snapshots: %w", err)
+		}
+		return commitUpgrade(ctx, tx)
 	case v == 6:
 		return upgradeAndCommit(ctx, tx)
 	case v == 5:
@@ -503,6 +518,9 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		}
 	}
 	if err := upgradeToPacked(ctx, tx); err != nil {
+		return fmt.Errorf("creating schema: %w", err)
+	}
+	if err := applyAll(ctx, tx, schemaStage); err != nil {
 		return fmt.Errorf("creating schema: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('schema_version', ?)`,

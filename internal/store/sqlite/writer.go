@@ -37,6 +37,7 @@ type writer struct {
 	// for a new snapshot; amended lists the directories it replaced.
 	amendBase int64
 	amended   []string
+	stage     string // graph.Snapshot.Stage
 
 	mu     sync.Mutex
 	done   bool
@@ -311,7 +312,7 @@ func (w *writer) commit(ctx context.Context) (graph.Snapshot, error) {
 		counts[i] = n
 	}
 	if _, err := w.tx.ExecContext(ctx, `UPDATE snapshots SET packages = ?, files = ?, symbols = ?, diagnostics = ?,
-		amended = ? WHERE id = ?`, counts[0], counts[1], counts[2], counts[3], strings.Join(w.amended, "\n"), w.revID); err != nil {
+		amended = ?, stage = ? WHERE id = ?`, counts[0], counts[1], counts[2], counts[3], strings.Join(w.amended, "\n"), w.stage, w.revID); err != nil {
 		return graph.Snapshot{}, fmt.Errorf("recording counts: %w", err)
 	}
 	var rev any // NULL: the snapshot is its own data set
@@ -336,6 +337,14 @@ func (w *writer) commit(ctx context.Context) (graph.Snapshot, error) {
 // Abort implements graph.SnapshotWriter: it rolls back everything written.
 // It is a no-op after Publish or a previous Abort, so `defer w.Abort()` is
 // the way to make sure a failed indexing run releases the write lock.
+// SetStage implements graph.Stager: the snapshot is published as stage
+// (graph.StageSyntax), to be replaced by the complete one.
+func (w *writer) SetStage(stage string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stage = stage
+}
+
 func (w *writer) Abort() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()

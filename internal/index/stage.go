@@ -1,0 +1,102 @@
+package index
+
+import (
+	"context"
+	"fmt"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/load"
+)
+
+// PhaseSyntax is reported once the syntax stage of a staged index (see
+// Options.Staged) is published: its symbols can be answered from while
+// the types are checked.
+const PhaseSyntax = "syntax"
+
+// hasSnapshot reports whether the repository at root has a published
+// snapshot in store.
+func hasSnapshot(ctx context.Context, store graph.Store, root string) (bool, error) {
+	r, err := store.Read(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer r.Close()
+	repos, err := r.Repositories(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, rp := range repos {
+		if rp.Root == root {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// publishSyntax publishes the syntax stage of a first index: every
+// package the go command lists (no dependency, no type), its files and
+// the symbols read from their syntax, as a snapshot of stage
+// graph.StageSyntax, so that the questions syntax answers exactly (where
+// a symbol is declared, a file's outline, its source) are answered
+// within seconds while the types are checked. It does nothing for a
+// store that cannot mark a stage. A failure is not the index's: the
+// complete snapshot follows either way.
+func publishSyntax(ctx context.Context, store graph.Store, repo graph.Repository, abs, head string, plan load.Plan) error {
+	w, err := store.BeginSnapshot(ctx, repo, head)
+	if err != nil {
+		return err
+	}
+	st, ok := w.(graph.Stager)
+	if !ok {
+		return w.Abort()
+	}
+	published := false
+	defer func() {
+		if !published {
+			_ = w.Abort()
+		}
+	}()
+	st.SetStage(graph.StageSyntax)
+	x, err := newExtractor(repo.Name, abs, plan.Modules)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, u := range plan.Units {
+		lctx, cancel := load.Bounded(ctx)
+		cfg := load.Config(u)
+		cfg.Context = lctx
+		cfg.Mode = packages.NeedName | packages.NeedFiles | packages.NeedModule
+		pkgs, err := packages.Load(cfg, u.Patterns...)
+		cancel()
+		if err != nil {
+			continue // the complete index reports it
+		}
+		for _, g := range selectPackages(pkgs) {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			rec, _ := x.extract(g)
+			if seen[rec.Package.Path] {
+				continue
+			}
+			seen[rec.Package.Path] = true
+			if err := w.AddPackage(ctx, rec.Package, rec.Files, rec.Symbols, rec.Diagnostics); err != nil {
+				return fmt.Errorf("writing package %s: %w", rec.Package.Path, err)
+			}
+		}
+	}
+	if err := w.AddModules(ctx, plan.Modules); err != nil {
+		return err
+	}
+	if err := w.AddFiles(ctx, manifestFiles(abs, plan.Manifests)); err != nil {
+		return err
+	}
+	if _, err := w.Publish(ctx); err != nil {
+		return err
+	}
+	published = true
+	return nil
+}

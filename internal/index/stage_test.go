@@ -1,0 +1,121 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/sqlite"
+	"github.com/sextant-dev/sextant/internal/txtartest"
+)
+
+// symbolLines renders where every symbol of the current snapshots is.
+func symbolLines(t *testing.T, st graph.Store) []string {
+	t.Helper()
+	ctx := context.Background()
+	r, err := st.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	syms, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Name: "", Mode: graph.MatchSubstring})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, s := range syms {
+		out = append(out, fmt.Sprintf("%s %s %s %s:%d-%d exported=%v test=%v", s.Key, s.Kind, s.QualifiedName, s.Path, s.StartLine, s.EndLine, s.Exported, s.TestOnly))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func stageOf(t *testing.T, st graph.Store) (string, bool) {
+	t.Helper()
+	ctx := context.Background()
+	r, err := st.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	repos, err := r.Repositories(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(repos) != 1 {
+		return "", false
+	}
+	return repos[0].Snapshot.Stage, true
+}
+
+// A staged first index publishes the symbols from syntax before it loads
+// anything, as a snapshot of stage syntax, and then the complete
+// snapshot; the symbols of the two are the same. A second index of the
+// repository publishes no syntax stage: the complete snapshot there
+// keeps serving until the new one replaces it.
+func TestStagedIndex(t *testing.T) {
+	hermetic(t)
+	dir := txtartest.Write(t, "testdata/kinds.txtar")
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+
+	var early []string
+	sawStage := false
+	progress := func(p Progress) {
+		if p.Phase == PhaseSyntax && p.Done == 1 {
+			stage, ok := stageOf(t, st)
+			if !ok || stage != graph.StageSyntax {
+				t.Errorf("after the syntax stage the snapshot's stage is %q (found %v), want %q", stage, ok, graph.StageSyntax)
+			}
+			early = symbolLines(t, st)
+			sawStage = true
+		}
+		if p.Phase == PhaseLoad && !sawStage {
+			t.Errorf("load began before the syntax stage was published")
+		}
+	}
+	if _, err := Index(ctx, st, dir, Options{Staged: true, Progress: progress}); err != nil {
+		t.Fatal(err)
+	}
+	if !sawStage {
+		t.Fatal("no syntax stage was reported")
+	}
+	if stage, _ := stageOf(t, st); stage != "" {
+		t.Errorf("the complete snapshot has stage %q", stage)
+	}
+	full := symbolLines(t, st)
+	if len(full) == 0 {
+		t.Fatal("no symbols")
+	}
+	// One difference by design: syntax cannot tell that a type defined
+	// as another package's type (type R io.Reader) is an interface.
+	i := slices.IndexFunc(early, func(l string) bool { return strings.Contains(l, " type R kinds.go:112-112 ") })
+	j := slices.IndexFunc(full, func(l string) bool { return strings.Contains(l, " interface R kinds.go:112-112 ") })
+	if i < 0 || j < 0 {
+		t.Errorf("type R: syntax has it at %d, complete at %d", i, j)
+	} else {
+		early = slices.Delete(early, i, i+1)
+		full = slices.Delete(slices.Clone(full), j, j+1)
+	}
+	if !slices.Equal(early, full) {
+		t.Errorf("the syntax stage's symbols differ from the complete snapshot's:\nsyntax:\n%q\ncomplete:\n%q", early, full)
+	}
+
+	sawStage = false
+	progress = func(p Progress) {
+		if p.Phase == PhaseSyntax {
+			t.Errorf("a second index published a syntax stage")
+		}
+	}
+	if _, err := Index(ctx, st, dir, Options{Staged: true, Progress: progress}); err != nil {
+		t.Fatal(err)
+	}
+}
