@@ -38,12 +38,20 @@ type refreshFailure struct {
 // call waits as long as its patience (see WithPatience), hearing the run's
 // progress at least every two seconds; when the run is not done by then it
 // answers INDEX_NOT_READY with where the run is, and the run goes on.
-func (s *Session) indexOnce(ctx context.Context, root string, progress func(Progress)) error {
+//
+// A run of root that ended after since (the time the caller read the
+// store) is taken for the one the caller would start: the caller reads
+// again instead (zero since: no such check).
+func (s *Session) indexOnce(ctx context.Context, root string, since time.Time, progress func(Progress)) error {
 	if s.index == nil {
 		return graph.Errorf(graph.CodeIndexNotReady, "%s is not indexed yet; run `sextant index %s`", root, root)
 	}
 	s.mu.Lock()
 	f, running := s.indexing[root]
+	if !running && !since.IsZero() && s.ended[root].After(since) {
+		s.mu.Unlock()
+		return nil
+	}
 	if !running {
 		f = &flight{done: make(chan struct{}), staged: make(chan struct{}), t: newTracker(s.now())}
 		s.indexing[root] = f
@@ -67,6 +75,7 @@ func (s *Session) indexOnce(ctx context.Context, root string, progress func(Prog
 			})
 			s.mu.Lock()
 			delete(s.indexing, root)
+			s.ended[root] = s.now()
 			s.mu.Unlock()
 			close(f.done)
 			f.stageReached()

@@ -54,6 +54,7 @@ type Session struct {
 
 	mu       sync.Mutex
 	indexing map[string]*flight        // root → the indexing run in progress
+	ended    map[string]time.Time      // root → when its last indexing run ended
 	files    map[string]fileSet        // repository name → files of one snapshot, for freshness
 	watches  map[string]*watchState    // repository name → directory watch of its snapshot
 	watchGen uint64                    // the last watch generation handed out (see watchState.gen)
@@ -69,7 +70,7 @@ type Session struct {
 // INDEX_NOT_READY instead).
 func New(store graph.Store, roots []string, index IndexFunc) (*Session, error) {
 	s := &Session{store: store, index: index, now: time.Now, refresh: index != nil, live: live.New(0),
-		indexing: map[string]*flight{}, files: map[string]fileSet{}, watches: map[string]*watchState{}, facts: map[string]*Facts{},
+		indexing: map[string]*flight{}, ended: map[string]time.Time{}, files: map[string]fileSet{}, watches: map[string]*watchState{}, facts: map[string]*Facts{},
 		failed: map[string]refreshFailure{}}
 	for _, r := range roots {
 		abs, err := CanonicalDir(r)
@@ -131,6 +132,7 @@ func CanonicalDir(dir string) (string, error) {
 // (concurrent calls wait for the same run). The caller must close the view.
 func (s *Session) Open(ctx context.Context, progress func(Progress)) (*View, error) {
 	for attempt := 0; ; attempt++ {
+		readAt := s.now()
 		r, err := s.store.Read(ctx)
 		if err != nil {
 			return nil, graph.Wrap(graph.CodeInternal, err, "opening the index")
@@ -148,19 +150,22 @@ func (s *Session) Open(ctx context.Context, progress func(Progress)) (*View, err
 			return v, nil
 		}
 		missing := s.unindexedRoots(repos, syntaxOK(ctx))
+		if syntaxOK(ctx) {
+			s.completeStages(ctx, repos)
+		}
 		stale := s.staleRoots(v)
 		if len(missing) == 0 && len(stale) == 0 {
 			return v, nil
 		}
 		r.Close()
 		for _, root := range missing {
-			if err := s.indexOnce(ctx, root, progress); err != nil {
+			if err := s.indexOnce(ctx, root, readAt, progress); err != nil {
 				return nil, err
 			}
 		}
 		for _, rp := range stale {
 			started := s.now()
-			if err := s.indexOnce(ctx, rp.Root, progress); err != nil {
+			if err := s.indexOnce(ctx, rp.Root, time.Time{}, progress); err != nil {
 				if ctx.Err() != nil {
 					return nil, err
 				}
@@ -222,6 +227,28 @@ func (s *Session) unindexedRoots(repos []graph.RepositoryStatus, syntax bool) []
 		}
 	}
 	return missing
+}
+
+// completeStages starts, in the background, the index of every root whose
+// snapshot is only a syntax stage and that no run is indexing (the run
+// that published it was killed): the call reads the syntax stage, and the
+// complete snapshot follows without waiting for a call that needs it.
+func (s *Session) completeStages(ctx context.Context, repos []graph.RepositoryStatus) {
+	if s.index == nil {
+		return
+	}
+	for _, rp := range repos {
+		if rp.Snapshot.Stage == "" || !s.IsRoot(rp.Root) {
+			continue
+		}
+		s.mu.Lock()
+		_, running := s.indexing[rp.Root]
+		s.mu.Unlock()
+		if !running {
+			// No patience: INDEX_NOT_READY at once, and the run goes on.
+			go s.indexOnce(WithPatience(context.WithoutCancel(ctx), 0), rp.Root, time.Time{}, nil)
+		}
+	}
 }
 
 // IsRoot reports whether dir is one of the roots.

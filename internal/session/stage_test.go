@@ -1,0 +1,95 @@
+package session
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/sqlite"
+)
+
+// publish writes an empty snapshot of the repository at root, of stage.
+func publish(t *testing.T, st graph.Store, root, stage string) {
+	t.Helper()
+	ctx := context.Background()
+	repo, err := st.EnsureRepository(ctx, root, "example.com/staged")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := st.BeginSnapshot(ctx, repo, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stage != "" {
+		w.(graph.Stager).SetStage(stage)
+	}
+	if _, err := w.Publish(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A root whose snapshot is only a syntax stage (the run that published it
+// was killed) serves the calls syntax answers at once and starts the
+// complete index in the background; a call that needs types waits for it
+// and reads the complete snapshot.
+func TestSyntaxStage(t *testing.T) {
+	ctx := context.Background()
+	root, err := CanonicalDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	publish(t, st, root, graph.StageSyntax)
+
+	started := make(chan struct{}, 4)
+	release := make(chan struct{})
+	s, err := New(st, []string{root}, func(ctx context.Context, r string, progress func(Progress)) error {
+		started <- struct{}{}
+		<-release
+		publish(t, st, r, "")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetRefresh(false)
+
+	v, err := s.Open(WithSyntax(ctx), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Use("example.com/staged")
+	if env := v.Envelope(); env.Stage != graph.StageSyntax {
+		t.Errorf("a syntax call read stage %q, want %q", env.Stage, graph.StageSyntax)
+	}
+	v.Close()
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no complete index was started for the syntax stage")
+	}
+
+	// A call that needs types, with no patience, is told to call again.
+	if _, err := s.Open(WithPatience(ctx, 0), nil); graph.CodeOf(err) != graph.CodeIndexNotReady {
+		t.Errorf("a call needing types over a syntax stage: %v, want INDEX_NOT_READY", err)
+	}
+	close(release)
+	v, err = s.Open(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	v.Use("example.com/staged")
+	if env := v.Envelope(); env.Stage != "" {
+		t.Errorf("after the run, stage %q", env.Stage)
+	}
+	if n := len(started); n != 0 {
+		t.Errorf("%d more index runs started", n)
+	}
+}
