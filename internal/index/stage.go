@@ -3,6 +3,13 @@ package index
 import (
 	"context"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"golang.org/x/tools/go/packages"
 
@@ -14,6 +21,62 @@ import (
 // Options.Staged) is published: its symbols can be answered from while
 // the types are checked.
 const PhaseSyntax = "syntax"
+
+// parseAll parses the Go files of pkgs on every CPU, each file once, and
+// gives each package its syntax, as the extractor would parse it on its
+// own one file at a time (comments kept, no object resolution). Files
+// that must not be read (load.NotReadable: a FIFO, a link out of root)
+// are left to the extractor, which records them unread.
+func parseAll(root string, pkgs []*packages.Package) {
+	fset := token.NewFileSet()
+	files := map[string]*ast.File{}
+	var names []string
+	for _, p := range pkgs {
+		for _, name := range p.GoFiles {
+			if _, ok := files[name]; !ok {
+				files[name] = nil
+				names = append(names, name)
+			}
+		}
+	}
+	parsed := make([]*ast.File, len(names))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(names) {
+					return
+				}
+				if load.NotReadable(root, names[i]) != "" {
+					continue
+				}
+				src, err := os.ReadFile(names[i])
+				if err != nil {
+					continue // the extractor reads it again and reports it
+				}
+				f, _ := parser.ParseFile(fset, names[i], src, parser.ParseComments|parser.SkipObjectResolution)
+				parsed[i] = f
+			}
+		}()
+	}
+	wg.Wait()
+	for i, name := range names {
+		files[name] = parsed[i]
+	}
+	for _, p := range pkgs {
+		p.Fset = fset
+		p.Syntax = p.Syntax[:0]
+		for _, name := range p.GoFiles {
+			if f := files[name]; f != nil {
+				p.Syntax = append(p.Syntax, f)
+			}
+		}
+	}
+}
 
 // hasSnapshot reports whether the repository at root has a published
 // snapshot in store.
@@ -74,6 +137,7 @@ func publishSyntax(ctx context.Context, store graph.Store, repo graph.Repository
 		if err != nil {
 			continue // the complete index reports it
 		}
+		parseAll(abs, pkgs)
 		for _, g := range selectPackages(pkgs) {
 			if err := ctx.Err(); err != nil {
 				return err
