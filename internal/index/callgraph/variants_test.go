@@ -2,8 +2,10 @@ package callgraph
 
 import (
 	"context"
+	"fmt"
 	"go/types"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -86,6 +88,34 @@ func TestPathString(t *testing.T) {
 	} {
 		if got := pathString(c.a) == pathString(c.b); got != c.same {
 			t.Errorf("%s: %q and %q: same = %v, want %v", c.name, pathString(c.a), pathString(c.b), got, c.same)
+		}
+	}
+}
+
+// TestLinkname checks that a call of a function declared without a body
+// under a //go:linkname directive is an edge to the function it is bound
+// to as well as to the stand-in, with either algorithm; a directive
+// naming a function the program lacks adds nothing.
+func TestLinkname(t *testing.T) {
+	hermetic(t)
+	dir := txtartest.Write(t, "testdata/linkname.txtar.in")
+	for _, maxVTA := range []int{0, -1} {
+		var got []string
+		for _, pkgs := range loadUnits(t, dir) {
+			res, err := Build(context.Background(), pkgs, Options{InRepo: under(dir), MaxVTACalls: maxVTA})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range res.Edges {
+				if strings.HasSuffix(e.Caller.Name, "q.Use") {
+					got = append(got, fmt.Sprintf("%s %s %s %v", strings.TrimPrefix(e.Callee.Name, "example.com/linkname/"), e.Coverage, e.Via, e.Callee.Pos.IsValid()))
+				}
+			}
+		}
+		slices.Sort(got)
+		want := []string{"p.hidden exact static true", "q.hidden exact static true", "q.missing exact static true"}
+		if !slices.Equal(got, want) {
+			t.Errorf("MaxVTACalls %d: edges of q.Use:\n%s\nwant\n%s", maxVTA, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}
 }
