@@ -83,6 +83,9 @@ func newRand(seed uint64) *rand.Rand {
 }
 
 func benchmark(ctx context.Context, o options, root, work, corpus string) error {
+	if o.binaries != "" {
+		return compareBinaries(ctx, o, root, work, corpus)
+	}
 	res := results{
 		Date:    time.Now().UTC().Format(time.RFC3339),
 		Command: "go run ./bench/cmd/sextant-bench " + strings.Join(os.Args[1:], " "),
@@ -208,12 +211,12 @@ func indexRuns(ctx context.Context, o options, c contenders, res *results) (stri
 			logf("run %d sextant: %s, maxrss %s, %d packages, %d symbols", i+1, run.Wall.Round(time.Millisecond), mib(run.MaxRSSKiB), run.Summary.Packages, run.Summary.Symbols)
 			res.Index.Sextant = append(res.Index.Sextant, run)
 			if last != "" {
-				removeDB(filepath.Join(c.dbDir, last+".db"))
+				harness.RemoveDB(filepath.Join(c.dbDir, last+".db"))
 			}
 			last = name
 		}
 	}
-	removeDB(filepath.Join(c.dbDir, "warmup.db"))
+	harness.RemoveDB(filepath.Join(c.dbDir, "warmup.db"))
 	res.Index.Runs, res.Index.SampleEvery = o.runs, o.sample
 	res.Index.summarize()
 	return filepath.Join(c.dbDir, last+".db"), nil
@@ -221,25 +224,6 @@ func indexRuns(ctx context.Context, o options, c contenders, res *results) (stri
 
 // summarize fills the medians and ratios from the runs.
 func (ir *indexResult) summarize() {
-	med := func(runs []harness.Usage) harness.Usage {
-		get := func(f func(harness.Usage) int64) int64 {
-			xs := make([]int64, len(runs))
-			for i, u := range runs {
-				xs[i] = f(u)
-			}
-			return harness.Median(xs)
-		}
-		return harness.Usage{
-			Wall:           time.Duration(get(func(u harness.Usage) int64 { return int64(u.Wall) })),
-			UserCPU:        time.Duration(get(func(u harness.Usage) int64 { return int64(u.UserCPU) })),
-			SysCPU:         time.Duration(get(func(u harness.Usage) int64 { return int64(u.SysCPU) })),
-			MaxRSSKiB:      get(func(u harness.Usage) int64 { return u.MaxRSSKiB }),
-			SelfHWMKiB:     get(func(u harness.Usage) int64 { return u.SelfHWMKiB }),
-			TreePeakKiB:    get(func(u harness.Usage) int64 { return u.TreePeakKiB }),
-			Samples:        int(get(func(u harness.Usage) int64 { return int64(u.Samples) })),
-			MaxDescendants: int(get(func(u harness.Usage) int64 { return int64(u.MaxDescendants) })),
-		}
-	}
 	var bare, sx []harness.Usage
 	for _, r := range ir.Bare {
 		bare = append(bare, r.Usage)
@@ -251,23 +235,17 @@ func (ir *indexResult) summarize() {
 			phases[k] = append(phases[k], d)
 		}
 	}
-	ir.Median.Bare, ir.Median.Sextant = med(bare), med(sx)
+	ir.Median.Bare, ir.Median.Sextant = harness.MedianUsage(bare), harness.MedianUsage(sx)
 	ir.Median.Phases = map[string]time.Duration{}
 	for k, ds := range phases {
 		ir.Median.Phases[k] = harness.Median(ds)
 	}
 	b, s := ir.Median.Bare, ir.Median.Sextant
-	ratio := func(a, b int64) float64 {
-		if b == 0 {
-			return 0
-		}
-		return float64(a) / float64(b)
-	}
-	ir.Ratios.Wall = ratio(int64(s.Wall), int64(b.Wall))
-	ir.Ratios.CPU = ratio(int64(s.UserCPU+s.SysCPU), int64(b.UserCPU+b.SysCPU))
-	ir.Ratios.MaxRSS = ratio(s.MaxRSSKiB, b.MaxRSSKiB)
-	ir.Ratios.SelfHWM = ratio(s.SelfHWMKiB, b.SelfHWMKiB)
-	ir.Ratios.TreePeak = ratio(s.TreePeakKiB, b.TreePeakKiB)
+	ir.Ratios.Wall = harness.Ratio(float64(s.Wall), float64(b.Wall))
+	ir.Ratios.CPU = harness.Ratio(float64(s.UserCPU+s.SysCPU), float64(b.UserCPU+b.SysCPU))
+	ir.Ratios.MaxRSS = harness.Ratio(float64(s.MaxRSSKiB), float64(b.MaxRSSKiB))
+	ir.Ratios.SelfHWM = harness.Ratio(float64(s.SelfHWMKiB), float64(b.SelfHWMKiB))
+	ir.Ratios.TreePeak = harness.Ratio(float64(s.TreePeakKiB), float64(b.TreePeakKiB))
 }
 
 // Targets of the acceptance criteria.
@@ -305,12 +283,6 @@ func checks(r *results) []harness.Check {
 		harness.AtMost("serve RSS after the MCP calls (VmRSS)", float64(r.MCP.After.RSSKiB)/1024, maxServeMiB, "MiB", ""),
 		harness.AtMost("serve peak RSS (ru_maxrss)", float64(r.MCP.MaxRSSKiB)/1024, maxServeMiB, "MiB", ""))
 	return out
-}
-
-func removeDB(path string) {
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		_ = os.Remove(path + suffix)
-	}
 }
 
 // machine describes where the benchmark ran.

@@ -70,7 +70,7 @@ func (c contenders) bare(ctx context.Context) (bareRun, error) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	u, err := harness.Measure(cmd, c.sample)
 	if err != nil {
-		return bareRun{}, fmt.Errorf("bareload: %v: %s", err, tail(stderr.String()))
+		return bareRun{}, fmt.Errorf("bareload: %v: %s", err, harness.Tail(stderr.String()))
 	}
 	r := bareRun{Usage: u}
 	if err := json.Unmarshal(stdout.Bytes(), &r.Report); err != nil {
@@ -92,7 +92,7 @@ func (c contenders) index(ctx context.Context, name string) (sextantRun, error) 
 	cmd.Stdout, cmd.Stderr = &stdout, clock
 	u, err := harness.Measure(cmd, c.sample)
 	if err != nil {
-		return sextantRun{}, fmt.Errorf("sextant index: %v: %s", err, tail(clock.all.String()))
+		return sextantRun{}, fmt.Errorf("sextant index: %v: %s", err, harness.Tail(clock.all.String()))
 	}
 	r := sextantRun{Usage: u, Phases: clock.phases(u.Start, u.Start.Add(u.Wall))}
 	var sums []indexSummary
@@ -168,13 +168,4 @@ func (p *phaseClock) phases(start, end time.Time) map[string]time.Duration {
 		out[m.name] = to.Sub(from)
 	}
 	return out
-}
-
-// tail returns the last lines of a command's output for an error message.
-func tail(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) > 2000 {
-		s = "…" + s[len(s)-2000:]
-	}
-	return s
 }

@@ -55,6 +55,7 @@ type options struct {
 	queryProf  string
 	db         string
 	maxLoad    float64
+	binaries   string
 }
 
 func main() {
@@ -71,6 +72,7 @@ func main() {
 	flag.StringVar(&o.sextant, "sextant", "", "use this sextant binary instead of building ./cmd/sextant")
 	flag.StringVar(&o.out, "out", "", "write the results as JSON here; - for stdout (default bench/results/DATE-CORPUS-COMMIT.json)")
 	flag.Float64Var(&o.maxLoad, "max-load", 0, "before measuring, wait (up to 15 minutes) until the 1-minute load average is at most this; 0 does not wait")
+	flag.StringVar(&o.binaries, "binaries", "", "compare sextant binaries, NAME=PATH,NAME=PATH: each indexes and answers the MCP calls in every round, alternated, and each figure is divided by the first binary's of the same round")
 	flag.StringVar(&o.db, "db", "", "skip the index runs and time queries on this existing database, an index of -corpus")
 	flag.StringVar(&o.queryProf, "query-cpuprofile", "", "write a CPU profile of the in-process query phase to this file")
 	flag.StringVar(&o.profile, "profile", "", "instead of the benchmark, index the corpus in-process with CPU and heap profiles written to this directory")
@@ -81,6 +83,10 @@ func main() {
 	flag.Parse()
 	if o.db != "" && o.corpus == "" {
 		fmt.Fprintln(os.Stderr, "sextant-bench: -db needs -corpus, the directory that database indexes")
+		os.Exit(2)
+	}
+	if o.binaries != "" && (o.db != "" || o.sextant != "" || o.profile != "") {
+		fmt.Fprintln(os.Stderr, "sextant-bench: -binaries goes without -db, -sextant and -profile")
 		os.Exit(2)
 	}
 	if flag.NArg() > 0 || o.runs < 1 || o.queries < 1 || o.mcpQueries < 1 || o.sample <= 0 {

@@ -56,6 +56,7 @@ type options struct {
 	skip        string
 	dump        string
 	db          string
+	binaries    string
 }
 
 func main() {
@@ -72,6 +73,7 @@ func main() {
 	flag.IntVar(&o.popular, "symbols", 20, "symbols of the gopls mcp comparison")
 	flag.DurationVar(&o.sample, "sample", 20*time.Millisecond, "how often child memory is sampled from /proc")
 	flag.StringVar(&o.sextant, "sextant", "", "use this sextant binary instead of building ./cmd/sextant")
+	flag.StringVar(&o.binaries, "binaries", "", "compare sextant binaries on -module, NAME=PATH,NAME=PATH: each indexes (c) and answers (b) in every round, alternated, and each figure is divided by the first binary's of the same round; (a) and -prom-module are left out")
 	flag.StringVar(&o.gopls, "gopls", "", "gopls binary (default: gopls on PATH, else $(go env GOPATH)/bin/gopls)")
 	flag.StringVar(&o.out, "out", "", "write the results as JSON here; - for stdout (default bench/results/DATE-xref-COMMIT.json)")
 	flag.StringVar(&o.skip, "skip", "", "comma-separated parts to skip: index, parity, mcp")
@@ -82,6 +84,10 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	if o.binaries != "" && (o.sextant != "" || o.db != "" || o.skip != "") {
+		fmt.Fprintln(os.Stderr, "xref-bench: -binaries goes without -sextant, -db and -skip")
+		os.Exit(2)
+	}
 	if flag.NArg() > 0 || o.runs < 1 || o.repeat < 1 || o.popular < 1 {
 		flag.Usage()
 		os.Exit(2)
@@ -144,7 +150,7 @@ func run(ctx context.Context, o options) error {
 		err error
 	}
 	promCh := make(chan prepared, 1)
-	if !o.skips("mcp") {
+	if !o.skips("mcp") && o.binaries == "" {
 		pctx, cancel := context.WithTimeout(ctx, o.promTimeout)
 		go func() {
 			defer cancel()
@@ -178,6 +184,15 @@ func run(ctx context.Context, o options) error {
 	if _, err := harness.GoOutput(ctx, root, nil, "build", "-o", bareload, "./bench/cmd/bareload"); err != nil {
 		return err
 	}
+	dbDir := filepath.Join(work, "db")
+	if err := os.MkdirAll(dbDir, 0o755); err != nil {
+		return err
+	}
+	if o.binaries != "" {
+		res.Machine.LoadAvgStart = loadAvg()
+		c := contenders{bareload: bareload, corpus: corpus, dbDir: dbDir, sample: o.sample}
+		return compareBinaries(ctx, o, root, c, goplsBin, res)
+	}
 	sextant := o.sextant
 	if sextant == "" {
 		logf("building sextant")
@@ -185,10 +200,6 @@ func run(ctx context.Context, o options) error {
 		if _, err := harness.GoOutput(ctx, root, nil, "build", "-o", sextant, "./cmd/sextant"); err != nil {
 			return err
 		}
-	}
-	dbDir := filepath.Join(work, "db")
-	if err := os.MkdirAll(dbDir, 0o755); err != nil {
-		return err
 	}
 	c := contenders{bareload: bareload, sextant: sextant, corpus: corpus, dbDir: dbDir, sample: o.sample}
 	res.Machine.LoadAvgStart = loadAvg()
