@@ -21,19 +21,9 @@ const (
 // GetContextInput is the input of get_context_for_symbol; the symbol is
 // selected as get_symbol selects it.
 type GetContextInput struct {
-	StableKey     string `json:"stable_key,omitempty" jsonschema:"key from an earlier answer; alone"`
-	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or pkg.Name"`
-	Repository    string `json:"repository,omitempty" jsonschema:"repository name to narrow by"`
-	Path          string `json:"path,omitempty" jsonschema:"path prefix to narrow by"`
-	File          string `json:"file,omitempty" jsonschema:"Go file whose code resolves name"`
-	Name          string `json:"name,omitempty" jsonschema:"with file: Name or pkg.Name"`
-	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens 20-8000 (default 400)"`
-	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
-}
-
-func (in GetContextInput) selector() selector {
-	return selector{StableKey: in.StableKey, QualifiedName: in.QualifiedName, Repository: in.Repository,
-		Path: in.Path, File: in.File, Name: in.Name}
+	SymbolSelector
+	Budget int  `json:"budget,omitempty" jsonschema:"max tokens 20-8000 (default 400)"`
+	Wait   Wait `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
 }
 
 // GetContextOutput is the answer of get_context_for_symbol.

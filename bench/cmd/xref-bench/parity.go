@@ -232,7 +232,7 @@ func sextantRefs(ctx context.Context, svc *query.Service, key string) ([]string,
 // sextantImpls pages through find_implementations of key, in-process, and
 // returns the results as "path:line".
 func sextantImpls(ctx context.Context, svc *query.Service, key string) ([]string, error) {
-	in := query.FindImplementationsInput{StableKey: key, Limit: 500}
+	in := query.FindImplementationsInput{SymbolSelector: query.SymbolSelector{StableKey: key}, Limit: 500}
 	var out []string
 	for {
 		page, err := query.FindImplementations(ctx, svc, in, nil)
