@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -16,31 +15,17 @@ import (
 
 // results is everything one run measured; it is written as JSON.
 type results struct {
-	Date    string      `json:"date"`
-	Command string      `json:"command"`
-	Machine machineInfo `json:"machine"`
-	Corpus  corpusInfo  `json:"corpus"`
-	Notes   []string    `json:"notes"`
-	Index   indexResult `json:"index"`
+	Date    string          `json:"date"`
+	Command string          `json:"command"`
+	Machine harness.Machine `json:"machine"`
+	Corpus  corpusInfo      `json:"corpus"`
+	Notes   []string        `json:"notes"`
+	Index   indexResult     `json:"index"`
 	// Symbols is how many symbols the query set was drawn from.
 	Symbols   int             `json:"symbols"`
 	InProcess latencies       `json:"in_process"`
 	MCP       mcpResults      `json:"mcp"`
 	Checks    []harness.Check `json:"checks"`
-}
-
-type machineInfo struct {
-	GoVersion   string `json:"go_version"`
-	OS          string `json:"os"`
-	Kernel      string `json:"kernel"`
-	CPU         string `json:"cpu"`
-	CPUs        int    `json:"cpus"`
-	MemTotalKiB int64  `json:"mem_total_kib"`
-	// LoadAvg is /proc/loadavg's 1, 5 and 15 minute load averages at the
-	// start and at the end of the run: other work on the machine skews
-	// every figure, so a loaded machine is worth knowing about.
-	LoadAvgStart string `json:"loadavg_start"`
-	LoadAvgEnd   string `json:"loadavg_end"`
 }
 
 type corpusInfo struct {
@@ -58,8 +43,8 @@ type indexResult struct {
 		Bare    harness.Usage `json:"bare"`
 		Sextant harness.Usage `json:"sextant"`
 	} `json:"warmup"`
-	Bare    []bareRun    `json:"bare"`
-	Sextant []sextantRun `json:"sextant"`
+	Bare    []harness.BareRun `json:"bare"`
+	Sextant []sextantRun      `json:"sextant"`
 	// Median holds the median of each figure over the runs, taken figure
 	// by figure.
 	Median struct {
@@ -89,7 +74,7 @@ func benchmark(ctx context.Context, o options, root, work, corpus string) error 
 	res := results{
 		Date:    time.Now().UTC().Format(time.RFC3339),
 		Command: "go run ./bench/cmd/sextant-bench " + strings.Join(os.Args[1:], " "),
-		Machine: machine(ctx),
+		Machine: harness.ReadMachine(ctx),
 		Corpus:  corpusInfo{Module: o.module, Dir: corpus},
 	}
 	if o.corpus != "" {
@@ -122,10 +107,10 @@ func benchmark(ctx context.Context, o options, root, work, corpus string) error 
 		}
 	}
 
-	if err := waitQuiet(ctx, o.maxLoad); err != nil {
+	if err := harness.WaitQuiet(ctx, o.maxLoad); err != nil {
 		return err
 	}
-	res.Machine.LoadAvgStart = loadAvg()
+	res.Machine.LoadAvgStart = harness.LoadAvg()
 	db := o.db
 	if db == "" {
 		if db, err = indexRuns(ctx, o, c, &res); err != nil {
@@ -153,8 +138,8 @@ func benchmark(ctx context.Context, o options, root, work, corpus string) error 
 		return err
 	}
 	res.Checks = checks(&res)
-	res.Machine.LoadAvgEnd = loadAvg()
-	if busy := max(firstLoad(res.Machine.LoadAvgStart), firstLoad(res.Machine.LoadAvgEnd)); busy > float64(res.Machine.CPUs)/2 {
+	res.Machine.LoadAvgEnd = harness.LoadAvg()
+	if busy := max(harness.FirstLoad(res.Machine.LoadAvgStart), harness.FirstLoad(res.Machine.LoadAvgEnd)); busy > float64(res.Machine.CPUs)/2 {
 		res.Notes = append(res.Notes, fmt.Sprintf("the machine was busy with other work (1-minute load average up to %.1f on %d CPUs): absolute figures are inflated; the ratios, from alternated runs, less so", busy, res.Machine.CPUs))
 	}
 
@@ -283,76 +268,4 @@ func checks(r *results) []harness.Check {
 		harness.AtMost("serve RSS after the MCP calls (VmRSS)", float64(r.MCP.After.RSSKiB)/1024, maxServeMiB, "MiB", ""),
 		harness.AtMost("serve peak RSS (ru_maxrss)", float64(r.MCP.MaxRSSKiB)/1024, maxServeMiB, "MiB", ""))
 	return out
-}
-
-// machine describes where the benchmark ran.
-func machine(ctx context.Context) machineInfo {
-	m := machineInfo{OS: runtime.GOOS + "/" + runtime.GOARCH, CPUs: runtime.NumCPU()}
-	if v, err := harness.GoOutput(ctx, "", nil, "env", "GOVERSION"); err == nil {
-		m.GoVersion = strings.TrimSpace(v)
-	}
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		m.Kernel = strings.TrimSpace(string(b))
-	}
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				m.CPU = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-				fmt.Sscan(rest, &m.MemTotalKiB)
-			}
-		}
-	}
-	return m
-}
-
-// waitQuiet waits until the 1-minute load average is at most limit, for
-// up to 15 minutes; limit 0 does not wait.
-func waitQuiet(ctx context.Context, limit float64) error {
-	if limit <= 0 {
-		return nil
-	}
-	deadline := time.Now().Add(15 * time.Minute)
-	for {
-		l := firstLoad(loadAvg())
-		if l <= limit {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			logf("load average still %.2f > %.2f after 15 minutes; measuring anyway", l, limit)
-			return nil
-		}
-		logf("load average %.2f > %.2f: waiting", l, limit)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(15 * time.Second):
-		}
-	}
-}
-
-// firstLoad returns the 1-minute load average of a loadAvg string.
-func firstLoad(s string) float64 {
-	var f float64
-	fmt.Sscan(s, &f)
-	return f
-}
-
-// loadAvg returns the three load averages of /proc/loadavg, or "".
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return ""
-	}
-	return strings.Join(f[:3], " ")
 }

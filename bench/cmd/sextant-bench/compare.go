@@ -17,14 +17,14 @@ import (
 // each figure of every binary after the first is divided by the first's
 // of the same round.
 type compareResults struct {
-	Date     string           `json:"date"`
-	Command  string           `json:"command"`
-	Machine  machineInfo      `json:"machine"`
-	Corpus   corpusInfo       `json:"corpus"`
-	Notes    []string         `json:"notes"`
-	Binaries []harness.Binary `json:"binaries"`
-	Rounds   int              `json:"rounds"`
-	Bare     []bareRun        `json:"bare"`
+	Date     string            `json:"date"`
+	Command  string            `json:"command"`
+	Machine  harness.Machine   `json:"machine"`
+	Corpus   corpusInfo        `json:"corpus"`
+	Notes    []string          `json:"notes"`
+	Binaries []harness.Binary  `json:"binaries"`
+	Rounds   int               `json:"rounds"`
+	Bare     []harness.BareRun `json:"bare"`
 	// Index and MCP are each binary's runs, by name, one per round.
 	Index map[string][]sextantRun `json:"index"`
 	MCP   map[string][]mcpResults `json:"mcp"`
@@ -44,7 +44,7 @@ func compareBinaries(ctx context.Context, o options, root, work, corpus string) 
 	res := compareResults{
 		Date:     time.Now().UTC().Format(time.RFC3339),
 		Command:  "go run ./bench/cmd/sextant-bench " + strings.Join(os.Args[1:], " "),
-		Machine:  machine(ctx),
+		Machine:  harness.ReadMachine(ctx),
 		Corpus:   corpusInfo{Module: o.module, Dir: corpus},
 		Binaries: bins,
 		Rounds:   o.runs,
@@ -65,10 +65,10 @@ func compareBinaries(ctx context.Context, o options, root, work, corpus string) 
 		return err
 	}
 	with := func(b harness.Binary) contenders { d := c; d.sextant = b.Path; return d }
-	if err := waitQuiet(ctx, o.maxLoad); err != nil {
+	if err := harness.WaitQuiet(ctx, o.maxLoad); err != nil {
 		return err
 	}
-	res.Machine.LoadAvgStart = loadAvg()
+	res.Machine.LoadAvgStart = harness.LoadAvg()
 
 	logf("warm-up (untimed): bare load and each binary")
 	if _, err := c.bare(ctx); err != nil {
@@ -124,7 +124,7 @@ func compareBinaries(ctx context.Context, o options, root, work, corpus string) 
 		}
 	}
 	res.Ratios = compareRatios(&res)
-	res.Machine.LoadAvgEnd = loadAvg()
+	res.Machine.LoadAvgEnd = harness.LoadAvg()
 	printComparison(os.Stdout, &res)
 	return harness.WriteJSON(root, o.out, "compare-"+corpusName(o), &res)
 }

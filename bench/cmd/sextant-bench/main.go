@@ -32,7 +32,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"time"
 
 	"github.com/sextant-dev/sextant/bench/internal/harness"
@@ -106,20 +105,11 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	work := o.work
-	if work == "" {
-		if work, err = os.MkdirTemp("", "sextant-bench-"); err != nil {
-			return err
-		}
-		if !o.keep {
-			defer os.RemoveAll(work)
-		}
-	} else if err := os.MkdirAll(work, 0o755); err != nil {
+	work, cleanup, err := harness.WorkDir(o.work, "sextant-bench", o.keep)
+	if err != nil {
 		return err
 	}
-	if work, err = filepath.Abs(work); err != nil {
-		return err
-	}
+	defer cleanup()
 	logf("work directory %s", work)
 
 	corpus, err := prepareCorpus(ctx, o, work)

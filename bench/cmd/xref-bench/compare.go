@@ -18,13 +18,13 @@ import (
 type compareResults struct {
 	Date      string                   `json:"date"`
 	Command   string                   `json:"command"`
-	Machine   machineInfo              `json:"machine"`
+	Machine   harness.Machine          `json:"machine"`
 	Gopls     string                   `json:"gopls"`
 	Corpus    corpusInfo               `json:"corpus"`
 	Notes     []string                 `json:"notes"`
 	Binaries  []harness.Binary         `json:"binaries"`
 	Rounds    int                      `json:"rounds"`
-	Bare      []bareRun                `json:"bare"`
+	Bare      []harness.BareRun        `json:"bare"`
 	Index     map[string][]sextantRun  `json:"index"`
 	RefsEdges map[string][]sextantRun  `json:"refs_edges"`
 	MCP       map[string][]*mcpCompare `json:"gopls_mcp"`
@@ -150,7 +150,7 @@ func compareBinaries(ctx context.Context, o options, root string, c contenders, 
 			cr.Ratios[b.Name][f.name] = harness.SpreadOf(xs)
 		}
 	}
-	cr.Machine.LoadAvgEnd = loadAvg()
+	cr.Machine.LoadAvgEnd = harness.LoadAvg()
 	printComparison(os.Stdout, &cr)
 	return harness.WriteJSON(root, o.out, "xref-compare", &cr)
 }

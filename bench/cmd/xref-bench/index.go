@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,33 +12,10 @@ import (
 	"github.com/sextant-dev/sextant/bench/internal/harness"
 )
 
-// bareReport is what bareload prints.
-type bareReport struct {
-	Units         int   `json:"units"`
-	Packages      int   `json:"packages"`
-	PackageErrors int   `json:"package_errors"`
-	LoadMS        int64 `json:"load_ms"`
-}
-
-// indexSummary is what `sextant index --json` prints per repository.
-type indexSummary struct {
-	Repository  string `json:"repository"`
-	Packages    int    `json:"packages"`
-	Files       int    `json:"files"`
-	Symbols     int    `json:"symbols"`
-	Diagnostics int    `json:"diagnostics"`
-	DurationMS  int64  `json:"duration_ms"`
-}
-
-type bareRun struct {
-	harness.Usage
-	Report bareReport `json:"report"`
-}
-
 type sextantRun struct {
 	harness.Usage
-	Summary indexSummary `json:"summary"`
-	DBBytes int64        `json:"db_bytes"`
+	Summary harness.IndexSummary `json:"summary"`
+	DBBytes int64                `json:"db_bytes"`
 	db      string
 }
 
@@ -52,19 +28,8 @@ type contenders struct {
 	sample            time.Duration
 }
 
-func (c contenders) bare(ctx context.Context) (bareRun, error) {
-	cmd := exec.CommandContext(ctx, c.bareload, c.corpus)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	u, err := harness.Measure(cmd, c.sample)
-	if err != nil {
-		return bareRun{}, fmt.Errorf("bareload: %v: %s", err, harness.Tail(stderr.String()))
-	}
-	r := bareRun{Usage: u}
-	if err := json.Unmarshal(stdout.Bytes(), &r.Report); err != nil {
-		return r, fmt.Errorf("reading bareload output %q: %w", stdout.String(), err)
-	}
-	return r, nil
+func (c contenders) bare(ctx context.Context) (harness.BareRun, error) {
+	return harness.RunBare(ctx, c.bareload, c.corpus, c.sample)
 }
 
 // index runs `sextant index` into a fresh database named name, with env
@@ -83,17 +48,8 @@ func (c contenders) index(ctx context.Context, name string, env ...string) (sext
 		return sextantRun{}, fmt.Errorf("sextant index: %v: %s", err, harness.Tail(stderr.String()))
 	}
 	r := sextantRun{Usage: u, db: db}
-	var sums []indexSummary
-	if err := json.Unmarshal(stdout.Bytes(), &sums); err != nil || len(sums) != 1 {
-		return r, fmt.Errorf("reading sextant index output %q: %v", stdout.String(), err)
-	}
-	r.Summary = sums[0]
-	for _, suffix := range []string{"", "-wal"} {
-		if fi, err := os.Stat(db + suffix); err == nil {
-			r.DBBytes += fi.Size()
-		}
-	}
-	return r, nil
+	r.Summary, r.DBBytes, err = harness.ReadIndexRun(stdout.Bytes(), db)
+	return r, err
 }
 
 // indexResult is part (c): sextant index against the bare load, as
@@ -108,9 +64,9 @@ type indexResult struct {
 		Bare    harness.Usage `json:"bare"`
 		Sextant harness.Usage `json:"sextant"`
 	} `json:"warmup"`
-	Bare      []bareRun    `json:"bare"`
-	Sextant   []sextantRun `json:"sextant"`
-	RefsEdges []sextantRun `json:"refs_edges"`
+	Bare      []harness.BareRun `json:"bare"`
+	Sextant   []sextantRun      `json:"sextant"`
+	RefsEdges []sextantRun      `json:"refs_edges"`
 	Median    struct {
 		Bare      harness.Usage `json:"bare"`
 		Sextant   harness.Usage `json:"sextant"`

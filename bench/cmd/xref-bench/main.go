@@ -114,22 +114,13 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	work := o.work
-	if work == "" {
-		if work, err = os.MkdirTemp("", "xref-bench-"); err != nil {
-			return err
-		}
-		if !o.keep {
-			defer os.RemoveAll(work)
-		}
-	} else if err := os.MkdirAll(work, 0o755); err != nil {
+	work, cleanup, err := harness.WorkDir(o.work, "xref-bench", o.keep)
+	if err != nil {
 		return err
 	}
-	if work, err = filepath.Abs(work); err != nil {
-		return err
-	}
+	defer cleanup()
 	logf("work directory %s", work)
-	goplsBin, err := findGopls(o.gopls)
+	goplsBin, err := harness.FindGopls(o.gopls)
 	if err != nil {
 		return err
 	}
@@ -137,7 +128,7 @@ func run(ctx context.Context, o options) error {
 	res := &results{
 		Date:    time.Now().UTC().Format(time.RFC3339),
 		Command: strings.TrimSpace("go run ./bench/cmd/xref-bench " + strings.Join(os.Args[1:], " ")),
-		Machine: machine(ctx),
+		Machine: harness.ReadMachine(ctx),
 	}
 	if out, err := exec.CommandContext(ctx, goplsBin, "version").Output(); err == nil {
 		res.Gopls = strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
@@ -189,7 +180,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	if o.binaries != "" {
-		res.Machine.LoadAvgStart = loadAvg()
+		res.Machine.LoadAvgStart = harness.LoadAvg()
 		c := contenders{bareload: bareload, corpus: corpus, dbDir: dbDir, sample: o.sample}
 		return compareBinaries(ctx, o, root, c, goplsBin, res)
 	}
@@ -202,7 +193,7 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	c := contenders{bareload: bareload, sextant: sextant, corpus: corpus, dbDir: dbDir, sample: o.sample}
-	res.Machine.LoadAvgStart = loadAvg()
+	res.Machine.LoadAvgStart = harness.LoadAvg()
 
 	// (c) indexing, which also leaves the index (a) uses.
 	var db string
@@ -269,29 +260,10 @@ func run(ctx context.Context, o options) error {
 		res.MCP = &mc
 	}
 
-	res.Machine.LoadAvgEnd = loadAvg()
+	res.Machine.LoadAvgEnd = harness.LoadAvg()
 	res.Checks = checks(res)
 	printReport(os.Stdout, res)
 	return writeJSON(o, root, res)
-}
-
-// findGopls returns the gopls binary to compare with.
-func findGopls(flagged string) (string, error) {
-	if flagged != "" {
-		return flagged, nil
-	}
-	if p, err := exec.LookPath("gopls"); err == nil {
-		return p, nil
-	}
-	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
-		for _, dir := range filepath.SplitList(strings.TrimSpace(string(out))) {
-			p := filepath.Join(dir, "bin", "gopls")
-			if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-				return p, nil
-			}
-		}
-	}
-	return "", fmt.Errorf("gopls is not installed: GOFLAGS= go install golang.org/x/tools/gopls@v0.23.0")
 }
 
 // logf reports progress on stderr, time-stamped.
