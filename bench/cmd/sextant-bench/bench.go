@@ -18,7 +18,7 @@ type results struct {
 	Date    string          `json:"date"`
 	Command string          `json:"command"`
 	Machine harness.Machine `json:"machine"`
-	Corpus  corpusInfo      `json:"corpus"`
+	Corpus  harness.Corpus  `json:"corpus"`
 	Notes   []string        `json:"notes"`
 	Index   indexResult     `json:"index"`
 	// Symbols is how many symbols the query set was drawn from.
@@ -26,11 +26,6 @@ type results struct {
 	InProcess latencies       `json:"in_process"`
 	MCP       mcpResults      `json:"mcp"`
 	Checks    []harness.Check `json:"checks"`
-}
-
-type corpusInfo struct {
-	Module string `json:"module"`
-	Dir    string `json:"dir"`
 }
 
 type indexResult struct {
@@ -75,7 +70,7 @@ func benchmark(ctx context.Context, o options, root, work, corpus string) error 
 		Date:    time.Now().UTC().Format(time.RFC3339),
 		Command: "go run ./bench/cmd/sextant-bench " + strings.Join(os.Args[1:], " "),
 		Machine: harness.ReadMachine(ctx),
-		Corpus:  corpusInfo{Module: o.module, Dir: corpus},
+		Corpus:  harness.Corpus{Module: o.module, Dir: corpus},
 	}
 	if o.corpus != "" {
 		res.Corpus.Module = ""

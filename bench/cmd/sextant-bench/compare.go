@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,20 +16,11 @@ import (
 // each figure of every binary after the first is divided by the first's
 // of the same round.
 type compareResults struct {
-	Date     string            `json:"date"`
-	Command  string            `json:"command"`
-	Machine  harness.Machine   `json:"machine"`
-	Corpus   corpusInfo        `json:"corpus"`
-	Notes    []string          `json:"notes"`
-	Binaries []harness.Binary  `json:"binaries"`
-	Rounds   int               `json:"rounds"`
-	Bare     []harness.BareRun `json:"bare"`
+	harness.Comparison
+	Bare []harness.BareRun `json:"bare"`
 	// Index and MCP are each binary's runs, by name, one per round.
 	Index map[string][]sextantRun `json:"index"`
 	MCP   map[string][]mcpResults `json:"mcp"`
-	// Ratios are, for each binary after the first, its figure over the
-	// first binary's in the same round, by figure name.
-	Ratios map[string]map[string]harness.Spread `json:"ratios"`
 }
 
 // compareBinaries measures the -binaries against each other on corpus.
@@ -41,15 +31,14 @@ func compareBinaries(ctx context.Context, o options, root, work, corpus string) 
 	if err != nil {
 		return err
 	}
-	res := compareResults{
+	res := compareResults{Index: map[string][]sextantRun{}, MCP: map[string][]mcpResults{}}
+	res.Comparison = harness.Comparison{
 		Date:     time.Now().UTC().Format(time.RFC3339),
 		Command:  "go run ./bench/cmd/sextant-bench " + strings.Join(os.Args[1:], " "),
 		Machine:  harness.ReadMachine(ctx),
-		Corpus:   corpusInfo{Module: o.module, Dir: corpus},
+		Corpus:   harness.Corpus{Module: o.module, Dir: corpus},
 		Binaries: bins,
 		Rounds:   o.runs,
-		Index:    map[string][]sextantRun{},
-		MCP:      map[string][]mcpResults{},
 		Notes: []string{
 			"each round indexes with the bare load and every binary, then times the same MCP calls against every binary's own index; the order alternates round by round (ABC, CBA)",
 			"ratios divide each binary's figure by the first binary's of the same round; the spread is over the rounds",
@@ -123,9 +112,15 @@ func compareBinaries(ctx context.Context, o options, root, work, corpus string) 
 			res.MCP[b.Name] = append(res.MCP[b.Name], m)
 		}
 	}
-	res.Ratios = compareRatios(&res)
+	names := make([]string, len(compareFigures))
+	for i, f := range compareFigures {
+		names[i] = f.name
+	}
+	res.Divide(names, func(f int, bin string, round int) float64 {
+		return compareFigures[f].get(res.Index[bin][round], res.MCP[bin][round])
+	})
 	res.Machine.LoadAvgEnd = harness.LoadAvg()
-	printComparison(os.Stdout, &res)
+	res.Print(os.Stdout, names)
 	return harness.WriteJSON(root, o.out, "compare-"+corpusName(o), &res)
 }
 
@@ -144,31 +139,4 @@ var compareFigures = []struct {
 	{"get_symbol p99 (MCP)", func(_ sextantRun, m mcpResults) float64 { return float64(m.Tools["get_symbol"].All.P99) }},
 	{"server CPU per call", func(_ sextantRun, m mcpResults) float64 { return float64(m.CPUPerCall["all"]) }},
 	{"serve RSS after the calls", func(_ sextantRun, m mcpResults) float64 { return float64(m.After.RSSKiB) }},
-}
-
-func compareRatios(r *compareResults) map[string]map[string]harness.Spread {
-	base := r.Binaries[0].Name
-	out := map[string]map[string]harness.Spread{}
-	for _, b := range r.Binaries[1:] {
-		out[b.Name] = map[string]harness.Spread{}
-		for _, f := range compareFigures {
-			var xs []float64
-			for i := range r.Rounds {
-				xs = append(xs, harness.Ratio(f.get(r.Index[b.Name][i], r.MCP[b.Name][i]), f.get(r.Index[base][i], r.MCP[base][i])))
-			}
-			out[b.Name][f.name] = harness.SpreadOf(xs)
-		}
-	}
-	return out
-}
-
-// printComparison writes each binary's medians and the ratios.
-func printComparison(w io.Writer, r *compareResults) {
-	fmt.Fprintf(w, "\nSextant binaries compared on %s, %d alternated rounds\n", r.Corpus.Dir, r.Rounds)
-	fmt.Fprintf(w, "load average (1, 5, 15 min): %s at the start, %s at the end\n", r.Machine.LoadAvgStart, r.Machine.LoadAvgEnd)
-	names := make([]string, len(compareFigures))
-	for i, f := range compareFigures {
-		names[i] = f.name
-	}
-	harness.PrintRatios(w, r.Binaries, names, r.Ratios)
 }

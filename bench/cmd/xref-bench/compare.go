@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -16,21 +15,12 @@ import (
 // alternated round by round; each figure of every binary after the first
 // is divided by the first's of the same round.
 type compareResults struct {
-	Date      string                   `json:"date"`
-	Command   string                   `json:"command"`
-	Machine   harness.Machine          `json:"machine"`
+	harness.Comparison
 	Gopls     string                   `json:"gopls"`
-	Corpus    corpusInfo               `json:"corpus"`
-	Notes     []string                 `json:"notes"`
-	Binaries  []harness.Binary         `json:"binaries"`
-	Rounds    int                      `json:"rounds"`
 	Bare      []harness.BareRun        `json:"bare"`
 	Index     map[string][]sextantRun  `json:"index"`
 	RefsEdges map[string][]sextantRun  `json:"refs_edges"`
 	MCP       map[string][]*mcpCompare `json:"gopls_mcp"`
-	// Ratios are, for each binary after the first, its figure over the
-	// first binary's in the same round, by figure name.
-	Ratios map[string]map[string]harness.Spread `json:"ratios"`
 }
 
 // compareFigures are the figures a comparison divides, read from one
@@ -62,10 +52,11 @@ func compareBinaries(ctx context.Context, o options, root string, c contenders, 
 	if err != nil {
 		return err
 	}
-	cr := compareResults{
-		Date: res.Date, Command: res.Command, Machine: res.Machine, Gopls: res.Gopls, Corpus: res.Corpus,
+	cr := compareResults{Gopls: res.Gopls,
+		Index: map[string][]sextantRun{}, RefsEdges: map[string][]sextantRun{}, MCP: map[string][]*mcpCompare{}}
+	cr.Comparison = harness.Comparison{
+		Date: res.Date, Command: res.Command, Machine: res.Machine, Corpus: res.Corpus,
 		Binaries: bins, Rounds: o.runs,
-		Index: map[string][]sextantRun{}, RefsEdges: map[string][]sextantRun{}, MCP: map[string][]*mcpCompare{},
 		Notes: []string{
 			"each round indexes with the bare load and every binary (as users run it, then with SEXTANT_EFFECTS=off), then runs the gopls mcp comparison (b) against every binary's own index; the order alternates round by round (ABC, CBA)",
 			"ratios divide each binary's figure by the first binary's of the same round; the spread is over the rounds",
@@ -136,32 +127,14 @@ func compareBinaries(ctx context.Context, o options, root string, c contenders, 
 			cr.MCP[b.Name] = append(cr.MCP[b.Name], mc)
 		}
 	}
-	base := bins[0].Name
-	cr.Ratios = map[string]map[string]harness.Spread{}
-	for _, b := range bins[1:] {
-		cr.Ratios[b.Name] = map[string]harness.Spread{}
-		for _, f := range compareFigures {
-			var xs []float64
-			for i := range o.runs {
-				xs = append(xs, harness.Ratio(
-					f.get(cr.Index[b.Name][i], cr.RefsEdges[b.Name][i], cr.MCP[b.Name][i]),
-					f.get(cr.Index[base][i], cr.RefsEdges[base][i], cr.MCP[base][i])))
-			}
-			cr.Ratios[b.Name][f.name] = harness.SpreadOf(xs)
-		}
-	}
-	cr.Machine.LoadAvgEnd = harness.LoadAvg()
-	printComparison(os.Stdout, &cr)
-	return harness.WriteJSON(root, o.out, "xref-compare", &cr)
-}
-
-// printComparison writes the ratios with their spread.
-func printComparison(w io.Writer, r *compareResults) {
-	fmt.Fprintf(w, "\nSextant binaries compared on %s, %d alternated rounds\n", r.Corpus.Module, r.Rounds)
-	fmt.Fprintf(w, "load average (1, 5, 15 min): %s at the start, %s at the end\n", r.Machine.LoadAvgStart, r.Machine.LoadAvgEnd)
 	names := make([]string, len(compareFigures))
 	for i, f := range compareFigures {
 		names[i] = f.name
 	}
-	harness.PrintRatios(w, r.Binaries, names, r.Ratios)
+	cr.Divide(names, func(f int, bin string, round int) float64 {
+		return compareFigures[f].get(cr.Index[bin][round], cr.RefsEdges[bin][round], cr.MCP[bin][round])
+	})
+	cr.Machine.LoadAvgEnd = harness.LoadAvg()
+	cr.Print(os.Stdout, names)
+	return harness.WriteJSON(root, o.out, "xref-compare", &cr)
 }

@@ -167,7 +167,7 @@ func run(ctx context.Context, o options) error {
 	} else if corpus, err = filepath.Abs(corpus); err != nil {
 		return err
 	}
-	res.Corpus = corpusInfo{Module: o.module, Dir: corpus}
+	res.Corpus = harness.Corpus{Module: o.module, Dir: corpus}
 
 	bin := filepath.Join(work, "bin")
 	bareload := filepath.Join(bin, "bareload")

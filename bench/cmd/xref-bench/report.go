@@ -18,17 +18,12 @@ type results struct {
 	Command string          `json:"command"`
 	Machine harness.Machine `json:"machine"`
 	Gopls   string          `json:"gopls"`
-	Corpus  corpusInfo      `json:"corpus"`
+	Corpus  harness.Corpus  `json:"corpus"`
 	Notes   []string        `json:"notes,omitempty"`
 	Index   indexResult     `json:"index"`
 	Parity  *parityResult   `json:"parity,omitempty"`
 	MCP     *mcpCompare     `json:"gopls_mcp,omitempty"`
 	Checks  []check         `json:"checks"`
-}
-
-type corpusInfo struct {
-	Module string `json:"module"`
-	Dir    string `json:"dir"`
 }
 
 // check is one figure against its target; Pass is nil for a figure

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -121,14 +122,54 @@ func Tail(s string) string {
 	return s
 }
 
-// PrintRatios writes, for each binary after the first, the median,
-// smallest and largest ratio of each named figure to the first binary's.
-func PrintRatios(w io.Writer, bins []Binary, figures []string, ratios map[string]map[string]Spread) {
+// Corpus is the corpus a run measured: a pinned module, or a directory.
+type Corpus struct {
+	Module string `json:"module"`
+	Dir    string `json:"dir"`
+}
+
+// Comparison is what every -binaries run records besides its own runs:
+// each figure of every binary after the first divided by the first's in
+// the same round.
+type Comparison struct {
+	Date     string   `json:"date"`
+	Command  string   `json:"command"`
+	Machine  Machine  `json:"machine"`
+	Corpus   Corpus   `json:"corpus"`
+	Notes    []string `json:"notes"`
+	Binaries []Binary `json:"binaries"`
+	Rounds   int      `json:"rounds"`
+	// Ratios are, for each binary after the first, its figure over the
+	// first binary's in the same round, by figure name.
+	Ratios map[string]map[string]Spread `json:"ratios"`
+}
+
+// Divide fills c.Ratios from get, which reads one figure of one binary
+// in one round.
+func (c *Comparison) Divide(figures []string, get func(figure int, bin string, round int) float64) {
+	c.Ratios = map[string]map[string]Spread{}
+	for _, b := range c.Binaries[1:] {
+		c.Ratios[b.Name] = map[string]Spread{}
+		for f, name := range figures {
+			xs := make([]float64, c.Rounds)
+			for i := range xs {
+				xs[i] = Ratio(get(f, b.Name, i), get(f, c.Binaries[0].Name, i))
+			}
+			c.Ratios[b.Name][name] = SpreadOf(xs)
+		}
+	}
+}
+
+// Print writes, for each binary after the first, the median, smallest
+// and largest ratio of each figure to the first binary's.
+func (c *Comparison) Print(w io.Writer, figures []string) {
+	fmt.Fprintf(w, "\nSextant binaries compared on %s, %d alternated rounds\n", cmp.Or(c.Corpus.Module, c.Corpus.Dir), c.Rounds)
+	fmt.Fprintf(w, "load average (1, 5, 15 min): %s at the start, %s at the end\n", c.Machine.LoadAvgStart, c.Machine.LoadAvgEnd)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, b := range bins[1:] {
-		fmt.Fprintf(tw, "  figure\t%s / %s median\tmin\tmax\t\n", b.Name, bins[0].Name)
+	for _, b := range c.Binaries[1:] {
+		fmt.Fprintf(tw, "  figure\t%s / %s median\tmin\tmax\t\n", b.Name, c.Binaries[0].Name)
 		for _, f := range figures {
-			s := ratios[b.Name][f]
+			s := c.Ratios[b.Name][f]
 			fmt.Fprintf(tw, "  %s\t%.3f\t%.3f\t%.3f\t\n", f, s.Median, s.Min, s.Max)
 		}
 	}
