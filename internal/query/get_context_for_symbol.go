@@ -96,12 +96,9 @@ func GetContextForSymbol(ctx context.Context, s *Service, in GetContextInput, pr
 	if err := sel.validate(); err != nil {
 		return nil, err
 	}
-	budget := in.Budget
-	switch {
-	case budget == 0:
-		budget = defaultContextBudget
-	case budget < minContextBudget || budget > maxContextBudget:
-		return nil, invalid("budget", "must be from %d to %d tokens (got %d)", minContextBudget, maxContextBudget, budget)
+	budget, err := budgetIn(in.Budget, defaultContextBudget, minContextBudget, maxContextBudget)
+	if err != nil {
+		return nil, err
 	}
 	v, sym, err := openSymbol(ctx, s, sel, progress)
 	if err != nil {

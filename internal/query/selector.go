@@ -459,3 +459,20 @@ func openSymbol(ctx context.Context, s *Service, sel selector, progress func(Pro
 	}
 	return v, sym, nil
 }
+
+// openPath opens a view and locates the path parameter in it (a file or
+// directory of repository, or of the root it is in), as openSymbol does a
+// symbol; the caller closes the view.
+func openPath(ctx context.Context, s *Service, path, repository string, progress func(Progress)) (*session.View, session.Located, error) {
+	v, err := s.open(ctx, progress)
+	if err != nil {
+		return nil, session.Located{}, err
+	}
+	loc, err := v.Locate("path", path, repository)
+	if err != nil {
+		v.Close()
+		return nil, session.Located{}, err
+	}
+	v.Use(loc.Repo.Name)
+	return v, loc, nil
+}
