@@ -169,11 +169,7 @@ func indexRuns(ctx context.Context, o options, c contenders, res *results) (stri
 
 	last := ""
 	for i := range o.runs {
-		order := []string{"bare", "sextant"}
-		if i%2 == 1 {
-			order = []string{"sextant", "bare"}
-		}
-		for _, who := range order {
+		for _, who := range harness.Alternate(i, []string{"bare", "sextant"}) {
 			if who == "bare" {
 				run, err := c.bare(ctx)
 				if err != nil {

@@ -112,11 +112,7 @@ func indexRuns(ctx context.Context, o options, c contenders, ir *indexResult) (s
 	harness.RemoveDB(ws.db)
 	last := ""
 	for i := range o.runs {
-		order := []string{"bare", "sextant", "refs-edges"}
-		if i%2 == 1 {
-			order = []string{"refs-edges", "sextant", "bare"}
-		}
-		for _, who := range order {
+		for _, who := range harness.Alternate(i, []string{"bare", "sextant", "refs-edges"}) {
 			if who == "bare" {
 				run, err := c.bare(ctx)
 				if err != nil {
