@@ -114,13 +114,9 @@ func EmitEffectGraph(ctx context.Context, s *Service, in EffectGraphInput, progr
 				want = append(want, e.Callee)
 			}
 		}
-		syms, err := v.Reader().SymbolsByKeys(ctx, dedupe(want))
+		byKey, err := symbolsByKey(ctx, v, dedupe(want), "functions")
 		if err != nil {
-			return nil, graph.Wrap(graph.CodeInternal, err, "reading functions")
-		}
-		byKey := map[string]graph.Symbol{}
-		for _, s := range syms {
-			byKey[s.Key] = s
+			return nil, err
 		}
 		frontier = nil
 		left := map[string]bool{}

@@ -274,13 +274,9 @@ func edgeNames(ctx context.Context, v *session.View, sym graph.Symbol, callers b
 			keys = append(keys, k)
 		}
 	}
-	syms, err := v.Reader().SymbolsByKeys(ctx, keys)
+	byKey, err := symbolsByKey(ctx, v, keys, "call edges")
 	if err != nil {
-		return "", graph.Wrap(graph.CodeInternal, err, "reading call edges")
-	}
-	byKey := map[string]graph.Symbol{}
-	for _, s := range syms {
-		byKey[s.Key] = s
+		return "", err
 	}
 	var names []string
 	for _, k := range keys {
@@ -333,13 +329,9 @@ func userNames(ctx context.Context, v *session.View, sym graph.Symbol) (string, 
 			keys = append(keys, r.Enclosing)
 		}
 	}
-	syms, err := v.Reader().SymbolsByKeys(ctx, keys)
+	byKey, err := symbolsByKey(ctx, v, keys, "references")
 	if err != nil {
-		return "", graph.Wrap(graph.CodeInternal, err, "reading references")
-	}
-	byKey := map[string]graph.Symbol{}
-	for _, s := range syms {
-		byKey[s.Key] = s
+		return "", err
 	}
 	var names []string
 	for _, k := range keys {
