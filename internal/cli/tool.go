@@ -48,8 +48,10 @@ func toolFlags(t query.Tool, e env) (*flag.FlagSet, func() (map[string]any, erro
 	fs := flag.NewFlagSet(t.Name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	values := map[string]func() (any, error){}
-	for i := 0; i < t.Input.NumField(); i++ {
-		f := t.Input.Field(i)
+	for _, f := range reflect.VisibleFields(t.Input) {
+		if f.Anonymous { // an embedded struct: its fields follow, promoted
+			continue
+		}
 		name := strings.Split(f.Tag.Get("json"), ",")[0]
 		if name == "" || name == "-" {
 			continue

@@ -350,6 +350,22 @@ func (c *lspCall) docPos(line, column int) (map[string]any, error) {
 	return map[string]any{"textDocument": map[string]any{"uri": c.uri}, "position": pos}, nil
 }
 
+// openAt opens the file of a position and returns the call with the
+// textDocument/position params of that position; the caller releases the
+// call.
+func (b *Bridge) openAt(ctx context.Context, in PositionInput) (*lspCall, map[string]any, error) {
+	c, err := b.open(ctx, "file", in.File)
+	if err != nil {
+		return nil, nil, err
+	}
+	params, err := c.docPos(in.Line, in.Column)
+	if err != nil {
+		c.release()
+		return nil, nil, err
+	}
+	return c, params, nil
+}
+
 // unsupported reports whether the server lacks capability.
 func (c *lspCall) unsupported(capability string) bool { return !c.lease.Has(capability) }
 

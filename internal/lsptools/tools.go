@@ -159,15 +159,11 @@ type HoverOutput struct {
 
 // Hover asks the server about the symbol at a position.
 func (b *Bridge) Hover(ctx context.Context, in PositionInput) (*HoverOutput, error) {
-	c, err := b.open(ctx, "file", in.File)
+	c, params, err := b.openAt(ctx, in)
 	if err != nil {
 		return nil, err
 	}
 	defer c.release()
-	params, err := c.docPos(in.Line, in.Column)
-	if err != nil {
-		return nil, err
-	}
 	out := &HoverOutput{Status: c.status()}
 	out.Fresh = true
 	if c.unsupported("hoverProvider") {
@@ -268,15 +264,11 @@ func (b *Bridge) References(ctx context.Context, in ReferencesInput) (*Locations
 }
 
 func (b *Bridge) locations(ctx context.Context, in PositionInput, capability, method string, extra map[string]any, limit int, cur string) (*LocationsOutput, error) {
-	c, err := b.open(ctx, "file", in.File)
+	c, params, err := b.openAt(ctx, in)
 	if err != nil {
 		return nil, err
 	}
 	defer c.release()
-	params, err := c.docPos(in.Line, in.Column)
-	if err != nil {
-		return nil, err
-	}
 	for k, v := range extra {
 		params[k] = v
 	}
@@ -569,15 +561,11 @@ const maxCompletions = 50
 
 // Completion asks what could be typed at a position.
 func (b *Bridge) Completion(ctx context.Context, in PositionInput) (*CompletionOutput, error) {
-	c, err := b.open(ctx, "file", in.File)
+	c, params, err := b.openAt(ctx, in)
 	if err != nil {
 		return nil, err
 	}
 	defer c.release()
-	params, err := c.docPos(in.Line, in.Column)
-	if err != nil {
-		return nil, err
-	}
 	out := &CompletionOutput{Status: c.status(), Results: []CompletionItem{}}
 	out.Fresh = true
 	if c.unsupported("completionProvider") {

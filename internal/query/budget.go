@@ -1,5 +1,7 @@
 package query
 
+import "cmp"
+
 // minBudget is the smallest budget a call may set: enough for the header
 // and one row.
 const minBudget = 150
@@ -14,6 +16,16 @@ func checkBudget(budget int) error {
 		return invalid("budget", "must be from %d to %d tokens, or omitted for no budget (got %d)", minBudget, maxBudget, budget)
 	}
 	return nil
+}
+
+// budgetIn is a budget parameter of a tool that always has one: budget
+// tokens, def when omitted, refused outside lo to hi.
+func budgetIn(budget, def, lo, hi int) (int, error) {
+	budget = cmp.Or(budget, def)
+	if budget < lo || budget > hi {
+		return 0, invalid("budget", "must be from %d to %d tokens (got %d)", lo, hi, budget)
+	}
+	return budget, nil
 }
 
 // fitBudget returns the largest n in [1, rows] whose rendering render(n)

@@ -39,25 +39,15 @@ func (d *Depth) UnmarshalJSON(b []byte) error {
 // CallGraphInput is the input of get_callers and get_callees. The
 // function is selected as get_symbol selects a symbol.
 type CallGraphInput struct {
-	StableKey     string `json:"stable_key,omitempty" jsonschema:"key from an earlier answer; alone"`
-	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or pkg.Name"`
-	Repository    string `json:"repository,omitempty" jsonschema:"repository name to narrow by"`
-	Path          string `json:"path,omitempty" jsonschema:"path prefix to narrow by"`
-	File          string `json:"file,omitempty" jsonschema:"Go file whose code resolves name"`
-	Name          string `json:"name,omitempty" jsonschema:"with file: Name or pkg.Name"`
-	Depth         Depth  `json:"depth,omitempty" jsonschema:"levels to walk, 1-5 (default 1)"`
-	Coverage      string `json:"coverage,omitempty" jsonschema:"any of exact,candidate,unresolved,package_level"`
-	MaxNodes      int    `json:"max_nodes,omitempty" jsonschema:"most functions per page (default 100, max 1000)"`
-	IncludeTests  *bool  `json:"include_tests,omitempty" jsonschema:"follow _test.go functions (default true)"`
-	Limit         int    `json:"limit,omitempty" jsonschema:"page size 1-500 (default 50)"`
-	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor of the last page"`
-	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens of text, 150+"`
-	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
-}
-
-func (in CallGraphInput) selector() selector {
-	return selector{StableKey: in.StableKey, QualifiedName: in.QualifiedName, Repository: in.Repository,
-		Path: in.Path, File: in.File, Name: in.Name}
+	SymbolSelector
+	Depth        Depth  `json:"depth,omitempty" jsonschema:"levels to walk, 1-5 (default 1)"`
+	Coverage     string `json:"coverage,omitempty" jsonschema:"any of exact,candidate,unresolved,package_level"`
+	MaxNodes     int    `json:"max_nodes,omitempty" jsonschema:"most functions per page (default 100, max 1000)"`
+	IncludeTests *bool  `json:"include_tests,omitempty" jsonschema:"follow _test.go functions (default true)"`
+	Limit        int    `json:"limit,omitempty" jsonschema:"page size 1-500 (default 50)"`
+	Cursor       string `json:"cursor,omitempty" jsonschema:"next_cursor of the last page"`
+	Budget       int    `json:"budget,omitempty" jsonschema:"max tokens of text, 150+"`
+	Wait         Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
 }
 
 // CallRow is one edge of the walk: a function found at some depth, the

@@ -17,16 +17,11 @@ const (
 
 // EffectGraphInput is the input of emit_effect_graph.
 type EffectGraphInput struct {
-	StableKey     string `json:"stable_key,omitempty" jsonschema:"key from an earlier answer; alone"`
-	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or pkg.Name"`
-	Repository    string `json:"repository,omitempty" jsonschema:"repository name to narrow by"`
-	Path          string `json:"path,omitempty" jsonschema:"path prefix to narrow by"`
-	File          string `json:"file,omitempty" jsonschema:"Go file whose code resolves name"`
-	Name          string `json:"name,omitempty" jsonschema:"with file: Name or pkg.Name"`
-	Depth         int    `json:"depth,omitempty" jsonschema:"call levels to follow, 1 to 10 (default 3)"`
-	MaxNodes      int    `json:"max_nodes,omitempty" jsonschema:"most functions, root included (default 100, max 1000)"`
-	Format        string `json:"format,omitempty" jsonschema:"json (default) or mermaid"`
-	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
+	SymbolSelector
+	Depth    int    `json:"depth,omitempty" jsonschema:"call levels to follow, 1 to 10 (default 3)"`
+	MaxNodes int    `json:"max_nodes,omitempty" jsonschema:"most functions, root included (default 100, max 1000)"`
+	Format   string `json:"format,omitempty" jsonschema:"json (default) or mermaid"`
+	Wait     Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
 }
 
 // EffectNode is one function of the graph.
@@ -65,8 +60,7 @@ type EffectGraphOutput struct {
 
 // EmitEffectGraph answers emit_effect_graph.
 func EmitEffectGraph(ctx context.Context, s *Service, in EffectGraphInput, progress func(Progress)) (*EffectGraphOutput, error) {
-	sel := selector{StableKey: in.StableKey, QualifiedName: in.QualifiedName, Repository: in.Repository,
-		Path: in.Path, File: in.File, Name: in.Name}
+	sel := in.selector()
 	if err := sel.validate(); err != nil {
 		return nil, err
 	}
@@ -120,13 +114,9 @@ func EmitEffectGraph(ctx context.Context, s *Service, in EffectGraphInput, progr
 				want = append(want, e.Callee)
 			}
 		}
-		syms, err := v.Reader().SymbolsByKeys(ctx, dedupe(want))
+		byKey, err := symbolsByKey(ctx, v, dedupe(want), "functions")
 		if err != nil {
-			return nil, graph.Wrap(graph.CodeInternal, err, "reading functions")
-		}
-		byKey := map[string]graph.Symbol{}
-		for _, s := range syms {
-			byKey[s.Key] = s
+			return nil, err
 		}
 		frontier = nil
 		left := map[string]bool{}

@@ -127,9 +127,9 @@ func ExplainType(ctx context.Context, s *Service, in ExplainTypeInput, progress 
 	if err := checkSelector("section", in.Section); err != nil {
 		return nil, err
 	}
-	budget := cmp.Or(in.Budget, defaultOverviewBudget)
-	if budget < minOverviewBudget || budget > maxOverviewBudget {
-		return nil, invalid("budget", "must be from %d to %d tokens (got %d)", minOverviewBudget, maxOverviewBudget, budget)
+	budget, err := budgetIn(in.Budget, defaultOverviewBudget, minOverviewBudget, maxOverviewBudget)
+	if err != nil {
+		return nil, err
 	}
 	section := -1
 	if in.Section != "" {

@@ -14,22 +14,12 @@ import (
 // FindImplementationsInput is the input of find_implementations. The type
 // or method is selected as get_symbol selects a symbol.
 type FindImplementationsInput struct {
-	StableKey     string `json:"stable_key,omitempty" jsonschema:"key from an earlier answer; alone"`
-	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or pkg.Name"`
-	Repository    string `json:"repository,omitempty" jsonschema:"repository name to narrow by"`
-	Path          string `json:"path,omitempty" jsonschema:"path prefix to narrow by"`
-	File          string `json:"file,omitempty" jsonschema:"Go file whose code resolves name"`
-	Name          string `json:"name,omitempty" jsonschema:"with file: Name or pkg.Name"`
-	IncludeTests  *bool  `json:"include_tests,omitempty" jsonschema:"types of _test.go files (default true)"`
-	Limit         int    `json:"limit,omitempty" jsonschema:"page size 1-500 (default 50)"`
-	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor of the last page"`
-	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens of text, 150+"`
-	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
-}
-
-func (in FindImplementationsInput) selector() selector {
-	return selector{StableKey: in.StableKey, QualifiedName: in.QualifiedName, Repository: in.Repository,
-		Path: in.Path, File: in.File, Name: in.Name}
+	SymbolSelector
+	IncludeTests *bool  `json:"include_tests,omitempty" jsonschema:"types of _test.go files (default true)"`
+	Limit        int    `json:"limit,omitempty" jsonschema:"page size 1-500 (default 50)"`
+	Cursor       string `json:"cursor,omitempty" jsonschema:"next_cursor of the last page"`
+	Budget       int    `json:"budget,omitempty" jsonschema:"max tokens of text, 150+"`
+	Wait         Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
 }
 
 // ImplRow is one implementation, or one interface implemented.

@@ -43,16 +43,11 @@ func GetContextBudget(ctx context.Context, s *Service, in GetContextBudgetInput,
 	if err := checkSelectors("path", in.Path, "repository", in.Repository); err != nil {
 		return nil, err
 	}
-	v, err := s.open(ctx, progress)
+	v, loc, err := openPath(ctx, s, in.Path, in.Repository, progress)
 	if err != nil {
 		return nil, err
 	}
 	defer v.Close()
-	loc, err := v.Locate("path", in.Path, in.Repository)
-	if err != nil {
-		return nil, err
-	}
-	v.Use(loc.Repo.Name)
 	root, files, isDir, err := goFilesAt(loc, func(e fs.DirEntry) bool {
 		n := e.Name()
 		return !e.IsDir() && strings.HasSuffix(n, ".go") && (in.IncludeTests || !strings.HasSuffix(n, "_test.go"))

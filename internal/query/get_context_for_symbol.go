@@ -21,19 +21,9 @@ const (
 // GetContextInput is the input of get_context_for_symbol; the symbol is
 // selected as get_symbol selects it.
 type GetContextInput struct {
-	StableKey     string `json:"stable_key,omitempty" jsonschema:"key from an earlier answer; alone"`
-	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or pkg.Name"`
-	Repository    string `json:"repository,omitempty" jsonschema:"repository name to narrow by"`
-	Path          string `json:"path,omitempty" jsonschema:"path prefix to narrow by"`
-	File          string `json:"file,omitempty" jsonschema:"Go file whose code resolves name"`
-	Name          string `json:"name,omitempty" jsonschema:"with file: Name or pkg.Name"`
-	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens 20-8000 (default 400)"`
-	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
-}
-
-func (in GetContextInput) selector() selector {
-	return selector{StableKey: in.StableKey, QualifiedName: in.QualifiedName, Repository: in.Repository,
-		Path: in.Path, File: in.File, Name: in.Name}
+	SymbolSelector
+	Budget int  `json:"budget,omitempty" jsonschema:"max tokens 20-8000 (default 400)"`
+	Wait   Wait `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
 }
 
 // GetContextOutput is the answer of get_context_for_symbol.
@@ -106,12 +96,9 @@ func GetContextForSymbol(ctx context.Context, s *Service, in GetContextInput, pr
 	if err := sel.validate(); err != nil {
 		return nil, err
 	}
-	budget := in.Budget
-	switch {
-	case budget == 0:
-		budget = defaultContextBudget
-	case budget < minContextBudget || budget > maxContextBudget:
-		return nil, invalid("budget", "must be from %d to %d tokens (got %d)", minContextBudget, maxContextBudget, budget)
+	budget, err := budgetIn(in.Budget, defaultContextBudget, minContextBudget, maxContextBudget)
+	if err != nil {
+		return nil, err
 	}
 	v, sym, err := openSymbol(ctx, s, sel, progress)
 	if err != nil {
@@ -287,13 +274,9 @@ func edgeNames(ctx context.Context, v *session.View, sym graph.Symbol, callers b
 			keys = append(keys, k)
 		}
 	}
-	syms, err := v.Reader().SymbolsByKeys(ctx, keys)
+	byKey, err := symbolsByKey(ctx, v, keys, "call edges")
 	if err != nil {
-		return "", graph.Wrap(graph.CodeInternal, err, "reading call edges")
-	}
-	byKey := map[string]graph.Symbol{}
-	for _, s := range syms {
-		byKey[s.Key] = s
+		return "", err
 	}
 	var names []string
 	for _, k := range keys {
@@ -346,13 +329,9 @@ func userNames(ctx context.Context, v *session.View, sym graph.Symbol) (string, 
 			keys = append(keys, r.Enclosing)
 		}
 	}
-	syms, err := v.Reader().SymbolsByKeys(ctx, keys)
+	byKey, err := symbolsByKey(ctx, v, keys, "references")
 	if err != nil {
-		return "", graph.Wrap(graph.CodeInternal, err, "reading references")
-	}
-	byKey := map[string]graph.Symbol{}
-	for _, s := range syms {
-		byKey[s.Key] = s
+		return "", err
 	}
 	var names []string
 	for _, k := range keys {

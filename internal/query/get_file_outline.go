@@ -85,16 +85,12 @@ func GetFileOutline(ctx context.Context, s *Service, in GetFileOutlineInput, pro
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.open(session.WithSyntax(ctx), progress) // parsed from disk: syntax is all it needs
+	// Parsed from disk: syntax is all it needs.
+	v, loc, err := openPath(session.WithSyntax(ctx), s, in.Path, in.Repository, progress)
 	if err != nil {
 		return nil, err
 	}
 	defer v.Close()
-	loc, err := v.Locate("path", in.Path, in.Repository)
-	if err != nil {
-		return nil, err
-	}
-	v.Use(loc.Repo.Name)
 	root, files, isDir, err := goFilesAt(loc, func(e fs.DirEntry) bool {
 		// Regular files and symlinks (resolved, and refused if they
 		// leave the root, when read); never FIFOs, sockets or devices.

@@ -122,9 +122,9 @@ func GetRepositoryOverview(ctx context.Context, s *Service, in GetRepositoryOver
 	if err := checkSelectors("repository", in.Repository, "section", in.Section); err != nil {
 		return nil, err
 	}
-	budget := cmp.Or(in.Budget, defaultOverviewBudget)
-	if budget < minOverviewBudget || budget > maxOverviewBudget {
-		return nil, invalid("budget", "must be from %d to %d tokens (got %d)", minOverviewBudget, maxOverviewBudget, budget)
+	budget, err := budgetIn(in.Budget, defaultOverviewBudget, minOverviewBudget, maxOverviewBudget)
+	if err != nil {
+		return nil, err
 	}
 	section := -1
 	if in.Section != "" {

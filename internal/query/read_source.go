@@ -138,12 +138,9 @@ func ReadSource(ctx context.Context, s *Service, in ReadSourceInput, progress fu
 	if in.Depth < 0 || in.Depth > maxSourceDepth {
 		return nil, invalid("depth", "must be from 0 to %d (got %d)", maxSourceDepth, in.Depth)
 	}
-	budget := in.Budget
-	switch {
-	case budget == 0:
-		budget = defaultSourceBudget
-	case budget < minSourceBudget || budget > maxSourceBudget:
-		return nil, invalid("budget", "must be from %d to %d tokens (got %d)", minSourceBudget, maxSourceBudget, budget)
+	budget, err := budgetIn(in.Budget, defaultSourceBudget, minSourceBudget, maxSourceBudget)
+	if err != nil {
+		return nil, err
 	}
 	if in.Depth == 0 && in.Continuation == "" {
 		ctx = session.WithSyntax(ctx) // a declaration's lines need no types; callee bodies need the call graph
@@ -619,13 +616,9 @@ func calleePlan(ctx context.Context, v *session.View, sym graph.Symbol, depth in
 				break
 			}
 		}
-		syms, err := v.Reader().SymbolsByKeys(ctx, keys)
+		byKey, err := symbolsByKey(ctx, v, keys, "callees")
 		if err != nil {
-			return nil, graph.Wrap(graph.CodeInternal, err, "reading callees")
-		}
-		byKey := map[string]graph.Symbol{}
-		for _, s := range syms {
-			byKey[s.Key] = s
+			return nil, err
 		}
 		frontier = nil
 		for _, k := range keys {

@@ -85,12 +85,9 @@ func SearchCode(ctx context.Context, s *Service, in SearchCodeInput, progress fu
 	case limit < 1 || limit > maxSearchLimit:
 		return nil, invalid("limit", "must be from 1 to %d (got %d)", maxSearchLimit, limit)
 	}
-	budget := in.Budget
-	switch {
-	case budget == 0:
-		budget = defaultSearchBudget
-	case budget < minSourceBudget || budget > maxSourceBudget:
-		return nil, invalid("budget", "must be from %d to %d tokens (got %d)", minSourceBudget, maxSourceBudget, budget)
+	budget, err := budgetIn(in.Budget, defaultSearchBudget, minSourceBudget, maxSourceBudget)
+	if err != nil {
+		return nil, err
 	}
 	v, err := s.open(ctx, progress)
 	if err != nil {

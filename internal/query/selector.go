@@ -36,6 +36,26 @@ type selector struct {
 	pathPrefix string // Path, checked and cleaned by validate
 }
 
+// SymbolSelector is the six parameters that select one symbol as
+// get_symbol does, for the tools whose parameters say it in get_symbol's
+// words; a tool that describes them otherwise (get_symbol, explain_type,
+// get_impact) or names the path prefix otherwise (find_references) lists
+// its own. The CLI's flags and the MCP input schema take its fields as the
+// tool's own, in this order.
+type SymbolSelector struct {
+	StableKey     string `json:"stable_key,omitempty" jsonschema:"key from an earlier answer; alone"`
+	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or pkg.Name"`
+	Repository    string `json:"repository,omitempty" jsonschema:"repository name to narrow by"`
+	Path          string `json:"path,omitempty" jsonschema:"path prefix to narrow by"`
+	File          string `json:"file,omitempty" jsonschema:"Go file whose code resolves name"`
+	Name          string `json:"name,omitempty" jsonschema:"with file: Name or pkg.Name"`
+}
+
+func (in SymbolSelector) selector() selector {
+	return selector{StableKey: in.StableKey, QualifiedName: in.QualifiedName, Repository: in.Repository,
+		Path: in.Path, File: in.File, Name: in.Name}
+}
+
 // selector returns the selector of a get_symbol call.
 func (in GetSymbolInput) selector() selector {
 	return selector{StableKey: in.StableKey, QualifiedName: in.QualifiedName, Repository: in.Repository,
@@ -438,4 +458,21 @@ func openSymbol(ctx context.Context, s *Service, sel selector, progress func(Pro
 		return nil, graph.Symbol{}, err
 	}
 	return v, sym, nil
+}
+
+// openPath opens a view and locates the path parameter in it (a file or
+// directory of repository, or of the root it is in), as openSymbol does a
+// symbol; the caller closes the view.
+func openPath(ctx context.Context, s *Service, path, repository string, progress func(Progress)) (*session.View, session.Located, error) {
+	v, err := s.open(ctx, progress)
+	if err != nil {
+		return nil, session.Located{}, err
+	}
+	loc, err := v.Locate("path", path, repository)
+	if err != nil {
+		v.Close()
+		return nil, session.Located{}, err
+	}
+	v.Use(loc.Repo.Name)
+	return v, loc, nil
 }

@@ -1,7 +1,8 @@
 package query
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -54,12 +55,7 @@ func layerMark(layer string) string {
 
 // sortedKeys returns the keys of m in order.
 func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(m))
 }
 
 // article is "a" or "an" for a kind name.

@@ -121,20 +121,11 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	work := o.work
-	if work == "" {
-		if work, err = os.MkdirTemp("", "context-bench-"); err != nil {
-			return err
-		}
-		if !o.keep {
-			defer os.RemoveAll(work)
-		}
-	} else if err := os.MkdirAll(work, 0o755); err != nil {
+	work, cleanup, err := harness.WorkDir(o.work, "context-bench", o.keep)
+	if err != nil {
 		return err
 	}
-	if work, err = filepath.Abs(work); err != nil {
-		return err
-	}
+	defer cleanup()
 	parts := map[string]bool{}
 	for _, p := range strings.Split(o.parts, ",") {
 		parts[strings.TrimSpace(p)] = true
@@ -157,7 +148,7 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	if parts["tokens"] {
-		gopls, err := findGopls(o.gopls)
+		gopls, err := harness.FindGopls(o.gopls)
 		if err != nil {
 			return err
 		}
@@ -190,18 +181,4 @@ func writeJSON(o options, root string, res *results) error {
 	}
 	harness.Logf("writing %s", out)
 	return os.WriteFile(out, b, 0o644)
-}
-
-// findGopls returns the gopls binary to compare with.
-func findGopls(flagged string) (string, error) {
-	if flagged != "" {
-		return flagged, nil
-	}
-	for _, dir := range append(filepath.SplitList(os.Getenv("PATH")), filepath.Join(os.Getenv("HOME"), "go", "bin")) {
-		p := filepath.Join(dir, "gopls")
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("gopls is not installed: GOFLAGS= go install golang.org/x/tools/gopls@v0.23.0")
 }

@@ -26,7 +26,6 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -105,7 +104,7 @@ func run(module, corpus, work, goplsBin string, warmCalls, edits int, out string
 		return err
 	}
 	if goplsBin == "" {
-		if goplsBin, err = findGopls(); err != nil {
+		if goplsBin, err = harness.FindGopls(""); err != nil {
 			return err
 		}
 	}
@@ -283,22 +282,6 @@ func pickPosition(corpus, rel string) (position, error) {
 	p := fset.Position(found.Pos())
 	lines := strings.Split(string(src), "\n")
 	return position{File: rel, Line: p.Line, Column: lsptest.ByteToCharColumn(lines[p.Line-1], p.Column), Name: found.Name}, nil
-}
-
-func findGopls() (string, error) {
-	if p, err := exec.LookPath("gopls"); err == nil {
-		return p, nil
-	}
-	out, err := exec.Command("go", "env", "GOPATH").Output()
-	if err == nil {
-		for _, dir := range filepath.SplitList(strings.TrimSpace(string(out))) {
-			p := filepath.Join(dir, "bin", "gopls")
-			if _, err := os.Stat(p); err == nil {
-				return p, nil
-			}
-		}
-	}
-	return "", fmt.Errorf("gopls not found: GOFLAGS= go install golang.org/x/tools/gopls@v0.23.0")
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) }

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -16,36 +15,17 @@ import (
 
 // results is everything one run measured; it is written as JSON.
 type results struct {
-	Date    string      `json:"date"`
-	Command string      `json:"command"`
-	Machine machineInfo `json:"machine"`
-	Corpus  corpusInfo  `json:"corpus"`
-	Notes   []string    `json:"notes"`
-	Index   indexResult `json:"index"`
+	Date    string          `json:"date"`
+	Command string          `json:"command"`
+	Machine harness.Machine `json:"machine"`
+	Corpus  harness.Corpus  `json:"corpus"`
+	Notes   []string        `json:"notes"`
+	Index   indexResult     `json:"index"`
 	// Symbols is how many symbols the query set was drawn from.
 	Symbols   int             `json:"symbols"`
 	InProcess latencies       `json:"in_process"`
 	MCP       mcpResults      `json:"mcp"`
 	Checks    []harness.Check `json:"checks"`
-}
-
-type machineInfo struct {
-	GoVersion   string `json:"go_version"`
-	OS          string `json:"os"`
-	Kernel      string `json:"kernel"`
-	CPU         string `json:"cpu"`
-	CPUs        int    `json:"cpus"`
-	MemTotalKiB int64  `json:"mem_total_kib"`
-	// LoadAvg is /proc/loadavg's 1, 5 and 15 minute load averages at the
-	// start and at the end of the run: other work on the machine skews
-	// every figure, so a loaded machine is worth knowing about.
-	LoadAvgStart string `json:"loadavg_start"`
-	LoadAvgEnd   string `json:"loadavg_end"`
-}
-
-type corpusInfo struct {
-	Module string `json:"module"`
-	Dir    string `json:"dir"`
 }
 
 type indexResult struct {
@@ -58,8 +38,8 @@ type indexResult struct {
 		Bare    harness.Usage `json:"bare"`
 		Sextant harness.Usage `json:"sextant"`
 	} `json:"warmup"`
-	Bare    []bareRun    `json:"bare"`
-	Sextant []sextantRun `json:"sextant"`
+	Bare    []harness.BareRun `json:"bare"`
+	Sextant []sextantRun      `json:"sextant"`
 	// Median holds the median of each figure over the runs, taken figure
 	// by figure.
 	Median struct {
@@ -83,11 +63,14 @@ func newRand(seed uint64) *rand.Rand {
 }
 
 func benchmark(ctx context.Context, o options, root, work, corpus string) error {
+	if o.binaries != "" {
+		return compareBinaries(ctx, o, root, work, corpus)
+	}
 	res := results{
 		Date:    time.Now().UTC().Format(time.RFC3339),
 		Command: "go run ./bench/cmd/sextant-bench " + strings.Join(os.Args[1:], " "),
-		Machine: machine(ctx),
-		Corpus:  corpusInfo{Module: o.module, Dir: corpus},
+		Machine: harness.ReadMachine(ctx),
+		Corpus:  harness.Corpus{Module: o.module, Dir: corpus},
 	}
 	if o.corpus != "" {
 		res.Corpus.Module = ""
@@ -119,10 +102,10 @@ func benchmark(ctx context.Context, o options, root, work, corpus string) error 
 		}
 	}
 
-	if err := waitQuiet(ctx, o.maxLoad); err != nil {
+	if err := harness.WaitQuiet(ctx, o.maxLoad); err != nil {
 		return err
 	}
-	res.Machine.LoadAvgStart = loadAvg()
+	res.Machine.LoadAvgStart = harness.LoadAvg()
 	db := o.db
 	if db == "" {
 		if db, err = indexRuns(ctx, o, c, &res); err != nil {
@@ -150,8 +133,8 @@ func benchmark(ctx context.Context, o options, root, work, corpus string) error 
 		return err
 	}
 	res.Checks = checks(&res)
-	res.Machine.LoadAvgEnd = loadAvg()
-	if busy := max(firstLoad(res.Machine.LoadAvgStart), firstLoad(res.Machine.LoadAvgEnd)); busy > float64(res.Machine.CPUs)/2 {
+	res.Machine.LoadAvgEnd = harness.LoadAvg()
+	if busy := max(harness.FirstLoad(res.Machine.LoadAvgStart), harness.FirstLoad(res.Machine.LoadAvgEnd)); busy > float64(res.Machine.CPUs)/2 {
 		res.Notes = append(res.Notes, fmt.Sprintf("the machine was busy with other work (1-minute load average up to %.1f on %d CPUs): absolute figures are inflated; the ratios, from alternated runs, less so", busy, res.Machine.CPUs))
 	}
 
@@ -186,11 +169,7 @@ func indexRuns(ctx context.Context, o options, c contenders, res *results) (stri
 
 	last := ""
 	for i := range o.runs {
-		order := []string{"bare", "sextant"}
-		if i%2 == 1 {
-			order = []string{"sextant", "bare"}
-		}
-		for _, who := range order {
+		for _, who := range harness.Alternate(i, []string{"bare", "sextant"}) {
 			if who == "bare" {
 				run, err := c.bare(ctx)
 				if err != nil {
@@ -208,12 +187,12 @@ func indexRuns(ctx context.Context, o options, c contenders, res *results) (stri
 			logf("run %d sextant: %s, maxrss %s, %d packages, %d symbols", i+1, run.Wall.Round(time.Millisecond), mib(run.MaxRSSKiB), run.Summary.Packages, run.Summary.Symbols)
 			res.Index.Sextant = append(res.Index.Sextant, run)
 			if last != "" {
-				removeDB(filepath.Join(c.dbDir, last+".db"))
+				harness.RemoveDB(filepath.Join(c.dbDir, last+".db"))
 			}
 			last = name
 		}
 	}
-	removeDB(filepath.Join(c.dbDir, "warmup.db"))
+	harness.RemoveDB(filepath.Join(c.dbDir, "warmup.db"))
 	res.Index.Runs, res.Index.SampleEvery = o.runs, o.sample
 	res.Index.summarize()
 	return filepath.Join(c.dbDir, last+".db"), nil
@@ -221,25 +200,6 @@ func indexRuns(ctx context.Context, o options, c contenders, res *results) (stri
 
 // summarize fills the medians and ratios from the runs.
 func (ir *indexResult) summarize() {
-	med := func(runs []harness.Usage) harness.Usage {
-		get := func(f func(harness.Usage) int64) int64 {
-			xs := make([]int64, len(runs))
-			for i, u := range runs {
-				xs[i] = f(u)
-			}
-			return harness.Median(xs)
-		}
-		return harness.Usage{
-			Wall:           time.Duration(get(func(u harness.Usage) int64 { return int64(u.Wall) })),
-			UserCPU:        time.Duration(get(func(u harness.Usage) int64 { return int64(u.UserCPU) })),
-			SysCPU:         time.Duration(get(func(u harness.Usage) int64 { return int64(u.SysCPU) })),
-			MaxRSSKiB:      get(func(u harness.Usage) int64 { return u.MaxRSSKiB }),
-			SelfHWMKiB:     get(func(u harness.Usage) int64 { return u.SelfHWMKiB }),
-			TreePeakKiB:    get(func(u harness.Usage) int64 { return u.TreePeakKiB }),
-			Samples:        int(get(func(u harness.Usage) int64 { return int64(u.Samples) })),
-			MaxDescendants: int(get(func(u harness.Usage) int64 { return int64(u.MaxDescendants) })),
-		}
-	}
 	var bare, sx []harness.Usage
 	for _, r := range ir.Bare {
 		bare = append(bare, r.Usage)
@@ -251,23 +211,17 @@ func (ir *indexResult) summarize() {
 			phases[k] = append(phases[k], d)
 		}
 	}
-	ir.Median.Bare, ir.Median.Sextant = med(bare), med(sx)
+	ir.Median.Bare, ir.Median.Sextant = harness.MedianUsage(bare), harness.MedianUsage(sx)
 	ir.Median.Phases = map[string]time.Duration{}
 	for k, ds := range phases {
 		ir.Median.Phases[k] = harness.Median(ds)
 	}
 	b, s := ir.Median.Bare, ir.Median.Sextant
-	ratio := func(a, b int64) float64 {
-		if b == 0 {
-			return 0
-		}
-		return float64(a) / float64(b)
-	}
-	ir.Ratios.Wall = ratio(int64(s.Wall), int64(b.Wall))
-	ir.Ratios.CPU = ratio(int64(s.UserCPU+s.SysCPU), int64(b.UserCPU+b.SysCPU))
-	ir.Ratios.MaxRSS = ratio(s.MaxRSSKiB, b.MaxRSSKiB)
-	ir.Ratios.SelfHWM = ratio(s.SelfHWMKiB, b.SelfHWMKiB)
-	ir.Ratios.TreePeak = ratio(s.TreePeakKiB, b.TreePeakKiB)
+	ir.Ratios.Wall = harness.Ratio(float64(s.Wall), float64(b.Wall))
+	ir.Ratios.CPU = harness.Ratio(float64(s.UserCPU+s.SysCPU), float64(b.UserCPU+b.SysCPU))
+	ir.Ratios.MaxRSS = harness.Ratio(float64(s.MaxRSSKiB), float64(b.MaxRSSKiB))
+	ir.Ratios.SelfHWM = harness.Ratio(float64(s.SelfHWMKiB), float64(b.SelfHWMKiB))
+	ir.Ratios.TreePeak = harness.Ratio(float64(s.TreePeakKiB), float64(b.TreePeakKiB))
 }
 
 // Targets of the acceptance criteria.
@@ -305,82 +259,4 @@ func checks(r *results) []harness.Check {
 		harness.AtMost("serve RSS after the MCP calls (VmRSS)", float64(r.MCP.After.RSSKiB)/1024, maxServeMiB, "MiB", ""),
 		harness.AtMost("serve peak RSS (ru_maxrss)", float64(r.MCP.MaxRSSKiB)/1024, maxServeMiB, "MiB", ""))
 	return out
-}
-
-func removeDB(path string) {
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		_ = os.Remove(path + suffix)
-	}
-}
-
-// machine describes where the benchmark ran.
-func machine(ctx context.Context) machineInfo {
-	m := machineInfo{OS: runtime.GOOS + "/" + runtime.GOARCH, CPUs: runtime.NumCPU()}
-	if v, err := harness.GoOutput(ctx, "", nil, "env", "GOVERSION"); err == nil {
-		m.GoVersion = strings.TrimSpace(v)
-	}
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		m.Kernel = strings.TrimSpace(string(b))
-	}
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				m.CPU = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-				fmt.Sscan(rest, &m.MemTotalKiB)
-			}
-		}
-	}
-	return m
-}
-
-// waitQuiet waits until the 1-minute load average is at most limit, for
-// up to 15 minutes; limit 0 does not wait.
-func waitQuiet(ctx context.Context, limit float64) error {
-	if limit <= 0 {
-		return nil
-	}
-	deadline := time.Now().Add(15 * time.Minute)
-	for {
-		l := firstLoad(loadAvg())
-		if l <= limit {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			logf("load average still %.2f > %.2f after 15 minutes; measuring anyway", l, limit)
-			return nil
-		}
-		logf("load average %.2f > %.2f: waiting", l, limit)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(15 * time.Second):
-		}
-	}
-}
-
-// firstLoad returns the 1-minute load average of a loadAvg string.
-func firstLoad(s string) float64 {
-	var f float64
-	fmt.Sscan(s, &f)
-	return f
-}
-
-// loadAvg returns the three load averages of /proc/loadavg, or "".
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return ""
-	}
-	return strings.Join(f[:3], " ")
 }

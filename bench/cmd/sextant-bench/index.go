@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,37 +14,10 @@ import (
 	"github.com/sextant-dev/sextant/bench/internal/harness"
 )
 
-// bareReport is what bareload prints.
-type bareReport struct {
-	Units          int   `json:"units"`
-	Packages       int   `json:"packages"`
-	PackageErrors  int   `json:"package_errors"`
-	LoadMS         int64 `json:"load_ms"`
-	MaxRSSSelfKiB  int64 `json:"maxrss_self_kib"`
-	MaxRSSChildKiB int64 `json:"maxrss_children_kib"`
-}
-
-// indexSummary is what `sextant index --json` prints per repository.
-type indexSummary struct {
-	Repository  string `json:"repository"`
-	SnapshotID  int64  `json:"snapshot_id"`
-	Packages    int    `json:"packages"`
-	Files       int    `json:"files"`
-	Symbols     int    `json:"symbols"`
-	Diagnostics int    `json:"diagnostics"`
-	DurationMS  int64  `json:"duration_ms"`
-}
-
-// bareRun is one measured bare load.
-type bareRun struct {
-	harness.Usage
-	Report bareReport `json:"report"`
-}
-
 // sextantRun is one measured `sextant index`.
 type sextantRun struct {
 	harness.Usage
-	Summary indexSummary `json:"summary"`
+	Summary harness.IndexSummary `json:"summary"`
 	// Phases are the wall time of each indexing phase, from the moments
 	// the progress lines on stderr arrived: startup (process start to the
 	// load phase: opening the database, walking the root), load
@@ -64,19 +36,8 @@ type contenders struct {
 	sample            time.Duration
 }
 
-func (c contenders) bare(ctx context.Context) (bareRun, error) {
-	cmd := exec.CommandContext(ctx, c.bareload, c.corpus)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	u, err := harness.Measure(cmd, c.sample)
-	if err != nil {
-		return bareRun{}, fmt.Errorf("bareload: %v: %s", err, tail(stderr.String()))
-	}
-	r := bareRun{Usage: u}
-	if err := json.Unmarshal(stdout.Bytes(), &r.Report); err != nil {
-		return r, fmt.Errorf("reading bareload output %q: %w", stdout.String(), err)
-	}
-	return r, nil
+func (c contenders) bare(ctx context.Context) (harness.BareRun, error) {
+	return harness.RunBare(ctx, c.bareload, c.corpus, c.sample)
 }
 
 func (c contenders) index(ctx context.Context, name string) (sextantRun, error) {
@@ -92,20 +53,11 @@ func (c contenders) index(ctx context.Context, name string) (sextantRun, error) 
 	cmd.Stdout, cmd.Stderr = &stdout, clock
 	u, err := harness.Measure(cmd, c.sample)
 	if err != nil {
-		return sextantRun{}, fmt.Errorf("sextant index: %v: %s", err, tail(clock.all.String()))
+		return sextantRun{}, fmt.Errorf("sextant index: %v: %s", err, harness.Tail(clock.all.String()))
 	}
 	r := sextantRun{Usage: u, Phases: clock.phases(u.Start, u.Start.Add(u.Wall))}
-	var sums []indexSummary
-	if err := json.Unmarshal(stdout.Bytes(), &sums); err != nil || len(sums) != 1 {
-		return r, fmt.Errorf("reading sextant index output %q: %v", stdout.String(), err)
-	}
-	r.Summary = sums[0]
-	for _, suffix := range []string{"", "-wal"} {
-		if fi, err := os.Stat(db + suffix); err == nil {
-			r.DBBytes += fi.Size()
-		}
-	}
-	return r, nil
+	r.Summary, r.DBBytes, err = harness.ReadIndexRun(stdout.Bytes(), db)
+	return r, err
 }
 
 // phaseClock is the stderr of `sextant index`: it notes when the first
@@ -168,13 +120,4 @@ func (p *phaseClock) phases(start, end time.Time) map[string]time.Duration {
 		out[m.name] = to.Sub(from)
 	}
 	return out
-}
-
-// tail returns the last lines of a command's output for an error message.
-func tail(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) > 2000 {
-		s = "…" + s[len(s)-2000:]
-	}
-	return s
 }

@@ -32,7 +32,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"time"
 
 	"github.com/sextant-dev/sextant/bench/internal/harness"
@@ -55,6 +54,7 @@ type options struct {
 	queryProf  string
 	db         string
 	maxLoad    float64
+	binaries   string
 }
 
 func main() {
@@ -71,6 +71,7 @@ func main() {
 	flag.StringVar(&o.sextant, "sextant", "", "use this sextant binary instead of building ./cmd/sextant")
 	flag.StringVar(&o.out, "out", "", "write the results as JSON here; - for stdout (default bench/results/DATE-CORPUS-COMMIT.json)")
 	flag.Float64Var(&o.maxLoad, "max-load", 0, "before measuring, wait (up to 15 minutes) until the 1-minute load average is at most this; 0 does not wait")
+	flag.StringVar(&o.binaries, "binaries", "", "compare sextant binaries, NAME=PATH,NAME=PATH: each indexes and answers the MCP calls in every round, alternated, and each figure is divided by the first binary's of the same round")
 	flag.StringVar(&o.db, "db", "", "skip the index runs and time queries on this existing database, an index of -corpus")
 	flag.StringVar(&o.queryProf, "query-cpuprofile", "", "write a CPU profile of the in-process query phase to this file")
 	flag.StringVar(&o.profile, "profile", "", "instead of the benchmark, index the corpus in-process with CPU and heap profiles written to this directory")
@@ -81,6 +82,10 @@ func main() {
 	flag.Parse()
 	if o.db != "" && o.corpus == "" {
 		fmt.Fprintln(os.Stderr, "sextant-bench: -db needs -corpus, the directory that database indexes")
+		os.Exit(2)
+	}
+	if o.binaries != "" && (o.db != "" || o.sextant != "" || o.profile != "") {
+		fmt.Fprintln(os.Stderr, "sextant-bench: -binaries goes without -db, -sextant and -profile")
 		os.Exit(2)
 	}
 	if flag.NArg() > 0 || o.runs < 1 || o.queries < 1 || o.mcpQueries < 1 || o.sample <= 0 {
@@ -100,20 +105,11 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	work := o.work
-	if work == "" {
-		if work, err = os.MkdirTemp("", "sextant-bench-"); err != nil {
-			return err
-		}
-		if !o.keep {
-			defer os.RemoveAll(work)
-		}
-	} else if err := os.MkdirAll(work, 0o755); err != nil {
+	work, cleanup, err := harness.WorkDir(o.work, "sextant-bench", o.keep)
+	if err != nil {
 		return err
 	}
-	if work, err = filepath.Abs(work); err != nil {
-		return err
-	}
+	defer cleanup()
 	logf("work directory %s", work)
 
 	corpus, err := prepareCorpus(ctx, o, work)

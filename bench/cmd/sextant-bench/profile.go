@@ -41,7 +41,7 @@ func profileIndex(ctx context.Context, corpus, dir, work string) error {
 	runtime.GC()
 
 	db := filepath.Join(work, "profile.db")
-	removeDB(db)
+	harness.RemoveDB(db)
 	st, err := sqlite.Open(ctx, db)
 	if err != nil {
 		return err

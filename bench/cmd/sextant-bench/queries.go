@@ -5,9 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -226,7 +227,7 @@ func overMCP(ctx context.Context, sextant, db, corpus string, calls []harness.Ca
 	start := time.Now()
 	sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
-		return res, fmt.Errorf("starting sextant serve: %v: %s", err, tail(stderr.String()))
+		return res, fmt.Errorf("starting sextant serve: %v: %s", err, harness.Tail(stderr.String()))
 	}
 	res.Connect = time.Since(start)
 	closed := false
@@ -250,7 +251,7 @@ func overMCP(ctx context.Context, sextant, db, corpus string, calls []harness.Ca
 	}
 	took, first := call(warmup)
 	if first.err != nil {
-		return res, fmt.Errorf("first call: %v: %s", first.err, tail(stderr.String()))
+		return res, fmt.Errorf("first call: %v: %s", first.err, harness.Tail(stderr.String()))
 	}
 	res.FirstCall = took
 	cpuBefore, err := procCPU(pid)
@@ -292,7 +293,7 @@ func overMCP(ctx context.Context, sextant, db, corpus string, calls []harness.Ca
 	res.Tools = summarize(samples)
 	closed = true
 	if err := sess.Close(); err != nil {
-		return res, fmt.Errorf("stopping sextant serve: %v: %s", err, tail(stderr.String()))
+		return res, fmt.Errorf("stopping sextant serve: %v: %s", err, harness.Tail(stderr.String()))
 	}
 	if ps := cmd.ProcessState; ps != nil {
 		if rss, _, _, ok := harness.ExitUsage(ps); ok {
@@ -349,10 +350,5 @@ func mcpOutcome(r *mcp.CallToolResult, err error) string {
 
 // sortedKeys returns the keys of m in order.
 func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(m))
 }

@@ -123,11 +123,7 @@ func writeJSON(o options, root string, r *results) error {
 		return err
 	}
 	if out == "" {
-		name := "corpus"
-		if o.corpus == "" {
-			name = strings.ReplaceAll(path.Base(o.module), "@", "-")
-		}
-		out = harness.ResultPath(root, name)
+		out = harness.ResultPath(root, corpusName(o))
 	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
@@ -137,6 +133,14 @@ func writeJSON(o options, root string, r *results) error {
 	}
 	fmt.Printf("\nresults: %s\n", out)
 	return nil
+}
+
+// corpusName names the corpus in a result file's name.
+func corpusName(o options) string {
+	if o.corpus != "" {
+		return "corpus"
+	}
+	return strings.ReplaceAll(path.Base(o.module), "@", "-")
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }

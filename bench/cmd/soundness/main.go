@@ -208,7 +208,11 @@ func run(ctx context.Context, o options, w io.Writer) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep.Tools = append(rep.Tools, score("sextant get_callers", "MCP stdio, depth 1, limit 500, every page", prog, obs, sx, tested, sextantCause(ctx, prog, k)))
+	sxScore := score("sextant get_callers", "MCP stdio, depth 1, limit 500, every page", prog, obs, sx, tested, sextantCause(ctx, prog, k))
+	if err := unobservedRan(ctx, &sxScore, prog, obs, sx, k); err != nil {
+		return nil, err
+	}
+	rep.Tools = append(rep.Tools, sxScore)
 	if !o.skipGopls {
 		gbin := o.gopls
 		if gbin == "" {
@@ -301,7 +305,7 @@ func sampleCallees(o *observation, callees []int, n int) ([]int, *observation) {
 		sample = append(sample, c)
 		in[c] = true
 	}
-	sub := &observation{}
+	sub := &observation{ran: o.ran, Ran: o.Ran}
 	seen := map[int]bool{}
 	for _, pr := range o.pairs {
 		if in[pr.Callee] {
@@ -333,10 +337,24 @@ func printReport(w io.Writer, r *report) {
 	fmt.Fprintf(w, "soundness of get_callers on %s (tests %s: %.0f s, passed %v), sextant %s\n", r.Module, r.Packages, r.Tests.Seconds, r.Tests.Passed, r.Commit)
 	fmt.Fprintf(w, "observed: %d (caller, callee) pairs of in-module declarations, %d callees; left out: %d records with callers outside the module, %d literals called in their own declaration, %d callers in no declaration, %d literals of variables\n",
 		o.Pairs, o.Callees, o.Outside, o.LiteralInDecl, o.Unmapped, o.VarLiteral)
-	fmt.Fprintf(w, "%-22s %-20s %-20s %-20s %s\n", "tool", "soundness", "callers/observed", "in tested packages", "failed callees")
+	fmt.Fprintf(w, "%-22s %-20s %-20s %-20s %-20s %s\n", "tool", "soundness", "callers/observed", "in tested packages", "callers that ran", "failed callees")
 	for _, t := range r.Tools {
-		fmt.Fprintf(w, "%-22s %6.2f%% %-12s %5.2f× %-12s %5.2f× %-12s %d  (%.1f s)\n", t.Tool, 100*t.Soundness, fmt.Sprintf("%d/%d", t.Found, t.Observed),
-			t.Precision, fmt.Sprintf("(%d/%d)", t.Returned, t.Observed), t.PrecisionTested, fmt.Sprintf("(%d/%d)", t.ReturnedTested, t.Observed), t.Failed, t.Seconds)
+		fmt.Fprintf(w, "%-22s %6.2f%% %-12s %5.2f× %-12s %5.2f× %-12s %5.2f× %-12s %d  (%.1f s)\n", t.Tool, 100*t.Soundness, fmt.Sprintf("%d/%d", t.Found, t.Observed),
+			t.Precision, fmt.Sprintf("(%d/%d)", t.Returned, t.Observed), t.PrecisionTested, fmt.Sprintf("(%d/%d)", t.ReturnedTested, t.Observed),
+			t.PrecisionRan, fmt.Sprintf("(%d/%d)", t.ReturnedRan, t.Observed), t.Failed, t.Seconds)
+	}
+	if len(r.Tools) > 0 && len(r.Tools[0].UnobservedRan) > 0 {
+		t := r.Tools[0]
+		var classes []string
+		for c := range t.UnobservedRan {
+			classes = append(classes, c)
+		}
+		sort.Strings(classes)
+		fmt.Fprintf(w, "callers %s listed that ran but were not seen calling the callee, by their best edge:", t.Tool)
+		for _, c := range classes {
+			fmt.Fprintf(w, " %s %d;", c, t.UnobservedRan[c])
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "by dispatch:\n")
 	for _, d := range dispatchOrder {

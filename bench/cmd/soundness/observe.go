@@ -55,7 +55,12 @@ type observation struct {
 	VarLiteral    int `json:"callee_literal_in_variable"`
 	Pairs         int `json:"pairs"`
 	Callees       int `json:"callees"`
-	pairs         []*pair
+	// Ran counts the declarations whose body (or a function literal in
+	// it) ran during the tests, whoever called them: a caller outside
+	// them never ran, so no call it makes could be observed.
+	Ran   int `json:"declarations_run"`
+	pairs []*pair
+	ran   map[int]bool
 }
 
 // observe reads the pairs files under dir, written by the copy
@@ -65,7 +70,7 @@ func observe(p *program, dir, instRoot string) (*observation, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &observation{}
+	o := &observation{ran: map[int]bool{}}
 	byKey := map[[2]int]*pair{}
 	for _, name := range files {
 		f, err := os.Open(name)
@@ -86,6 +91,7 @@ func observe(p *program, dir, instRoot string) (*observation, error) {
 				continue
 			}
 			h := p.Hooks[id]
+			o.ran[h.Decl] = true
 			rel, err := filepath.Rel(instRoot, parts[2])
 			if err != nil || strings.HasPrefix(rel, "..") || filepath.IsAbs(rel) {
 				o.Outside++
@@ -105,6 +111,7 @@ func observe(p *program, dir, instRoot string) (*observation, error) {
 				o.VarLiteral++ // a literal in a variable's initialiser: the variable is no function to ask about
 				continue
 			}
+			o.ran[caller] = true // a variable's initialiser has no hook of its own
 			k := [2]int{h.Decl, caller}
 			pr := byKey[k]
 			if pr == nil {
@@ -140,7 +147,7 @@ func observe(p *program, dir, instRoot string) (*observation, error) {
 			return pr.Sites[i].Line < pr.Sites[j].Line
 		})
 	}
-	o.Pairs, o.Callees = len(o.pairs), len(callees)
+	o.Pairs, o.Callees, o.Ran = len(o.pairs), len(callees), len(o.ran)
 	return o, nil
 }
 

@@ -251,12 +251,30 @@ type toolScore struct {
 	// The same for the callers declared in the packages whose tests ran:
 	// with a subset of a module's tests, callers elsewhere are never
 	// exercised, so they are no measure of precision.
-	ReturnedTested  int            `json:"returned_in_tested_packages"`
-	PrecisionTested float64        `json:"callers_per_observed_in_tested_packages"`
-	Failed          int            `json:"callees_failed"`
-	Seconds         float64        `json:"seconds"`
-	ByClass         map[string]cls `json:"by_dispatch"`
-	Misses          []miss         `json:"misses"`
+	ReturnedTested  int     `json:"returned_in_tested_packages"`
+	PrecisionTested float64 `json:"callers_per_observed_in_tested_packages"`
+	// The same for the callers that ran during the tests (their body or
+	// a literal in it), the figure the precision target is judged on: a
+	// caller that never ran could make no observed call, right or wrong.
+	// Listed callers that are no declaration of the table are counted
+	// in, as if they ran.
+	ReturnedRan  int     `json:"returned_that_ran"`
+	PrecisionRan float64 `json:"callers_per_observed_that_ran"`
+	// UnobservedRan splits the listed callers that ran but whose call
+	// of the callee was never observed by the best edge the index has
+	// between them: "exact static" (a call on a path the tests did not
+	// take) or "candidate interface" / "candidate func_value" (a dynamic
+	// call that reached other callees in the tests, or none), and so on.
+	// Only for get_callers.
+	UnobservedRan map[string]int `json:"unobserved_that_ran,omitempty"`
+	// UnobservedCandidates lists the callers of UnobservedRan that have
+	// only candidate edges to the callee, the over-approximation of
+	// the resolution of dynamic calls the run could see.
+	UnobservedCandidates []string       `json:"unobserved_candidates,omitempty"`
+	Failed               int            `json:"callees_failed"`
+	Seconds              float64        `json:"seconds"`
+	ByClass              map[string]cls `json:"by_dispatch"`
+	Misses               []miss         `json:"misses"`
 }
 
 type cls struct {
@@ -295,12 +313,23 @@ func score(name, how string, p *program, o *observation, got *callerSets, tested
 		}
 		ts.ByClass[pr.Dispatch] = c
 	}
+	asked := map[int]bool{}
+	for _, pr := range o.pairs {
+		asked[pr.Callee] = true
+	}
 	for ci, set := range got.callers {
+		if !asked[ci] {
+			continue // a callee outside the sample scored
+		}
 		ts.Returned += len(set) + got.extra[ci]
 		ts.ReturnedTested += got.extra[ci]
+		ts.ReturnedRan += got.extra[ci]
 		for d := range set {
 			if tested[path.Dir(p.Decls[d].Path)] {
 				ts.ReturnedTested++
+			}
+			if o.ran[d] {
+				ts.ReturnedRan++
 			}
 		}
 	}
@@ -308,6 +337,7 @@ func score(name, how string, p *program, o *observation, got *callerSets, tested
 		ts.Soundness = float64(ts.Found) / float64(ts.Observed)
 		ts.Precision = float64(ts.Returned) / float64(ts.Observed)
 		ts.PrecisionTested = float64(ts.ReturnedTested) / float64(ts.Observed)
+		ts.PrecisionRan = float64(ts.ReturnedRan) / float64(ts.Observed)
 	}
 	sort.Slice(ts.Misses, func(i, j int) bool {
 		return ts.Misses[i].Callee+ts.Misses[i].Caller < ts.Misses[j].Callee+ts.Misses[j].Caller
@@ -367,6 +397,57 @@ func sextantCause(ctx context.Context, p *program, k *keys) func(*pair) string {
 		}
 		return strings.Join(notes, "; ")
 	}
+}
+
+// unobservedRan fills ts.UnobservedRan and ts.UnobservedCandidates:
+// the callers got lists that ran but were never seen calling the callee,
+// by the best edge between the two in the index.
+func unobservedRan(ctx context.Context, ts *toolScore, p *program, o *observation, got *callerSets, k *keys) error {
+	observed := map[[2]int]bool{}
+	for _, pr := range o.pairs {
+		observed[[2]int{pr.Callee, pr.Caller}] = true
+	}
+	ts.UnobservedRan = map[string]int{}
+	callees := make([]int, 0, len(got.callers))
+	for c := range got.callers {
+		callees = append(callees, c)
+	}
+	sort.Ints(callees)
+	return harness.WithReader(ctx, k.db, func(r graph.Reader) error {
+		for _, c := range callees {
+			var todo []int
+			for d := range got.callers[c] {
+				if o.ran[d] && !observed[[2]int{c, d}] {
+					todo = append(todo, d)
+				}
+			}
+			if len(todo) == 0 {
+				continue
+			}
+			sort.Ints(todo)
+			edges, err := r.CallEdges(ctx, graph.EdgeQuery{Callees: []string{k.byDecl[c]}})
+			if err != nil {
+				return err
+			}
+			for _, d := range todo {
+				best := "no edge"
+				for _, e := range edges {
+					if e.Caller != k.byDecl[d] {
+						continue
+					}
+					class := string(e.Coverage) + " " + string(e.Via)
+					if e.Coverage == graph.CoverageExact || best == "no edge" {
+						best = class
+					}
+				}
+				ts.UnobservedRan[best]++
+				if strings.HasPrefix(best, string(graph.CoverageCandidate)) {
+					ts.UnobservedCandidates = append(ts.UnobservedCandidates, fmt.Sprintf("%s ← %s: %s", p.Decls[c], p.Decls[d], best))
+				}
+			}
+		}
+		return nil
+	})
 }
 
 func listSome(list []string, n int) string {

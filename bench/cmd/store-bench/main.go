@@ -102,31 +102,6 @@ type results struct {
 	Load       string                   `json:"load_average"`      // /proc/loadavg when the queries began
 }
 
-// loadAvg returns the first three fields of /proc/loadavg.
-func loadAvg() string {
-	b, _ := os.ReadFile("/proc/loadavg")
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
-}
-
-// waitQuiet waits until the 1-minute load average is at most limit, for
-// at most 15 minutes.
-func waitQuiet(ctx context.Context, limit float64) {
-	deadline := time.Now().Add(15 * time.Minute)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		var one float64
-		fmt.Sscan(loadAvg(), &one)
-		if one <= limit {
-			return
-		}
-		harness.Logf("load average %s, waiting for %.1f", loadAvg(), limit)
-		time.Sleep(30 * time.Second)
-	}
-}
-
 func run(ctx context.Context, o options) error {
 	if o.pg == "" {
 		return fmt.Errorf("no PostgreSQL: set -pg or SEXTANT_TEST_POSTGRES (. .ci/postgres.sh starts one)")
@@ -193,10 +168,10 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	if o.maxLoad > 0 {
-		waitQuiet(ctx, o.maxLoad)
+	if err := harness.WaitQuiet(ctx, o.maxLoad); err != nil {
+		return err
 	}
-	res.Load = loadAvg()
+	res.Load = harness.LoadAvg()
 	harness.Logf("timing %d calls against each store (load average %s)", len(calls), res.Load)
 	if res.Latency, res.Mismatches, err = timeCalls(ctx, lite, pg, corpus, calls); err != nil {
 		return err

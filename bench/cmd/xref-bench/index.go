@@ -3,44 +3,19 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/sextant-dev/sextant/bench/internal/harness"
 )
 
-// bareReport is what bareload prints.
-type bareReport struct {
-	Units         int   `json:"units"`
-	Packages      int   `json:"packages"`
-	PackageErrors int   `json:"package_errors"`
-	LoadMS        int64 `json:"load_ms"`
-}
-
-// indexSummary is what `sextant index --json` prints per repository.
-type indexSummary struct {
-	Repository  string `json:"repository"`
-	Packages    int    `json:"packages"`
-	Files       int    `json:"files"`
-	Symbols     int    `json:"symbols"`
-	Diagnostics int    `json:"diagnostics"`
-	DurationMS  int64  `json:"duration_ms"`
-}
-
-type bareRun struct {
-	harness.Usage
-	Report bareReport `json:"report"`
-}
-
 type sextantRun struct {
 	harness.Usage
-	Summary indexSummary `json:"summary"`
-	DBBytes int64        `json:"db_bytes"`
+	Summary harness.IndexSummary `json:"summary"`
+	DBBytes int64                `json:"db_bytes"`
 	db      string
 }
 
@@ -53,26 +28,15 @@ type contenders struct {
 	sample            time.Duration
 }
 
-func (c contenders) bare(ctx context.Context) (bareRun, error) {
-	cmd := exec.CommandContext(ctx, c.bareload, c.corpus)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	u, err := harness.Measure(cmd, c.sample)
-	if err != nil {
-		return bareRun{}, fmt.Errorf("bareload: %v: %s", err, tail(stderr.String()))
-	}
-	r := bareRun{Usage: u}
-	if err := json.Unmarshal(stdout.Bytes(), &r.Report); err != nil {
-		return r, fmt.Errorf("reading bareload output %q: %w", stdout.String(), err)
-	}
-	return r, nil
+func (c contenders) bare(ctx context.Context) (harness.BareRun, error) {
+	return harness.RunBare(ctx, c.bareload, c.corpus, c.sample)
 }
 
 // index runs `sextant index` into a fresh database named name, with env
 // added to the environment.
 func (c contenders) index(ctx context.Context, name string, env ...string) (sextantRun, error) {
 	db := filepath.Join(c.dbDir, name+".db")
-	removeDB(db)
+	harness.RemoveDB(db)
 	cmd := exec.CommandContext(ctx, c.sextant, "index", "--json", "--db", db, c.corpus)
 	if len(env) > 0 {
 		cmd.Env = append(os.Environ(), env...)
@@ -81,20 +45,11 @@ func (c contenders) index(ctx context.Context, name string, env ...string) (sext
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	u, err := harness.Measure(cmd, c.sample)
 	if err != nil {
-		return sextantRun{}, fmt.Errorf("sextant index: %v: %s", err, tail(stderr.String()))
+		return sextantRun{}, fmt.Errorf("sextant index: %v: %s", err, harness.Tail(stderr.String()))
 	}
 	r := sextantRun{Usage: u, db: db}
-	var sums []indexSummary
-	if err := json.Unmarshal(stdout.Bytes(), &sums); err != nil || len(sums) != 1 {
-		return r, fmt.Errorf("reading sextant index output %q: %v", stdout.String(), err)
-	}
-	r.Summary = sums[0]
-	for _, suffix := range []string{"", "-wal"} {
-		if fi, err := os.Stat(db + suffix); err == nil {
-			r.DBBytes += fi.Size()
-		}
-	}
-	return r, nil
+	r.Summary, r.DBBytes, err = harness.ReadIndexRun(stdout.Bytes(), db)
+	return r, err
 }
 
 // indexResult is part (c): sextant index against the bare load, as
@@ -109,9 +64,9 @@ type indexResult struct {
 		Bare    harness.Usage `json:"bare"`
 		Sextant harness.Usage `json:"sextant"`
 	} `json:"warmup"`
-	Bare      []bareRun    `json:"bare"`
-	Sextant   []sextantRun `json:"sextant"`
-	RefsEdges []sextantRun `json:"refs_edges"`
+	Bare      []harness.BareRun `json:"bare"`
+	Sextant   []sextantRun      `json:"sextant"`
+	RefsEdges []sextantRun      `json:"refs_edges"`
 	Median    struct {
 		Bare      harness.Usage `json:"bare"`
 		Sextant   harness.Usage `json:"sextant"`
@@ -131,10 +86,10 @@ type indexRatios struct {
 
 func ratiosOf(s, b harness.Usage) indexRatios {
 	return indexRatios{
-		Wall:     ratio(float64(s.Wall), float64(b.Wall)),
-		CPU:      ratio(float64(s.UserCPU+s.SysCPU), float64(b.UserCPU+b.SysCPU)),
-		MaxRSS:   ratio(float64(s.MaxRSSKiB), float64(b.MaxRSSKiB)),
-		TreePeak: ratio(float64(s.TreePeakKiB), float64(b.TreePeakKiB)),
+		Wall:     harness.Ratio(float64(s.Wall), float64(b.Wall)),
+		CPU:      harness.Ratio(float64(s.UserCPU+s.SysCPU), float64(b.UserCPU+b.SysCPU)),
+		MaxRSS:   harness.Ratio(float64(s.MaxRSSKiB), float64(b.MaxRSSKiB)),
+		TreePeak: harness.Ratio(float64(s.TreePeakKiB), float64(b.TreePeakKiB)),
 	}
 }
 
@@ -154,14 +109,10 @@ func indexRuns(ctx context.Context, o options, c contenders, ir *indexResult) (s
 		return "", err
 	}
 	ir.Warmup.Sextant = ws.Usage
-	removeDB(ws.db)
+	harness.RemoveDB(ws.db)
 	last := ""
 	for i := range o.runs {
-		order := []string{"bare", "sextant", "refs-edges"}
-		if i%2 == 1 {
-			order = []string{"refs-edges", "sextant", "bare"}
-		}
-		for _, who := range order {
+		for _, who := range harness.Alternate(i, []string{"bare", "sextant", "refs-edges"}) {
 			if who == "bare" {
 				run, err := c.bare(ctx)
 				if err != nil {
@@ -178,7 +129,7 @@ func indexRuns(ctx context.Context, o options, c contenders, ir *indexResult) (s
 				}
 				logf("run %d sextant, effects off: %s, maxrss %s", i+1, run.Wall.Round(time.Millisecond), mib(run.MaxRSSKiB))
 				ir.RefsEdges = append(ir.RefsEdges, run)
-				removeDB(run.db)
+				harness.RemoveDB(run.db)
 				continue
 			}
 			run, err := c.index(ctx, fmt.Sprintf("run-%d", i+1))
@@ -188,7 +139,7 @@ func indexRuns(ctx context.Context, o options, c contenders, ir *indexResult) (s
 			logf("run %d sextant: %s, maxrss %s, %d packages, %d symbols", i+1, run.Wall.Round(time.Millisecond), mib(run.MaxRSSKiB), run.Summary.Packages, run.Summary.Symbols)
 			ir.Sextant = append(ir.Sextant, run)
 			if last != "" {
-				removeDB(last)
+				harness.RemoveDB(last)
 			}
 			last = run.db
 		}
@@ -204,51 +155,10 @@ func indexRuns(ctx context.Context, o options, c contenders, ir *indexResult) (s
 	for _, r := range ir.RefsEdges {
 		re = append(re, r.Usage)
 	}
-	ir.Median.Bare, ir.Median.Sextant, ir.Median.RefsEdges = medianUsage(bare), medianUsage(sx), medianUsage(re)
+	ir.Median.Bare, ir.Median.Sextant, ir.Median.RefsEdges = harness.MedianUsage(bare), harness.MedianUsage(sx), harness.MedianUsage(re)
 	ir.Ratios = ratiosOf(ir.Median.Sextant, ir.Median.Bare)
 	ir.RefsEdgesRatios = ratiosOf(ir.Median.RefsEdges, ir.Median.Bare)
 	return last, nil
-}
-
-// medianUsage is the median of each figure, figure by figure.
-func medianUsage(runs []harness.Usage) harness.Usage {
-	get := func(f func(harness.Usage) int64) int64 {
-		xs := make([]int64, len(runs))
-		for i, u := range runs {
-			xs[i] = f(u)
-		}
-		return harness.Median(xs)
-	}
-	return harness.Usage{
-		Wall:        time.Duration(get(func(u harness.Usage) int64 { return int64(u.Wall) })),
-		UserCPU:     time.Duration(get(func(u harness.Usage) int64 { return int64(u.UserCPU) })),
-		SysCPU:      time.Duration(get(func(u harness.Usage) int64 { return int64(u.SysCPU) })),
-		MaxRSSKiB:   get(func(u harness.Usage) int64 { return u.MaxRSSKiB }),
-		SelfHWMKiB:  get(func(u harness.Usage) int64 { return u.SelfHWMKiB }),
-		TreePeakKiB: get(func(u harness.Usage) int64 { return u.TreePeakKiB }),
-	}
-}
-
-func ratio(a, b float64) float64 {
-	if b == 0 {
-		return 0
-	}
-	return a / b
-}
-
-func removeDB(path string) {
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		_ = os.Remove(path + suffix)
-	}
-}
-
-// tail returns the last part of a command's output for an error message.
-func tail(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) > 2000 {
-		s = "…" + s[len(s)-2000:]
-	}
-	return s
 }
 
 func mib(kib int64) string { return fmt.Sprintf("%.0f MiB", float64(kib)/1024) }

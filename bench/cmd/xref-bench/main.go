@@ -56,6 +56,7 @@ type options struct {
 	skip        string
 	dump        string
 	db          string
+	binaries    string
 }
 
 func main() {
@@ -72,6 +73,7 @@ func main() {
 	flag.IntVar(&o.popular, "symbols", 20, "symbols of the gopls mcp comparison")
 	flag.DurationVar(&o.sample, "sample", 20*time.Millisecond, "how often child memory is sampled from /proc")
 	flag.StringVar(&o.sextant, "sextant", "", "use this sextant binary instead of building ./cmd/sextant")
+	flag.StringVar(&o.binaries, "binaries", "", "compare sextant binaries on -module, NAME=PATH,NAME=PATH: each indexes (c) and answers (b) in every round, alternated, and each figure is divided by the first binary's of the same round; (a) and -prom-module are left out")
 	flag.StringVar(&o.gopls, "gopls", "", "gopls binary (default: gopls on PATH, else $(go env GOPATH)/bin/gopls)")
 	flag.StringVar(&o.out, "out", "", "write the results as JSON here; - for stdout (default bench/results/DATE-xref-COMMIT.json)")
 	flag.StringVar(&o.skip, "skip", "", "comma-separated parts to skip: index, parity, mcp")
@@ -82,6 +84,10 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	if o.binaries != "" && (o.sextant != "" || o.db != "" || o.skip != "") {
+		fmt.Fprintln(os.Stderr, "xref-bench: -binaries goes without -sextant, -db and -skip")
+		os.Exit(2)
+	}
 	if flag.NArg() > 0 || o.runs < 1 || o.repeat < 1 || o.popular < 1 {
 		flag.Usage()
 		os.Exit(2)
@@ -108,22 +114,13 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	work := o.work
-	if work == "" {
-		if work, err = os.MkdirTemp("", "xref-bench-"); err != nil {
-			return err
-		}
-		if !o.keep {
-			defer os.RemoveAll(work)
-		}
-	} else if err := os.MkdirAll(work, 0o755); err != nil {
+	work, cleanup, err := harness.WorkDir(o.work, "xref-bench", o.keep)
+	if err != nil {
 		return err
 	}
-	if work, err = filepath.Abs(work); err != nil {
-		return err
-	}
+	defer cleanup()
 	logf("work directory %s", work)
-	goplsBin, err := findGopls(o.gopls)
+	goplsBin, err := harness.FindGopls(o.gopls)
 	if err != nil {
 		return err
 	}
@@ -131,7 +128,7 @@ func run(ctx context.Context, o options) error {
 	res := &results{
 		Date:    time.Now().UTC().Format(time.RFC3339),
 		Command: strings.TrimSpace("go run ./bench/cmd/xref-bench " + strings.Join(os.Args[1:], " ")),
-		Machine: machine(ctx),
+		Machine: harness.ReadMachine(ctx),
 	}
 	if out, err := exec.CommandContext(ctx, goplsBin, "version").Output(); err == nil {
 		res.Gopls = strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
@@ -144,7 +141,7 @@ func run(ctx context.Context, o options) error {
 		err error
 	}
 	promCh := make(chan prepared, 1)
-	if !o.skips("mcp") {
+	if !o.skips("mcp") && o.binaries == "" {
 		pctx, cancel := context.WithTimeout(ctx, o.promTimeout)
 		go func() {
 			defer cancel()
@@ -170,13 +167,22 @@ func run(ctx context.Context, o options) error {
 	} else if corpus, err = filepath.Abs(corpus); err != nil {
 		return err
 	}
-	res.Corpus = corpusInfo{Module: o.module, Dir: corpus}
+	res.Corpus = harness.Corpus{Module: o.module, Dir: corpus}
 
 	bin := filepath.Join(work, "bin")
 	bareload := filepath.Join(bin, "bareload")
 	logf("building bareload")
 	if _, err := harness.GoOutput(ctx, root, nil, "build", "-o", bareload, "./bench/cmd/bareload"); err != nil {
 		return err
+	}
+	dbDir := filepath.Join(work, "db")
+	if err := os.MkdirAll(dbDir, 0o755); err != nil {
+		return err
+	}
+	if o.binaries != "" {
+		res.Machine.LoadAvgStart = harness.LoadAvg()
+		c := contenders{bareload: bareload, corpus: corpus, dbDir: dbDir, sample: o.sample}
+		return compareBinaries(ctx, o, root, c, goplsBin, res)
 	}
 	sextant := o.sextant
 	if sextant == "" {
@@ -186,12 +192,8 @@ func run(ctx context.Context, o options) error {
 			return err
 		}
 	}
-	dbDir := filepath.Join(work, "db")
-	if err := os.MkdirAll(dbDir, 0o755); err != nil {
-		return err
-	}
 	c := contenders{bareload: bareload, sextant: sextant, corpus: corpus, dbDir: dbDir, sample: o.sample}
-	res.Machine.LoadAvgStart = loadAvg()
+	res.Machine.LoadAvgStart = harness.LoadAvg()
 
 	// (c) indexing, which also leaves the index (a) uses.
 	var db string
@@ -258,29 +260,10 @@ func run(ctx context.Context, o options) error {
 		res.MCP = &mc
 	}
 
-	res.Machine.LoadAvgEnd = loadAvg()
+	res.Machine.LoadAvgEnd = harness.LoadAvg()
 	res.Checks = checks(res)
 	printReport(os.Stdout, res)
 	return writeJSON(o, root, res)
-}
-
-// findGopls returns the gopls binary to compare with.
-func findGopls(flagged string) (string, error) {
-	if flagged != "" {
-		return flagged, nil
-	}
-	if p, err := exec.LookPath("gopls"); err == nil {
-		return p, nil
-	}
-	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
-		for _, dir := range filepath.SplitList(strings.TrimSpace(string(out))) {
-			p := filepath.Join(dir, "bin", "gopls")
-			if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-				return p, nil
-			}
-		}
-	}
-	return "", fmt.Errorf("gopls is not installed: GOFLAGS= go install golang.org/x/tools/gopls@v0.23.0")
 }
 
 // logf reports progress on stderr, time-stamped.

@@ -153,7 +153,7 @@ func compareMCP(ctx context.Context, o options, sextant, gopls, db string, mc *m
 	sxT := &arrivalTransport{Transport: &mcp.CommandTransport{Command: scmd}}
 	sx, err := client.Connect(ctx, sxT, nil)
 	if err != nil {
-		return fmt.Errorf("starting sextant serve: %v: %s", err, tail(serr.String()))
+		return fmt.Errorf("starting sextant serve: %v: %s", err, harness.Tail(serr.String()))
 	}
 	defer sx.Close()
 	gcmd := exec.Command(gopls, "mcp")
@@ -164,7 +164,7 @@ func compareMCP(ctx context.Context, o options, sextant, gopls, db string, mc *m
 	gpT := &arrivalTransport{Transport: &mcp.CommandTransport{Command: gcmd}}
 	gp, err := client.Connect(ctx, gpT, nil)
 	if err != nil {
-		return fmt.Errorf("starting gopls mcp: %v: %s", err, tail(gerr.String()))
+		return fmt.Errorf("starting gopls mcp: %v: %s", err, harness.Tail(gerr.String()))
 	}
 	defer gp.Close()
 
@@ -365,14 +365,14 @@ func compareMCP(ctx context.Context, o options, sextant, gopls, db string, mc *m
 	for k, ds := range lat {
 		mc.Latency[k] = harness.Summarize(ds)
 	}
-	mc.TokenRatio = ratio(float64(mc.SextantTokens), float64(mc.GoplsTokens))
-	mc.Recall = ratio(float64(mc.Recalled), float64(mc.GoplsLines))
-	mc.SpeedupP50 = ratio(float64(mc.Latency[mc.GoplsTool].P50), float64(mc.Latency["find_references"].P50))
+	mc.TokenRatio = harness.Ratio(float64(mc.SextantTokens), float64(mc.GoplsTokens))
+	mc.Recall = harness.Ratio(float64(mc.Recalled), float64(mc.GoplsLines))
+	mc.SpeedupP50 = harness.Ratio(float64(mc.Latency[mc.GoplsTool].P50), float64(mc.Latency["find_references"].P50))
 	mc.WireLatency = map[string]harness.Latency{}
 	for k, ds := range wire {
 		mc.WireLatency[k] = harness.Summarize(ds)
 	}
-	mc.WireSpeedupP50 = ratio(float64(mc.WireLatency[mc.GoplsTool].P50), float64(mc.WireLatency["find_references"].P50))
+	mc.WireSpeedupP50 = harness.Ratio(float64(mc.WireLatency[mc.GoplsTool].P50), float64(mc.WireLatency["find_references"].P50))
 	mc.ClientCPUPerCall = map[string]time.Duration{}
 	for tool, d := range clientCPU {
 		mc.ClientCPUPerCall[tool] = d / time.Duration(clientCalls[tool])

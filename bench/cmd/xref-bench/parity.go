@@ -3,8 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -232,7 +233,7 @@ func sextantRefs(ctx context.Context, svc *query.Service, key string) ([]string,
 // sextantImpls pages through find_implementations of key, in-process, and
 // returns the results as "path:line".
 func sextantImpls(ctx context.Context, svc *query.Service, key string) ([]string, error) {
-	in := query.FindImplementationsInput{StableKey: key, Limit: 500}
+	in := query.FindImplementationsInput{SymbolSelector: query.SymbolSelector{StableKey: key}, Limit: 500}
 	var out []string
 	for {
 		page, err := query.FindImplementations(ctx, svc, in, nil)
@@ -250,10 +251,5 @@ func sextantImpls(ctx context.Context, svc *query.Service, key string) ([]string
 }
 
 func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(m))
 }

@@ -14,32 +14,16 @@ import (
 
 // results is everything one run measured; it is written as JSON.
 type results struct {
-	Date    string        `json:"date"`
-	Command string        `json:"command"`
-	Machine machineInfo   `json:"machine"`
-	Gopls   string        `json:"gopls"`
-	Corpus  corpusInfo    `json:"corpus"`
-	Notes   []string      `json:"notes,omitempty"`
-	Index   indexResult   `json:"index"`
-	Parity  *parityResult `json:"parity,omitempty"`
-	MCP     *mcpCompare   `json:"gopls_mcp,omitempty"`
-	Checks  []check       `json:"checks"`
-}
-
-type machineInfo struct {
-	GoVersion    string `json:"go_version"`
-	OS           string `json:"os"`
-	Kernel       string `json:"kernel"`
-	CPU          string `json:"cpu"`
-	CPUs         int    `json:"cpus"`
-	MemTotalKiB  int64  `json:"mem_total_kib"`
-	LoadAvgStart string `json:"loadavg_start"`
-	LoadAvgEnd   string `json:"loadavg_end"`
-}
-
-type corpusInfo struct {
-	Module string `json:"module"`
-	Dir    string `json:"dir"`
+	Date    string          `json:"date"`
+	Command string          `json:"command"`
+	Machine harness.Machine `json:"machine"`
+	Gopls   string          `json:"gopls"`
+	Corpus  harness.Corpus  `json:"corpus"`
+	Notes   []string        `json:"notes,omitempty"`
+	Index   indexResult     `json:"index"`
+	Parity  *parityResult   `json:"parity,omitempty"`
+	MCP     *mcpCompare     `json:"gopls_mcp,omitempty"`
+	Checks  []check         `json:"checks"`
 }
 
 // check is one figure against its target; Pass is nil for a figure

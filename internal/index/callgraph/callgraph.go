@@ -8,7 +8,15 @@
 // between named declarations, identified by the position of their
 // declaring identifier:
 //
-//   - a static call is an exact edge (Via static);
+//   - a static call is an exact edge (Via static); a call of a function
+//     declared without a body under a //go:linkname directive (a
+//     stand-in for a function of another package, as ssautil has for
+//     ssa.isSyntactic) is an exact edge to the stand-in and one to the
+//     function it is bound to, when the unit's program has it. The
+//     other way round is not followed: a body that a directive in its
+//     own package pushes onto a bodyless declaration elsewhere (which
+//     has no directive of its own) gets no edge from the callers of that
+//     declaration;
 //   - a call through an interface (Via interface) or a function value
 //     (Via func_value) is resolved with VTA, or with CHA when the unit is
 //     too large for VTA to be worth its cost (Options.MaxVTACalls); each

@@ -222,6 +222,8 @@ type edgeBuilder struct {
 	// position.
 	dynSites     map[token.Pos]dynInfo
 	instantiated map[token.Pos]bool
+
+	linkMemo map[token.Pos]*ssa.Function // see linked
 }
 
 type dynInfo struct {
@@ -435,6 +437,8 @@ func (b *edgeBuilder) function(fn *ssa.Function) {
 				callees = []*ssa.Function{static}
 				if dynamic {
 					by = b.algorithm
+				} else if g := b.linked(static); g != nil {
+					callees = append(callees, g) // what the call runs
 				}
 			default:
 				callees, by = b.resolve(c)
@@ -475,6 +479,31 @@ func (b *edgeBuilder) function(fn *ssa.Function) {
 			}
 		}
 	}
+}
+
+// linked returns the function a //go:linkname stand-in fn is bound to
+// (see unit.readLinknames), when the program has it, else nil.
+func (b *edgeBuilder) linked(fn *ssa.Function) *ssa.Function {
+	t, ok := b.u.linknames[fn.Pos()]
+	if !ok || fn.Parent() != nil || fn.Synthetic != "" {
+		return nil
+	}
+	if g, ok := b.linkMemo[fn.Pos()]; ok {
+		return g
+	}
+	var g *ssa.Function
+	for _, p := range b.u.prog.AllPackages() {
+		if p.Pkg.Path() == t.path {
+			if g = p.Func(t.name); g != nil {
+				break
+			}
+		}
+	}
+	if b.linkMemo == nil {
+		b.linkMemo = map[token.Pos]*ssa.Function{}
+	}
+	b.linkMemo[fn.Pos()] = g
+	return g
 }
 
 // emitDone hands the edges of the calls read so far to u.emit, but for

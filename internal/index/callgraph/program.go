@@ -46,6 +46,10 @@ type unit struct {
 
 	calls map[token.Pos]callSyntax // by the Lparen of each call expression
 	vars  []varSpec                // package-level var specs with values, by position
+	// linknames are the functions declared without a body under a
+	// //go:linkname directive, by the position of their name: the
+	// import path and name of the function the linker binds them to.
+	linknames map[token.Pos]linkTarget
 
 	gate    *gate  // nil: build in any order, at once
 	onBuilt func() // called once the SSA bodies are built, or failed to be
@@ -58,6 +62,9 @@ type callSyntax struct {
 	name  token.Pos // the called name (see Edge.Site)
 	value bool      // the callee is a function value, not a declared function or method
 }
+
+// linkTarget is the function a //go:linkname directive names.
+type linkTarget struct{ path, name string }
 
 // varSpec is a package-level "var a, b = x, y" with its values.
 type varSpec struct {
@@ -88,6 +95,7 @@ func prepare(pkgs []*packages.Package, opts Options) *unit {
 		built:      map[*ssa.Package]bool{},
 		flags:      map[string]*PackageFlags{},
 		calls:      map[token.Pos]callSyntax{},
+		linknames:  map[token.Pos]linkTarget{},
 	}
 	if u.maxCalls == 0 {
 		u.maxCalls = DefaultMaxVTACalls
@@ -266,9 +274,10 @@ func testMains(pkgs []*packages.Package) map[*packages.Package]bool {
 	return mains
 }
 
-// readSyntax records the call expressions and package-level variable
-// initialisers of one file.
+// readSyntax records the call expressions, package-level variable
+// initialisers and //go:linkname stand-ins of one file.
 func (u *unit) readSyntax(path string, info *types.Info, f *ast.File) {
+	u.readLinknames(f)
 	for _, d := range f.Decls {
 		gd, ok := d.(*ast.GenDecl)
 		if !ok || gd.Tok != token.VAR {
@@ -296,6 +305,48 @@ func (u *unit) readSyntax(path string, info *types.Info, f *ast.File) {
 		}
 		return true
 	})
+}
+
+// readLinknames records the functions of f declared without a body that
+// a "//go:linkname local path.name" directive of f binds to a function
+// of another package: a call of local runs path.name. Directives that
+// bind a function with a body to another name (which code elsewhere
+// pulls in) are not recorded; a target that is a method ("p.T.m") names
+// no package and is not found.
+func (u *unit) readLinknames(f *ast.File) {
+	var targets map[string]linkTarget
+	for _, cg := range f.Comments {
+		for _, c := range cg.List {
+			rest, ok := strings.CutPrefix(c.Text, "//go:linkname ")
+			if !ok {
+				continue
+			}
+			fields := strings.Fields(rest)
+			if len(fields) != 2 {
+				continue
+			}
+			i := strings.LastIndexByte(fields[1], '.')
+			if i <= 0 || i == len(fields[1])-1 {
+				continue
+			}
+			if targets == nil {
+				targets = map[string]linkTarget{}
+			}
+			targets[fields[0]] = linkTarget{path: fields[1][:i], name: fields[1][i+1:]}
+		}
+	}
+	if targets == nil {
+		return
+	}
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Body != nil || fd.Recv != nil {
+			continue
+		}
+		if t, ok := targets[fd.Name.Name]; ok {
+			u.linknames[fd.Name.Pos()] = t
+		}
+	}
 }
 
 // classifyCall finds the called name of call and whether the callee is
