@@ -268,3 +268,37 @@ func lineDiff(a, b string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// A package whose cgo cannot run (no C compiler) is checked from its Go
+// files with import "C" taken on trust: its Go declarations are all there,
+// and an error says why the C side is missing.
+func TestSourceCgoWithoutCompiler(t *testing.T) {
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("CGO_ENABLED", "1")
+	t.Setenv("CC", filepath.Join(t.TempDir(), "no-such-cc"))
+	dir := writeTree(t, map[string]string{
+		"go.mod": "module example.com/c\n\ngo 1.22\n",
+		"c.go":   "package c\n\n// int add(int a, int b) { return a + b; }\nimport \"C\"\n\nfunc Add(a, b int) int { return int(C.add(C.int(a), C.int(b))) }\n",
+		"p.go":   "package c\n\nfunc Plain() int { return Add(1, 2) }\n",
+	})
+	pkgs := loadWith(t, "source", dir)
+	var p *packages.Package
+	for _, q := range pkgs {
+		if q.ID == "example.com/c" {
+			p = q
+		}
+	}
+	if p == nil {
+		t.Fatalf("no package example.com/c among %v", pkgs)
+	}
+	if p.Types == nil || p.Types.Scope().Lookup("Add") == nil || p.Types.Scope().Lookup("Plain") == nil {
+		t.Fatalf("the Go declarations are missing: %v", p.Types)
+	}
+	var msgs []string
+	for _, e := range p.Errors {
+		msgs = append(msgs, e.Msg)
+	}
+	if !strings.Contains(strings.Join(msgs, "\n"), "cgo could not process this package") {
+		t.Errorf("no error says cgo could not run: %q", msgs)
+	}
+}

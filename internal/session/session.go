@@ -23,7 +23,7 @@ import (
 // Progress is reported while a root is indexed on first use.
 type Progress struct {
 	Root    string
-	Phase   string // discover, load, extract, publish
+	Phase   string // discover, syntax, load, extract, publish
 	Done    int
 	Total   int
 	Message string
