@@ -128,15 +128,7 @@ func publishSyntax(ctx context.Context, store graph.Store, repo graph.Repository
 	}
 	seen := map[string]bool{}
 	for _, u := range plan.Units {
-		lctx, cancel := load.Bounded(ctx)
-		cfg := load.Config(u)
-		cfg.Context = lctx
-		cfg.Mode = packages.NeedName | packages.NeedFiles | packages.NeedModule
-		pkgs, err := packages.Load(cfg, u.Patterns...)
-		cancel()
-		if err != nil {
-			continue // the complete index reports it
-		}
+		pkgs := load.ListFiles(u)
 		parseAll(abs, pkgs)
 		for _, g := range selectPackages(pkgs) {
 			if err := ctx.Err(); err != nil {

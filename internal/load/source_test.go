@@ -302,3 +302,66 @@ func TestSourceCgoWithoutCompiler(t *testing.T) {
 		t.Errorf("no error says cgo could not run: %q", msgs)
 	}
 }
+
+// ListFiles lists what go list lists, without the go command: the same
+// packages and test variants, each with the same Go files and the same
+// files build constraints exclude.
+func TestListFilesMatchesGoList(t *testing.T) {
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	dir := writeTree(t, map[string]string{
+		"go.mod":          "module example.com/l\n\ngo 1.22\n",
+		"l.go":            "package l\n\nfunc F() {}\n",
+		"l_linux.go":      "package l\n\nfunc OnLinux() {}\n",
+		"l_windows.go":    "package l\n\nfunc OnWindows() {}\n",
+		"tagged.go":       "//go:build never\n\npackage l\n",
+		"l_test.go":       "package l\n\nimport \"testing\"\n\nfunc TestF(t *testing.T) { F() }\n",
+		"x_test.go":       "package l_test\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {}\n",
+		"sub/s.go":        "package sub\n",
+		"only/ignored.go": "//go:build never\n\npackage only\n",
+		"testdata/t.go":   "package t\n",
+		"_hidden/h.go":    "package h\n",
+		"nested/go.mod":   "module example.com/nested\n\ngo 1.22\n",
+		"nested/n.go":     "package nested\n",
+	})
+	t.Setenv("GOOS", "linux")
+	plan, err := Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u Unit
+	for _, x := range plan.Units {
+		if x.Dir == dir {
+			u = x
+		}
+	}
+	render := func(pkgs []*packages.Package) []string {
+		var out []string
+		for _, p := range pkgs {
+			if strings.HasSuffix(p.ID, ".test") {
+				continue // the generated test main, which the syntax stage does not need
+			}
+			rel := func(files []string) []string {
+				var r []string
+				for _, f := range files {
+					r = append(r, strings.TrimPrefix(filepath.ToSlash(f), filepath.ToSlash(dir)+"/"))
+				}
+				slices.Sort(r)
+				return r
+			}
+			out = append(out, fmt.Sprintf("%s name=%s files=%v ignored=%v", p.ID, p.Name, rel(p.GoFiles), rel(p.IgnoredFiles)))
+		}
+		slices.Sort(out)
+		return out
+	}
+	cfg := Config(u)
+	cfg.Mode = packages.NeedName | packages.NeedFiles | packages.NeedModule
+	listed, err := packages.Load(cfg, u.Patterns...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, got := render(listed), render(ListFiles(u))
+	if !slices.Equal(got, want) {
+		t.Errorf("ListFiles:\n%s\ngo list:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
