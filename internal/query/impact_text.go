@@ -24,7 +24,7 @@ func (a *impactRun) answer(ctx context.Context) (*GetImpactOutput, error) {
 			continue
 		}
 		affected = append(affected, AffectedDecl{QualifiedName: n.sym.QualifiedName, Kind: string(n.sym.Kind), Package: n.sym.PackagePath,
-			Path: n.sym.Path, Line: n.sym.StartLine, StableKey: n.sym.Key, Depth: n.depth, Coverage: string(n.coverage), Via: n.via, Reach: w.reach(k)})
+			Path: n.sym.Path, Line: n.sym.StartLine, StableKey: n.sym.Key, Depth: n.depth, Coverage: string(n.coverage), Via: n.via})
 	}
 	sort.SliceStable(affected, func(i, j int) bool {
 		x, y := affected[i], affected[j]
@@ -57,7 +57,9 @@ func (a *impactRun) answer(ctx context.Context) (*GetImpactOutput, error) {
 			if i < len(a.tests) {
 				out.Results = append(out.Results, a.tests[i])
 			} else {
-				out.Affected = append(out.Affected, affected[i-len(a.tests)])
+				d := affected[i-len(a.tests)]
+				d.Reach = w.reach(d.StableKey) // spelled for the rows shown only
+				out.Affected = append(out.Affected, d)
 			}
 		}
 		out.Page(total, offset, n, fp, vk)

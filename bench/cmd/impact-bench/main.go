@@ -31,6 +31,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -44,6 +45,7 @@ import (
 
 type options struct {
 	module, corpus, work, out, truthFile string
+	detail, cpuprofile                   string
 	packages, funcs, diffs               int
 	reuse                                bool
 	seed                                 uint64
@@ -80,6 +82,8 @@ func main() {
 	flag.IntVar(&o.diffs, "diffs", 20, "20-function diffs to time")
 	flag.Uint64Var(&o.seed, "seed", 1, "sampling seed")
 	flag.BoolVar(&o.reuse, "reuse-index", false, "with -work: keep the index a previous run left there")
+	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the get_impact calls to this file")
+	flag.StringVar(&o.detail, "detail", "", "write every function's truth and named tests, with how each is reached, to this JSON file")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -187,7 +191,18 @@ func run(ctx context.Context, o options) error {
 		funcs = funcs[:o.funcs]
 	}
 	sort.Strings(funcs)
+	if o.cpuprofile != "" {
+		f, err := os.Create(o.cpuprofile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	answers := map[string]impacttruth.Named{}
+	details := map[string]funcDetail{}
 	var one []time.Duration
 	for i, f := range funcs {
 		d := truth.Decls[f]
@@ -198,19 +213,22 @@ func run(ctx context.Context, o options) error {
 			continue
 		}
 		one = append(one, took)
-		named, err := allTests(call, args, dirToPkg)
+		named, how, err := allTests(call, args, dirToPkg)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
 		// The truth knows the tests of the packages it ran.
 		kept := named.Tests[:0]
-		for _, t := range named.Tests {
+		det := funcDetail{Truth: truth.Funcs[f]}
+		for i, t := range named.Tests {
 			if p := truth.Packages[t[:strings.LastIndexByte(t, '.')]]; p != nil && len(p.Tests) > 0 {
 				kept = append(kept, t)
+				det.Named = append(det.Named, namedDetail{Test: t, Coverage: how[i].Coverage, Via: how[i].Via, Reach: how[i].Reach})
 			}
 		}
 		named.Tests = kept
 		answers[f] = named
+		details[f] = det
 		if (i+1)%50 == 0 {
 			harness.Logf("asked about %d of %d functions", i+1, len(funcs))
 		}
@@ -223,6 +241,12 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	harness.Logf("score: %s", rep.Score)
+	if o.detail != "" {
+		data, _ := json.MarshalIndent(details, "", " ")
+		if err := os.WriteFile(o.detail, data, 0o644); err != nil {
+			return err
+		}
+	}
 
 	// 20-function diffs.
 	var all []impacttruth.Decl
@@ -267,10 +291,26 @@ func run(ctx context.Context, o options) error {
 	return harness.WriteJSON(root, o.out, name, rep)
 }
 
+// funcDetail is what -detail writes for one function: the tests that run
+// it, and those get_impact names with how it says each is reached.
+type funcDetail struct {
+	Truth []string      `json:"truth"`
+	Named []namedDetail `json:"named"`
+}
+
+type namedDetail struct {
+	Test     string   `json:"test"`
+	Coverage string   `json:"coverage"`
+	Via      string   `json:"via"`
+	Reach    []string `json:"reach"`
+}
+
 // allTests pages through get_impact's answer for args and returns the
-// tests it names, spelled as the truth spells them.
-func allTests(call func(map[string]any) (*query.GetImpactOutput, time.Duration, error), args map[string]any, dirToPkg map[string]string) (impacttruth.Named, error) {
+// tests it names, spelled as the truth spells them, and the answer's row
+// for each.
+func allTests(call func(map[string]any) (*query.GetImpactOutput, time.Duration, error), args map[string]any, dirToPkg map[string]string) (impacttruth.Named, []query.ImpactTest, error) {
 	var n impacttruth.Named
+	var rows []query.ImpactTest
 	a := map[string]any{}
 	for k, v := range args {
 		a[k] = v
@@ -279,7 +319,7 @@ func allTests(call func(map[string]any) (*query.GetImpactOutput, time.Duration, 
 	for {
 		out, _, err := call(a)
 		if err != nil {
-			return n, err
+			return n, rows, err
 		}
 		n.BlindSpots = out.BlindSpots
 		for _, t := range out.Results {
@@ -288,9 +328,10 @@ func allTests(call func(map[string]any) (*query.GetImpactOutput, time.Duration, 
 				p = strings.TrimSuffix(t.Package, "_test")
 			}
 			n.Tests = append(n.Tests, p+"."+t.Name)
+			rows = append(rows, t)
 		}
 		if out.NextCursor == nil || len(out.Results) == 0 {
-			return n, nil
+			return n, rows, nil
 		}
 		a["cursor"] = *out.NextCursor
 	}
