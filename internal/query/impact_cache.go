@@ -28,6 +28,9 @@ type impactGraph struct {
 	syms    map[string]*graph.Symbol    // by key; nil: not in the index
 	// nodeSteps: by key, what the walk derives from the above
 	nodeSteps map[string]*nodeSteps
+	// versions: parsed versions of files, by name and content (the old
+	// side of a diff is parsed once for the calls that follow)
+	versions map[string]fileVersion
 
 	pkgsOnce lazy
 	pkgs     []graph.Package
@@ -474,4 +477,27 @@ func (g *impactGraph) valuesTaken(ctx context.Context, r graph.Reader, edges []g
 		out[x.Target] = true
 	}
 	return out, nil
+}
+
+// maxVersions bounds the parsed file versions an impactGraph keeps; past
+// it the cache starts over.
+const maxVersions = 64
+
+// parseVersion is parseVersion, kept by name and content.
+func (g *impactGraph) parseVersion(name string, content []byte) fileVersion {
+	key := name + "\x00" + string(content)
+	g.mu.Lock()
+	fv, ok := g.versions[key]
+	g.mu.Unlock()
+	if ok {
+		return fv
+	}
+	fv = parseVersion(name, content)
+	g.mu.Lock()
+	if g.versions == nil || len(g.versions) >= maxVersions {
+		g.versions = map[string]fileVersion{}
+	}
+	g.versions[key] = fv
+	g.mu.Unlock()
+	return fv
 }

@@ -89,7 +89,10 @@ func (a *impactRun) changes(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		a.changed = compareFiles(files)
+		if err := a.loadPackages(ctx); err != nil {
+			return err
+		}
+		a.changed = compareFiles(files, a.g.parseVersion)
 		if len(files) == 0 {
 			a.notes = append(a.notes, "no Go file differs")
 		} else if len(a.changed) == 0 {
