@@ -2,6 +2,9 @@ package query
 
 import (
 	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"path"
 	"slices"
 	"sort"
@@ -31,6 +34,9 @@ type impactGraph struct {
 	// versions: parsed versions of files, by name and content (the old
 	// side of a diff is parsed once for the calls that follow)
 	versions map[string]fileVersion
+	// stored: by file, the function literals stored in composite
+	// literals at package level (see inStoredLiteral)
+	stored map[string]*storedLiterals
 
 	pkgsOnce lazy
 	pkgs     []graph.Package
@@ -372,7 +378,7 @@ func (g *impactGraph) makeSteps(ctx context.Context, v *session.View, syms []gra
 			continue
 		}
 		ns := made[e.Callee]
-		ns.steps = append(ns.steps, step{from: e.Callee, to: e.Caller, cov: e.Coverage, via: viaCall})
+		ns.steps = append(ns.steps, step{from: e.Callee, to: e.Caller, cov: e.Coverage, via: viaCall, path: e.Path, line: e.Line, col: e.Col})
 	}
 	refs, err := g.refs(ctx, r, keys)
 	if err != nil {
@@ -395,7 +401,7 @@ func (g *impactGraph) makeSteps(ctx context.Context, v *session.View, syms []gra
 		if x.Kind == graph.RefCall {
 			via = viaCall
 		}
-		ns.steps = append(ns.steps, step{from: x.Target, to: x.Enclosing, cov: graph.CoverageExact, via: via})
+		ns.steps = append(ns.steps, step{from: x.Target, to: x.Enclosing, cov: graph.CoverageExact, via: via, path: x.Path, line: x.Line, col: x.Col})
 	}
 	// A method code outside the index may call through an interface
 	// (sort calls Less, fmt calls String, ast.Walk calls Visit) runs where
@@ -500,4 +506,89 @@ func (g *impactGraph) parseVersion(name string, content []byte) fileVersion {
 	g.versions[key] = fv
 	g.mu.Unlock()
 	return fv
+}
+
+// storedLiterals are the outermost function literals of a file's
+// package-level variable initialisers that are elements or field values
+// of composite literals, as byte offset ranges, with the offsets the
+// file's lines start at.
+type storedLiterals struct {
+	lines  []int
+	ranges [][2]int
+}
+
+// inStoredLiteral reports whether the position (1-based line and column)
+// of the file rel under root lies in a function literal a package-level
+// variable's initialiser stores in a composite literal, unused by the
+// initialiser itself: code there runs when the stored function is
+// called, not when the package is initialised. The file is read from the
+// disk and parsed once; false when it cannot be.
+func (g *impactGraph) inStoredLiteral(root, rel string, line, col int) bool {
+	g.mu.Lock()
+	sl, ok := g.stored[rel]
+	g.mu.Unlock()
+	if !ok {
+		sl = findStoredLiterals(root, rel)
+		g.mu.Lock()
+		if g.stored == nil {
+			g.stored = map[string]*storedLiterals{}
+		}
+		g.stored[rel] = sl
+		g.mu.Unlock()
+	}
+	if sl == nil || line < 1 || line > len(sl.lines) {
+		return false
+	}
+	off := sl.lines[line-1] + col - 1
+	for _, r := range sl.ranges {
+		if r[0] <= off && off < r[1] {
+			return true
+		}
+	}
+	return false
+}
+
+func findStoredLiterals(root, rel string) *storedLiterals {
+	content, err := session.ReadFile(root, rel)
+	if err != nil {
+		return nil
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, rel, content, parser.SkipObjectResolution)
+	if err != nil {
+		return nil
+	}
+	tf := fset.File(f.Pos())
+	sl := &storedLiterals{lines: tf.Lines()}
+	stored := func(e ast.Expr) {
+		if lit, ok := ast.Unparen(e).(*ast.FuncLit); ok {
+			sl.ranges = append(sl.ranges, [2]int{tf.Offset(lit.Pos()), tf.Offset(lit.End())})
+		}
+	}
+	for _, d := range f.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != token.VAR {
+			continue
+		}
+		for _, spec := range gd.Specs {
+			for _, v := range spec.(*ast.ValueSpec).Values {
+				ast.Inspect(v, func(n ast.Node) bool {
+					switch n := n.(type) {
+					case *ast.FuncLit:
+						return false // a literal's own literals run when it runs
+					case *ast.CompositeLit:
+						for _, el := range n.Elts {
+							if kv, ok := el.(*ast.KeyValueExpr); ok {
+								stored(kv.Value)
+							} else {
+								stored(el)
+							}
+						}
+					}
+					return true
+				})
+			}
+		}
+	}
+	return sl
 }

@@ -207,7 +207,7 @@ const BlindDepth = "depth"
 
 // reach walks from the seeds, and names what the walk cannot see.
 func (a *impactRun) reach(ctx context.Context) error {
-	a.walk = newImpactWalk(a.v, a.g, a.repo.Name, a.in.Depth)
+	a.walk = newImpactWalk(a.v, a.g, a.repo.Name, a.repo.Root, a.in.Depth)
 	if err := a.walk.walk(ctx, a.seeds, a.seedVia); err != nil {
 		return err
 	}

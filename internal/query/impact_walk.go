@@ -17,10 +17,6 @@ type reached struct {
 	coverage graph.Coverage
 	via      string
 	parent   string // key; "" for a changed declaration
-	// valueOnly: reached by a use of the parent function that is not a
-	// call (its value taken), so a variable reached so does not run it
-	// when initialised.
-	valueOnly bool
 }
 
 // The ways a declaration is reached.
@@ -51,14 +47,16 @@ type impactWalk struct {
 	order     []string          // keys in the order found
 	initPkgs  map[string]string // packages whose initialisation runs a reached declaration, to the key that does
 	testInit  map[string]string // package directories whose test files' initialisation does so, likewise
+	varInit   map[string]bool   // package-level variables whose initialisers run reached code (runsAtInit)
+	root      string            // the repository's directory
 	cut       bool              // depth stopped the walk with more to find
 	stopped   bool              // maxImpactNodes stopped it
 	fileLevel map[string]string // files with a use at file level (no enclosing declaration), to the key used
 }
 
-func newImpactWalk(v *session.View, g *impactGraph, repo string, depth int) *impactWalk {
-	return &impactWalk{v: v, g: g, repo: repo, maxDepth: depth, nodes: map[string]*reached{},
-		initPkgs: map[string]string{}, testInit: map[string]string{}, fileLevel: map[string]string{}}
+func newImpactWalk(v *session.View, g *impactGraph, repo, root string, depth int) *impactWalk {
+	return &impactWalk{v: v, g: g, repo: repo, root: root, maxDepth: depth, nodes: map[string]*reached{},
+		initPkgs: map[string]string{}, testInit: map[string]string{}, varInit: map[string]bool{}, fileLevel: map[string]string{}}
 }
 
 // weaker combines the coverage of a path with the coverage of one more
@@ -97,6 +95,10 @@ type step struct {
 	from, to string
 	cov      graph.Coverage
 	via      string
+	// the call or use, for a step into a package-level variable, whose
+	// initialiser may or may not run it (see runsAtInit)
+	path      string
+	line, col int
 }
 
 // walk runs from the seeds, surest paths first: every declaration reached
@@ -136,7 +138,9 @@ func (w *impactWalk) walk(ctx context.Context, seeds []graph.Symbol, seedVia map
 				delete(best, k)
 				w.nodes[k] = n
 				w.order = append(w.order, k)
-				w.noteInit(n)
+				if n.depth == 0 || w.varInit[k] || n.sym.Kind != graph.KindVar {
+					w.noteInit(n)
+				}
 				if testEntryKind(n.sym) != "" && n.depth > 0 {
 					continue // the testing framework calls it
 				}
@@ -166,10 +170,27 @@ func (w *impactWalk) walk(ctx context.Context, seeds []graph.Symbol, seedVia map
 				return err
 			}
 			for _, s := range steps {
-				if _, ok := w.nodes[s.to]; ok {
+				p := w.nodes[s.from]
+				settled, isSettled := w.nodes[s.to]
+				if !w.varInit[s.to] {
+					var to graph.Symbol
+					if isSettled {
+						to = settled.sym
+					} else if b := best[s.to]; b != nil {
+						to = b.sym
+					} else {
+						to = byKey[s.to]
+					}
+					if to.Kind == graph.KindVar && to.Parent == "" && w.runsAtInit(p, s) {
+						w.varInit[s.to] = true
+						if isSettled {
+							w.noteInit(settled)
+						}
+					}
+				}
+				if isSettled {
 					continue
 				}
-				p := w.nodes[s.from]
 				cov := weaker(p.coverage, s.cov)
 				old, ok := best[s.to]
 				if old != nil && (coverageRank(old.coverage) < coverageRank(cov) ||
@@ -186,8 +207,7 @@ func (w *impactWalk) walk(ctx context.Context, seeds []graph.Symbol, seedVia map
 				} else if sym, ok = byKey[s.to]; !ok {
 					continue
 				}
-				n := &reached{sym: sym, depth: p.depth + 1, coverage: cov, via: s.via, parent: s.from,
-					valueOnly: s.via == viaReference && s.cov == graph.CoverageExact && p.sym.Kind.IsFunction()}
+				n := &reached{sym: sym, depth: p.depth + 1, coverage: cov, via: s.via, parent: s.from}
 				if s.cov == graph.CoveragePackageLevel {
 					n.via = viaInit
 				}
@@ -223,14 +243,29 @@ func (w *impactWalk) steps(ctx context.Context, expand []string) ([]step, error)
 	return out, nil
 }
 
+// runsAtInit reports whether the step s from p into a package-level
+// variable is a call or use its initialiser makes when the package is
+// initialised. Two are not: taking a reached function's value (var F =
+// f), and a call inside a function literal stored in a composite literal
+// (var A = &Analyzer{Run: func(p *Pass) { p.Report() }}), which runs when
+// the stored function is called, through the variable's readers and the
+// calls of its value, both walked from it.
+func (w *impactWalk) runsAtInit(p *reached, s step) bool {
+	if s.via == viaReference && s.cov == graph.CoverageExact && p.sym.Kind.IsFunction() {
+		return false
+	}
+	if s.via == viaCall && s.path != "" && w.g.inStoredLiteral(w.root, s.path, s.line, s.col) {
+		return false
+	}
+	return true
+}
+
 // noteInit records a reached declaration that runs when its package is
 // initialised: an init function, or a package-level variable, whose
 // initialiser is where a call or use in it happens.
 func (w *impactWalk) noteInit(n *reached) {
 	s := n.sym
-	// A variable whose initialiser only takes a reached function's value
-	// (var F = f) does not run it: its readers, walked from it, do.
-	if (s.Kind == graph.KindVar && s.Parent == "" && !n.valueOnly) || (s.Kind == graph.KindFunc && s.Name == "init") {
+	if (s.Kind == graph.KindVar && s.Parent == "") || (s.Kind == graph.KindFunc && s.Name == "init") {
 		if s.TestOnly {
 			// Declared in a _test.go file: only its package's test
 			// binary has it.
