@@ -269,3 +269,36 @@ func TestCompareFilesTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestImpactInitialisation: a package's initialisation runs in every test
+// binary that links it, so the code it runs reaches all their tests; but
+// a literal a variable stores, a function value a variable takes, and an
+// initialiser of a _test.go file (which runs in its own package's binary
+// alone) reach only the tests that run them. Tests a static path reaches
+// are listed before those reached only through an interface.
+func TestImpactInitialisation(t *testing.T) {
+	f := newFixture(t, "testdata/impactinit.txtar")
+	tests := func(name string) string {
+		t.Helper()
+		o := ok[*GetImpactOutput](t, f, "get_impact", fmt.Sprintf(`{"qualified_name":%q,"path":"lib/lib.go","limit":100}`, name))
+		var got []string
+		for _, tt := range o.Results {
+			got = append(got, tt.Dir+"."+tt.Name+":"+tt.Coverage)
+		}
+		return strings.Join(got, " ")
+	}
+	for _, tc := range []struct{ name, want string }{
+		// Initialising lib runs Eager, in lib's test binary and other's.
+		{"Eager", "lib.TestTotal:exact lib.TestArea:package_level lib.TestUse:package_level lib.TestValued:package_level other.TestPlain:package_level"},
+		// Stored runs where registry's Run is called; Valued where
+		// ValuedForTest is; Computed when lib's test binary starts.
+		{"Stored", "lib.TestUse:exact"},
+		{"Valued", "lib.TestValued:exact"},
+		{"Computed", "lib.TestValued:exact lib.TestArea:package_level lib.TestTotal:package_level lib.TestUse:package_level"},
+		{"Square.Area", "lib.TestArea:exact lib.TestTotal:candidate"},
+	} {
+		if got := tests(tc.name); got != tc.want {
+			t.Errorf("tests named for a change to %s:\n got %s\nwant %s", tc.name, got, tc.want)
+		}
+	}
+}

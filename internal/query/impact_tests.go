@@ -163,8 +163,14 @@ func (a *impactRun) collectTests(ctx context.Context) error {
 		}
 		a.tests = append(a.tests, *t)
 	}
+	// The tests a static path reaches come first: the others are reached
+	// only through a call through an interface or function value, or
+	// through initialisation, and may not run the change at all.
 	sort.Slice(a.tests, func(i, j int) bool {
 		x, y := a.tests[i], a.tests[j]
+		if rx, ry := coverageRank(graph.Coverage(x.Coverage)), coverageRank(graph.Coverage(y.Coverage)); rx != ry {
+			return rx < ry
+		}
 		if x.Dir != y.Dir {
 			return x.Dir < y.Dir
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/sextant-dev/sextant/internal/graph"
 )
 
 // answer pages the tests and then the affected declarations, and fits
@@ -13,6 +15,11 @@ func (a *impactRun) answer(ctx context.Context) (*GetImpactOutput, error) {
 	w := a.walk
 	out := &GetImpactOutput{Mode: a.req.mode, Base: a.base, format: a.req.format, notes: a.notes,
 		Commands: a.cmds, Breaking: a.broken, TestsTotal: len(a.tests)}
+	for _, t := range a.tests {
+		if coverageRank(graph.Coverage(t.Coverage)) == 0 {
+			out.testsExact++
+		}
+	}
 	out.Completeness, out.BlindSpots = a.c.verdict()
 	for _, c := range a.changed {
 		out.Changed = append(out.Changed, c.ChangedDecl)
@@ -124,7 +131,13 @@ func (o *GetImpactOutput) Text() string {
 	for _, c := range o.Commands {
 		pkgs[c.Dir] = true
 	}
-	fmt.Fprintf(&b, "impact of %s: %d changed, %d affected, %d tests in %d packages\n", what, len(o.Changed), o.AffectedTot, o.TestsTotal, len(pkgs))
+	fmt.Fprintf(&b, "impact of %s: %d changed, %d affected, %d tests in %d packages", what, len(o.Changed), o.AffectedTot, o.TestsTotal, len(pkgs))
+	if o.testsExact < o.TestsTotal {
+		// The rest are reached only through interfaces, function values
+		// or initialisation; they are listed after these.
+		fmt.Fprintf(&b, " (%d through static calls and uses)", o.testsExact)
+	}
+	b.WriteString("\n")
 	for _, n := range o.notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
