@@ -161,8 +161,9 @@ func containsKind(kinds []graph.RefKind, k graph.RefKind) bool {
 	return false
 }
 
-// symbols returns the declarations of keys the index has, by key.
-func (g *impactGraph) symbols(ctx context.Context, r graph.Reader, keys []string) (map[string]graph.Symbol, error) {
+// symbols returns the declarations of keys the index has, by key (read
+// only: they are the cache's).
+func (g *impactGraph) symbols(ctx context.Context, r graph.Reader, keys []string) (map[string]*graph.Symbol, error) {
 	g.mu.Lock()
 	want := missing(keys, func(k string) bool { _, ok := g.syms[k]; return ok })
 	g.mu.Unlock()
@@ -181,12 +182,12 @@ func (g *impactGraph) symbols(ctx context.Context, r graph.Reader, keys []string
 		}
 		g.mu.Unlock()
 	}
-	out := make(map[string]graph.Symbol, len(keys))
+	out := make(map[string]*graph.Symbol, len(keys))
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, k := range keys {
 		if s := g.syms[k]; s != nil {
-			out[k] = *s
+			out[k] = s
 		}
 	}
 	return out, nil
@@ -234,7 +235,7 @@ func (g *impactGraph) testsIn(ctx context.Context, r graph.Reader, dir string) (
 				return graph.Wrap(graph.CodeInternal, err, "listing tests")
 			}
 			for _, s := range syms {
-				kind := testEntryKind(s)
+				kind := testEntryKind(&s)
 				if kind == "" || kind == testKindMain {
 					continue
 				}
@@ -306,9 +307,9 @@ type nodeSteps struct {
 
 // stepsOf returns the nodeSteps of each of syms, in order, working out
 // those not known yet from the index at once.
-func (g *impactGraph) stepsOf(ctx context.Context, v *session.View, syms []graph.Symbol) ([]*nodeSteps, error) {
+func (g *impactGraph) stepsOf(ctx context.Context, v *session.View, syms []*graph.Symbol) ([]*nodeSteps, error) {
 	out := make([]*nodeSteps, len(syms))
-	var todo []graph.Symbol
+	var todo []*graph.Symbol
 	g.mu.Lock()
 	if g.nodeSteps == nil {
 		g.nodeSteps = map[string]*nodeSteps{}
@@ -346,7 +347,7 @@ func (g *impactGraph) stepsOf(ctx context.Context, v *session.View, syms []graph
 // the declarations that use them otherwise (a function value taken, a
 // type, constant or variable used), and for methods that code outside
 // the index or reflection may call, what stands for their callers.
-func (g *impactGraph) makeSteps(ctx context.Context, v *session.View, syms []graph.Symbol) (map[string]*nodeSteps, error) {
+func (g *impactGraph) makeSteps(ctx context.Context, v *session.View, syms []*graph.Symbol) (map[string]*nodeSteps, error) {
 	r := v.Reader()
 	keys := make([]string, 0, len(syms))
 	made := make(map[string]*nodeSteps, len(syms))

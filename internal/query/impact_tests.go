@@ -24,7 +24,7 @@ const (
 // _test.go file named Test, Benchmark, Example or Fuzz followed by
 // nothing or a character that is not a lower-case letter, taking what
 // that kind takes.
-func testEntryKind(s graph.Symbol) string {
+func testEntryKind(s *graph.Symbol) string {
 	if s.Kind != graph.KindFunc || !strings.HasSuffix(s.Path, "_test.go") {
 		return ""
 	}

@@ -12,7 +12,7 @@ import (
 // declaration one closer to the change (parent), and the weakest
 // coverage on the way.
 type reached struct {
-	sym      graph.Symbol
+	sym      *graph.Symbol // shared with the session's impactGraph: read only
 	depth    int
 	coverage graph.Coverage
 	via      string
@@ -121,7 +121,7 @@ func (w *impactWalk) walk(ctx context.Context, seeds []graph.Symbol, seedVia map
 		if via == "" {
 			via = viaChanged
 		}
-		best[s.Key] = &reached{sym: s, coverage: graph.CoverageExact, via: via}
+		best[s.Key] = &reached{sym: &s, coverage: graph.CoverageExact, via: via}
 		buckets[0] = append(buckets[0], s.Key)
 	}
 	for rank := 0; rank < len(buckets); rank++ {
@@ -173,7 +173,7 @@ func (w *impactWalk) walk(ctx context.Context, seeds []graph.Symbol, seedVia map
 				p := w.nodes[s.from]
 				settled, isSettled := w.nodes[s.to]
 				if !w.varInit[s.to] {
-					var to graph.Symbol
+					var to *graph.Symbol
 					if isSettled {
 						to = settled.sym
 					} else if b := best[s.to]; b != nil {
@@ -181,7 +181,7 @@ func (w *impactWalk) walk(ctx context.Context, seeds []graph.Symbol, seedVia map
 					} else {
 						to = byKey[s.to]
 					}
-					if to.Kind == graph.KindVar && to.Parent == "" && w.runsAtInit(p, s) {
+					if to != nil && to.Kind == graph.KindVar && to.Parent == "" && w.runsAtInit(p, s) {
 						w.varInit[s.to] = true
 						if isSettled {
 							w.noteInit(settled)
@@ -192,7 +192,7 @@ func (w *impactWalk) walk(ctx context.Context, seeds []graph.Symbol, seedVia map
 					continue
 				}
 				cov := weaker(p.coverage, s.cov)
-				old, ok := best[s.to]
+				old := best[s.to]
 				if old != nil && (coverageRank(old.coverage) < coverageRank(cov) ||
 					coverageRank(old.coverage) == coverageRank(cov) && old.depth <= p.depth+1) {
 					continue
@@ -201,10 +201,10 @@ func (w *impactWalk) walk(ctx context.Context, seeds []graph.Symbol, seedVia map
 					w.stopped = true
 					continue
 				}
-				var sym graph.Symbol
+				var sym *graph.Symbol
 				if old != nil {
 					sym = old.sym
-				} else if sym, ok = byKey[s.to]; !ok {
+				} else if sym = byKey[s.to]; sym == nil {
 					continue
 				}
 				n := &reached{sym: sym, depth: p.depth + 1, coverage: cov, via: s.via, parent: s.from}
@@ -223,7 +223,7 @@ func (w *impactWalk) walk(ctx context.Context, seeds []graph.Symbol, seedVia map
 // or use them, in a stable order (that of expand, then of the index),
 // and records the files that use them at file level.
 func (w *impactWalk) steps(ctx context.Context, expand []string) ([]step, error) {
-	syms := make([]graph.Symbol, len(expand))
+	syms := make([]*graph.Symbol, len(expand))
 	for i, k := range expand {
 		syms[i] = w.nodes[k].sym
 	}
@@ -327,7 +327,7 @@ func (w *impactWalk) seedOf(key string) graph.Symbol {
 			break
 		}
 		if n.parent == "" {
-			return n.sym
+			return *n.sym
 		}
 		key = n.parent
 	}
