@@ -153,15 +153,18 @@ func (w *impactWalk) walk(ctx context.Context, seeds []graph.Symbol, seedVia map
 			if len(expand) == 0 {
 				continue
 			}
-			steps, err := w.steps(ctx, expand)
+			infos, err := w.steps(ctx, expand)
 			if err != nil {
 				return err
 			}
 			var want []string
-			for _, s := range steps {
-				if _, ok := w.nodes[s.to]; !ok {
-					if _, ok := best[s.to]; !ok {
-						want = append(want, s.to)
+			for _, info := range infos {
+				for i := range info.steps {
+					to := info.steps[i].to
+					if _, ok := w.nodes[to]; !ok {
+						if _, ok := best[to]; !ok {
+							want = append(want, to)
+						}
 					}
 				}
 			}
@@ -169,50 +172,48 @@ func (w *impactWalk) walk(ctx context.Context, seeds []graph.Symbol, seedVia map
 			if err != nil {
 				return err
 			}
-			for _, s := range steps {
-				p := w.nodes[s.from]
-				settled, isSettled := w.nodes[s.to]
-				if !w.varInit[s.to] {
+			for idx, info := range infos {
+				p := w.nodes[expand[idx]] // every step of info is from it
+				for i := range info.steps {
+					s := &info.steps[i]
+					settled := w.nodes[s.to]
+					var old *reached
 					var to *graph.Symbol
-					if isSettled {
+					if settled != nil {
 						to = settled.sym
-					} else if b := best[s.to]; b != nil {
-						to = b.sym
+					} else if old = best[s.to]; old != nil {
+						to = old.sym
 					} else {
 						to = byKey[s.to]
 					}
-					if to != nil && to.Kind == graph.KindVar && to.Parent == "" && w.runsAtInit(p, s) {
+					if to == nil {
+						continue // not in the index
+					}
+					if to.Kind == graph.KindVar && to.Parent == "" && !w.varInit[s.to] && w.runsAtInit(p, s) {
 						w.varInit[s.to] = true
-						if isSettled {
+						if settled != nil {
 							w.noteInit(settled)
 						}
 					}
+					if settled != nil {
+						continue
+					}
+					cov := weaker(p.coverage, s.cov)
+					if old != nil && (coverageRank(old.coverage) < coverageRank(cov) ||
+						coverageRank(old.coverage) == coverageRank(cov) && old.depth <= p.depth+1) {
+						continue
+					}
+					if old == nil && len(w.nodes)+len(best) >= maxImpactNodes {
+						w.stopped = true
+						continue
+					}
+					n := &reached{sym: to, depth: p.depth + 1, coverage: cov, via: s.via, parent: s.from}
+					if s.cov == graph.CoveragePackageLevel {
+						n.via = viaInit
+					}
+					best[s.to] = n
+					buckets[coverageRank(cov)] = append(buckets[coverageRank(cov)], s.to)
 				}
-				if isSettled {
-					continue
-				}
-				cov := weaker(p.coverage, s.cov)
-				old := best[s.to]
-				if old != nil && (coverageRank(old.coverage) < coverageRank(cov) ||
-					coverageRank(old.coverage) == coverageRank(cov) && old.depth <= p.depth+1) {
-					continue
-				}
-				if old == nil && len(w.nodes)+len(best) >= maxImpactNodes {
-					w.stopped = true
-					continue
-				}
-				var sym *graph.Symbol
-				if old != nil {
-					sym = old.sym
-				} else if sym = byKey[s.to]; sym == nil {
-					continue
-				}
-				n := &reached{sym: sym, depth: p.depth + 1, coverage: cov, via: s.via, parent: s.from}
-				if s.cov == graph.CoveragePackageLevel {
-					n.via = viaInit
-				}
-				best[s.to] = n
-				buckets[coverageRank(cov)] = append(buckets[coverageRank(cov)], s.to)
 			}
 		}
 	}
@@ -222,7 +223,7 @@ func (w *impactWalk) walk(ctx context.Context, seeds []graph.Symbol, seedVia map
 // steps returns the ways from the declarations expand to those that call
 // or use them, in a stable order (that of expand, then of the index),
 // and records the files that use them at file level.
-func (w *impactWalk) steps(ctx context.Context, expand []string) ([]step, error) {
+func (w *impactWalk) steps(ctx context.Context, expand []string) ([]*nodeSteps, error) {
 	syms := make([]*graph.Symbol, len(expand))
 	for i, k := range expand {
 		syms[i] = w.nodes[k].sym
@@ -231,16 +232,14 @@ func (w *impactWalk) steps(ctx context.Context, expand []string) ([]step, error)
 	if err != nil {
 		return nil, err
 	}
-	var out []step
 	for i, info := range infos {
-		out = append(out, info.steps...)
 		for _, p := range info.fileLevel {
 			if _, ok := w.fileLevel[p]; !ok {
 				w.fileLevel[p] = expand[i]
 			}
 		}
 	}
-	return out, nil
+	return infos, nil
 }
 
 // runsAtInit reports whether the step s from p into a package-level
@@ -250,7 +249,7 @@ func (w *impactWalk) steps(ctx context.Context, expand []string) ([]step, error)
 // (var A = &Analyzer{Run: func(p *Pass) { p.Report() }}), which runs when
 // the stored function is called, through the variable's readers and the
 // calls of its value, both walked from it.
-func (w *impactWalk) runsAtInit(p *reached, s step) bool {
+func (w *impactWalk) runsAtInit(p *reached, s *step) bool {
 	if s.via == viaReference && s.cov == graph.CoverageExact && p.sym.Kind.IsFunction() {
 		return false
 	}
