@@ -82,83 +82,72 @@ func missing(keys []string, has func(string) bool) []string {
 	return out
 }
 
+// memoRows returns the rows memo holds for keys, in the order of keys,
+// reading those of the keys it lacks at once with read and filing them by
+// keyOf (a key with none gets an empty slice).
+func memoRows[T any](g *impactGraph, memo map[string][]T, keys []string, read func(want []string) ([]T, error), keyOf func(T) string) ([]T, error) {
+	g.mu.Lock()
+	want := missing(keys, func(k string) bool { _, ok := memo[k]; return ok })
+	g.mu.Unlock()
+	if len(want) > 0 {
+		rows, err := read(want)
+		if err != nil {
+			return nil, err
+		}
+		by := make(map[string][]T, len(want))
+		for _, k := range want {
+			by[k] = []T{}
+		}
+		for _, x := range rows {
+			by[keyOf(x)] = append(by[keyOf(x)], x)
+		}
+		g.mu.Lock()
+		for k, xs := range by {
+			memo[k] = xs
+		}
+		g.mu.Unlock()
+	}
+	var out []T
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, k := range dedupe(keys) {
+		out = append(out, memo[k]...)
+	}
+	return out, nil
+}
+
 // callEdges returns the call edges into the functions keys, in the order
 // of keys.
 func (g *impactGraph) callEdges(ctx context.Context, r graph.Reader, keys []string) ([]graph.CallEdge, error) {
-	g.mu.Lock()
-	want := missing(keys, func(k string) bool { _, ok := g.callers[k]; return ok })
-	g.mu.Unlock()
-	if len(want) > 0 {
+	return memoRows(g, g.callers, keys, func(want []string) ([]graph.CallEdge, error) {
 		edges, err := r.CallEdges(ctx, graph.EdgeQuery{Callees: want})
 		if err != nil {
 			return nil, graph.Wrap(graph.CodeInternal, err, "reading call edges")
 		}
-		by := make(map[string][]graph.CallEdge, len(want))
-		for _, k := range want {
-			by[k] = []graph.CallEdge{}
-		}
-		for _, e := range edges {
-			by[e.Callee] = append(by[e.Callee], e)
-		}
-		g.mu.Lock()
-		for k, es := range by {
-			g.callers[k] = es
-		}
-		g.mu.Unlock()
-	}
-	var out []graph.CallEdge
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for _, k := range dedupe(keys) {
-		out = append(out, g.callers[k]...)
-	}
-	return out, nil
+		return edges, nil
+	}, func(e graph.CallEdge) string { return e.Callee })
 }
 
 // refs returns the uses of keys of the kinds given (all when none), uses
 // in tests included, in the order of keys.
 func (g *impactGraph) refs(ctx context.Context, r graph.Reader, keys []string, kinds ...graph.RefKind) ([]graph.Ref, error) {
-	g.mu.Lock()
-	want := missing(keys, func(k string) bool { _, ok := g.uses[k]; return ok })
-	g.mu.Unlock()
-	if len(want) > 0 {
+	all, err := memoRows(g, g.uses, keys, func(want []string) ([]graph.Ref, error) {
 		refs, _, err := r.Refs(ctx, graph.RefQuery{Targets: want, IncludeTests: true})
 		if err != nil {
 			return nil, graph.Wrap(graph.CodeInternal, err, "reading references")
 		}
-		by := make(map[string][]graph.Ref, len(want))
-		for _, k := range want {
-			by[k] = []graph.Ref{}
-		}
-		for _, x := range refs {
-			by[x.Target] = append(by[x.Target], x)
-		}
-		g.mu.Lock()
-		for k, rs := range by {
-			g.uses[k] = rs
-		}
-		g.mu.Unlock()
+		return refs, nil
+	}, func(x graph.Ref) string { return x.Target })
+	if err != nil || len(kinds) == 0 {
+		return all, err
 	}
-	var out []graph.Ref
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for _, k := range dedupe(keys) {
-		for _, x := range g.uses[k] {
-			if len(kinds) == 0 || containsKind(kinds, x.Kind) {
-				out = append(out, x)
-			}
+	out := all[:0:0]
+	for _, x := range all {
+		if slices.Contains(kinds, x.Kind) {
+			out = append(out, x)
 		}
 	}
 	return out, nil
-}
-
-func containsKind(kinds []graph.RefKind, k graph.RefKind) bool {
-	for _, x := range kinds {
-		if x == k {
-			return true
-		}
-	}
-	return false
 }
 
 // symbols returns the declarations of keys the index has, by key (read
