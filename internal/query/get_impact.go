@@ -107,12 +107,13 @@ type GetImpactOutput struct {
 	AffectedTot  int              `json:"affected_total" jsonschema:"declarations reached, tests excluded"`
 	Affected     []AffectedDecl   `json:"affected" jsonschema:"this page's declarations reached, nearest first"`
 
-	format    string
-	compact   bool // the text abbreviates long commands to fit the budget
-	cmdShown  int  // commands the text shows
-	offset    int
-	budgetCut bool
-	notes     []string // said in the text only: what the change touched nothing of
+	format     string
+	compact    bool // the text abbreviates long commands to fit the budget
+	cmdShown   int  // commands the text shows
+	testsExact int  // tests reached through exact steps alone
+	offset     int
+	budgetCut  bool
+	notes      []string // said in the text only: what the change touched nothing of
 }
 
 // Defaults of get_impact.

@@ -75,7 +75,7 @@ func (a *impactRun) apiBreak(ctx context.Context, c *changedDecl, diags []graph.
 	} else {
 		b.Detail = fmt.Sprintf("the signature of %s %s changed", c.Kind, c.QualifiedName)
 		if c.new != nil && c.old != nil {
-			b.Detail += ": " + shortTokens(c.old.sig) + " → " + shortTokens(c.new.sig)
+			b.Detail += ": " + shortTokens(tokensOf(c.old.sig)) + " → " + shortTokens(tokensOf(c.new.sig))
 		}
 	}
 	name := c.QualifiedName

@@ -49,7 +49,8 @@ type declKey struct {
 // variant) with the same qualified name is the same declaration, in
 // whichever of the changed files it sits, so that moving one between
 // files is no change.
-func compareFiles(changes []fileChange) []*changedDecl {
+// parse reads a version (parseVersion, or a cache of it).
+func compareFiles(changes []fileChange, parse func(name string, content []byte) fileVersion) []*changedDecl {
 	type side struct {
 		decl versionDecl
 		path string
@@ -57,7 +58,7 @@ func compareFiles(changes []fileChange) []*changedDecl {
 	olds, news := map[declKey]side{}, map[declKey]side{}
 	var order []declKey
 	collect := func(m map[declKey]side, p string, content []byte) {
-		fv := parseVersion(p, content)
+		fv := parse(p, content)
 		inits := 0
 		for _, d := range fv.decls {
 			name := d.QualifiedName
@@ -97,9 +98,9 @@ func compareFiles(changes []fileChange) []*changedDecl {
 		switch {
 		case inOld && inNew:
 			switch {
-			case o.decl.sig != n.decl.sig:
+			case !sameTokens(o.decl.sig, n.decl.sig):
 				c.Change = ChangeSignature
-			case o.decl.body != n.decl.body:
+			case !sameTokens(o.decl.body, n.decl.body):
 				c.Change = ChangeBody
 			default:
 				continue

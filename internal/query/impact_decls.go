@@ -20,15 +20,16 @@ const (
 )
 
 // versionDecl is one declaration of one version of a file, with what a
-// change compares: its signature and its body, each as a string of
-// tokens, so that comments and layout do not count as changes.
+// change compares: its signature and its body, each as its source text
+// (the parts joined by NULs), compared by their tokens (sameTokens) so
+// that comments and layout do not count as changes.
 type versionDecl struct {
 	QualifiedName string
 	Kind          graph.Kind
 	Line, EndLine int
 	Receiver      string // a method's receiver base type
 	sig, body     string
-	methods       []string // an interface's method names, with their signatures
+	methods       []string // an interface's method names, with their signatures' tokens
 }
 
 // fileVersion is one version of a Go file: its package clause and its
@@ -60,7 +61,7 @@ func parseVersion(name string, content []byte) fileVersion {
 			if n == nil {
 				continue
 			}
-			b.WriteString(tokenText(tf, content, n.Pos(), n.End()))
+			b.WriteString(sourceText(tf, content, n.Pos(), n.End()))
 			b.WriteByte('\x00')
 		}
 		return b.String()
@@ -118,7 +119,7 @@ func parseVersion(name string, content []byte) fileVersion {
 						vd.Kind = graph.KindInterface
 						for _, m := range t.Methods.List {
 							for _, n := range m.Names {
-								ms := toks(m.Type)
+								ms := tokensOf(toks(m.Type))
 								vd.methods = append(vd.methods, n.Name+"\x01"+ms)
 								add(versionDecl{QualifiedName: spec.Name.Name + "." + n.Name, Kind: graph.KindInterfaceMethod,
 									Receiver: spec.Name.Name, sig: ms}, m.Pos(), m.End())
@@ -153,9 +154,8 @@ func parseVersion(name string, content []byte) fileVersion {
 	return fv
 }
 
-// tokenText is the tokens of content between from and to, comments
-// dropped, separated by spaces.
-func tokenText(tf *token.File, content []byte, from, to token.Pos) string {
+// sourceText is content between from and to.
+func sourceText(tf *token.File, content []byte, from, to token.Pos) string {
 	if tf == nil || !from.IsValid() || !to.IsValid() {
 		return ""
 	}
@@ -163,25 +163,44 @@ func tokenText(tf *token.File, content []byte, from, to token.Pos) string {
 	if start < 0 || end > len(content) || start >= end {
 		return ""
 	}
-	var s scanner.Scanner
-	fs := token.NewFileSet()
-	src := content[start:end]
-	s.Init(fs.AddFile("", -1, len(src)), src, nil, 0)
+	return string(content[start:end])
+}
+
+// sameTokens reports whether two texts of versionDecl (source parts
+// joined by NULs) have the same tokens: most declarations of a changed
+// file are byte for byte the same, and only the others are scanned.
+func sameTokens(a, b string) bool {
+	return a == b || tokensOf(a) == tokensOf(b)
+}
+
+// tokensOf is the tokens of each NUL-terminated part of text, comments
+// dropped, separated by spaces, each part ended by a NUL.
+func tokensOf(text string) string {
 	var b strings.Builder
-	for {
-		_, tok, lit := s.Scan()
-		if tok == token.EOF {
-			break
+	for part := range strings.SplitSeq(text, "\x00") {
+		if part == "" {
+			continue
 		}
-		if tok == token.SEMICOLON && lit == "\n" {
-			continue // an inserted semicolon is layout
+		var s scanner.Scanner
+		fs := token.NewFileSet()
+		src := []byte(part)
+		s.Init(fs.AddFile("", -1, len(src)), src, nil, 0)
+		for {
+			_, tok, lit := s.Scan()
+			if tok == token.EOF {
+				break
+			}
+			if tok == token.SEMICOLON && lit == "\n" {
+				continue // an inserted semicolon is layout
+			}
+			if lit != "" {
+				b.WriteString(lit)
+			} else {
+				b.WriteString(tok.String())
+			}
+			b.WriteByte(' ')
 		}
-		if lit != "" {
-			b.WriteString(lit)
-		} else {
-			b.WriteString(tok.String())
-		}
-		b.WriteByte(' ')
+		b.WriteByte('\x00')
 	}
 	return b.String()
 }

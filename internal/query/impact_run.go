@@ -16,20 +16,20 @@ type impactRun struct {
 	req impactRequest
 
 	repo     graph.RepositoryStatus
+	g        *impactGraph // the session's cache of what this reads of the repository
 	pkgs     []graph.Package
 	base     string // the commit compared with
 	indexNew bool   // the index describes the new side of the change (false: a diff not applied yet)
 	changed  []*changedDecl
 	notes    []string
 
-	testImps map[string][]string // see testImports
-	seeds    []graph.Symbol      // the changed declarations the index has, and the code a breaking change breaks
-	seedVia  map[string]string   // viaBreaks for the latter
-	walk     *impactWalk
-	broken   []BreakingChange
-	tests    []ImpactTest
-	cmds     []TestCommand
-	c        completeness
+	seeds   []graph.Symbol    // the changed declarations the index has, and the code a breaking change breaks
+	seedVia map[string]string // viaBreaks for the latter
+	walk    *impactWalk
+	broken  []BreakingChange
+	tests   []ImpactTest
+	cmds    []TestCommand
+	c       completeness
 }
 
 // changes finds what the change touches, and the index's symbol for each
@@ -89,7 +89,10 @@ func (a *impactRun) changes(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		a.changed = compareFiles(files)
+		if err := a.loadPackages(ctx); err != nil {
+			return err
+		}
+		a.changed = compareFiles(files, a.g.parseVersion)
 		if len(files) == 0 {
 			a.notes = append(a.notes, "no Go file differs")
 		} else if len(a.changed) == 0 {
@@ -113,14 +116,17 @@ func (a *impactRun) changes(ctx context.Context) error {
 }
 
 func (a *impactRun) loadPackages(ctx context.Context) error {
-	if a.pkgs != nil {
+	if a.g != nil {
 		return nil
 	}
-	pkgs, err := a.v.Reader().Packages(ctx, a.repo.Name)
+	g, err := impactGraphOf(ctx, a.v, a.repo.Name)
 	if err != nil {
-		return graph.Wrap(graph.CodeInternal, err, "reading packages")
+		return err
 	}
-	a.pkgs = pkgs
+	if err := g.loadPackages(ctx, a.v.Reader()); err != nil {
+		return err
+	}
+	a.g, a.pkgs = g, g.pkgs
 	return nil
 }
 
@@ -201,7 +207,7 @@ const BlindDepth = "depth"
 
 // reach walks from the seeds, and names what the walk cannot see.
 func (a *impactRun) reach(ctx context.Context) error {
-	a.walk = newImpactWalk(a.v, a.repo.Name, a.in.Depth)
+	a.walk = newImpactWalk(a.v, a.g, a.repo.Name, a.repo.Root, a.in.Depth)
 	if err := a.walk.walk(ctx, a.seeds, a.seedVia); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
 	"golang.org/x/tools/txtar"
@@ -241,4 +242,63 @@ func mustJSON(v any) string {
 		panic(err)
 	}
 	return string(b)
+}
+
+// TestCompareFilesTokens: a change of comments and layout alone changes
+// no declaration; a change of tokens in a body or a signature does, and
+// says which.
+func TestCompareFilesTokens(t *testing.T) {
+	old := "package p\n\n// F adds.\nfunc F(a, b int) int {\n\treturn a + b\n}\n\nfunc G(s string) string { return s }\n\nvar V = 1 + 2\n\ntype I interface {\n\tM(int) error\n}\n"
+	cases := []struct{ name, new, want string }{
+		{"layout", "package p\n\n// F adds two ints.\nfunc F(a,\n\tb int) int {\n\treturn a +\n\t\tb // sum\n}\n\nfunc G(s string) string {\n\treturn s\n}\n\nvar V = 1 +\n\t2\n\ntype I interface {\n\t// M is m.\n\tM(int) error\n}\n", ""},
+		{"body", strings.Replace(old, "return a + b", "return a - b", 1), "F:body"},
+		{"signature", strings.Replace(old, "func G(s string) string", "func G(s []byte) string", 1), "G:signature"},
+		{"value", strings.Replace(old, "1 + 2", "1 + 3", 1), "V:body"},
+		{"interface method", strings.Replace(old, "M(int) error", "M(int64) error", 1), "I.M:signature"},
+	}
+	for _, tc := range cases {
+		var got []string
+		for _, c := range compareFiles([]fileChange{{path: "p.go", old: []byte(old), new: []byte(tc.new)}}, parseVersion) {
+			if c.Kind == string(graph.KindInterface) {
+				continue // its methods say what changed
+			}
+			got = append(got, c.QualifiedName+":"+c.Change)
+		}
+		if strings.Join(got, ",") != tc.want {
+			t.Errorf("%s: changed %v, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestImpactInitialisation: a package's initialisation runs in every test
+// binary that links it, so the code it runs reaches all their tests; but
+// a literal a variable stores, a function value a variable takes, and an
+// initialiser of a _test.go file (which runs in its own package's binary
+// alone) reach only the tests that run them. Tests a static path reaches
+// are listed before those reached only through an interface.
+func TestImpactInitialisation(t *testing.T) {
+	f := newFixture(t, "testdata/impactinit.txtar")
+	tests := func(name string) string {
+		t.Helper()
+		o := ok[*GetImpactOutput](t, f, "get_impact", fmt.Sprintf(`{"qualified_name":%q,"path":"lib/lib.go","limit":100}`, name))
+		var got []string
+		for _, tt := range o.Results {
+			got = append(got, tt.Dir+"."+tt.Name+":"+tt.Coverage)
+		}
+		return strings.Join(got, " ")
+	}
+	for _, tc := range []struct{ name, want string }{
+		// Initialising lib runs Eager, in lib's test binary and other's.
+		{"Eager", "lib.TestTotal:exact lib.TestArea:package_level lib.TestUse:package_level lib.TestValued:package_level other.TestPlain:package_level"},
+		// Stored runs where registry's Run is called; Valued where
+		// ValuedForTest is; Computed when lib's test binary starts.
+		{"Stored", "lib.TestUse:exact"},
+		{"Valued", "lib.TestValued:exact"},
+		{"Computed", "lib.TestValued:exact lib.TestArea:package_level lib.TestTotal:package_level lib.TestUse:package_level"},
+		{"Square.Area", "lib.TestArea:exact lib.TestTotal:candidate"},
+	} {
+		if got := tests(tc.name); got != tc.want {
+			t.Errorf("tests named for a change to %s:\n got %s\nwant %s", tc.name, got, tc.want)
+		}
+	}
 }

@@ -24,7 +24,7 @@ const (
 // _test.go file named Test, Benchmark, Example or Fuzz followed by
 // nothing or a character that is not a lower-case letter, taking what
 // that kind takes.
-func testEntryKind(s graph.Symbol) string {
+func testEntryKind(s *graph.Symbol) string {
 	if s.Kind != graph.KindFunc || !strings.HasSuffix(s.Path, "_test.go") {
 		return ""
 	}
@@ -96,36 +96,51 @@ func (a *impactRun) collectTests(ctx context.Context) error {
 	for p, target := range w.fileLevel {
 		if n := w.nodes[target]; n != nil && n.sym.Kind.IsFunction() {
 			if f, err := a.v.Reader().File(ctx, a.repo.Name, p); err == nil && f.Package != "" {
-				if _, ok := w.initPkgs[f.Package]; !ok {
+				if f.Test {
+					if d := path.Dir(p); w.testInit[d] == "" {
+						w.testInit[d] = target
+					}
+				} else if _, ok := w.initPkgs[f.Package]; !ok {
 					w.initPkgs[f.Package] = target
 				}
 			}
 		}
 	}
+	// The test binaries whose initialisation runs reached code, each to
+	// the reached key that is run.
+	type initRun struct{ what, key string } // what is initialised, and the reached key it runs
+	initBy := map[string]initRun{}
 	if len(w.initPkgs) > 0 {
 		dirs, err := a.linkers(ctx, sortedKeys(w.initPkgs))
 		if err != nil {
 			return err
 		}
-		for _, d := range sortedKeys(dirs) {
-			why := dirs[d]
-			n := w.nodes[w.initPkgs[why]]
-			all, err := a.testsIn(ctx, d)
-			if err != nil {
-				return err
+		for d, why := range dirs {
+			initBy[d] = initRun{why, w.initPkgs[why]}
+		}
+	}
+	for d, k := range w.testInit {
+		if _, ok := initBy[d]; !ok {
+			initBy[d] = initRun{"the test files of " + d, k}
+		}
+	}
+	for _, d := range sortedKeys(initBy) {
+		run := initBy[d]
+		n := w.nodes[run.key]
+		all, err := a.testsIn(ctx, d)
+		if err != nil {
+			return err
+		}
+		for _, t := range all {
+			t.Coverage, t.Via = string(graph.CoveragePackageLevel), viaInit
+			t.Depth = 1
+			t.Reach = []string{t.Name, "(initialisation of " + run.what + ")"}
+			from := ""
+			if n != nil {
+				t.Depth = n.depth + 1
+				t.Reach = append(t.Reach, w.reach(n.sym.Key)...)
 			}
-			for _, t := range all {
-				t.Coverage, t.Via = string(graph.CoveragePackageLevel), viaInit
-				t.Depth = 1
-				t.Reach = []string{t.Name, "(initialisation of " + why + ")"}
-				from := ""
-				if n != nil {
-					t.Depth = n.depth + 1
-					t.Reach = append(t.Reach, w.reach(n.sym.Key)...)
-					from = n.sym.Key
-				}
-				add(t, from)
-			}
+			add(t, from)
 		}
 	}
 	// A test can run only code its test binary links: drop the tests
@@ -148,8 +163,14 @@ func (a *impactRun) collectTests(ctx context.Context) error {
 		}
 		a.tests = append(a.tests, *t)
 	}
+	// The tests a static path reaches come first: the others are reached
+	// only through a call through an interface or function value, or
+	// through initialisation, and may not run the change at all.
 	sort.Slice(a.tests, func(i, j int) bool {
 		x, y := a.tests[i], a.tests[j]
+		if rx, ry := coverageRank(graph.Coverage(x.Coverage)), coverageRank(graph.Coverage(y.Coverage)); rx != ry {
+			return rx < ry
+		}
 		if x.Dir != y.Dir {
 			return x.Dir < y.Dir
 		}
@@ -160,26 +181,7 @@ func (a *impactRun) collectTests(ctx context.Context) error {
 
 // testsIn lists every test function of the package directory dir.
 func (a *impactRun) testsIn(ctx context.Context, dir string) ([]ImpactTest, error) {
-	prefix := dir + "/"
-	if dir == "." {
-		prefix = ""
-	}
-	var out []ImpactTest
-	for _, name := range []string{"Test", "Benchmark", "Example", "Fuzz"} {
-		syms, _, err := a.v.Reader().FindSymbols(ctx, graph.SymbolQuery{Name: name, Mode: graph.MatchPrefix, Kinds: []graph.Kind{graph.KindFunc},
-			Repositories: []string{a.repo.Name}, PathPrefix: prefix, Brief: true})
-		if err != nil {
-			return nil, graph.Wrap(graph.CodeInternal, err, "listing tests")
-		}
-		for _, s := range syms {
-			kind := testEntryKind(s)
-			if path.Dir(s.Path) != dir || kind == "" || kind == testKindMain {
-				continue
-			}
-			out = append(out, ImpactTest{Name: s.Name, Kind: kind, Package: s.PackagePath, Dir: dir, Path: s.Path, Line: s.StartLine})
-		}
-	}
-	return out, nil
+	return a.g.testsIn(ctx, a.v.Reader(), dir)
 }
 
 // linkers returns the package directories whose test binaries link one of
@@ -187,10 +189,7 @@ func (a *impactRun) testsIn(ctx context.Context, dir string) ([]ImpactTest, erro
 // directly or not, with its tests (external test packages included), each
 // to the package of paths it links.
 func (a *impactRun) linkers(ctx context.Context, paths []string) (map[string]string, error) {
-	dirOf := map[string]string{}
-	for _, p := range a.pkgs {
-		dirOf[p.Path] = p.Dir
-	}
+	g := a.g
 	out := map[string]string{}
 	why := map[string]string{}
 	queue := append([]string{}, paths...)
@@ -198,34 +197,26 @@ func (a *impactRun) linkers(ctx context.Context, paths []string) (map[string]str
 		why[p] = p
 	}
 	for len(queue) > 0 {
-		batch := queue
-		queue = nil
-		for _, p := range batch {
-			if d, ok := dirOf[p]; ok {
-				if _, seen := out[d]; !seen {
-					out[d] = why[p]
-				}
+		p := queue[0]
+		queue = queue[1:]
+		if d, ok := g.dirOf[p]; ok {
+			if _, seen := out[d]; !seen {
+				out[d] = why[p]
 			}
 		}
-		refs, _, err := a.v.Reader().Refs(ctx, graph.RefQuery{Targets: packageSymbolKeys(a.repo.Name, batch),
-			Kinds: []graph.RefKind{graph.RefImport}, IncludeTests: true})
-		if err != nil {
-			return nil, graph.Wrap(graph.CodeInternal, err, "reading imports")
-		}
-		for _, r := range refs {
+		for _, r := range g.imports[p] {
 			d := path.Dir(r.Path)
-			target := targetPackage(r.Target, batch, a.repo.Name)
 			if _, seen := out[d]; !seen {
-				out[d] = why[target]
+				out[d] = why[p]
 			}
 			if r.TestOnly {
 				continue // test packages are imported by nothing
 			}
-			for _, p := range a.pkgs {
-				if p.Dir == d && !p.TestOnly && !strings.HasSuffix(p.Path, "_test") {
-					if _, seen := why[p.Path]; !seen {
-						why[p.Path] = why[target]
-						queue = append(queue, p.Path)
+			for _, q := range g.pkgDirs[d] {
+				if !q.TestOnly && !strings.HasSuffix(q.Path, "_test") {
+					if _, seen := why[q.Path]; !seen {
+						why[q.Path] = why[p]
+						queue = append(queue, q.Path)
 					}
 				}
 			}
@@ -234,7 +225,7 @@ func (a *impactRun) linkers(ctx context.Context, paths []string) (map[string]str
 	// The index may lack the imports of a test file whose import is
 	// built again for that test (an external test importing a package
 	// that imports the one under test): read the test files' imports.
-	byDir, err := a.testImports(ctx)
+	byDir, err := g.testImports(ctx, a.v, a.repo.Root)
 	if err != nil {
 		return nil, err
 	}
@@ -252,26 +243,6 @@ func (a *impactRun) linkers(ctx context.Context, paths []string) (map[string]str
 	return out, nil
 }
 
-// testImports returns the import paths of the _test.go files of the
-// repository, by package directory, read from the disk (once per call).
-func (a *impactRun) testImports(ctx context.Context) (map[string][]string, error) {
-	if a.testImps != nil {
-		return a.testImps, nil
-	}
-	files, err := a.v.Reader().Files(ctx, a.repo.Name)
-	if err != nil {
-		return nil, graph.Wrap(graph.CodeInternal, err, "reading files")
-	}
-	a.testImps = map[string][]string{}
-	for _, f := range files {
-		if f.Test && !f.Ignored {
-			d := path.Dir(f.Path)
-			a.testImps[d] = append(a.testImps[d], fileImports(a.repo.Root, f.Path)...)
-		}
-	}
-	return a.testImps, nil
-}
-
 // packageSymbolKeys are the stable keys of the package symbols of paths,
 // as the indexer makes them (a package of test files alone has the test
 // variant).
@@ -284,18 +255,6 @@ func packageSymbolKeys(repo string, paths []string) []string {
 		}
 	}
 	return keys
-}
-
-// targetPackage returns which of paths the package key names.
-func targetPackage(key string, paths []string, repo string) string {
-	for _, p := range paths {
-		for _, k := range packageSymbolKeys(repo, []string{p}) {
-			if k == key {
-				return p
-			}
-		}
-	}
-	return ""
 }
 
 // commands writes one go test line per package directory for its tests,

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/sextant-dev/sextant/internal/graph"
 )
 
 // answer pages the tests and then the affected declarations, and fits
@@ -13,6 +15,11 @@ func (a *impactRun) answer(ctx context.Context) (*GetImpactOutput, error) {
 	w := a.walk
 	out := &GetImpactOutput{Mode: a.req.mode, Base: a.base, format: a.req.format, notes: a.notes,
 		Commands: a.cmds, Breaking: a.broken, TestsTotal: len(a.tests)}
+	for _, t := range a.tests {
+		if coverageRank(graph.Coverage(t.Coverage)) == 0 {
+			out.testsExact++
+		}
+	}
 	out.Completeness, out.BlindSpots = a.c.verdict()
 	for _, c := range a.changed {
 		out.Changed = append(out.Changed, c.ChangedDecl)
@@ -24,7 +31,7 @@ func (a *impactRun) answer(ctx context.Context) (*GetImpactOutput, error) {
 			continue
 		}
 		affected = append(affected, AffectedDecl{QualifiedName: n.sym.QualifiedName, Kind: string(n.sym.Kind), Package: n.sym.PackagePath,
-			Path: n.sym.Path, Line: n.sym.StartLine, StableKey: n.sym.Key, Depth: n.depth, Coverage: string(n.coverage), Via: n.via, Reach: w.reach(k)})
+			Path: n.sym.Path, Line: n.sym.StartLine, StableKey: n.sym.Key, Depth: n.depth, Coverage: string(n.coverage), Via: n.via})
 	}
 	sort.SliceStable(affected, func(i, j int) bool {
 		x, y := affected[i], affected[j]
@@ -57,7 +64,9 @@ func (a *impactRun) answer(ctx context.Context) (*GetImpactOutput, error) {
 			if i < len(a.tests) {
 				out.Results = append(out.Results, a.tests[i])
 			} else {
-				out.Affected = append(out.Affected, affected[i-len(a.tests)])
+				d := affected[i-len(a.tests)]
+				d.Reach = w.reach(d.StableKey) // spelled for the rows shown only
+				out.Affected = append(out.Affected, d)
 			}
 		}
 		out.Page(total, offset, n, fp, vk)
@@ -122,7 +131,13 @@ func (o *GetImpactOutput) Text() string {
 	for _, c := range o.Commands {
 		pkgs[c.Dir] = true
 	}
-	fmt.Fprintf(&b, "impact of %s: %d changed, %d affected, %d tests in %d packages\n", what, len(o.Changed), o.AffectedTot, o.TestsTotal, len(pkgs))
+	fmt.Fprintf(&b, "impact of %s: %d changed, %d affected, %d tests in %d packages", what, len(o.Changed), o.AffectedTot, o.TestsTotal, len(pkgs))
+	if o.testsExact < o.TestsTotal {
+		// The rest are reached only through interfaces, function values
+		// or initialisation; they are listed after these.
+		fmt.Fprintf(&b, " (%d through static calls and uses)", o.testsExact)
+	}
+	b.WriteString("\n")
 	for _, n := range o.notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}

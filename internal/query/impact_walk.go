@@ -2,7 +2,7 @@ package query
 
 import (
 	"context"
-	"sort"
+	"path"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
@@ -12,7 +12,7 @@ import (
 // declaration one closer to the change (parent), and the weakest
 // coverage on the way.
 type reached struct {
-	sym      graph.Symbol
+	sym      *graph.Symbol // shared with the session's impactGraph: read only
 	depth    int
 	coverage graph.Coverage
 	via      string
@@ -21,12 +21,13 @@ type reached struct {
 
 // The ways a declaration is reached.
 const (
-	viaCall      = "call"
-	viaReference = "reference"
-	viaInit      = "init"
-	viaTestMain  = "test_main"
-	viaChanged   = "changed" // a changed declaration itself
-	viaBreaks    = "breaks"  // code a breaking change breaks
+	viaCall       = "call"
+	viaReference  = "reference"
+	viaInit       = "init"
+	viaTestMain   = "test_main"
+	viaReflection = "reflection" // a function that calls through reflection may call it
+	viaChanged    = "changed"    // a changed declaration itself
+	viaBreaks     = "breaks"     // code a breaking change breaks
 )
 
 // impactWalk walks from changed declarations to the code that runs or
@@ -38,20 +39,24 @@ const (
 // them.
 type impactWalk struct {
 	v        *session.View
+	g        *impactGraph
 	repo     string
 	maxDepth int // 0: no bound
 
 	nodes     map[string]*reached
 	order     []string          // keys in the order found
 	initPkgs  map[string]string // packages whose initialisation runs a reached declaration, to the key that does
+	testInit  map[string]string // package directories whose test files' initialisation does so, likewise
+	varInit   map[string]bool   // package-level variables whose initialisers run reached code (runsAtInit)
+	root      string            // the repository's directory
 	cut       bool              // depth stopped the walk with more to find
 	stopped   bool              // maxImpactNodes stopped it
 	fileLevel map[string]string // files with a use at file level (no enclosing declaration), to the key used
 }
 
-func newImpactWalk(v *session.View, repo string, depth int) *impactWalk {
-	return &impactWalk{v: v, repo: repo, maxDepth: depth, nodes: map[string]*reached{},
-		initPkgs: map[string]string{}, fileLevel: map[string]string{}}
+func newImpactWalk(v *session.View, g *impactGraph, repo, root string, depth int) *impactWalk {
+	return &impactWalk{v: v, g: g, repo: repo, root: root, maxDepth: depth, nodes: map[string]*reached{},
+		initPkgs: map[string]string{}, testInit: map[string]string{}, varInit: map[string]bool{}, fileLevel: map[string]string{}}
 }
 
 // weaker combines the coverage of a path with the coverage of one more
@@ -72,165 +77,201 @@ func weaker(a, b graph.Coverage) graph.Coverage {
 	return a
 }
 
-// walk runs from the seeds.
+// coverageRank orders coverage from the surest: exact, candidate,
+// package_level.
+func coverageRank(c graph.Coverage) int {
+	switch c {
+	case graph.CoveragePackageLevel:
+		return 2
+	case graph.CoverageCandidate:
+		return 1
+	}
+	return 0
+}
+
+// step is one way from a reached declaration (from) to one that calls or
+// uses it (to).
+type step struct {
+	from, to string
+	cov      graph.Coverage
+	via      string
+	// the call or use, for a step into a package-level variable, whose
+	// initialiser may or may not run it (see runsAtInit)
+	path      string
+	line, col int
+}
+
+// walk runs from the seeds, surest paths first: every declaration reached
+// through exact steps alone (static calls and uses) is found before any
+// that needs a call through an interface or function value, and those
+// before any reached only through package initialisation, so a
+// declaration's coverage is that of its surest path, and its depth the
+// length of the shortest path of that coverage. Within one coverage the
+// walk goes level by level, reading each level's edges and uses at once.
 func (w *impactWalk) walk(ctx context.Context, seeds []graph.Symbol, seedVia map[string]string) error {
-	var frontier []string
+	// best holds what is known of a declaration found but not yet
+	// expanded: the surest way to it so far.
+	best := map[string]*reached{}
+	var buckets [3][]string
 	for _, s := range seeds {
-		if _, ok := w.nodes[s.Key]; ok {
+		if _, ok := best[s.Key]; ok {
 			continue
 		}
 		via := seedVia[s.Key]
 		if via == "" {
 			via = viaChanged
 		}
-		w.nodes[s.Key] = &reached{sym: s, coverage: graph.CoverageExact, via: via}
-		w.order = append(w.order, s.Key)
-		frontier = append(frontier, s.Key)
-		w.noteInit(s)
+		best[s.Key] = &reached{sym: &s, coverage: graph.CoverageExact, via: via}
+		buckets[0] = append(buckets[0], s.Key)
 	}
-	for depth := 1; len(frontier) > 0; depth++ {
-		var expand []string
-		for _, k := range frontier {
-			if testEntryKind(w.nodes[k].sym) == "" || w.nodes[k].depth == 0 {
+	for rank := 0; rank < len(buckets); rank++ {
+		for len(buckets[rank]) > 0 {
+			level := buckets[rank]
+			buckets[rank] = nil
+			// Settle this level: the surest way to each is known now.
+			var expand []string
+			for _, k := range level {
+				n := best[k]
+				if n == nil || coverageRank(n.coverage) != rank {
+					continue // settled already, or surer in a lower bucket
+				}
+				delete(best, k)
+				w.nodes[k] = n
+				w.order = append(w.order, k)
+				if n.depth == 0 || w.varInit[k] || n.sym.Kind != graph.KindVar {
+					w.noteInit(n)
+				}
+				if testEntryKind(n.sym) != "" && n.depth > 0 {
+					continue // the testing framework calls it
+				}
+				if w.maxDepth > 0 && n.depth >= w.maxDepth {
+					w.cut = true
+					continue
+				}
 				expand = append(expand, k)
 			}
-		}
-		if len(expand) == 0 {
-			break
-		}
-		if w.maxDepth > 0 && depth > w.maxDepth {
-			w.cut = true
-			break
-		}
-		type step struct {
-			from, to string
-			cov      graph.Coverage
-			via      string
-		}
-		var steps []step
-		edges, err := w.v.Reader().CallEdges(ctx, graph.EdgeQuery{Callees: expand})
-		if err != nil {
-			return graph.Wrap(graph.CodeInternal, err, "reading call edges")
-		}
-		valueTaken, err := w.valuesTaken(ctx, edges)
-		if err != nil {
-			return err
-		}
-		called := map[string]bool{}
-		for _, e := range edges {
-			if e.Caller == "" || e.Coverage == graph.CoverageUnresolved {
+			if len(expand) == 0 {
 				continue
 			}
-			called[e.Callee] = true
-			if e.Via == graph.ViaFuncValue && !valueTaken[e.Callee] {
-				// A call of a function value that can only be a literal
-				// inside the callee: the literal exists only once the
-				// callee ran, so the tests that run it are among those
-				// that reach the callee by its other callers.
-				continue
-			}
-			steps = append(steps, step{from: e.Callee, to: e.Caller, cov: e.Coverage, via: viaCall})
-		}
-		refs, _, err := w.v.Reader().Refs(ctx, graph.RefQuery{Targets: expand, IncludeTests: true})
-		if err != nil {
-			return graph.Wrap(graph.CodeInternal, err, "reading references")
-		}
-		referenced := map[string]bool{}
-		for _, r := range refs {
-			if r.Kind == graph.RefImport {
-				continue
-			}
-			referenced[r.Target] = true
-			if r.Enclosing == "" {
-				if _, ok := w.fileLevel[r.Path]; !ok {
-					w.fileLevel[r.Path] = r.Target
-				}
-				continue
-			}
-			via := viaReference
-			if r.Kind == graph.RefCall {
-				via = viaCall
-			}
-			steps = append(steps, step{from: r.Target, to: r.Enclosing, cov: graph.CoverageExact, via: via})
-		}
-		// A method code outside the index may call through an interface
-		// (sort calls Less, fmt calls String), or one nothing in the
-		// index calls, runs where values of its type are made or
-		// converted: those uses of the type stand for its callers.
-		typeOf := map[string]string{}
-		for _, k := range expand {
-			n := w.nodes[k]
-			if n.sym.Kind == graph.KindMethod && n.sym.Parent != "" && (outsideCalled[n.sym.Name] || !called[k] && !referenced[k]) {
-				typeOf[n.sym.Parent] = k
-			}
-		}
-		if len(typeOf) > 0 {
-			trefs, _, err := w.v.Reader().Refs(ctx, graph.RefQuery{Targets: sortedKeys(typeOf), IncludeTests: true,
-				Kinds: []graph.RefKind{graph.RefType, graph.RefRead, graph.RefCall}})
+			infos, err := w.steps(ctx, expand)
 			if err != nil {
-				return graph.Wrap(graph.CodeInternal, err, "reading uses of types")
+				return err
 			}
-			for _, r := range trefs {
-				if r.Enclosing != "" {
-					steps = append(steps, step{from: typeOf[r.Target], to: r.Enclosing, cov: graph.CoverageCandidate, via: viaReference})
+			var want []string
+			for _, info := range infos {
+				for i := range info.steps {
+					to := info.steps[i].to
+					if _, ok := w.nodes[to]; !ok {
+						if _, ok := best[to]; !ok {
+							want = append(want, to)
+						}
+					}
+				}
+			}
+			byKey, err := w.g.symbols(ctx, w.v.Reader(), want)
+			if err != nil {
+				return err
+			}
+			for idx, info := range infos {
+				p := w.nodes[expand[idx]] // every step of info is from it
+				for i := range info.steps {
+					s := &info.steps[i]
+					settled := w.nodes[s.to]
+					var old *reached
+					var to *graph.Symbol
+					if settled != nil {
+						to = settled.sym
+					} else if old = best[s.to]; old != nil {
+						to = old.sym
+					} else {
+						to = byKey[s.to]
+					}
+					if to == nil {
+						continue // not in the index
+					}
+					if to.Kind == graph.KindVar && to.Parent == "" && !w.varInit[s.to] && w.runsAtInit(p, s) {
+						w.varInit[s.to] = true
+						if settled != nil {
+							w.noteInit(settled)
+						}
+					}
+					if settled != nil {
+						continue
+					}
+					cov := weaker(p.coverage, s.cov)
+					if old != nil && (coverageRank(old.coverage) < coverageRank(cov) ||
+						coverageRank(old.coverage) == coverageRank(cov) && old.depth <= p.depth+1) {
+						continue
+					}
+					if old == nil && len(w.nodes)+len(best) >= maxImpactNodes {
+						w.stopped = true
+						continue
+					}
+					n := &reached{sym: to, depth: p.depth + 1, coverage: cov, via: s.via, parent: s.from}
+					if s.cov == graph.CoveragePackageLevel {
+						n.via = viaInit
+					}
+					best[s.to] = n
+					buckets[coverageRank(cov)] = append(buckets[coverageRank(cov)], s.to)
 				}
 			}
 		}
-		// Stable order: by the far end, then exact steps first.
-		sort.SliceStable(steps, func(i, j int) bool {
-			if steps[i].to != steps[j].to {
-				return steps[i].to < steps[j].to
-			}
-			return weaker(steps[i].cov, steps[j].cov) == steps[j].cov && steps[i].cov != steps[j].cov
-		})
-		var want []string
-		for _, s := range steps {
-			if _, ok := w.nodes[s.to]; !ok {
-				want = append(want, s.to)
-			}
-		}
-		syms, err := w.v.Reader().SymbolsByKeys(ctx, dedupe(want))
-		if err != nil {
-			return graph.Wrap(graph.CodeInternal, err, "reading declarations")
-		}
-		byKey := make(map[string]graph.Symbol, len(syms))
-		for _, s := range syms {
-			byKey[s.Key] = s
-		}
-		var next []string
-		for _, s := range steps {
-			if _, ok := w.nodes[s.to]; ok {
-				continue
-			}
-			sym, ok := byKey[s.to]
-			if !ok {
-				continue
-			}
-			if len(w.nodes) >= maxImpactNodes {
-				w.stopped = true
-				break
-			}
-			p := w.nodes[s.from]
-			n := &reached{sym: sym, depth: depth, coverage: weaker(p.coverage, s.cov), via: s.via, parent: s.from}
-			if s.cov == graph.CoveragePackageLevel {
-				n.via = viaInit
-			}
-			w.nodes[s.to] = n
-			w.order = append(w.order, s.to)
-			next = append(next, s.to)
-			w.noteInit(sym)
-		}
-		frontier = next
 	}
 	return nil
+}
+
+// steps returns the ways from the declarations expand to those that call
+// or use them, in a stable order (that of expand, then of the index),
+// and records the files that use them at file level.
+func (w *impactWalk) steps(ctx context.Context, expand []string) ([]*nodeSteps, error) {
+	syms := make([]*graph.Symbol, len(expand))
+	for i, k := range expand {
+		syms[i] = w.nodes[k].sym
+	}
+	infos, err := w.g.stepsOf(ctx, w.v, syms)
+	if err != nil {
+		return nil, err
+	}
+	for i, info := range infos {
+		for _, p := range info.fileLevel {
+			if _, ok := w.fileLevel[p]; !ok {
+				w.fileLevel[p] = expand[i]
+			}
+		}
+	}
+	return infos, nil
+}
+
+// runsAtInit reports whether the step s from p into a package-level
+// variable is a call or use its initialiser makes when the package is
+// initialised. Two are not: taking a reached function's value (var F =
+// f), and a call inside a function literal stored in a composite literal
+// (var A = &Analyzer{Run: func(p *Pass) { p.Report() }}), which runs when
+// the stored function is called, through the variable's readers and the
+// calls of its value, both walked from it.
+func (w *impactWalk) runsAtInit(p *reached, s *step) bool {
+	if s.via == viaReference && s.cov == graph.CoverageExact && p.sym.Kind.IsFunction() {
+		return false
+	}
+	if s.via == viaCall && s.path != "" && w.g.inStoredLiteral(w.root, s.path, s.line, s.col) {
+		return false
+	}
+	return true
 }
 
 // noteInit records a reached declaration that runs when its package is
 // initialised: an init function, or a package-level variable, whose
 // initialiser is where a call or use in it happens.
-func (w *impactWalk) noteInit(s graph.Symbol) {
+func (w *impactWalk) noteInit(n *reached) {
+	s := n.sym
 	if (s.Kind == graph.KindVar && s.Parent == "") || (s.Kind == graph.KindFunc && s.Name == "init") {
-		if _, ok := w.initPkgs[s.PackagePath]; !ok {
+		if s.TestOnly {
+			// Declared in a _test.go file: only its package's test
+			// binary has it.
+			if d := path.Dir(s.Path); w.testInit[d] == "" {
+				w.testInit[d] = s.Key
+			}
+		} else if _, ok := w.initPkgs[s.PackagePath]; !ok {
 			w.initPkgs[s.PackagePath] = s.Key
 		}
 	}
@@ -250,31 +291,6 @@ func (w *impactWalk) reach(key string) []string {
 	return out
 }
 
-// valuesTaken reports which callees of func-value edges have their value
-// taken somewhere (a read reference), so that a call through a function
-// value may reach them as themselves and not only through a literal they
-// contain.
-func (w *impactWalk) valuesTaken(ctx context.Context, edges []graph.CallEdge) (map[string]bool, error) {
-	var keys []string
-	for _, e := range edges {
-		if e.Via == graph.ViaFuncValue && e.Callee != "" {
-			keys = append(keys, e.Callee)
-		}
-	}
-	out := map[string]bool{}
-	if len(keys) == 0 {
-		return out, nil
-	}
-	refs, _, err := w.v.Reader().Refs(ctx, graph.RefQuery{Targets: dedupe(keys), Kinds: []graph.RefKind{graph.RefRead}, IncludeTests: true})
-	if err != nil {
-		return nil, graph.Wrap(graph.CodeInternal, err, "reading function values")
-	}
-	for _, r := range refs {
-		out[r.Target] = true
-	}
-	return out, nil
-}
-
 // outsideCalled are the names of methods of the standard library's
 // interfaces that its code calls on values it is given: a method of one
 // of these names may run without any call in the index naming it.
@@ -289,6 +305,16 @@ var outsideCalled = map[string]bool{
 	// io/fs: a file system handed to fs.WalkDir, fs.ReadFile, http.FS.
 	"Open": true, "Stat": true, "ReadDir": true, "ReadFile": true, "Sub": true, "Glob": true,
 	"Name": true, "Size": true, "Mode": true, "ModTime": true, "IsDir": true, "Sys": true, "Info": true,
+	// go/ast's Visitor, called by ast.Walk; its Node, by the printer and ast.Inspect.
+	"Visit": true, "Pos": true, "End": true,
+	// More of io, encoding, fmt, flag, container/heap, context, net,
+	// net/http, database/sql, hash, log/slog and sync.
+	"ReadAt": true, "WriteAt": true, "Seek": true, "ReadRune": true, "UnreadRune": true, "UnreadByte": true, "WriteByte": true, "WriteRune": true,
+	"MarshalXML": true, "UnmarshalXML": true, "GobEncode": true, "GobDecode": true, "AppendText": true, "AppendBinary": true,
+	"IsBoolFlag": true, "Deadline": true, "Done": true, "Err": true, "Flush": true, "Hijack": true, "Header": true, "WriteHeader": true,
+	"Network": true, "LocalAddr": true, "RemoteAddr": true, "SetDeadline": true, "SetReadDeadline": true, "SetWriteDeadline": true, "Accept": true, "Addr": true,
+	"Sum": true, "Reset": true, "BlockSize": true, "LogValue": true, "Enabled": true, "Handle": true, "WithAttrs": true, "WithGroup": true,
+	"Lock": true, "Unlock": true, "Timeout": true, "Temporary": true,
 }
 
 // seedOf returns the changed declaration (or broken code) a reached
@@ -300,7 +326,7 @@ func (w *impactWalk) seedOf(key string) graph.Symbol {
 			break
 		}
 		if n.parent == "" {
-			return n.sym
+			return *n.sym
 		}
 		key = n.parent
 	}

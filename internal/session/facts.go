@@ -20,6 +20,9 @@ type Facts struct {
 
 	reflectLoaded bool
 	reflectors    map[string]bool // stable keys of functions that call through reflection
+
+	memoMu sync.Mutex
+	memo   map[string]any // see Memo
 }
 
 // Facts returns the facts of repo's pinned snapshot, with the package
@@ -75,4 +78,36 @@ func (f *Facts) Reflectors(ctx context.Context, find func(context.Context) (map[
 	}
 	f.reflectors, f.reflectLoaded = m, true
 	return m, nil
+}
+
+// maxMemos bounds the values Memo keeps for one snapshot.
+const maxMemos = 16
+
+// Memo returns the value kept for this snapshot under key, made by make
+// on first use; a failed make is not kept. Answers keep there what they
+// derive from a snapshot and reuse across calls (get_impact's reverse call
+// graph and package imports). make runs without the lock, so two calls
+// may both make it; the first kept wins. The value must be safe for
+// concurrent use.
+func (f *Facts) Memo(key string, make func() (any, error)) (any, error) {
+	f.memoMu.Lock()
+	v, ok := f.memo[key]
+	f.memoMu.Unlock()
+	if ok {
+		return v, nil
+	}
+	v, err := make()
+	if err != nil {
+		return nil, err
+	}
+	f.memoMu.Lock()
+	defer f.memoMu.Unlock()
+	if old, ok := f.memo[key]; ok {
+		return old, nil
+	}
+	if f.memo == nil || len(f.memo) >= maxMemos {
+		f.memo = map[string]any{} // keys of other repositories' older snapshots
+	}
+	f.memo[key] = v
+	return v, nil
 }

@@ -62,7 +62,8 @@ type Session struct {
 	failed   map[string]refreshFailure // root → the last refresh that failed
 	scoped   bool                      // views hold the roots' repositories only (see SetScope)
 
-	lines lineCache // source lines quoted by answers, checked against the disk on each use
+	lines   lineCache    // source lines quoted by answers, checked against the disk on each use
+	imports importsCache // the import paths of files, checked against the disk on each use
 }
 
 // New returns a Session over store that may read files under roots and

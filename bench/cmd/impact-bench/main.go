@@ -31,12 +31,14 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/sextant-dev/sextant/bench/impacttruth"
 	"github.com/sextant-dev/sextant/bench/internal/harness"
+	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index"
 	"github.com/sextant-dev/sextant/internal/query"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
@@ -44,6 +46,8 @@ import (
 
 type options struct {
 	module, corpus, work, out, truthFile string
+	detail, cpuprofile, db               string
+	speedOnly                            bool
 	packages, funcs, diffs               int
 	reuse                                bool
 	seed                                 uint64
@@ -80,6 +84,10 @@ func main() {
 	flag.IntVar(&o.diffs, "diffs", 20, "20-function diffs to time")
 	flag.Uint64Var(&o.seed, "seed", 1, "sampling seed")
 	flag.BoolVar(&o.reuse, "reuse-index", false, "with -work: keep the index a previous run left there")
+	flag.StringVar(&o.db, "db", "", "use this index of -corpus instead of indexing it (a sextant database)")
+	flag.BoolVar(&o.speedOnly, "speed-only", false, "measure no truth: time get_impact on -funcs functions sampled from the index and on -diffs 20-function diffs of them")
+	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the get_impact calls to this file")
+	flag.StringVar(&o.detail, "detail", "", "write every function's truth and named tests, with how each is reached, to this JSON file")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -102,11 +110,15 @@ func run(ctx context.Context, o options) error {
 	rep := report{Module: o.module, Date: time.Now().UTC().Format("2006-01-02")}
 	rng := rand.New(rand.NewPCG(o.seed, 0))
 
-	truth, err := loadTruth(o.truthFile)
-	if err != nil {
-		return err
+	var truth *impacttruth.Truth
+	if !o.speedOnly {
+		if truth, err = loadTruth(o.truthFile); err != nil {
+			return err
+		}
 	}
-	if truth == nil {
+	if o.speedOnly {
+		truth = &impacttruth.Truth{}
+	} else if truth == nil {
 		copyDir := filepath.Join(work, "truth")
 		if err := os.RemoveAll(copyDir); err != nil {
 			return err
@@ -140,6 +152,9 @@ func run(ctx context.Context, o options) error {
 	harness.Logf("truth: %d tests, %d functions run, %s", truth.Tests, len(truth.Funcs), truth.Elapsed.Round(time.Second))
 
 	dbPath := filepath.Join(work, "impact.db")
+	if o.db != "" {
+		dbPath, o.reuse = o.db, true
+	}
 	_, statErr := os.Stat(dbPath)
 	st, err := sqlite.Open(ctx, dbPath)
 	if err != nil {
@@ -177,6 +192,11 @@ func run(ctx context.Context, o options) error {
 		dirToPkg[p.Dir] = p.Path
 	}
 
+	if o.speedOnly {
+		if err := sampleIndex(ctx, st, truth); err != nil {
+			return err
+		}
+	}
 	funcs := make([]string, 0, len(truth.Funcs))
 	for f := range truth.Funcs {
 		funcs = append(funcs, f)
@@ -187,7 +207,18 @@ func run(ctx context.Context, o options) error {
 		funcs = funcs[:o.funcs]
 	}
 	sort.Strings(funcs)
+	if o.cpuprofile != "" {
+		f, err := os.Create(o.cpuprofile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	answers := map[string]impacttruth.Named{}
+	details := map[string]funcDetail{}
 	var one []time.Duration
 	for i, f := range funcs {
 		d := truth.Decls[f]
@@ -198,31 +229,45 @@ func run(ctx context.Context, o options) error {
 			continue
 		}
 		one = append(one, took)
-		named, err := allTests(call, args, dirToPkg)
+		if o.speedOnly {
+			continue
+		}
+		named, how, err := allTests(call, args, dirToPkg)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
 		// The truth knows the tests of the packages it ran.
 		kept := named.Tests[:0]
-		for _, t := range named.Tests {
+		det := funcDetail{Truth: truth.Funcs[f]}
+		for i, t := range named.Tests {
 			if p := truth.Packages[t[:strings.LastIndexByte(t, '.')]]; p != nil && len(p.Tests) > 0 {
 				kept = append(kept, t)
+				det.Named = append(det.Named, namedDetail{Test: t, Coverage: how[i].Coverage, Via: how[i].Via, Reach: how[i].Reach})
 			}
 		}
 		named.Tests = kept
 		answers[f] = named
+		details[f] = det
 		if (i+1)%50 == 0 {
 			harness.Logf("asked about %d of %d functions", i+1, len(funcs))
 		}
 	}
 	rep.OneSymbol = harness.Summarize(one)
-	rep.Score = truth.ScoreAll(funcs, answers)
+	if !o.speedOnly {
+		rep.Score = truth.ScoreAll(funcs, answers)
+	}
 	for _, m := range rep.Score.Misses {
 		if len(m.BlindSpots) > 0 {
 			rep.MissesBlind++
 		}
 	}
 	harness.Logf("score: %s", rep.Score)
+	if o.detail != "" {
+		data, _ := json.MarshalIndent(details, "", " ")
+		if err := os.WriteFile(o.detail, data, 0o644); err != nil {
+			return err
+		}
+	}
 
 	// 20-function diffs.
 	var all []impacttruth.Decl
@@ -252,14 +297,18 @@ func run(ctx context.Context, o options) error {
 	for _, t := range rep.Diff20Tokens {
 		maxTokens = max(maxTokens, t)
 	}
-	rep.Checks = []harness.Check{
-		harness.AtMost("recall misses", float64(len(rep.Score.Misses)), 0, "functions", "functions whose tests are not all named"),
-		harness.AtMost("median named / 3x truth", rep.Score.MedianNamed, 3*rep.Score.MedianTruth, "tests", ""),
-		harness.AtMost("10x median named / dependents", 10*rep.Score.MedianNamed, rep.Score.MedianDependents, "tests", ""),
+	if !o.speedOnly {
+		rep.Checks = []harness.Check{
+			harness.AtMost("recall misses", float64(len(rep.Score.Misses)), 0, "functions", "functions whose tests are not all named"),
+			harness.AtMost("median named / 3x truth", rep.Score.MedianNamed, 3*rep.Score.MedianTruth, "tests", ""),
+			harness.AtMost("10x median named / dependents", 10*rep.Score.MedianNamed, rep.Score.MedianDependents, "tests", ""),
+		}
+	}
+	rep.Checks = append(rep.Checks,
 		harness.AtMost("get_impact one symbol p50", float64(rep.OneSymbol.P50.Microseconds())/1000, 20, "ms", ""),
 		harness.AtMost("get_impact 20-function diff p50", float64(rep.Diff20.P50.Microseconds())/1000, 300, "ms", ""),
 		harness.AtMost("20-function diff text", float64(maxTokens), 2000, "tokens", "the largest default answer"),
-	}
+	)
 	for _, c := range rep.Checks {
 		harness.Logf("%s", c.Verdict())
 	}
@@ -267,10 +316,26 @@ func run(ctx context.Context, o options) error {
 	return harness.WriteJSON(root, o.out, name, rep)
 }
 
+// funcDetail is what -detail writes for one function: the tests that run
+// it, and those get_impact names with how it says each is reached.
+type funcDetail struct {
+	Truth []string      `json:"truth"`
+	Named []namedDetail `json:"named"`
+}
+
+type namedDetail struct {
+	Test     string   `json:"test"`
+	Coverage string   `json:"coverage"`
+	Via      string   `json:"via"`
+	Reach    []string `json:"reach"`
+}
+
 // allTests pages through get_impact's answer for args and returns the
-// tests it names, spelled as the truth spells them.
-func allTests(call func(map[string]any) (*query.GetImpactOutput, time.Duration, error), args map[string]any, dirToPkg map[string]string) (impacttruth.Named, error) {
+// tests it names, spelled as the truth spells them, and the answer's row
+// for each.
+func allTests(call func(map[string]any) (*query.GetImpactOutput, time.Duration, error), args map[string]any, dirToPkg map[string]string) (impacttruth.Named, []query.ImpactTest, error) {
 	var n impacttruth.Named
+	var rows []query.ImpactTest
 	a := map[string]any{}
 	for k, v := range args {
 		a[k] = v
@@ -279,7 +344,7 @@ func allTests(call func(map[string]any) (*query.GetImpactOutput, time.Duration, 
 	for {
 		out, _, err := call(a)
 		if err != nil {
-			return n, err
+			return n, rows, err
 		}
 		n.BlindSpots = out.BlindSpots
 		for _, t := range out.Results {
@@ -288,12 +353,46 @@ func allTests(call func(map[string]any) (*query.GetImpactOutput, time.Duration, 
 				p = strings.TrimSuffix(t.Package, "_test")
 			}
 			n.Tests = append(n.Tests, p+"."+t.Name)
+			rows = append(rows, t)
 		}
 		if out.NextCursor == nil || len(out.Results) == 0 {
-			return n, nil
+			return n, rows, nil
 		}
 		a["cursor"] = *out.NextCursor
 	}
+}
+
+// sampleIndex fills truth's functions with every function and method of
+// the index's non-test files whose body spans lines, for -speed-only:
+// each "run" by no test, so that nothing is scored.
+func sampleIndex(ctx context.Context, st *sqlite.Store, truth *impacttruth.Truth) error {
+	r, err := st.Read(ctx)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	truth.Funcs, truth.Decls = map[string][]string{}, map[string]impacttruth.Decl{}
+	// Every name starts with a letter or an underscore.
+	var syms []graph.Symbol
+	for _, c := range "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_" {
+		some, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Name: string(c), Mode: graph.MatchPrefix, Kinds: []graph.Kind{graph.KindFunc, graph.KindMethod}})
+		if err != nil {
+			return err
+		}
+		syms = append(syms, some...)
+	}
+	for _, s := range syms {
+		if s.Kind != graph.KindFunc && s.Kind != graph.KindMethod || s.TestOnly || s.EndLine-s.StartLine < 2 {
+			continue
+		}
+		k := s.PackagePath + "." + s.QualifiedName
+		truth.Funcs[k] = nil
+		truth.Decls[k] = impacttruth.Decl{Package: s.PackagePath, Path: s.Path, Name: s.QualifiedName, StartLine: s.StartLine, EndLine: s.EndLine}
+	}
+	if len(truth.Funcs) == 0 {
+		return fmt.Errorf("the index has no functions to time")
+	}
+	return nil
 }
 
 func loadTruth(file string) (*impacttruth.Truth, error) {

@@ -1,4 +1,4 @@
-package query
+package session
 
 import (
 	"go/parser"
@@ -11,8 +11,8 @@ import (
 
 // importsCache keeps the import paths of files by absolute path, valid
 // while the file's size and modification time stay the same.
-var importsCache struct {
-	sync.Mutex
+type importsCache struct {
+	mu    sync.Mutex
 	files map[string]importsEntry
 }
 
@@ -21,10 +21,16 @@ type importsEntry struct {
 	paths       []string
 }
 
-// fileImports returns the import paths of the Go file rel under root,
-// read through os.Root with the parser's imports-only mode; nil when it
-// cannot be read.
-func fileImports(root, rel string) []string {
+// maxImportsFiles bounds the files the imports cache holds; past it the
+// cache starts over.
+const maxImportsFiles = 50000
+
+// FileImports returns the import paths of the Go file rel under root,
+// read through os.Root with the parser's imports-only mode and kept in
+// the session while the file's size and modification time stay the same;
+// nil when it cannot be read.
+func (v *View) FileImports(root, rel string) []string {
+	c := &v.s.imports
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil
@@ -36,9 +42,9 @@ func fileImports(root, rel string) []string {
 		return nil
 	}
 	abs := filepath.Join(root, name)
-	importsCache.Lock()
-	e, ok := importsCache.files[abs]
-	importsCache.Unlock()
+	c.mu.Lock()
+	e, ok := c.files[abs]
+	c.mu.Unlock()
 	if ok && e.size == fi.Size() && e.mtime == fi.ModTime().UnixNano() {
 		return e.paths
 	}
@@ -55,11 +61,11 @@ func fileImports(root, rel string) []string {
 			}
 		}
 	}
-	importsCache.Lock()
-	if importsCache.files == nil || len(importsCache.files) > 50000 {
-		importsCache.files = map[string]importsEntry{}
+	c.mu.Lock()
+	if c.files == nil || len(c.files) > maxImportsFiles {
+		c.files = map[string]importsEntry{}
 	}
-	importsCache.files[abs] = importsEntry{size: fi.Size(), mtime: fi.ModTime().UnixNano(), paths: paths}
-	importsCache.Unlock()
+	c.files[abs] = importsEntry{size: fi.Size(), mtime: fi.ModTime().UnixNano(), paths: paths}
+	c.mu.Unlock()
 	return paths
 }
