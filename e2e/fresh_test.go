@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -315,9 +316,14 @@ func TestIndexWatch(t *testing.T) {
 			}
 		}
 	}
-	waitFor("snapshot 1:")
+	// The first index publishes its syntax stage first, as a snapshot of
+	// its own: the complete one's id is the one the summary names.
+	var first int
+	if _, err := fmt.Sscanf(strings.SplitN(waitFor(": snapshot "), ": snapshot ", 2)[1], "%d:", &first); err != nil {
+		t.Fatalf("no snapshot id in the summary: %v", err)
+	}
 	appendFile(t, filepath.Join(dir, "command.go"), "\nfunc E2EWatched() {}\n")
-	waitFor("snapshot 2 (files changed)")
+	waitFor(fmt.Sprintf("snapshot %d (files changed)", first+1))
 	stdout, _ := runCLI(t, 0, "find_symbol", "--db", db, "--name", "E2EWatched", "--mode", "exact", "--root", dir)
 	if !strings.Contains(stdout, "command.go") {
 		t.Errorf("find_symbol after the watch refreshed:\n%s", stdout)

@@ -178,12 +178,16 @@ func constructors(pkg *types.Package, obj *types.TypeName, q types.Qualifier) []
 // satisfiedInterfaces lists the interfaces with methods, among the named
 // types of pkg and of every package it imports transitively (the
 // standard library and dependencies included) and error, that t or *t
-// satisfies. Generic interfaces, and t itself, are left out.
+// satisfies. Generic interfaces, t itself, and the interfaces of internal
+// packages pkg may not import are left out.
 func satisfiedInterfaces(pkg *types.Package, t types.Type, obj *types.TypeName) []TypeInterface {
 	var out []TypeInterface
 	seen := map[*types.Package]bool{}
 	check := func(tn *types.TypeName) {
 		if tn == obj || !tn.Exported() && tn.Pkg() != pkg && tn.Pkg() != nil {
+			return
+		}
+		if tn.Pkg() != nil && !mayImport(pkg.Path(), tn.Pkg().Path()) {
 			return
 		}
 		n, ok := tn.Type().(*types.Named)
@@ -225,6 +229,24 @@ func satisfiedInterfaces(pkg *types.Package, t types.Type, obj *types.TypeName) 
 	check(types.Universe.Lookup("error").(*types.TypeName))
 	visit(pkg)
 	return out
+}
+
+// mayImport reports whether the package at from may import the package
+// at path under the go command's rule for internal directories: what
+// precedes path's last "internal" element must be from or a parent of it
+// (for the standard library's own internal packages, the standard library,
+// whose paths have no dot in their first element).
+func mayImport(from, path string) bool {
+	i := strings.LastIndex("/"+path+"/", "/internal/")
+	switch {
+	case i < 0:
+		return true
+	case i == 0:
+		first, _, _ := strings.Cut(from, "/")
+		return !strings.Contains(first, ".")
+	}
+	parent := path[:i-1]
+	return from == parent || strings.HasPrefix(from, parent+"/")
 }
 
 // chanUse is one send, receive or close of a channel field, in a

@@ -94,7 +94,7 @@ func (s *Session) indexOnce(ctx context.Context, root string, since time.Time, p
 		expired = timer.C
 	}
 	var staged <-chan struct{}
-	if syntaxOK(ctx) {
+	if s.syntaxOK(ctx) {
 		staged = f.staged
 	}
 	select {

@@ -26,10 +26,13 @@ func WithSyntax(ctx context.Context) context.Context {
 	return context.WithValue(ctx, syntaxKey{}, true)
 }
 
-// syntaxOK reports whether the call of ctx may read a syntax stage.
-func syntaxOK(ctx context.Context) bool {
+// syntaxOK reports whether the call of ctx may read a syntax stage: one
+// that syntax answers, in a session whose calls have a patience (a
+// server). A command line waits for the complete index whatever it asks,
+// so that the one run it starts finishes.
+func (s *Session) syntaxOK(ctx context.Context) bool {
 	ok, _ := ctx.Value(syntaxKey{}).(bool)
-	return ok
+	return ok && s.bounded
 }
 
 // WithPatience returns ctx carrying how long a call waits for an indexing

@@ -150,8 +150,8 @@ func (s *Session) Open(ctx context.Context, progress func(Progress)) (*View, err
 			// still stale says why.
 			return v, nil
 		}
-		missing := s.unindexedRoots(repos, syntaxOK(ctx))
-		if syntaxOK(ctx) {
+		missing := s.unindexedRoots(repos, s.syntaxOK(ctx))
+		if s.syntaxOK(ctx) {
 			s.completeStages(ctx, repos)
 		}
 		stale := s.staleRoots(v)

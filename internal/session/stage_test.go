@@ -59,6 +59,7 @@ func TestSyntaxStage(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.SetRefresh(false)
+	s.SetPatience(time.Minute) // a server's session: a command line's waits for the complete index
 
 	v, err := s.Open(WithSyntax(ctx), nil)
 	if err != nil {
