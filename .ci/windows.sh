@@ -72,6 +72,7 @@ if [ "$(cat "$wingo/.built" 2>/dev/null)" != "$version" ]; then
 	echo "$version" >"$wingo/.built"
 fi
 winpath() { echo "Z:${1//\//\\}"; }
+modcache="$(winpath "$(go env GOMODCACHE)")"
 
 # Every package with tests for Windows runs under Wine; a test that
 # needs a component the prefix lacks (git, gopls, a built sextant, a
@@ -111,7 +112,7 @@ runpkg() {
 	# natively; under Wine, where a child's go list takes seconds, five.
 	# The go command shares this machine's module cache.
 	if (cd "$dir" && WINEPATH="$(winpath "$wingo/bin")" GOROOT="$(winpath "$wingo")" GOTOOLCHAIN=local \
-		GOMODCACHE="$(winpath "$(go env GOMODCACHE)")" \
+		GOMODCACHE="$modcache" \
 		SEXTANT_CRASH_RUNS=5 SEXTANT_CRASH_SERVER_RUNS=1 \
 		wine "$exe" "${args[@]}" >"$bin/$name.log" 2>&1); then
 		echo "ok   $rel under Wine ($((SECONDS - t0)) s)" >"$bin/$name.verdict"
