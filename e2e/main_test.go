@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -89,6 +90,9 @@ func setup() error {
 		return err
 	}
 	bin = filepath.Join(workDir, "sextant")
+	if runtime.GOOS == "windows" {
+		bin += ".exe" // what os/exec looks for there
+	}
 	build := exec.Command("go", "build", "-o", bin, "./cmd/sextant")
 	build.Dir = moduleRoot
 	if out, err := build.CombinedOutput(); err != nil {

@@ -134,6 +134,9 @@ func TestIndex(t *testing.T) {
 	if err := os.Symlink(dir, link); err != nil {
 		t.Skipf("cannot create symlinks: %v", err)
 	}
+	if _, err := os.Lstat(link); err != nil {
+		t.Skipf("os.Symlink reported success and made no link (Wine 8 does): %v", err)
+	}
 	st := &fakeStore{}
 	var phases []string
 	res, err := Index(context.Background(), st, link, Options{Progress: func(p Progress) {

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -197,14 +198,17 @@ func (t *xrefTables) intern(s string) int32 {
 }
 
 // rootFile returns the interned index of a file name when the file is
-// under the root, else -1.
+// under the root, else -1. The name is made native first: on Windows the
+// compiler writes C:/repo/a/a.go into export data, where the parser of
+// the declaring package gave C:\repo\a\a.go.
 func (x *extractor) rootFile(name string) int32 {
 	if i, ok := x.xt.rootFiles[name]; ok {
 		return i
 	}
 	i := int32(-1)
-	if _, ok := x.rel(name); ok {
-		i = x.xt.intern(name)
+	native := filepath.FromSlash(name)
+	if _, ok := x.rel(native); ok {
+		i = x.xt.intern(native)
 	}
 	x.xt.rootFiles[name] = i
 	return i

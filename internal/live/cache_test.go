@@ -227,8 +227,9 @@ func TestVariantsAndErrors(t *testing.T) {
 	root := writeModule(t, module)
 	outside := t.TempDir()
 	write(t, outside, "secret.go", "package secret\n")
-	if err := os.Symlink(filepath.Join(outside, "secret.go"), filepath.Join(root, "a", "escape.go")); err != nil {
-		t.Fatal(err)
+	escape := os.Symlink(filepath.Join(outside, "secret.go"), filepath.Join(root, "a", "escape.go"))
+	if escape == nil {
+		_, escape = os.Lstat(filepath.Join(root, "a", "escape.go")) // Wine 8 reports success and makes no link
 	}
 	c := New(0)
 	ctx := context.Background()
@@ -266,10 +267,15 @@ func TestVariantsAndErrors(t *testing.T) {
 		{"a/missing.go", graph.CodeFileNotFound},
 		{"go.mod", graph.CodeInvalidArgument},
 	} {
-		_, err := c.Get(ctx, root, tc.file)
-		if graph.CodeOf(err) != tc.code {
-			t.Errorf("%s: %v, want %s", tc.file, err, tc.code)
-		}
+		t.Run(tc.file, func(t *testing.T) {
+			if tc.code == graph.CodeOutsideRoots && escape != nil {
+				t.Skipf("no symlink to escape through: %v", escape)
+			}
+			_, err := c.Get(ctx, root, tc.file)
+			if graph.CodeOf(err) != tc.code {
+				t.Errorf("%s: %v, want %s", tc.file, err, tc.code)
+			}
+		})
 	}
 }
 

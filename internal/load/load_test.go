@@ -29,7 +29,8 @@ func TestEnv(t *testing.T) {
 		gowork, goflags string
 	}{
 		{"module", Unit{Dir: "/r/m"}, "off", "-tags=integration -mod=readonly"},
-		{"workspace", Unit{Dir: "/r", Workspace: true}, filepath.Join("/r", "go.work"), "-tags=integration -mod=readonly"},
+		// A unit's Dir is a clean path of the platform (\r on Windows).
+		{"workspace", Unit{Dir: filepath.FromSlash("/r"), Workspace: true}, filepath.Join("/r", "go.work"), "-tags=integration -mod=readonly"},
 		{"vendor", Unit{Dir: "/r/m", Vendor: true}, "off", "-tags=integration -mod=vendor"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

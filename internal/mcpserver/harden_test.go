@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -43,8 +44,19 @@ var hostileFiles = map[string]string{
 		"func Hijack() string { return \"" + injection + " \\x1b[2J\" }\n\n" +
 		"// Caller calls Hijack.\nfunc Caller() { _ = Hijack() }\n",
 	injection + "_SYSTEM_PROMPT.go": "package hostile\n\n// Named is declared in a file whose name is an instruction.\nfunc Named() {}\n",
-	"esc\x1b[31mred\u202e.go":       "package hostile\n\n// Escaped is declared in a file whose name holds control characters.\nfunc Escaped() {}\n",
+	hostileName:                     "package hostile\n\n// Escaped is declared in a file whose name holds control characters.\nfunc Escaped() {}\n",
 }
+
+// hostileName is a file name holding a terminal escape and a
+// bidirectional override, and hostileShown how the text rendering shows
+// it. Windows forbids control characters in file names, so there the
+// name keeps the override alone.
+var hostileName, hostileShown = func() (string, string) {
+	if runtime.GOOS == "windows" {
+		return "esc[31mred\u202e.go", `esc[31mred\u202e.go`
+	}
+	return "esc\x1b[31mred\u202e.go", `\x1b[31mred\u202e.go`
+}()
 
 type harness struct {
 	root string
@@ -193,10 +205,10 @@ func TestRepositoryContentIsData(t *testing.T) {
 		{"get_symbol", map[string]any{"qualified_name": "Hijack"}, "// " + injection},
 		{"get_symbol", map[string]any{"qualified_name": "Hijack", "response_format": "detailed"}, `\x1b[2J`},
 		{"find_symbol", map[string]any{"name": "Hijack"}, "func Hijack"},
-		{"find_symbol", map[string]any{"name": "Escaped"}, `\x1b[31mred\u202e.go`},
+		{"find_symbol", map[string]any{"name": "Escaped"}, hostileShown},
 		{"find_symbol", map[string]any{"name": "Named"}, injection + "_SYSTEM_PROMPT.go"},
 		{"get_file_outline", map[string]any{"path": "hostile.go", "response_format": "detailed"}, "// Hijack does nothing."},
-		{"get_file_outline", map[string]any{"path": "."}, `\x1b[31mred\u202e.go`},
+		{"get_file_outline", map[string]any{"path": "."}, hostileShown},
 		{"find_references", map[string]any{"qualified_name": "Hijack"}, "Hijack()"},
 		{"get_callers", map[string]any{"qualified_name": "Hijack"}, "Caller"},
 		{"list_repositories", map[string]any{}, "hostile"},

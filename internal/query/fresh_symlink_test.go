@@ -32,6 +32,9 @@ func TestFreshWithSymlinkInsideRoot(t *testing.T) {
 		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
 			t.Fatal(err)
 		}
+		if _, err := os.Lstat(filepath.Join(root, name)); err != nil {
+			t.Skipf("os.Symlink reported success and made no link (Wine 8 does): %v", err)
+		}
 	}
 	st := indexFixture(t, func() string {
 		write("go.mod", "module example.com/linked\n\ngo 1.22\n")

@@ -211,7 +211,8 @@ func runGo(t *testing.T, dir string, args ...string) []string {
 		}
 		text := strings.Split(string(data), "\n")[ln-1]
 		col := utf8.RuneCountInString(text[:byteCol-1]) + 1
-		diags = append(diags, fmt.Sprintf("%s:%d:%d %s", m[1], ln, col, m[4]))
+		// The go command writes broken\broken.go on Windows; answers use '/'.
+		diags = append(diags, fmt.Sprintf("%s:%d:%d %s", filepath.ToSlash(m[1]), ln, col, m[4]))
 	}
 	if len(diags) == 0 {
 		t.Fatalf("go %s reported nothing:\n%s", strings.Join(args, " "), out)

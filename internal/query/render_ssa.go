@@ -136,6 +136,22 @@ func lookupFunc(pkg *types.Package, qn string) *types.Func {
 	return fn
 }
 
+// relLocations rewrites the "# Location:" lines of go/ssa's text, which
+// give the absolute file, to the path under root, with '/' on every
+// platform (on Windows go/ssa writes C:\repo\calc\calc.go), as every
+// answer gives paths.
+func relLocations(text, root string) string {
+	const label = "# Location: "
+	prefix := label + root + string(filepath.Separator)
+	lines := strings.SplitAfter(text, "\n")
+	for i, line := range lines {
+		if rest, ok := strings.CutPrefix(line, prefix); ok {
+			lines[i] = label + filepath.ToSlash(rest)
+		}
+	}
+	return strings.Join(lines, "")
+}
+
 func ssaFunction(root string, fn *ssa.Function, asJSON bool) *SSAFunction {
 	var buf bytes.Buffer
 	_, _ = fn.WriteTo(&buf)
@@ -148,9 +164,7 @@ func ssaFunction(root string, fn *ssa.Function, asJSON bool) *SSAFunction {
 		}
 	}
 	anon(fn)
-	// go/ssa prints the absolute location; an answer gives paths under
-	// the root relative to it.
-	text := strings.ReplaceAll(buf.String(), "# Location: "+root+string(filepath.Separator), "# Location: ")
+	text := relLocations(buf.String(), root)
 	out := &SSAFunction{Name: fn.String(), Signature: fn.Signature.String(), Text: text}
 	if len(out.Text) > maxSSAText {
 		out.Text = cutUTF8(out.Text, maxSSAText)

@@ -60,6 +60,9 @@ func newWaitFixture(t *testing.T) *waitFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Closed before t.TempDir removes root, which Windows refuses while
+	// the service watches it.
+	t.Cleanup(func() { f.svc.Close() })
 	return f
 }
 

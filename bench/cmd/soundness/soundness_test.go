@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -30,6 +31,9 @@ func TestFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(t.TempDir(), "sextant")
+	if runtime.GOOS == "windows" {
+		bin += ".exe" // what os/exec looks for there
+	}
 	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "cmd", "sextant")).CombinedOutput(); err != nil {
 		t.Fatalf("building sextant: %v\n%s", err, out)
 	}

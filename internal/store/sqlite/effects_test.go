@@ -23,7 +23,7 @@ func TestUpgradeEffects(t *testing.T) {
 	}
 	for _, stmt := range slices.Concat(schemaV1, schemaV2, []string{
 		`INSERT INTO meta (key, value) VALUES ('schema_version', '2')`,
-		`INSERT INTO repositories (id, name, root, vcs_head, current_snapshot) VALUES (4, 'fx', '/src/fx', 'abc', 2)`,
+		`INSERT INTO repositories (id, name, root, vcs_head, current_snapshot) VALUES (4, 'fx', '` + filepath.Clean("/src/fx") + `', 'abc', 2)`,
 		`INSERT INTO snapshots (id, repo_id, created_at, symbols) VALUES (2, 4, 0, 0)`,
 	}) {
 		if _, err := db.Exec(stmt); err != nil {

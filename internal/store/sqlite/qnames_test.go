@@ -118,7 +118,9 @@ func TestWarmNames(t *testing.T) {
 		}
 		publishGeneration(t, s, repo, 1, 120)
 	}
-	s.WarmNames([]string{"/src/alpha", "/src/gone"})
+	// A root as a caller may spell it: cleaned, it is alpha's (on
+	// Windows \src\alpha, as EnsureRepository recorded it).
+	s.WarmNames([]string{"/src/alpha/", "/src/gone"})
 	s.warm.Wait()
 	r, err := s.Read(ctx)
 	if err != nil {

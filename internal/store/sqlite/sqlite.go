@@ -385,8 +385,8 @@ func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
 }
 
 // WarmNames loads, in the background, the name table of the current
-// snapshot of each repository whose root is one of roots (absolute, as
-// EnsureRepository records them), unless it is loaded: a server calls it
+// snapshot of each repository whose root is one of roots (absolute, and
+// cleaned here as EnsureRepository cleans them), unless it is loaded: a server calls it
 // once its roots are indexed, so that its first name search does not pay
 // for the load, nor find_references for the names of enclosing
 // declarations (see QualifiedNames) and its interned strings (see
@@ -398,10 +398,16 @@ func (s *Store) WarmNames(roots []string) {
 	if len(roots) == 0 || s.bg.Err() != nil {
 		return // nothing to load, or closed
 	}
+	// Cleaned as EnsureRepository cleans them, so that C:/src/x finds
+	// the repository recorded as C:\src\x.
+	cleaned := make([]string, len(roots))
+	for i, root := range roots {
+		cleaned[i] = filepath.Clean(root)
+	}
 	s.warm.Add(1)
 	go func() {
 		defer s.warm.Done()
-		_ = s.warmNames(s.bg, roots) // a failed load is retried by the next search
+		_ = s.warmNames(s.bg, cleaned) // a failed load is retried by the next search
 	}()
 }
 
