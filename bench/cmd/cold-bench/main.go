@@ -279,7 +279,7 @@ func runSextant(ctx context.Context, bin, db, corpus string, env []string, tg ta
 	if l.Complete, err = first(ctx, cs, start, "explain_effects", sel); err != nil {
 		return nil, err
 	}
-	l.Notes = "one snapshot holds symbols, references, call graph and effects: every first answer waits for the whole index"
+	l.Notes = "a first index publishes its declarations from syntax first: find_symbol answers from that stage; references, callers and effects wait for the complete snapshot"
 	l.PeakTreeKiB = stop()
 	stop = nil
 	return l, nil
