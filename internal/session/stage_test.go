@@ -58,6 +58,7 @@ func TestSyntaxStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer s.Close() // its watches: Windows removes no watched directory
 	s.SetRefresh(false)
 	s.SetPatience(time.Minute) // a server's session: a command line's waits for the complete index
 
