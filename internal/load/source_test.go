@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"go/ast"
 	"go/types"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -273,7 +275,15 @@ func lineDiff(a, b string) string {
 // files with import "C" taken on trust: its Go declarations are all there,
 // and an error says why the C side is missing.
 func TestSourceCgoWithoutCompiler(t *testing.T) {
-	if err := exec.Command("go", "tool", "-n", "cgo").Run(); err != nil {
+	tools, err := exec.Command("go", "env", "GOTOOLDIR").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cgo := filepath.Join(strings.TrimSpace(string(tools)), "cgo")
+	if runtime.GOOS == "windows" {
+		cgo += ".exe"
+	}
+	if _, err := os.Stat(cgo); err != nil {
 		t.Skipf("this go command has no cgo tool (%v), so it cannot list a cgo package at all", err)
 	}
 	t.Setenv("GOPROXY", "off")
