@@ -162,10 +162,27 @@ for dir in "${packages[@]}"; do
 done
 wait
 wineserver -k || true
+# A package that failed is run once more, alone: the go command under
+# Wine now and then fails to load a fixture it loads the next time
+# (2026-12-01: TestCallersReflection, TestSyntaxSwitch). A pass on the
+# second run is reported as flaky, loudly, and the log of the first kept.
 failed=()
 for v in "$bin"/*.verdict; do
 	read -r verdict pkg _ <"$v"
-	[ "$verdict" = ok ] || failed+=("$pkg")
+	[ "$verdict" = ok ] && continue
+	name="$(basename "$v" .verdict)"
+	dir="$root/${pkg#./}"
+	[ "$pkg" = . ] && dir=$root
+	cp "$bin/$name.log" "$bin/$name.first.log"
+	echo "== $pkg failed under Wine; running it once more"
+	runpkg "$dir"
+	read -r verdict _ <"$v"
+	if [ "$verdict" = ok ]; then
+		echo "FLAKY $pkg under Wine: failed once, passed on the second run (first log: $bin/$name.first.log)"
+	else
+		failed+=("$pkg")
+	fi
 done
+wineserver -k || true
 echo "== Windows stage: $((SECONDS - start)) s"
 [ ${#failed[@]} -eq 0 ] || { echo "failed under Wine: ${failed[*]}"; exit 1; }
