@@ -57,7 +57,19 @@ func Packages(cfg *packages.Config, patterns ...string) ([]*packages.Package, er
 	meta := *cfg
 	meta.Mode = cfg.Mode&^(packages.NeedTypes|packages.NeedSyntax|packages.NeedTypesInfo|packages.NeedCompiledGoFiles|packages.NeedTypesSizes) |
 		packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule
+	// The sizes come from one more go command, run beside the listing, as
+	// packages.Load runs it, so the load waits for neither twice.
+	type sized struct {
+		sizes types.Sizes
+		err   error
+	}
+	sizing := make(chan sized, 1)
+	go func() {
+		s, err := sizesFor(cfg)
+		sizing <- sized{s, err}
+	}()
 	roots, err := packages.Load(&meta, patterns...)
+	sz := <-sizing
 	if err != nil {
 		return nil, err
 	}
@@ -69,10 +81,10 @@ func Packages(cfg *packages.Config, patterns ...string) ([]*packages.Package, er
 		}
 		compiled = true
 	}
-	sizes, err := sizesFor(cfg)
-	if err != nil {
-		return nil, err
+	if sz.err != nil {
+		return nil, sz.err
 	}
+	sizes := sz.sizes
 	fset := cfg.Fset
 	if fset == nil {
 		fset = token.NewFileSet()
