@@ -23,7 +23,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"time"
@@ -73,12 +72,7 @@ func main() {
 	flag.Uint64Var(&o.seed, "seed", 1, "seed of the function sample")
 	flag.StringVar(&o.out, "out", "", "write the figures as JSON to this file")
 	flag.Parse()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, o); err != nil {
-		fmt.Fprintln(os.Stderr, "effects-bench:", err)
-		os.Exit(1)
-	}
+	harness.Main("effects-bench", func(ctx context.Context) error { return run(ctx, o) })
 }
 
 func run(ctx context.Context, o options) error {
@@ -86,19 +80,11 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	work := o.work
-	if work == "" {
-		if work, err = os.MkdirTemp("", "effects-bench-"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(work)
+	work, corpus, cleanup, err := harness.Workspace(ctx, "effects-bench", o.module, o.corpus, o.work)
+	if err != nil {
+		return err
 	}
-	corpus := o.corpus
-	if corpus == "" {
-		if corpus, err = harness.FetchModule(ctx, o.module, work); err != nil {
-			return err
-		}
-	}
+	defer cleanup()
 	bin := filepath.Join(work, "sextant")
 	harness.Logf("building sextant")
 	if _, err := harness.GoOutput(ctx, root, nil, "build", "-o", bin, "./cmd/sextant"); err != nil {

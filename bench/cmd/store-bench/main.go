@@ -26,7 +26,6 @@ import (
 	mrand "math/rand/v2"
 	"net/url"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -65,12 +64,7 @@ func main() {
 	flag.StringVar(&o.reuse, "reuse", "", "time queries only, against the index a -keep run left: its -work directory and this PostgreSQL schema (sextant_bench_...)")
 	flag.Float64Var(&o.maxLoad, "max-load", 0, "before timing queries, wait (up to 15 minutes) until the 1-minute load average is at most this (0: do not wait)")
 	flag.Parse()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, o); err != nil {
-		fmt.Fprintln(os.Stderr, "store-bench:", err)
-		os.Exit(1)
-	}
+	harness.Main("store-bench", func(ctx context.Context) error { return run(ctx, o) })
 }
 
 // publishResult is one store's indexing of the corpus.

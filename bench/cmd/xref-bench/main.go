@@ -30,7 +30,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"time"
@@ -92,12 +91,7 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, o); err != nil {
-		fmt.Fprintln(os.Stderr, "xref-bench:", err)
-		os.Exit(1)
-	}
+	harness.Main("xref-bench", func(ctx context.Context) error { return run(ctx, o) })
 }
 
 func (o options) skips(part string) bool {

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path"
 	"path/filepath"
 	"strings"
@@ -23,6 +24,19 @@ const SelfModule = "github.com/sextant-dev/sextant"
 // Logf prints a timestamped progress line on stderr.
 func Logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+// Main runs the body of the command name with a context that an
+// interrupt cancels, so a run stopped with ^C still removes what it made,
+// and exits with status 1 and "name: error" on stderr when it fails.
+func Main(name string, run func(ctx context.Context) error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	err := run(ctx)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, name+":", err)
+		os.Exit(1)
+	}
 }
 
 // ModuleRoot returns the root directory of the sextant module the harness
