@@ -1,12 +1,14 @@
 package lsp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -372,11 +374,8 @@ func (p *Pool) Running() []Key {
 			keys = append(keys, k)
 		}
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].Server != keys[j].Server {
-			return keys[i].Server < keys[j].Server
-		}
-		return keys[i].Root < keys[j].Root
+	slices.SortFunc(keys, func(a, b Key) int {
+		return cmp.Or(strings.Compare(a.Server, b.Server), strings.Compare(a.Root, b.Root))
 	})
 	return keys
 }

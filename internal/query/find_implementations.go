@@ -1,10 +1,11 @@
 package query
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"go/token"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -98,15 +99,8 @@ func FindImplementations(ctx context.Context, s *Service, in FindImplementations
 		}
 		rows = kept
 	}
-	sort.Slice(rows, func(i, j int) bool {
-		a, b := rows[i], rows[j]
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.QualifiedName < b.QualifiedName
+	slices.SortFunc(rows, func(a, b ImplRow) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line), strings.Compare(a.QualifiedName, b.QualifiedName))
 	})
 	fp := fingerprint("find_implementations", sym.Key, includeTests)
 	vk := v.Key([]string{sym.Repository})

@@ -1,13 +1,14 @@
 package query
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"go/parser"
 	"go/token"
 	"path"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -211,15 +212,8 @@ func lookupAll(ctx context.Context, r graph.Reader, ls []graph.Lookup) ([][]grap
 // and path (sent as pathField) while they differ there, by stable key once
 // nothing else is left.
 func ambiguous(qn string, found []graph.Symbol, pathField string) *graph.Error {
-	sort.Slice(found, func(i, j int) bool {
-		a, b := found[i], found[j]
-		if a.Repository != b.Repository {
-			return a.Repository < b.Repository
-		}
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		return a.StartLine < b.StartLine
+	slices.SortFunc(found, func(a, b graph.Symbol) int {
+		return cmp.Or(strings.Compare(a.Repository, b.Repository), strings.Compare(a.Path, b.Path), cmp.Compare(a.StartLine, b.StartLine))
 	})
 	places := map[string]bool{}
 	for _, s := range found {

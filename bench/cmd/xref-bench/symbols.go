@@ -1,13 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -46,15 +47,8 @@ func toBench(s graph.Symbol) benchSymbol {
 
 // sortSymbols orders symbols by path, line and name.
 func sortSymbols(ss []benchSymbol) {
-	sort.Slice(ss, func(i, j int) bool {
-		a, b := ss[i], ss[j]
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		if a.startLine != b.startLine {
-			return a.startLine < b.startLine
-		}
-		return a.Name < b.Name
+	slices.SortFunc(ss, func(a, b benchSymbol) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.startLine, b.startLine), strings.Compare(a.Name, b.Name))
 	})
 }
 
