@@ -38,6 +38,21 @@ func StableKey(id Identity) string {
 	return keyEncoding.EncodeToString(sum[:20])
 }
 
+// PackageKeys returns the keys the symbol of a Go package (its package
+// clause) of each import path can have in repository repo: of ordinary
+// code, and of test code, which a package of test files alone has. The
+// store says which exist.
+func PackageKeys(repo string, paths []string) []string {
+	keys := make([]string, 0, 2*len(paths))
+	for _, p := range paths {
+		for _, variant := range []string{"", "test"} {
+			keys = append(keys, StableKey(Identity{Language: "go", Repository: repo,
+				PackagePath: p, QualifiedName: p, Kind: KindPackage, Variant: variant}))
+		}
+	}
+	return keys
+}
+
 // ValidKey reports whether s has the shape of a stable key.
 func ValidKey(s string) bool {
 	if len(s) != 32 {

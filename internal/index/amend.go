@@ -272,7 +272,7 @@ func importerDirs(ctx context.Context, store graph.Store, base baseState, paths 
 		return nil, err
 	}
 	defer r.Close()
-	keys := packageKeys(base.repo.Name, paths)
+	keys := graph.PackageKeys(base.repo.Name, paths)
 	refs, _, err := r.Refs(ctx, graph.RefQuery{Targets: keys, Kinds: []graph.RefKind{graph.RefImport}, IncludeTests: true})
 	if err != nil {
 		return nil, fmt.Errorf("finding importers: %w", err)
@@ -526,7 +526,7 @@ func (x *extractor) seedDecls(ctx context.Context, store graph.Store, base baseS
 			others = append(others, p.Path)
 		}
 	}
-	pkgKeys := packageKeys(base.repo.Name, others)
+	pkgKeys := graph.PackageKeys(base.repo.Name, others)
 	pkgSyms, err := r.SymbolsByKeys(ctx, pkgKeys)
 	if err != nil {
 		return fmt.Errorf("reading the packages: %w", err)
@@ -574,21 +574,6 @@ func (x *extractor) seedDecls(ctx context.Context, store graph.Store, base baseS
 		}
 	}
 	return nil
-}
-
-// packageKeys returns the keys a package symbol of each import path can
-// have in repository repo, as symbols.go makes them: of ordinary code, and
-// of test code for a package of test files only. The store says which
-// exist.
-func packageKeys(repo string, paths []string) []string {
-	keys := make([]string, 0, 2*len(paths))
-	for _, p := range paths {
-		for _, variant := range []string{"", "test"} {
-			keys = append(keys, graph.StableKey(graph.Identity{Language: "go", Repository: repo,
-				PackagePath: p, QualifiedName: p, Kind: graph.KindPackage, Variant: variant}))
-		}
-	}
-	return keys
 }
 
 // fileSymbolReader is a graph.Reader that reads the symbols of given

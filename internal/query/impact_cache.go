@@ -195,11 +195,11 @@ func (g *impactGraph) loadPackages(ctx context.Context, r graph.Reader) error {
 			g.pkgDirs[p.Dir] = append(g.pkgDirs[p.Dir], p)
 			g.dirOf[p.Path] = p.Dir
 			paths = append(paths, p.Path)
-			for _, k := range packageSymbolKeys(g.repo, []string{p.Path}) {
+			for _, k := range graph.PackageKeys(g.repo, []string{p.Path}) {
 				g.pkgOfKey[k] = p.Path
 			}
 		}
-		refs, _, err := r.Refs(ctx, graph.RefQuery{Targets: packageSymbolKeys(g.repo, paths), Kinds: []graph.RefKind{graph.RefImport}, IncludeTests: true})
+		refs, _, err := r.Refs(ctx, graph.RefQuery{Targets: graph.PackageKeys(g.repo, paths), Kinds: []graph.RefKind{graph.RefImport}, IncludeTests: true})
 		if err != nil {
 			return graph.Wrap(graph.CodeInternal, err, "reading imports")
 		}

@@ -243,20 +243,6 @@ func (a *impactRun) linkers(ctx context.Context, paths []string) (map[string]str
 	return out, nil
 }
 
-// packageSymbolKeys are the stable keys of the package symbols of paths,
-// as the indexer makes them (a package of test files alone has the test
-// variant).
-func packageSymbolKeys(repo string, paths []string) []string {
-	keys := make([]string, 0, 2*len(paths))
-	for _, p := range paths {
-		for _, variant := range []string{"", "test"} {
-			keys = append(keys, graph.StableKey(graph.Identity{Language: "go", Repository: repo,
-				PackagePath: p, QualifiedName: p, Kind: graph.KindPackage, Variant: variant}))
-		}
-	}
-	return keys
-}
-
 // commands writes one go test line per package directory for its tests,
 // examples and fuzz targets (their seed corpora), and one for its
 // benchmarks. A directory all of whose tests are named runs whole.
