@@ -211,28 +211,14 @@ type group struct {
 // selectPackages groups pkgs by import path and picks the variant to index
 // for each, returning the groups sorted by path.
 func selectPackages(pkgs []*packages.Package) []*group {
-	// The test main of p ("p.test") is recognised by the variants compiled
-	// for it ("p [p.test]", "p_test [p.test]"), which always come with it.
-	testBinaries := map[string]bool{}
-	for _, p := range pkgs {
-		if p == nil {
-			continue
-		}
-		if i := strings.LastIndex(p.ID, " ["); i >= 0 && strings.HasSuffix(p.ID, ".test]") {
-			testBinaries[p.ID[i+2:len(p.ID)-1]] = true
-		}
-	}
-	isTestMain := func(p *packages.Package) bool {
-		return p.Name == "main" && p.ID == p.PkgPath && testBinaries[p.ID]
-	}
-
+	isTestMain := load.TestMains(pkgs)
 	byPath := map[string]*group{}
 	var testMains []*packages.Package
 	for _, p := range pkgs {
 		if p == nil {
 			continue
 		}
-		if isTestMain(p) {
+		if isTestMain[p] {
 			testMains = append(testMains, p)
 			continue
 		}

@@ -140,3 +140,27 @@ func VariantRank(path string, p *packages.Package) int {
 	}
 	return 1
 }
+
+// TestMains returns the synthesised main packages of test binaries among
+// pkgs ("p.test"): their code is generated, outside the repository, and
+// calls every test through a table of function values. The test main of
+// p is recognised by the variants compiled for it ("p [p.test]",
+// "p_test [p.test]"), which always come with it.
+func TestMains(pkgs []*packages.Package) map[*packages.Package]bool {
+	binaries := map[string]bool{}
+	for _, p := range pkgs {
+		if p == nil {
+			continue
+		}
+		if i := strings.LastIndex(p.ID, " ["); i >= 0 && strings.HasSuffix(p.ID, ".test]") {
+			binaries[p.ID[i+2:len(p.ID)-1]] = true
+		}
+	}
+	mains := map[*packages.Package]bool{}
+	for _, p := range pkgs {
+		if p != nil && p.Name == "main" && p.ID == p.PkgPath && binaries[p.ID] {
+			mains[p] = true
+		}
+	}
+	return mains
+}

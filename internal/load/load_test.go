@@ -172,3 +172,17 @@ func TestLoadCancelled(t *testing.T) {
 		t.Error("Load with a cancelled context succeeded")
 	}
 }
+
+// TestTestMains holds that a test binary's main is told by the variants
+// compiled for it, and that a command named like a test binary without
+// them, or a package under test itself, is not one.
+func TestTestMains(t *testing.T) {
+	p := &packages.Package{ID: "example.com/p", PkgPath: "example.com/p", Name: "p"}
+	pt := &packages.Package{ID: "example.com/p [example.com/p.test]", PkgPath: "example.com/p", Name: "p"}
+	main := &packages.Package{ID: "example.com/p.test", PkgPath: "example.com/p.test", Name: "main"}
+	lone := &packages.Package{ID: "example.com/q.test", PkgPath: "example.com/q.test", Name: "main"}
+	got := TestMains([]*packages.Package{p, nil, pt, main, lone})
+	if len(got) != 1 || !got[main] {
+		t.Errorf("TestMains = %v, want only %s", got, main.ID)
+	}
+}

@@ -131,7 +131,7 @@ func prepare(pkgs []*packages.Package, opts Options) *unit {
 		u.inRepo = func(name string) bool { return files[name] }
 	}
 
-	mains := testMains(pkgs)
+	mains := load.TestMains(pkgs)
 	roots := make([]*packages.Package, 0, len(pkgs))
 	fromSyntax := map[*packages.Package]bool{}
 	for _, p := range pkgs {
@@ -250,28 +250,6 @@ func betterVariant(path string, p, q *packages.Package) bool {
 		return len(p.Syntax) > len(q.Syntax)
 	}
 	return p.ID < q.ID
-}
-
-// testMains returns the synthesised main packages of test binaries
-// ("p.test"): their code is generated, outside the repository, and
-// calls every test through a table of function values.
-func testMains(pkgs []*packages.Package) map[*packages.Package]bool {
-	binaries := map[string]bool{}
-	for _, p := range pkgs {
-		if p == nil {
-			continue
-		}
-		if i := strings.LastIndex(p.ID, " ["); i >= 0 && strings.HasSuffix(p.ID, ".test]") {
-			binaries[p.ID[i+2:len(p.ID)-1]] = true
-		}
-	}
-	mains := map[*packages.Package]bool{}
-	for _, p := range pkgs {
-		if p != nil && p.Name == "main" && p.ID == p.PkgPath && binaries[p.ID] {
-			mains[p] = true
-		}
-	}
-	return mains
 }
 
 // readSyntax records the call expressions, package-level variable
