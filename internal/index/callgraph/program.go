@@ -277,7 +277,7 @@ func (u *unit) readSyntax(path string, info *types.Info, f *ast.File) {
 			// the yield function the position of "range".
 			if t, ok := info.Types[n.X]; ok {
 				if _, ok := t.Type.Underlying().(*types.Signature); ok {
-					u.calls[n.Range] = classifyRange(info, n.X)
+					u.calls[n.Range] = classifyCallee(info, n.X)
 				}
 			}
 		}
@@ -340,29 +340,20 @@ func classifyCall(info *types.Info, call *ast.CallExpr) callSyntax {
 		fun = ast.Unparen(f.X)
 	}
 	switch f := fun.(type) {
-	case *ast.Ident:
-		_, isFunc := info.Uses[f].(*types.Func)
-		return callSyntax{name: f.Pos(), value: !isFunc}
-	case *ast.SelectorExpr:
-		if sel, ok := info.Selections[f]; ok {
-			// x.M(...) and T.M(x, ...) name a method; x.f(...) calls the
-			// function value in field f.
-			return callSyntax{name: f.Sel.Pos(), value: sel.Kind() == types.FieldVal}
-		}
-		_, isFunc := info.Uses[f.Sel].(*types.Func) // pkg.F(...)
-		return callSyntax{name: f.Sel.Pos(), value: !isFunc}
 	case *ast.FuncLit:
 		return callSyntax{name: f.Type.Func, value: false}
 	case *ast.CallExpr:
 		// f(x)(y): the inner call has the name; this one its parenthesis.
 		return callSyntax{name: call.Lparen, value: true}
 	}
-	return callSyntax{name: fun.Pos(), value: true}
+	return classifyCallee(info, fun)
 }
 
-// classifyRange finds the called name of the iterator function x of a
-// range-over-func loop, and whether it is a function value.
-func classifyRange(info *types.Info, x ast.Expr) callSyntax {
+// classifyCallee finds the called name of x, the function a call or a
+// range-over-func loop calls, and whether it is a function value: a
+// name or a selector is resolved by the type checker, anything else is a
+// value.
+func classifyCallee(info *types.Info, x ast.Expr) callSyntax {
 	x = ast.Unparen(x)
 	switch x := x.(type) {
 	case *ast.Ident:
@@ -370,9 +361,11 @@ func classifyRange(info *types.Info, x ast.Expr) callSyntax {
 		return callSyntax{name: x.Pos(), value: !isFunc}
 	case *ast.SelectorExpr:
 		if sel, ok := info.Selections[x]; ok {
+			// x.M(...) and T.M(x, ...) name a method; x.f(...) calls the
+			// function value in field f.
 			return callSyntax{name: x.Sel.Pos(), value: sel.Kind() == types.FieldVal}
 		}
-		_, isFunc := info.Uses[x.Sel].(*types.Func)
+		_, isFunc := info.Uses[x.Sel].(*types.Func) // pkg.F(...)
 		return callSyntax{name: x.Sel.Pos(), value: !isFunc}
 	}
 	return callSyntax{name: x.Pos(), value: true}
