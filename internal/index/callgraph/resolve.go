@@ -49,20 +49,7 @@ func (u *unit) functions(withAll bool) (source []*ssa.Function, all map[*ssa.Fun
 		if !u.built[p] {
 			continue
 		}
-		for _, m := range p.Members {
-			switch m := m.(type) {
-			case *ssa.Function:
-				add(m)
-			case *ssa.Type:
-				named, ok := types.Unalias(m.Type()).(*types.Named)
-				if !ok || types.IsInterface(named) {
-					continue
-				}
-				for i := 0; i < named.NumMethods(); i++ {
-					add(u.prog.FuncValue(named.Method(i)))
-				}
-			}
-		}
+		declaredFuncs(p, true, add)
 	}
 
 	for fn := range all {
@@ -82,6 +69,27 @@ func (u *unit) functions(withAll bool) (source []*ssa.Function, all map[*ssa.Fun
 		source = append(source, fn)
 	}
 	return source, all
+}
+
+// declaredFuncs calls f with each function package p declares at package
+// level and each method of its named types other than interfaces, as
+// Program.FuncValue gives it (nil where it gives none); with generic
+// false, not the methods of generic types.
+func declaredFuncs(p *ssa.Package, generic bool, f func(*ssa.Function)) {
+	for _, m := range p.Members {
+		switch m := m.(type) {
+		case *ssa.Function:
+			f(m)
+		case *ssa.Type:
+			named, ok := types.Unalias(m.Type()).(*types.Named)
+			if !ok || types.IsInterface(named) || !generic && named.TypeParams().Len() > 0 {
+				continue
+			}
+			for i := 0; i < named.NumMethods(); i++ {
+				f(p.Prog.FuncValue(named.Method(i)))
+			}
+		}
+	}
 }
 
 const packageInitializer = "package initializer"

@@ -2,7 +2,6 @@ package callgraph
 
 import (
 	"go/ast"
-	"go/types"
 	"os"
 	"reflect"
 	"unsafe"
@@ -39,27 +38,16 @@ func releaseSyntax(p *ssa.Package) {
 	if syntaxOffset == ^uintptr(0) || !releasingSyntax {
 		return
 	}
-	visit := func(fn *ssa.Function) {
+	// Not the methods of generic types: instances are built from their
+	// syntax.
+	declaredFuncs(p, false, func(fn *ssa.Function) {
+		if fn == nil || fn.Pkg != p {
+			return
+		}
 		eachReleasable(fn, func(fn *ssa.Function) {
 			*(*ast.Node)(unsafe.Add(unsafe.Pointer(fn), syntaxOffset)) = nil
 		})
-	}
-	for _, m := range p.Members {
-		switch m := m.(type) {
-		case *ssa.Function:
-			visit(m)
-		case *ssa.Type:
-			named, ok := types.Unalias(m.Type()).(*types.Named)
-			if !ok || types.IsInterface(named) || named.TypeParams().Len() > 0 {
-				continue
-			}
-			for i := 0; i < named.NumMethods(); i++ {
-				if fn := p.Prog.FuncValue(named.Method(i)); fn != nil && fn.Pkg == p {
-					visit(fn)
-				}
-			}
-		}
-	}
+	})
 }
 
 // syntaxOffset is the offset of ssa.Function's syntax field, or -1.
