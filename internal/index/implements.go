@@ -304,6 +304,15 @@ func (e *fpEncoder) atom(s string) {
 
 func (e *fpEncoder) close() { e.b.WriteByte(')') }
 
+// form writes a whole form: head and the types args.
+func (e *fpEncoder) form(head string, args ...types.Type) {
+	e.open(head)
+	for _, t := range args {
+		e.arg(t)
+	}
+	e.close()
+}
+
 func (e *fpEncoder) typ(t types.Type) {
 	switch t := t.(type) {
 	case *types.Alias:
@@ -331,37 +340,27 @@ func (e *fpEncoder) typ(t types.Type) {
 			e.b.WriteString(types.Typ[t.Kind()].Name()) // byte is uint8, rune is int32
 		}
 	case *types.Pointer:
-		e.open("ptr")
-		e.arg(t.Elem())
-		e.close()
+		e.form("ptr", t.Elem())
 	case *types.Slice:
-		e.open("slice")
-		e.arg(t.Elem())
-		e.close()
+		e.form("slice", t.Elem())
 	case *types.Array:
 		e.open("array")
 		e.atom(strconv.FormatInt(t.Len(), 10))
 		e.arg(t.Elem())
 		e.close()
 	case *types.Map:
-		e.open("map")
-		e.arg(t.Key())
-		e.arg(t.Elem())
-		e.close()
+		e.form("map", t.Key(), t.Elem())
 	case *types.Chan:
 		e.open("chan")
 		e.atom(strconv.Itoa(int(t.Dir())))
 		e.arg(t.Elem())
 		e.close()
 	case *types.Signature:
+		head := "func"
 		if t.Variadic() {
-			e.open("funcv")
-		} else {
-			e.open("func")
+			head = "funcv"
 		}
-		e.arg(t.Params())
-		e.arg(t.Results())
-		e.close()
+		e.form(head, t.Params(), t.Results())
 	case *types.Tuple:
 		e.open("tuple")
 		for v := range t.Variables() {
