@@ -2,15 +2,21 @@
 // anything in them changed since it was last asked? It is what lets a
 // freshness check skip statting every file of a snapshot.
 //
-// The events come from github.com/fsnotify/fsnotify: inotify on Linux,
-// kqueue on macOS and the BSDs, ReadDirectoryChangesW on Windows. Those
-// deliver events through a goroutine, later than the change itself, so an
-// empty queue alone proves nothing. Changed therefore sends a barrier
-// first: it renames a file in a private directory watched by the same
-// watcher and waits for that event. Every kernel queues a watcher's
-// events in the order of the changes, so once the barrier's event has
-// come, every change finished before the call has come too: no event
-// before the barrier means nothing changed.
+// On Linux the answer is read straight from an inotify descriptor. The
+// kernel queues an event inside the system call that makes the change,
+// so a queue found empty by a non-blocking read proves that nothing
+// changed before the call: one read system call, no goroutine.
+//
+// Elsewhere the events come from github.com/fsnotify/fsnotify: kqueue on
+// macOS and the BSDs, ReadDirectoryChangesW on Windows. Those deliver
+// events through a goroutine, later than the change itself, so an empty
+// queue alone proves nothing. Changed therefore sends a barrier first: it
+// renames a file in a private directory watched by the same watcher and
+// waits for that event. Every kernel queues a watcher's events in the
+// order of the changes, so once the barrier's event has come, every
+// change finished before the call has come too: no event before the
+// barrier means nothing changed. The barrier queue builds and is tested
+// on Linux too.
 //
 // A watch that cannot be set up (too many directories or files for the
 // platform's limits, a file system without change notification, a
@@ -27,11 +33,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
-	"time"
-
-	"github.com/fsnotify/fsnotify"
 )
 
 // ErrTooMany is a set of directories beyond what the platform can watch
@@ -39,27 +41,34 @@ import (
 // kernel buffers (ReadDirectoryChangesW holds one per directory).
 var ErrTooMany = errors.New("too many files to watch")
 
-// barrierTimeout bounds the wait for a barrier's event; a watcher whose
-// barrier does not come in time is broken.
-var barrierTimeout = 3 * time.Second
-
 // Watcher watches a fixed set of directories (not their subdirectories:
 // each directory of interest is named).
 type Watcher struct {
-	fsw     *fsnotify.Watcher
-	private string // the barrier's directory
-	seen    string // the barrier's directory as events name it
-	cur     string // the barrier file's current path
-	seq     uint64
-	broken  bool
+	q      queue
+	broken bool
 }
+
+// queue is one platform's way of asking whether events came since the
+// last look.
+type queue interface {
+	// changed reports whether any event came since the last call; ok
+	// is false when the watch stopped working.
+	changed() (changed, ok bool)
+	close() error
+}
+
+// newQueueFunc starts a queue on root/dir for each dir, which New has
+// sorted parents first and checked against the budget.
+type newQueueFunc func(root string, dirs []string) (queue, error)
 
 // New watches root/dir for each dir (slash-separated, relative to root;
 // "." is root itself). Directories are added parents first, so a
 // directory swapped for a symlink after its parent's watch began is an
 // event of the parent; one that is a symlink or not a directory when
 // added fails New.
-func New(root string, dirs []string) (*Watcher, error) {
+func New(root string, dirs []string) (*Watcher, error) { return newWith(newQueue, root, dirs) }
+
+func newWith(start newQueueFunc, root string, dirs []string) (*Watcher, error) {
 	dirs = append([]string(nil), dirs...)
 	sort.Slice(dirs, func(i, j int) bool {
 		di, dj := strings.Count(dirs[i], "/"), strings.Count(dirs[j], "/")
@@ -71,50 +80,26 @@ func New(root string, dirs []string) (*Watcher, error) {
 	if err := checkBudget(root, dirs); err != nil {
 		return nil, err
 	}
-	fsw, err := fsnotify.NewBufferedWatcher(1024)
+	q, err := start(root, dirs)
 	if err != nil {
-		return nil, fmt.Errorf("starting a watcher: %w", err)
-	}
-	w := &Watcher{fsw: fsw}
-	if w.private, err = os.MkdirTemp("", "sextant-watch-"); err != nil {
-		fsw.Close()
 		return nil, err
 	}
-	w.cur = filepath.Join(w.private, barrierName(0))
-	if err := os.WriteFile(w.cur, nil, 0o600); err != nil {
-		w.Close()
-		return nil, err
-	}
-	if err := fsw.Add(w.private); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("watching: %w", err)
-	}
-	for _, d := range dirs {
-		p := filepath.Join(root, filepath.FromSlash(d))
-		fi, err := os.Lstat(p)
-		if err == nil && !fi.IsDir() {
-			err = fmt.Errorf("%s: not a directory (a symlink is not followed)", d)
-		}
-		if err == nil {
-			// The smallest buffer Windows takes: an overflow is an error
-			// event, which counts as a change.
-			err = fsw.AddWith(p, fsnotify.WithBufferSize(4096))
-		}
-		if err != nil {
-			w.Close()
-			return nil, fmt.Errorf("watching %s: %w", d, err)
-		}
-	}
-	// The first barrier learns how events name the private directory
-	// and proves the watch delivers at all.
-	if _, ok := w.barrier(); !ok {
-		w.Close()
-		return nil, errors.New("the watch delivers no events")
-	}
-	return w, nil
+	return &Watcher{q: q}, nil
 }
 
-func barrierName(seq uint64) string { return ".barrier-" + strconv.FormatUint(seq, 10) }
+// watchedDir is root/d after checking that it is a directory and not a
+// symlink, which no watch follows.
+func watchedDir(root, d string) (string, error) {
+	p := filepath.Join(root, filepath.FromSlash(d))
+	fi, err := os.Lstat(p)
+	if err == nil && !fi.IsDir() {
+		err = fmt.Errorf("%s: not a directory (a symlink is not followed)", d)
+	}
+	if err != nil {
+		return "", fmt.Errorf("watching %s: %w", d, err)
+	}
+	return p, nil
+}
 
 // Changed reports whether anything changed in the watched directories
 // since the last call (or since New): a file written, created, removed,
@@ -124,7 +109,7 @@ func (w *Watcher) Changed() bool {
 	if w.broken {
 		return true
 	}
-	changed, ok := w.barrier()
+	changed, ok := w.q.changed()
 	if !ok {
 		w.broken = true
 		return true
@@ -132,50 +117,5 @@ func (w *Watcher) Changed() bool {
 	return changed
 }
 
-// barrier renames the barrier file and collects events until its own
-// comes: changed is whether any other came first; ok is false when the
-// watch failed.
-func (w *Watcher) barrier() (changed, ok bool) {
-	w.seq++
-	name := barrierName(w.seq)
-	next := filepath.Join(w.private, name)
-	if err := os.Rename(w.cur, next); err != nil {
-		return true, false
-	}
-	w.cur = next
-	timer := time.NewTimer(barrierTimeout)
-	defer timer.Stop()
-	for {
-		select {
-		case ev, open := <-w.fsw.Events:
-			if !open {
-				return true, false
-			}
-			dir := filepath.Dir(ev.Name)
-			if w.seen == "" && filepath.Base(ev.Name) == name {
-				w.seen = dir
-			}
-			if dir != w.seen {
-				changed = true
-			} else if filepath.Base(ev.Name) == name && ev.Has(fsnotify.Create) {
-				return changed, true
-			}
-		case _, open := <-w.fsw.Errors:
-			if !open {
-				return true, false
-			}
-			changed = true // an overflow: events were lost
-		case <-timer.C:
-			return true, false
-		}
-	}
-}
-
-// Close stops watching and removes the barrier's directory.
-func (w *Watcher) Close() error {
-	err := w.fsw.Close()
-	if w.private != "" {
-		os.RemoveAll(w.private)
-	}
-	return err
-}
+// Close stops watching and removes what the watch made.
+func (w *Watcher) Close() error { return w.q.close() }

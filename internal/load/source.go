@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -17,6 +18,8 @@ import (
 	"sync"
 
 	"golang.org/x/tools/go/packages"
+
+	"github.com/sextant-dev/sextant/internal/filecache"
 )
 
 // LoaderEnv names the environment variable that picks how dependencies
@@ -48,6 +51,15 @@ func fromSource() bool { return os.Getenv(LoaderEnv) != "export" }
 func Packages(cfg *packages.Config, patterns ...string) ([]*packages.Package, error) {
 	if !fromSource() || cfg.Mode&NeedTypesAny == 0 {
 		return packages.Load(cfg, patterns...)
+	}
+	return fromSourceWith(cfg, openTypeCache(), nil, patterns...)
+}
+
+// fromSourceWith is Packages from source, taking dependencies' types from
+// cache where it holds them (nil: none), counting in stats (nil: not).
+func fromSourceWith(cfg *packages.Config, cache *filecache.Cache, stats *typeCacheStats, patterns ...string) ([]*packages.Package, error) {
+	if stats == nil {
+		stats = &typeCacheStats{}
 	}
 	// The package graph without compiled files or sizes: either makes the
 	// go command run cgo over every dependency that uses it, a C compile
@@ -93,7 +105,7 @@ func Packages(cfg *packages.Config, patterns ...string) ([]*packages.Package, er
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c := &checker{cfg: cfg, fset: fset, ctx: ctx, compiled: compiled, roots: map[*packages.Package]bool{},
+	c := &checker{cfg: cfg, fset: fset, ctx: ctx, compiled: compiled, cache: cache, stats: stats, roots: map[*packages.Package]bool{},
 		state: map[*packages.Package]*checkState{}, files: map[string]*parsed{}}
 	for _, p := range roots {
 		c.roots[p] = true
@@ -150,6 +162,8 @@ type checker struct {
 	ctx      context.Context
 	roots    map[*packages.Package]bool
 	state    map[*packages.Package]*checkState
+	cache    *filecache.Cache // dependencies' types by typesKey; nil for none
+	stats    *typeCacheStats
 
 	mu    sync.Mutex         // guards files' entries and users
 	files map[string]*parsed // by file name, until its last user is checked
@@ -165,9 +179,12 @@ type parsed struct {
 }
 
 // checkState is one package's place in the check: done is closed once
-// its types are complete (or it failed).
+// its types are complete (or it failed). A dependency's typesKey is set
+// by then when it has one.
 type checkState struct {
-	done chan struct{}
+	done  chan struct{}
+	key   filecache.Key
+	keyed bool
 }
 
 // run checks every package reachable from roots and returns when all are
@@ -198,14 +215,29 @@ func (c *checker) run(roots []*packages.Package) {
 
 // check parses and type-checks p, whose imports are all done.
 func (c *checker) check(p *packages.Package) {
+	st := c.state[p]
 	if p.PkgPath == "unsafe" {
 		p.Types = types.Unsafe
+		st.key, st.keyed = sha256.Sum256([]byte("unsafe "+runtime.Version())), true
 		return
 	}
 	root := c.roots[p]
 	add := func(err error) { appendError(c.fset, p, err) }
+	names := c.filesOf(p)
+	// A dependency's types come from the cache when an earlier load
+	// checked the same files over the same imports.
+	if !root && c.cache != nil {
+		st.key, st.keyed = c.typesKey(p, names)
+		if st.keyed {
+			if pkg := c.cachedTypes(p, st.key); pkg != nil {
+				c.release(names)
+				p.Types = pkg
+				return
+			}
+		}
+	}
 
-	p.Syntax = c.parse(c.filesOf(p), add)
+	p.Syntax = c.parse(names, add)
 	if c.ctx.Err() != nil {
 		return
 	}
@@ -249,9 +281,7 @@ func (c *checker) check(p *packages.Package) {
 		Error:            add,
 		Sizes:            p.TypesSizes,
 	}
-	if p.Module != nil && p.Module.GoVersion != "" {
-		tc.GoVersion = "go" + p.Module.GoVersion
-	}
+	tc.GoVersion = goVersion(p)
 	p.Types = types.NewPackage(p.PkgPath, p.Name)
 	err := types.NewChecker(tc, c.fset, p.Types, info).Files(p.Syntax)
 	if err != nil && len(p.Errors) == 0 {
@@ -262,6 +292,9 @@ func (c *checker) check(p *packages.Package) {
 		ill = ill || ip.IllTyped
 	}
 	p.IllTyped = ill
+	if st.keyed && !ill && c.ctx.Err() == nil {
+		c.storeTypes(p, st.key)
+	}
 }
 
 // importsC reports whether any of files imports "C".
@@ -335,12 +368,7 @@ func (c *checker) parse(names []string, add func(error)) []*ast.File {
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {
-		c.mu.Lock()
-		e := c.files[name]
-		if e.users--; e.users == 0 {
-			delete(c.files, name)
-		}
-		c.mu.Unlock()
+		e := c.take(name)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -359,6 +387,25 @@ func (c *checker) parse(names []string, add func(error)) []*ast.File {
 		}
 	}
 	return kept
+}
+
+// take returns the shared parse of a file for one of the packages
+// listing it, and forgets it after the last.
+func (c *checker) take(name string) *parsed {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.files[name]
+	if e.users--; e.users == 0 {
+		delete(c.files, name)
+	}
+	return e
+}
+
+// release gives up a package's claim on its files without parsing them.
+func (c *checker) release(names []string) {
+	for _, name := range names {
+		c.take(name)
+	}
 }
 
 // parseFile reads and parses one file, from the overlay if it is there.

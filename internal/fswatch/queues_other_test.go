@@ -1,0 +1,5 @@
+//go:build !linux
+
+package fswatch
+
+var queues = map[string]newQueueFunc{"barrier": newBarrier}

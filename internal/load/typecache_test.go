@@ -1,0 +1,116 @@
+package load
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/sextant-dev/sextant/internal/filecache"
+)
+
+// loadCached loads the fixture's unit from source through cache.
+func loadCached(t *testing.T, dir string, cache *filecache.Cache) ([]*packages.Package, *typeCacheStats) {
+	t.Helper()
+	plan, err := Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := plan.Units[0]
+	var stats typeCacheStats
+	pkgs, err := fromSourceWith(Config(u), cache, &stats, u.Patterns...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs, &stats
+}
+
+// TestTypeCache: a second load takes every dependency's types from the
+// cache the first filled, and sees exactly what a load without the cache
+// sees; a dependency whose file changed is checked again, and so is
+// nothing else.
+func TestTypeCache(t *testing.T) {
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	dir := sourceFixture(t)
+	cache, err := filecache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	uncached, _ := loadCached(t, dir, nil)
+	want := describe(t, uncached)
+
+	first, filled := loadCached(t, dir, cache)
+	if got := describe(t, first); got != want {
+		t.Errorf("the load filling the cache differs:\n%s", lineDiff(want, got))
+	}
+	if filled.hits.Load() != 0 || filled.stored.Load() < 10 {
+		t.Fatalf("first load: %d hits, %d stored; want 0 and every dependency", filled.hits.Load(), filled.stored.Load())
+	}
+	second, read := loadCached(t, dir, cache)
+	if got := describe(t, second); got != want {
+		t.Errorf("the load from the cache differs:\n%s", lineDiff(want, got))
+	}
+	if read.hits.Load() != filled.stored.Load() || read.stored.Load() != 0 {
+		t.Errorf("second load: %d hits, %d stored; want %d and 0", read.hits.Load(), read.stored.Load(), filled.stored.Load())
+	}
+
+	// The replaced dependency gains a declaration: it alone is checked
+	// again (nothing in the fixture imports it but the module itself).
+	depDir := ""
+	packages.Visit(second, nil, func(p *packages.Package) {
+		if p.PkgPath == "example.com/dep" {
+			depDir = filepath.Dir(p.GoFiles[0])
+		}
+	})
+	f := filepath.Join(depDir, "dep.go")
+	src, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f, append(src, "\nconst Added = 1\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	third, changed := loadCached(t, dir, cache)
+	if changed.hits.Load() != filled.stored.Load()-1 || changed.stored.Load() != 1 {
+		t.Errorf("after the change: %d hits, %d stored; want %d and 1", changed.hits.Load(), changed.stored.Load(), filled.stored.Load()-1)
+	}
+	if got := describe(t, third); !strings.Contains(got, "const example.com/dep.Added untyped int") {
+		t.Errorf("the changed dependency's new constant is missing:\n%s", got)
+	}
+}
+
+// TestTypeCacheDamaged: an entry damaged on disk is a miss, checked from
+// source and stored again, and the load sees what it would without it.
+func TestTypeCacheDamaged(t *testing.T) {
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	dir := sourceFixture(t)
+	cacheDir := t.TempDir()
+	cache, err := filecache.Open(cacheDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uncached, _ := loadCached(t, dir, nil)
+	want := describe(t, uncached)
+	_, filled := loadCached(t, dir, cache)
+	damaged := 0
+	filepath.WalkDir(cacheDir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Base(p) != "trimmed" && damaged < 3 {
+			data, _ := os.ReadFile(p)
+			data[len(data)-1] ^= 0xff
+			os.WriteFile(p, data, 0o600)
+			damaged++
+		}
+		return nil
+	})
+	pkgs, read := loadCached(t, dir, cache)
+	if got := describe(t, pkgs); got != want {
+		t.Errorf("the load over damaged entries differs:\n%s", lineDiff(want, got))
+	}
+	if read.hits.Load() != filled.stored.Load()-3 || read.stored.Load() != 3 {
+		t.Errorf("over 3 damaged entries: %d hits, %d stored; want %d and 3", read.hits.Load(), read.stored.Load(), filled.stored.Load()-3)
+	}
+}
