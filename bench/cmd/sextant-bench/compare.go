@@ -100,7 +100,7 @@ func compareBinaries(ctx context.Context, o options, root, work, corpus string) 
 	// read from a copy: opening a store upgrades its schema, which an
 	// older binary of the comparison could then no longer read.
 	probe := filepath.Join(c.dbDir, "queries.db")
-	if err := copyDB(dbs[bins[0].Name], probe); err != nil {
+	if err := harness.CopyDB(dbs[bins[0].Name], probe); err != nil {
 		return err
 	}
 	calls, _, err := querySet(ctx, probe, o.mcpQueries, o.seed)
@@ -146,21 +146,4 @@ var compareFigures = []struct {
 	{"get_symbol p99 (MCP)", func(_ sextantRun, m mcpResults) float64 { return float64(m.Tools["get_symbol"].All.P99) }},
 	{"server CPU per call", func(_ sextantRun, m mcpResults) float64 { return float64(m.CPUPerCall["all"]) }},
 	{"serve RSS after the calls", func(_ sextantRun, m mcpResults) float64 { return float64(m.After.RSSKiB) }},
-}
-
-// copyDB copies a SQLite database with its write-ahead log, if any.
-func copyDB(src, dst string) error {
-	for _, suffix := range []string{"", "-wal"} {
-		data, err := os.ReadFile(src + suffix)
-		if os.IsNotExist(err) && suffix != "" {
-			continue
-		}
-		if err == nil {
-			err = os.WriteFile(dst+suffix, data, 0o600)
-		}
-		if err != nil {
-			return fmt.Errorf("copying the index for the query set: %w", err)
-		}
-	}
-	return nil
 }

@@ -139,7 +139,14 @@ func goplsSymbol(s benchSymbol) string {
 }
 
 func compareMCP(ctx context.Context, o options, sextant, gopls, db string, mc *mcpCompare) error {
-	syms, err := popular(ctx, db, mc.Dir, o.popular)
+	// Read through a copy: opening the store upgrades its schema, which
+	// an older binary of a comparison could then no longer read.
+	probe := db + ".symbols"
+	if err := harness.CopyDB(db, probe); err != nil {
+		return err
+	}
+	syms, err := popular(ctx, probe, mc.Dir, o.popular)
+	harness.RemoveDB(probe)
 	if err != nil {
 		return err
 	}

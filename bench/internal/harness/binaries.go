@@ -113,6 +113,26 @@ func RemoveDB(path string) {
 	}
 }
 
+// CopyDB copies a SQLite database with its write-ahead log, if any. A
+// harness reads an index through a copy when an older binary of a
+// comparison must still open the original: opening a store upgrades its
+// schema.
+func CopyDB(src, dst string) error {
+	for _, suffix := range []string{"", "-wal"} {
+		data, err := os.ReadFile(src + suffix)
+		if os.IsNotExist(err) && suffix != "" {
+			continue
+		}
+		if err == nil {
+			err = os.WriteFile(dst+suffix, data, 0o600)
+		}
+		if err != nil {
+			return fmt.Errorf("copying an index: %w", err)
+		}
+	}
+	return nil
+}
+
 // Tail is the last part of a command's output, for an error message.
 func Tail(s string) string {
 	s = strings.TrimSpace(s)
