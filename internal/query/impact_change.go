@@ -49,7 +49,8 @@ type declKey struct {
 // variant) with the same qualified name is the same declaration, in
 // whichever of the changed files it sits, so that moving one between
 // files is no change.
-// parse reads a version (parseVersion, or a cache of it).
+// parse reads an old version (parseVersion, or a cache of it); the new
+// is read as an edit of it.
 func compareFiles(changes []fileChange, parse func(name string, content []byte) fileVersion) []*changedDecl {
 	type side struct {
 		decl versionDecl
@@ -57,8 +58,7 @@ func compareFiles(changes []fileChange, parse func(name string, content []byte) 
 	}
 	olds, news := map[declKey]side{}, map[declKey]side{}
 	var order []declKey
-	collect := func(m map[declKey]side, p string, content []byte) {
-		fv := parse(p, content)
+	collect := func(m map[declKey]side, p string, fv fileVersion) {
 		inits := 0
 		for _, d := range fv.decls {
 			name := d.QualifiedName
@@ -76,8 +76,9 @@ func compareFiles(changes []fileChange, parse func(name string, content []byte) 
 		}
 	}
 	for _, c := range changes {
-		collect(olds, c.path, c.old)
-		collect(news, c.path, c.new)
+		old := parse(c.path, c.old)
+		collect(olds, c.path, old)
+		collect(news, c.path, editVersion(c.path, old, c.old, c.new))
 	}
 	// Members of a type that is itself added or removed are part of that
 	// change; fields and interface methods are not listed again.
