@@ -46,16 +46,8 @@ func reparse(name string, base fileVersion, baseContent, content []byte) (fileVe
 	}
 	// The edit: the bytes from p to oldEnd of base are those from p to
 	// newEnd of content.
-	n := min(len(baseContent), len(content))
-	p := 0
-	for p < n && baseContent[p] == content[p] {
-		p++
-	}
-	s := 0
-	for s < n-p && baseContent[len(baseContent)-1-s] == content[len(content)-1-s] {
-		s++
-	}
-	oldEnd := len(baseContent) - s
+	p := commonPrefix(baseContent, content)
+	oldEnd := len(baseContent) - commonSuffix(baseContent[p:], content[p:])
 	// Declarations i to j (those the edit touches, and any between)
 	// hold it.
 	i := sort.Search(len(tops), func(k int) bool { return tops[k].start > p }) - 1
@@ -118,4 +110,30 @@ func reparse(name string, base fileVersion, baseContent, content []byte) (fileVe
 		fv.tops = append(fv.tops, t)
 	}
 	return fv, true
+}
+
+// commonPrefix is the length of the longest common prefix of a and b.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+64 <= n && bytes.Equal(a[i:i+64], b[i:i+64]) {
+		i += 64
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// commonSuffix is the length of the longest common suffix of a and b.
+func commonSuffix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+64 <= n && bytes.Equal(a[len(a)-i-64:len(a)-i], b[len(b)-i-64:len(b)-i]) {
+		i += 64
+	}
+	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
+		i++
+	}
+	return i
 }

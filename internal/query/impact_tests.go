@@ -68,7 +68,7 @@ func (a *impactRun) collectTests(ctx context.Context) error {
 	var mains []*reached
 	for _, k := range w.order {
 		n := w.nodes[k]
-		kind := testEntryKind(n.sym)
+		kind := n.test
 		switch kind {
 		case "":
 			continue
