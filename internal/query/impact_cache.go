@@ -53,6 +53,8 @@ type impactGraph struct {
 
 	testImpsOnce lazy
 	testImps     map[string][]string // by package directory: what its _test.go files import, read from the disk
+
+	linked map[string]map[string]string // by import path: linkers of it alone (read only)
 }
 
 // impactGraphOf returns the session's impactGraph of repo for the
@@ -268,6 +270,29 @@ func (g *impactGraph) testImports(ctx context.Context, v *session.View, root str
 		return nil
 	})
 	return g.testImps, err
+}
+
+// linkersOf is linkers of the one package p, kept for the calls that
+// follow (read only).
+func (a *impactRun) linkersOf(ctx context.Context, p string) (map[string]string, error) {
+	g := a.g
+	g.mu.Lock()
+	l, ok := g.linked[p]
+	g.mu.Unlock()
+	if ok {
+		return l, nil
+	}
+	l, err := a.linkers(ctx, []string{p})
+	if err != nil {
+		return nil, err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.linked == nil {
+		g.linked = map[string]map[string]string{}
+	}
+	g.linked[p] = l
+	return l, nil
 }
 
 // lazy runs a function until it succeeds once: what a failed or

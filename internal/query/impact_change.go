@@ -75,10 +75,9 @@ func compareFiles(changes []fileChange, parse func(name string, content []byte) 
 			m[k] = side{decl: d, path: p}
 		}
 	}
-	for _, c := range changes {
-		old := parse(c.path, c.old)
-		collect(olds, c.path, old)
-		collect(news, c.path, editVersion(c.path, old, c.old, c.new))
+	for i, v := range readVersions(changes, parse) {
+		collect(olds, changes[i].path, v[0])
+		collect(news, changes[i].path, v[1])
 	}
 	// Members of a type that is itself added or removed are part of that
 	// change; fields and interface methods are not listed again.

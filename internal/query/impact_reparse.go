@@ -5,7 +5,10 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 )
 
 // editVersion is parseVersion(name, content) for content that is an edit
@@ -20,6 +23,26 @@ func editVersion(name string, base fileVersion, baseContent, content []byte) fil
 		return fv
 	}
 	return parseVersion(name, content)
+}
+
+// readVersions reads the old and new versions of each changed file, the
+// old with parse and the new as an edit of it, the files at once on the
+// machine's processors.
+func readVersions(changes []fileChange, parse func(name string, content []byte) fileVersion) [][2]fileVersion {
+	out := make([][2]fileVersion, len(changes))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(len(changes), runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(changes); i = int(next.Add(1) - 1) {
+				c := changes[i]
+				old := parse(c.path, c.old)
+				out[i] = [2]fileVersion{old, editVersion(c.path, old, c.old, c.new)}
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 // reparsePrefix makes a region of top-level declarations a file; it has
