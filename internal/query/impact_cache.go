@@ -504,8 +504,9 @@ func (g *impactGraph) valuesTaken(ctx context.Context, r graph.Reader, edges []g
 }
 
 // maxVersionBytes bounds the content of the parsed file versions an
-// impactGraph keeps; past it the least recently used are dropped.
-const maxVersionBytes = 8 << 20
+// impactGraph keeps; past it the least recently used are dropped (a
+// variable for tests).
+var maxVersionBytes = 8 << 20
 
 // versionKey is a file version's name and content.
 type versionKey struct{ name, content string }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -97,4 +99,40 @@ func sameVersion(a, b fileVersion) bool {
 	return a.pkgName == b.pkgName && (a.tops == nil) == (b.tops == nil) &&
 		len(a.decls) == len(b.decls) && (len(a.decls) == 0 || reflect.DeepEqual(a.decls, b.decls)) &&
 		len(a.tops) == len(b.tops) && (len(a.tops) == 0 || reflect.DeepEqual(a.tops, b.tops))
+}
+
+// TestVersionCache: the parsed old sides kept are those used last, up to
+// maxVersionBytes of content, and a kept one is what parsing gives.
+func TestVersionCache(t *testing.T) {
+	src := func(name string) []byte {
+		return []byte("package p\n\nfunc " + name + "() int {\n\treturn 1 // " + strings.Repeat(name, 20) + "\n}\n")
+	}
+	a, b, c := src("A"), src("B"), src("C")
+	defer func(n int) { maxVersionBytes = n }(maxVersionBytes)
+	maxVersionBytes = len(a) + len(b) + len(c)/2
+	g := &impactGraph{}
+	kept := func() string {
+		var names []string
+		for k := range g.versions {
+			names = append(names, k.name)
+		}
+		slices.Sort(names)
+		return strings.Join(names, " ")
+	}
+	g.parseVersion("a.go", a)
+	g.parseVersion("b.go", b)
+	if got := g.parseVersion("a.go", a); !sameVersion(got, parseVersion("a.go", a)) {
+		t.Errorf("kept a.go: %+v", got)
+	}
+	g.parseVersion("c.go", c)
+	if got := kept(); got != "a.go c.go" {
+		t.Errorf("kept %q, want a.go and c.go (b.go used least recently)", got)
+	}
+	if g.versionBytes != len(a)+len(c) {
+		t.Errorf("kept %d bytes, want %d", g.versionBytes, len(a)+len(c))
+	}
+	g.parseVersion("a.go", src("AA"))
+	if got := kept(); got != "a.go c.go" || g.versionBytes > maxVersionBytes {
+		t.Errorf("after another version of a.go: kept %q, %d bytes", got, g.versionBytes)
+	}
 }
