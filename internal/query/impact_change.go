@@ -53,20 +53,22 @@ type declKey struct {
 // is read as an edit of it.
 func compareFiles(changes []fileChange, parse func(name string, content []byte) fileVersion) []*changedDecl {
 	type side struct {
-		decl versionDecl
+		decl *versionDecl // the fileVersion's: read only
 		path string
 	}
 	olds, news := map[declKey]side{}, map[declKey]side{}
 	var order []declKey
 	collect := func(m map[declKey]side, p string, fv fileVersion) {
 		inits := 0
-		for _, d := range fv.decls {
+		dir, test := path.Dir(p), strings.HasSuffix(p, "_test.go")
+		for i := range fv.decls {
+			d := &fv.decls[i]
 			name := d.QualifiedName
 			if name == "init" && d.Kind == graph.KindFunc {
 				inits++
 				name = "init@" + p + "#" + strconv.Itoa(inits)
 			}
-			k := declKey{dir: path.Dir(p), pkg: fv.pkgName, test: strings.HasSuffix(p, "_test.go"), name: name}
+			k := declKey{dir: dir, pkg: fv.pkgName, test: test, name: name}
 			if _, ok := olds[k]; !ok {
 				if _, ok := news[k]; !ok {
 					order = append(order, k)
@@ -94,7 +96,7 @@ func compareFiles(changes []fileChange, parse func(name string, content []byte) 
 		o, inOld := olds[k]
 		n, inNew := news[k]
 		c := &changedDecl{dir: k.dir, pkgName: k.pkg, test: k.test}
-		var d versionDecl
+		var d *versionDecl
 		switch {
 		case inOld && inNew:
 			switch {
@@ -105,12 +107,12 @@ func compareFiles(changes []fileChange, parse func(name string, content []byte) 
 			default:
 				continue
 			}
-			c.old, c.new = &o.decl, &n.decl
+			c.old, c.new = o.decl, n.decl
 			d, c.Path = n.decl, n.path
 		case inNew:
-			c.Change, c.new, d, c.Path = ChangeAdded, &n.decl, n.decl, n.path
+			c.Change, c.new, d, c.Path = ChangeAdded, n.decl, n.decl, n.path
 		default:
-			c.Change, c.old, d, c.Path = ChangeRemoved, &o.decl, o.decl, o.path
+			c.Change, c.old, d, c.Path = ChangeRemoved, o.decl, o.decl, o.path
 		}
 		if (d.Kind == graph.KindField || d.Kind == graph.KindInterfaceMethod) && d.Receiver != "" {
 			pk := k
