@@ -315,11 +315,32 @@ var ErrNoMatch = errors.New("the diff does not match the text")
 // side. Every context and removed line must match exactly at the line the
 // hunk names; otherwise the error wraps ErrNoMatch and names the line.
 func (f File) Apply(text []byte, reverse bool) ([]byte, error) {
-	src := strings.SplitAfter(string(text), "\n")
-	if len(src) > 0 && src[len(src)-1] == "" {
-		src = src[:len(src)-1]
+	// starts: the offset each line of text starts at, a last line
+	// without a newline included.
+	var starts []int
+	for i := 0; i < len(text); {
+		starts = append(starts, i)
+		n := bytes.IndexByte(text[i:], '\n')
+		if n < 0 {
+			break
+		}
+		i += n + 1
 	}
-	var out strings.Builder
+	lines := len(starts)
+	// offset is where line k starts (the end of text for k == lines).
+	offset := func(k int) int {
+		if k < lines {
+			return starts[k]
+		}
+		return len(text)
+	}
+	grow := 0
+	for _, h := range f.Hunks {
+		for _, l := range h.Lines {
+			grow += len(l.Text) + 1
+		}
+	}
+	out := make([]byte, 0, len(text)+grow)
 	pos := 0 // 0-based index of the next source line to copy
 	from, to := byte('-'), byte('+')
 	if reverse {
@@ -334,33 +355,32 @@ func (f File) Apply(text []byte, reverse bool) ([]byte, error) {
 		if count == 0 {
 			at = start // the start names the line before the gap
 		}
-		if at < pos || at > len(src) {
+		if at < pos || at > lines {
 			return nil, fmt.Errorf("hunk at line %d: %w", start, ErrNoMatch)
 		}
-		for _, l := range src[pos:at] {
-			out.WriteString(l)
-		}
+		out = append(out, text[offset(pos):offset(at)]...)
 		pos = at
 		for _, l := range h.Lines {
 			switch l.Op {
 			case ' ', from:
-				if pos >= len(src) || strings.TrimSuffix(strings.TrimSuffix(src[pos], "\n"), "\r") != l.Text {
+				if pos >= lines {
+					return nil, fmt.Errorf("line %d: %w", pos+1, ErrNoMatch)
+				}
+				line := text[offset(pos):offset(pos+1)]
+				if string(bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))) != l.Text {
 					return nil, fmt.Errorf("line %d: %w", pos+1, ErrNoMatch)
 				}
 				if l.Op == ' ' {
-					out.WriteString(src[pos])
+					out = append(out, line...)
 				}
 				pos++
 			case to:
-				out.WriteString(l.Text)
+				out = append(out, l.Text...)
 				if !l.NoNewline {
-					out.WriteString("\n")
+					out = append(out, '\n')
 				}
 			}
 		}
 	}
-	for _, l := range src[pos:] {
-		out.WriteString(l)
-	}
-	return []byte(out.String()), nil
+	return append(out, text[offset(pos):]...), nil
 }

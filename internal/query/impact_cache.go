@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"math"
 	"path"
 	"slices"
 	"sort"
@@ -31,9 +32,11 @@ type impactGraph struct {
 	syms    map[string]*graph.Symbol    // by key; nil: not in the index
 	// nodeSteps: by key, what the walk derives from the above
 	nodeSteps map[string]*nodeSteps
-	// versions: parsed versions of files, by name and content (the old
-	// side of a diff is parsed once for the calls that follow)
-	versions map[string]fileVersion
+	// versions: parsed old sides of diffs, by name and content, for the
+	// calls that follow (see parseVersion)
+	versions     map[versionKey]*keptVersion
+	versionBytes int    // the content the versions kept have
+	versionUses  uint64 // a clock of their uses
 	// stored: by file, the function literals stored in composite
 	// literals at package level (see inStoredLiteral)
 	stored map[string]*storedLiterals
@@ -50,6 +53,8 @@ type impactGraph struct {
 
 	testImpsOnce lazy
 	testImps     map[string][]string // by package directory: what its _test.go files import, read from the disk
+
+	linked map[string]map[string]string // by import path: linkers of it alone (read only)
 }
 
 // impactGraphOf returns the session's impactGraph of repo for the
@@ -267,6 +272,29 @@ func (g *impactGraph) testImports(ctx context.Context, v *session.View, root str
 	return g.testImps, err
 }
 
+// linkersOf is linkers of the one package p, kept for the calls that
+// follow (read only).
+func (a *impactRun) linkersOf(ctx context.Context, p string) (map[string]string, error) {
+	g := a.g
+	g.mu.Lock()
+	l, ok := g.linked[p]
+	g.mu.Unlock()
+	if ok {
+		return l, nil
+	}
+	l, err := a.linkers(ctx, []string{p})
+	if err != nil {
+		return nil, err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.linked == nil {
+		g.linked = map[string]map[string]string{}
+	}
+	g.linked[p] = l
+	return l, nil
+}
+
 // lazy runs a function until it succeeds once: what a failed or
 // cancelled call left unread is read again by the next.
 type lazy struct {
@@ -475,26 +503,61 @@ func (g *impactGraph) valuesTaken(ctx context.Context, r graph.Reader, edges []g
 	return out, nil
 }
 
-// maxVersions bounds the parsed file versions an impactGraph keeps; past
-// it the cache starts over.
-const maxVersions = 64
+// maxVersionBytes bounds the content of the parsed file versions an
+// impactGraph keeps; past it the least recently used are dropped (a
+// variable for tests).
+var maxVersionBytes = 8 << 20
 
-// parseVersion is parseVersion, kept by name and content.
+// versionKey is a file version's name and content.
+type versionKey struct{ name, content string }
+
+// keptVersion is a kept parsed version and when it was last used.
+type keptVersion struct {
+	fv   fileVersion
+	used uint64
+}
+
+// parseVersion is parseVersion, kept by name and content: the old side
+// of a diff (the commit's files, or the disk for a diff not applied) is
+// the same from call to call, and the new side is read as an edit of it.
 func (g *impactGraph) parseVersion(name string, content []byte) fileVersion {
-	key := name + "\x00" + string(content)
+	key := versionKey{name, string(content)}
 	g.mu.Lock()
-	fv, ok := g.versions[key]
+	kv, ok := g.versions[key]
+	if ok {
+		g.versionUses++
+		kv.used = g.versionUses
+	}
 	g.mu.Unlock()
 	if ok {
+		return kv.fv
+	}
+	fv := parseVersion(name, content)
+	if len(content) > maxVersionBytes {
 		return fv
 	}
-	fv = parseVersion(name, content)
 	g.mu.Lock()
-	if g.versions == nil || len(g.versions) >= maxVersions {
-		g.versions = map[string]fileVersion{}
+	defer g.mu.Unlock()
+	if _, ok := g.versions[key]; ok {
+		return fv
 	}
-	g.versions[key] = fv
-	g.mu.Unlock()
+	if g.versions == nil {
+		g.versions = map[versionKey]*keptVersion{}
+	}
+	for g.versionBytes+len(content) > maxVersionBytes {
+		var oldest versionKey
+		var at uint64 = math.MaxUint64
+		for k, v := range g.versions {
+			if v.used < at {
+				oldest, at = k, v.used
+			}
+		}
+		g.versionBytes -= len(oldest.content)
+		delete(g.versions, oldest)
+	}
+	g.versionUses++
+	g.versions[key] = &keptVersion{fv: fv, used: g.versionUses}
+	g.versionBytes += len(content)
 	return fv
 }
 

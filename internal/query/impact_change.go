@@ -49,24 +49,26 @@ type declKey struct {
 // variant) with the same qualified name is the same declaration, in
 // whichever of the changed files it sits, so that moving one between
 // files is no change.
-// parse reads a version (parseVersion, or a cache of it).
+// parse reads an old version (parseVersion, or a cache of it); the new
+// is read as an edit of it.
 func compareFiles(changes []fileChange, parse func(name string, content []byte) fileVersion) []*changedDecl {
 	type side struct {
-		decl versionDecl
+		decl *versionDecl // the fileVersion's: read only
 		path string
 	}
 	olds, news := map[declKey]side{}, map[declKey]side{}
 	var order []declKey
-	collect := func(m map[declKey]side, p string, content []byte) {
-		fv := parse(p, content)
+	collect := func(m map[declKey]side, p string, fv fileVersion) {
 		inits := 0
-		for _, d := range fv.decls {
+		dir, test := path.Dir(p), strings.HasSuffix(p, "_test.go")
+		for i := range fv.decls {
+			d := &fv.decls[i]
 			name := d.QualifiedName
 			if name == "init" && d.Kind == graph.KindFunc {
 				inits++
 				name = "init@" + p + "#" + strconv.Itoa(inits)
 			}
-			k := declKey{dir: path.Dir(p), pkg: fv.pkgName, test: strings.HasSuffix(p, "_test.go"), name: name}
+			k := declKey{dir: dir, pkg: fv.pkgName, test: test, name: name}
 			if _, ok := olds[k]; !ok {
 				if _, ok := news[k]; !ok {
 					order = append(order, k)
@@ -75,9 +77,9 @@ func compareFiles(changes []fileChange, parse func(name string, content []byte) 
 			m[k] = side{decl: d, path: p}
 		}
 	}
-	for _, c := range changes {
-		collect(olds, c.path, c.old)
-		collect(news, c.path, c.new)
+	for i, v := range readVersions(changes, parse) {
+		collect(olds, changes[i].path, v[0])
+		collect(news, changes[i].path, v[1])
 	}
 	// Members of a type that is itself added or removed are part of that
 	// change; fields and interface methods are not listed again.
@@ -94,7 +96,7 @@ func compareFiles(changes []fileChange, parse func(name string, content []byte) 
 		o, inOld := olds[k]
 		n, inNew := news[k]
 		c := &changedDecl{dir: k.dir, pkgName: k.pkg, test: k.test}
-		var d versionDecl
+		var d *versionDecl
 		switch {
 		case inOld && inNew:
 			switch {
@@ -105,12 +107,12 @@ func compareFiles(changes []fileChange, parse func(name string, content []byte) 
 			default:
 				continue
 			}
-			c.old, c.new = &o.decl, &n.decl
+			c.old, c.new = o.decl, n.decl
 			d, c.Path = n.decl, n.path
 		case inNew:
-			c.Change, c.new, d, c.Path = ChangeAdded, &n.decl, n.decl, n.path
+			c.Change, c.new, d, c.Path = ChangeAdded, n.decl, n.decl, n.path
 		default:
-			c.Change, c.old, d, c.Path = ChangeRemoved, &o.decl, o.decl, o.path
+			c.Change, c.old, d, c.Path = ChangeRemoved, o.decl, o.decl, o.path
 		}
 		if (d.Kind == graph.KindField || d.Kind == graph.KindInterfaceMethod) && d.Receiver != "" {
 			pk := k

@@ -37,6 +37,18 @@ type versionDecl struct {
 type fileVersion struct {
 	pkgName string
 	decls   []versionDecl
+	// tops are the file's top-level declarations, in order, when it
+	// parsed without errors (nil otherwise): a version edited from this
+	// one parses again only those the edit touches (editVersion).
+	tops []topDecl
+}
+
+// topDecl is one top-level declaration of a fileVersion.
+type topDecl struct {
+	start, end int  // byte offsets of its first and after its last token
+	line       int  // the line it starts on
+	decls      int  // how many of the version's decls it has, in order after those of the declarations before it
+	imports    bool // an import declaration
 }
 
 // parseVersion reads the declarations of a Go file's content.
@@ -46,15 +58,27 @@ func parseVersion(name string, content []byte) fileVersion {
 		return fv
 	}
 	fset := token.NewFileSet()
-	f, _ := parser.ParseFile(fset, name, content, parser.SkipObjectResolution)
+	f, err := parser.ParseFile(fset, name, content, parser.SkipObjectResolution)
 	if f == nil {
 		return fv
 	}
 	if f.Name != nil {
 		fv.pkgName = f.Name.Name
 	}
-	tf := fset.File(f.Pos())
-	line := func(p token.Pos) int { return fset.PositionFor(p, false).Line }
+	var tops []topDecl
+	fv.decls, tops = declsOf(f.Decls, fset.File(f.Pos()), content, func(p token.Pos) int { return fset.PositionFor(p, false).Line })
+	if err == nil {
+		fv.tops = tops
+	}
+	return fv
+}
+
+// declsOf reads the declarations of decls, parsed from content into tf,
+// each top-level one with its byte offsets in content; line gives the
+// line of a position.
+func declsOf(decls []ast.Decl, tf *token.File, content []byte, line func(token.Pos) int) ([]versionDecl, []topDecl) {
+	var out []versionDecl
+	tops := make([]topDecl, 0, len(decls))
 	toks := func(nodes ...ast.Node) string {
 		var b strings.Builder
 		for _, n := range nodes {
@@ -68,9 +92,10 @@ func parseVersion(name string, content []byte) fileVersion {
 	}
 	add := func(d versionDecl, from, to token.Pos) {
 		d.Line, d.EndLine = line(from), line(to)
-		fv.decls = append(fv.decls, d)
+		out = append(out, d)
 	}
-	for _, decl := range f.Decls {
+	for _, decl := range decls {
+		before := len(out)
 		switch d := decl.(type) {
 		case *ast.FuncDecl:
 			vd := versionDecl{QualifiedName: d.Name.Name, Kind: graph.KindFunc, sig: toks(d.Type)}
@@ -150,8 +175,16 @@ func parseVersion(name string, content []byte) fileVersion {
 				}
 			}
 		}
+		top := topDecl{line: line(decl.Pos()), decls: len(out) - before}
+		if tf != nil && decl.Pos().IsValid() && decl.End().IsValid() {
+			top.start, top.end = tf.Offset(decl.Pos()), tf.Offset(decl.End())
+		}
+		if gd, ok := decl.(*ast.GenDecl); ok && gd.Tok == token.IMPORT {
+			top.imports = true
+		}
+		tops = append(tops, top)
 	}
-	return fv
+	return out, tops
 }
 
 // sourceText is content between from and to.

@@ -228,7 +228,7 @@ func (a *impactRun) reach(ctx context.Context) error {
 	for _, k := range w.order {
 		n := w.nodes[k]
 		switch {
-		case testEntryKind(n.sym) != "":
+		case n.test != "":
 		case n.sym.Kind == graph.KindMethod || n.sym.Kind == graph.KindInterfaceMethod:
 			methods = append(methods, n.sym.QualifiedName)
 		case n.sym.Kind == graph.KindFunc && n.via == viaReference:

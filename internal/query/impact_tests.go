@@ -68,7 +68,7 @@ func (a *impactRun) collectTests(ctx context.Context) error {
 	var mains []*reached
 	for _, k := range w.order {
 		n := w.nodes[k]
-		kind := testEntryKind(n.sym)
+		kind := n.test
 		switch kind {
 		case "":
 			continue
@@ -152,7 +152,7 @@ func (a *impactRun) collectTests(ctx context.Context) error {
 			l, ok := links[seed.PackagePath]
 			if !ok {
 				var err error
-				if l, err = a.linkers(ctx, []string{seed.PackagePath}); err != nil {
+				if l, err = a.linkersOf(ctx, seed.PackagePath); err != nil {
 					return err
 				}
 				links[seed.PackagePath] = l

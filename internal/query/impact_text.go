@@ -1,9 +1,10 @@
 package query
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -24,25 +25,20 @@ func (a *impactRun) answer(ctx context.Context) (*GetImpactOutput, error) {
 	for _, c := range a.changed {
 		out.Changed = append(out.Changed, c.ChangedDecl)
 	}
-	var affected []AffectedDecl
+	var reachedDecls []*reached
 	for _, k := range w.order {
-		n := w.nodes[k]
-		if n.depth == 0 || testEntryKind(n.sym) != "" {
-			continue
+		if n := w.nodes[k]; n.depth > 0 && n.test == "" {
+			reachedDecls = append(reachedDecls, n)
 		}
+	}
+	slices.SortStableFunc(reachedDecls, func(x, y *reached) int {
+		return cmp.Or(cmp.Compare(x.depth, y.depth), strings.Compare(x.sym.Path, y.sym.Path), cmp.Compare(x.sym.StartLine, y.sym.StartLine))
+	})
+	var affected []AffectedDecl
+	for _, n := range reachedDecls {
 		affected = append(affected, AffectedDecl{QualifiedName: n.sym.QualifiedName, Kind: string(n.sym.Kind), Package: n.sym.PackagePath,
 			Path: n.sym.Path, Line: n.sym.StartLine, StableKey: n.sym.Key, Depth: n.depth, Coverage: string(n.coverage), Via: n.via})
 	}
-	sort.SliceStable(affected, func(i, j int) bool {
-		x, y := affected[i], affected[j]
-		if x.Depth != y.Depth {
-			return x.Depth < y.Depth
-		}
-		if x.Path != y.Path {
-			return x.Path < y.Path
-		}
-		return x.Line < y.Line
-	})
 	out.AffectedTot = len(affected)
 	in := a.in
 	in.Cursor, in.Budget, in.Limit, in.Format = "", 0, 0, ""

@@ -17,6 +17,8 @@ type reached struct {
 	coverage graph.Coverage
 	via      string
 	parent   string // key; "" for a changed declaration
+	seed     string // key of the changed declaration the way back ends at
+	test     string // testEntryKind of sym, once settled
 }
 
 // The ways a declaration is reached.
@@ -121,7 +123,7 @@ func (w *impactWalk) walk(ctx context.Context, seeds []graph.Symbol, seedVia map
 		if via == "" {
 			via = viaChanged
 		}
-		best[s.Key] = &reached{sym: &s, coverage: graph.CoverageExact, via: via}
+		best[s.Key] = &reached{sym: &s, coverage: graph.CoverageExact, via: via, seed: s.Key}
 		buckets[0] = append(buckets[0], s.Key)
 	}
 	for rank := 0; rank < len(buckets); rank++ {
@@ -136,12 +138,13 @@ func (w *impactWalk) walk(ctx context.Context, seeds []graph.Symbol, seedVia map
 					continue // settled already, or surer in a lower bucket
 				}
 				delete(best, k)
+				n.test = testEntryKind(n.sym)
 				w.nodes[k] = n
 				w.order = append(w.order, k)
 				if n.depth == 0 || w.varInit[k] || n.sym.Kind != graph.KindVar {
 					w.noteInit(n)
 				}
-				if testEntryKind(n.sym) != "" && n.depth > 0 {
+				if n.test != "" && n.depth > 0 {
 					continue // the testing framework calls it
 				}
 				if w.maxDepth > 0 && n.depth >= w.maxDepth {
@@ -207,7 +210,7 @@ func (w *impactWalk) walk(ctx context.Context, seeds []graph.Symbol, seedVia map
 						w.stopped = true
 						continue
 					}
-					n := &reached{sym: to, depth: p.depth + 1, coverage: cov, via: s.via, parent: s.from}
+					n := &reached{sym: to, depth: p.depth + 1, coverage: cov, via: s.via, parent: s.from, seed: p.seed}
 					if s.cov == graph.CoveragePackageLevel {
 						n.via = viaInit
 					}
@@ -320,15 +323,10 @@ var outsideCalled = map[string]bool{
 // seedOf returns the changed declaration (or broken code) a reached
 // declaration's way back ends at; the zero Symbol for an unknown key.
 func (w *impactWalk) seedOf(key string) graph.Symbol {
-	for i := 0; key != "" && i < 1<<16; i++ {
-		n := w.nodes[key]
-		if n == nil {
-			break
+	if n := w.nodes[key]; n != nil {
+		if s := w.nodes[n.seed]; s != nil {
+			return *s.sym
 		}
-		if n.parent == "" {
-			return *n.sym
-		}
-		key = n.parent
 	}
 	return graph.Symbol{}
 }

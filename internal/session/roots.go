@@ -166,9 +166,26 @@ func ReadIn(root *os.Root, field, rel string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, graph.Wrap(graph.CodeReadError, err, "reading "+rel)
+	// Read into a buffer of the file's size, as os.ReadFile does, rather
+	// than one grown from 512 bytes.
+	size := 512
+	if st, err := f.Stat(); err == nil && st.Size() < MaxFileBytes {
+		size = max(size, int(st.Size())+1)
+	}
+	data := make([]byte, 0, size)
+	r := io.LimitReader(f, MaxFileBytes+1)
+	for {
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, graph.Wrap(graph.CodeReadError, err, "reading "+rel)
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
 	}
 	if len(data) > MaxFileBytes {
 		return nil, graph.Errorf(graph.CodeReadError, "%s is larger than %d MiB", rel, MaxFileBytes>>20).WithData("field", field)
