@@ -66,12 +66,7 @@ func runGC(ctx context.Context, e env, argv []string) error {
 // goneRepositories lists the repositories of st whose root does not exist.
 // A root that cannot be checked (permissions) is kept.
 func goneRepositories(ctx context.Context, st graph.Store) ([]graph.RepositoryStatus, error) {
-	r, err := st.Read(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	repos, err := r.Repositories(ctx)
+	repos, err := graph.Repositories(ctx, st)
 	if err != nil {
 		return nil, err
 	}

@@ -81,12 +81,7 @@ func (p *wholePasses) schedule(root string) {
 // is an amended one (or cannot be read, which a whole index settles).
 func (p *wholePasses) amended(root string) bool {
 	ctx := context.Background()
-	r, err := p.store.Read(ctx)
-	if err != nil {
-		return true
-	}
-	defer r.Close()
-	repos, err := r.Repositories(ctx)
+	repos, err := graph.Repositories(ctx, p.store)
 	if err != nil {
 		return true
 	}

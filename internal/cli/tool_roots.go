@@ -22,13 +22,11 @@ func defaultToolRoots(ctx context.Context, st graph.Store, wd string) []string {
 	if err != nil {
 		return []string{wd} // the service reports why it is unusable
 	}
-	if r, err := st.Read(ctx); err == nil {
-		repos, err := r.Repositories(ctx)
-		r.Close()
+	if repos, err := graph.Repositories(ctx, st); err == nil {
 		best := ""
 		for _, rp := range repos {
 			in := rp.Root == dir || strings.HasPrefix(dir, strings.TrimSuffix(rp.Root, string(filepath.Separator))+string(filepath.Separator))
-			if err == nil && filepath.IsAbs(rp.Root) && in && len(rp.Root) > len(best) {
+			if filepath.IsAbs(rp.Root) && in && len(rp.Root) > len(best) {
 				best = rp.Root
 			}
 		}

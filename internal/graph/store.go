@@ -190,6 +190,18 @@ type TextHit struct {
 	Score  float64
 }
 
+// Repositories lists the repositories of st with a published snapshot,
+// ordered by name, from a reader opened and closed for it: for a caller
+// that needs nothing else from the snapshot.
+func Repositories(ctx context.Context, st Store) ([]RepositoryStatus, error) {
+	r, err := st.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.Repositories(ctx)
+}
+
 // Reader is one request's pinned view of the store. Methods return
 // ErrNotFound (wrapped or not) when a single looked-up row does not exist.
 type Reader interface {

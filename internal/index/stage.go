@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -81,21 +82,11 @@ func parseAll(root string, pkgs []*packages.Package) {
 // hasSnapshot reports whether the repository at root has a published
 // snapshot in store.
 func hasSnapshot(ctx context.Context, store graph.Store, root string) (bool, error) {
-	r, err := store.Read(ctx)
+	repos, err := graph.Repositories(ctx, store)
 	if err != nil {
 		return false, err
 	}
-	defer r.Close()
-	repos, err := r.Repositories(ctx)
-	if err != nil {
-		return false, err
-	}
-	for _, rp := range repos {
-		if rp.Root == root {
-			return true, nil
-		}
-	}
-	return false, nil
+	return slices.ContainsFunc(repos, func(rp graph.RepositoryStatus) bool { return rp.Root == root }), nil
 }
 
 // publishSyntax publishes the syntax stage of a first index: every

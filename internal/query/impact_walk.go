@@ -64,16 +64,7 @@ func newImpactWalk(v *session.View, g *impactGraph, repo, root string, depth int
 // weaker combines the coverage of a path with the coverage of one more
 // step: package_level over candidate over exact.
 func weaker(a, b graph.Coverage) graph.Coverage {
-	rank := func(c graph.Coverage) int {
-		switch c {
-		case graph.CoveragePackageLevel:
-			return 2
-		case graph.CoverageCandidate:
-			return 1
-		}
-		return 0
-	}
-	if rank(b) > rank(a) {
+	if coverageRank(b) > coverageRank(a) {
 		return b
 	}
 	return a

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sextant-dev/sextant/internal/fswatch"
+	"github.com/sextant-dev/sextant/internal/graph"
 )
 
 // Watch keeps the roots' snapshots fresh in the background until ctx ends,
@@ -17,15 +18,12 @@ func (s *Session) Watch(ctx context.Context, interval time.Duration, refreshed f
 	// The snapshots as they are before the first look, so that a refresh
 	// the first look makes is reported too.
 	last := map[string]int64{}
-	if r, err := s.store.Read(ctx); err == nil {
-		if repos, err := r.Repositories(ctx); err == nil {
-			for _, rp := range repos {
-				if s.IsRoot(rp.Root) {
-					last[rp.Root] = rp.Snapshot.ID
-				}
+	if repos, err := graph.Repositories(ctx, s.store); err == nil {
+		for _, rp := range repos {
+			if s.IsRoot(rp.Root) {
+				last[rp.Root] = rp.Snapshot.ID
 			}
 		}
-		r.Close()
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
