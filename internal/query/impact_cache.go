@@ -274,15 +274,14 @@ func (g *impactGraph) testImports(ctx context.Context, v *session.View, root str
 
 // linkersOf is linkers of the one package p, kept for the calls that
 // follow (read only).
-func (a *impactRun) linkersOf(ctx context.Context, p string) (map[string]string, error) {
-	g := a.g
+func (g *impactGraph) linkersOf(ctx context.Context, v *session.View, root, p string) (map[string]string, error) {
 	g.mu.Lock()
 	l, ok := g.linked[p]
 	g.mu.Unlock()
 	if ok {
 		return l, nil
 	}
-	l, err := a.linkers(ctx, []string{p})
+	l, err := g.linkers(ctx, v, root, []string{p})
 	if err != nil {
 		return nil, err
 	}

@@ -133,8 +133,8 @@ func (a *impactRun) loadPackages(ctx context.Context) error {
 // packageOf returns the import path of the package whose files in dir
 // have the package clause name (a _test.go file with name p_test is the
 // external test package).
-func (a *impactRun) packageOf(dir, name string) string {
-	for _, p := range a.pkgs {
+func packageOf(pkgs []graph.Package, dir, name string) string {
+	for _, p := range pkgs {
 		if p.Dir == dir && p.Name == name {
 			return p.Path
 		}
@@ -146,7 +146,7 @@ func (a *impactRun) packageOf(dir, name string) string {
 // its package and test variant with its qualified name, in its file for
 // an init function.
 func (a *impactRun) find(ctx context.Context, c *changedDecl) error {
-	c.Package = a.packageOf(c.dir, c.pkgName)
+	c.Package = packageOf(a.pkgs, c.dir, c.pkgName)
 	if c.Package == "" {
 		return nil
 	}

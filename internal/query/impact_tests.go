@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/session"
 )
 
 // The kinds of test function go test runs.
@@ -81,7 +82,7 @@ func (a *impactRun) collectTests(ctx context.Context) error {
 	}
 	// A TestMain runs every test of its package's binary around it.
 	for _, m := range mains {
-		all, err := a.testsIn(ctx, path.Dir(m.sym.Path))
+		all, err := a.g.testsIn(ctx, a.v.Reader(), path.Dir(m.sym.Path))
 		if err != nil {
 			return err
 		}
@@ -111,7 +112,7 @@ func (a *impactRun) collectTests(ctx context.Context) error {
 	type initRun struct{ what, key string } // what is initialised, and the reached key it runs
 	initBy := map[string]initRun{}
 	if len(w.initPkgs) > 0 {
-		dirs, err := a.linkers(ctx, sortedKeys(w.initPkgs))
+		dirs, err := a.g.linkers(ctx, a.v, a.repo.Root, sortedKeys(w.initPkgs))
 		if err != nil {
 			return err
 		}
@@ -127,7 +128,7 @@ func (a *impactRun) collectTests(ctx context.Context) error {
 	for _, d := range sortedKeys(initBy) {
 		run := initBy[d]
 		n := w.nodes[run.key]
-		all, err := a.testsIn(ctx, d)
+		all, err := a.g.testsIn(ctx, a.v.Reader(), d)
 		if err != nil {
 			return err
 		}
@@ -152,7 +153,7 @@ func (a *impactRun) collectTests(ctx context.Context) error {
 			l, ok := links[seed.PackagePath]
 			if !ok {
 				var err error
-				if l, err = a.linkersOf(ctx, seed.PackagePath); err != nil {
+				if l, err = a.g.linkersOf(ctx, a.v, a.repo.Root, seed.PackagePath); err != nil {
 					return err
 				}
 				links[seed.PackagePath] = l
@@ -176,20 +177,16 @@ func (a *impactRun) collectTests(ctx context.Context) error {
 		}
 		return x.Name < y.Name
 	})
-	return a.commands(ctx)
-}
-
-// testsIn lists every test function of the package directory dir.
-func (a *impactRun) testsIn(ctx context.Context, dir string) ([]ImpactTest, error) {
-	return a.g.testsIn(ctx, a.v.Reader(), dir)
+	cmds, err := testCommands(ctx, a.g, a.v.Reader(), a.repo.Modules, a.tests)
+	a.cmds = append(a.cmds, cmds...)
+	return err
 }
 
 // linkers returns the package directories whose test binaries link one of
 // the packages: the packages themselves and every package importing them,
 // directly or not, with its tests (external test packages included), each
 // to the package of paths it links.
-func (a *impactRun) linkers(ctx context.Context, paths []string) (map[string]string, error) {
-	g := a.g
+func (g *impactGraph) linkers(ctx context.Context, v *session.View, root string, paths []string) (map[string]string, error) {
 	out := map[string]string{}
 	why := map[string]string{}
 	queue := append([]string{}, paths...)
@@ -225,7 +222,7 @@ func (a *impactRun) linkers(ctx context.Context, paths []string) (map[string]str
 	// The index may lack the imports of a test file whose import is
 	// built again for that test (an external test importing a package
 	// that imports the one under test): read the test files' imports.
-	byDir, err := g.testImports(ctx, a.v, a.repo.Root)
+	byDir, err := g.testImports(ctx, v, root)
 	if err != nil {
 		return nil, err
 	}
@@ -246,9 +243,10 @@ func (a *impactRun) linkers(ctx context.Context, paths []string) (map[string]str
 // commands writes one go test line per package directory for its tests,
 // examples and fuzz targets (their seed corpora), and one for its
 // benchmarks. A directory all of whose tests are named runs whole.
-func (a *impactRun) commands(ctx context.Context) error {
+func testCommands(ctx context.Context, g *impactGraph, r graph.Reader, modules []graph.Module, tests []ImpactTest) ([]TestCommand, error) {
+	var cmds []TestCommand
 	byDir := map[string][]ImpactTest{}
-	for _, t := range a.tests {
+	for _, t := range tests {
 		byDir[t.Dir] = append(byDir[t.Dir], t)
 	}
 	for _, d := range sortedKeys(byDir) {
@@ -260,13 +258,13 @@ func (a *impactRun) commands(ctx context.Context) error {
 				run = append(run, t.Name)
 			}
 		}
-		goCmd, pkg := a.goPackageArg(d)
+		goCmd, pkg := goPackageArg(modules, d)
 		if len(run) > 0 {
 			cmd := goCmd + " -run '^(" + strings.Join(run, "|") + ")$' " + pkg
 			if len(run) > 10 {
-				all, err := a.testsIn(ctx, d)
+				all, err := g.testsIn(ctx, r, d)
 				if err != nil {
-					return err
+					return nil, err
 				}
 				n := 0
 				for _, t := range all {
@@ -278,21 +276,21 @@ func (a *impactRun) commands(ctx context.Context) error {
 					cmd = goCmd + " " + pkg
 				}
 			}
-			a.cmds = append(a.cmds, TestCommand{Dir: d, Command: cmd, Tests: len(run)})
+			cmds = append(cmds, TestCommand{Dir: d, Command: cmd, Tests: len(run)})
 		}
 		if len(bench) > 0 {
-			a.cmds = append(a.cmds, TestCommand{Dir: d, Command: goCmd + " -run '^$' -bench '^(" + strings.Join(bench, "|") + ")$' " + pkg, Tests: len(bench)})
+			cmds = append(cmds, TestCommand{Dir: d, Command: goCmd + " -run '^$' -bench '^(" + strings.Join(bench, "|") + ")$' " + pkg, Tests: len(bench)})
 		}
 	}
-	return nil
+	return cmds, nil
 }
 
 // goPackageArg spells go test and dir for a command run from the
 // repository root: go test ./dir, or go -C mod test ./rel for a
 // directory of a module nested in the repository.
-func (a *impactRun) goPackageArg(dir string) (string, string) {
+func goPackageArg(modules []graph.Module, dir string) (string, string) {
 	mod := "."
-	for _, m := range a.repo.Modules {
+	for _, m := range modules {
 		if m.Dir != "." && (dir == m.Dir || strings.HasPrefix(dir, m.Dir+"/")) && len(m.Dir) > len(mod) {
 			mod = m.Dir
 		}

@@ -1,0 +1,92 @@
+package sextant_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// maxMethods bounds the methods a type of internal/query declares: a type
+// past it does several things, and a newcomer reading one tool's logic
+// meets all of them.
+const maxMethods = 15
+
+// methodCounts counts the methods declared on each receiver base type in
+// the non-test Go files of dir.
+func methodCounts(t *testing.T, dir string) map[string]int {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{}
+	fset := token.NewFileSet()
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Recv == nil || len(fd.Recv.List) == 0 {
+				continue
+			}
+			counts[receiverName(fd.Recv.List[0].Type)]++
+		}
+	}
+	return counts
+}
+
+// receiverName is the base type name of a receiver: T of T, *T, T[P].
+func receiverName(e ast.Expr) string {
+	for {
+		switch x := e.(type) {
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.IndexListExpr:
+			e = x.X
+		case *ast.Ident:
+			return x.Name
+		default:
+			return "?"
+		}
+	}
+}
+
+// TestQueryTypesSmall: no type of internal/query declares more than
+// maxMethods methods (docs/design.md, the internal/query row of Layers).
+func TestQueryTypesSmall(t *testing.T) {
+	for typ, n := range methodCounts(t, "internal/query") {
+		if n > maxMethods {
+			t.Errorf("internal/query: %s declares %d methods, more than %d: split what it does", typ, n, maxMethods)
+		}
+	}
+}
+
+func TestMethodCounts(t *testing.T) {
+	dir := t.TempDir()
+	src := "package p\n\ntype T struct{}\ntype G[K any] struct{}\n\nfunc (T) A() {}\nfunc (*T) B() {}\nfunc (G[K]) C() {}\nfunc F() {}\n"
+	if err := os.WriteFile(filepath.Join(dir, "p.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "p_test.go"), []byte("package p\n\nfunc (T) D() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := methodCounts(t, dir)
+	if got["T"] != 2 || got["G"] != 1 || len(got) != 2 {
+		t.Errorf("methodCounts = %v, want T:2 G:1", got)
+	}
+}
