@@ -285,11 +285,17 @@ func TestIndexWatch(t *testing.T) {
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	stoppable(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() {
-		_ = cmd.Process.Signal(os.Interrupt)
+		// Not checked here: the clean stop is TestStreamableHTTP's. Wine
+		// sends no console control event, and Wait would otherwise last
+		// until ctx ends.
+		if stop(cmd) != nil {
+			_ = cmd.Process.Kill()
+		}
 		_ = cmd.Wait()
 	}()
 	lines := make(chan string)

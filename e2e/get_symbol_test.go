@@ -135,6 +135,7 @@ func TestGetSymbolNotFound(t *testing.T) {
 	callErr(t, cs, "get_symbol", map[string]any{"qualified_name": "Command", "repository": "github.com/nobody/nothing"}, "REPOSITORY_NOT_FOUND")
 	callErr(t, cs, "get_symbol", map[string]any{"file": "nope.go", "name": "Command"}, "FILE_NOT_FOUND")
 	callErr(t, cs, "get_symbol", map[string]any{"file": "../cobra/command.go", "name": "Command"}, "OUTSIDE_ROOTS")
+	needEscape(t)
 	callErr(t, cs, "get_symbol", map[string]any{"file": "testdata/escape/secret.go", "name": "Secret"}, "OUTSIDE_ROOTS")
 }
 

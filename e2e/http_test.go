@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,11 +19,14 @@ import (
 var servingLine = regexp.MustCompile(`serving MCP at (http://\S+/mcp)`)
 
 // startHTTP starts `sextant serve --http 127.0.0.1:0` over the shared
-// database and returns the endpoint it reports. The server is stopped
-// with SIGTERM when the test ends, and must exit cleanly.
-func startHTTP(t *testing.T) string {
+// database and returns the endpoint it reports, and a function that
+// stops the server as the platform's service manager or a user at its
+// console does (stop: SIGTERM, or Ctrl+Break on Windows) and checks that
+// it exits cleanly. A server still running when the test ends is killed.
+func startHTTP(t *testing.T) (endpoint string, shutdown func()) {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--http", "127.0.0.1:0", "--db", sharedDB, cobraDir)
+	stoppable(cmd)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -33,14 +35,14 @@ func startHTTP(t *testing.T) string {
 		t.Fatalf("starting sextant serve --http: %v", err)
 	}
 	exited := make(chan error, 1)
-	endpoint := make(chan string, 1)
+	serving := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		sent := false
 		for sc.Scan() {
 			line := sc.Text()
 			if m := servingLine.FindStringSubmatch(line); m != nil && !sent {
-				endpoint <- m[1]
+				serving <- m[1]
 				sent = true
 				continue
 			}
@@ -49,34 +51,49 @@ func startHTTP(t *testing.T) string {
 		io.Copy(io.Discard, stderr)
 		exited <- cmd.Wait()
 	}()
+	done := false
 	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Errorf("sextant serve --http did not exit cleanly on SIGTERM: %v", err)
-			}
-		case <-time.After(15 * time.Second):
+		if !done {
 			cmd.Process.Kill()
-			t.Errorf("sextant serve --http still running 15s after SIGTERM")
+			<-exited
 		}
 	})
+	shutdown = func() {
+		t.Helper()
+		if err := stop(cmd); err != nil {
+			if underWine() {
+				t.Skipf("the clean exit on %s is not checked under Wine, whose GenerateConsoleCtrlEvent fails where Windows delivers the event: %v", stopName, err)
+			}
+			t.Fatalf("stopping sextant serve --http: %v", err)
+		}
+		select {
+		case err := <-exited:
+			done = true
+			if err != nil {
+				t.Errorf("sextant serve --http did not exit cleanly on %s: %v", stopName, err)
+			}
+		case <-time.After(15 * time.Second):
+			t.Errorf("sextant serve --http still running 15s after %s", stopName)
+		}
+	}
 	select {
-	case ep := <-endpoint:
-		return ep
+	case ep := <-serving:
+		return ep, shutdown
 	case err := <-exited:
+		done = true
 		t.Fatalf("sextant serve --http exited before serving: %v", err)
 	case <-time.After(30 * time.Second):
 		t.Fatal("sextant serve --http printed no address within 30s")
 	}
-	return ""
+	return "", nil
 }
 
-// TestStreamableHTTP serves over streamable HTTP on a loopback port and
-// calls tools with the go-sdk client.
+// TestStreamableHTTP serves over streamable HTTP on a loopback port,
+// calls tools with the go-sdk client, and stops the server as its
+// platform does (startHTTP).
 func TestStreamableHTTP(t *testing.T) {
 	sharedIndex(t)
-	endpoint := startHTTP(t)
+	endpoint, shutdown := startHTTP(t)
 	if !strings.HasPrefix(endpoint, "http://127.0.0.1:") {
 		t.Errorf("endpoint %s is not on loopback", endpoint)
 	}
@@ -87,7 +104,6 @@ func TestStreamableHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatalf("connecting to %s: %v", endpoint, err)
 	}
-	defer cs.Close()
 	if init := cs.InitializeResult(); init == nil || !strings.Contains(init.Instructions, "find_symbol") {
 		t.Errorf("no instructions over HTTP")
 	}
@@ -106,9 +122,11 @@ func TestStreamableHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatalf("second session: %v", err)
 	}
-	defer cs2.Close()
 	outline, _ := callOK[outlineOut](t, cs2, "get_file_outline", map[string]any{"path": "args.go"})
 	if len(outline.Results) != 1 || outline.Results[0].entry("PositionalArgs") == nil {
 		t.Errorf("get_file_outline over HTTP: %+v", outline.Results)
 	}
+	cs.Close()
+	cs2.Close()
+	shutdown()
 }

@@ -162,26 +162,12 @@ func TestOutlineBrokenFile(t *testing.T) {
 // not Go; bad arguments.
 func TestOutlineErrors(t *testing.T) {
 	cs := sharedIndex(t)
-	for _, c := range []struct {
+	type failure struct {
 		args map[string]any
 		code string
-	}{
-		{map[string]any{"path": "../x"}, "OUTSIDE_ROOTS"},
-		{map[string]any{"path": "../cobra/command.go"}, "OUTSIDE_ROOTS"},
-		{map[string]any{"path": "doc/../../x.go"}, "OUTSIDE_ROOTS"},
-		{map[string]any{"path": "/etc/passwd"}, "OUTSIDE_ROOTS"},
-		{map[string]any{"path": filepath.Dir(cobraDir)}, "OUTSIDE_ROOTS"},
-		{map[string]any{"path": "testdata/escape"}, "OUTSIDE_ROOTS"},
-		{map[string]any{"path": "testdata/escape/secret.go"}, "OUTSIDE_ROOTS"},
-		{map[string]any{"path": filepath.Join(cobraDir, "testdata/escape/secret.go")}, "OUTSIDE_ROOTS"},
-		{map[string]any{"path": "nope.go"}, "FILE_NOT_FOUND"},
-		{map[string]any{"path": "doc/nope"}, "FILE_NOT_FOUND"},
-		{map[string]any{"path": "command.go", "repository": "github.com/nobody/nothing"}, "REPOSITORY_NOT_FOUND"},
-		{map[string]any{"path": "README.md"}, "INVALID_ARGUMENT"},
-		{map[string]any{"path": " command.go"}, "INVALID_ARGUMENT"},
-		{map[string]any{"path": ""}, "INVALID_ARGUMENT"},
-		{map[string]any{"path": "doc", "limit": 1000}, "INVALID_ARGUMENT"},
-	} {
+	}
+	check := func(c failure) {
+		t.Helper()
 		e := callErr(t, cs, "get_file_outline", c.args, c.code)
 		if c.code == "INVALID_ARGUMENT" || c.code == "OUTSIDE_ROOTS" {
 			if f, _ := e.Data["field"].(string); f == "" {
@@ -191,5 +177,29 @@ func TestOutlineErrors(t *testing.T) {
 		if strings.Contains(e.Message, "secret") && strings.Contains(e.Message, "42") {
 			t.Errorf("get_file_outline %v: the error leaks the outside file's content", c.args)
 		}
+	}
+	for _, c := range []failure{
+		{map[string]any{"path": "../x"}, "OUTSIDE_ROOTS"},
+		{map[string]any{"path": "../cobra/command.go"}, "OUTSIDE_ROOTS"},
+		{map[string]any{"path": "doc/../../x.go"}, "OUTSIDE_ROOTS"},
+		{map[string]any{"path": "/etc/passwd"}, "OUTSIDE_ROOTS"},
+		{map[string]any{"path": filepath.Dir(cobraDir)}, "OUTSIDE_ROOTS"},
+		{map[string]any{"path": "nope.go"}, "FILE_NOT_FOUND"},
+		{map[string]any{"path": "doc/nope"}, "FILE_NOT_FOUND"},
+		{map[string]any{"path": "command.go", "repository": "github.com/nobody/nothing"}, "REPOSITORY_NOT_FOUND"},
+		{map[string]any{"path": "README.md"}, "INVALID_ARGUMENT"},
+		{map[string]any{"path": " command.go"}, "INVALID_ARGUMENT"},
+		{map[string]any{"path": ""}, "INVALID_ARGUMENT"},
+		{map[string]any{"path": "doc", "limit": 1000}, "INVALID_ARGUMENT"},
+	} {
+		check(c)
+	}
+	needEscape(t)
+	for _, c := range []failure{
+		{map[string]any{"path": "testdata/escape"}, "OUTSIDE_ROOTS"},
+		{map[string]any{"path": "testdata/escape/secret.go"}, "OUTSIDE_ROOTS"},
+		{map[string]any{"path": filepath.Join(cobraDir, "testdata/escape/secret.go")}, "OUTSIDE_ROOTS"},
+	} {
+		check(c)
 	}
 }
