@@ -11,9 +11,9 @@
 #     keeps for older Windows;
 #   - a Windows go command for the tests that index (go/packages runs
 #     `go list -compiled -export`, which compiles the standard library
-#     and asks link for its version) and the tests that run go build and
-#     go vet: go.exe, compile.exe, asm.exe, link.exe and vet.exe
-#     cross-compiled from this GOROOT, in a GOROOT of symlinks to its
+#     and asks link for its version) and the tests that run go build,
+#     go vet and go test -cover: go.exe, compile.exe, asm.exe, link.exe,
+#     vet.exe and cover.exe cross-compiled from this GOROOT, in a GOROOT of symlinks to its
 #     sources. (The released Windows toolchain, golang.org/toolchain
 #     v0.0.1-go1.26.8.windows-amd64, is not served by the module proxy:
 #     403, "not available".) Its build cache, in the prefix, is kept too.
@@ -55,7 +55,7 @@ grep -q '^var TestDeleteatFallback = true$' "$work/at_windows.go" || { echo "win
 printf '{"Replace":{"%s":"%s"}}\n' "$at" "$work/at_windows.go" >"$work/overlay.json"
 
 wingo="$work/goroot"
-tools=(compile asm link vet)
+tools=(compile asm link vet cover)
 version="$(go env GOVERSION) ${tools[*]}"
 if [ "$(cat "$wingo/.built" 2>/dev/null)" != "$version" ]; then
 	echo "== a Windows go command ($version) in $wingo"
@@ -81,19 +81,6 @@ modcache="$(winpath "$(go env GOMODCACHE)")"
 # built only for unix (//go:build unix) and so are not in the Windows
 # binaries at all.
 mapfile -t packages < <(GOOS=windows GOARCH=amd64 go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.Dir}}{{end}}' ./...)
-# The end-to-end suite runs only with SEXTANT_WINE_E2E=1: it builds
-# sextant and indexes cobra under Wine, some 11 minutes here
-# (2026-12-01), more than this stage's share of .ci/run; and five of its
-# tests do not pass there yet: the symlink escapes (TestGetSymbolNotFound,
-# TestOutlineErrors: Wine makes no symlink), SIGTERM to serve --http
-# (TestStreamableHTTP), go test's vet.cfg under Wine (TestImpactRecall),
-# and TestPositionToolsCLI, not yet looked into.
-if [ "${SEXTANT_WINE_E2E:-}" != 1 ]; then
-	for i in "${!packages[@]}"; do
-		[ "${packages[$i]}" = "$root/e2e" ] && unset 'packages[i]'
-	done
-	packages=("${packages[@]}")
-fi
 declare -A skip=(
 	# Wine keeps no job memory limit; Windows does.
 	# Wine's pipes carry the 16 MiB stderr flood in some 100 s.
@@ -104,6 +91,18 @@ declare -A skip=(
 	# Once in three runs under Wine (2026-12-01), a package of the
 	# release fixture loaded with type errors; not yet looked into.
 	[./internal/index/callgraph]='^TestSyntaxSwitch$'
+)
+# Run with -test.short here: packages whose heaviest cases check what
+# does not depend on the platform, on a large corpus, and which
+# `go test ./...` has just run in full natively. Their short mode drops
+# only those cases; every test of paths, files, processes, stdio and
+# signals still runs under Wine.
+declare -A short=(
+	# The end-to-end suite: TestImpactRecall (cobra's 280 tests, each run
+	# alone with coverage, against get_impact: 90 s here) skips, and
+	# TestContextBudgetOnCobra asks about one cobra function in ten
+	# instead of all 330 at four budgets (2,400 calls: 60 s here).
+	[./e2e]=1
 )
 
 # One go test -c for all: the builds share the work and both cores.
@@ -124,6 +123,7 @@ runpkg() {
 	exe="$bin/$name.test.exe"
 	local args=(-test.count=1 -test.timeout=15m)
 	[ -n "${skip[$rel]:-}" ] && args+=(-test.skip "${skip[$rel]}")
+	[ -n "${short[$rel]:-}" ] && args+=(-test.short)
 	# The crash tests kill a child at random instants, 200 times each
 	# natively; under Wine, where a child's go list takes seconds, five.
 	# The go command shares this machine's module cache.
@@ -147,7 +147,7 @@ runpkg() {
 # the two queues end together.
 jobs=${SEXTANT_WINE_JOBS:-2}
 ordered=()
-for slow in internal/index bench/cmd/soundness internal/query . internal/index/effects internal/index/callgraph; do
+for slow in e2e internal/index internal/query . internal/store/postgres internal/index/callgraph bench/cmd/soundness internal/index/effects; do
 	for i in "${!packages[@]}"; do
 		if [ "${packages[$i]}" = "$root/$slow" ] || { [ "$slow" = . ] && [ "${packages[$i]}" = "$root" ]; }; then
 			ordered+=("${packages[$i]}")
