@@ -98,12 +98,30 @@ func (c *Cache) Put(key Key, value []byte) error {
 	}
 	if err == nil {
 		err = os.Rename(f.Name(), p)
+		// Windows refuses to replace a file that is open, by a reader or
+		// by a writer of the same key renaming at that instant (access
+		// denied). An entry is determined by its key: one in place whole
+		// is this value, stored.
+		if err != nil && c.whole(p) {
+			err = nil
+			os.Remove(f.Name())
+		}
 	}
 	if err != nil {
 		os.Remove(f.Name())
 		return fmt.Errorf("writing cache entry: %w", err)
 	}
 	return nil
+}
+
+// whole reports whether the file at p is an entry whole.
+func (c *Cache) whole(p string) bool {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return false
+	}
+	_, ok := decode(data)
+	return ok
 }
 
 // encode frames value as an entry: magic, the value's length and
