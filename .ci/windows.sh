@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Windows stage (called from .ci/run): the Windows test binary of
 # every package with tests, cross-compiled here and run under Wine
-# (Debian's wine64, 8.0 in bookworm), two at a time. Everything Wine 8 lacks that Go 1.26 needs is supplied
+# (Debian's wine64, 8.0 in bookworm), three at a time. Everything Wine 8 lacks that Go 1.26 needs is supplied
 # here, for this stage only:
 #   - bcryptprimitives.dll (Go's runtime takes its random numbers from
 #     ProcessPrng): a DLL whose one export forwards to advapi32's
@@ -13,8 +13,8 @@
 #     `go list -compiled -export`, which compiles the standard library
 #     and asks link for its version) and the tests that run go build,
 #     go vet and go test -cover: go.exe, compile.exe, asm.exe, link.exe,
-#     vet.exe and cover.exe cross-compiled from this GOROOT, in a GOROOT of symlinks to its
-#     sources. (The released Windows toolchain, golang.org/toolchain
+#     vet.exe and cover.exe cross-compiled from this GOROOT, in a GOROOT
+#     of symlinks to its sources. (The released Windows toolchain, golang.org/toolchain
 #     v0.0.1-go1.26.8.windows-amd64, is not served by the module proxy:
 #     403, "not available".) Its build cache, in the prefix, is kept too.
 # SEXTANT_WINE_DIR (default ~/.cache/sextant-wine) keeps the prefix and the
@@ -141,13 +141,16 @@ runpkg() {
 	cat "$bin/$name.verdict"
 }
 
-# Two at a time: Wine waits on its server more than it computes. The
-# slowest packages start first (index, soundness, query and the crash
-# tests took 150-330 s each here on 2026-12-01, the rest under 45 s), so
-# the two queues end together.
-jobs=${SEXTANT_WINE_JOBS:-2}
+# Three at a time on two cores: Wine waits on its server more than it
+# computes (internal/load: 18 s of wall time, 6 s of CPU in the test's
+# processes and 5 s in wineserver). With three, the stage took 575 s here
+# on 2026-12-01, 660 s with two. The slowest packages start first (with
+# three: index 475 s, query 355 s, e2e 294 s, load 124 s, callgraph
+# 94 s, the crash tests 79 s, the rest under 45 s), so the queues end
+# together.
+jobs=${SEXTANT_WINE_JOBS:-3}
 ordered=()
-for slow in e2e internal/index internal/query . internal/store/postgres internal/index/callgraph bench/cmd/soundness internal/index/effects; do
+for slow in e2e internal/index internal/query internal/load internal/index/callgraph . internal/store/postgres internal/mcpserver bench/cmd/soundness internal/index/effects; do
 	for i in "${!packages[@]}"; do
 		if [ "${packages[$i]}" = "$root/$slow" ] || { [ "$slow" = . ] && [ "${packages[$i]}" = "$root" ]; }; then
 			ordered+=("${packages[$i]}")
