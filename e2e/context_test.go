@@ -92,7 +92,7 @@ func TestContextBudgetOnCobra(t *testing.T) {
 		t.Fatalf("only %d functions and methods in cobra", len(funcs))
 	}
 	if testing.Short() {
-		// Some 2,400 calls: under Wine (.ci/windows.sh runs -short) a
+		// Some 4,000 calls: under Wine (.ci/windows.sh runs -short) a
 		// minute or more. One function in ten there still answers through
 		// the Windows binary; go test ./... asks about every one.
 		var some []symbolRow
