@@ -126,9 +126,13 @@ runpkg() {
 	[ -n "${short[$rel]:-}" ] && args+=(-test.short)
 	# The crash tests kill a child at random instants, 200 times each
 	# natively; under Wine, where a child's go list takes seconds, five.
-	# The go command shares this machine's module cache.
+	# The go command shares this machine's module cache. Its build cache
+	# is in the prefix, named the Windows way: a GOCACHE (or GOPATH, GOENV,
+	# GOTMPDIR, GOBIN) set here for Linux is no Windows path, and the go
+	# command refuses a cache that is not absolute.
 	if (cd "$dir" && WINEPATH="$(winpath "$wingo/bin")" GOROOT="$(winpath "$wingo")" GOTOOLCHAIN=local \
-		GOMODCACHE="$modcache" \
+		GOMODCACHE="$modcache" GOCACHE="$(winpath "$work/gocache")" \
+		env -u GOPATH -u GOENV -u GOTMPDIR -u GOBIN \
 		SEXTANT_CRASH_RUNS=5 SEXTANT_CRASH_SERVER_RUNS=1 \
 		wine "$exe" "${args[@]}" >"$bin/$name.log" 2>&1); then
 		echo "ok   $rel under Wine ($((SECONDS - t0)) s)" >"$bin/$name.verdict"
