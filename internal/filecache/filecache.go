@@ -101,10 +101,16 @@ func (c *Cache) Put(key Key, value []byte) error {
 		// Windows refuses to replace a file that is open, by a reader or
 		// by a writer of the same key renaming at that instant (access
 		// denied). An entry is determined by its key: one in place whole
-		// is this value, stored.
-		if err != nil && c.whole(p) {
-			err = nil
-			os.Remove(f.Name())
+		// is this value, stored; else the rename is tried again a few
+		// times, for at most some 50 ms, as the other side lets go.
+		for i := 1; err != nil && i <= 10; i++ {
+			if c.whole(p) {
+				err = nil
+				os.Remove(f.Name())
+				break
+			}
+			time.Sleep(time.Duration(i) * time.Millisecond)
+			err = os.Rename(f.Name(), p)
 		}
 	}
 	if err != nil {
