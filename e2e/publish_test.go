@@ -77,6 +77,10 @@ func TestPublish(t *testing.T) {
 		t.Errorf("find_symbol Command = %+v, %v; want one row of %s from the shared layer", found.Results, err, cobraModule)
 	}
 
+	if _, err := exec.LookPath("git"); err != nil {
+		// The Wine prefix has no git for Windows; natively CI has it.
+		t.Skip("git is not installed: the publish at a wrong commit is not checked")
+	}
 	repo := t.TempDir()
 	if err := os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module example.com/ci\n\ngo 1.22\n"), 0o644); err != nil {
 		t.Fatal(err)
