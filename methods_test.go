@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sextant-dev/sextant/internal/syntax"
 )
 
 // maxMethods bounds the methods a type of internal/query declares: a type
@@ -42,28 +44,10 @@ func methodCounts(t *testing.T, dir string) map[string]int {
 			if !ok || fd.Recv == nil || len(fd.Recv.List) == 0 {
 				continue
 			}
-			counts[receiverName(fd.Recv.List[0].Type)]++
+			counts[syntax.ReceiverBase(fd.Recv.List[0].Type)]++
 		}
 	}
 	return counts
-}
-
-// receiverName is the base type name of a receiver: T of T, *T, T[P].
-func receiverName(e ast.Expr) string {
-	for {
-		switch x := e.(type) {
-		case *ast.StarExpr:
-			e = x.X
-		case *ast.IndexExpr:
-			e = x.X
-		case *ast.IndexListExpr:
-			e = x.X
-		case *ast.Ident:
-			return x.Name
-		default:
-			return "?"
-		}
-	}
 }
 
 // TestQueryTypesSmall: no type of internal/query declares more than
