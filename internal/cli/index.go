@@ -193,6 +193,7 @@ func runIndex(ctx context.Context, e env, argv []string) error {
 			failed = reportedError{err}
 			continue
 		}
+		warnUnavailable(e, res)
 		if *asJSON {
 			summaries = append(summaries, map[string]any{
 				"repository": res.Repository.Name, "root": res.Repository.Root, "snapshot_id": res.Snapshot.ID,
@@ -238,4 +239,14 @@ func newFlagSet(name string, e env) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	return fs
+}
+
+// warnUnavailable says on stderr which required modules could not be
+// loaded (index.Result.Unavailable): the index succeeded without their
+// types, and the answers that need them are missing until they are
+// downloaded and the repository indexed again.
+func warnUnavailable(e env, res index.Result) {
+	for _, d := range res.Unavailable {
+		fmt.Fprintf(e.stderr, "sextant: %s: %s:%d: %s\n", res.Repository.Name, d.Path, d.Line, d.Message)
+	}
 }

@@ -79,6 +79,7 @@ Flags:
 	if err != nil {
 		return fmt.Errorf("publishing %s: %w", root, err)
 	}
+	warnUnavailable(e, res)
 	if *asJSON {
 		b, _ := json.MarshalIndent(map[string]any{
 			"repository": res.Repository.Name, "commit": head, "snapshot_id": res.Snapshot.ID,

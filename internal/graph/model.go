@@ -1,6 +1,9 @@
 package graph
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Kind is the kind of a symbol. The set is closed: ParseKind rejects
 // anything else.
@@ -166,6 +169,15 @@ type Diagnostic struct {
 	Col     int
 	Kind    string // "list", "parse", "type" or "unknown"
 	Message string
+}
+
+// UnavailableModule reports whether d says that a module a go.mod
+// requires could not be loaded (not in the module cache and not
+// downloadable): a "list" diagnostic at the require line whose message
+// starts with the code INDEXING_FAILED. The packages that import it are
+// indexed without its types.
+func (d Diagnostic) UnavailableModule() bool {
+	return d.Kind == "list" && strings.HasPrefix(d.Message, string(CodeIndexingFailed)+": module ")
 }
 
 // RefKind says how a reference uses its target.

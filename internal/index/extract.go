@@ -280,6 +280,7 @@ type extractor struct {
 	seenDiags map[graph.Diagnostic]bool
 	xt        xrefTables   // cross-references of the packages kept so far
 	fx        *effectState // effect causes of the units built so far (effects.go)
+	missing   missingDeps  // dependencies the go command could not list (missing.go)
 }
 
 func newExtractor(repo, root string, mods []graph.Module) (*extractor, error) {
@@ -628,6 +629,7 @@ func (s *pkgState) importErrors() {
 				if e.Kind != packages.ListError {
 					continue
 				}
+				s.x.noteMissing(s.rec.Package.ModulePath, s.g.path, path, e.Msg)
 				p := src.fset.PositionFor(imp.Path.Pos(), false)
 				s.addDiag(graph.Diagnostic{
 					Path:    src.rel,

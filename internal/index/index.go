@@ -89,6 +89,11 @@ type Result struct {
 	Files       int // files written: Go files, build-ignored Go files, go.mod/go.sum/go.work
 	Symbols     int
 	Diagnostics int // package diagnostics plus those of modules that failed to load
+	// Unavailable are the diagnostics, among those counted, of modules a
+	// go.mod requires that could not be loaded (not in the module cache
+	// and not downloadable): one each, at its require line, its message
+	// starting with INDEXING_FAILED. The rest is indexed.
+	Unavailable []graph.Diagnostic
 	// Refs, CallEdges and Implementations count the cross-reference
 	// records written: references and call edges whose target is in the
 	// graph (and unresolved calls), and implementation pairs (of types and
@@ -404,6 +409,8 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	}
 	xn.edges = streamedN + n
 	res.Refs, res.CallEdges, res.Implementations = xn.refs, xn.edges, xn.impls
+	res.Unavailable = x.missingModules()
+	diags = append(diags, res.Unavailable...)
 	if len(diags) > 0 {
 		if err := w.AddDiagnostics(ctx, diags); err != nil {
 			return Result{}, fmt.Errorf("writing diagnostics: %w", err)

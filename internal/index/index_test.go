@@ -376,3 +376,64 @@ func TestIndexDuplicateModulePath(t *testing.T) {
 		t.Errorf("diagnostics %+v", w.diags)
 	}
 }
+
+// A module a go.mod requires that is neither in the module cache nor
+// downloadable (GOPROXY=off here) gets one INDEXING_FAILED diagnostic at
+// its require line, naming it and the packages indexed without its
+// types; everything else is indexed. An import that no required module
+// provides keeps only its import's diagnostic.
+func TestIndexUnavailableModule(t *testing.T) {
+	hermetic(t)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "go.mod", "module example.com/app\n\ngo 1.24\n\nrequire (\n\tgithub.com/nobody/absent v1.2.3\n\tgithub.com/nobody/gone v0.1.0\n)\n")
+	writeFile(t, dir, "go.sum", "github.com/nobody/absent v1.2.3 h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n"+
+		"github.com/nobody/absent v1.2.3/go.mod h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n")
+	writeFile(t, dir, "a.go", "package app\n\nimport \"github.com/nobody/absent/sub\"\n\nfunc A() int { return sub.X }\n\nfunc Fine() int { return 1 }\n")
+	writeFile(t, dir, "b/b.go", "package b\n\nimport (\n\t\"github.com/nobody/absent\"\n\t\"github.com/nobody/gone\"\n\t\"example.org/never/required\"\n)\n\nvar V = absent.Y + gone.Z + required.W\n")
+	writeFile(t, dir, "c/c.go", "package c\n\nfunc C() {}\n")
+
+	st := &fakeStore{}
+	res, err := Index(context.Background(), st, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := st.writers[len(st.writers)-1]
+	var pkgs []string
+	symbols := 0
+	for _, p := range w.packages {
+		pkgs = append(pkgs, p.Package.Path)
+		symbols += len(p.Symbols)
+	}
+	if !slices.Equal(pkgs, []string{"example.com/app", "example.com/app/b", "example.com/app/c"}) || symbols < 4 {
+		t.Errorf("indexed %v with %d symbols, want every package", pkgs, symbols)
+	}
+	type want struct {
+		line             int
+		module, importer string
+	}
+	wants := []want{
+		{6, "module github.com/nobody/absent v1.2.3 could not be loaded", "packages example.com/app, example.com/app/b are indexed without its types"},
+		{7, "module github.com/nobody/gone v0.1.0 could not be loaded", "package example.com/app/b is indexed without its types"},
+	}
+	if len(res.Unavailable) != len(wants) {
+		t.Fatalf("Unavailable = %+v, want %d", res.Unavailable, len(wants))
+	}
+	for i, d := range res.Unavailable {
+		wt := wants[i]
+		if d.Path != "go.mod" || d.Line != wt.line || !d.UnavailableModule() ||
+			!strings.Contains(d.Message, wt.module) || !strings.Contains(d.Message, wt.importer) || !strings.Contains(d.Message, "go mod download") {
+			t.Errorf("Unavailable[%d] = %+v, want go.mod:%d naming %q and %q", i, d, wt.line, wt.module, wt.importer)
+		}
+		if !slices.Contains(w.diags, d) {
+			t.Errorf("Unavailable[%d] is not among the snapshot's diagnostics", i)
+		}
+	}
+	for _, d := range w.diags {
+		if strings.Contains(d.Message, "example.org/never/required") && d.UnavailableModule() {
+			t.Errorf("an import no go.mod requires is reported as an unavailable module: %+v", d)
+		}
+	}
+}

@@ -81,6 +81,7 @@ type GetRepositoryOverviewOutput struct {
 	Commits        int               `json:"commits,omitempty" jsonschema:"recent git commits read for most_changed"`
 	Section        string            `json:"section,omitempty" jsonschema:"the one section asked for"`
 	Modules        []OverviewModule  `json:"modules" jsonschema:"the modules"`
+	Unavailable    []string          `json:"unavailable,omitempty" jsonschema:"INDEXING_FAILED: required modules that could not be loaded, so their importers lack types"`
 	EntryPoints    []OverviewPackage `json:"entry_points" jsonschema:"packages most used from outside themselves"`
 	Commands       []OverviewPackage `json:"commands" jsonschema:"main packages"`
 	API            []OverviewSymbol  `json:"api" jsonschema:"exported symbols most used from outside their package"`
@@ -224,6 +225,7 @@ func newOverview(fx *repoFacts, changed []OverviewFile, commits int) *GetReposit
 	for _, m := range st.Modules {
 		ov.Modules = append(ov.Modules, OverviewModule{Path: m.Path, Dir: m.Dir, GoVersion: m.GoVersion})
 	}
+	ov.Unavailable = fx.unavailable
 	for _, p := range fx.packages {
 		if p.Main {
 			ov.Commands = append(ov.Commands, p)
@@ -314,6 +316,9 @@ func (o *GetRepositoryOverviewOutput) Text() string {
 				fmt.Fprintf(&b, " (go %s)", m.GoVersion)
 			}
 			b.WriteString("\n")
+		}
+		for _, u := range o.Unavailable {
+			fmt.Fprintf(&b, "%s\n", u)
 		}
 	} else {
 		fmt.Fprintf(&b, "repository %s, section %s\n", o.Repository, o.Section)

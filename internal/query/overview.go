@@ -1,6 +1,7 @@
 package query
 
 import (
+	"fmt"
 	"cmp"
 	"context"
 	"path"
@@ -16,14 +17,15 @@ import (
 // doc, layer and uses from outside it, the most used symbols, and where
 // the tests live.
 type repoFacts struct {
-	status   graph.RepositoryStatus
-	packages []OverviewPackage // non-test packages, most used from outside first
-	layers   []OverviewLayer
-	api      []OverviewSymbol // exported symbols most used from outside their package
-	called   []OverviewSymbol // functions most called
-	used     []OverviewSymbol // symbols most referenced
-	tests    []OverviewTests  // directories with tests, most test files first
-	testDirs int              // directories with test files
+	status      graph.RepositoryStatus
+	packages    []OverviewPackage // non-test packages, most used from outside first
+	layers      []OverviewLayer
+	api         []OverviewSymbol // exported symbols most used from outside their package
+	called      []OverviewSymbol // functions most called
+	used        []OverviewSymbol // symbols most referenced
+	tests       []OverviewTests  // directories with tests, most test files first
+	testDirs    int              // directories with test files
+	unavailable []string         // INDEXING_FAILED diagnostics of required modules not loaded, as "go.mod:LINE: message"
 }
 
 // topSymbols bounds each list of symbols readRepoFacts ranks.
@@ -45,6 +47,17 @@ func readRepoFacts(ctx context.Context, v *session.View, repo graph.RepositorySt
 		return nil, graph.Wrap(graph.CodeInternal, err, "counting uses")
 	}
 	fx := &repoFacts{status: repo}
+	if repo.Diagnostics > 0 {
+		diags, err := r.Diagnostics(ctx, repo.Name, 0)
+		if err != nil {
+			return nil, graph.Wrap(graph.CodeInternal, err, "reading diagnostics")
+		}
+		for _, d := range diags {
+			if d.UnavailableModule() {
+				fx.unavailable = append(fx.unavailable, fmt.Sprintf("%s:%d: %s", d.Path, d.Line, d.Message))
+			}
+		}
+	}
 
 	// Sizes and tests, per package and directory.
 	type size struct{ files, bytes int }

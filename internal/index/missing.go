@@ -1,0 +1,162 @@
+package index
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/mod/modfile"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// A dependency the go command cannot list is usually a module it cannot
+// get: not in the module cache and not downloadable (no network, a
+// private module without credentials, GOPROXY=off, a version that was
+// withdrawn). go/packages records that on the dependency, which Sextant
+// does not index, and importErrors repeats it at each import. That says
+// which import failed, not which module to fetch; missingModules says
+// that once per module, at its require line, coded INDEXING_FAILED, so
+// that a person or an agent reading the index's diagnostics knows the
+// one command that makes the rest of the types check.
+
+// missingDeps collects, per module of the repository, the dependencies
+// that could not be listed: import path → the go command's reason, and
+// the repository packages that import them.
+type missingDeps map[string]map[string]*missingDep // module dir → import path → dependency
+
+type missingDep struct {
+	reason    string
+	importers []string // import paths of the repository packages, sorted
+}
+
+// noteMissing records that the repository package importer, of the
+// module with path modPath, imports dep, which the go command could not
+// list for reason.
+func (x *extractor) noteMissing(modPath, importer, dep, reason string) {
+	i := slices.IndexFunc(x.mods, func(m graph.Module) bool { return m.Path == modPath })
+	if i < 0 {
+		return
+	}
+	if x.missing == nil {
+		x.missing = missingDeps{}
+	}
+	dir := x.mods[i].Dir
+	if x.missing[dir] == nil {
+		x.missing[dir] = map[string]*missingDep{}
+	}
+	d := x.missing[dir][dep]
+	if d == nil {
+		d = &missingDep{reason: reason}
+		x.missing[dir][dep] = d
+	}
+	if j, found := slices.BinarySearch(d.importers, importer); !found {
+		d.importers = slices.Insert(d.importers, j, importer)
+	}
+}
+
+// missingModules returns one diagnostic per module that a go.mod of the
+// repository requires and that provides a dependency the go command could
+// not list, at the require line: its message starts with the stable code
+// INDEXING_FAILED, names the module and its version, the go command's
+// reason and the packages indexed without its types. A dependency that
+// no required module provides (an import nobody added with go get) is
+// left to its import's diagnostic.
+func (x *extractor) missingModules() []graph.Diagnostic {
+	var out []graph.Diagnostic
+	for _, dir := range slices.Sorted(maps.Keys(x.missing)) {
+		rel := path.Join(dir, "go.mod")
+		data, err := os.ReadFile(filepath.Join(x.root, filepath.FromSlash(rel)))
+		if err != nil {
+			continue
+		}
+		mf, err := modfile.ParseLax(rel, data, nil)
+		if err != nil {
+			continue
+		}
+		type failed struct {
+			req       *modfile.Require
+			reason    string
+			importers []string
+		}
+		var mods []*failed
+		byPath := map[string]*failed{}
+		deps := x.missing[dir]
+		for _, dep := range slices.Sorted(maps.Keys(deps)) {
+			req := providing(mf.Require, dep)
+			if req == nil {
+				continue
+			}
+			f := byPath[req.Mod.Path]
+			if f == nil {
+				f = &failed{req: req, reason: deps[dep].reason}
+				byPath[req.Mod.Path] = f
+				mods = append(mods, f)
+			}
+			for _, imp := range deps[dep].importers {
+				if j, found := slices.BinarySearch(f.importers, imp); !found {
+					f.importers = slices.Insert(f.importers, j, imp)
+				}
+			}
+		}
+		for _, f := range mods {
+			line, col := 0, 0
+			if f.req.Syntax != nil {
+				line, col = f.req.Syntax.Start.Line, f.req.Syntax.Start.LineRune
+			}
+			out = append(out, graph.Diagnostic{
+				Path: rel, Line: line, Col: col, Kind: "list",
+				Message: fmt.Sprintf("%s: module %s %s could not be loaded: %s; %s indexed without its types. Run `go mod download %s`%s and index again",
+					graph.CodeIndexingFailed, f.req.Mod.Path, f.req.Mod.Version, oneLine(f.reason),
+					packagesPhrase(f.importers), f.req.Mod.Path, inDir(dir)),
+			})
+		}
+	}
+	return out
+}
+
+// providing returns the require of the module that provides the package
+// with import path dep: the longest module path that is dep or a parent
+// of it, nil if none is.
+func providing(reqs []*modfile.Require, dep string) *modfile.Require {
+	var best *modfile.Require
+	for _, r := range reqs {
+		p := r.Mod.Path
+		if (dep == p || strings.HasPrefix(dep, p+"/")) && (best == nil || len(p) > len(best.Mod.Path)) {
+			best = r
+		}
+	}
+	return best
+}
+
+// packagesPhrase names up to three packages: "package a is", "packages a,
+// b and 2 more are".
+func packagesPhrase(pkgs []string) string {
+	if len(pkgs) == 1 {
+		return "package " + pkgs[0] + " is"
+	}
+	shown := pkgs[:min(len(pkgs), 3)]
+	s := "packages " + strings.Join(shown, ", ")
+	if n := len(pkgs) - len(shown); n > 0 {
+		s += fmt.Sprintf(" and %d more", n)
+	}
+	return s + " are"
+}
+
+// oneLine joins the lines of a go command message.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// inDir is " in DIR" for a module below the repository's root, "" for
+// the root's own.
+func inDir(dir string) string {
+	if dir == "." {
+		return ""
+	}
+	return " in " + dir
+}
