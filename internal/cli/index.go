@@ -141,8 +141,9 @@ func runIndex(ctx context.Context, e env, argv []string) error {
 	dbPath := dbFlag(fs)
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	watch := fs.Bool("watch", false, "after indexing, keep watching the directories and re-index each as its files change, until interrupted")
+	staged := fs.Bool("staged", false, "for a repository indexed for the first time, publish its declarations from syntax first, for a server reading the same database meanwhile (some 30% more CPU)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: sextant index [--db PATH] [--json] [--watch] [DIR...]\n\nIndex the Go modules under each DIR (default: the working directory) and publish a new snapshot of each.\n\nFlags:\n")
+		fmt.Fprint(fs.Output(), "Usage: sextant index [--db PATH] [--json] [--watch] [--staged] [DIR...]\n\nIndex the Go modules under each DIR (default: the working directory) and publish a new snapshot of each.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(argv); err != nil {
@@ -176,7 +177,10 @@ func runIndex(ctx context.Context, e env, argv []string) error {
 		// Into a shared graph, a repository is registered by name, as
 		// publish does: its directory means nothing on other machines.
 		shared := postgres.IsURL(dbName(e, *dbPath))
-		res, err := index.Index(ctx, st, root, index.Options{Progress: adaptProgress(root, show), Shared: shared, Staged: !shared})
+		// A command line waits for the complete snapshot: the syntax
+		// stage serves only a server reading the database meanwhile, as
+		// serve's first index does, and costs a second parse and write.
+		res, err := index.Index(ctx, st, root, index.Options{Progress: adaptProgress(root, show), Shared: shared, Staged: *staged && !shared})
 		show(query.Progress{Root: root, Phase: "done"})
 		if c, ok := st.(interface{ Classify(error) error }); ok && err != nil {
 			err = c.Classify(err) // damage found while writing
