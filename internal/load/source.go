@@ -423,6 +423,8 @@ func (c *checker) parseFile(name string, root bool) (*ast.File, error) {
 	mode := parser.AllErrors | parser.SkipObjectResolution
 	if root {
 		mode = parser.AllErrors | parser.ParseComments
+	} else {
+		src = blankBodies(src) // checked without them (see bodies.go)
 	}
 	return parser.ParseFile(c.fset, name, src, mode)
 }
