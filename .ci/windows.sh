@@ -83,14 +83,10 @@ modcache="$(winpath "$(go env GOMODCACHE)")"
 mapfile -t packages < <(GOOS=windows GOARCH=amd64 go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.Dir}}{{end}}' ./...)
 declare -A skip=(
 	# Wine keeps no job memory limit; Windows does.
-	# Wine's pipes carry the 16 MiB stderr flood in some 100 s.
-	[./internal/lsp]='^(TestMemoryCap|TestStderrFlood)$'
+	[./internal/lsp]='^TestMemoryCap$'
 	# The overlay test makes its fixture a git checkout; the Wine prefix
 	# has no git for Windows.
 	[./internal/cli]='^TestOverlay$'
-	# Once in three runs under Wine (2026-12-01), a package of the
-	# release fixture loaded with type errors; not yet looked into.
-	[./internal/index/callgraph]='^TestSyntaxSwitch$'
 )
 # Run with -test.short here: packages whose heaviest cases check what
 # does not depend on the platform, on a large corpus, and which
