@@ -68,8 +68,9 @@ type Snapshot struct {
 	// Stage is "" for a snapshot with every record, or the stage of an
 	// index still running that published it early: StageSyntax holds
 	// packages, files and symbols read from syntax alone, no references,
-	// call edges, implementations or effects. A complete snapshot
-	// replaces it when the run ends.
+	// call edges, implementations or effects, and a store may leave out
+	// its search rows (search_code waits for the complete snapshot). A
+	// complete snapshot replaces it when the run ends.
 	Stage string
 }
 
