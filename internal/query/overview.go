@@ -1,9 +1,9 @@
 package query
 
 import (
-	"fmt"
 	"cmp"
 	"context"
+	"fmt"
 	"path"
 	"slices"
 	"strings"
