@@ -172,13 +172,22 @@ type Diagnostic struct {
 	Message string
 }
 
-// UnavailableModule reports whether d says that a module a go.mod
-// requires could not be loaded (not in the module cache and not
-// downloadable): a "list" diagnostic at the require line whose message
-// starts with the code INDEXING_FAILED. The packages that import it are
-// indexed without its types.
+// unavailablePrefix starts the message of an UnavailableModuleDiagnostic.
+const unavailablePrefix = string(CodeIndexingFailed) + ": module "
+
+// UnavailableModuleDiagnostic is the diagnostic saying that module, which
+// the go.mod at path requires at line and col, could not be loaded (not
+// in the module cache and not downloadable): a "list" diagnostic whose
+// message starts with the code INDEXING_FAILED and the module's path,
+// followed by detail. The packages that import it are indexed without
+// its types.
+func UnavailableModuleDiagnostic(path string, line, col int, module, detail string) Diagnostic {
+	return Diagnostic{Path: path, Line: line, Col: col, Kind: "list", Message: unavailablePrefix + module + " " + detail}
+}
+
+// UnavailableModule reports whether d is an UnavailableModuleDiagnostic.
 func (d Diagnostic) UnavailableModule() bool {
-	return d.Kind == "list" && strings.HasPrefix(d.Message, string(CodeIndexingFailed)+": module ")
+	return d.Kind == "list" && strings.HasPrefix(d.Message, unavailablePrefix)
 }
 
 // RefKind says how a reference uses its target.

@@ -31,7 +31,7 @@ type missingDeps map[string]map[string]*missingDep // module dir → import path
 
 type missingDep struct {
 	reason    string
-	importers []string // import paths of the repository packages, sorted
+	importers map[string]bool // import paths of the repository packages
 }
 
 // noteMissing records that the repository package importer, of the
@@ -51,12 +51,10 @@ func (x *extractor) noteMissing(modPath, importer, dep, reason string) {
 	}
 	d := x.missing[dir][dep]
 	if d == nil {
-		d = &missingDep{reason: reason}
+		d = &missingDep{reason: reason, importers: map[string]bool{}}
 		x.missing[dir][dep] = d
 	}
-	if j, found := slices.BinarySearch(d.importers, importer); !found {
-		d.importers = slices.Insert(d.importers, j, importer)
-	}
+	d.importers[importer] = true
 }
 
 // missingModules returns one diagnostic per module that a go.mod of the
@@ -78,42 +76,33 @@ func (x *extractor) missingModules() []graph.Diagnostic {
 		if err != nil {
 			continue
 		}
-		type failed struct {
-			req       *modfile.Require
-			reason    string
-			importers []string
-		}
-		var mods []*failed
-		byPath := map[string]*failed{}
+		// The failed dependencies by the require providing them, in the
+		// order of their first dependency's path.
+		var reqs []*modfile.Require
+		failed := map[*modfile.Require]*missingDep{}
 		deps := x.missing[dir]
 		for _, dep := range slices.Sorted(maps.Keys(deps)) {
 			req := providing(mf.Require, dep)
 			if req == nil {
 				continue
 			}
-			f := byPath[req.Mod.Path]
+			f := failed[req]
 			if f == nil {
-				f = &failed{req: req, reason: deps[dep].reason}
-				byPath[req.Mod.Path] = f
-				mods = append(mods, f)
+				f = &missingDep{reason: deps[dep].reason, importers: map[string]bool{}}
+				failed[req] = f
+				reqs = append(reqs, req)
 			}
-			for _, imp := range deps[dep].importers {
-				if j, found := slices.BinarySearch(f.importers, imp); !found {
-					f.importers = slices.Insert(f.importers, j, imp)
-				}
-			}
+			maps.Copy(f.importers, deps[dep].importers)
 		}
-		for _, f := range mods {
+		for _, req := range reqs {
 			line, col := 0, 0
-			if f.req.Syntax != nil {
-				line, col = f.req.Syntax.Start.Line, f.req.Syntax.Start.LineRune
+			if req.Syntax != nil {
+				line, col = req.Syntax.Start.Line, req.Syntax.Start.LineRune
 			}
-			out = append(out, graph.Diagnostic{
-				Path: rel, Line: line, Col: col, Kind: "list",
-				Message: fmt.Sprintf("%s: module %s %s could not be loaded: %s; %s indexed without its types. Run `go mod download %s`%s and index again",
-					graph.CodeIndexingFailed, f.req.Mod.Path, f.req.Mod.Version, oneLine(f.reason),
-					packagesPhrase(f.importers), f.req.Mod.Path, inDir(dir)),
-			})
+			f := failed[req]
+			detail := fmt.Sprintf("%s could not be loaded: %s; %s indexed without its types. Run `go mod download %s`%s and index again",
+				req.Mod.Version, oneLine(f.reason), packagesPhrase(slices.Sorted(maps.Keys(f.importers))), req.Mod.Path, inDir(dir))
+			out = append(out, graph.UnavailableModuleDiagnostic(rel, line, col, req.Mod.Path, detail))
 		}
 	}
 	return out

@@ -63,7 +63,7 @@ func blankBodies(src []byte) []byte {
 		case token.LPAREN, token.LBRACE, token.LBRACK:
 			// A grouped declaration (var ( ... ), import ( ... )) or an
 			// initializer: nothing in it starts a func declaration.
-			if !skipNested(&s, tok) {
+			if _, ok := closing(&s, file); !ok {
 				return src
 			}
 		}
@@ -86,52 +86,38 @@ func funcBody(s *scanner.Scanner, file *token.File) (open, end int, ok bool) {
 		case token.LPAREN, token.LBRACK:
 			// The receiver, type parameters, parameters and results,
 			// with any struct or interface types in them.
-			if !skipNested(s, tok) {
+			if _, ok := closing(s, file); !ok {
 				return 0, 0, false
 			}
 		case token.STRUCT, token.INTERFACE:
 			// A result type's braces are not the body.
-			if _, next, _ := s.Scan(); next != token.LBRACE || !skipNested(s, token.LBRACE) {
+			_, next, _ := s.Scan()
+			if next != token.LBRACE {
+				return 0, 0, false
+			}
+			if _, ok := closing(s, file); !ok {
 				return 0, 0, false
 			}
 		case token.LBRACE:
-			open = file.Offset(pos)
-			closing, ok := matching(s, file)
-			return open, closing, ok
+			end, ok := closing(s, file)
+			return file.Offset(pos), end, ok
 		}
 	}
 }
 
-// skipNested reads tokens up to the one closing the bracket open, which
-// was just read.
-func skipNested(s *scanner.Scanner, open token.Token) bool {
-	depth := 1
-	for depth > 0 {
-		_, tok, _ := s.Scan()
-		switch tok {
-		case token.EOF:
-			return false
-		case token.LPAREN, token.LBRACE, token.LBRACK:
-			depth++
-		case token.RPAREN, token.RBRACE, token.RBRACK:
-			depth--
-		}
-	}
-	return true
-}
-
-// matching reads tokens up to the brace closing the one just read and
-// returns its offset.
-func matching(s *scanner.Scanner, file *token.File) (int, bool) {
+// closing reads tokens up to the one closing the bracket (parenthesis,
+// brace or square bracket) just read, and returns its offset; false if
+// the tokens end first.
+func closing(s *scanner.Scanner, file *token.File) (int, bool) {
 	depth := 1
 	for {
 		pos, tok, _ := s.Scan()
 		switch tok {
 		case token.EOF:
 			return 0, false
-		case token.LBRACE:
+		case token.LPAREN, token.LBRACE, token.LBRACK:
 			depth++
-		case token.RBRACE:
+		case token.RPAREN, token.RBRACE, token.RBRACK:
 			if depth--; depth == 0 {
 				return file.Offset(pos), true
 			}
