@@ -30,6 +30,7 @@ func indexFunc(st graph.Store, published func(root string)) query.IndexFunc {
 	return func(ctx context.Context, root string, progress func(query.Progress)) error {
 		defer indexingGC()()
 		res, err := index.Refresh(ctx, st, root, index.Options{Progress: adaptProgress(root, progress), Cache: cache, Staged: true})
+		go res.KeepTypes() // after the waiting calls have their answer
 		if err == nil && published != nil {
 			published(root)
 		}
@@ -71,9 +72,11 @@ func (p *wholePasses) schedule(root string) {
 		defer indexingGC()()
 		// A failure leaves the amended snapshot serving, as it says; the
 		// next amend schedules another pass.
-		if _, err := index.Index(context.Background(), p.store, root, index.Options{}); err == nil && p.published != nil {
+		res, err := index.Index(context.Background(), p.store, root, index.Options{})
+		if err == nil && p.published != nil {
 			p.published(root)
 		}
+		res.KeepTypes()
 	})
 }
 
@@ -199,6 +202,7 @@ func runIndex(ctx context.Context, e env, argv []string) error {
 		}
 		warnUnavailable(e, res)
 		if *asJSON {
+			defer res.KeepTypes()
 			summaries = append(summaries, map[string]any{
 				"repository": res.Repository.Name, "root": res.Repository.Root, "snapshot_id": res.Snapshot.ID,
 				"packages": res.Packages, "files": res.Files, "symbols": res.Symbols,
@@ -208,6 +212,7 @@ func runIndex(ctx context.Context, e env, argv []string) error {
 		}
 		fmt.Fprintf(e.stdout, "%s: snapshot %d: %d packages, %d files, %d symbols, %d diagnostics in %s\n",
 			res.Repository.Name, res.Snapshot.ID, res.Packages, res.Files, res.Symbols, res.Diagnostics, res.Duration.Round(1e6))
+		res.KeepTypes()
 	}
 	if *asJSON {
 		b, _ := json.MarshalIndent(summaries, "", "  ")

@@ -80,6 +80,7 @@ Flags:
 		return fmt.Errorf("publishing %s: %w", root, err)
 	}
 	warnUnavailable(e, res)
+	defer res.KeepTypes()
 	if *asJSON {
 		b, _ := json.MarshalIndent(map[string]any{
 			"repository": res.Repository.Name, "commit": head, "snapshot_id": res.Snapshot.ID,

@@ -159,6 +159,18 @@ func decode(data []byte) ([]byte, bool) {
 	return value, true
 }
 
+// Len returns how many entries the cache holds, whole or not.
+func (c *Cache) Len() int {
+	n := 0
+	filepath.WalkDir(c.dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Dir(p) != c.dir {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
 // trim removes entries (and temporary files left by a killed writer)
 // not used for maxAge, when the last trim was trimEvery ago or never.
 func (c *Cache) trim(now time.Time) {

@@ -25,6 +25,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/tools/go/packages"
+
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/live"
 	"github.com/sextant-dev/sextant/internal/load"
@@ -106,6 +108,8 @@ type Result struct {
 	// amended snapshot (see Refresh), empty after a whole index: when it
 	// is set, a whole index restores what an amend carries over.
 	Amended []string
+	// keepTypes is KeepTypes' work (nil: none).
+	keepTypes func()
 	// Whole says why Refresh indexed the repository whole instead of
 	// amending its snapshot ("" when it amended, or for Index).
 	Whole string // Rechecked says the amend checked its package again in memory
@@ -177,13 +181,21 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	}()
 	// A repository indexed for the first time gets its symbols first
 	// (see publishSyntax); one with a snapshot keeps serving that one,
-	// which is complete, until this one replaces it.
-	if opts.Staged && !opts.Shared {
+	// which is complete, until this one replaces it. The go command lists
+	// the first unit's packages meanwhile, in a process of its own: the
+	// type check waits for the stage, which it would slow.
+	var early *earlyLoad
+	if opts.Staged && !opts.Shared && len(plan.Units) > 0 {
 		if has, err := hasSnapshot(ctx, store, storeRoot); err == nil && !has {
 			report(PhaseSyntax, 0, 0, "symbols from syntax")
-			if err := publishSyntax(ctx, store, repo, abs, head, plan); err == nil {
+			ready := make(chan struct{})
+			early = startLoad(ctx, plan.Units[0], ready)
+			err := publishSyntax(ctx, store, repo, abs, head, plan)
+			close(ready)
+			if err == nil {
 				report(PhaseSyntax, 1, 1, "symbols published")
 			} else if ctx.Err() != nil {
+				early.wait()
 				return Result{}, fmt.Errorf("indexing %s: %w", abs, ctx.Err())
 			}
 		}
@@ -200,6 +212,7 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	// after everything is loaded, so no store transaction stays open
 	// across the slow part.
 	diags := slices.Clone(plan.Diagnostics)
+	var keepTypes func() // see Result.KeepTypes
 	var recs []PackageRecords
 	dirOf := map[string]string{} // import path → directory of the package indexed under it
 	loaded := 0
@@ -209,7 +222,13 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	var kept resolver      // the tables once every package is kept, taken before the last call graph ends
 	for i, u := range plan.Units {
 		report(PhaseLoad, i, len(plan.Units), unitLabel(u))
-		pkgs, err := load.Load(ctx, u)
+		var pkgs []*packages.Package
+		var keep func()
+		if i == 0 && early != nil {
+			pkgs, keep, err = early.wait()
+		} else {
+			pkgs, keep, err = load.LoadWhen(ctx, u, nil)
+		}
 		if ctx.Err() != nil {
 			return Result{}, fmt.Errorf("indexing %s: %w", abs, ctx.Err())
 		}
@@ -218,6 +237,14 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 			continue
 		}
 		loaded++
+		// The type cache is for the next load: the last unit's is written
+		// once the snapshot is published (Result.KeepTypes), the others'
+		// before the next unit loads, which may use it.
+		if i == len(plan.Units)-1 {
+			keepTypes = keep
+		} else {
+			keep()
+		}
 		if i == len(plan.Units)-1 {
 			defer capHeap()()  // see memory.go
 			defer loosenGC()() // likewise
@@ -428,7 +455,44 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	report(PhasePublish, len(recs), len(recs), "")
 	res.Snapshot = snap
 	res.Duration = time.Since(started)
+	res.keepTypes = keepTypes
 	return res, nil
+}
+
+// KeepTypes puts the types of the dependencies the index checked from
+// source in the type cache, for the next load (see load.LoadWhen). It is
+// the caller's to run once the snapshot has answered: a server in the
+// background, a command line before it exits. Not running it loses
+// nothing but the next load's time; a second call does nothing.
+func (r Result) KeepTypes() {
+	if r.keepTypes != nil {
+		r.keepTypes()
+	}
+}
+
+// earlyLoad is a unit's load begun before the index reaches it.
+type earlyLoad struct {
+	done chan struct{}
+	pkgs []*packages.Package
+	keep func()
+	err  error
+}
+
+// startLoad begins loading u on its own goroutine, its type check held
+// until ready is closed (see load.LoadWhen).
+func startLoad(ctx context.Context, u load.Unit, ready <-chan struct{}) *earlyLoad {
+	l := &earlyLoad{done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		l.pkgs, l.keep, l.err = load.LoadWhen(ctx, u, ready)
+	}()
+	return l
+}
+
+// wait returns the load's packages once it has ended.
+func (l *earlyLoad) wait() ([]*packages.Package, func(), error) {
+	<-l.done
+	return l.pkgs, l.keep, l.err
 }
 
 // edgeRound is how many streamed call edges are inserted at once. Each

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sextant-dev/sextant/internal/filecache"
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/load"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
 	"github.com/sextant-dev/sextant/internal/txtartest"
 )
@@ -52,13 +54,16 @@ func stageOf(t *testing.T, st graph.Store) (string, bool) {
 	return repos[0].Snapshot.Stage, true
 }
 
-// A staged first index publishes the symbols from syntax before it loads
-// anything, as a snapshot of stage syntax, and then the complete
-// snapshot; the symbols of the two are the same. A second index of the
-// repository publishes no syntax stage: the complete snapshot there
-// keeps serving until the new one replaces it.
+// A staged first index publishes the symbols from syntax before it
+// type-checks anything, as a snapshot of stage syntax, and then the
+// complete snapshot; the symbols of the two are the same. The types it
+// checked reach the type cache when the caller keeps them. A second
+// index of the repository publishes no syntax stage: the complete
+// snapshot there keeps serving until the new one replaces it.
 func TestStagedIndex(t *testing.T) {
 	hermetic(t)
+	typeCache := t.TempDir()
+	t.Setenv(load.TypeCacheEnv, typeCache)
 	dir := txtartest.Write(t, "testdata/kinds.txtar")
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
@@ -82,11 +87,19 @@ func TestStagedIndex(t *testing.T) {
 			t.Errorf("load began before the syntax stage was published")
 		}
 	}
-	if _, err := Index(ctx, st, dir, Options{Staged: true, Progress: progress}); err != nil {
+	res, err := Index(ctx, st, dir, Options{Staged: true, Progress: progress})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if !sawStage {
 		t.Fatal("no syntax stage was reported")
+	}
+	if n := typeCacheLen(t, typeCache); n != 0 {
+		t.Errorf("the type cache has %d entries before the caller keeps the types", n)
+	}
+	res.KeepTypes()
+	if n := typeCacheLen(t, typeCache); n == 0 {
+		t.Errorf("the type cache is empty after KeepTypes")
 	}
 	if stage, _ := stageOf(t, st); stage != "" {
 		t.Errorf("the complete snapshot has stage %q", stage)
@@ -118,4 +131,14 @@ func TestStagedIndex(t *testing.T) {
 	if _, err := Index(ctx, st, dir, Options{Staged: true, Progress: progress}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// typeCacheLen returns how many entries the type cache in dir holds.
+func typeCacheLen(t *testing.T, dir string) int {
+	t.Helper()
+	c, err := filecache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Len()
 }

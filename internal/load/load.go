@@ -63,21 +63,35 @@ func Bounded(ctx context.Context) (context.Context, context.CancelFunc) {
 // built; the error is for failures of the load as a whole (the go command
 // is missing or rejects the module, or ctx or the MaxLoad deadline ends).
 func Load(ctx context.Context, u Unit) ([]*packages.Package, error) {
+	pkgs, keep, err := LoadWhen(ctx, u, nil)
+	keep()
+	return pkgs, err
+}
+
+// LoadWhen is Load for an index that answers as soon as it can. Once the
+// go command has listed the package graph, the type check waits until
+// ready is closed (nil: it does not wait), so that the first index of a
+// repository publishes its syntax stage while the go command lists, on
+// the core that leaves idle. And the types of the dependencies checked
+// from source are put in the type cache only when keep is called, once
+// the index has answered. keep is never nil; a second call does nothing.
+func LoadWhen(ctx context.Context, u Unit, ready <-chan struct{}) (pkgs []*packages.Package, keep func(), err error) {
 	ctx, cancel := Bounded(ctx)
 	defer cancel()
 	cfg := Config(u)
 	cfg.Context = ctx
-	pkgs, err := Packages(cfg, u.Patterns...)
+	pkgs, keep, err = packagesWhen(cfg, ready, u.Patterns...)
 	if err != nil {
+		none := func() {}
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, fmt.Errorf("loading packages in %s: the go command did not finish within its deadline (at most %s): %w", u.Dir, MaxLoad, ctx.Err())
+			return nil, none, fmt.Errorf("loading packages in %s: the go command did not finish within its deadline (at most %s): %w", u.Dir, MaxLoad, ctx.Err())
 		}
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("loading packages in %s: %w", u.Dir, ctx.Err())
+			return nil, none, fmt.Errorf("loading packages in %s: %w", u.Dir, ctx.Err())
 		}
-		return nil, fmt.Errorf("loading packages in %s: %w", u.Dir, err)
+		return nil, none, fmt.Errorf("loading packages in %s: %w", u.Dir, err)
 	}
-	return pkgs, nil
+	return pkgs, keep, nil
 }
 
 // Env returns base with the variables that make loading u safe and

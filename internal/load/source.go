@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/tools/go/packages"
 
@@ -49,15 +50,39 @@ func fromSource() bool { return os.Getenv(LoaderEnv) != "export" }
 //
 // With SEXTANT_LOADER=export, Packages is packages.Load itself.
 func Packages(cfg *packages.Config, patterns ...string) ([]*packages.Package, error) {
-	if !fromSource() || cfg.Mode&NeedTypesAny == 0 {
-		return packages.Load(cfg, patterns...)
-	}
-	return fromSourceWith(cfg, openTypeCache(), nil, patterns...)
+	pkgs, keep, err := packagesWhen(cfg, nil, patterns...)
+	keep()
+	return pkgs, err
 }
 
-// fromSourceWith is Packages from source, taking dependencies' types from
-// cache where it holds them (nil: none), counting in stats (nil: not).
-func fromSourceWith(cfg *packages.Config, cache *filecache.Cache, stats *typeCacheStats, patterns ...string) ([]*packages.Package, error) {
+// packagesWhen is Packages whose check, from source, waits for ready
+// once the package graph is listed (nil: it does not wait), and which
+// leaves the writing of the type cache to keep (see LoadWhen).
+func packagesWhen(cfg *packages.Config, ready <-chan struct{}, patterns ...string) ([]*packages.Package, func(), error) {
+	if !fromSource() || cfg.Mode&NeedTypesAny == 0 {
+		pkgs, err := packages.Load(cfg, patterns...)
+		return pkgs, func() {}, err
+	}
+	return fromSourceWith(cfg, sourceOptions{cache: openTypeCache(), ready: ready}, patterns...)
+}
+
+// listed is called when a load that waits for its ready channel has
+// listed the package graph and begins to wait; a test replaces it.
+var listed = func() {}
+
+// sourceOptions are the choices of a load from source beyond its
+// configuration.
+type sourceOptions struct {
+	cache *filecache.Cache // dependencies' types (nil: none)
+	stats *typeCacheStats  // what the cache gave and took (nil: not counted)
+	ready <-chan struct{}  // the check waits for it (nil: it does not)
+}
+
+// fromSourceWith is Packages from source as opts say. The dependencies'
+// types it checked are put in the cache when keep is called.
+func fromSourceWith(cfg *packages.Config, opts sourceOptions, patterns ...string) (_ []*packages.Package, keep func(), _ error) {
+	keep = func() {}
+	stats := opts.stats
 	if stats == nil {
 		stats = &typeCacheStats{}
 	}
@@ -83,18 +108,18 @@ func fromSourceWith(cfg *packages.Config, cache *filecache.Cache, stats *typeCac
 	roots, err := packages.Load(&meta, patterns...)
 	sz := <-sizing
 	if err != nil {
-		return nil, err
+		return nil, keep, err
 	}
 	compiled := false
 	if slices.ContainsFunc(roots, func(p *packages.Package) bool { return usesCgo(p, cfg.Overlay) }) {
 		meta.Mode |= packages.NeedCompiledGoFiles
 		if roots, err = packages.Load(&meta, patterns...); err != nil {
-			return nil, err
+			return nil, keep, err
 		}
 		compiled = true
 	}
 	if sz.err != nil {
-		return nil, sz.err
+		return nil, keep, sz.err
 	}
 	sizes := sz.sizes
 	fset := cfg.Fset
@@ -105,7 +130,7 @@ func fromSourceWith(cfg *packages.Config, cache *filecache.Cache, stats *typeCac
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c := &checker{cfg: cfg, fset: fset, ctx: ctx, compiled: compiled, cache: cache, stats: stats, roots: map[*packages.Package]bool{},
+	c := &checker{cfg: cfg, fset: fset, ctx: ctx, compiled: compiled, cache: opts.cache, stats: stats, roots: map[*packages.Package]bool{},
 		state: map[*packages.Package]*checkState{}, files: map[string]*parsed{}}
 	for _, p := range roots {
 		c.roots[p] = true
@@ -135,6 +160,14 @@ func fromSourceWith(cfg *packages.Config, cache *filecache.Cache, stats *typeCac
 			p.CompiledGoFiles = p.GoFiles
 		}
 	}
+	if opts.ready != nil {
+		listed()
+		select {
+		case <-opts.ready:
+		case <-ctx.Done():
+			return nil, keep, ctx.Err()
+		}
+	}
 	c.run(roots)
 	for p := range c.state {
 		p.Fset = fset
@@ -146,9 +179,9 @@ func fromSourceWith(cfg *packages.Config, cache *filecache.Cache, stats *typeCac
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, keep, err
 	}
-	return roots, nil
+	return roots, c.keep, nil
 }
 
 // NeedTypesAny is the part of a mode that asks for type checking.
@@ -165,8 +198,17 @@ type checker struct {
 	cache    *filecache.Cache // dependencies' types by typesKey; nil for none
 	stats    *typeCacheStats
 
-	mu    sync.Mutex         // guards files' entries and users
+	mu    sync.Mutex         // guards files' entries and users, and checked
 	files map[string]*parsed // by file name, until its last user is checked
+	// checked are the dependencies checked without errors, for keep to
+	// put in the cache.
+	checked []checkedTypes
+}
+
+// checkedTypes is a dependency's types and the key to cache them under.
+type checkedTypes struct {
+	p   *packages.Package
+	key filecache.Key
 }
 
 // parsed is one file's parse, shared by the packages that list it.
@@ -293,8 +335,37 @@ func (c *checker) check(p *packages.Package) {
 	}
 	p.IllTyped = ill
 	if st.keyed && !ill && c.ctx.Err() == nil {
-		c.storeTypes(p, st.key)
+		c.mu.Lock()
+		c.checked = append(c.checked, checkedTypes{p, st.key})
+		c.mu.Unlock()
 	}
+}
+
+// keep puts the dependencies' types the load checked in the cache, on
+// every CPU, and forgets them: a second call does nothing. Encoding and
+// writing them costs a seventh of a first load's CPU (prometheus: 6 s),
+// which a caller can spend after it has answered.
+func (c *checker) keep() {
+	c.mu.Lock()
+	todo := c.checked
+	c.checked = nil
+	c.mu.Unlock()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(todo) {
+					return
+				}
+				c.storeTypes(todo[i].p, todo[i].key)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // importsC reports whether any of files imports "C".

@@ -1,10 +1,12 @@
 package load
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/tools/go/packages"
 
@@ -20,10 +22,11 @@ func loadCached(t *testing.T, dir string, cache *filecache.Cache) ([]*packages.P
 	}
 	u := plan.Units[0]
 	var stats typeCacheStats
-	pkgs, err := fromSourceWith(Config(u), cache, &stats, u.Patterns...)
+	pkgs, keep, err := fromSourceWith(Config(u), sourceOptions{cache: cache, stats: &stats}, u.Patterns...)
 	if err != nil {
 		t.Fatal(err)
 	}
+	keep()
 	return pkgs, &stats
 }
 
@@ -113,4 +116,78 @@ func TestTypeCacheDamaged(t *testing.T) {
 	if read.hits.Load() != filled.stored.Load()-3 || read.stored.Load() != 3 {
 		t.Errorf("over 3 damaged entries: %d hits, %d stored; want %d and 3", read.hits.Load(), read.stored.Load(), filled.stored.Load()-3)
 	}
+}
+
+// TestLoadWhen: a load given a ready channel lists the package graph and
+// then checks nothing until the channel is closed; once it is, it gives
+// what Load gives. The types it checked reach the cache only when keep
+// is called.
+func TestLoadWhen(t *testing.T) {
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	cacheDir := t.TempDir()
+	t.Setenv(TypeCacheEnv, cacheDir)
+	dir := sourceFixture(t)
+	plan, err := Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := plan.Units[0]
+	waiting := make(chan struct{})
+	listed = func() { close(waiting) }
+	defer func() { listed = func() {} }()
+
+	ready := make(chan struct{})
+	type result struct {
+		pkgs []*packages.Package
+		keep func()
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		pkgs, keep, err := LoadWhen(context.Background(), u, ready)
+		done <- result{pkgs, keep, err}
+	}()
+	select {
+	case <-waiting:
+	case r := <-done:
+		t.Fatalf("the load returned (err %v) without waiting for ready", r.err)
+	}
+	select {
+	case r := <-done:
+		t.Fatalf("the load returned (err %v) before ready was closed", r.err)
+	case <-time.After(300 * time.Millisecond): // the check would have begun
+	}
+	close(ready)
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if n := cacheLen(t, cacheDir); n != 0 {
+		t.Errorf("%d cache entries before keep, want none", n)
+	}
+	r.keep()
+	if n := cacheLen(t, cacheDir); n == 0 {
+		t.Errorf("no cache entries after keep")
+	}
+	r.keep() // does nothing
+
+	t.Setenv(TypeCacheEnv, "off")
+	want, err := Load(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := describe(t, r.pkgs), describe(t, want); got != want {
+		t.Errorf("LoadWhen gave\n%s\nLoad gave\n%s", got, want)
+	}
+}
+
+// cacheLen returns how many entries the type cache in dir holds.
+func cacheLen(t *testing.T, dir string) int {
+	t.Helper()
+	c, err := filecache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Len()
 }
