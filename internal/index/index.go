@@ -188,9 +188,10 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	if opts.Staged && !opts.Shared && len(plan.Units) > 0 {
 		if has, err := hasSnapshot(ctx, store, storeRoot); err == nil && !has {
 			report(PhaseSyntax, 0, 0, "symbols from syntax")
-			ready := make(chan struct{})
+			ready := make(chan *load.Parsed, 1) // the stage's parse, for the load to take
 			early = startLoad(ctx, plan.Units[0], ready)
-			err := publishSyntax(ctx, store, repo, abs, head, plan)
+			parsed, err := publishSyntax(ctx, store, repo, abs, head, plan)
+			ready <- parsed
 			close(ready)
 			if err == nil {
 				report(PhaseSyntax, 1, 1, "symbols published")
@@ -480,7 +481,7 @@ type earlyLoad struct {
 
 // startLoad begins loading u on its own goroutine, its type check held
 // until ready is closed (see load.LoadWhen).
-func startLoad(ctx context.Context, u load.Unit, ready <-chan struct{}) *earlyLoad {
+func startLoad(ctx context.Context, u load.Unit, ready <-chan *load.Parsed) *earlyLoad {
 	l := &earlyLoad{done: make(chan struct{})}
 	go func() {
 		defer close(l.done)

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -25,10 +26,12 @@ const PhaseSyntax = "syntax"
 
 // parseAll parses the Go files of pkgs on every CPU, each file once, and
 // gives each package its syntax, as the extractor would parse it on its
-// own one file at a time (comments kept, no object resolution). Files
-// that must not be read (load.NotReadable: a FIFO, a link out of root)
-// are left to the extractor, which records them unread.
-func parseAll(root string, pkgs []*packages.Package) {
+// own one file at a time (comments kept, no object resolution), and as
+// the load parses a file of an initial package (load.ParseMode), which
+// takes the parse from the returned files. Files that must not be read
+// (load.NotReadable: a FIFO, a link out of root) are left to the
+// extractor, which records them unread.
+func parseAll(root string, pkgs []*packages.Package) *load.Parsed {
 	fset := token.NewFileSet()
 	files := map[string]*ast.File{}
 	var names []string
@@ -40,7 +43,7 @@ func parseAll(root string, pkgs []*packages.Package) {
 			}
 		}
 	}
-	parsed := make([]*ast.File, len(names))
+	parsed := make([]load.ParsedFile, len(names))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
@@ -59,14 +62,18 @@ func parseAll(root string, pkgs []*packages.Package) {
 				if err != nil {
 					continue // the extractor reads it again and reports it
 				}
-				f, _ := parser.ParseFile(fset, names[i], src, parser.ParseComments|parser.SkipObjectResolution)
-				parsed[i] = f
+				f, err := parser.ParseFile(fset, names[i], src, load.ParseMode)
+				parsed[i] = load.ParsedFile{File: f, Err: err, Sum: sha256.Sum256(src)}
 			}
 		}()
 	}
 	wg.Wait()
+	ahead := &load.Parsed{Fset: fset, Files: make(map[string]load.ParsedFile, len(names))}
 	for i, name := range names {
-		files[name] = parsed[i]
+		files[name] = parsed[i].File
+		if parsed[i].File != nil {
+			ahead.Files[name] = parsed[i]
+		}
 	}
 	for _, p := range pkgs {
 		p.Fset = fset
@@ -77,6 +84,7 @@ func parseAll(root string, pkgs []*packages.Package) {
 			}
 		}
 	}
+	return ahead
 }
 
 // hasSnapshot reports whether the repository at root has a published
@@ -96,15 +104,17 @@ func hasSnapshot(ctx context.Context, store graph.Store, root string) (bool, err
 // a symbol is declared, a file's outline, its source) are answered
 // within seconds while the types are checked. It does nothing for a
 // store that cannot mark a stage. A failure is not the index's: the
-// complete snapshot follows either way.
-func publishSyntax(ctx context.Context, store graph.Store, repo graph.Repository, abs, head string, plan load.Plan) error {
+// complete snapshot follows either way. It returns the first unit's
+// files as it parsed them, for its load to take (nil for a store that
+// cannot mark a stage).
+func publishSyntax(ctx context.Context, store graph.Store, repo graph.Repository, abs, head string, plan load.Plan) (ahead *load.Parsed, _ error) {
 	w, err := store.BeginSnapshot(ctx, repo, head)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	st, ok := w.(graph.Stager)
 	if !ok {
-		return w.Abort()
+		return nil, w.Abort()
 	}
 	published := false
 	defer func() {
@@ -115,15 +125,17 @@ func publishSyntax(ctx context.Context, store graph.Store, repo graph.Repository
 	st.SetStage(graph.StageSyntax)
 	x, err := newExtractor(repo.Name, abs, plan.Modules)
 	if err != nil {
-		return err
+		return ahead, err
 	}
 	seen := map[string]bool{}
-	for _, u := range plan.Units {
+	for i, u := range plan.Units {
 		pkgs := load.ListFiles(u)
-		parseAll(abs, pkgs)
+		if parsed := parseAll(abs, pkgs); i == 0 {
+			ahead = parsed
+		}
 		for _, g := range selectPackages(pkgs) {
 			if err := ctx.Err(); err != nil {
-				return err
+				return ahead, err
 			}
 			rec, _ := x.extract(g)
 			if seen[rec.Package.Path] {
@@ -131,19 +143,19 @@ func publishSyntax(ctx context.Context, store graph.Store, repo graph.Repository
 			}
 			seen[rec.Package.Path] = true
 			if err := w.AddPackage(ctx, rec.Package, rec.Files, rec.Symbols, rec.Diagnostics); err != nil {
-				return fmt.Errorf("writing package %s: %w", rec.Package.Path, err)
+				return ahead, fmt.Errorf("writing package %s: %w", rec.Package.Path, err)
 			}
 		}
 	}
 	if err := w.AddModules(ctx, plan.Modules); err != nil {
-		return err
+		return ahead, err
 	}
 	if err := w.AddFiles(ctx, manifestFiles(abs, plan.Manifests)); err != nil {
-		return err
+		return ahead, err
 	}
 	if _, err := w.Publish(ctx); err != nil {
-		return err
+		return ahead, err
 	}
 	published = true
-	return nil
+	return ahead, nil
 }

@@ -70,12 +70,14 @@ func Load(ctx context.Context, u Unit) ([]*packages.Package, error) {
 
 // LoadWhen is Load for an index that answers as soon as it can. Once the
 // go command has listed the package graph, the type check waits until
-// ready is closed (nil: it does not wait), so that the first index of a
-// repository publishes its syntax stage while the go command lists, on
-// the core that leaves idle. And the types of the dependencies checked
-// from source are put in the type cache only when keep is called, once
-// the index has answered. keep is never nil; a second call does nothing.
-func LoadWhen(ctx context.Context, u Unit, ready <-chan struct{}) (pkgs []*packages.Package, keep func(), err error) {
+// ready delivers the files the index parsed meanwhile, or is closed (nil:
+// it does not wait), so that the first index of a repository publishes
+// its syntax stage while the go command lists, on the core that leaves
+// idle, and the load does not parse those files again. And the types of
+// the dependencies checked from source are put in the type cache only
+// when keep is called, once the index has answered. keep is never nil; a
+// second call does nothing.
+func LoadWhen(ctx context.Context, u Unit, ready <-chan *Parsed) (pkgs []*packages.Package, keep func(), err error) {
 	ctx, cancel := Bounded(ctx)
 	defer cancel()
 	cfg := Config(u)

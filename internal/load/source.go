@@ -58,13 +58,36 @@ func Packages(cfg *packages.Config, patterns ...string) ([]*packages.Package, er
 // packagesWhen is Packages whose check, from source, waits for ready
 // once the package graph is listed (nil: it does not wait), and which
 // leaves the writing of the type cache to keep (see LoadWhen).
-func packagesWhen(cfg *packages.Config, ready <-chan struct{}, patterns ...string) ([]*packages.Package, func(), error) {
+func packagesWhen(cfg *packages.Config, ready <-chan *Parsed, patterns ...string) ([]*packages.Package, func(), error) {
 	if !fromSource() || cfg.Mode&NeedTypesAny == 0 {
 		pkgs, err := packages.Load(cfg, patterns...)
 		return pkgs, func() {}, err
 	}
 	return fromSourceWith(cfg, sourceOptions{cache: openTypeCache(), ready: ready}, patterns...)
 }
+
+// Parsed are Go files parsed before their load (by an index's syntax
+// stage), each into Fset from the content Sum hashes, with the mode the
+// load parses an initial package's files in (see ParseMode). A load given
+// them takes a file's parse from there instead of parsing it again when
+// the file still has that content.
+type Parsed struct {
+	Fset  *token.FileSet
+	Files map[string]ParsedFile // by file name
+}
+
+// ParsedFile is one file of Parsed: its syntax, its parse error, and the
+// SHA-256 of the content parsed.
+type ParsedFile struct {
+	File *ast.File
+	Err  error
+	Sum  [sha256.Size]byte
+}
+
+// ParseMode is how the files of an initial package are parsed when the
+// configuration gives no ParseFile: as packages.Load parses them, with
+// comments, but without object resolution, which nothing reads.
+const ParseMode = parser.AllErrors | parser.ParseComments | parser.SkipObjectResolution
 
 // listed is called when a load that waits for its ready channel has
 // listed the package graph and begins to wait; a test replaces it.
@@ -75,7 +98,9 @@ var listed = func() {}
 type sourceOptions struct {
 	cache *filecache.Cache // dependencies' types (nil: none)
 	stats *typeCacheStats  // what the cache gave and took (nil: not counted)
-	ready <-chan struct{}  // the check waits for it (nil: it does not)
+	// ready, when set, holds the check until it delivers the files parsed
+	// ahead or is closed (see LoadWhen).
+	ready <-chan *Parsed
 }
 
 // fromSourceWith is Packages from source as opts say. The dependencies'
@@ -163,14 +188,22 @@ func fromSourceWith(cfg *packages.Config, opts sourceOptions, patterns ...string
 	if opts.ready != nil {
 		listed()
 		select {
-		case <-opts.ready:
+		case c.parsed = <-opts.ready:
 		case <-ctx.Done():
 			return nil, keep, ctx.Err()
 		}
+		// The files parsed ahead are positioned in a file set of their
+		// own, which the load then adds to; not into one the caller gave.
+		if c.parsed != nil && (cfg.Fset != nil || c.parsed.Fset == nil) {
+			c.parsed = nil
+		} else if c.parsed != nil {
+			c.fset = c.parsed.Fset
+		}
 	}
 	c.run(roots)
+	c.parsed = nil
 	for p := range c.state {
-		p.Fset = fset
+		p.Fset = c.fset
 		if !c.roots[p] {
 			p.Syntax = nil // a dependency's syntax served its check
 		}
@@ -197,6 +230,7 @@ type checker struct {
 	state    map[*packages.Package]*checkState
 	cache    *filecache.Cache // dependencies' types by typesKey; nil for none
 	stats    *typeCacheStats
+	parsed   *Parsed // files parsed ahead, until the check ends (nil: none)
 
 	mu    sync.Mutex         // guards files' entries and users, and checked
 	files map[string]*parsed // by file name, until its last user is checked
@@ -491,9 +525,14 @@ func (c *checker) parseFile(name string, root bool) (*ast.File, error) {
 	if root && c.cfg.ParseFile != nil {
 		return c.cfg.ParseFile(c.fset, name, src)
 	}
+	if root && c.parsed != nil {
+		if pf, ok := c.parsed.Files[name]; ok && pf.Sum == sha256.Sum256(src) {
+			return pf.File, pf.Err
+		}
+	}
 	mode := parser.AllErrors | parser.SkipObjectResolution
 	if root {
-		mode = parser.AllErrors | parser.ParseComments
+		mode = ParseMode
 	} else {
 		src = blankBodies(src) // checked without them (see bodies.go)
 	}

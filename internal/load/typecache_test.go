@@ -2,6 +2,9 @@ package load
 
 import (
 	"context"
+	"crypto/sha256"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,7 +140,7 @@ func TestLoadWhen(t *testing.T) {
 	listed = func() { close(waiting) }
 	defer func() { listed = func() {} }()
 
-	ready := make(chan struct{})
+	ready := make(chan *Parsed)
 	type result struct {
 		pkgs []*packages.Package
 		keep func()
@@ -190,4 +193,65 @@ func cacheLen(t *testing.T, dir string) int {
 		t.Fatal(err)
 	}
 	return c.Len()
+}
+
+// TestLoadWhenTakesParsed: a load handed files parsed ahead gives its
+// initial packages those very files, in their file set, except one whose
+// content is no longer what was parsed, which it parses again; and it
+// sees what Load sees.
+func TestLoadWhenTakesParsed(t *testing.T) {
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	t.Setenv(TypeCacheEnv, "off")
+	dir := sourceFixture(t)
+	plan, err := Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := plan.Units[0]
+	ahead := &Parsed{Fset: token.NewFileSet(), Files: map[string]ParsedFile{}}
+	for _, name := range []string{"m.go", "m_test.go", "x_test.go"} {
+		path := filepath.Join(dir, name)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parser.ParseFile(ahead.Fset, path, src, ParseMode)
+		sum := sha256.Sum256(src)
+		if name == "x_test.go" {
+			sum[0]++ // parsed from other content
+		}
+		ahead.Files[path] = ParsedFile{File: f, Err: err, Sum: sum}
+	}
+	ready := make(chan *Parsed, 1)
+	ready <- ahead
+	pkgs, keep, err := LoadWhen(context.Background(), u, ready)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep()
+	taken, parsed := map[string]bool{}, map[string]bool{}
+	for _, p := range pkgs {
+		if p.Fset != ahead.Fset {
+			t.Errorf("%s: not in the file set of the files parsed ahead", p.ID)
+		}
+		for _, f := range p.Syntax {
+			name := filepath.Base(ahead.Fset.Position(f.Package).Filename)
+			if f == ahead.Files[filepath.Join(dir, name)].File {
+				taken[name] = true
+			} else {
+				parsed[name] = true
+			}
+		}
+	}
+	if !taken["m.go"] || !taken["m_test.go"] || taken["x_test.go"] || !parsed["x_test.go"] || parsed["m.go"] {
+		t.Errorf("taken %v, parsed again %v; want m.go and m_test.go taken, x_test.go parsed again", taken, parsed)
+	}
+	want, err := Load(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := describe(t, pkgs), describe(t, want); got != want {
+		t.Errorf("with files parsed ahead\n%s\nLoad gave\n%s", got, want)
+	}
 }

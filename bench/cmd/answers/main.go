@@ -45,18 +45,19 @@ func main() {
 	db := flag.String("db", "", "the database file (removed first)")
 	out := flag.String("out", "", "the answers file (default: stdout)")
 	n := flag.Int("n", 12, "declarations to ask about")
+	staged := flag.Bool("staged", false, "index with --staged: the syntax stage first, its parse taken by the load")
 	flag.Parse()
 	if *bin == "" || *corpus == "" || *db == "" {
-		fmt.Fprintln(os.Stderr, "usage: answers -bin BIN -corpus DIR -db FILE [-out FILE] [-n N]")
+		fmt.Fprintln(os.Stderr, "usage: answers -bin BIN -corpus DIR -db FILE [-out FILE] [-n N] [-staged]")
 		os.Exit(2)
 	}
-	if err := run(*bin, *corpus, *db, *out, *n); err != nil {
+	if err := run(*bin, *corpus, *db, *out, *n, *staged); err != nil {
 		fmt.Fprintln(os.Stderr, "answers:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin, corpus, db, out string, n int) error {
+func run(bin, corpus, db, out string, n int, staged bool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Minute)
 	defer cancel()
 	corpus, err := filepath.Abs(corpus)
@@ -75,7 +76,11 @@ func run(bin, corpus, db, out string, n int) error {
 	if err != nil {
 		return err
 	}
-	idx := exec.CommandContext(ctx, bin, "index", "--db", db, corpus)
+	args := []string{"index", "--db", db}
+	if staged {
+		args = append(args, "--staged")
+	}
+	idx := exec.CommandContext(ctx, bin, append(args, corpus)...)
 	if b, err := idx.CombinedOutput(); err != nil {
 		return fmt.Errorf("indexing: %v: %s", err, b)
 	}
