@@ -24,6 +24,7 @@ go test -run='^$' -fuzz='^FuzzParse$' -fuzztime="$fuzztime" ./internal/diff
 go test -run='^$' -fuzz='^FuzzWatchEnded$' -fuzztime="$fuzztime" ./internal/fswatch
 go test -run='^$' -fuzz='^FuzzDecode$' -fuzztime="$fuzztime" ./internal/filecache
 go test -run='^$' -fuzz='^FuzzBlankBodies$' -fuzztime="$fuzztime" ./internal/load
+go test -run='^$' -fuzz='^FuzzBlankBodiesSame$' -fuzztime="$fuzztime" ./internal/load
 
 echo "== load: 100 clients over streamable HTTP for ${SEXTANT_LOAD_SECONDS:=60} s (p99 in the log)"
 SEXTANT_LOAD_SECONDS=$SEXTANT_LOAD_SECONDS go test -count=1 -run='^TestLoad$' -v ./internal/mcpserver | grep -v '^=== RUN'
