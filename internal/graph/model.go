@@ -69,14 +69,36 @@ type Snapshot struct {
 	// index still running that published it early: StageSyntax holds
 	// packages, files and symbols read from syntax alone, no references,
 	// call edges, implementations or effects, and a store may leave out
-	// its search rows (search_code waits for the complete snapshot). A
-	// complete snapshot replaces it when the run ends.
+	// its search rows (search_code waits for the complete snapshot);
+	// StageTypes holds everything but the call edges and effects, which
+	// need the call graph. A complete snapshot replaces it when the run
+	// ends.
 	Stage string
 }
 
-// StageSyntax is the stage of a snapshot published from syntax alone
-// (see Snapshot.Stage).
-const StageSyntax = "syntax"
+// The stages of a snapshot published early (see Snapshot.Stage), in the
+// order an index publishes them.
+const (
+	StageSyntax = "syntax" // symbols from syntax alone
+	StageTypes  = "types"  // everything but call edges and effects
+)
+
+// StageReached reports whether a snapshot of stage have holds what a
+// snapshot of stage need holds: syntax < types < complete ("").
+func StageReached(have, need string) bool {
+	rank := func(s string) int {
+		switch s {
+		case StageSyntax:
+			return 1
+		case StageTypes:
+			return 2
+		case "":
+			return 3
+		}
+		return 0
+	}
+	return rank(have) >= rank(need)
+}
 
 // RepositoryStatus is a repository with its current snapshot and counts,
 // as list_repositories shows it.

@@ -65,6 +65,18 @@ type Stager interface {
 	SetStage(stage string)
 }
 
+// StagePublisher is an optional SnapshotWriter capability, of a store
+// that can publish a snapshot part-written and go on writing it: the
+// indexer publishes what a repository indexed for the first time has
+// before its call graph is computed (stage StageTypes), then the call
+// edges and effects. PublishStage makes what was written so far the
+// repository's current snapshot, marked stage; the writer stays open, and
+// its Publish then makes the whole current under a snapshot id of its
+// own. Abort after PublishStage leaves the stage current.
+type StagePublisher interface {
+	PublishStage(ctx context.Context, stage string) (Snapshot, error)
+}
+
 // XRefFlusher is an optional SnapshotWriter capability, of a writer that
 // keeps cross-references in memory until Publish (the SQLite one): it
 // writes the references, call edges and implementations added so far into

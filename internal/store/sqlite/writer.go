@@ -87,6 +87,24 @@ func (w *writer) begin(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	if err := w.prepare(ctx, tx); err != nil {
+		return err
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM symbols`).Scan(&w.nextSym); err != nil {
+		return fmt.Errorf("allocating symbol ids: %w", err)
+	}
+	w.symbols = &batch{head: `INSERT INTO symbols (id, snapshot_id, unit_id, name, lname, qname, kind, exported,
+		test_only, start_line, start_col, end_line, end_col, key, parent, receiver, signature, doc) VALUES `, cols: 18}
+	w.text = &batch{head: `INSERT INTO symbol_text (rowid, name, doc, signature, body, path) VALUES `, cols: 6,
+		rows: textBatchRows}
+	w.conn, w.tx, w.snapID, w.revID = conn, tx, id, rev
+	w.units = map[unitKey]int64{}
+	w.xref = newXrefBuffer()
+	return nil
+}
+
+// prepare prepares the insert statements of tx.
+func (w *writer) prepare(ctx context.Context, tx *sql.Tx) (err error) {
 	prep := func(dst **sql.Stmt, q string) {
 		if err != nil {
 			return
@@ -105,16 +123,6 @@ func (w *writer) begin(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("preparing inserts: %w", err)
 	}
-	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM symbols`).Scan(&w.nextSym); err != nil {
-		return fmt.Errorf("allocating symbol ids: %w", err)
-	}
-	w.symbols = &batch{head: `INSERT INTO symbols (id, snapshot_id, unit_id, name, lname, qname, kind, exported,
-		test_only, start_line, start_col, end_line, end_col, key, parent, receiver, signature, doc) VALUES `, cols: 18}
-	w.text = &batch{head: `INSERT INTO symbol_text (rowid, name, doc, signature, body, path) VALUES `, cols: 6,
-		rows: textBatchRows}
-	w.conn, w.tx, w.snapID, w.revID = conn, tx, id, rev
-	w.units = map[unitKey]int64{}
-	w.xref = newXrefBuffer()
 	return nil
 }
 
@@ -338,6 +346,63 @@ func (w *writer) commit(ctx context.Context) (graph.Snapshot, error) {
 	}
 	return graph.Snapshot{ID: w.revID, RepositoryID: w.repo.ID, CreatedAt: time.UnixMilli(w.createdAt.UnixMilli()),
 		Amended: slices.Clone(w.amended)}, nil
+}
+
+// PublishStage implements graph.StagePublisher: it commits what was
+// written so far as the repository's current snapshot, marked stage (its
+// old snapshots are collected only by Publish), and begins the next
+// transaction on the same connection, keeping the write lock's order: the
+// rows it writes join the same data set, and Publish makes them current
+// under a snapshots row of their own, a new snapshot id, as an amend
+// does. An amend cannot publish a stage.
+func (w *writer) PublishStage(ctx context.Context, stage string) (graph.Snapshot, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.amendBase != 0 {
+		return graph.Snapshot{}, errors.New("an amended snapshot cannot be published in stages")
+	}
+	if err := w.begin(ctx); err != nil {
+		return graph.Snapshot{}, err
+	}
+	final := w.stage
+	w.stage = stage
+	snap, err := w.commit(ctx)
+	w.stage = final
+	if err == nil {
+		err = w.resume(ctx)
+	}
+	if err != nil {
+		w.end()
+		return graph.Snapshot{}, err
+	}
+	snap.Stage = stage
+	return snap, nil
+}
+
+// resume begins the transaction that carries on a snapshot published as
+// a stage: its rows keyed by the same data set, under a new snapshots row
+// that the next commit makes current. The caller holds w.mu.
+func (w *writer) resume(ctx context.Context) error {
+	tx, err := w.conn.BeginTx(context.WithoutCancel(ctx), nil)
+	if err != nil {
+		return fmt.Errorf("beginning write transaction: %w", err)
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO snapshots (repo_id, created_at, vcs_head) VALUES (?, ?, ?)`,
+		w.repo.ID, w.createdAt.UnixMilli(), w.vcsHead)
+	var rev int64
+	if err == nil {
+		rev, err = res.LastInsertId()
+	}
+	if err != nil {
+		tx.Rollback()
+		return fmt.Errorf("inserting snapshot: %w", err)
+	}
+	if err := w.prepare(ctx, tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	w.tx, w.revID = tx, rev
+	return nil
 }
 
 // Abort implements graph.SnapshotWriter: it rolls back everything written.
