@@ -8,7 +8,8 @@ import (
 )
 
 // `sextant index` publishes the complete snapshot alone; with --staged,
-// a first index publishes its syntax stage before it, as serve does.
+// a first index publishes its syntax and types stages before it, as
+// serve does, and shows them in its progress.
 func TestIndexStaged(t *testing.T) {
 	t.Setenv("GOFLAGS", "-mod=mod")
 	t.Setenv("GOPROXY", "off")
@@ -22,15 +23,15 @@ func TestIndexStaged(t *testing.T) {
 		syntax   bool
 	}{
 		{nil, "snapshot 1:", false},
-		{[]string{"--staged"}, "snapshot 2:", true},
+		{[]string{"--staged"}, "snapshot 3:", true},
 	} {
 		args := append(append([]string{"index"}, c.flags...), "--db", filepath.Join(t.TempDir(), "db"), dir)
 		out, errOut, code := cliRun(args...)
 		if code != 0 {
 			t.Fatalf("%v exited %d: %s%s", args, code, out, errOut)
 		}
-		if !strings.Contains(out, c.snapshot) || strings.Contains(errOut, ": syntax") != c.syntax {
-			t.Errorf("%v: want %q and a syntax stage %v; got\n%s%s", c.flags, c.snapshot, c.syntax, out, errOut)
+		if !strings.Contains(out, c.snapshot) || strings.Contains(errOut, ": syntax 1/1") != c.syntax || strings.Contains(errOut, ": types 1/1") != c.syntax {
+			t.Errorf("%v: want %q and syntax and types stages %v; got\n%s%s", c.flags, c.snapshot, c.syntax, out, errOut)
 		}
 	}
 }

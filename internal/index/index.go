@@ -185,8 +185,10 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	// the first unit's packages meanwhile, in a process of its own: the
 	// type check waits for the stage, which it would slow.
 	var early *earlyLoad
+	first := false // a first index, publishing its stages
 	if opts.Staged && !opts.Shared && len(plan.Units) > 0 {
 		if has, err := hasSnapshot(ctx, store, storeRoot); err == nil && !has {
+			first = true
 			report(PhaseSyntax, 0, 0, "symbols from syntax")
 			ready := make(chan *load.Parsed, 1) // the stage's parse, for the load to take
 			early = startLoad(ctx, plan.Units[0], ready)
@@ -213,7 +215,8 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	// after everything is loaded, so no store transaction stays open
 	// across the slow part.
 	diags := slices.Clone(plan.Diagnostics)
-	var keepTypes func() // see Result.KeepTypes
+	var lastDiags []graph.Diagnostic // of the last unit's call graph, written once it is finished
+	var keepTypes func()             // see Result.KeepTypes
 	var recs []PackageRecords
 	dirOf := map[string]string{} // import path → directory of the package indexed under it
 	loaded := 0
@@ -296,12 +299,17 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 			release(g)
 		}
 		unreleased = nil
-		// finished records how finishing the unit's call graph went.
+		// finished records how finishing the unit's call graph went, the
+		// last unit's (on a goroutine of its own) in lastDiags.
+		into := &diags
+		if i == len(plan.Units)-1 {
+			into = &lastDiags
+		}
 		finished := func(msg string, err error) error {
 			if err != nil {
 				return fmt.Errorf("indexing %s: %w", abs, err)
 			} else if msg != "" {
-				diags = append(diags, graph.Diagnostic{Path: u.Manifest(abs), Kind: "unknown", Message: msg})
+				*into = append(*into, graph.Diagnostic{Path: u.Manifest(abs), Kind: "unknown", Message: msg})
 			}
 			return nil
 		}
@@ -391,6 +399,21 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 		}
 		return Result{}, fmt.Errorf("writing cross-references: %w", err)
 	}
+	// A first index publishes what it has before the call graph ends: the
+	// references, implementations and types answer from there (see
+	// publishTypes).
+	var written []graph.Diagnostic // the diagnostics the stage wrote
+	if sp, ok := w.(graph.StagePublisher); ok && first {
+		res.Unavailable = x.missingModules()
+		written = append(diags, res.Unavailable...)
+		if err := publishTypes(ctx, w, sp, written); err != nil {
+			if ctx.Err() != nil {
+				return Result{}, fmt.Errorf("indexing %s: %w", abs, ctx.Err())
+			}
+			return Result{}, err
+		}
+		report(PhaseTypes, 1, 1, "references published")
+	}
 	// The call edges, as the last call graph finds them: they are
 	// inserted edgeRound at a time (graph.XRefFlusher) rather than all at
 	// Publish.
@@ -437,14 +460,17 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	}
 	xn.edges = streamedN + n
 	res.Refs, res.CallEdges, res.Implementations = xn.refs, xn.edges, xn.impls
-	res.Unavailable = x.missingModules()
-	diags = append(diags, res.Unavailable...)
-	if len(diags) > 0 {
-		if err := w.AddDiagnostics(ctx, diags); err != nil {
+	pending := lastDiags
+	if written == nil {
+		res.Unavailable = x.missingModules()
+		pending = append(append(diags, res.Unavailable...), lastDiags...)
+	}
+	if len(pending) > 0 {
+		if err := w.AddDiagnostics(ctx, pending); err != nil {
 			return Result{}, fmt.Errorf("writing diagnostics: %w", err)
 		}
-		res.Diagnostics += len(diags)
 	}
+	res.Diagnostics += len(written) + len(pending)
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("indexing %s: %w", abs, err)
 	}

@@ -24,6 +24,28 @@ import (
 // the types are checked.
 const PhaseSyntax = "syntax"
 
+// PhaseTypes is reported, Done = Total = 1, once the types stage of a
+// staged index is published: references, implementations and types can be
+// answered from while the call graph is computed.
+const PhaseTypes = "types"
+
+// publishTypes publishes the types stage of a first index: everything w
+// has been given (packages, symbols, references, implementations) and
+// diags, the diagnostics known before the call graph ends, as the current
+// snapshot of stage graph.StageTypes, while w goes on to the call edges
+// and effects.
+func publishTypes(ctx context.Context, w graph.SnapshotWriter, sp graph.StagePublisher, diags []graph.Diagnostic) error {
+	if len(diags) > 0 {
+		if err := w.AddDiagnostics(ctx, diags); err != nil {
+			return fmt.Errorf("writing diagnostics: %w", err)
+		}
+	}
+	if _, err := sp.PublishStage(ctx, graph.StageTypes); err != nil {
+		return fmt.Errorf("publishing the types stage: %w", err)
+	}
+	return nil
+}
+
 // parseAll parses the Go files of pkgs on every CPU, each file once, and
 // gives each package its syntax, as the extractor would parse it on its
 // own one file at a time (comments kept, no object resolution), and as

@@ -56,7 +56,8 @@ func stageOf(t *testing.T, st graph.Store) (string, bool) {
 
 // A staged first index publishes the symbols from syntax before it
 // type-checks anything, as a snapshot of stage syntax, and then the
-// complete snapshot; the symbols of the two are the same. The types it
+// complete snapshot, with a types stage between them that has every
+// reference and no call edge; the symbols of all are the same. The types it
 // checked reach the type cache when the caller keeps them. A second
 // index of the repository publishes no syntax stage: the complete
 // snapshot there keeps serving until the new one replaces it.
@@ -74,6 +75,7 @@ func TestStagedIndex(t *testing.T) {
 
 	var early []string
 	sawStage := false
+	var typesRefs, typesEdges int
 	progress := func(p Progress) {
 		if p.Phase == PhaseSyntax && p.Done == 1 {
 			stage, ok := stageOf(t, st)
@@ -86,13 +88,26 @@ func TestStagedIndex(t *testing.T) {
 		if p.Phase == PhaseLoad && !sawStage {
 			t.Errorf("load began before the syntax stage was published")
 		}
+		if p.Phase == PhaseTypes && p.Done == 1 {
+			if stage, ok := stageOf(t, st); !ok || stage != graph.StageTypes {
+				t.Errorf("after the types stage the snapshot's stage is %q (found %v), want %q", stage, ok, graph.StageTypes)
+			}
+			typesRefs, typesEdges = xrefTotals(t, st)
+		}
 	}
+	typesRefs, typesEdges = -1, -1
 	res, err := Index(ctx, st, dir, Options{Staged: true, Progress: progress})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !sawStage {
 		t.Fatal("no syntax stage was reported")
+	}
+	// The types stage has every reference and no call edge yet.
+	refs, edges := xrefTotals(t, st)
+	if typesRefs != refs || refs == 0 || typesEdges != 0 || edges == 0 {
+		t.Errorf("the types stage has %d references and %d call edges, the complete snapshot %d and %d; want the same references, and edges only in the complete one",
+			typesRefs, typesEdges, refs, edges)
 	}
 	if n := typeCacheLen(t, typeCache); n != 0 {
 		t.Errorf("the type cache has %d entries before the caller keeps the types", n)
@@ -141,4 +156,32 @@ func typeCacheLen(t *testing.T, dir string) int {
 		t.Fatal(err)
 	}
 	return c.Len()
+}
+
+// xrefTotals counts the references to and the call edges out of every
+// symbol of the current snapshots.
+func xrefTotals(t *testing.T, st graph.Store) (refs, edges int) {
+	t.Helper()
+	ctx := context.Background()
+	r, err := st.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	syms, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Name: "", Mode: graph.MatchSubstring})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, s := range syms {
+		keys = append(keys, s.Key)
+	}
+	if _, refs, err = r.Refs(ctx, graph.RefQuery{Targets: keys, IncludeTests: true}); err != nil {
+		t.Fatal(err)
+	}
+	es, err := r.CallEdges(ctx, graph.EdgeQuery{Callers: keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return refs, len(es)
 }

@@ -104,7 +104,9 @@ func FindReferences(ctx context.Context, s *Service, in FindReferencesInput, pro
 		return nil, err
 	}
 	includeTests := in.IncludeTests == nil || *in.IncludeTests
-	v, sym, err := openSymbol(ctx, s, sel, progress)
+	// The references are whole once the types are checked: no need to
+	// wait for the call graph of a first index.
+	v, sym, err := openSymbol(session.WithStage(ctx, graph.StageTypes), s, sel, progress)
 	if err != nil {
 		return nil, err
 	}

@@ -16,14 +16,36 @@ type flight struct {
 	done chan struct{}
 	err  error
 	t    *tracker
-	// staged is closed when the run has published its syntax stage (see
-	// WithSyntax), or has ended.
-	staged     chan struct{}
-	stagedOnce sync.Once
+	// syntax and types are closed when the run has published that stage
+	// (see WithStage), or has ended.
+	syntax, types         chan struct{}
+	syntaxOnce, typesOnce sync.Once
 }
 
-// stageReached closes f.staged once.
-func (f *flight) stageReached() { f.stagedOnce.Do(func() { close(f.staged) }) }
+func newFlight(now time.Time) *flight {
+	return &flight{done: make(chan struct{}), syntax: make(chan struct{}), types: make(chan struct{}), t: newTracker(now)}
+}
+
+// reached records that the run has published stage, and with it the
+// stages before ("": every stage, the run has ended).
+func (f *flight) reached(stage string) {
+	f.syntaxOnce.Do(func() { close(f.syntax) })
+	if stage != graph.StageSyntax {
+		f.typesOnce.Do(func() { close(f.types) })
+	}
+}
+
+// staged returns the channel closed once the run has published stage
+// (nil for "": the run's end, f.done, is the only wait).
+func (f *flight) staged(stage string) <-chan struct{} {
+	switch stage {
+	case graph.StageSyntax:
+		return f.syntax
+	case graph.StageTypes:
+		return f.types
+	}
+	return nil
+}
 
 // refreshFailure is a refresh of a stale root that failed (a broken
 // go.mod, say): the snapshot it started from keeps serving, marked stale
@@ -53,7 +75,7 @@ func (s *Session) indexOnce(ctx context.Context, root string, since time.Time, p
 		return nil
 	}
 	if !running {
-		f = &flight{done: make(chan struct{}), staged: make(chan struct{}), t: newTracker(s.now())}
+		f = newFlight(s.now())
 		s.indexing[root] = f
 		// The run belongs to no single caller: it goes on if the caller
 		// that started it gives up, so the next call finds it further on
@@ -69,8 +91,8 @@ func (s *Session) indexOnce(ctx context.Context, root string, since time.Time, p
 			defer stopLife()
 			f.err = s.index(run, root, func(p Progress) {
 				f.t.report(s.now(), p)
-				if p.Phase == "syntax" && p.Total > 0 && p.Done == p.Total {
-					f.stageReached()
+				if (p.Phase == graph.StageSyntax || p.Phase == graph.StageTypes) && p.Total > 0 && p.Done == p.Total {
+					f.reached(p.Phase)
 				}
 			})
 			s.mu.Lock()
@@ -78,7 +100,7 @@ func (s *Session) indexOnce(ctx context.Context, root string, since time.Time, p
 			s.ended[root] = s.now()
 			s.mu.Unlock()
 			close(f.done)
-			f.stageReached()
+			f.reached("")
 		}()
 	}
 	s.mu.Unlock()
@@ -93,17 +115,14 @@ func (s *Session) indexOnce(ctx context.Context, root string, since time.Time, p
 		defer timer.Stop()
 		expired = timer.C
 	}
-	var staged <-chan struct{}
-	if s.syntaxOK(ctx) {
-		staged = f.staged
-	}
+	staged := f.staged(s.stageOf(ctx))
 	select {
 	case <-f.done:
 	case <-staged:
 		select {
 		case <-f.done: // the whole run is done: report how it went
 		default:
-			return nil // the syntax stage answers this call
+			return nil // the stage answers this call
 		}
 	case <-expired:
 		select {

@@ -15,24 +15,33 @@ const heartbeat = 2 * time.Second
 
 type patienceKey struct{}
 
-type syntaxKey struct{}
+type stageKey struct{}
 
-// WithSyntax returns ctx for a call that syntax alone answers exactly
-// (where symbols are declared, outlines, source): it may read a snapshot
-// of stage graph.StageSyntax, which the first index of a root publishes
-// before it checks types, and waits only for that stage. Other calls
-// wait for the complete snapshot.
-func WithSyntax(ctx context.Context) context.Context {
-	return context.WithValue(ctx, syntaxKey{}, true)
+// WithStage returns ctx for a call that a snapshot of stage answers
+// exactly (graph.StageSyntax: where symbols are declared, outlines,
+// source; graph.StageTypes: references and implementations too): it may
+// read such a snapshot, which the first index of a root publishes before
+// it completes, and waits only for that stage. Other calls wait for the
+// complete snapshot.
+func WithStage(ctx context.Context, stage string) context.Context {
+	return context.WithValue(ctx, stageKey{}, stage)
 }
 
-// syntaxOK reports whether the call of ctx may read a syntax stage: one
-// that syntax answers, in a session whose calls have a patience (a
-// server). A command line waits for the complete index whatever it asks,
-// so that the one run it starts finishes.
-func (s *Session) syntaxOK(ctx context.Context) bool {
-	ok, _ := ctx.Value(syntaxKey{}).(bool)
-	return ok && s.bounded
+// WithSyntax is WithStage for graph.StageSyntax.
+func WithSyntax(ctx context.Context) context.Context {
+	return WithStage(ctx, graph.StageSyntax)
+}
+
+// stageOf returns the earliest stage the call of ctx may read, "" for the
+// complete snapshot only: a call that names one, in a session whose calls
+// have a patience (a server). A command line waits for the complete
+// index whatever it asks, so that the one run it starts finishes.
+func (s *Session) stageOf(ctx context.Context) string {
+	stage, _ := ctx.Value(stageKey{}).(string)
+	if !s.bounded {
+		return ""
+	}
+	return stage
 }
 
 // WithPatience returns ctx carrying how long a call waits for an indexing
@@ -67,6 +76,8 @@ func (p Progress) Percent() float64 {
 	switch p.Phase {
 	case "syntax":
 		val = 5
+	case "types":
+		val = 97
 	case "load":
 		val = 10
 		if p.Total > 0 {

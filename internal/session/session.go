@@ -150,8 +150,8 @@ func (s *Session) Open(ctx context.Context, progress func(Progress)) (*View, err
 			// still stale says why.
 			return v, nil
 		}
-		missing := s.unindexedRoots(repos, s.syntaxOK(ctx))
-		if s.syntaxOK(ctx) {
+		missing := s.unindexedRoots(repos, s.stageOf(ctx))
+		if s.stageOf(ctx) != "" {
 			s.completeStages(ctx, repos)
 		}
 		stale := s.staleRoots(v)
@@ -212,14 +212,14 @@ func (s *Session) staleRoots(v *View) []graph.RepositoryStatus {
 }
 
 // unindexedRoots returns the roots that have no published snapshot yet,
-// or (unless syntax answers the call) only a syntax stage.
-func (s *Session) unindexedRoots(repos []graph.RepositoryStatus, syntax bool) []string {
+// or only one of a stage before need (see WithStage).
+func (s *Session) unindexedRoots(repos []graph.RepositoryStatus, need string) []string {
 	var missing []string
 	for _, root := range s.roots {
 		found := false
 		for _, rp := range repos {
 			if rp.Root == root {
-				found = syntax || rp.Snapshot.Stage == ""
+				found = graph.StageReached(rp.Snapshot.Stage, need)
 				break
 			}
 		}

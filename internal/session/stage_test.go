@@ -95,3 +95,64 @@ func TestSyntaxStage(t *testing.T) {
 		t.Errorf("%d more index runs started", n)
 	}
 }
+
+// A run that publishes a types stage answers a call that types answer
+// (WithStage) as soon as the stage is out, and a syntax call too, while a
+// call that needs the complete snapshot waits for the end of the run.
+func TestTypesStage(t *testing.T) {
+	ctx := context.Background()
+	root, err := CanonicalDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+
+	runs := make(chan struct{}, 4)
+	release := make(chan struct{})
+	s, err := New(st, []string{root}, func(ctx context.Context, r string, progress func(Progress)) error {
+		runs <- struct{}{}
+		publish(t, st, r, graph.StageTypes)
+		progress(Progress{Phase: graph.StageTypes, Done: 1, Total: 1})
+		<-release
+		publish(t, st, r, "")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.SetRefresh(false)
+	s.SetPatience(time.Minute)
+
+	for _, stage := range []string{graph.StageTypes, graph.StageSyntax} {
+		v, err := s.Open(WithStage(ctx, stage), nil)
+		if err != nil {
+			t.Fatalf("a call reading stage %s: %v", stage, err)
+		}
+		v.Use("example.com/staged")
+		if env := v.Envelope(); env.Stage != graph.StageTypes {
+			t.Errorf("a call reading stage %s read stage %q, want %q", stage, env.Stage, graph.StageTypes)
+		}
+		v.Close()
+	}
+	if _, err := s.Open(WithPatience(ctx, 0), nil); graph.CodeOf(err) != graph.CodeIndexNotReady {
+		t.Errorf("a call needing the complete snapshot over a types stage: %v, want INDEX_NOT_READY", err)
+	}
+	close(release)
+	v, err := s.Open(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	v.Use("example.com/staged")
+	if env := v.Envelope(); env.Stage != "" {
+		t.Errorf("after the run, stage %q", env.Stage)
+	}
+	if n := len(runs); n != 1 {
+		t.Errorf("%d index runs, want 1", n)
+	}
+}
