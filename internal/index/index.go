@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/tools/go/packages"
@@ -181,18 +182,21 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	}()
 	// A repository indexed for the first time gets its symbols first
 	// (see publishSyntax); one with a snapshot keeps serving that one,
-	// which is complete, until this one replaces it. The go command lists
-	// the first unit's packages meanwhile, in a process of its own: the
-	// type check waits for the stage, which it would slow.
+	// which is complete, until this one replaces it. Once the stage has
+	// parsed the files (on every core), the go command lists the first
+	// unit's packages, in a process of its own, while the stage extracts
+	// and writes them (on one); the type check waits for the stage, which
+	// it would slow.
 	var early *earlyLoad
 	first := false // a first index, publishing its stages
 	if opts.Staged && !opts.Shared && len(plan.Units) > 0 {
 		if has, err := hasSnapshot(ctx, store, storeRoot); err == nil && !has {
 			first = true
 			report(PhaseSyntax, 0, 0, "symbols from syntax")
+			begin := make(chan struct{})
 			ready := make(chan *load.Parsed, 1) // the stage's parse, for the load to take
-			early = startLoad(ctx, plan.Units[0], ready)
-			parsed, err := publishSyntax(ctx, store, repo, abs, head, plan)
+			early = startLoad(ctx, plan.Units[0], begin, ready)
+			parsed, err := publishSyntax(ctx, store, repo, abs, head, plan, sync.OnceFunc(func() { close(begin) }))
 			ready <- parsed
 			close(ready)
 			if err == nil {
@@ -505,12 +509,13 @@ type earlyLoad struct {
 	err  error
 }
 
-// startLoad begins loading u on its own goroutine, its type check held
-// until ready is closed (see load.LoadWhen).
-func startLoad(ctx context.Context, u load.Unit, ready <-chan *load.Parsed) *earlyLoad {
+// startLoad loads u on its own goroutine once begin is closed, its type
+// check held until ready delivers or is closed (see load.LoadWhen).
+func startLoad(ctx context.Context, u load.Unit, begin <-chan struct{}, ready <-chan *load.Parsed) *earlyLoad {
 	l := &earlyLoad{done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
+		<-begin
 		l.pkgs, l.keep, l.err = load.LoadWhen(ctx, u, ready)
 	}()
 	return l

@@ -128,8 +128,10 @@ func hasSnapshot(ctx context.Context, store graph.Store, root string) (bool, err
 // store that cannot mark a stage. A failure is not the index's: the
 // complete snapshot follows either way. It returns the first unit's
 // files as it parsed them, for its load to take (nil for a store that
-// cannot mark a stage).
-func publishSyntax(ctx context.Context, store graph.Store, repo graph.Repository, abs, head string, plan load.Plan) (ahead *load.Parsed, _ error) {
+// cannot mark a stage), and calls parsed once it has parsed them (or
+// failed to).
+func publishSyntax(ctx context.Context, store graph.Store, repo graph.Repository, abs, head string, plan load.Plan, parsed func()) (ahead *load.Parsed, _ error) {
+	defer parsed()
 	w, err := store.BeginSnapshot(ctx, repo, head)
 	if err != nil {
 		return nil, err
@@ -152,8 +154,9 @@ func publishSyntax(ctx context.Context, store graph.Store, repo graph.Repository
 	seen := map[string]bool{}
 	for i, u := range plan.Units {
 		pkgs := load.ListFiles(u)
-		if parsed := parseAll(abs, pkgs); i == 0 {
-			ahead = parsed
+		if files := parseAll(abs, pkgs); i == 0 {
+			ahead = files
+			parsed()
 		}
 		for _, g := range selectPackages(pkgs) {
 			if err := ctx.Err(); err != nil {
