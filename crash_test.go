@@ -218,7 +218,8 @@ func writeModule(t *testing.T, root string, pkgs, n int) {
 // while it indexes a root on first use (the refresh a server runs), with
 // another root's snapshot already published: after each kill the
 // database is intact, the published root still serves the same whole
-// snapshot, and the root being indexed has a whole snapshot or none.
+// snapshot, and the root being indexed has a whole snapshot, one of its
+// stages (syntax, types: each whole as far as it goes), or none.
 // Each run indexes a fresh module, so it stays at a few runs (set
 // SEXTANT_CRASH_SERVER_RUNS for more).
 func TestKillServerWhileIndexing(t *testing.T) {
@@ -242,6 +243,7 @@ func TestKillServerWhileIndexing(t *testing.T) {
 	full := time.Duration(0)
 	rng := rand.New(rand.NewPCG(2, uint64(time.Now().UnixNano())))
 	whole := 0
+	stages := map[string]int{} // what the kills left current of the fresh root: a stage or the complete snapshot
 	for i := 0; i <= runs; i++ {
 		// A fresh root: two of the published module's packages, plus i
 		// functions.
@@ -312,11 +314,37 @@ func TestKillServerWhileIndexing(t *testing.T) {
 		}
 		if _, ok := got[fresh]; ok {
 			whole++
+			if i > 0 {
+				stages[crashStage(t, ctx, db, fresh)]++
+			}
 		} else if i == 0 {
 			t.Fatalf("the unkilled run answered without indexing the fresh root")
 		}
 	}
-	t.Logf("%d kills: %d left the fresh root indexed, %d left it unindexed; none mixed", runs, whole-1, runs-(whole-1))
+	t.Logf("%d kills: %d left the fresh root indexed (by stage, \"\" complete: %v), %d left it unindexed; none mixed",
+		runs, whole-1, stages, runs-(whole-1))
+}
+
+// crashStage returns the stage of the current snapshot of the repository
+// at root ("" for a complete one).
+func crashStage(t *testing.T, ctx context.Context, db, root string) string {
+	t.Helper()
+	st, err := sqlite.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	repos, err := graph.Repositories(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rp := range repos {
+		if rp.Root == root {
+			return rp.Snapshot.Stage
+		}
+	}
+	t.Fatalf("no repository at %s", root)
+	return ""
 }
 
 // crashRepos checks the database after a kill, and returns each
