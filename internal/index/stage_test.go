@@ -15,19 +15,25 @@ import (
 	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
+// currentSymbols reads every symbol of the current snapshots with r.
+func currentSymbols(t *testing.T, r graph.Reader) []graph.Symbol {
+	t.Helper()
+	syms, _, err := r.FindSymbols(context.Background(), graph.SymbolQuery{Name: "", Mode: graph.MatchSubstring})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return syms
+}
+
 // symbolLines renders where every symbol of the current snapshots is.
 func symbolLines(t *testing.T, st graph.Store) []string {
 	t.Helper()
-	ctx := context.Background()
-	r, err := st.Read(ctx)
+	r, err := st.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	syms, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Name: "", Mode: graph.MatchSubstring})
-	if err != nil {
-		t.Fatal(err)
-	}
+	syms := currentSymbols(t, r)
 	var out []string
 	for _, s := range syms {
 		out = append(out, fmt.Sprintf("%s %s %s %s:%d-%d exported=%v test=%v", s.Key, s.Kind, s.QualifiedName, s.Path, s.StartLine, s.EndLine, s.Exported, s.TestOnly))
@@ -168,12 +174,8 @@ func xrefTotals(t *testing.T, st graph.Store) (refs, edges int) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	syms, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Name: "", Mode: graph.MatchSubstring})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var keys []string
-	for _, s := range syms {
+	for _, s := range currentSymbols(t, r) {
 		keys = append(keys, s.Key)
 	}
 	if _, refs, err = r.Refs(ctx, graph.RefQuery{Targets: keys, IncludeTests: true}); err != nil {

@@ -10,6 +10,22 @@ import (
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
 )
 
+// stageFixture returns a root directory and an empty store in a
+// temporary directory.
+func stageFixture(t *testing.T) (string, graph.Store) {
+	t.Helper()
+	root, err := CanonicalDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return root, st
+}
+
 // publish writes an empty snapshot of the repository at root, of stage.
 func publish(t *testing.T, st graph.Store, root, stage string) {
 	t.Helper()
@@ -36,15 +52,7 @@ func publish(t *testing.T, st graph.Store, root, stage string) {
 // and reads the complete snapshot.
 func TestSyntaxStage(t *testing.T) {
 	ctx := context.Background()
-	root, err := CanonicalDir(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	root, st := stageFixture(t)
 	publish(t, st, root, graph.StageSyntax)
 
 	started := make(chan struct{}, 4)
@@ -101,15 +109,7 @@ func TestSyntaxStage(t *testing.T) {
 // call that needs the complete snapshot waits for the end of the run.
 func TestTypesStage(t *testing.T) {
 	ctx := context.Background()
-	root, err := CanonicalDir(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	root, st := stageFixture(t)
 
 	runs := make(chan struct{}, 4)
 	release := make(chan struct{})
