@@ -61,6 +61,9 @@ type SnapshotWriter interface {
 // publish a snapshot as an early stage of an index (see Snapshot.Stage):
 // the indexer then publishes the symbols of a repository it has never
 // indexed before its types are checked, and the complete snapshot after.
+// A snapshot published as a stage may lack its search rows, which only
+// the complete snapshot answers; a writer set to StageTypes and then
+// carried on by StagePublisher writes them after the stage.
 type Stager interface {
 	SetStage(stage string)
 }

@@ -207,6 +207,15 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 			}
 		}
 	}
+	// A first index publishes a types stage before its call graph ends
+	// (see publishTypes); the writer knows it from the start, to hold
+	// back what that stage does not need.
+	sp, typesStage := w.(graph.StagePublisher)
+	if st, ok := w.(graph.Stager); typesStage && ok && first {
+		st.SetStage(graph.StageTypes)
+	} else {
+		typesStage = false
+	}
 	// Keys hash the name the store settled on.
 	x, err := newExtractor(repo.Name, abs, plan.Modules)
 	if err != nil {
@@ -407,7 +416,7 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	// references, implementations and types answer from there (see
 	// publishTypes).
 	var written []graph.Diagnostic // the diagnostics the stage wrote
-	if sp, ok := w.(graph.StagePublisher); ok && first {
+	if typesStage {
 		res.Unavailable = x.missingModules()
 		written = append(diags, res.Unavailable...)
 		if err := publishTypes(ctx, w, sp, written); err != nil {
@@ -417,6 +426,16 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 			return Result{}, err
 		}
 		report(PhaseTypes, 1, 1, "references published")
+		// The search rows the stage held back, while the last call
+		// graph may still be finishing on the other core.
+		if f, ok := w.(graph.XRefFlusher); ok {
+			if err := f.FlushXRefs(ctx); err != nil {
+				if ctx.Err() != nil {
+					return Result{}, fmt.Errorf("indexing %s: %w", abs, ctx.Err())
+				}
+				return Result{}, fmt.Errorf("writing search rows: %w", err)
+			}
+		}
 	}
 	// The call edges, as the last call graph finds them: they are
 	// inserted edgeRound at a time (graph.XRefFlusher) rather than all at

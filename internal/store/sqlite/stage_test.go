@@ -184,3 +184,52 @@ func TestPublishStage(t *testing.T) {
 		t.Errorf("after Abort: %d references and %d edges, want the stage's 1 and 0", refs, edges)
 	}
 }
+
+// A writer set to stage types holds its search rows back: the stage
+// published has none, and the whole snapshot that follows has them.
+func TestTypesStageSearchRowsFollow(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	repo, err := s.EnsureRepository(ctx, "/src/st", "st")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.BeginSnapshot(ctx, repo, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.(graph.Stager).SetStage(graph.StageTypes)
+	pkg := graph.Package{Path: "example.com/st", Name: "st", Dir: ".", Hash: "h"}
+	sym := graph.Symbol{Key: graph.StableKey(graph.Identity{Language: "go", Repository: "st", PackagePath: pkg.Path,
+		QualifiedName: "Frobnicate", Kind: graph.KindFunc}), Repository: "st", PackagePath: pkg.Path, PackageName: "st",
+		Path: "f.go", Name: "Frobnicate", QualifiedName: "Frobnicate", Kind: graph.KindFunc, Exported: true,
+		StartLine: 1, StartCol: 1, EndLine: 1, EndCol: 2, Doc: "Frobnicate turns the widgets."}
+	if err := w.AddPackage(ctx, pkg, []graph.File{{Path: "f.go", Package: pkg.Path, Hash: "h"}}, []graph.Symbol{sym}, nil); err != nil {
+		t.Fatal(err)
+	}
+	hits := func() int {
+		t.Helper()
+		r, err := s.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		found, err := r.SearchText(ctx, graph.TextQuery{Words: []string{"widgets"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(found)
+	}
+	if _, err := w.(graph.StagePublisher).PublishStage(ctx, graph.StageTypes); err != nil {
+		t.Fatal(err)
+	}
+	if n := hits(); n != 0 {
+		t.Errorf("the types stage has %d search hits, want none", n)
+	}
+	if _, err := w.Publish(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := hits(); n != 1 {
+		t.Errorf("the whole snapshot has %d search hits, want the symbol", n)
+	}
+}

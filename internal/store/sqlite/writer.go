@@ -55,6 +55,10 @@ type writer struct {
 	// lock): nextSym is the next one.
 	nextSym       int64
 	symbols, text *batch
+	// The search rows of a snapshot to be published first as stage
+	// types, held back until then (see addSymbols), and their ids.
+	laterText []graph.Symbol
+	laterIDs  []int64
 }
 
 // begin starts the write transaction (BEGIN IMMEDIATE), inserts the
@@ -236,15 +240,22 @@ func (w *writer) addSymbols(ctx context.Context, syms []graph.Symbol) error {
 			sym.Key, parent, sym.Receiver, sym.Signature, sym.Doc); err != nil {
 			return fmt.Errorf("inserting symbols: %w", err)
 		}
-		if w.stage == graph.StageSyntax {
+		switch w.stage {
+		case graph.StageSyntax:
 			// search_code waits for the complete snapshot: nothing
 			// reads a syntax stage's search rows, and writing them was a
 			// fifth of the stage's time.
 			continue
+		case graph.StageTypes:
+			// Nor a types stage's: they are held back until it is
+			// published (see writeLaterText), which they would delay
+			// by nearly half the symbols' insert.
+			w.laterText = append(w.laterText, *sym)
+			w.laterIDs = append(w.laterIDs, id)
+			continue
 		}
-		name, doc, sig, body, path := sqlbase.SearchColumns(sym)
-		if err := w.text.add(ctx, w.wtx(), id, name, doc, sig, body, path); err != nil {
-			return fmt.Errorf("indexing symbols for search: %w", err)
+		if err := w.addText(ctx, id, sym); err != nil {
+			return err
 		}
 	}
 	if w.amendBase != 0 {
@@ -256,6 +267,30 @@ func (w *writer) addSymbols(ctx context.Context, syms []graph.Symbol) error {
 	// the next package: flushing each package's rest took a statement
 	// prepared anew for it, a fifth of the symbols' insert (prometheus:
 	// 0.3 s of CPU). commit inserts what is left before it counts.
+	return nil
+}
+
+// addText inserts the search row of sym, whose id is id.
+func (w *writer) addText(ctx context.Context, id int64, sym *graph.Symbol) error {
+	name, doc, sig, body, path := sqlbase.SearchColumns(sym)
+	if err := w.text.add(ctx, w.wtx(), id, name, doc, sig, body, path); err != nil {
+		return fmt.Errorf("indexing symbols for search: %w", err)
+	}
+	return nil
+}
+
+// writeLaterText inserts the search rows held back for a types stage,
+// once it is published. The caller holds w.mu.
+func (w *writer) writeLaterText(ctx context.Context) error {
+	if w.stage == graph.StageTypes {
+		return nil
+	}
+	for i := range w.laterText {
+		if err := w.addText(ctx, w.laterIDs[i], &w.laterText[i]); err != nil {
+			return err
+		}
+	}
+	w.laterText, w.laterIDs = nil, nil
 	return nil
 }
 
@@ -293,6 +328,9 @@ func (w *writer) Publish(ctx context.Context) (graph.Snapshot, error) {
 }
 
 func (w *writer) commit(ctx context.Context) (graph.Snapshot, error) {
+	if err := w.writeLaterText(ctx); err != nil {
+		return graph.Snapshot{}, err
+	}
 	if err := w.flushSymbols(ctx); err != nil {
 		return graph.Snapshot{}, err
 	}
@@ -354,7 +392,9 @@ func (w *writer) commit(ctx context.Context) (graph.Snapshot, error) {
 // transaction on the same connection, keeping the write lock's order: the
 // rows it writes join the same data set, and Publish makes them current
 // under a snapshots row of their own, a new snapshot id, as an amend
-// does. An amend cannot publish a stage.
+// does. What follows is the whole snapshot: a writer set to stage types
+// (SetStage) has held its search rows back, and writes them with the
+// next FlushXRefs or at Publish. An amend cannot publish a stage.
 func (w *writer) PublishStage(ctx context.Context, stage string) (graph.Snapshot, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -364,10 +404,9 @@ func (w *writer) PublishStage(ctx context.Context, stage string) (graph.Snapshot
 	if err := w.begin(ctx); err != nil {
 		return graph.Snapshot{}, err
 	}
-	final := w.stage
 	w.stage = stage
 	snap, err := w.commit(ctx)
-	w.stage = final
+	w.stage = ""
 	if err == nil {
 		err = w.resume(ctx)
 	}

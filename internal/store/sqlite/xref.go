@@ -360,6 +360,9 @@ func (w *writer) FlushXRefs(ctx context.Context) error {
 	if w.amendBase != 0 {
 		return nil
 	}
+	if err := w.writeLaterText(ctx); err != nil {
+		return err
+	}
 	return w.xref.insert(ctx, w.wtx(), w.snapID)
 }
 
