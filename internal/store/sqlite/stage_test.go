@@ -7,6 +7,20 @@ import (
 	"github.com/sextant-dev/sextant/internal/graph"
 )
 
+// addFrobnicate adds to w a package with one documented function,
+// which a search for "widgets" finds.
+func addFrobnicate(t *testing.T, w graph.SnapshotWriter) {
+	t.Helper()
+	pkg := graph.Package{Path: "example.com/st", Name: "st", Dir: ".", Hash: "h"}
+	sym := graph.Symbol{Key: graph.StableKey(graph.Identity{Language: "go", Repository: "st", PackagePath: pkg.Path,
+		QualifiedName: "Frobnicate", Kind: graph.KindFunc}), Repository: "st", PackagePath: pkg.Path, PackageName: "st",
+		Path: "f.go", Name: "Frobnicate", QualifiedName: "Frobnicate", Kind: graph.KindFunc, Exported: true,
+		StartLine: 1, StartCol: 1, EndLine: 1, EndCol: 2, Doc: "Frobnicate turns the widgets."}
+	if err := w.AddPackage(context.Background(), pkg, []graph.File{{Path: "f.go", Package: pkg.Path, Hash: "h"}}, []graph.Symbol{sym}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A syntax stage holds the symbols find_symbol reads, but no search rows:
 // search_code waits for the complete snapshot, which has them.
 func TestSyntaxStageHasNoSearchRows(t *testing.T) {
@@ -22,14 +36,7 @@ func TestSyntaxStageHasNoSearchRows(t *testing.T) {
 			t.Fatal(err)
 		}
 		w.(graph.Stager).SetStage(stage)
-		pkg := graph.Package{Path: "example.com/st", Name: "st", Dir: ".", Hash: "h"}
-		sym := graph.Symbol{Key: graph.StableKey(graph.Identity{Language: "go", Repository: "st", PackagePath: pkg.Path,
-			QualifiedName: "Frobnicate", Kind: graph.KindFunc}), Repository: "st", PackagePath: pkg.Path, PackageName: "st",
-			Path: "f.go", Name: "Frobnicate", QualifiedName: "Frobnicate", Kind: graph.KindFunc, Exported: true,
-			StartLine: 1, StartCol: 1, EndLine: 1, EndCol: 2, Doc: "Frobnicate turns the widgets."}
-		if err := w.AddPackage(ctx, pkg, []graph.File{{Path: "f.go", Package: pkg.Path, Hash: "h"}}, []graph.Symbol{sym}, nil); err != nil {
-			t.Fatal(err)
-		}
+		addFrobnicate(t, w)
 		if _, err := w.Publish(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -199,14 +206,7 @@ func TestTypesStageSearchRowsFollow(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.(graph.Stager).SetStage(graph.StageTypes)
-	pkg := graph.Package{Path: "example.com/st", Name: "st", Dir: ".", Hash: "h"}
-	sym := graph.Symbol{Key: graph.StableKey(graph.Identity{Language: "go", Repository: "st", PackagePath: pkg.Path,
-		QualifiedName: "Frobnicate", Kind: graph.KindFunc}), Repository: "st", PackagePath: pkg.Path, PackageName: "st",
-		Path: "f.go", Name: "Frobnicate", QualifiedName: "Frobnicate", Kind: graph.KindFunc, Exported: true,
-		StartLine: 1, StartCol: 1, EndLine: 1, EndCol: 2, Doc: "Frobnicate turns the widgets."}
-	if err := w.AddPackage(ctx, pkg, []graph.File{{Path: "f.go", Package: pkg.Path, Hash: "h"}}, []graph.Symbol{sym}, nil); err != nil {
-		t.Fatal(err)
-	}
+	addFrobnicate(t, w)
 	hits := func() int {
 		t.Helper()
 		r, err := s.Read(ctx)
