@@ -340,6 +340,7 @@ type pkgState struct {
 	methodsByName map[string][]*types.Func
 	summaries     map[types.Type]*typeSummary
 	match         *matcher
+	lines         map[string]*position.Lines // see linesOf
 }
 
 // extract builds the records of one package, and what it contributes to
@@ -683,15 +684,31 @@ func (s *pkgState) convertError(v *packages.Package, e packages.Error) graph.Dia
 	}
 	d.Path, d.Line, d.Col = rel, line, col
 	if line > 0 && col > 1 {
-		var content []byte
-		if src := s.byAbs[abs]; src != nil {
-			content = src.content
-		} else if b, err := os.ReadFile(abs); err == nil {
-			content = b
-		}
-		d.Col = position.CharColumnAt(content, line, col)
+		d.Col = s.linesOf(abs).CharColumnAt(line, col)
 	}
 	return d
+}
+
+// linesOf returns the table of line starts of the file abs, made once per
+// file from the package's copy or the disk: a package with thousands of
+// errors (a dependency missing from the module cache) had each scan its
+// file from the start.
+func (s *pkgState) linesOf(abs string) *position.Lines {
+	if l, ok := s.lines[abs]; ok {
+		return l
+	}
+	var content []byte
+	if src := s.byAbs[abs]; src != nil {
+		content = src.content
+	} else if b, err := os.ReadFile(abs); err == nil {
+		content = b
+	}
+	l := position.NewLines(content)
+	if s.lines == nil {
+		s.lines = map[string]*position.Lines{}
+	}
+	s.lines[abs] = l
+	return l
 }
 
 // resolve makes a file name from an error position absolute, or returns

@@ -200,3 +200,36 @@ func TestExtractCgo(t *testing.T) {
 		t.Errorf("diagnostics: %+v", r.Diagnostics)
 	}
 }
+
+// Diagnostics give character columns: several errors in one file, on
+// lines with multi-byte characters, each converted from its byte column
+// (one table of line starts per file serves them all), and a position past
+// the file's end kept as it came.
+func TestDiagnosticColumns(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := "package a\n\nvar é, ü = 1, \"ß\"\n\nfunc F() { _ = \"äöü\" + x }\n"
+	file := filepath.Join(dir, "a.go")
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	errs := []packages.Error{
+		{Pos: file + ":3:9", Msg: "at ü", Kind: packages.TypeError},  // bytes: "var é, " is 8
+		{Pos: file + ":5:27", Msg: "at x", Kind: packages.TypeError}, // bytes: 3 two-byte letters before
+		{Pos: file + ":1:9", Msg: "at a", Kind: packages.TypeError},  // ASCII
+		{Pos: file + ":40:5", Msg: "past the end", Kind: packages.TypeError},
+	}
+	pkgs := []*packages.Package{{ID: "example.com/m/a", PkgPath: "example.com/m/a", Name: "a", GoFiles: []string{file}, Errors: errs}}
+	var got []string
+	for _, r := range collect(t, dir, pkgs) {
+		for _, d := range r.Diagnostics {
+			got = append(got, posString(d)+" "+d.Message)
+		}
+	}
+	want := []string{"a.go:1:9 at a", "a.go:3:8 at ü", "a.go:5:24 at x", "a.go:40:5 past the end"} // in file order
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
