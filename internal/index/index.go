@@ -484,7 +484,7 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	xn.edges = streamedN + n
 	res.Refs, res.CallEdges, res.Implementations = xn.refs, xn.edges, xn.impls
 	pending := lastDiags
-	if written == nil {
+	if !typesStage { // else the stage wrote them
 		res.Unavailable = x.missingModules()
 		pending = append(append(diags, res.Unavailable...), lastDiags...)
 	}
