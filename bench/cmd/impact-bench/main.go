@@ -17,7 +17,11 @@
 //  5. times get_impact on diffs that change the bodies of 20 functions
 //     (diff_text, not applied), and records how many tokens the default
 //     answer takes;
-//  6. writes it all as JSON.
+//  6. with -observed (the calls bench/cmd/soundness -calls saw the same
+//     module's tests make), scores reachability over those calls the same
+//     way: the fewest tests any answer read from a sound call graph can
+//     name;
+//  7. writes it all as JSON.
 //
 // Run it from the module root: go run ./bench/cmd/impact-bench [-module golang.org/x/tools@v0.52.0 -packages 30 -funcs 250]
 package main
@@ -45,7 +49,7 @@ import (
 
 type options struct {
 	module, corpus, work, out, truthFile string
-	detail, cpuprofile, db               string
+	detail, cpuprofile, db, observed     string
 	speedOnly                            bool
 	packages, funcs, diffs               int
 	reuse                                bool
@@ -54,21 +58,25 @@ type options struct {
 
 // report is what the run writes.
 type report struct {
-	Module        string            `json:"module"`
-	Date          string            `json:"date"`
-	Packages      []string          `json:"packages_run"`
-	TruthTests    int               `json:"truth_tests"`
-	TruthFailed   []string          `json:"truth_failed_tests,omitempty"`
-	TruthFuncs    int               `json:"truth_functions"`
-	TruthSeconds  float64           `json:"truth_seconds"`
-	IndexSeconds  float64           `json:"index_seconds"`
-	Score         impacttruth.Score `json:"score"`
-	MissesBlind   int               `json:"misses_with_blind_spot"`
-	OneSymbol     harness.Latency   `json:"get_impact_one_symbol"`
-	Diff20        harness.Latency   `json:"get_impact_diff_20_functions"`
-	Diff20Tokens  []int             `json:"diff_20_text_tokens"`
-	Diff20Example string            `json:"diff_20_text_example"`
-	Checks        []harness.Check   `json:"checks"`
+	Module       string            `json:"module"`
+	Date         string            `json:"date"`
+	Packages     []string          `json:"packages_run"`
+	TruthTests   int               `json:"truth_tests"`
+	TruthFailed  []string          `json:"truth_failed_tests,omitempty"`
+	TruthFuncs   int               `json:"truth_functions"`
+	TruthSeconds float64           `json:"truth_seconds"`
+	IndexSeconds float64           `json:"index_seconds"`
+	Score        impacttruth.Score `json:"score"`
+	// ObservedBound is what answering by reachability over the calls the
+	// tests were seen making would name (-observed): the floor of
+	// precision for any answer read from a call graph.
+	ObservedBound *impacttruth.Bound `json:"observed_call_graph_bound,omitempty"`
+	MissesBlind   int                `json:"misses_with_blind_spot"`
+	OneSymbol     harness.Latency    `json:"get_impact_one_symbol"`
+	Diff20        harness.Latency    `json:"get_impact_diff_20_functions"`
+	Diff20Tokens  []int              `json:"diff_20_text_tokens"`
+	Diff20Example string             `json:"diff_20_text_example"`
+	Checks        []harness.Check    `json:"checks"`
 }
 
 func main() {
@@ -86,6 +94,7 @@ func main() {
 	flag.StringVar(&o.db, "db", "", "use this index of -corpus instead of indexing it (a sextant database)")
 	flag.BoolVar(&o.speedOnly, "speed-only", false, "measure no truth: time get_impact on -funcs functions sampled from the index and on -diffs 20-function diffs of them")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the get_impact calls to this file")
+	flag.StringVar(&o.observed, "observed", "", "the calls bench/cmd/soundness -calls observed on the same module: also score reachability over them, the floor of precision for an answer read from a call graph")
 	flag.StringVar(&o.detail, "detail", "", "write every function's truth and named tests, with how each is reached, to this JSON file")
 	flag.Parse()
 	harness.Main("impact-bench", func(ctx context.Context) error { return run(ctx, o) })
@@ -256,6 +265,20 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	harness.Logf("score: %s", rep.Score)
+	if o.observed != "" && !o.speedOnly {
+		var calls []impacttruth.ObservedCall
+		data, err := os.ReadFile(o.observed)
+		if err == nil {
+			err = json.Unmarshal(data, &calls)
+		}
+		if err != nil {
+			return fmt.Errorf("observed calls: %w", err)
+		}
+		b := truth.ObservedBound(calls, funcs)
+		rep.ObservedBound = &b
+		harness.Logf("reachability over the %d observed calls: median named %.1f of %d functions (truth %.1f, dependents %.1f), within the target %v; the truth itself within 10x of the dependents %v",
+			len(calls), b.MedianNamed, b.Functions, b.MedianTruth, b.MedianDependents, b.Within, b.TruthWithin)
+	}
 	if o.detail != "" {
 		data, _ := json.MarshalIndent(details, "", " ")
 		if err := os.WriteFile(o.detail, data, 0o644); err != nil {

@@ -49,6 +49,7 @@ type options struct {
 	reuse                     bool
 	goplsSample               int
 	commit                    string
+	calls                     string
 }
 
 func main() {
@@ -57,6 +58,7 @@ func main() {
 	flag.StringVar(&o.corpus, "corpus", "", "a copy of the module to use instead of -module (left untouched: it is copied)")
 	flag.StringVar(&o.work, "work", "", "work directory (default: a temporary one, removed at the end)")
 	flag.StringVar(&o.out, "out", "", "JSON output (default bench/results/DATE-soundness-MODULE-COMMIT.json; - for stdout)")
+	flag.StringVar(&o.calls, "calls", "", "also write the observed calls to this JSON file, for impact-bench -observed")
 	flag.StringVar(&o.pkgs, "pkgs", "./...", "space-separated package patterns whose tests run")
 	flag.StringVar(&o.sextant, "sextant", "", "sextant binary (default: built from this checkout)")
 	flag.StringVar(&o.commit, "commit", "", "with -sextant: the commit the binary was built from, for the report (default: this checkout's)")
@@ -167,6 +169,11 @@ func run(ctx context.Context, o options, w io.Writer) (*report, error) {
 		return nil, err
 	}
 	rep.Observed = obs
+	if o.calls != "" {
+		if err := writeCalls(o.calls, prog, obs); err != nil {
+			return nil, err
+		}
+	}
 	if obs.Pairs == 0 {
 		return nil, fmt.Errorf("no call was observed (see %s)", filepath.Join(work, "test.log"))
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -13,6 +14,8 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/packages"
+
+	"github.com/sextant-dev/sextant/bench/impacttruth"
 )
 
 // The dispatch classes of an observed call, in the order a pair seen
@@ -313,4 +316,20 @@ func (t *typed) declares(obj types.Object, d decl) bool {
 	pos := t.fset.Position(obj.Pos())
 	rel, err := filepath.Rel(t.root, pos.Filename)
 	return err == nil && filepath.ToSlash(rel) == d.Path && pos.Line == d.Line && pos.Column == d.Col
+}
+
+// writeCalls writes the observed pairs as impacttruth.ObservedCall, for
+// impact-bench's bound on answers read from a call graph.
+func writeCalls(file string, p *program, o *observation) error {
+	calls := make([]impacttruth.ObservedCall, 0, len(o.pairs))
+	for _, pr := range o.pairs {
+		from, to := p.Decls[pr.Caller], p.Decls[pr.Callee]
+		calls = append(calls, impacttruth.ObservedCall{CallerPath: from.Path, Caller: from.Name, CalleePath: to.Path, Callee: to.Name})
+	}
+	impacttruth.SortCalls(calls)
+	data, err := json.Marshal(calls)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, data, 0o644)
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"maps"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -11,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sextant-dev/sextant/bench/impacttruth"
 	"github.com/sextant-dev/sextant/bench/internal/harness"
 	"github.com/sextant-dev/sextant/internal/txtartest"
 )
@@ -40,7 +43,8 @@ func TestFixture(t *testing.T) {
 	t.Setenv("GOFLAGS", "-mod=mod")
 	t.Setenv("GOPROXY", "off")
 	var b strings.Builder
-	rep, err := run(ctx, options{corpus: dir, work: t.TempDir(), pkgs: "./...", sextant: bin, testTimeout: 5 * 60e9, testParallel: 1}, io.MultiWriter(&b))
+	callsFile := filepath.Join(t.TempDir(), "calls.json")
+	rep, err := run(ctx, options{corpus: dir, work: t.TempDir(), pkgs: "./...", sextant: bin, testTimeout: 5 * 60e9, testParallel: 1, calls: callsFile}, io.MultiWriter(&b))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,6 +81,27 @@ func TestFixture(t *testing.T) {
 	}
 	if len(got) != len(want) {
 		t.Errorf("observed %d pairs, want %d: %v", len(got), len(want), got)
+	}
+	// -calls writes the same pairs, by file and name, for impact-bench.
+	data, err := os.ReadFile(callsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []impacttruth.ObservedCall
+	if err := json.Unmarshal(data, &calls); err != nil {
+		t.Fatal(err)
+	}
+	wrote := map[string]bool{}
+	for _, c := range calls {
+		wrote[c.Callee+" ← "+c.Caller] = true
+	}
+	if fact := (impacttruth.ObservedCall{CallerPath: "calls_test.go", Caller: "TestAll", CalleePath: "calls.go", Callee: "Fact"}); len(wrote) != len(want) || !slices.Contains(calls, fact) {
+		t.Errorf("-calls wrote %d pairs (%v), want the %d observed, %+v among them", len(wrote), calls, len(want), fact)
+	}
+	for k := range want {
+		if !wrote[k] {
+			t.Errorf("-calls lacks %s", k)
+		}
 	}
 	sx := rep.Tools[0]
 	if sx.Found != sx.Observed || sx.Observed != len(want) || len(sx.Misses) != 0 {
