@@ -41,7 +41,13 @@ func symbolKeys(ctx context.Context, db string, p *program) (*keys, error) {
 	k := &keys{byDecl: map[int]string{}, syms: map[string]graph.Symbol{}, db: db}
 	for _, s := range syms {
 		if s.Kind.IsFunction() || s.Kind == graph.KindVar {
-			byName[[2]string{s.Path, s.QualifiedName}] = append(byName[[2]string{s.Path, s.QualifiedName}], s)
+			// A package's second and later func init are init#2, init#3…
+			// in the index; the lines tell them apart.
+			name := s.QualifiedName
+			if base, _, ok := strings.Cut(name, "#"); ok && base == "init" {
+				name = base
+			}
+			byName[[2]string{s.Path, name}] = append(byName[[2]string{s.Path, name}], s)
 			k.syms[s.Key] = s
 		}
 	}
