@@ -51,6 +51,9 @@ func (u *unit) run(ctx context.Context) (res *Result, err error) {
 
 	t = time.Now()
 	source, all := u.functions(algorithm == VTA)
+	if algorithm == CHA {
+		source = append(source, u.instanceMethods(all)...)
+	}
 	u.stats.Functions = len(source)
 	for _, fn := range source {
 		for _, b := range fn.Blocks {
@@ -129,6 +132,71 @@ func (u *unit) run(ctx context.Context) (res *Result, err error) {
 	u.stats.Edges = time.Since(t)
 	res.Stats = u.stats
 	return res, nil
+}
+
+// instanceMethods makes, for CHA, the methods of the runtime types that
+// instantiate the unit's generic types, adds them to all with the
+// functions their building made, and returns those of them to read: the
+// instances built from the unit's syntax. CHA makes a runtime type's
+// methods only when an interface call names them, after the functions to
+// read were gathered; an instance made then would have its calls unread,
+// and the generic method's calls that depend on its type arguments (a
+// call through a field of type Graph[N]) would be resolved from the
+// generic body alone, to nothing.
+func (u *unit) instanceMethods(all map[*ssa.Function]bool) []*ssa.Function {
+	var read []*ssa.Function
+	var add func(fn *ssa.Function)
+	add = func(fn *ssa.Function) {
+		if fn == nil || all[fn] {
+			return
+		}
+		all[fn] = true
+		if len(fn.Blocks) == 0 {
+			return
+		}
+		if top := outermost(fn); isBuiltInstance(top) {
+			if _, ok := u.pathOf[top.Origin().Pkg]; ok {
+				read = append(read, fn)
+			}
+		}
+		for _, anon := range fn.AnonFuncs {
+			add(anon)
+		}
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				if c, ok := instr.(ssa.CallInstruction); ok {
+					add(c.Common().StaticCallee())
+				}
+			}
+		}
+	}
+	free := map[types.Type]bool{}
+	done := map[types.Type]bool{}
+	for more := true; more; {
+		more = false
+		for _, t := range u.prog.RuntimeTypes() { // grows as instances are built
+			if done[t] || types.IsInterface(t) {
+				continue
+			}
+			done[t] = true
+			named, ok := types.Unalias(derefType(t)).(*types.Named)
+			if !ok || named.TypeArgs().Len() == 0 {
+				continue
+			}
+			if u.prog.Package(named.Origin().Obj().Pkg()) == nil {
+				continue
+			}
+			mset := u.prog.MethodSets.MethodSet(t)
+			for i := 0; i < mset.Len(); i++ {
+				if sel := mset.At(i); hasMethodValue(sel, free) {
+					n := len(all)
+					add(u.prog.MethodValue(sel))
+					more = more || len(all) > n
+				}
+			}
+		}
+	}
+	return read
 }
 
 // sortFuncs sorts fns by the position of their declaration, then the
