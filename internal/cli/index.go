@@ -11,6 +11,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index"
+	"github.com/sextant-dev/sextant/internal/index/callgraph"
 	"github.com/sextant-dev/sextant/internal/live"
 	"github.com/sextant-dev/sextant/internal/query"
 	"github.com/sextant-dev/sextant/internal/store/postgres"
@@ -22,24 +23,38 @@ import (
 // memory, with a live.Cache). An amend carries the whole-program records
 // (interface call edges of other packages, effects) over from its base,
 // so once the root has been quiet for wholeAfter a whole index runs in
-// the background to restore them. published, when set, is called with the
-// root after each snapshot of it is published.
+// the background to restore them; one also follows a first index whose
+// call graph was resolved coarsely to answer sooner (index.Result.Coarse).
+// published, when set, is called with the root after each snapshot of it
+// is published.
 func indexFunc(st graph.Store, published func(root string)) query.IndexFunc {
 	passes := &wholePasses{store: st, after: wholeAfter, timers: map[string]*time.Timer{}, published: published}
 	cache := live.New(0)
 	return func(ctx context.Context, root string, progress func(query.Progress)) error {
 		defer indexingGC()()
-		res, err := index.Refresh(ctx, st, root, index.Options{Progress: adaptProgress(root, progress), Cache: cache, Staged: true})
-		go res.KeepTypes() // after the waiting calls have their answer
+		res, err := index.Refresh(ctx, st, root, index.Options{Progress: adaptProgress(root, progress), Cache: cache, Staged: true,
+			FirstMaxVTACalls: firstMaxVTACalls})
 		if err == nil && published != nil {
 			published(root)
 		}
 		if err == nil && len(res.Amended) > 0 {
 			passes.schedule(root)
 		}
+		// After the waiting calls have their answer; the sharper call
+		// graph after that, loading from the types just kept.
+		go func() {
+			res.KeepTypes()
+			if err == nil && res.Coarse {
+				passes.whole(root, nil)
+			}
+		}()
 		return err
 	}
 }
+
+// firstMaxVTACalls is index.Options.FirstMaxVTACalls for a server's
+// first index of a root (0: callgraph.QuickMaxVTACalls); tests lower it.
+var firstMaxVTACalls = 0
 
 // wholeAfter is how long a root stays quiet after an amend before the
 // whole index that restores its whole-program records starts.
@@ -64,20 +79,30 @@ func (p *wholePasses) schedule(root string) {
 		return
 	}
 	p.timers[root] = time.AfterFunc(p.after, func() {
-		p.run.Lock()
-		defer p.run.Unlock()
-		if !p.amended(root) {
-			return // a whole index published since the amend: nothing to restore
-		}
-		defer indexingGC()()
 		// A failure leaves the amended snapshot serving, as it says; the
 		// next amend schedules another pass.
-		res, err := index.Index(context.Background(), p.store, root, index.Options{})
-		if err == nil && p.published != nil {
-			p.published(root)
-		}
-		res.KeepTypes()
+		p.whole(root, func() bool {
+			return p.amended(root) // else a whole index published since the amend: nothing to restore
+		})
 	})
+}
+
+// whole indexes root whole, one pass at a time, when needed (nil: at
+// once) still says so once the pass before it has ended. It also follows
+// a first index whose call graph was coarse (index.Result.Coarse), at
+// once: the snapshot it replaces is complete and sound, only less sharp.
+func (p *wholePasses) whole(root string, needed func() bool) {
+	p.run.Lock()
+	defer p.run.Unlock()
+	if needed != nil && !needed() {
+		return
+	}
+	defer indexingGC()()
+	res, err := index.Index(context.Background(), p.store, root, index.Options{})
+	if err == nil && p.published != nil {
+		p.published(root)
+	}
+	res.KeepTypes()
 }
 
 // amended reports whether the current snapshot of the repository at root
@@ -183,7 +208,10 @@ func runIndex(ctx context.Context, e env, argv []string) error {
 		// A command line waits for the complete snapshot: the syntax
 		// stage serves only a server reading the database meanwhile, as
 		// serve's first index does, and costs a second parse and write.
-		res, err := index.Index(ctx, st, root, index.Options{Progress: adaptProgress(root, show), Shared: shared, Staged: *staged && !shared})
+		res, err := index.Index(ctx, st, root, index.Options{Progress: adaptProgress(root, show), Shared: shared, Staged: *staged && !shared,
+			// The stages are for a server reading meanwhile; the call
+			// graph is the one a whole index computes, as without them.
+			FirstMaxVTACalls: callgraph.DefaultMaxVTACalls})
 		show(query.Progress{Root: root, Phase: "done"})
 		if c, ok := st.(interface{ Classify(error) error }); ok && err != nil {
 			err = c.Classify(err) // damage found while writing

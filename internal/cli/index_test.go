@@ -1,10 +1,15 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/sextant-dev/sextant/internal/store/sqlite"
 )
 
 // `sextant index` publishes the complete snapshot alone; with --staged,
@@ -65,4 +70,85 @@ func writeTree(t *testing.T, files map[string]string) string {
 		}
 	}
 	return dir
+}
+
+// A server's first index of a root whose call graph was resolved with
+// CHA to answer sooner (index.Result.Coarse) is followed at once by a
+// whole index, which resolves it with VTA: the interface call in a, on
+// a value that is always an A, no longer lists B.M.
+func TestServeRefinesCoarseCallGraph(t *testing.T) {
+	t.Setenv("GOFLAGS", "-mod=mod")
+	t.Setenv("GOPROXY", "off")
+	old := firstMaxVTACalls
+	firstMaxVTACalls = -1 // CHA for every first index
+	t.Cleanup(func() { firstMaxVTACalls = old })
+	dir := writeTree(t, map[string]string{
+		"go.mod": "module example.com/coarse\n\ngo 1.24\n",
+		"coarse.go": `package coarse
+
+type I interface{ M() int }
+
+type A struct{}
+
+func (A) M() int { return 1 }
+
+type B struct{}
+
+func (B) M() int { return 2 }
+
+func a() int {
+	var i I = A{}
+	return i.M()
+}
+
+func b() I { return B{} }
+
+func Use() int { return a() + b().M() }
+`,
+	})
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// The caller rows: "  16 a [candidate interface] at 17:9".
+	callers := func() []string {
+		out, errOut, code := cliRun("get_callers", "--db", st.Path(), "--root", dir, "B.M")
+		if code != 0 {
+			t.Errorf("get_callers exited %d: %s%s", code, out, errOut)
+		}
+		var names []string
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) > 2 && strings.HasPrefix(f[2], "[") {
+				names = append(names, f[1])
+			}
+		}
+		return names
+	}
+	// The whole index starts only once the first publication has been
+	// announced: the first snapshot is read there, before it can start.
+	var first []string
+	published := make(chan string, 4)
+	idx := indexFunc(st, func(root string) {
+		if first == nil {
+			first = callers()
+		}
+		published <- root
+	})
+	if err := idx(ctx, dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	<-published
+	if !slices.Equal(first, []string{"a", "Use"}) && !slices.Equal(first, []string{"Use", "a"}) {
+		t.Fatalf("the first snapshot's callers of B.M are %v, want a and Use (CHA)", first)
+	}
+	select {
+	case <-published:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("no whole index followed the coarse first index")
+	}
+	if got := callers(); !slices.Equal(got, []string{"Use"}) {
+		t.Errorf("after the whole index, callers of B.M are %v, want just Use (VTA)", got)
+	}
 }

@@ -46,10 +46,11 @@ func (x *extractor) startCallEdges(ctx context.Context, unit []*packages.Package
 	// InRepo runs on the build's goroutine, beside extraction: it must not
 	// touch the extractor's tables, so it asks the pure path test.
 	opts := callgraph.Options{
-		InRepo:   func(filename string) bool { _, ok := x.rel(filename); return ok },
-		Paced:    true, // see Index: packages are built as they are extracted
-		Visit:    x.effectsVisit(),
-		KeepBody: x.effectsKeep(),
+		InRepo:      func(filename string) bool { _, ok := x.rel(filename); return ok },
+		Paced:       true, // see Index: packages are built as they are extracted
+		Visit:       x.effectsVisit(),
+		KeepBody:    x.effectsKeep(),
+		MaxVTACalls: x.maxVTACalls,
 	}
 	if stream != nil {
 		opts.Emit = stream.raw.put
@@ -61,6 +62,7 @@ func (x *extractor) startCallEdges(ctx context.Context, unit []*packages.Package
 // edges for resolution.
 func (x *extractor) finishCallEdges(ctx context.Context, pending *callgraph.Pending) (string, error) {
 	res, err := pending.Wait()
+	x.noteAlgorithm(res)
 	lines := siteFiles{} // site files, read once each to count characters
 	x.keepEffects(err == nil && res != nil, lines)
 	if err != nil {
@@ -121,11 +123,20 @@ func (x *extractor) streamCallEdges(ctx context.Context, pending *callgraph.Pend
 		}
 	}
 	res, err := pending.Wait()
+	x.noteAlgorithm(res)
 	x.keepEffects(err == nil && res != nil, lines)
 	if err != nil {
 		return failedCallGraph(ctx, err)
 	}
 	return "", nil
+}
+
+// noteAlgorithm sets x.coarse when res, a unit's call graph, was
+// resolved with CHA only because x.maxVTACalls is below the default.
+func (x *extractor) noteAlgorithm(res *callgraph.Result) {
+	if res != nil && res.Algorithm == callgraph.CHA && res.Stats.Calls <= callgraph.DefaultMaxVTACalls {
+		x.coarse = true
+	}
 }
 
 // keepEdges keeps the build's edges for resolution, those called from

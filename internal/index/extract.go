@@ -281,6 +281,11 @@ type extractor struct {
 	xt        xrefTables   // cross-references of the packages kept so far
 	fx        *effectState // effect causes of the units built so far (effects.go)
 	missing   missingDeps  // dependencies the go command could not list (missing.go)
+	// maxVTACalls is callgraph.Options.MaxVTACalls for the units' call
+	// graphs (0: the default); coarse is set when a unit was resolved
+	// with CHA that the default would have resolved with VTA.
+	maxVTACalls int
+	coarse      bool
 }
 
 func newExtractor(repo, root string, mods []graph.Module) (*extractor, error) {

@@ -29,6 +29,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/index/callgraph"
 	"github.com/sextant-dev/sextant/internal/live"
 	"github.com/sextant-dev/sextant/internal/load"
 )
@@ -52,6 +53,13 @@ type Options struct {
 	// symbols from syntax alone before anything is type-checked (a
 	// snapshot of stage graph.StageSyntax), then the complete snapshot.
 	Staged bool
+	// FirstMaxVTACalls is, for a first index that Staged applies to,
+	// the unit size above which its call graph resolves dynamic calls
+	// with CHA rather than VTA (callgraph.Options.MaxVTACalls; 0 means
+	// callgraph.QuickMaxVTACalls, negative always CHA): the answers an
+	// agent waits for come sooner, and Result.Coarse says when a whole
+	// index would resolve them more sharply.
+	FirstMaxVTACalls int
 	// Cache, when set, lets Refresh check an edited package again in
 	// memory when it amended the same package last time (see
 	// live.Cache.TakeChecked). Index does not use it.
@@ -109,6 +117,10 @@ type Result struct {
 	// amended snapshot (see Refresh), empty after a whole index: when it
 	// is set, a whole index restores what an amend carries over.
 	Amended []string
+	// Coarse is set when a first index (Options.FirstMaxVTACalls)
+	// resolved a unit's dynamic calls with CHA that a whole index
+	// resolves with VTA: indexing again lists fewer candidate callees.
+	Coarse bool
 	// keepTypes is KeepTypes' work (nil: none).
 	keepTypes func()
 	// Whole says why Refresh indexed the repository whole instead of
@@ -220,6 +232,12 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	x, err := newExtractor(repo.Name, abs, plan.Modules)
 	if err != nil {
 		return Result{}, err
+	}
+	if first {
+		x.maxVTACalls = opts.FirstMaxVTACalls
+		if x.maxVTACalls == 0 {
+			x.maxVTACalls = callgraph.QuickMaxVTACalls
+		}
 	}
 
 	// Load and extract one unit at a time, releasing each package's
@@ -483,6 +501,7 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	}
 	xn.edges = streamedN + n
 	res.Refs, res.CallEdges, res.Implementations = xn.refs, xn.edges, xn.impls
+	res.Coarse = x.coarse // every call graph has finished
 	pending := lastDiags
 	if !typesStage { // else the stage wrote them
 		res.Unavailable = x.missingModules()

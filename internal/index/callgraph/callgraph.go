@@ -233,11 +233,18 @@ type Stats struct {
 // VTA. VTA needs function bodies for every variant of every package
 // (the test variant of a package duplicates it) and a propagation graph
 // over all of them; CHA needs one variant per package and work only at
-// dynamic call sites. On golang.org/x/tools (about 44,000 calls) Build
-// with VTA takes longer than loading the packages (3.5 s of CPU, 1.4× the
-// load's wall time, +330 MiB peak RSS), with CHA half as long as the
-// load (1.4 s of CPU, +180 MiB).
-const DefaultMaxVTACalls = 20_000
+// dynamic call sites. On golang.org/x/tools (about 44,000 calls) VTA
+// adds 1.7–2.2 s of CPU to a 7 s index, and get_callers lists 1.28
+// callers per caller the module's tests were seen to use where CHA lists
+// 1.47 (bench/cmd/soundness); on prometheus (about 124,000) it would
+// cost more than the load.
+const DefaultMaxVTACalls = 60_000
+
+// QuickMaxVTACalls is DefaultMaxVTACalls for a call graph wanted soon
+// rather than sharp: a first index that an agent is waiting on uses it
+// (internal/index, Options.Staged), and a whole index follows with
+// DefaultMaxVTACalls when it made a difference.
+const QuickMaxVTACalls = 20_000
 
 // Options tune Build.
 type Options struct {
