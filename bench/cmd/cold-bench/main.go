@@ -10,8 +10,9 @@
 // explain_effects answer, which needs the call graph and effects; gopls:
 // its first answer, which waits for its whole workspace load), and the
 // peak RSS of the whole process tree (the server and every descendant,
-// summed, from /proc every 100 ms). Then the same again on a second
-// launch with the caches kept.
+// summed, from /proc every 100 ms) until the tree is idle after its last
+// answer (so that work a server leaves to the background counts too).
+// Then the same again on a second launch with the caches kept.
 //
 //	go run ./bench/cmd/cold-bench -corpus cobra
 package main
@@ -52,12 +53,17 @@ var corpora = map[string]target{
 // launch is one launch of one server: seconds from the start of the
 // process to each first answer (-1: none), and the tree's peak RSS.
 type launch struct {
-	Server        string  `json:"server"`
-	Launch        string  `json:"launch"` // cold or warm
-	FirstSymbol   float64 `json:"first_symbol_s"`
-	FirstRefs     float64 `json:"first_references_s"`
-	FirstCallers  float64 `json:"first_callers_s"`
-	Complete      float64 `json:"complete_snapshot_s"`
+	Server       string  `json:"server"`
+	Launch       string  `json:"launch"` // cold or warm
+	FirstSymbol  float64 `json:"first_symbol_s"`
+	FirstRefs    float64 `json:"first_references_s"`
+	FirstCallers float64 `json:"first_callers_s"`
+	Complete     float64 `json:"complete_snapshot_s"`
+	// Settled is when the tree went idle after its last answer (below a
+	// tenth of a core for a second, see settle): work a server does in
+	// the background after answering, such as writing caches or a
+	// sharper index, is done. PeakTreeKiB spans the launch up to then.
+	Settled       float64 `json:"settled_s"`
 	PeakTreeKiB   int64   `json:"peak_tree_rss_kib"`
 	Notes         string  `json:"notes,omitempty"`
 	SymbolTool    string  `json:"symbol_tool"`
@@ -161,8 +167,8 @@ func run(corpusName, sextant, gopls, work, out, only string, timeout time.Durati
 			}
 			l.Launch = which
 			res.Launches = append(res.Launches, l)
-			harness.Logf("%s %s: symbol %.2f s, references %.2f s, callers %.2f s, complete %.2f s, peak %d MiB",
-				which, server, l.FirstSymbol, l.FirstRefs, l.FirstCallers, l.Complete, l.PeakTreeKiB>>10)
+			harness.Logf("%s %s: symbol %.2f s, references %.2f s, callers %.2f s, complete %.2f s, idle %.2f s, peak %d MiB",
+				which, server, l.FirstSymbol, l.FirstRefs, l.FirstCallers, l.Complete, l.Settled, l.PeakTreeKiB>>10)
 		}
 	}
 	res.LoadAvg = append(res.LoadAvg, loadavg())
@@ -172,6 +178,30 @@ func run(corpusName, sextant, gopls, work, out, only string, timeout time.Durati
 
 // peak polls the process tree of pid every 100 ms until stop is closed,
 // returning the largest sum of RSS seen.
+// settle waits until the process tree of pid has used less than a tenth
+// of a core over the last second (at most two minutes), and returns the
+// seconds from start to then; -1 when its CPU time cannot be read.
+func settle(pid int, start time.Time) float64 {
+	const (
+		step   = 250 * time.Millisecond
+		window = 4 // steps: one second
+	)
+	var ticks []int64
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		t, ok := harness.TreeCPUTicks(pid)
+		if !ok {
+			return -1
+		}
+		ticks = append(ticks, t)
+		if n := len(ticks); n > window && ticks[n-1]-ticks[n-1-window] < harness.ClockTicks/10 {
+			return time.Since(start).Seconds()
+		}
+		time.Sleep(step)
+	}
+	return time.Since(start).Seconds()
+}
+
 func peak(pid int, stop <-chan struct{}) func() int64 {
 	var (
 		mu  sync.Mutex
@@ -280,6 +310,7 @@ func runSextant(ctx context.Context, bin, db, corpus string, env []string, tg ta
 		return nil, err
 	}
 	l.Notes = "a first index publishes its declarations from syntax first: find_symbol answers from that stage; references, callers and effects wait for the complete snapshot"
+	l.Settled = settle(cmd.Process.Pid, start)
 	l.PeakTreeKiB = stop()
 	stop = nil
 	return l, nil
@@ -309,6 +340,7 @@ func runGopls(ctx context.Context, bin, corpus string, env []string, tg target) 
 	}
 	l.Complete = l.FirstSymbol
 	l.Notes = "gopls mcp has no callers tool; its first answer waits for its whole workspace load, so complete is the first answer"
+	l.Settled = settle(cmd.Process.Pid, start)
 	l.PeakTreeKiB = stop()
 	stop = nil
 	return l, nil
@@ -331,10 +363,10 @@ func secs(v float64) string {
 
 func print(r *result) {
 	fmt.Printf("corpus %s, %s, load %s\n\n", r.Corpus, r.Gopls, strings.Join(r.LoadAvg, " → "))
-	fmt.Println("| server | launch | first find_symbol s | first find_references s | first get_callers s | complete snapshot s | peak tree RSS MiB |")
-	fmt.Println("| --- | --- | --- | --- | --- | --- | --- |")
+	fmt.Println("| server | launch | first find_symbol s | first find_references s | first get_callers s | complete snapshot s | idle s | peak tree RSS MiB, to idle |")
+	fmt.Println("| --- | --- | --- | --- | --- | --- | --- | --- |")
 	for _, l := range r.Launches {
-		fmt.Printf("| %s | %s | %s | %s | %s | %s | %d |\n", l.Server, l.Launch, secs(l.FirstSymbol), secs(l.FirstRefs), secs(l.FirstCallers), secs(l.Complete), l.PeakTreeKiB>>10)
+		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %d |\n", l.Server, l.Launch, secs(l.FirstSymbol), secs(l.FirstRefs), secs(l.FirstCallers), secs(l.Complete), secs(l.Settled), l.PeakTreeKiB>>10)
 	}
 	byKey := map[string]*launch{}
 	for _, l := range r.Launches {

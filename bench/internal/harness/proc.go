@@ -200,3 +200,69 @@ func TreeRSSKiB(pid int) (kib int64, ok bool) {
 	s := sampleTree(pid)
 	return s.treeRSS, s.ok
 }
+
+// TreeCPUTicks is the CPU time, in clock ticks, that pid and its live
+// descendants have used, and the children they have waited for (utime,
+// stime, cutime and cstime of /proc/PID/stat); ok is false once pid is
+// gone or when this is not Linux.
+func TreeCPUTicks(pid int) (ticks int64, ok bool) {
+	t, ok := cpuTicks(pid, true)
+	if !ok {
+		return 0, false
+	}
+	seen := map[int]bool{pid: true}
+	queue := children(pid)
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		if ct, ok := cpuTicks(c, true); ok {
+			t += ct
+		}
+		queue = append(queue, children(c)...)
+	}
+	return t, true
+}
+
+// cpuTicks reads utime + stime (and, with waited, cutime + cstime) of
+// pid from /proc/PID/stat.
+func cpuTicks(pid int, waited bool) (int64, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	return parseStatTicks(b, waited)
+}
+
+// parseStatTicks reads fields 14–17 of a /proc/PID/stat line, counted
+// after the command name, which is in parentheses and may hold spaces.
+func parseStatTicks(b []byte, waited bool) (int64, bool) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+1:])) // f[0] is field 3, the state
+	if len(f) < 15 {
+		return 0, false
+	}
+	var sum int64
+	n := 2
+	if waited {
+		n = 4
+	}
+	for _, s := range f[11 : 11+n] {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		sum += v
+	}
+	return sum, true
+}
+
+// ClockTicks is the kernel's clock ticks per second, the unit of
+// TreeCPUTicks (USER_HZ, 100 on every Linux Go runs on).
+const ClockTicks = 100
