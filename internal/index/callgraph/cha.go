@@ -5,7 +5,6 @@ import (
 	"go/types"
 
 	"golang.org/x/tools/go/ssa"
-	"golang.org/x/tools/go/types/typeutil"
 )
 
 // chaResolver resolves dynamic calls without a whole-program analysis
@@ -51,7 +50,7 @@ type chaResolver struct {
 	declaredDone map[string]bool
 
 	taken    map[token.Pos]bool  // functions whose value is taken
-	bySig    typeutil.Map        // signature → []*ssa.Function whose value is taken
+	bySig    map[string][]*ssa.Function // functions whose value is taken, by pathString of their signature
 	bodies   map[token.Pos]bool  // functions with a body
 	stores   map[any][]ssa.Value // package variable or field (by position) or *ssa.Alloc → values of a function type stored there
 	calls    map[token.Pos][]*ssa.CallCommon
@@ -141,9 +140,13 @@ func newCHA(prog *ssa.Program, all map[*ssa.Function]bool, bodies []*ssa.Functio
 			}
 		}
 	}
+	// By the signature spelled with package paths, as the variants share
+	// it: a handler a test of package q hands to p has p's types, while
+	// the call in "p [p.test]" has that variant's (see variants.go).
+	r.bySig = map[string][]*ssa.Function{}
 	for _, fn := range takenFns {
-		fns, _ := r.bySig.At(fn.Signature).([]*ssa.Function)
-		r.bySig.Set(fn.Signature, append(fns, fn))
+		k := pathString(fn.Signature)
+		r.bySig[k] = append(r.bySig[k], fn)
 	}
 	return r
 }
@@ -206,8 +209,7 @@ func (r *chaResolver) callees(site ssa.CallInstruction) []*ssa.Function {
 	if vs.complete {
 		return vs.fns
 	}
-	fns, _ := r.bySig.At(c.Signature()).([]*ssa.Function)
-	return fns
+	return r.bySig[pathString(c.Signature())]
 }
 
 // implementations returns the methods an interface call may reach.
