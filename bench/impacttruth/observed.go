@@ -24,9 +24,10 @@ type ObservedCall struct {
 // changed function, and the tests that run it (so that recall stays whole
 // where the observed run and the coverage run differ). Every call graph
 // sound for these tests has every observed call, so an answer that names
-// the tests reaching a function along the edges of one graph for all
-// calling contexts (Sextant's, gopls's, CHA, RTA, VTA) names at least
-// these, however exact its graph: Bound is the floor of precision for
+// the tests reaching a function along the edges of one graph of
+// declarations for all calling contexts (function literals folded into
+// their declaration: Sextant's, and CHA, RTA or VTA read that way) names
+// at least these, however exact its graph: Bound is the floor of precision for
 // that way of answering, not a figure of any tool. (An analysis that
 // tells contexts apart, say which Run field each test's command holds,
 // could name fewer; no branch taken on a test's data can be told apart
