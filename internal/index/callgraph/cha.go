@@ -49,10 +49,10 @@ type chaResolver struct {
 	declared     map[string][]*ssa.Function
 	declaredDone map[string]bool
 
-	taken    map[token.Pos]bool  // functions whose value is taken
+	taken    map[token.Pos]bool         // functions whose value is taken
 	bySig    map[string][]*ssa.Function // functions whose value is taken, by pathString of their signature
-	bodies   map[token.Pos]bool  // functions with a body
-	stores   map[any][]ssa.Value // package variable or field (by position) or *ssa.Alloc → values of a function type stored there
+	bodies   map[token.Pos]bool         // functions with a body
+	stores   map[any][]ssa.Value        // package variable or field (by position) or *ssa.Alloc → values of a function type stored there
 	calls    map[token.Pos][]*ssa.CallCommon
 	closures map[*ssa.Function][]*ssa.MakeClosure
 	returns  map[token.Pos][]*ssa.Return
