@@ -113,6 +113,17 @@ func sampleTree(pid int) treeSample {
 		return treeSample{} // gone, or a zombie without memory
 	}
 	s := treeSample{ok: true, selfHWM: st.HWMKiB, treeRSS: st.RSSKiB}
+	eachDescendant(pid, func(c int) {
+		if cst, err := ProcStatus(c); err == nil {
+			s.treeRSS += cst.RSSKiB
+			s.descendants++
+		}
+	})
+	return s
+}
+
+// eachDescendant calls f with every live descendant of pid, once each.
+func eachDescendant(pid int, f func(int)) {
 	seen := map[int]bool{pid: true}
 	queue := children(pid)
 	for len(queue) > 0 {
@@ -122,13 +133,9 @@ func sampleTree(pid int) treeSample {
 			continue
 		}
 		seen[c] = true
-		if cst, err := ProcStatus(c); err == nil {
-			s.treeRSS += cst.RSSKiB
-			s.descendants++
-		}
+		f(c)
 		queue = append(queue, children(c)...)
 	}
-	return s
 }
 
 // children lists the child processes of pid, from every one of its
@@ -210,20 +217,11 @@ func TreeCPUTicks(pid int) (ticks int64, ok bool) {
 	if !ok {
 		return 0, false
 	}
-	seen := map[int]bool{pid: true}
-	queue := children(pid)
-	for len(queue) > 0 {
-		c := queue[0]
-		queue = queue[1:]
-		if seen[c] {
-			continue
-		}
-		seen[c] = true
+	eachDescendant(pid, func(c int) {
 		if ct, ok := cpuTicks(c, true); ok {
 			t += ct
 		}
-		queue = append(queue, children(c)...)
-	}
+	})
 	return t, true
 }
 
