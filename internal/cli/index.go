@@ -87,10 +87,11 @@ func (p *wholePasses) schedule(root string) {
 	})
 }
 
-// whole indexes root whole, one pass at a time, when needed (nil: at
-// once) still says so once the pass before it has ended. It also follows
-// a first index whose call graph was coarse (index.Result.Coarse), at
-// once: the snapshot it replaces is complete and sound, only less sharp.
+// whole indexes root whole, one pass at a time, unless needed, asked
+// once the pass before has ended, says it is no longer wanted (nil: it
+// always is). After an amend it restores the whole-program records; after
+// a first index whose call graph was coarse (index.Result.Coarse) it
+// sharpens a snapshot that is already complete and sound.
 func (p *wholePasses) whole(root string, needed func() bool) {
 	p.run.Lock()
 	defer p.run.Unlock()

@@ -213,52 +213,50 @@ func TreeRSSKiB(pid int) (kib int64, ok bool) {
 // stime, cutime and cstime of /proc/PID/stat); ok is false once pid is
 // gone or when this is not Linux.
 func TreeCPUTicks(pid int) (ticks int64, ok bool) {
-	t, ok := cpuTicks(pid, true)
+	t, ok := cpuTicks(pid)
 	if !ok {
 		return 0, false
 	}
 	eachDescendant(pid, func(c int) {
-		if ct, ok := cpuTicks(c, true); ok {
+		if ct, ok := cpuTicks(c); ok {
 			t += ct
 		}
 	})
 	return t, true
 }
 
-// cpuTicks reads utime + stime (and, with waited, cutime + cstime) of
-// pid from /proc/PID/stat.
-func cpuTicks(pid int, waited bool) (int64, bool) {
+// cpuTicks reads the CPU time of pid and of the children it has waited
+// for from /proc/PID/stat.
+func cpuTicks(pid int) (int64, bool) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, false
 	}
-	return parseStatTicks(b, waited)
+	own, waited, ok := parseStatTicks(b)
+	return own + waited, ok
 }
 
 // parseStatTicks reads fields 14–17 of a /proc/PID/stat line, counted
-// after the command name, which is in parentheses and may hold spaces.
-func parseStatTicks(b []byte, waited bool) (int64, bool) {
+// after the command name, which is in parentheses and may hold spaces:
+// utime + stime (own) and cutime + cstime (waited).
+func parseStatTicks(b []byte) (own, waited int64, ok bool) {
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, false
+		return 0, 0, false
 	}
 	f := strings.Fields(string(b[i+1:])) // f[0] is field 3, the state
 	if len(f) < 15 {
-		return 0, false
+		return 0, 0, false
 	}
-	var sum int64
-	n := 2
-	if waited {
-		n = 4
-	}
-	for _, s := range f[11 : 11+n] {
-		v, err := strconv.ParseInt(s, 10, 64)
+	var v [4]int64
+	for k, s := range f[11:15] {
+		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			return 0, false
+			return 0, 0, false
 		}
-		sum += v
+		v[k] = n
 	}
-	return sum, true
+	return v[0] + v[1], v[2] + v[3], true
 }
 
 // ClockTicks is the kernel's clock ticks per second, the unit of

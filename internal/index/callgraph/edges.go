@@ -183,8 +183,8 @@ func (u *unit) instanceMethods(all map[*ssa.Function]bool) []*ssa.Function {
 			if !ok || named.TypeArgs().Len() == 0 {
 				continue
 			}
-			if u.prog.Package(named.Origin().Obj().Pkg()) == nil {
-				continue
+			if _, ok := u.pathOf[u.prog.Package(named.Origin().Obj().Pkg())]; !ok {
+				continue // a dependency's type, whose instances have no body to read
 			}
 			mset := u.prog.MethodSets.MethodSet(t)
 			for i := 0; i < mset.Len(); i++ {

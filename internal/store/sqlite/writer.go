@@ -56,9 +56,14 @@ type writer struct {
 	nextSym       int64
 	symbols, text *batch
 	// The search rows of a snapshot to be published first as stage
-	// types, held back until then (see addSymbols), and their ids.
-	laterText []graph.Symbol
-	laterIDs  []int64
+	// types, held back until then (see addSymbols).
+	laterText []heldText
+}
+
+// heldText is a symbol whose search row waits, and its row id.
+type heldText struct {
+	id  int64
+	sym graph.Symbol
 }
 
 // begin starts the write transaction (BEGIN IMMEDIATE), inserts the
@@ -250,8 +255,7 @@ func (w *writer) addSymbols(ctx context.Context, syms []graph.Symbol) error {
 			// Nor a types stage's: they are held back until it is
 			// published (see writeLaterText), which they would delay
 			// by nearly half the symbols' insert.
-			w.laterText = append(w.laterText, *sym)
-			w.laterIDs = append(w.laterIDs, id)
+			w.laterText = append(w.laterText, heldText{id, *sym})
 			continue
 		}
 		if err := w.addText(ctx, id, sym); err != nil {
@@ -286,11 +290,11 @@ func (w *writer) writeLaterText(ctx context.Context) error {
 		return nil
 	}
 	for i := range w.laterText {
-		if err := w.addText(ctx, w.laterIDs[i], &w.laterText[i]); err != nil {
+		if err := w.addText(ctx, w.laterText[i].id, &w.laterText[i].sym); err != nil {
 			return err
 		}
 	}
-	w.laterText, w.laterIDs = nil, nil
+	w.laterText = nil
 	return nil
 }
 
