@@ -3,14 +3,26 @@
 //
 // It runs the git program with every way a repository's configuration
 // could make git run something else switched off: no hooks
-// (core.hooksPath=/dev/null), no file-system monitor, no pager, no system
-// configuration, no prompts, no optional locks, and none of the caller's
-// GIT_* variables (GIT_DIR could point anywhere). It only runs plumbing
-// that reads objects (rev-parse, ls-tree, cat-file): none of them reads
-// the working tree through git's clean filters, whose commands a
-// repository's own configuration names, so the working tree is compared
-// by this package's callers from the disk, not by git diff. Every run has
-// a deadline and a bound on its output.
+// (core.hooksPath=/dev/null), no file-system monitor, no pager, no
+// signature checks, no system configuration, no prompts, no optional
+// locks, and none of the caller's GIT_* variables (GIT_DIR could point
+// anywhere). Git cannot reach any remote either: a missing object in a
+// partial clone makes git fetch it from the promisor remote the
+// repository's configuration names, through its ssh command, upload-pack
+// program, proxy, ext:: URL or remote helper, and a protocol.<name>.allow
+// in that configuration overrides -c protocol.allow=never. So every run
+// has GIT_ALLOW_PROTOCOL naming no protocol, which git (since 2.6.1, and
+// every version with partial clones) obeys over all protocol
+// configuration, in the fetch it starts too, and GIT_NO_LAZY_FETCH=1,
+// which turns lazy fetching off in git 2.45 and later. A missing object
+// is then an error.
+//
+// It only runs commands that read objects (rev-parse, ls-tree, cat-file,
+// and log with names only): none of them reads the working tree through
+// git's clean filters, whose commands a repository's own configuration
+// names, so the working tree is compared by this package's callers from
+// the disk, not by git diff. Every run has a deadline and a bound on its
+// output.
 package git
 
 import (
@@ -53,9 +65,16 @@ var safeArgs = []string{
 	"-c", "core.fsmonitor=false",
 	"-c", "core.hooksPath=/dev/null",
 	"-c", "core.pager=cat",
+	"-c", "log.showSignature=false",
+	"-c", "core.quotePath=false",
 	"-c", "protocol.allow=never",
 	"--no-pager",
 }
+
+// noProtocol is the value of GIT_ALLOW_PROTOCOL: a list naming no
+// protocol. A slash cannot be in a URL's scheme, and as the name of a
+// remote helper it would make git run "git-remote-/", a directory.
+const noProtocol = "/"
 
 // run runs git with args in r.Dir and returns its standard output.
 func (r Repo) run(ctx context.Context, stdin io.Reader, args ...string) ([]byte, error) {
@@ -98,8 +117,8 @@ type runError struct{ args, msg string }
 func (e *runError) Error() string { return "git " + e.args + ": " + e.msg }
 
 // env is the environment git runs with: the process's own without any
-// GIT_ variable, plus the switches that keep configuration and prompts
-// out.
+// GIT_ variable, plus the switches that keep configuration, prompts and
+// remotes out.
 func env() []string {
 	var out []string
 	for _, kv := range os.Environ() {
@@ -114,6 +133,8 @@ func env() []string {
 		"GIT_ASKPASS=/bin/false",
 		"GIT_PAGER=cat",
 		"GIT_EXTERNAL_DIFF=",
+		"GIT_ALLOW_PROTOCOL="+noProtocol,
+		"GIT_NO_LAZY_FETCH=1",
 		"LC_ALL=C",
 	)
 }
@@ -253,4 +274,33 @@ func isHex(s string) bool {
 		}
 	}
 	return true
+}
+
+// History lists, for each of the latest n commits reachable from HEAD,
+// newest first, the files it changed under the Repo's directory,
+// relative to it (as git log --name-only prints them, non-ASCII names
+// unquoted). Renames are not looked for, so no blob is read; external
+// diff programs, text conversion and the mailmap are off, and the order
+// file is /dev/null (diff.orderFile = /dev/zero would fill the memory).
+func (r Repo) History(ctx context.Context, n int) ([][]string, error) {
+	out, err := r.run(ctx, nil, "log", "--no-ext-diff", "--no-textconv", "--no-mailmap",
+		"--no-renames", "-O/dev/null", "--relative", "--name-only", "--format=%x00", "-n", strconv.Itoa(n), "HEAD", "--")
+	if err != nil {
+		return nil, err
+	}
+	var commits [][]string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for sc.Scan() {
+		switch line := sc.Text(); {
+		case line == "\x00":
+			commits = append(commits, nil)
+		case line != "" && len(commits) > 0:
+			commits[len(commits)-1] = append(commits[len(commits)-1], line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("git log: %w", err)
+	}
+	return commits, nil
 }

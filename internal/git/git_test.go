@@ -11,8 +11,9 @@ import (
 
 // TestHostileRepository reads a repository whose configuration names
 // commands for every hook git has (fsmonitor, hooks, pager, a clean
-// filter on every file, an external diff): reading commits and blobs runs
-// none of them, and the blobs are what was committed.
+// filter on every file, an external diff, text conversion, signature
+// checks, transports): reading commits, blobs and the history runs none
+// of them, and the blobs are what was committed.
 func TestHostileRepository(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
@@ -46,6 +47,11 @@ func TestHostileRepository(t *testing.T) {
 	for _, kv := range [][2]string{
 		{"core.fsmonitor", evil}, {"core.hooksPath", dir}, {"core.pager", evil},
 		{"filter.x.clean", evil}, {"filter.x.smudge", evil}, {"diff.external", evil},
+		{"diff.x.textconv", evil}, {"diff.x.command", evil}, {"log.showSignature", "true"},
+		{"gpg.program", evil}, {"gpg.ssh.program", evil}, {"core.sshCommand", evil},
+		{"core.gitProxy", evil}, {"core.askPass", evil}, {"credential.helper", "!" + evil},
+		{"remote.origin.url", "ext::" + evil}, {"remote.origin.uploadpack", evil},
+		{"diff.orderFile", "/dev/zero"}, {"mailmap.file", "/dev/zero"},
 	} {
 		gitRun("config", kv[0], kv[1])
 	}
@@ -86,6 +92,13 @@ func TestHostileRepository(t *testing.T) {
 	}
 	if id := BlobIDFor([]byte("package a\n"), head); id != tree[0].ID {
 		t.Fatalf("BlobIDFor = %s, git says %s", id, tree[0].ID)
+	}
+	history, err := r.History(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(history) != 1 || len(history[0]) != 1 || history[0][0] != "a.go" {
+		t.Fatalf("history of sub/: %q, want one commit changing a.go", history)
 	}
 	if _, err := os.Stat(marker); err == nil {
 		data, _ := os.ReadFile(marker)

@@ -1,0 +1,98 @@
+package query
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestGitLazyFetchRunsNothing gives the impact fixture, committed twice,
+// a configuration that fetches missing objects from a promisor remote by
+// running a program, deletes objects the tools read (the blob of an
+// edited file, the tree of the first commit), and calls the tools that
+// run git: get_impact against a commit the repository lacks, get_impact
+// on the working tree, and the overview, which reads the history. None
+// runs the program.
+func TestGitLazyFetchRunsNothing(t *testing.T) {
+	configs := []struct{ name, config string }{
+		{"ssh command", `[core]
+	repositoryformatversion = 1
+	sshCommand = PAYLOAD
+[extensions]
+	partialClone = origin
+[remote "origin"]
+	url = ssh://example.invalid/x
+	promisor = true
+[protocol "ssh"]
+	allow = always
+`},
+		{"ext url", `[remote "origin"]
+	url = "ext::PAYLOAD %S"
+	promisor = true
+[protocol "ext"]
+	allow = always
+`},
+	}
+	r := newImpactRepo(t, true)
+	gitOut := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = r.dir
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	var missing []string
+	for _, rev := range []string{"HEAD:shape/shape.go", "HEAD~1:shape"} {
+		missing = append(missing, gitOut("rev-parse", rev))
+	}
+	for _, id := range missing {
+		if err := os.Remove(filepath.Join(r.dir, ".git", "objects", id[:2], id[2:])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shape := filepath.Join(r.dir, "shape", "shape.go")
+	src, err := os.ReadFile(shape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(shape, append(src, "\nfunc Edited() {}\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	configFile := filepath.Join(r.dir, ".git", "config")
+	clean, err := os.ReadFile(configFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	payload := filepath.Join(dir, "payload.sh")
+	if err := os.WriteFile(payload, []byte("#!/bin/sh\necho \"$0 $*\" >> "+marker+"\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	calls := []toolCall{
+		{"get_impact", `{"base":"1234567890abcdef1234567890abcdef12345678"}`},
+		{"get_impact", `{"diff":true}`},
+		{"get_repository_overview", `{}`},
+	}
+	for _, c := range configs {
+		config := strings.ReplaceAll(c.config, "PAYLOAD", payload)
+		if err := os.WriteFile(configFile, append(append([]byte{}, clean...), config...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, call := range calls {
+			tl, _ := LookupTool(call.tool)
+			_, err := tl.Call(context.Background(), r.svc, json.RawMessage(call.args), nil)
+			if data, rerr := os.ReadFile(marker); rerr == nil {
+				t.Errorf("%s: %s %s ran a program of the repository's configuration (answer: %v): %s", c.name, call.tool, call.args, err, data)
+				os.Remove(marker)
+			}
+		}
+	}
+}
