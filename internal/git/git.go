@@ -163,11 +163,13 @@ func Open(ctx context.Context, dir string) (Repo, error) {
 	return r, nil
 }
 
-// CheckRevision reports whether rev is spelled as a revision may be: no
-// leading dash (an option to git), no spaces or control characters, at
-// most 256 bytes.
+// CheckRevision reports whether rev is spelled as one revision may be:
+// no leading dash (an option to git), no negation (^rev) or range
+// (a..b, a...b, rev^@, rev^!, rev^-), which name sets of commits, no
+// spaces or control characters, at most 256 bytes.
 func CheckRevision(rev string) error {
-	if rev == "" || len(rev) > 256 || strings.HasPrefix(rev, "-") {
+	if rev == "" || len(rev) > 256 || strings.HasPrefix(rev, "-") || strings.HasPrefix(rev, "^") ||
+		strings.Contains(rev, "..") || strings.Contains(rev, "^@") || strings.Contains(rev, "^!") || strings.Contains(rev, "^-") {
 		return ErrBadRevision
 	}
 	for _, c := range rev {
@@ -191,7 +193,11 @@ func (r Repo) Commit(ctx context.Context, rev string) (string, error) {
 		}
 		return "", err
 	}
-	return strings.TrimSpace(string(out)), nil
+	id := strings.TrimSpace(string(out))
+	if !isHex(id) {
+		return "", fmt.Errorf("%q: %w", rev, ErrBadRevision)
+	}
+	return id, nil
 }
 
 // Blob is one file of a commit's tree.

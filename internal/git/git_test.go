@@ -104,7 +104,7 @@ func TestHostileRepository(t *testing.T) {
 		data, _ := os.ReadFile(marker)
 		t.Fatalf("a command of the repository's configuration ran: %s", data)
 	}
-	for _, bad := range []string{"--output=/tmp/x", "HEAD main", "nope", "a\x00b"} {
+	for _, bad := range []string{"--output=/tmp/x", "HEAD main", "nope", "a\x00b", "^HEAD", "HEAD..HEAD", "HEAD...HEAD", "..HEAD", "HEAD^@", "HEAD^!", "HEAD^-1"} {
 		if _, err := r.Commit(ctx, bad); !errors.Is(err, ErrBadRevision) {
 			t.Errorf("Commit(%q) = %v, want ErrBadRevision", bad, err)
 		}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sextant-dev/sextant/internal/graph"
 )
 
 // TestGitLazyFetchRunsNothing gives the impact fixture, committed twice,
@@ -94,5 +96,24 @@ func TestGitLazyFetchRunsNothing(t *testing.T) {
 				os.Remove(marker)
 			}
 		}
+	}
+}
+
+// TestImpactBadBase gives get_impact bases that are not one commit: a
+// negation, ranges, a parent shorthand that means several commits, a
+// name the repository lacks, an option. Each is INVALID_ARGUMENT naming
+// base.
+func TestImpactBadBase(t *testing.T) {
+	r := newImpactRepo(t, true)
+	tl, _ := LookupTool("get_impact")
+	for _, base := range []string{"^HEAD", "^HEAD~1", "HEAD~1..HEAD", "HEAD~1...HEAD", "..HEAD", "HEAD^@", "HEAD^!", "HEAD^-", "nope", "--output=/tmp/x"} {
+		_, err := tl.Call(context.Background(), r.svc, json.RawMessage(mustJSON(map[string]any{"base": base})), nil)
+		e, coded := asError(err)
+		if !coded || e.Code != graph.CodeInvalidArgument || e.Data["field"] != "base" {
+			t.Errorf("base %q: %v, want INVALID_ARGUMENT naming base", base, err)
+		}
+	}
+	if o := r.impact(t, `{"base":"HEAD~1"}`); len(o.Changed) == 0 {
+		t.Error("base HEAD~1 finds no change")
 	}
 }

@@ -197,7 +197,7 @@ func gitChanges(ctx context.Context, root, base string) ([]fileChange, string, e
 	commit, err := repo.Commit(ctx, rev)
 	if err != nil {
 		if errors.Is(err, git.ErrBadRevision) {
-			return nil, "", invalid(field, "%q is not a commit of the repository at %s", rev, root)
+			return nil, "", invalid(field, "%q is not a commit of the repository at %s (name one commit: no range, negation or option)", rev, root)
 		}
 		return nil, "", graph.Wrap(graph.CodeReadError, err, "reading git")
 	}
