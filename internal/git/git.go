@@ -153,12 +153,24 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 	return b.Buffer.Write(p)
 }
 
-// Open returns the work tree dir is in, or ErrNotRepository.
+// Open returns the work tree dir is in, or ErrNotRepository. The git
+// directories git finds for dir must be those Locate finds and trusts
+// (else ErrForeignGitDir too): a root inside a larger work tree reads
+// that work tree, as git does, but a .git that leads to another
+// repository is not followed.
 func Open(ctx context.Context, dir string) (Repo, error) {
+	dirs, err := Locate(dir)
+	if err != nil {
+		return Repo{}, err
+	}
 	r := Repo{Dir: dir}
-	out, err := r.run(ctx, nil, "rev-parse", "--is-inside-work-tree")
-	if err != nil || strings.TrimSpace(string(out)) != "true" {
+	out, err := r.run(ctx, nil, "rev-parse", "--is-inside-work-tree", "--absolute-git-dir", "--git-common-dir")
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if err != nil || len(lines) != 3 || lines[0] != "true" {
 		return Repo{}, fmt.Errorf("%s: %w", dir, ErrNotRepository)
+	}
+	if !samePath(lines[1], dirs.Git) || !samePath(relativeTo(dir, lines[2]), dirs.Common) {
+		return Repo{}, &foreignError{fmt.Sprintf("git reads %s for %s, not %s", lines[1], dir, dirs.Git)}
 	}
 	return r, nil
 }

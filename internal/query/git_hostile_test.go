@@ -117,3 +117,40 @@ func TestImpactBadBase(t *testing.T) {
 		t.Error("base HEAD~1 finds no change")
 	}
 }
+
+// TestImpactForeignGitFile replaces the impact fixture's .git directory
+// with a .git file naming another repository's: get_impact on the working
+// tree is INVALID_ARGUMENT on diff, and names nothing of the other
+// repository.
+func TestImpactForeignGitFile(t *testing.T) {
+	r := newImpactRepo(t, false)
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "secret.go"), []byte("package secret\n\nfunc Secret() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"commit", "-q", "-m", "secret"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = other
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if err := os.RemoveAll(filepath.Join(r.dir, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(r.dir, ".git"), []byte("gitdir: "+filepath.Join(other, ".git")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tl, _ := LookupTool("get_impact")
+	for _, args := range []string{`{"diff":true}`, `{"base":"HEAD"}`} {
+		a, err := tl.Call(context.Background(), r.svc, json.RawMessage(args), nil)
+		if o, _ := a.(*GetImpactOutput); o != nil && strings.Contains(o.Text(), "Secret") {
+			t.Errorf("%s names the other repository's declarations:\n%s", args, o.Text())
+		}
+		e, coded := asError(err)
+		if !coded || e.Code != graph.CodeInvalidArgument || !strings.Contains(e.Message, "another") {
+			t.Errorf("%s: %v, want INVALID_ARGUMENT saying the .git leads to another repository", args, err)
+		}
+	}
+}

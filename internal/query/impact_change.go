@@ -191,6 +191,9 @@ func gitChanges(ctx context.Context, root, base string) ([]fileChange, string, e
 		field, rev = "base", base
 	}
 	repo, err := git.Open(ctx, root)
+	if errors.Is(err, git.ErrForeignGitDir) {
+		return nil, "", invalid(field, "needs a git work tree, and %s is not read as one because %v (pass diff_text instead)", root, err)
+	}
 	if err != nil {
 		return nil, "", invalid(field, "needs a git work tree, and %s is not in one (pass diff_text instead)", root)
 	}
