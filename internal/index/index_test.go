@@ -333,10 +333,19 @@ func TestVCSHead(t *testing.T) {
 	writeFile(t, base, "main/.git/refs/heads/feature", h2+"\n")
 	writeFile(t, base, "main/.git/worktrees/wt/HEAD", "ref: refs/heads/feature\n")
 	writeFile(t, base, "main/.git/worktrees/wt/commondir", "../..\n")
+	writeFile(t, base, "main/.git/worktrees/wt/gitdir", filepath.Join(base, "wt/.git")+"\n")
 	writeFile(t, base, "wt/.git", "gitdir: "+filepath.Join(base, "main/.git/worktrees/wt")+"\n")
 	// An unborn branch, and a ref that tries to leave the git dir.
 	writeFile(t, base, "unborn/.git/HEAD", "ref: refs/heads/main\n")
 	writeFile(t, base, "escape/.git/HEAD", "ref: refs/../../../etc/passwd\n")
+	// A .git file naming another repository's git directory, or another
+	// work tree's, and a commondir naming another repository's refs:
+	// none is this work tree's.
+	writeFile(t, base, "foreign/.git", "gitdir: "+filepath.Join(base, "main/.git")+"\n")
+	writeFile(t, base, "main/.git/HEAD", "ref: refs/heads/feature\n")
+	writeFile(t, base, "stolen/.git", "gitdir: "+filepath.Join(base, "main/.git/worktrees/wt")+"\n")
+	writeFile(t, base, "common/.git/HEAD", "ref: refs/heads/feature\n")
+	writeFile(t, base, "common/.git/commondir", filepath.Join(base, "main/.git")+"\n")
 
 	for dir, want := range map[string]string{
 		"loose/sub": h1,
@@ -345,6 +354,9 @@ func TestVCSHead(t *testing.T) {
 		"wt":        h2,
 		"unborn":    "",
 		"escape":    "",
+		"foreign":   "",
+		"stolen":    "",
+		"common":    "",
 	} {
 		if got := vcsHead(filepath.Join(base, dir)); got != want {
 			t.Errorf("%s: head %q, want %q", dir, got, want)

@@ -6,18 +6,21 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/sextant-dev/sextant/internal/git"
 )
 
 // vcsHead returns the commit the git work tree holding dir has checked
-// out, or "" when dir is in none or the commit cannot be read. It reads
-// the repository's files directly instead of running git: indexing must
-// not depend on a git binary, its configuration or its hooks.
+// out, or "" when dir is in none, its .git leads to another repository's
+// git data (git.Locate), or the commit cannot be read. It reads the
+// repository's files directly instead of running git: indexing must not
+// depend on a git binary, its configuration or its hooks.
 func vcsHead(dir string) string {
-	gitDir := findGitDir(dir)
-	if gitDir == "" {
+	dirs, err := git.Locate(dir)
+	if err != nil {
 		return ""
 	}
-	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	head, err := os.ReadFile(filepath.Join(dirs.Git, "HEAD"))
 	if err != nil {
 		return ""
 	}
@@ -34,60 +37,24 @@ func vcsHead(dir string) string {
 		return ""
 	}
 	// A linked work tree keeps its HEAD in its own git dir and shares the
-	// refs of the main one, named in its commondir file.
-	dirs := []string{gitDir}
-	if common, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-		c := strings.TrimSpace(string(common))
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(gitDir, c)
-		}
-		dirs = append(dirs, c)
+	// refs of the main one, its common dir.
+	refDirs := []string{dirs.Git}
+	if dirs.Common != dirs.Git {
+		refDirs = append(refDirs, dirs.Common)
 	}
-	for _, d := range dirs {
+	for _, d := range refDirs {
 		if b, err := os.ReadFile(filepath.Join(d, filepath.FromSlash(ref))); err == nil {
 			if h := strings.TrimSpace(string(b)); isHash(h) {
 				return h
 			}
 		}
 	}
-	for _, d := range dirs {
+	for _, d := range refDirs {
 		if h := packedRef(filepath.Join(d, "packed-refs"), ref); h != "" {
 			return h
 		}
 	}
 	return "" // an unborn branch: no commit yet
-}
-
-// findGitDir returns the git directory of the work tree holding dir: the
-// first .git found walking up, followed through a "gitdir:" file for
-// linked work trees and submodules.
-func findGitDir(dir string) string {
-	for d := dir; ; {
-		p := filepath.Join(d, ".git")
-		if info, err := os.Stat(p); err == nil {
-			if info.IsDir() {
-				return p
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return ""
-			}
-			g, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
-			if !ok {
-				return ""
-			}
-			g = strings.TrimSpace(g)
-			if !filepath.IsAbs(g) {
-				g = filepath.Join(d, g)
-			}
-			return g
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return ""
-		}
-		d = parent
-	}
 }
 
 // packedRef looks ref up in a packed-refs file.
