@@ -23,6 +23,10 @@
 // names, so the working tree is compared by this package's callers from
 // the disk, not by git diff. Every run has a deadline and a bound on its
 // output.
+//
+// Open follows a .git only to the work tree's own git data (Locate): a
+// .git file or commondir naming another repository would make git answer
+// with that repository's commits.
 package git
 
 import (

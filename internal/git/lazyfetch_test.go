@@ -89,7 +89,7 @@ var lazyFetches = []struct{ name, config string }{
 `},
 }
 
-// HostileClone makes a committed repository in a new directory whose
+// hostileClone makes a committed repository in a new directory whose
 // configuration (config, with PAYLOAD and OTHER replaced) names a
 // promisor remote, and deletes the objects missing names (revisions
 // such as "HEAD:a.go") so that reading them asks git to fetch. It
