@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,8 +24,10 @@ import (
 
 // LoaderEnv names the environment variable that picks how dependencies
 // are loaded: "export" asks the go command for compiled export data
-// (go list -export, which compiles every dependency the build cache lacks);
-// anything else, the default, type-checks them from source.
+// (go list -export, which compiles every dependency the build cache lacks,
+// cgo and the C compiler included, so it is for measuring, not for
+// repositories one does not trust); anything else, the default,
+// type-checks them from source and runs no compiler.
 const LoaderEnv = "SEXTANT_LOADER"
 
 // fromSource reports whether dependencies are type-checked from source.
@@ -112,10 +113,11 @@ func fromSourceWith(cfg *packages.Config, opts sourceOptions, patterns ...string
 		stats = &typeCacheStats{}
 	}
 	// The package graph without compiled files or sizes: either makes the
-	// go command run cgo over every dependency that uses it, a C compile
-	// each. Only when an initial package uses cgo is the graph listed
-	// again with them, so that its cgo output (and what that imports) is
-	// checked as the compiler sees it.
+	// go command run cgo, and cgo runs the C compiler over the preamble,
+	// which a hostile repository fills with #include "/etc/passwd" (the
+	// compiler's error quotes it) or "/dev/zero" (it allocates without
+	// bound). No C toolchain runs: every package, initial or not, is
+	// checked from its Go files with import "C" taken on trust.
 	meta := *cfg
 	meta.Mode = cfg.Mode&^(packages.NeedTypes|packages.NeedSyntax|packages.NeedTypesInfo|packages.NeedCompiledGoFiles|packages.NeedTypesSizes) |
 		packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule
@@ -135,14 +137,6 @@ func fromSourceWith(cfg *packages.Config, opts sourceOptions, patterns ...string
 	if err != nil {
 		return nil, keep, err
 	}
-	compiled := false
-	if slices.ContainsFunc(roots, func(p *packages.Package) bool { return usesCgo(p, cfg.Overlay) }) {
-		meta.Mode |= packages.NeedCompiledGoFiles
-		if roots, err = packages.Load(&meta, patterns...); err != nil {
-			return nil, keep, err
-		}
-		compiled = true
-	}
 	if sz.err != nil {
 		return nil, keep, sz.err
 	}
@@ -155,7 +149,7 @@ func fromSourceWith(cfg *packages.Config, opts sourceOptions, patterns ...string
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c := &checker{cfg: cfg, fset: fset, ctx: ctx, compiled: compiled, cache: opts.cache, stats: stats, roots: map[*packages.Package]bool{},
+	c := &checker{cfg: cfg, fset: fset, ctx: ctx, cache: opts.cache, stats: stats, roots: map[*packages.Package]bool{},
 		state: map[*packages.Package]*checkState{}, files: map[string]*parsed{}}
 	for _, p := range roots {
 		c.roots[p] = true
@@ -168,7 +162,7 @@ func fromSourceWith(cfg *packages.Config, opts sourceOptions, patterns ...string
 	// (the call graph relies on that to see a call once). A file of an
 	// initial package is parsed as one.
 	for p := range c.state {
-		for _, name := range c.filesOf(p) {
+		for _, name := range p.GoFiles {
 			f := c.files[name]
 			if f == nil {
 				f = &parsed{}
@@ -180,8 +174,8 @@ func fromSourceWith(cfg *packages.Config, opts sourceOptions, patterns ...string
 	}
 	for p := range c.state {
 		p.TypesSizes = sizes
-		if !compiled && cfg.Mode&packages.NeedCompiledGoFiles != 0 {
-			// Without cgo, the compiler is given the Go files.
+		if cfg.Mode&packages.NeedCompiledGoFiles != 0 {
+			// Without cgo, the files checked are the Go files.
 			p.CompiledGoFiles = p.GoFiles
 		}
 	}
@@ -217,20 +211,24 @@ func fromSourceWith(cfg *packages.Config, opts sourceOptions, patterns ...string
 	return roots, c.keep, nil
 }
 
+// CgoNotRun is the error of an initial package that imports "C": the C
+// toolchain is never run while loading, so the package is checked from
+// its Go files with C.name taken on trust (go/types' FakeImportC).
+const CgoNotRun = "cgo was not run (Sextant runs no C toolchain): this package's Go files are checked without the C declarations, so uses of C names have no types"
+
 // NeedTypesAny is the part of a mode that asks for type checking.
 const NeedTypesAny = packages.NeedTypes | packages.NeedTypesInfo
 
 // checker type-checks a package graph, dependencies first.
 type checker struct {
-	cfg      *packages.Config
-	compiled bool // the graph was listed with compiled files
-	fset     *token.FileSet
-	ctx      context.Context
-	roots    map[*packages.Package]bool
-	state    map[*packages.Package]*checkState
-	cache    *filecache.Cache // dependencies' types by typesKey; nil for none
-	stats    *typeCacheStats
-	parsed   *Parsed // files parsed ahead, until the check ends (nil: none)
+	cfg    *packages.Config
+	fset   *token.FileSet
+	ctx    context.Context
+	roots  map[*packages.Package]bool
+	state  map[*packages.Package]*checkState
+	cache  *filecache.Cache // dependencies' types by typesKey; nil for none
+	stats  *typeCacheStats
+	parsed *Parsed // files parsed ahead, until the check ends (nil: none)
 
 	mu    sync.Mutex         // guards files' entries and users, and checked
 	files map[string]*parsed // by file name, until its last user is checked
@@ -299,7 +297,7 @@ func (c *checker) check(p *packages.Package) {
 	}
 	root := c.roots[p]
 	add := func(err error) { appendError(c.fset, p, err) }
-	names := c.filesOf(p)
+	names := p.GoFiles
 	// A dependency's types come from the cache when an earlier load
 	// checked the same files over the same imports.
 	if !root && c.cache != nil {
@@ -317,14 +315,12 @@ func (c *checker) check(p *packages.Package) {
 	if c.ctx.Err() != nil {
 		return
 	}
-	// Go files as written are checked with import "C" taken on trust: a
-	// dependency's exported types rarely involve C. An initial package
-	// whose cgo the go command could not run is checked so too, and says
-	// so.
+	// Go files as written are checked with import "C" taken on trust
+	// (cgo is never run, see fromSourceWith): a dependency's exported
+	// types rarely involve C, and an initial package says what it lacks.
 	fakeC := importsC(p.Syntax)
 	if fakeC && root {
-		add(packages.Error{Pos: "-", Kind: packages.ListError,
-			Msg: "cgo could not process this package; its Go files are checked without the C declarations"})
+		add(packages.Error{Pos: "-", Kind: packages.ListError, Msg: CgoNotRun})
 	}
 
 	var info *types.Info
@@ -414,23 +410,6 @@ func importsC(files []*ast.File) bool {
 	return false
 }
 
-// usesCgo reports whether a Go file of p imports "C", reading only the
-// files' import declarations.
-func usesCgo(p *packages.Package, overlay map[string][]byte) bool {
-	fset := token.NewFileSet()
-	for _, name := range p.GoFiles {
-		var src any
-		if data, ok := overlay[name]; ok {
-			src = data
-		}
-		f, err := parser.ParseFile(fset, name, src, parser.ImportsOnly|parser.SkipObjectResolution)
-		if err == nil && importsC([]*ast.File{f}) {
-			return true
-		}
-	}
-	return false
-}
-
 // sizesFor returns the type sizes of the compiler and architecture the go
 // command builds for under cfg, as packages.Load computes them.
 func sizesFor(cfg *packages.Config) (types.Sizes, error) {
@@ -450,16 +429,6 @@ func sizesFor(cfg *packages.Config) (types.Sizes, error) {
 		return nil, fmt.Errorf("no type sizes for architecture %q", arch)
 	}
 	return sizes, nil
-}
-
-// filesOf returns the files p is checked from: its compiled files when
-// the graph was listed with them (and the go command could run cgo),
-// else its Go files.
-func (c *checker) filesOf(p *packages.Package) []string {
-	if c.compiled && (len(p.CompiledGoFiles) > 0 || len(p.GoFiles) == 0) {
-		return p.CompiledGoFiles
-	}
-	return p.GoFiles
 }
 
 // parse parses the files of one package in order, in parallel, or takes
