@@ -202,19 +202,21 @@ func TestTaxonomyDocumented(t *testing.T) {
 	}
 }
 
-// TestCgo checks that a call into C is cgo, directly in the function
-// that makes it and transitively in its callers.
+// TestCgo checks what a package calling into C gets: nothing analysed.
+// The cgo effect needs the package as cgo rewrites it, and Sextant runs
+// no C toolchain (a preamble could make it read any file or allocate
+// without bound), so the package is checked with import "C" taken on
+// trust, its calls into C have no type, and it builds no SSA. The C
+// compiler is at hand here, and must not be run.
 func TestCgo(t *testing.T) {
 	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("SKIPPED LOUDLY: no C compiler (gcc); the cgo effect was NOT checked")
+		t.Skip("no C compiler (gcc): that it is not run was NOT checked")
 	}
 	t.Setenv("CGO_ENABLED", "1")
 	ix := indexDir(t, txtartest.Write(t, "testdata/cgo/cgo.txtar"))
 	got := render(t, ix)
-	want := `Add:
-  cgo direct certain: Add c.go:6:42 → C.add (calls C.add)
-Plain:
-  cgo transitive certain: Plain plain.go:3:27 → Add c.go:6:42 → C.add (calls C.add)
+	want := `Add: not analysed
+Plain: not analysed
 `
 	if got != want {
 		t.Errorf("cgo rows:\n%s\nwant:\n%s", got, want)
