@@ -390,7 +390,7 @@ func TestIndexDuplicateModulePath(t *testing.T) {
 }
 
 // A module a go.mod requires that is neither in the module cache nor
-// downloadable (GOPROXY=off here) gets one INDEXING_FAILED diagnostic at
+// downloaded (indexing downloads nothing) gets one INDEXING_FAILED diagnostic at
 // its require line, naming it and the packages indexed without its
 // types; everything else is indexed. An import that no required module
 // provides keeps only its import's diagnostic.
@@ -427,8 +427,8 @@ func TestIndexUnavailableModule(t *testing.T) {
 		module, importer string
 	}
 	wants := []want{
-		{6, "module github.com/nobody/absent v1.2.3 could not be loaded", "packages example.com/app, example.com/app/b are indexed without its types"},
-		{7, "module github.com/nobody/gone v0.1.0 could not be loaded", "package example.com/app/b is indexed without its types"},
+		{6, "module github.com/nobody/absent v1.2.3 is not in the module cache, and Sextant does not download", "packages example.com/app, example.com/app/b are indexed without its types"},
+		{7, "module github.com/nobody/gone v0.1.0 could not be loaded (missing go.sum entry", "package example.com/app/b is indexed without its types"},
 	}
 	if len(res.Unavailable) != len(wants) {
 		t.Fatalf("Unavailable = %+v, want %d", res.Unavailable, len(wants))

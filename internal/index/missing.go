@@ -12,12 +12,13 @@ import (
 	"golang.org/x/mod/modfile"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/load"
 )
 
 // A dependency the go command cannot list is usually a module it cannot
-// get: not in the module cache and not downloadable (no network, a
-// private module without credentials, GOPROXY=off, a version that was
-// withdrawn). go/packages records that on the dependency, which Sextant
+// get: not in the module cache, and not downloaded because indexing
+// downloads nothing (load.NetworkEnv) or because the download failed (a
+// private module without credentials, a version that was withdrawn). go/packages records that on the dependency, which Sextant
 // does not index, and importErrors repeats it at each import. That says
 // which import failed, not which module to fetch; missingModules says
 // that once per module, at its require line, coded INDEXING_FAILED, so
@@ -100,12 +101,28 @@ func (x *extractor) missingModules() []graph.Diagnostic {
 				line, col = req.Syntax.Start.Line, req.Syntax.Start.LineRune
 			}
 			f := failed[req]
-			detail := fmt.Sprintf("%s could not be loaded: %s; %s indexed without its types. Run `go mod download %s`%s and index again",
-				req.Mod.Version, oneLine(f.reason), packagesPhrase(slices.Sorted(maps.Keys(f.importers))), req.Mod.Path, inDir(dir))
+			detail := unavailableDetail(req.Mod.Path, req.Mod.Version, oneLine(f.reason), packagesPhrase(slices.Sorted(maps.Keys(f.importers))), inDir(dir), load.Network())
 			out = append(out, graph.UnavailableModuleDiagnostic(rel, line, col, req.Mod.Path, detail))
 		}
 	}
 	return out
+}
+
+// unavailableDetail says why module mod at version is unavailable and
+// what to do. Offline (the default) the go command was not let download
+// it: the module is not in the module cache, and the go command's own
+// reason (GOPROXY=off, which the user did not set) is left out.
+func unavailableDetail(mod, version, reason, pkgs, in string, network bool) string {
+	if network {
+		return fmt.Sprintf("%s could not be downloaded: %s; %s indexed without its types. Run `go mod download %s`%s and index again",
+			version, reason, pkgs, mod, in)
+	}
+	state := "is not in the module cache"
+	if !strings.Contains(reason, "GOPROXY=off") {
+		state = "could not be loaded (" + reason + ")"
+	}
+	return fmt.Sprintf("%s %s, and Sextant does not download modules while indexing; %s indexed without its types. Run `go mod download %s`%s and index again, or set %s=on to let indexing download",
+		version, state, pkgs, mod, in, load.NetworkEnv)
 }
 
 // providing returns the require of the module that provides the package

@@ -96,19 +96,39 @@ func LoadWhen(ctx context.Context, u Unit, ready <-chan *Parsed) (pkgs []*packag
 	return pkgs, keep, nil
 }
 
+// NetworkEnv names the environment variable that lets the go command
+// Sextant runs use the network: "on" keeps the user's GOPROXY and
+// GOSUMDB, so a module a go.mod requires and the module cache lacks is
+// downloaded. Unset (or anything else), nothing is downloaded.
+const NetworkEnv = "SEXTANT_GO_NETWORK"
+
+// Network reports whether the go command may use the network (see
+// NetworkEnv).
+func Network() bool { return os.Getenv(NetworkEnv) == "on" }
+
 // Env returns base with the variables that make loading u safe and
 // reproducible: GOTOOLCHAIN=local, GOWORK pointing at the unit's go.work or
 // off, and GOFLAGS with -mod=readonly (-mod=vendor for vendored modules)
 // in place of any -mod flag the user set. The user's other GOFLAGS (build
 // tags, for instance) are kept, so the code is seen as the user builds it.
+// Unless NetworkEnv is on, GOPROXY=off and GOSUMDB=off too: a go.mod
+// could otherwise name modules for the go command to fetch from the
+// proxy, or with GOPROXY=direct to clone with git from any host; with
+// nothing downloaded there is nothing to look up in a checksum database
+// either (go.sum is still checked against the module cache).
 func Env(base []string, u Unit) []string {
-	env := make([]string, 0, len(base)+3)
+	env := make([]string, 0, len(base)+5)
 	var goflags string
+	offline := !Network()
 	for _, kv := range base {
 		k, v, _ := strings.Cut(kv, "=")
 		switch k {
 		case "GOTOOLCHAIN", "GOWORK":
 			continue
+		case "GOPROXY", "GOSUMDB":
+			if offline {
+				continue
+			}
 		case "GOFLAGS":
 			goflags = v
 			continue
@@ -133,6 +153,9 @@ func Env(base []string, u Unit) []string {
 		}
 	}
 	flags = append(flags, mod)
+	if offline {
+		env = append(env, "GOPROXY=off", "GOSUMDB=off")
+	}
 	return append(env,
 		"GOTOOLCHAIN=local",
 		"GOWORK="+gowork,

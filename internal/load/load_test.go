@@ -54,6 +54,26 @@ func TestEnv(t *testing.T) {
 	}
 }
 
+// The go command gets no network unless NetworkEnv is on: a GOPROXY or
+// GOSUMDB the user set is replaced by off, once, and kept with the
+// opt-in.
+func TestEnvNetwork(t *testing.T) {
+	base := []string{"GOPROXY=https://proxy.example,direct", "GOSUMDB=sum.golang.org"}
+	for _, tc := range []struct {
+		network, proxy, sumdb string
+	}{
+		{"", "off", "off"},
+		{"1", "off", "off"}, // only "on" opts in
+		{"on", "https://proxy.example,direct", "sum.golang.org"},
+	} {
+		t.Setenv(NetworkEnv, tc.network)
+		env := envMap(Env(base, Unit{Dir: "/r"}))
+		if !slices.Equal(env["GOPROXY"], []string{tc.proxy}) || !slices.Equal(env["GOSUMDB"], []string{tc.sumdb}) {
+			t.Errorf("%s=%q: GOPROXY=%q GOSUMDB=%q, want %q and %q", NetworkEnv, tc.network, env["GOPROXY"], env["GOSUMDB"], tc.proxy, tc.sumdb)
+		}
+	}
+}
+
 func TestConfig(t *testing.T) {
 	u := Unit{Dir: "/r", Patterns: []string{"./..."}}
 	cfg := Config(u)
