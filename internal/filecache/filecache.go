@@ -45,9 +45,11 @@ const (
 
 // Open returns the cache in dir, created (mode 0700) when missing, and
 // removes entries unused for a week when it has not done so for a day.
+// A dir someone else owns or may write to is refused (see PrivateDir):
+// an entry carries its own checksum, which proves it whole, not honest.
 func Open(dir string) (*Cache, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("creating cache directory: %w", err)
+	if _, err := PrivateDir(dir); err != nil {
+		return nil, fmt.Errorf("opening cache directory: %w", err)
 	}
 	c := &Cache{dir: dir}
 	c.trim(time.Now())

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"go/types"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sync/atomic"
@@ -23,7 +22,8 @@ import (
 const TypeCacheEnv = "SEXTANT_TYPE_CACHE"
 
 // openTypeCache returns the cache of dependency types, or nil when it is
-// off or cannot be made (a load then checks every dependency from source).
+// off or cannot be made or trusted (a load then checks every dependency
+// from source).
 func openTypeCache() *filecache.Cache {
 	dir := os.Getenv(TypeCacheEnv)
 	switch dir {
@@ -34,7 +34,11 @@ func openTypeCache() *filecache.Cache {
 		if err != nil {
 			return nil
 		}
-		dir = filepath.Join(base, "sextant", "types")
+		// sextant/ is checked too: whoever may write there could swap
+		// types/ for a directory of their own.
+		if dir, err = filecache.PrivateDir(base, "sextant", "types"); err != nil {
+			return nil
+		}
 	}
 	c, err := filecache.Open(dir)
 	if err != nil {
