@@ -16,6 +16,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sextant-dev/sextant/internal/filecache"
 )
 
 // GuardGo makes every go command this process starts through PATH (the
@@ -47,15 +49,21 @@ func GuardGo() error {
 		return nil
 	}
 	// One directory per binary, in the user's own cache (not a shared
-	// temporary directory another user could plant a go in).
+	// temporary directory another user could plant a go in), and only
+	// when it and its sextant/ and go-shim/ parents are the user's alone:
+	// it goes first on PATH of everything Sextant starts.
 	sum := sha256.Sum256([]byte(exe))
-	dir := filepath.Join(cache, "sextant", "go-shim", hex.EncodeToString(sum[:8]))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("creating the go shim: %w", err)
+	dir, err := filecache.PrivateDir(cache, "sextant", "go-shim", hex.EncodeToString(sum[:8]))
+	if err != nil {
+		return fmt.Errorf("not guarding the go command: %w", err)
+	}
+	if err := onlyGo(dir); err != nil {
+		return fmt.Errorf("not guarding the go command: %w", err)
 	}
 	link := filepath.Join(dir, "go")
 	if target, err := os.Readlink(link); err != nil || target != exe {
-		tmp := link + ".tmp" + strconv.Itoa(os.Getpid())
+		// Made beside the directory, never in it, then renamed in.
+		tmp := dir + ".go.tmp" + strconv.Itoa(os.Getpid())
 		_ = os.Remove(tmp)
 		if err := os.Symlink(exe, tmp); err != nil {
 			return fmt.Errorf("creating the go shim: %w", err)
@@ -68,6 +76,26 @@ func GuardGo() error {
 	os.Setenv(RealGoEnv, real)
 	os.Setenv(ShimDirEnv, dir)
 	return os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// onlyGo removes from the shim's directory everything but the go link
+// (a go that is not a symbolic link goes too, to be made again): any
+// other name there would shadow the command of that name for every
+// process Sextant starts.
+func onlyGo(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if e.Name() == "go" && e.Type()&os.ModeSymlink != 0 {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return fmt.Errorf("refusing %s: it holds %s, which cannot be removed: %w", dir, e.Name(), err)
+		}
+	}
+	return nil
 }
 
 // ShimMain runs this process as the shim when it was started as one (see
