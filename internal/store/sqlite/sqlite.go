@@ -57,6 +57,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sextant-dev/sextant/internal/filecache"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/store/names"
 	"github.com/sextant-dev/sextant/internal/store/sqlbase"
@@ -131,7 +132,8 @@ type Store struct {
 
 // DefaultPath returns where the default database lives: $SEXTANT_DB when it
 // is set, else sextant/sextant.db under the user's cache directory, which it
-// creates (mode 0700) when missing.
+// creates (mode 0700) when missing and refuses when another user owns it
+// or may write to it (filecache.PrivateDir).
 func DefaultPath() (string, error) {
 	if p := os.Getenv("SEXTANT_DB"); p != "" {
 		return p, nil
@@ -140,9 +142,10 @@ func DefaultPath() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("finding cache directory: %w", err)
 	}
-	dir = filepath.Join(dir, "sextant")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("creating cache directory: %w", err)
+	// Refused when others may write to it: they could swap the database,
+	// or the go shim and type cache kept beside it.
+	if dir, err = filecache.PrivateDir(dir, "sextant"); err != nil {
+		return "", fmt.Errorf("opening the database directory: %w", err)
 	}
 	return filepath.Join(dir, "sextant.db"), nil
 }
