@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/module"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/load"
@@ -77,6 +78,10 @@ func (x *extractor) missingModules() []graph.Diagnostic {
 		if err != nil {
 			continue
 		}
+		var replaces []*modfile.Replace // ParseLax leaves them out
+		if full, err := modfile.Parse(rel, data, nil); err == nil {
+			replaces = full.Replace
+		}
 		// The failed dependencies by the require providing them, in the
 		// order of their first dependency's path.
 		var reqs []*modfile.Require
@@ -101,11 +106,44 @@ func (x *extractor) missingModules() []graph.Diagnostic {
 				line, col = req.Syntax.Start.Line, req.Syntax.Start.LineRune
 			}
 			f := failed[req]
+			if to, ok := x.outsideReplacement(replaces, dir, req.Mod); ok {
+				detail := fmt.Sprintf("%s is replaced by %s, outside the root, which Sextant does not read; %s indexed without its types. Index a root that holds both, or use a go.work there",
+					req.Mod.Version, to, packagesPhrase(slices.Sorted(maps.Keys(f.importers))))
+				out = append(out, graph.UnavailableModuleDiagnostic(rel, line, col, req.Mod.Path, detail))
+				continue
+			}
 			detail := unavailableDetail(req.Mod.Path, req.Mod.Version, oneLine(f.reason), packagesPhrase(slices.Sorted(maps.Keys(f.importers))), inDir(dir), load.Network())
 			out = append(out, graph.UnavailableModuleDiagnostic(rel, line, col, req.Mod.Path, detail))
 		}
 	}
 	return out
+}
+
+// outsideReplacement returns where a replace directive that points
+// outside the root (load.OutsideReplace, which the load drops) would
+// have taken mod: among the replaces of the go.mod of the module in dir,
+// or in the root's go.work.
+func (x *extractor) outsideReplacement(replaces []*modfile.Replace, dir string, mod module.Version) (string, bool) {
+	match := func(reps []*modfile.Replace, in string) (string, bool) {
+		for _, r := range reps {
+			if r.Old.Path == mod.Path && (r.Old.Version == "" || r.Old.Version == mod.Version) && load.OutsideReplace(x.root, in, r) {
+				return r.New.Path, true
+			}
+		}
+		return "", false
+	}
+	if to, ok := match(replaces, filepath.Join(x.root, filepath.FromSlash(dir))); ok {
+		return to, true
+	}
+	data, err := os.ReadFile(filepath.Join(x.root, "go.work"))
+	if err != nil {
+		return "", false
+	}
+	wf, err := modfile.ParseWork("go.work", data, nil)
+	if err != nil {
+		return "", false
+	}
+	return match(wf.Replace, x.root)
 }
 
 // unavailableDetail says why module mod at version is unavailable and

@@ -77,3 +77,50 @@ func TestIndexDownloadsNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestIndexReplaceOutsideRoot: a go.mod whose replace directive points at
+// a directory outside the root is not followed (the go command would
+// read the Go files there), and the diagnostic says why, not that the
+// module should be downloaded.
+func TestIndexReplaceOutsideRoot(t *testing.T) {
+	hermetic(t)
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, other := filepath.Join(base, "repo"), filepath.Join(base, "other")
+	writeFile(t, other, "go.mod", "module example.com/other\n\ngo 1.22\n")
+	writeFile(t, other, "o.go", "package other\n\nconst X = 424242\n")
+	writeFile(t, dir, "go.mod", "module example.com/app\n\ngo 1.22\n\nrequire (\n\texample.com/other v0.0.0\n\texample.com/inside v0.0.0\n)\n\n"+
+		"replace example.com/other => ../other\n\nreplace example.com/inside => ./inside\n")
+	writeFile(t, dir, "inside/go.mod", "module example.com/inside\n\ngo 1.22\n")
+	writeFile(t, dir, "inside/i.go", "package inside\n\nconst I = 7\n")
+	writeFile(t, dir, "a.go", "package app\n\nimport (\n\t\"example.com/inside\"\n\t\"example.com/other\"\n)\n\nconst Y = other.X + inside.I\n")
+	st := &fakeStore{}
+	res, err := Index(context.Background(), st, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := st.writers[len(st.writers)-1]
+	for _, p := range w.packages {
+		for _, s := range p.Symbols {
+			if strings.Contains(s.Signature, "424242") || strings.Contains(s.Signature, "424249") {
+				t.Errorf("a value from outside the root was indexed: %s", s.Signature)
+			}
+		}
+	}
+	if len(res.Unavailable) != 1 {
+		t.Fatalf("Unavailable = %+v, want one diagnostic", res.Unavailable)
+	}
+	d := res.Unavailable[0]
+	for _, s := range []string{"module example.com/other", "replaced by ../other", "outside the root", "package example.com/app is indexed without its types"} {
+		if !strings.Contains(d.Message, s) {
+			t.Errorf("the diagnostic does not say %q: %s", s, d.Message)
+		}
+	}
+	for _, d := range w.diags {
+		if strings.Contains(d.Message, "go mod download") || strings.Contains(d.Message, "example.com/inside") {
+			t.Errorf("wrong diagnostic: %s", d.Message)
+		}
+	}
+}

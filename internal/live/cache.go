@@ -319,7 +319,8 @@ func (c *Cache) load(ctx context.Context, key, root, rel string, unit load.Unit,
 
 	// FIFOs and links out of the root anywhere in the unit are hidden
 	// from the go command: it would block on the one and read the other.
-	unit.Overlay = load.ExcludedOverlay(load.Exclusions(root, unit.Dir))
+	// So are replace directives that point outside the root.
+	unit.Overlay = load.WithOverlay(load.ReplaceOverlay(root, unit), load.ExcludedOverlay(load.Exclusions(root, unit.Dir)))
 	cfg := load.Config(unit)
 	ctx, cancel := load.Bounded(ctx)
 	defer cancel()

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -74,7 +75,8 @@ type Unit struct {
 	Modules []graph.Module
 	// Overlay replaces, for the go command and go/packages, the content
 	// of the files that must not be read (see Plan.Excluded and
-	// ExcludedOverlay).
+	// ExcludedOverlay), and of the go.mod and go.work files whose replace
+	// directives point outside the root (ReplaceOverlay).
 	Overlay map[string][]byte
 }
 
@@ -191,7 +193,7 @@ func Discover(root string) (Plan, error) {
 	plan.Units = units(abs, plan.Modules, plan.Excluded, &plan.Diagnostics)
 	overlay := ExcludedOverlay(plan.Excluded)
 	for i := range plan.Units {
-		plan.Units[i].Overlay = overlay
+		plan.Units[i].Overlay = WithOverlay(ReplaceOverlay(abs, plan.Units[i]), overlay)
 	}
 	return plan, nil
 }
@@ -322,6 +324,18 @@ func ExcludedOverlay(excluded map[string]string) map[string][]byte {
 		}
 	}
 	return overlay
+}
+
+// WithOverlay returns the overlay of a's files and b's, b's winning:
+// b itself when a is empty.
+func WithOverlay(a, b map[string][]byte) map[string][]byte {
+	if len(a) == 0 {
+		return b
+	}
+	out := make(map[string][]byte, len(a)+len(b))
+	maps.Copy(out, a)
+	maps.Copy(out, b)
+	return out
 }
 
 // Exclusions walks dir, a directory under root, for the files that must

@@ -22,9 +22,11 @@ import (
 // and standard-library imports.
 func sourceFixture(t *testing.T) string {
 	t.Helper()
-	dep := writeTree(t, map[string]string{
-		"go.mod": "module example.com/dep\n\ngo 1.22\n",
-		"dep.go": `package dep
+	// The dependency lives in the root (replace directives that leave it
+	// are not followed), in a directory Discover skips.
+	return writeTree(t, map[string]string{
+		"_dep/go.mod": "module example.com/dep\n\ngo 1.22\n",
+		"_dep/dep.go": `package dep
 
 import "io"
 
@@ -43,9 +45,7 @@ const Max = 1 << 10
 // Hidden's body would not compile; a dependency's body is never checked.
 func Hidden() int { return undefinedName }
 `,
-	})
-	return writeTree(t, map[string]string{
-		"go.mod": "module example.com/m\n\ngo 1.22\n\nrequire example.com/dep v0.0.0\n\nreplace example.com/dep => " + filepath.ToSlash(dep) + "\n",
+		"go.mod": "module example.com/m\n\ngo 1.22\n\nrequire example.com/dep v0.0.0\n\nreplace example.com/dep => ./_dep\n",
 		"m.go": `package m
 
 import (
