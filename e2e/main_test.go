@@ -108,6 +108,14 @@ func setup() error {
 	if err := addFixtures(cobraDir); err != nil {
 		return err
 	}
+	// Indexing downloads nothing (SEXTANT_GO_NETWORK): cobra's own
+	// dependencies are fetched here, as its user would.
+	deps := exec.Command("go", "mod", "download")
+	deps.Dir = cobraDir
+	deps.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	if out, err := deps.CombinedOutput(); err != nil {
+		return fmt.Errorf("go mod download in %s: %v\n%s", cobraDir, err, out)
+	}
 	sharedDB = filepath.Join(workDir, "shared.db")
 	return nil
 }
