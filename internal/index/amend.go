@@ -228,7 +228,10 @@ func deriveDirs(ctx context.Context, abs string, base baseState, plan load.Plan,
 		pending := x.startCallEdges(ctx, pkgs, nil)
 		pending.Open() // nothing to pace: the unit is a few packages
 		for _, g := range selectPackages(pkgs) {
-			rec, xr := x.extract(g)
+			rec, xr := x.extract(ctx, g)
+			if err := ctx.Err(); err != nil {
+				return derived{}, err
+			}
 			if !slices.Contains(dirs, rec.Package.Dir) {
 				continue // a package of another directory the pattern matched
 			}

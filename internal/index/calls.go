@@ -32,7 +32,8 @@ type pendingEdge struct {
 // resolution. It must run on every package of the unit (test variants
 // included) before their syntax and types are released. A failure other
 // than ctx ending leaves the unit without edges and is returned as a
-// diagnostic message for the caller to record.
+// diagnostic message for the caller to record, as is the note of a unit
+// whose method sets were too large (callgraph.Result.MethodSets).
 //
 // It runs in two halves so the call graph overlaps extraction: startCallEdges
 // takes what the build needs from the unit before returning, so the caller
@@ -70,6 +71,7 @@ func (x *extractor) finishCallEdges(ctx context.Context, pending *callgraph.Pend
 	}
 	if res != nil {
 		x.keepEdges(res.Edges, lines)
+		return res.MethodSets, nil // "" unless capped
 	}
 	return "", nil
 }
@@ -127,6 +129,9 @@ func (x *extractor) streamCallEdges(ctx context.Context, pending *callgraph.Pend
 	x.keepEffects(err == nil && res != nil, lines)
 	if err != nil {
 		return failedCallGraph(ctx, err)
+	}
+	if res != nil {
+		return res.MethodSets, nil // "" unless capped
 	}
 	return "", nil
 }

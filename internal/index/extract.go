@@ -20,6 +20,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/index/callgraph"
 	"github.com/sextant-dev/sextant/internal/load"
 	"github.com/sextant-dev/sextant/internal/position"
 )
@@ -84,7 +85,7 @@ func Extract(repoName, root string, mods []graph.Module, pkgs []*packages.Packag
 		}
 	}
 	for _, g := range selectPackages(pkgs) {
-		rec, xr := x.extract(g)
+		rec, xr := x.extract(context.Background(), g)
 		x.keep(xr)
 		if sink.Package != nil {
 			if err := sink.Package(rec); err != nil {
@@ -344,6 +345,7 @@ type pkgState struct {
 	// method-set summaries of receiver types.
 	methodsByName map[string][]*types.Func
 	summaries     map[types.Type]*typeSummary
+	costs         callgraph.MethodSetCosts // of method sets, to skip those too large
 	match         *matcher
 	lines         map[string]*position.Lines // see linesOf
 }
@@ -352,7 +354,7 @@ type pkgState struct {
 // the cross-references, which the caller hands to keep unless it drops
 // the package. It never fails: what cannot be read or typed is recorded
 // as a diagnostic and left out.
-func (x *extractor) extract(g *group) (PackageRecords, *pkgXRefs) {
+func (x *extractor) extract(ctx context.Context, g *group) (PackageRecords, *pkgXRefs) {
 	m := g.main
 	s := &pkgState{x: x, g: g, main: m, info: m.TypesInfo, types: m.Types, byAbs: map[string]*source{},
 		identKeys: map[*ast.Ident]string{}, xr: &pkgXRefs{path: g.path},
@@ -389,7 +391,7 @@ func (x *extractor) extract(g *group) (PackageRecords, *pkgXRefs) {
 	}
 	s.symbols()
 	s.refs()
-	s.typeSummaries()
+	s.typeSummaries(ctx)
 
 	pkg.Hash = packageHash(s.rec.Files)
 	pkg.API = apiHash(s.types)

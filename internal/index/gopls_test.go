@@ -2,6 +2,7 @@ package index
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -378,7 +379,7 @@ func newGoplsOracle(t *testing.T, bin, root string) *goplsOracle {
 		t.Fatal(err)
 	}
 	for _, g := range selectPackages(pkgs) {
-		rec, xr := x.extract(g)
+		rec, xr := x.extract(context.Background(), g)
 		release(g)
 		x.keep(xr)
 		for _, s := range rec.Symbols {

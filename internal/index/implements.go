@@ -1,7 +1,9 @@
 package index
 
 import (
+	"context"
 	"encoding/hex"
+	"fmt"
 	"go/token"
 	"go/types"
 	"hash/fnv"
@@ -10,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/index/callgraph"
 )
 
 // Implementations are computed the way gopls computes them for its
@@ -97,13 +100,31 @@ type methodSummary struct {
 }
 
 // typeSummaries summarises the method sets of the package's named types.
-func (s *pkgState) typeSummaries() {
+//
+// A method set costs its methods times the depth they are promoted from
+// (callgraph.MethodSetCosts), which a chain of embedded structs makes
+// the square of its source: a type past callgraph.MaxMethodSetCost, or
+// past what is left of the package's budget (the cap plus one unit per
+// byte of the package's source, spent in name order), is not summarised,
+// so it takes part in no implementation record, and one diagnostic on
+// the package names such types and the cap. It stops early when ctx
+// ends (the caller checks ctx after each package).
+func (s *pkgState) typeSummaries(ctx context.Context) {
 	if s.types == nil || s.main.Fset == nil {
 		return
 	}
 	fset := s.main.Fset
 	scope := s.types.Scope()
-	for _, name := range scope.Names() {
+	var source int64
+	for _, src := range s.sources {
+		source += int64(len(src.content))
+	}
+	left := callgraph.MaxMethodSetCost + source
+	var skipped []*types.TypeName
+	for i, name := range scope.Names() {
+		if i%256 == 0 && ctx.Err() != nil {
+			return
+		}
 		tn, ok := scope.Lookup(name).(*types.TypeName)
 		if !ok || tn.IsAlias() || tn.Type() == nil {
 			continue
@@ -112,11 +133,42 @@ func (s *pkgState) typeSummaries() {
 		if !ok {
 			continue
 		}
+		if c := s.costs.Cost(tn.Type()); c > callgraph.MaxMethodSetCost || c > left {
+			skipped = append(skipped, tn)
+			continue
+		} else {
+			left -= c
+		}
 		if sum, ok := summarise(tn.Type(), fset, s.targetOf); ok {
 			sum.at, sum.pkg = at, s.g.path
 			s.xr.types = append(s.xr.types, sum)
 		}
 	}
+	if len(skipped) > 0 {
+		s.addDiag(s.methodSetDiag(skipped))
+	}
+}
+
+// methodSetDiag is the diagnostic of the types typeSummaries left out,
+// at the first of them.
+func (s *pkgState) methodSetDiag(skipped []*types.TypeName) graph.Diagnostic {
+	names := make([]string, 0, 6)
+	for _, tn := range skipped[:min(5, len(skipped))] {
+		names = append(names, tn.Name())
+	}
+	if len(skipped) > 5 {
+		names = append(names, "…")
+	}
+	d := graph.Diagnostic{Kind: "unknown", Message: fmt.Sprintf(
+		"method sets too large: %d types (%s) past the cap of %d selection steps per type or the package's budget: "+
+			"their implementations are not recorded and their promoted methods are not listed",
+		len(skipped), strings.Join(names, ", "), callgraph.MaxMethodSetCost)}
+	pos := s.main.Fset.Position(skipped[0].Pos())
+	if rel, ok := s.x.rel(pos.Filename); ok {
+		d.Path, d.Line = rel, pos.Line
+		d.Col = s.linesOf(pos.Filename).CharColumnAt(pos.Line, pos.Column)
+	}
+	return d
 }
 
 // summarise returns the method-set summary of t, and false when its

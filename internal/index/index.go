@@ -303,7 +303,7 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 				return Result{}, fmt.Errorf("indexing %s: %w", abs, err)
 			}
 			pending.Reached(g.path)
-			rec, xr := x.extract(g)
+			rec, xr := x.extract(ctx, g)
 			// The call graph reads the packages in the background at
 			// first: release them once it has.
 			unreleased = append(unreleased, g)

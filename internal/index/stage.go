@@ -162,7 +162,7 @@ func publishSyntax(ctx context.Context, store graph.Store, repo graph.Repository
 			if err := ctx.Err(); err != nil {
 				return ahead, err
 			}
-			rec, _ := x.extract(g)
+			rec, _ := x.extract(ctx, g)
 			if seen[rec.Package.Path] {
 				continue
 			}

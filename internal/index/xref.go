@@ -677,6 +677,10 @@ func (s *pkgState) summaryOf(t types.Type) *typeSummary {
 		return sum
 	}
 	var sum *typeSummary
+	if s.costs.Oversized(t) {
+		s.summaries[t] = nil // see typeSummaries
+		return nil
+	}
 	if ts, ok := summarise(t, nil, func(*token.FileSet, types.Object) (target, bool) { return target{}, false }); ok {
 		sum = &ts
 	}

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -281,7 +282,7 @@ func TestImplicitRefs(t *testing.T) {
 	}
 	var out xrefOutput
 	for _, g := range selectPackages(pkgs) {
-		rec, xr := x.extract(g)
+		rec, xr := x.extract(context.Background(), g)
 		x.keep(xr)
 		out.recs = append(out.recs, rec)
 	}

@@ -211,7 +211,10 @@ type Result struct {
 	// edge: dynamic calls in generic functions that nothing in the unit
 	// instantiates are resolved with CHA whatever Algorithm is).
 	Algorithm Algorithm
-	Stats     Stats
+	// MethodSets, when set, says that the unit's method sets were too
+	// large to compute in full, and what was left out (MaxMethodSetCost).
+	MethodSets string
+	Stats      Stats
 }
 
 // Stats describe the work Build did, for benchmarks and logs.

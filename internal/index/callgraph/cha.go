@@ -35,8 +35,9 @@ import (
 // of them may have bodies; so functions, package variables and fields are
 // keyed by the position of their declaration, which the variants share.
 type chaResolver struct {
-	prog       *ssa.Program
-	fromSource func(*ssa.Package) bool
+	prog         *ssa.Program
+	fromSource   func(*ssa.Package) bool
+	runtimeTypes func() []types.Type // the program's runtime types (methodSets.runtimeTypes)
 
 	all      map[*ssa.Function]bool
 	sels     map[string][]*types.Selection // method selections of the runtime types, by types.Func.Id
@@ -81,21 +82,22 @@ type valueSet struct {
 
 // newCHA indexes bodies, the functions of all with a body, in the order
 // given.
-func newCHA(prog *ssa.Program, all map[*ssa.Function]bool, bodies []*ssa.Function, fromSource func(*ssa.Package) bool) *chaResolver {
+func newCHA(prog *ssa.Program, all map[*ssa.Function]bool, bodies []*ssa.Function, fromSource func(*ssa.Package) bool, runtimeTypes func() []types.Type) *chaResolver {
 	r := &chaResolver{
-		prog:       prog,
-		fromSource: fromSource,
-		all:        all,
-		memo:       map[imethod][]*ssa.Function{},
-		taken:      map[token.Pos]bool{},
-		bodies:     map[token.Pos]bool{},
-		stores:     map[any][]ssa.Value{},
-		calls:      map[token.Pos][]*ssa.CallCommon{},
-		closures:   map[*ssa.Function][]*ssa.MakeClosure{},
-		returns:    map[token.Pos][]*ssa.Return{},
-		values:     map[ssa.Value]*valueSet{},
-		busy:       map[ssa.Value]bool{},
-		reentered:  map[ssa.Value]bool{},
+		prog:         prog,
+		runtimeTypes: runtimeTypes,
+		fromSource:   fromSource,
+		all:          all,
+		memo:         map[imethod][]*ssa.Function{},
+		taken:        map[token.Pos]bool{},
+		bodies:       map[token.Pos]bool{},
+		stores:       map[any][]ssa.Value{},
+		calls:        map[token.Pos][]*ssa.CallCommon{},
+		closures:     map[*ssa.Function][]*ssa.MakeClosure{},
+		returns:      map[token.Pos][]*ssa.Return{},
+		values:       map[ssa.Value]*valueSet{},
+		busy:         map[ssa.Value]bool{},
+		reentered:    map[ssa.Value]bool{},
 	}
 	var buf [10]*ssa.Value
 	var takenFns []*ssa.Function
@@ -262,7 +264,7 @@ func (r *chaResolver) ensureMethods() {
 	r.methods = map[string][]*ssa.Function{}
 	r.viaIface = map[token.Pos]bool{}
 	free := map[types.Type]bool{}
-	for _, t := range r.prog.RuntimeTypes() {
+	for _, t := range r.runtimeTypes() {
 		if types.IsInterface(t) {
 			continue
 		}

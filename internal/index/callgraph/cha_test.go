@@ -39,7 +39,7 @@ func TestLazyMethods(t *testing.T) {
 					t.Fatal(err)
 				}
 				_, all := u.functions(false)
-				r := newCHA(u.prog, all, nil, func(*ssa.Package) bool { return true })
+				r := newCHA(u.prog, all, nil, func(*ssa.Package) bool { return true }, u.prog.RuntimeTypes)
 				rtypes := u.prog.RuntimeTypes()
 				r.ensureMethods() // before any MethodValue: the same runtime types
 

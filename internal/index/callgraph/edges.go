@@ -121,8 +121,9 @@ func (u *unit) run(ctx context.Context) (res *Result, err error) {
 		b.function(fn)
 	}
 	res = &Result{
-		Packages:  u.flags,
-		Algorithm: algorithm,
+		Packages:   u.flags,
+		Algorithm:  algorithm,
+		MethodSets: u.sets.note(),
 	}
 	if u.emit != nil {
 		b.emitDone(true)
@@ -174,7 +175,7 @@ func (u *unit) instanceMethods(all map[*ssa.Function]bool) []*ssa.Function {
 	done := map[types.Type]bool{}
 	for more := true; more; {
 		more = false
-		for _, t := range u.prog.RuntimeTypes() { // grows as instances are built
+		for _, t := range u.sets.runtimeTypes(u.prog) { // grows as instances are built
 			if done[t] || types.IsInterface(t) {
 				continue
 			}
@@ -358,7 +359,7 @@ func (b *edgeBuilder) chaResolver() *chaResolver {
 		b.cha = newCHA(b.u.prog, b.all, bodies, func(p *ssa.Package) bool {
 			_, ok := b.u.pathOf[p]
 			return ok
-		})
+		}, func() []types.Type { return b.u.sets.runtimeTypes(b.u.prog) })
 	}
 	return b.cha
 }

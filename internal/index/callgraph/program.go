@@ -54,6 +54,8 @@ type unit struct {
 	gate    *gate  // nil: build in any order, at once
 	onBuilt func() // called once the SSA bodies are built, or failed to be
 
+	sets methodSets // the method-set budget (runtime.go)
+
 	stats Stats
 }
 
@@ -180,7 +182,7 @@ func prepare(pkgs []*packages.Package, opts Options) *unit {
 		}
 	}
 	u.algorithm = CHA
-	if u.maxCalls > 0 && len(u.calls) <= u.maxCalls {
+	if u.maxCalls > 0 && len(u.calls) <= u.maxCalls && !u.sets.capped() {
 		u.algorithm = VTA
 	}
 
@@ -256,6 +258,9 @@ func betterVariant(path string, p, q *packages.Package) bool {
 // initialisers and //go:linkname stand-ins of one file.
 func (u *unit) readSyntax(path string, info *types.Info, f *ast.File) {
 	u.readLinknames(f)
+	if tf := u.fset.File(f.FileStart); tf != nil {
+		u.sets.source += int64(tf.Size())
+	}
 	for _, d := range f.Decls {
 		gd, ok := d.(*ast.GenDecl)
 		if !ok || gd.Tok != token.VAR {
@@ -269,6 +274,14 @@ func (u *unit) readSyntax(path string, info *types.Info, f *ast.File) {
 	}
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
+		case *ast.TypeSpec:
+			if obj, ok := info.Defs[n.Name].(*types.TypeName); ok {
+				u.sets.weigh(obj.Type(), obj.Name())
+			}
+		case *ast.StructType:
+			if tv, ok := info.Types[n]; ok {
+				u.sets.weigh(tv.Type, "")
+			}
 		case *ast.CallExpr:
 			u.calls[n.Lparen] = classifyCall(info, n)
 		case *ast.RangeStmt:
@@ -427,7 +440,7 @@ func (u *unit) buildSSA(ctx context.Context, pkgs []*ssa.Package) error {
 		go func() {
 			defer wg.Done()
 			for p := range work {
-				if err := buildOne(p, u.algorithm == CHA, u.keepBody); err != nil {
+				if err := buildOne(p, u.algorithm == CHA, u.keepBody, u.sets.noteConversions); err != nil {
 					select {
 					case failed <- err:
 					default:
@@ -474,13 +487,14 @@ feed:
 	return ctx.Err()
 }
 
-func buildOne(p *ssa.Package, cha bool, keep func(*ssa.Function) bool) (err error) {
+func buildOne(p *ssa.Package, cha bool, keep func(*ssa.Function) bool, built func(*ssa.Package)) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w for %s: %v\n%s", errPanic, p.Pkg.Path(), r, debug.Stack())
 		}
 	}()
 	p.Build()
+	built(p)
 	releaseSyntax(p)
 	if cha {
 		releaseBodies(p, keep)
