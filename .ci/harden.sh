@@ -68,6 +68,37 @@ echo "== serve --http under a ${SEXTANT_FLOOD_SECONDS:=60} s initialize flood on
 SEXTANT_HARDEN_BIN="$tmp/sextant" SEXTANT_FLOOD_SECONDS=$SEXTANT_FLOOD_SECONDS \
 	go test -count=1 -run='^(TestSessionFlood|TestServeSlowBody)$' -v ./internal/mcpserver | grep -v '^=== RUN'
 
+# ---- embedding chain: method sets bounded by a declared cap ----
+# Big with 20,000 methods, E0 embedding *Big and each Ei embedding E(i-1)
+# for 300 levels (476 KB): method sets that cost methods × depth² (24 GB
+# before the cap). The index must finish under a 4 GB address-space cap,
+# with a "method sets too large" diagnostic naming the cap, and a peak RSS
+# far below it; `timeout` is a hang guard.
+echo "== embedding chain 20,000 methods × 300 levels: index under a 4 GB cap, diagnostic, RSS flat"
+chain="$tmp/chain"
+mkdir -p "$chain"
+printf 'module example.com/chain\n\ngo 1.22\n' > "$chain/go.mod"
+{
+	printf 'package chain\n\ntype Big struct{}\n\n'
+	seq 0 19999 | sed 's/.*/func (*Big) M&() {}/'
+	printf 'type E0 struct{ *Big }\n'
+	seq 1 299 | awk '{ printf "type E%d struct{ E%d }\n", $1, $1 - 1 }'
+	printf 'type I interface{ M0() }\n\nfunc Use() {\n\tvar i I = &E299{}\n\ti.M0()\n\tvar _ any = E299{}\n}\n'
+} > "$chain/chain.go"
+chain_cmd=(timeout 120 "$tmp/sextant" index --db "$tmp/chain.db" "$chain")
+if [ -x /usr/bin/time ]; then
+	(ulimit -v 4194304; /usr/bin/time -v -o "$tmp/chain.time" "${chain_cmd[@]}")
+	rss_kb="$(sed -n 's/^[[:space:]]*Maximum resident set size (kbytes): //p' "$tmp/chain.time")"
+	echo "peak RSS $((rss_kb / 1024)) MiB"
+	[ "$rss_kb" -lt 1048576 ] || { echo "peak RSS $rss_kb kB: not flat (want under 1 GiB)"; exit 1; }
+else
+	(ulimit -v 4194304; "${chain_cmd[@]}")
+fi
+(cd "$chain" && "$tmp/sextant" list_repositories --db "$tmp/chain.db" --repository example.com/chain --response_format detailed) >"$tmp/chain.diags" 2>"$tmp/chain.log"
+grep -q 'method sets too large: .* past the cap of' "$tmp/chain.diags" || { echo "no method-set cap diagnostic:"; cat "$tmp/chain.diags" "$tmp/chain.log"; exit 1; }
+grep -o 'method sets too large: [^(]*' "$tmp/chain.diags" | sed 's/^/  /'
+# ---- end embedding chain ----
+
 echo "== MCP conformance suite and Inspector CLI (pinned by e2e/conformance/package-lock.json)"
 npm ci --prefix e2e/conformance --no-audit --no-fund --loglevel=error
 export PATH="$root/e2e/conformance/node_modules/.bin:$PATH"
