@@ -127,7 +127,10 @@ func GetFileOutline(ctx context.Context, s *Service, in GetFileOutlineInput, pro
 				ParseErrors: []string{"not read: " + string(info.Code) + ": " + info.Message}})
 			continue
 		}
-		of := outlineFile(rel, src, format)
+		of, err := outlineFile(ctx, rel, src, format)
+		if err != nil {
+			return nil, err
+		}
 		if format == Detailed {
 			attachKeys(ctx, v, loc.Repo.Name, &of)
 		}
@@ -141,8 +144,9 @@ func GetFileOutline(ctx context.Context, s *Service, in GetFileOutlineInput, pro
 }
 
 // outlineFile parses src and lists its declarations. Parse errors do not
-// stop it: the parser recovers and the outline shows what it found.
-func outlineFile(rel string, src []byte, format Format) OutlineFile {
+// stop it: the parser recovers and the outline shows what it found. Its
+// work is linear in the size of src, and it stops when ctx is done.
+func outlineFile(ctx context.Context, rel string, src []byte, format Format) (OutlineFile, error) {
 	fset := token.NewFileSet()
 	parsed := src
 	if !utf8.Valid(src) {
@@ -168,8 +172,9 @@ func outlineFile(rel string, src []byte, format Format) OutlineFile {
 		}
 	}
 	if f == nil {
-		return of
+		return of, nil
 	}
+	sig := sigPrinter{fset: fset, src: parsed}
 	if f.Name != nil {
 		of.Package = f.Name.Name
 	}
@@ -198,6 +203,9 @@ func outlineFile(rel string, src []byte, format Format) OutlineFile {
 	byType := map[string]int{} // type name → index in Entries
 	var methods []ast.Decl
 	for _, decl := range f.Decls {
+		if err := ctx.Err(); err != nil {
+			return of, err
+		}
 		switch d := decl.(type) {
 		case *ast.FuncDecl:
 			if d.Recv != nil && len(d.Recv.List) > 0 {
@@ -205,7 +213,7 @@ func outlineFile(rel string, src []byte, format Format) OutlineFile {
 				continue
 			}
 			of.Entries = append(of.Entries, OutlineEntry{Name: d.Name.Name, Kind: "func",
-				Signature: funcSignature(fset, d), StartLine: line(d.Pos()), EndLine: line(d.End()),
+				Signature: sig.funcSignature(d), StartLine: line(d.Pos()), EndLine: line(d.End()),
 				Exported: ast.IsExported(d.Name.Name), Doc: doc(d.Doc)})
 		case *ast.GenDecl:
 			for _, spec := range d.Specs {
@@ -215,14 +223,17 @@ func outlineFile(rel string, src []byte, format Format) OutlineFile {
 				}
 				switch sp := spec.(type) {
 				case *ast.TypeSpec:
-					e := OutlineEntry{Name: sp.Name.Name, Kind: "type", Signature: typeSignature(fset, sp),
+					e := OutlineEntry{Name: sp.Name.Name, Kind: "type", Signature: sig.typeSignature(sp),
 						StartLine: line(start), EndLine: line(end), Exported: ast.IsExported(sp.Name.Name), Doc: doc(sp.Doc, d.Doc)}
 					switch t := sp.Type.(type) {
 					case *ast.StructType:
 						for _, fld := range t.Fields.List {
+							if err := ctx.Err(); err != nil {
+								return of, err
+							}
 							for _, name := range fieldNames(fld) {
 								e.Members = append(e.Members, OutlineMember{Name: name, Kind: "field",
-									Signature: fieldSignature(fset, name, fld), StartLine: line(fld.Pos()), EndLine: line(fld.End()),
+									Signature: sig.fieldSignature(name, fld), StartLine: line(fld.Pos()), EndLine: line(fld.End()),
 									Exported: ast.IsExported(name), Doc: doc(fld.Doc, fld.Comment)})
 							}
 						}
@@ -231,11 +242,14 @@ func outlineFile(rel string, src []byte, format Format) OutlineFile {
 							e.Kind = "interface"
 						}
 						for _, m := range t.Methods.List {
+							if err := ctx.Err(); err != nil {
+								return of, err
+							}
 							if _, ok := m.Type.(*ast.FuncType); !ok || len(m.Names) == 0 {
 								continue // embedded interface or type union
 							}
 							e.Members = append(e.Members, OutlineMember{Name: m.Names[0].Name, Kind: "interface_method",
-								Signature: m.Names[0].Name + strings.TrimPrefix(node(fset, m.Type), "func"),
+								Signature: m.Names[0].Name + strings.TrimPrefix(sig.node(m.Type), "func"),
 								StartLine: line(m.Pos()), EndLine: line(m.End()), Exported: ast.IsExported(m.Names[0].Name), Doc: doc(m.Doc, m.Comment)})
 						}
 					}
@@ -247,7 +261,7 @@ func outlineFile(rel string, src []byte, format Format) OutlineFile {
 							continue
 						}
 						of.Entries = append(of.Entries, OutlineEntry{Name: name.Name, Kind: d.Tok.String(),
-							Signature: valueSignature(fset, d.Tok, name.Name, sp), StartLine: line(start), EndLine: line(end),
+							Signature: sig.valueSignature(d.Tok, name.Name, sp), StartLine: line(start), EndLine: line(end),
 							Exported: ast.IsExported(name.Name), Doc: doc(sp.Doc, d.Doc)})
 					}
 				}
@@ -255,9 +269,12 @@ func outlineFile(rel string, src []byte, format Format) OutlineFile {
 		}
 	}
 	for _, decl := range methods {
+		if err := ctx.Err(); err != nil {
+			return of, err
+		}
 		d := decl.(*ast.FuncDecl)
 		recv := syntax.ReceiverBase(d.Recv.List[0].Type)
-		m := OutlineMember{Name: d.Name.Name, Kind: "method", Signature: funcSignature(fset, d),
+		m := OutlineMember{Name: d.Name.Name, Kind: "method", Signature: sig.funcSignature(d),
 			StartLine: line(d.Pos()), EndLine: line(d.End()), Exported: ast.IsExported(d.Name.Name), Doc: doc(d.Doc)}
 		if i, ok := byType[recv]; ok {
 			of.Entries[i].Members = append(of.Entries[i].Members, m)
@@ -269,7 +286,7 @@ func outlineFile(rel string, src []byte, format Format) OutlineFile {
 			StartLine: m.StartLine, EndLine: m.EndLine, Exported: m.Exported, Doc: m.Doc})
 	}
 	sort.SliceStable(of.Entries, func(i, j int) bool { return of.Entries[i].StartLine < of.Entries[j].StartLine })
-	return of
+	return of, nil
 }
 
 // attachKeys adds the snapshot's stable keys to the outline's entries
@@ -294,50 +311,95 @@ func attachKeys(ctx context.Context, v *session.View, repo string, of *OutlineFi
 	}
 }
 
+// maxPrinted bounds the source a signature is printed from. go/printer
+// decides whether a struct, interface or function literal fits on one
+// line by printing it, again at every level of nesting, so its work grows
+// with the cube of the nesting; a node whose source is longer than this is
+// shown from its source text instead, cut to this many bytes. The work per
+// signature is then bounded, and an outline's linear in its file.
+const maxPrinted = 1000
+
+// sigPrinter prints the signatures of one parsed file.
+type sigPrinter struct {
+	fset *token.FileSet
+	src  []byte // the text that was parsed
+}
+
 // node prints an AST node on one line.
-func node(fset *token.FileSet, n ast.Node) string {
-	var b bytes.Buffer
-	if err := (&printer.Config{Mode: printer.RawFormat}).Fprint(&b, fset, n); err != nil {
+func (p sigPrinter) node(n ast.Node) string {
+	return p.span(n, n.Pos(), n.End())
+}
+
+// span prints n, whose source is [from, to), on one line: with go/printer
+// when that source is short, else from the source text, cut.
+func (p sigPrinter) span(n ast.Node, from, to token.Pos) string {
+	if to-from <= maxPrinted {
+		var b bytes.Buffer
+		if err := (&printer.Config{Mode: printer.RawFormat}).Fprint(&b, p.fset, n); err != nil {
+			return ""
+		}
+		return oneLine(b.String())
+	}
+	f := p.fset.File(from)
+	if f == nil {
 		return ""
 	}
-	return oneLine(b.String())
+	start := min(max(int(from)-f.Base(), 0), len(p.src))
+	end := min(start+maxPrinted+utf8.UTFMax, int(to)-f.Base(), len(p.src))
+	if end < start {
+		return ""
+	}
+	return oneLine(cutUTF8(string(p.src[start:end]), maxPrinted)) + "…"
 }
 
-func funcSignature(fset *token.FileSet, d *ast.FuncDecl) string {
+func (p sigPrinter) funcSignature(d *ast.FuncDecl) string {
 	cp := *d
 	cp.Body, cp.Doc = nil, nil
-	return node(fset, &cp)
+	return p.node(&cp)
 }
 
-func typeSignature(fset *token.FileSet, sp *ast.TypeSpec) string {
+func (p sigPrinter) typeSignature(sp *ast.TypeSpec) string {
 	cp := *sp
 	cp.Doc, cp.Comment = nil, nil
+	// The source printed: all of it, or up to the elided body.
+	from, to := sp.Pos(), sp.End()
+	elided := ""
 	switch sp.Type.(type) {
 	case *ast.StructType:
-		cp.Type = &ast.Ident{Name: "struct{...}"}
+		elided = "struct{...}"
 	case *ast.InterfaceType:
-		cp.Type = &ast.Ident{Name: "interface{...}"}
+		elided = "interface{...}"
 	}
-	return "type " + node(fset, &cp)
+	if elided != "" {
+		cp.Type = &ast.Ident{Name: elided}
+		to = sp.Name.End()
+		if sp.TypeParams != nil {
+			to = sp.TypeParams.End()
+		}
+		if to-from > maxPrinted {
+			return "type " + p.span(nil, from, to) + " " + elided
+		}
+	}
+	return "type " + p.span(&cp, from, to)
 }
 
 // maxValueSig bounds the initialiser shown in a const or var signature.
 const maxValueSig = 120
 
-func valueSignature(fset *token.FileSet, tok token.Token, name string, sp *ast.ValueSpec) string {
+func (p sigPrinter) valueSignature(tok token.Token, name string, sp *ast.ValueSpec) string {
 	sig := tok.String() + " " + name
 	if sp.Type != nil {
-		sig += " " + node(fset, sp.Type)
+		sig += " " + p.node(sp.Type)
 	}
 	if len(sp.Values) > 0 {
 		val := ""
 		for i, n := range sp.Names {
 			if n.Name == name && i < len(sp.Values) {
-				val = node(fset, sp.Values[i])
+				val = p.node(sp.Values[i])
 			}
 		}
 		if len(sp.Values) == 1 && len(sp.Names) > 1 {
-			val = node(fset, sp.Values[0])
+			val = p.node(sp.Values[0])
 		}
 		if len(val) > maxValueSig {
 			val = cutUTF8(val, maxValueSig) + "…"
@@ -365,11 +427,11 @@ func fieldNames(f *ast.Field) []string {
 	return names
 }
 
-func fieldSignature(fset *token.FileSet, name string, f *ast.Field) string {
+func (p sigPrinter) fieldSignature(name string, f *ast.Field) string {
 	if len(f.Names) == 0 {
-		return node(fset, f.Type)
+		return p.node(f.Type)
 	}
-	return name + " " + node(fset, f.Type)
+	return name + " " + p.node(f.Type)
 }
 
 // Text renders the outline for an agent: indented declarations with their
