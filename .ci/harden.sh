@@ -64,6 +64,19 @@ cleanup() {
 trap cleanup EXIT
 go build -o "$tmp/sextant" ./cmd/sextant
 
+echo "== get_file_outline on a struct nested 3,000 deep (39 KB) finishes (hang guard 120 s)"
+mkdir -p "$tmp/deep"
+printf 'module example.com/deep\n\ngo 1.22\n' > "$tmp/deep/go.mod"
+{
+	printf 'package deep\n\ntype T '
+	for _ in $(seq 3000); do printf 'struct { A '; done
+	printf 'int'
+	for _ in $(seq 3000); do printf ' }'; done
+	printf '\n'
+} > "$tmp/deep/deep.go"
+timeout 120 "$tmp/sextant" get_file_outline --db "$tmp/deep.db" --root "$tmp/deep" "$tmp/deep/deep.go" >"$tmp/deep.out" 2>/dev/null
+grep -q '^  3-3 type T struct{...}$' "$tmp/deep.out"
+
 echo "== serve --http under a ${SEXTANT_FLOOD_SECONDS:=60} s initialize flood on loopback (RSS flat within 20% once the session bound is full), and a stalled body (408 within --body-timeout)"
 SEXTANT_HARDEN_BIN="$tmp/sextant" SEXTANT_FLOOD_SECONDS=$SEXTANT_FLOOD_SECONDS \
 	go test -count=1 -run='^(TestSessionFlood|TestServeSlowBody)$' -v ./internal/mcpserver | grep -v '^=== RUN'
