@@ -157,7 +157,7 @@ func httpLimitFlags(fs *flag.FlagSet, e env) (limits *mcpserver.HTTPOptions, che
 		fs.Var(v, name, fmt.Sprintf("with --http: %s (env %s)", usage, envVar))
 	}
 	ranged("max-sessions", "SEXTANT_MAX_SESSIONS", rangedInt{&limits.MaxSessions, 1, 100000},
-		"at most `N` sessions open at once; an initialize past it is refused (503)")
+		"at most `N` sessions open at once; an initialize past it closes the least recently used idle one (503 if every session has a call in flight)")
 	ranged("max-sessions-per-client", "SEXTANT_MAX_SESSIONS_PER_CLIENT", rangedInt{&limits.MaxSessionsPerClient, 1, 100000},
 		"at most `N` sessions held by one remote host (429 past it; local clients count only in all)")
 	ranged("session-idle", "SEXTANT_SESSION_IDLE", rangedDuration{&limits.SessionTimeout, 10 * time.Second, 24 * time.Hour},

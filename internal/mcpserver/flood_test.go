@@ -109,8 +109,9 @@ func median(xs []int) int {
 // 5,000,000 requests), against serve with its default bounds. The server's
 // resident memory stays flat: at the end within 20% of what it was once
 // the flood had filled the session bound (from 10% of the time, 3 s at
-// least), and never twice that; initializes past the bound are refused
-// with 503; a session opened before the flood still answers.
+// least), and never twice that; initializes past the bound are not
+// refused (each closes an idle session the flood opened); a session
+// opened and used before the flood still answers.
 func TestSessionFlood(t *testing.T) {
 	seconds := 60.0
 	if s := os.Getenv("SEXTANT_FLOOD_SECONDS"); s != "" {
@@ -194,18 +195,17 @@ func TestSessionFlood(t *testing.T) {
 	t.Logf("server RSS: %d KiB before, %d KiB once the bound was full, %d KiB at the end (medians of %d one-second samples), %d KiB peak",
 		before, warm, end, window, peak)
 
-	if counts[http.StatusOK] > int64(DefaultMaxSessions) {
-		t.Errorf("%d sessions opened, bound %d", counts[http.StatusOK], DefaultMaxSessions)
+	if counts[http.StatusOK] <= int64(DefaultMaxSessions) {
+		t.Errorf("%d initializes succeeded: the flood did not pass the session bound (%d)", counts[http.StatusOK], DefaultMaxSessions)
 	}
-	if counts[http.StatusServiceUnavailable] == 0 {
-		t.Error("no initialize was refused past the session bound")
-	} else if r, _ := refusal.Load().(string); !strings.Contains(r, fmt.Sprintf("%d sessions", DefaultMaxSessions)) || !strings.Contains(r, `"error"`) {
-		t.Errorf("the refusal does not name the bound as a JSON-RPC error: %.300s", r)
+	if n := counts[http.StatusServiceUnavailable]; n != 0 {
+		r, _ := refusal.Load().(string)
+		t.Errorf("%d initializes refused with 503 while idle sessions could be closed: %.300s", n, r)
 	}
 	if end > warm+warm/5 {
 		t.Errorf("server RSS grew from %d KiB (bound full) to %d KiB at the end: more than 20%%", warm, end)
 	}
-	if peak > 2*warm { // the refusals' garbage comes and goes (GOGC 400 when serving); growth without end does not
+	if peak > 2*warm { // the closed sessions' garbage comes and goes (GOGC 400 when serving); growth without end does not
 		t.Errorf("server RSS peaked at %d KiB, more than twice the %d KiB once the bound was full", peak, warm)
 	}
 	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "find_symbol", Arguments: map[string]any{"name": "P"}}); err != nil || res.IsError {

@@ -34,7 +34,9 @@ type HTTPOptions struct {
 	// MaxSessions bounds the sessions open at once, and
 	// MaxSessionsPerClient those one remote host opened (local clients
 	// share the loopback host, so they count only in all). An initialize
-	// past a bound is refused: 503 in all, 429 per client.
+	// past the bound in all closes an idle session to make room (503 only
+	// when every session has a call in flight); one past a host's bound
+	// is refused with 429.
 	MaxSessions, MaxSessionsPerClient int
 	// BodyTimeout bounds the time a request's body takes to arrive; a
 	// slower one is refused with 408 and its connection closed.
