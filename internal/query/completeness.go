@@ -33,6 +33,7 @@ const (
 	BlindMaxNodes   = "max_nodes"        // the walk stopped at max_nodes
 	BlindExternal   = "external_callees" // callees outside the graph were not followed
 	BlindAmended    = "amended"          // an edit was indexed alone; the whole-program pass is pending
+	BlindSyntax     = "syntax_errors"    // a changed file does not parse: what the parser lost is not compared
 )
 
 // addAmended names the blind spot of an amended snapshot (see

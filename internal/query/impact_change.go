@@ -50,8 +50,10 @@ type declKey struct {
 // whichever of the changed files it sits, so that moving one between
 // files is no change.
 // parse reads an old version (parseVersion, or a cache of it); the new
-// is read as an edit of it.
-func compareFiles(changes []fileChange, parse func(name string, content []byte) fileVersion) []*changedDecl {
+// is read as an edit of it. A declaration missing from a version that
+// does not parse is not reported removed (or added): the parser may have
+// lost it. unparsable names those versions, each with its first error.
+func compareFiles(changes []fileChange, parse func(name string, content []byte) fileVersion) (out []*changedDecl, unparsable []string) {
 	type side struct {
 		decl *versionDecl // the fileVersion's: read only
 		path string
@@ -77,9 +79,19 @@ func compareFiles(changes []fileChange, parse func(name string, content []byte) 
 			m[k] = side{decl: d, path: p}
 		}
 	}
+	oldBroken, newBroken := map[string]bool{}, map[string]bool{}
 	for i, v := range readVersions(changes, parse) {
-		collect(olds, changes[i].path, v[0])
-		collect(news, changes[i].path, v[1])
+		p := changes[i].path
+		collect(olds, p, v[0])
+		collect(news, p, v[1])
+		if v[0].syntaxErr != "" {
+			oldBroken[p] = true
+			unparsable = append(unparsable, "the old "+p+" ("+v[0].syntaxErr+")")
+		}
+		if v[1].syntaxErr != "" {
+			newBroken[p] = true
+			unparsable = append(unparsable, p+" ("+v[1].syntaxErr+")")
+		}
 	}
 	// Members of a type that is itself added or removed are part of that
 	// change; fields and interface methods are not listed again.
@@ -91,10 +103,12 @@ func compareFiles(changes []fileChange, parse func(name string, content []byte) 
 			whole[k] = true
 		}
 	}
-	var out []*changedDecl
 	for _, k := range order {
 		o, inOld := olds[k]
 		n, inNew := news[k]
+		if (inOld && !inNew && newBroken[o.path]) || (inNew && !inOld && oldBroken[n.path]) {
+			continue // lost by the parser, or not: unparsable says so
+		}
 		c := &changedDecl{dir: k.dir, pkgName: k.pkg, test: k.test}
 		var d *versionDecl
 		switch {
@@ -130,7 +144,7 @@ func compareFiles(changes []fileChange, parse func(name string, content []byte) 
 		}
 		return out[i].Line < out[j].Line
 	})
-	return out
+	return out, unparsable
 }
 
 // declsOnLines lists the declarations of a file's content that overlap

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"errors"
 	"go/ast"
 	"go/parser"
 	"go/scanner"
@@ -41,6 +42,10 @@ type fileVersion struct {
 	// parsed without errors (nil otherwise): a version edited from this
 	// one parses again only those the edit touches (editVersion).
 	tops []topDecl
+	// syntaxErr is the parser's first error, when the content does not
+	// parse: the parser may have lost declarations (all of them when it
+	// gives up), so their absence says nothing.
+	syntaxErr string
 }
 
 // topDecl is one top-level declaration of a fileVersion.
@@ -51,6 +56,9 @@ type topDecl struct {
 	imports    bool // an import declaration
 }
 
+// maxSyntaxErr bounds the parser's error a fileVersion keeps.
+const maxSyntaxErr = 200
+
 // parseVersion reads the declarations of a Go file's content.
 func parseVersion(name string, content []byte) fileVersion {
 	var fv fileVersion
@@ -59,6 +67,16 @@ func parseVersion(name string, content []byte) fileVersion {
 	}
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, name, content, parser.SkipObjectResolution)
+	if err != nil {
+		fv.syntaxErr = err.Error()
+		var list scanner.ErrorList
+		if errors.As(err, &list) && len(list) > 0 {
+			fv.syntaxErr = list[0].Error()
+		}
+		if len(fv.syntaxErr) > maxSyntaxErr { // it may quote a literal
+			fv.syntaxErr = cutUTF8(fv.syntaxErr, maxSyntaxErr) + "…"
+		}
+	}
 	if f == nil {
 		return fv
 	}

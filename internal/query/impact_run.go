@@ -92,10 +92,15 @@ func (a *impactRun) changes(ctx context.Context) error {
 		if err := a.loadPackages(ctx); err != nil {
 			return err
 		}
-		a.changed = compareFiles(files, a.g.parseVersion)
+		var unparsable []string
+		a.changed, unparsable = compareFiles(files, a.g.parseVersion)
+		if len(unparsable) > 0 {
+			a.c.add(BlindSyntax, "%s does not parse, so the declarations the parser lost are not reported as removed or added, nor what uses them",
+				listSome(unparsable, 3))
+		}
 		if len(files) == 0 {
 			a.notes = append(a.notes, "no Go file differs")
-		} else if len(a.changed) == 0 {
+		} else if len(a.changed) == 0 && len(unparsable) == 0 {
 			a.notes = append(a.notes, "the Go files that differ change no declaration (comments, layout or imports only)")
 		}
 	}
