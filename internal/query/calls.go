@@ -24,7 +24,11 @@ const (
 type Depth int
 
 // UnmarshalJSON implements json.Unmarshaler, rejecting values outside 1-5.
+// null is the depth omitted.
 func (d *Depth) UnmarshalJSON(b []byte) error {
+	if isNull(b) {
+		return nil
+	}
 	var n int
 	if err := json.Unmarshal(b, &n); err != nil {
 		return invalid("depth", "must be an integer from 1 to %d (got %s)", maxDepth, b)

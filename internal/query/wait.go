@@ -1,6 +1,7 @@
 package query
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"reflect"
@@ -26,7 +27,11 @@ type Wait int
 const noWait Wait = -1
 
 // UnmarshalJSON implements json.Unmarshaler, rejecting values outside 0-600.
+// null is the wait omitted, as it is for every parameter: not 0.
 func (w *Wait) UnmarshalJSON(b []byte) error {
+	if isNull(b) {
+		return nil
+	}
 	var n int
 	if err := json.Unmarshal(b, &n); err != nil {
 		return invalid("wait", "must be a whole number of seconds from 0 to %d (got %s)", maxWait, b)
@@ -40,6 +45,11 @@ func (w *Wait) UnmarshalJSON(b []byte) error {
 	}
 	return nil
 }
+
+// isNull reports whether a JSON value is null, which a parameter type
+// decoding itself reads as the parameter omitted (encoding/json leaves the
+// other types as they were).
+func isNull(b []byte) bool { return bytes.Equal(bytes.TrimSpace(b), []byte("null")) }
 
 // withWait returns ctx carrying the patience the input's Wait field asks
 // for, if it has one and it was given.
