@@ -315,13 +315,19 @@ func textChanges(root string, text string) ([]fileChange, bool, error) {
 	}
 	var entries []entry
 	for _, f := range files {
+		// Every path first, whatever its file: one with .. is no Go
+		// source, and was skipped as such.
+		for _, p := range []*string{&f.OldPath, &f.NewPath} {
+			if *p == "" {
+				continue
+			}
+			if path.IsAbs(*p) || !filepath.IsLocal(*p) {
+				return nil, false, graph.Errorf(graph.CodeOutsideRoots, "diff_text names %q, which is outside the repository", *p).WithData("field", "diff_text")
+			}
+			*p = path.Clean(*p) // a/../b.go is b.go
+		}
 		if f.Binary || (!isGoSource(f.OldPath) && !isGoSource(f.NewPath)) {
 			continue
-		}
-		for _, p := range []string{f.OldPath, f.NewPath} {
-			if p != "" && (path.IsAbs(p) || !filepath.IsLocal(p)) {
-				return nil, false, graph.Errorf(graph.CodeOutsideRoots, "diff_text names %q, which is outside the repository", p)
-			}
 		}
 		var disk []byte
 		// The disk holds the new side of an applied diff, the old of one
