@@ -92,7 +92,7 @@ type TypeGoroutine struct {
 type TypeProtocol struct {
 	Symbol       SymbolRef       `json:"symbol" jsonschema:"the type"`
 	Package      string          `json:"package" jsonschema:"import path"`
-	Kind         string          `json:"kind" jsonschema:"struct, interface, func, map, slice, chan, pointer, array, basic, alias"`
+	Kind         string          `json:"kind" jsonschema:"struct, interface, func, map, slice, chan, pointer, array, basic, alias, or invalid (the compiler rejects its definition: check_file says why)"`
 	Underlying   string          `json:"underlying" jsonschema:"underlying type"`
 	TypeParams   string          `json:"type_params,omitempty" jsonschema:"type parameters of a generic type"`
 	CopySafe     bool            `json:"copy_safe" jsonschema:"false when a copy would copy a lock"`
@@ -220,7 +220,15 @@ func typeProtocol(ctx context.Context, v *session.View, p *live.Package, repo gr
 		}
 		tp.TypeParams = "[" + strings.Join(ps, ", ") + "]"
 	}
-	tp.CopyHazard = copyHazard(t, q)
+	invalidType := tp.Kind == kindInvalid
+	if invalidType {
+		// go/types gives an invalid type (an invalid recursive definition)
+		// the invalid type as its underlying type, which is assignable
+		// to everything: what it holds and satisfies is unknown.
+		tp.CopyHazard = "unknown: the type is invalid"
+	} else {
+		tp.CopyHazard = copyHazard(t, q)
+	}
 	tp.CopySafe = tp.CopyHazard == ""
 	tp.Embedded = embeddedTypes(t, q)
 	where := func(o types.Object) (string, int) {
@@ -243,9 +251,11 @@ func typeProtocol(ctx context.Context, v *session.View, p *live.Package, repo gr
 	if err := methodEffects(ctx, v, sym, tp.Methods); err != nil {
 		return nil, err
 	}
-	tp.Satisfies = satisfiedInterfaces(p.Pkg.Types, t, obj)
-	if err := indexedInterfaces(ctx, v, sym, tp); err != nil {
-		return nil, err
+	if !invalidType {
+		tp.Satisfies = satisfiedInterfaces(p.Pkg.Types, t, obj)
+		if err := indexedInterfaces(ctx, v, sym, tp); err != nil {
+			return nil, err
+		}
 	}
 	site := func(fn string, pos token.Pos) TypeSite {
 		ps := p.Fset.Position(pos)
@@ -285,12 +295,20 @@ func typeProtocol(ctx context.Context, v *session.View, p *live.Package, repo gr
 	return tp, nil
 }
 
+// kindInvalid is the kind of a type the compiler rejects.
+const kindInvalid = "invalid"
+
 // typeKind names the kind of t's underlying type.
 func typeKind(t types.Type) string {
 	if _, ok := t.(*types.Alias); ok {
 		return "alias"
 	}
-	switch t.Underlying().(type) {
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		if u.Kind() == types.Invalid {
+			return kindInvalid
+		}
+		return "basic"
 	case *types.Struct:
 		return "struct"
 	case *types.Interface:
@@ -464,9 +482,12 @@ func (o *ExplainTypeOutput) Text() string {
 			u = cutUTF8(u, maxUnderlying) + "…"
 		}
 		fmt.Fprintf(&b, "underlying: %s\n", u)
-		if tp.CopySafe {
+		switch {
+		case tp.Kind == kindInvalid:
+			b.WriteString("the compiler rejects this type's definition (an invalid recursive type, or an error in it): call check_file on its file for why\n")
+		case tp.CopySafe:
 			b.WriteString("copy: safe (no lock inside)\n")
-		} else {
+		default:
 			fmt.Fprintf(&b, "copy: NOT safe, it holds a lock: %s; pass a pointer\n", tp.CopyHazard)
 		}
 	}
