@@ -64,8 +64,13 @@ func limitSessions(next http.Handler, s *mcp.Server, o HTTPOptions) http.Handler
 				return
 			}
 			defer l.end(id, post)
-			next.ServeHTTP(w, r)
-			if r.Method == http.MethodDelete {
+			if r.Method != http.MethodDelete {
+				next.ServeHTTP(w, r)
+				return
+			}
+			sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+			next.ServeHTTP(sw, r)
+			if sw.status/100 == 2 {
 				l.ended(id) // its place is free now, not once the session's end is noticed
 			}
 			return
@@ -266,3 +271,16 @@ func (l *sessionLimits) refuse(w http.ResponseWriter, r *http.Request, status in
 	w.WriteHeader(status)
 	w.Write(errorReply(id, -32000, msg))
 }
+
+// statusWriter records the status of an answer.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	s.status = code
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }

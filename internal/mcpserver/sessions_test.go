@@ -200,3 +200,27 @@ func TestHTTPSessionEviction(t *testing.T) {
 	free2()
 	<-done
 }
+
+// A DELETE the transport refuses ends no session, so the session keeps
+// its place: it cannot be used to hold sessions past the bound.
+func TestHTTPRefusedDeleteKeepsPlace(t *testing.T) {
+	h := newHarness(t, map[string]string{"go.mod": "module example.com/p\n\ngo 1.22\n", "p.go": "package p\n\nfunc P() {}\n"})
+	srv := httptest.NewServer(NewHTTPHandler(h.server(t), HTTPOptions{MaxSessions: 1}))
+	t.Cleanup(srv.Close)
+	first := newHTTPSession(t, srv.URL)
+	req, _ := http.NewRequest(http.MethodDelete, srv.URL, nil)
+	req.Header.Set("Mcp-Session-Id", first.id)
+	req.Header.Set("Mcp-Protocol-Version", "1999-01-01")
+	resp, err := first.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode < 400 {
+		t.Fatalf("a DELETE with an unknown protocol version: %d, want it refused", resp.StatusCode)
+	}
+	newHTTPSession(t, srv.URL)
+	if status, _, _, body := postMCP(t, first.client, srv.URL, first.id, `{"jsonrpc":"2.0","id":7,"method":"ping"}`); status != http.StatusNotFound {
+		t.Errorf("the first session, in a table of 1 after a second opened: %d %.200s; want 404", status, body)
+	}
+}
