@@ -60,7 +60,7 @@ func limitSessions(next http.Handler, s *mcp.Server, o HTTPOptions) http.Handler
 			post := r.Method == http.MethodPost
 			if evicted := l.begin(id, post); evicted {
 				l.refuse(w, r, http.StatusNotFound, fmt.Sprintf(
-					"session not found: it was closed to make room for a new session, as the least recently used idle one when this server held its most (%d sessions); initialize a new session", l.max))
+					"session not found: this server closed it to make room for a new session, as it holds at most %d sessions and this one was idle (no call in progress, least recently used); initialize a new session", l.max))
 				return
 			}
 			defer l.end(id, post)
