@@ -8,15 +8,13 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
-	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"golang.org/x/tools/go/packages"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/load"
+	"github.com/sextant-dev/sextant/internal/par"
 )
 
 // PhaseSyntax is reported once the syntax stage of a staged index (see
@@ -66,30 +64,17 @@ func parseAll(root string, pkgs []*packages.Package) *load.Parsed {
 		}
 	}
 	parsed := make([]load.ParsedFile, len(names))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(names) {
-					return
-				}
-				if load.NotReadable(root, names[i]) != "" {
-					continue
-				}
-				src, err := os.ReadFile(names[i])
-				if err != nil {
-					continue // the extractor reads it again and reports it
-				}
-				f, err := parser.ParseFile(fset, names[i], src, load.ParseMode)
-				parsed[i] = load.ParsedFile{File: f, Err: err, Sum: sha256.Sum256(src)}
-			}
-		}()
-	}
-	wg.Wait()
+	par.Each(len(names), func(i int) {
+		if load.NotReadable(root, names[i]) != "" {
+			return
+		}
+		src, err := os.ReadFile(names[i])
+		if err != nil {
+			return // the extractor reads it again and reports it
+		}
+		f, err := parser.ParseFile(fset, names[i], src, load.ParseMode)
+		parsed[i] = load.ParsedFile{File: f, Err: err, Sum: sha256.Sum256(src)}
+	})
 	ahead := &load.Parsed{Fset: fset, Files: make(map[string]load.ParsedFile, len(names))}
 	for i, name := range names {
 		files[name] = parsed[i].File

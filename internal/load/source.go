@@ -15,11 +15,11 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"golang.org/x/tools/go/packages"
 
 	"github.com/sextant-dev/sextant/internal/filecache"
+	"github.com/sextant-dev/sextant/internal/par"
 )
 
 // LoaderEnv names the environment variable that picks how dependencies
@@ -380,22 +380,7 @@ func (c *checker) keep() {
 	todo := c.checked
 	c.checked = nil
 	c.mu.Unlock()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(todo) {
-					return
-				}
-				c.storeTypes(todo[i].p, todo[i].key)
-			}
-		}()
-	}
-	wg.Wait()
+	par.Each(len(todo), func(i int) { c.storeTypes(todo[i].p, todo[i].key) })
 }
 
 // importsC reports whether any of files imports "C".

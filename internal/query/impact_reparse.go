@@ -5,10 +5,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"runtime"
 	"sort"
-	"sync"
-	"sync/atomic"
+
+	"github.com/sextant-dev/sextant/internal/par"
 )
 
 // editVersion is parseVersion(name, content) for content that is an edit
@@ -30,18 +29,11 @@ func editVersion(name string, base fileVersion, baseContent, content []byte) fil
 // machine's processors.
 func readVersions(changes []fileChange, parse func(name string, content []byte) fileVersion) [][2]fileVersion {
 	out := make([][2]fileVersion, len(changes))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(len(changes), runtime.GOMAXPROCS(0)) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(changes); i = int(next.Add(1) - 1) {
-				c := changes[i]
-				old := parse(c.path, c.old)
-				out[i] = [2]fileVersion{old, editVersion(c.path, old, c.old, c.new)}
-			}
-		})
-	}
-	wg.Wait()
+	par.Each(len(changes), func(i int) {
+		c := changes[i]
+		old := parse(c.path, c.old)
+		out[i] = [2]fileVersion{old, editVersion(c.path, old, c.old, c.new)}
+	})
 	return out
 }
 

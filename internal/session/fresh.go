@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/par"
 )
 
 // fileSet is the files and directories of one snapshot, whose stats a
@@ -148,18 +149,7 @@ func (s *Session) statCheck(repo graph.RepositoryStatus, fs fileSet) (reasons []
 		}
 	}
 	n := len(fs.files) + len(fs.dirs)
-	workers := min(runtime.GOMAXPROCS(0), 1+n/512)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < n; i += workers {
-				check(i)
-			}
-		}()
-	}
-	wg.Wait()
+	par.EachOn(min(runtime.GOMAXPROCS(0), 1+n/512), n, check)
 	if len(reasons) == 0 {
 		return nil, links.Load()
 	}
