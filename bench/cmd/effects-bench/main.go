@@ -21,8 +21,6 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"time"
@@ -33,10 +31,10 @@ import (
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
 )
 
+// options are the command-line flags: the shared ones and its own.
 type options struct {
-	module, corpus, work, out string
-	runs, queries             int
-	seed                      uint64
+	*harness.Flags
+	queries int
 }
 
 // indexRun is one measured `sextant index`.
@@ -63,47 +61,39 @@ type report struct {
 }
 
 func main() {
-	var o options
-	flag.StringVar(&o.module, "module", "golang.org/x/tools@v0.52.0", "corpus: the pinned module to index, MODULE@VERSION")
-	flag.StringVar(&o.corpus, "corpus", "", "index this existing directory instead of fetching -module")
-	flag.StringVar(&o.work, "work", "", "work directory (default: a temporary one, removed afterwards)")
-	flag.IntVar(&o.runs, "runs", 2, "measured index runs with and without effects, alternated")
+	o := options{Flags: harness.NewFlags("effects-bench")}
+	o.CorpusFlags("golang.org/x/tools@v0.52.0", "", "")
+	o.WorkFlags(false, "work directory (default: a temporary one, removed afterwards)")
+	o.RunsFlag(2, "measured index runs with and without effects, alternated")
 	flag.IntVar(&o.queries, "queries", 1000, "explain_effects calls")
-	flag.Uint64Var(&o.seed, "seed", 1, "seed of the function sample")
-	flag.StringVar(&o.out, "out", "", "write the figures as JSON to this file")
+	o.SeedFlag("seed of the function sample")
+	o.OutFlag("", "write the figures as JSON to this file")
 	flag.Parse()
 	harness.Main("effects-bench", func(ctx context.Context) error { return run(ctx, o) })
 }
 
 func run(ctx context.Context, o options) error {
-	root, err := harness.ModuleRoot(ctx)
-	if err != nil {
-		return err
-	}
-	work, corpus, cleanup, err := harness.Workspace(ctx, "effects-bench", o.module, o.corpus, o.work)
-	if err != nil {
-		return err
-	}
+	env, cleanup, err := o.Start(ctx, true)
 	defer cleanup()
-	bin := filepath.Join(work, "sextant")
-	harness.Logf("building sextant")
-	if _, err := harness.GoOutput(ctx, root, nil, "build", "-o", bin, "./cmd/sextant"); err != nil {
+	if err != nil {
 		return err
 	}
+	work, corpus := env.Work, env.Corpus
+	bin, err := o.SextantBinary(ctx, env.Root, work)
+	if err != nil {
+		return err
+	}
+	c := harness.Contenders{Sextant: bin, Corpus: corpus, DBDir: work, Sample: 50 * time.Millisecond}
 	index := func(name string, effects bool) (indexRun, error) {
-		db := filepath.Join(work, name+".db")
-		for _, s := range []string{"", "-wal", "-shm"} {
-			os.Remove(db + s)
+		effectsEnv := "SEXTANT_EFFECTS=off"
+		if effects {
+			effectsEnv = "SEXTANT_EFFECTS=on"
 		}
-		cmd := exec.CommandContext(ctx, bin, "index", "--db", db, corpus)
-		cmd.Env = append(os.Environ(), "SEXTANT_EFFECTS=on")
-		if !effects {
-			cmd.Env = append(os.Environ(), "SEXTANT_EFFECTS=off")
-		}
-		u, err := harness.Measure(cmd, 50*time.Millisecond)
+		r, err := c.Index(ctx, name, nil, effectsEnv)
 		if err != nil {
-			return indexRun{}, fmt.Errorf("sextant index: %w", err)
+			return indexRun{}, err
 		}
+		u := r.Usage
 		harness.Logf("index %s: %v wall, %v CPU, %d MiB tree peak", name, u.Wall.Round(time.Millisecond),
 			(u.UserCPU + u.SysCPU).Round(time.Millisecond), u.TreePeakKiB>>10)
 		return indexRun{Effects: effects, Usage: u}, nil
@@ -111,14 +101,10 @@ func run(ctx context.Context, o options) error {
 	if _, err := index("warmup", true); err != nil {
 		return err
 	}
-	rep := report{Module: o.module, Date: time.Now().UTC().Format(time.DateOnly)}
-	for i := range o.runs {
+	rep := report{Module: o.Module, Date: time.Now().UTC().Format(time.DateOnly)}
+	for i := range o.Runs {
 		// Alternate which goes first, so neither always runs warmer.
-		order := []bool{false, true}
-		if i%2 == 1 {
-			order = []bool{true, false}
-		}
-		for _, on := range order {
+		for _, on := range harness.Alternate(i, []bool{false, true}) {
 			name := "off"
 			if on {
 				name = "on"
@@ -163,11 +149,10 @@ func run(ctx context.Context, o options) error {
 		fmt.Printf("%-46s %10s  (limit %s) %s  %s\n", c.Name, c.Format(c.Value), c.Format(c.Limit), c.Verdict(), c.Detail)
 	}
 	fmt.Printf("sampled rows: %v\neffects among them: %v\n", rep.Rows, rep.EffectCount)
-	if o.out != "" {
-		b, _ := json.MarshalIndent(rep, "", "  ")
-		return os.WriteFile(o.out, append(b, '\n'), 0o644)
+	if o.Out == "" {
+		return nil // no result file unless asked for
 	}
-	return nil
+	return harness.WriteJSON(env.Root, o.Out, "", rep)
 }
 
 // explain times explain_effects in-process on a seeded sample of the
@@ -189,7 +174,7 @@ func explain(ctx context.Context, db, corpus string, o options, rep *report) err
 		return err
 	}
 	slices.SortFunc(syms, func(a, b graph.Symbol) int { return cmp.Compare(a.Key, b.Key) })
-	rng := rand.New(rand.NewPCG(o.seed, 0))
+	rng := rand.New(rand.NewPCG(o.Seed, 0))
 	svc, err := query.New(st, []string{corpus}, nil)
 	if err != nil {
 		return err

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/sextant-dev/sextant/bench/internal/harness"
@@ -63,46 +62,29 @@ func newRand(seed uint64) *rand.Rand {
 }
 
 func benchmark(ctx context.Context, o options, root, work, corpus string) error {
-	if o.binaries != "" {
+	if o.Binaries != "" {
 		return compareBinaries(ctx, o, root, work, corpus)
 	}
 	res := results{
 		Date:    time.Now().UTC().Format(time.RFC3339),
-		Command: "go run ./bench/cmd/sextant-bench " + strings.Join(os.Args[1:], " "),
+		Command: o.CommandLine(),
 		Machine: harness.ReadMachine(ctx),
-		Corpus:  harness.Corpus{Module: o.module, Dir: corpus},
+		Corpus:  harness.Corpus{Module: o.Module, Dir: corpus},
 	}
-	if o.corpus != "" {
+	if o.Corpus != "" {
 		res.Corpus.Module = ""
 	}
 
-	bin := filepath.Join(work, "bin")
-	c := contenders{
-		bareload: filepath.Join(bin, "bareload"),
-		sextant:  o.sextant,
-		corpus:   corpus,
-		dbDir:    filepath.Join(work, "db"),
-		sample:   o.sample,
-	}
-	if err := os.MkdirAll(c.dbDir, 0o755); err != nil {
+	hc, err := harness.NewContenders(ctx, root, work, corpus, o.Sample, o.db == "")
+	if err != nil {
 		return err
 	}
-	var err error
-	if o.db == "" {
-		logf("building bareload")
-		if _, err := harness.GoOutput(ctx, root, nil, "build", "-o", c.bareload, "./bench/cmd/bareload"); err != nil {
-			return err
-		}
-	}
-	if c.sextant == "" {
-		logf("building sextant")
-		c.sextant = filepath.Join(bin, "sextant")
-		if _, err := harness.GoOutput(ctx, root, nil, "build", "-o", c.sextant, "./cmd/sextant"); err != nil {
-			return err
-		}
+	c := contenders{hc}
+	if c.Sextant, err = o.SextantBinary(ctx, root, filepath.Join(work, "bin")); err != nil {
+		return err
 	}
 
-	if err := harness.WaitQuiet(ctx, o.maxLoad); err != nil {
+	if err := harness.WaitQuiet(ctx, o.MaxLoad); err != nil {
 		return err
 	}
 	res.Machine.LoadAvgStart = harness.LoadAvg()
@@ -113,8 +95,8 @@ func benchmark(ctx context.Context, o options, root, work, corpus string) error 
 		}
 	}
 
-	logf("query set: %d calls per tool (seed %d)", max(o.queries, o.mcpQueries), o.seed)
-	calls, nsyms, err := querySet(ctx, db, max(o.queries, o.mcpQueries), o.seed)
+	logf("query set: %d calls per tool (seed %d)", max(o.queries, o.mcpQueries), o.Seed)
+	calls, nsyms, err := querySet(ctx, db, max(o.queries, o.mcpQueries), o.Seed)
 	if err != nil {
 		return err
 	}
@@ -129,7 +111,7 @@ func benchmark(ctx context.Context, o options, root, work, corpus string) error 
 		return err
 	}
 	logf("MCP over stdio: %d calls", 2*o.mcpQueries)
-	if res.MCP, err = overMCP(ctx, c.sextant, db, corpus, firstOf(calls, o.mcpQueries)); err != nil {
+	if res.MCP, err = overMCP(ctx, c.Sextant, db, corpus, firstOf(calls, o.mcpQueries)); err != nil {
 		return err
 	}
 	res.Checks = checks(&res)
@@ -150,7 +132,7 @@ func indexRuns(ctx context.Context, o options, c contenders, res *results) (stri
 	// the build cache, which is minutes of work that neither contender
 	// would repeat on a developer's machine.
 	logf("warm-up (untimed): bare load")
-	wb, err := c.bare(ctx)
+	wb, err := c.Bare(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -168,10 +150,10 @@ func indexRuns(ctx context.Context, o options, c contenders, res *results) (stri
 		"peak RSS (maxrss) is ru_maxrss from wait4: the largest single process of the child's tree, which is the Go process itself when the go list children are smaller (compare self_hwm and bare's own getrusage)")
 
 	last := ""
-	for i := range o.runs {
+	for i := range o.Runs {
 		for _, who := range harness.Alternate(i, []string{"bare", "sextant"}) {
 			if who == "bare" {
-				run, err := c.bare(ctx)
+				run, err := c.Bare(ctx)
 				if err != nil {
 					return "", err
 				}
@@ -187,15 +169,15 @@ func indexRuns(ctx context.Context, o options, c contenders, res *results) (stri
 			logf("run %d sextant: %s, maxrss %s, %d packages, %d symbols", i+1, run.Wall.Round(time.Millisecond), mib(run.MaxRSSKiB), run.Summary.Packages, run.Summary.Symbols)
 			res.Index.Sextant = append(res.Index.Sextant, run)
 			if last != "" {
-				harness.RemoveDB(filepath.Join(c.dbDir, last+".db"))
+				harness.RemoveDB(filepath.Join(c.DBDir, last+".db"))
 			}
 			last = name
 		}
 	}
-	harness.RemoveDB(filepath.Join(c.dbDir, "warmup.db"))
-	res.Index.Runs, res.Index.SampleEvery = o.runs, o.sample
+	harness.RemoveDB(filepath.Join(c.DBDir, "warmup.db"))
+	res.Index.Runs, res.Index.SampleEvery = o.Runs, o.Sample
 	res.Index.summarize()
-	return filepath.Join(c.dbDir, last+".db"), nil
+	return filepath.Join(c.DBDir, last+".db"), nil
 }
 
 // summarize fills the medians and ratios from the runs.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/sextant-dev/sextant/bench/internal/harness"
@@ -27,54 +26,51 @@ type compareResults struct {
 // The in-process figures are left out: they time this checkout's code,
 // whichever binary wrote the index.
 func compareBinaries(ctx context.Context, o options, root, work, corpus string) error {
-	bins, err := harness.ParseBinaries(o.binaries)
+	bins, err := harness.ParseBinaries(o.Binaries)
 	if err != nil {
 		return err
 	}
 	res := compareResults{Index: map[string][]sextantRun{}, MCP: map[string][]mcpResults{}}
 	res.Comparison = harness.Comparison{
 		Date:     time.Now().UTC().Format(time.RFC3339),
-		Command:  "go run ./bench/cmd/sextant-bench " + strings.Join(os.Args[1:], " "),
+		Command:  o.CommandLine(),
 		Machine:  harness.ReadMachine(ctx),
-		Corpus:   harness.Corpus{Module: o.module, Dir: corpus},
+		Corpus:   harness.Corpus{Module: o.Module, Dir: corpus},
 		Binaries: bins,
-		Rounds:   o.runs,
+		Rounds:   o.Runs,
 		Notes: []string{
 			"each round indexes with the bare load and every binary, then times the same MCP calls against every binary's own index; the order alternates round by round (ABC, CBA)",
 			"ratios divide each binary's figure by the first binary's of the same round; the spread is over the rounds",
 			"in-process latencies are not measured: they time this checkout's code, whichever binary wrote the index",
 		},
 	}
-	c := contenders{bareload: filepath.Join(work, "bin", "bareload"), corpus: corpus, dbDir: filepath.Join(work, "db"), sample: o.sample}
-	if err := os.MkdirAll(c.dbDir, 0o755); err != nil {
+	hc, err := harness.NewContenders(ctx, root, work, corpus, o.Sample, true)
+	if err != nil {
 		return err
 	}
-	logf("building bareload")
-	if _, err := harness.GoOutput(ctx, root, nil, "build", "-o", c.bareload, "./bench/cmd/bareload"); err != nil {
-		return err
-	}
-	with := func(b harness.Binary) contenders { d := c; d.sextant = b.Path; return d }
-	if err := harness.WaitQuiet(ctx, o.maxLoad); err != nil {
+	c := contenders{hc}
+	with := func(b harness.Binary) contenders { d := c; d.Sextant = b.Path; return d }
+	if err := harness.WaitQuiet(ctx, o.MaxLoad); err != nil {
 		return err
 	}
 	res.Machine.LoadAvgStart = harness.LoadAvg()
 
 	logf("warm-up (untimed): bare load and each binary")
-	if _, err := c.bare(ctx); err != nil {
+	if _, err := c.Bare(ctx); err != nil {
 		return err
 	}
 	for _, b := range bins {
 		if _, err := with(b).index(ctx, b.Name+"-warmup"); err != nil {
 			return fmt.Errorf("%s: %w", b.Name, err)
 		}
-		harness.RemoveDB(filepath.Join(c.dbDir, b.Name+"-warmup.db"))
+		harness.RemoveDB(filepath.Join(c.DBDir, b.Name+"-warmup.db"))
 	}
 	who := append([]harness.Binary{{Name: "bare"}}, bins...)
 	dbs := map[string]string{}
-	for i := range o.runs {
+	for i := range o.Runs {
 		for _, b := range harness.Alternate(i, who) {
 			if b.Name == "bare" {
-				run, err := c.bare(ctx)
+				run, err := c.Bare(ctx)
 				if err != nil {
 					return err
 				}
@@ -92,23 +88,23 @@ func compareBinaries(ctx context.Context, o options, root, work, corpus string) 
 			if prev := dbs[b.Name]; prev != "" {
 				harness.RemoveDB(prev)
 			}
-			dbs[b.Name] = filepath.Join(c.dbDir, name+".db")
+			dbs[b.Name] = filepath.Join(c.DBDir, name+".db")
 		}
 	}
 
 	// One query set for every binary, drawn from the first one's index,
 	// read from a copy: opening a store upgrades its schema, which an
 	// older binary of the comparison could then no longer read.
-	probe := filepath.Join(c.dbDir, "queries.db")
+	probe := filepath.Join(c.DBDir, "queries.db")
 	if err := harness.CopyDB(dbs[bins[0].Name], probe); err != nil {
 		return err
 	}
-	calls, _, err := querySet(ctx, probe, o.mcpQueries, o.seed)
+	calls, _, err := querySet(ctx, probe, o.mcpQueries, o.Seed)
 	harness.RemoveDB(probe)
 	if err != nil {
 		return err
 	}
-	for i := range o.runs {
+	for i := range o.Runs {
 		for _, b := range harness.Alternate(i, bins) {
 			m, err := overMCP(ctx, b.Path, dbs[b.Name], corpus, calls)
 			if err != nil {
@@ -128,7 +124,7 @@ func compareBinaries(ctx context.Context, o options, root, work, corpus string) 
 	})
 	res.Machine.LoadAvgEnd = harness.LoadAvg()
 	res.Print(os.Stdout, names)
-	return harness.WriteJSON(root, o.out, "compare-"+corpusName(o), &res)
+	return harness.WriteJSON(root, o.Out, "compare-"+corpusName(o), &res)
 }
 
 // compareFigures are the figures a comparison divides, read from one

@@ -3,10 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -16,8 +12,7 @@ import (
 
 // sextantRun is one measured `sextant index`.
 type sextantRun struct {
-	harness.Usage
-	Summary harness.IndexSummary `json:"summary"`
+	harness.IndexRun
 	// Phases are the wall time of each indexing phase, from the moments
 	// the progress lines on stderr arrived: startup (process start to the
 	// load phase: opening the database, walking the root), load
@@ -25,39 +20,20 @@ type sextantRun struct {
 	// database, one package at a time) and publish (committing the
 	// snapshot, then exit).
 	Phases map[string]time.Duration `json:"phases_ns"`
-	// DBBytes is the size of the database file and its WAL afterwards.
-	DBBytes int64 `json:"db_bytes"`
 }
 
 // contenders are the two programs measured side by side.
-type contenders struct {
-	bareload, sextant string
-	corpus, dbDir     string
-	sample            time.Duration
-}
+type contenders struct{ harness.Contenders }
 
-func (c contenders) bare(ctx context.Context) (harness.BareRun, error) {
-	return harness.RunBare(ctx, c.bareload, c.corpus, c.sample)
-}
-
+// index runs `sextant index` into a fresh database named name, timing
+// its phases by its progress lines.
 func (c contenders) index(ctx context.Context, name string) (sextantRun, error) {
-	db := filepath.Join(c.dbDir, name+".db")
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		if err := os.Remove(db + suffix); err != nil && !os.IsNotExist(err) {
-			return sextantRun{}, err
-		}
-	}
-	cmd := exec.CommandContext(ctx, c.sextant, "index", "--json", "--db", db, c.corpus)
-	var stdout bytes.Buffer
 	clock := &phaseClock{first: map[string]time.Time{}}
-	cmd.Stdout, cmd.Stderr = &stdout, clock
-	u, err := harness.Measure(cmd, c.sample)
+	r, err := c.Index(ctx, name, clock)
 	if err != nil {
-		return sextantRun{}, fmt.Errorf("sextant index: %v: %s", err, harness.Tail(clock.all.String()))
+		return sextantRun{}, err
 	}
-	r := sextantRun{Usage: u, Phases: clock.phases(u.Start, u.Start.Add(u.Wall))}
-	r.Summary, r.DBBytes, err = harness.ReadIndexRun(stdout.Bytes(), db)
-	return r, err
+	return sextantRun{IndexRun: r, Phases: clock.phases(r.Start, r.Start.Add(r.Wall))}, nil
 }
 
 // phaseClock is the stderr of `sextant index`: it notes when the first
@@ -65,7 +41,6 @@ func (c contenders) index(ctx context.Context, name string) (sextantRun, error) 
 // "ROOT: PHASE DONE/TOTAL".
 type phaseClock struct {
 	mu      sync.Mutex
-	all     bytes.Buffer
 	partial []byte
 	first   map[string]time.Time
 }
@@ -74,7 +49,6 @@ func (p *phaseClock) Write(b []byte) (int, error) {
 	now := time.Now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.all.Write(b)
 	p.partial = append(p.partial, b...)
 	for {
 		i := bytes.IndexByte(p.partial, '\n')

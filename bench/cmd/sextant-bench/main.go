@@ -29,91 +29,61 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
-	"os"
-	"time"
 
 	"github.com/sextant-dev/sextant/bench/internal/harness"
 )
 
-// options are the command-line flags.
+// options are the command-line flags: the shared ones and its own.
 type options struct {
-	module     string
-	corpus     string
-	work       string
-	keep       bool
-	runs       int
+	*harness.Flags
 	queries    int
 	mcpQueries int
-	seed       uint64
-	sample     time.Duration
-	sextant    string
-	out        string
 	profile    string
 	queryProf  string
 	db         string
-	maxLoad    float64
-	binaries   string
 }
 
 func main() {
-	var o options
-	flag.StringVar(&o.module, "module", "golang.org/x/tools@v0.52.0", "corpus: the pinned module to index, MODULE@VERSION")
-	flag.StringVar(&o.corpus, "corpus", "", "index this existing directory instead of fetching -module (it must be writable and have its dependencies downloaded)")
-	flag.StringVar(&o.work, "work", "", "work directory for the corpus copy, binaries and databases (default: a new temporary directory, removed at the end unless -keep)")
-	flag.BoolVar(&o.keep, "keep", false, "keep the work directory")
-	flag.IntVar(&o.runs, "runs", 3, "measured runs of each contender (bare load and sextant index), alternated")
+	o := options{Flags: harness.NewFlags("sextant-bench")}
+	o.CorpusFlags("golang.org/x/tools@v0.52.0", "", "index this existing directory instead of fetching -module (it must be writable and have its dependencies downloaded)")
+	o.WorkFlags(true, "work directory for the corpus copy, binaries and databases (default: a new temporary directory, removed at the end unless -keep)")
+	o.RunsFlag(3, "measured runs of each contender (bare load and sextant index), alternated")
 	flag.IntVar(&o.queries, "queries", 2000, "in-process calls per tool (find_symbol, get_symbol), split evenly over the modes (at least 1)")
 	flag.IntVar(&o.mcpQueries, "mcp-queries", 1000, "calls per tool over MCP stdio")
-	flag.Uint64Var(&o.seed, "seed", 1, "seed of the query set")
-	flag.DurationVar(&o.sample, "sample", 20*time.Millisecond, "how often child memory is sampled from /proc")
-	flag.StringVar(&o.sextant, "sextant", "", "use this sextant binary instead of building ./cmd/sextant")
-	flag.StringVar(&o.out, "out", "", "write the results as JSON here; - for stdout (default bench/results/DATE-CORPUS-COMMIT.json)")
-	flag.Float64Var(&o.maxLoad, "max-load", 0, "before measuring, wait (up to 15 minutes) until the 1-minute load average is at most this; 0 does not wait")
-	flag.StringVar(&o.binaries, "binaries", "", "compare sextant binaries, NAME=PATH,NAME=PATH: each indexes and answers the MCP calls in every round, alternated, and each figure is divided by the first binary's of the same round")
+	o.SeedFlag("")
+	o.SampleFlag()
+	o.SextantFlag("")
+	o.OutFlag("CORPUS", "")
+	o.MaxLoadFlag("")
+	o.BinariesFlag("compare sextant binaries, NAME=PATH,NAME=PATH: each indexes and answers the MCP calls in every round, alternated, and each figure is divided by the first binary's of the same round")
 	flag.StringVar(&o.db, "db", "", "skip the index runs and time queries on this existing database, an index of -corpus")
 	flag.StringVar(&o.queryProf, "query-cpuprofile", "", "write a CPU profile of the in-process query phase to this file")
 	flag.StringVar(&o.profile, "profile", "", "instead of the benchmark, index the corpus in-process with CPU and heap profiles written to this directory")
-	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "Usage: go run ./bench/cmd/sextant-bench [flags]\n\nIndex a pinned module with Sextant and with a bare go/packages load, side by side,\nthen time find_symbol and get_symbol on the index, in-process and over MCP.\n\nFlags:\n")
-		flag.PrintDefaults()
-	}
+	o.Usage("Index a pinned module with Sextant and with a bare go/packages load, side by side,\nthen time find_symbol and get_symbol on the index, in-process and over MCP.\n")
 	flag.Parse()
-	if o.db != "" && o.corpus == "" {
-		fmt.Fprintln(os.Stderr, "sextant-bench: -db needs -corpus, the directory that database indexes")
-		os.Exit(2)
+	if o.db != "" && o.Corpus == "" {
+		o.Fail("-db needs -corpus, the directory that database indexes")
 	}
-	if o.binaries != "" && (o.db != "" || o.sextant != "" || o.profile != "") {
-		fmt.Fprintln(os.Stderr, "sextant-bench: -binaries goes without -db, -sextant and -profile")
-		os.Exit(2)
+	if o.Binaries != "" && (o.db != "" || o.Sextant != "" || o.profile != "") {
+		o.Fail("-binaries goes without -db, -sextant and -profile")
 	}
-	if flag.NArg() > 0 || o.runs < 1 || o.queries < 1 || o.mcpQueries < 1 || o.sample <= 0 {
-		flag.Usage()
-		os.Exit(2)
+	if flag.NArg() > 0 || o.Runs < 1 || o.queries < 1 || o.mcpQueries < 1 || o.Sample <= 0 {
+		o.Fail("")
 	}
 	harness.Main("sextant-bench", func(ctx context.Context) error { return run(ctx, o) })
 }
 
 func run(ctx context.Context, o options) error {
-	root, err := harness.ModuleRoot(ctx)
-	if err != nil {
-		return err
-	}
-	work, cleanup, err := harness.WorkDir(o.work, "sextant-bench", o.keep)
-	if err != nil {
-		return err
-	}
+	env, cleanup, err := o.Start(ctx, true)
 	defer cleanup()
-	logf("work directory %s", work)
-
-	corpus, err := prepareCorpus(ctx, o, work)
 	if err != nil {
 		return err
 	}
+	logf("work directory %s", env.Work)
 	if o.profile != "" {
-		return profileIndex(ctx, corpus, o.profile, work)
+		return profileIndex(ctx, env.Corpus, o.profile, env.Work)
 	}
-	return benchmark(ctx, o, root, work, corpus)
+	return benchmark(ctx, o, env.Root, env.Work, env.Corpus)
 }
 
 // logf reports progress on stderr, time-stamped, so a long run shows

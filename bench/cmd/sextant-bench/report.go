@@ -1,12 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -112,35 +109,19 @@ func outcomeText(m map[string]int) string {
 
 // writeJSON writes the results where -out says.
 func writeJSON(o options, root string, r *results) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
+	if err := harness.WriteJSON(root, o.Out, corpusName(o), r); err != nil || o.Out == "-" {
 		return err
 	}
-	b = append(b, '\n')
-	out := o.out
-	if out == "-" {
-		_, err := os.Stdout.Write(b)
-		return err
-	}
-	if out == "" {
-		out = harness.ResultPath(root, corpusName(o))
-	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(out, b, 0o644); err != nil {
-		return err
-	}
-	fmt.Printf("\nresults: %s\n", out)
+	fmt.Printf("\nresults: %s\n", harness.ResultFile(root, o.Out, corpusName(o)))
 	return nil
 }
 
 // corpusName names the corpus in a result file's name.
 func corpusName(o options) string {
-	if o.corpus != "" {
+	if o.Corpus != "" {
 		return "corpus"
 	}
-	return strings.ReplaceAll(path.Base(o.module), "@", "-")
+	return strings.ReplaceAll(path.Base(o.Module), "@", "-")
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }

@@ -42,27 +42,24 @@ import (
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
 )
 
+// options are the command-line flags: the shared ones and its own.
 type options struct {
-	module, corpus, work, pg, out string
-	reuse                         string
-	queries                       int
-	seed                          uint64
-	keep                          bool
-	maxLoad                       float64
+	*harness.Flags
+	pg, reuse string
+	queries   int
 }
 
 func main() {
-	var o options
-	flag.StringVar(&o.module, "module", "golang.org/x/tools@v0.52.0", "pinned module to index (MODULE@VERSION)")
-	flag.StringVar(&o.corpus, "corpus", "", "index this directory instead of fetching -module")
-	flag.StringVar(&o.work, "work", "", "work directory (default: a temporary one)")
+	o := options{Flags: harness.NewFlags("store-bench")}
+	o.CorpusFlags("golang.org/x/tools@v0.52.0", "pinned module to index (MODULE@VERSION)", "index this directory instead of fetching -module")
+	o.WorkFlags(false, "work directory (default: a temporary one)")
+	flag.BoolVar(&o.Keep, "keep", false, "keep the work directory and the PostgreSQL schema")
 	flag.StringVar(&o.pg, "pg", os.Getenv("SEXTANT_TEST_POSTGRES"), "PostgreSQL URL (default $SEXTANT_TEST_POSTGRES)")
-	flag.StringVar(&o.out, "out", "", "JSON output (default bench/results/DATE-store-MODULE-COMMIT.json; - for stdout)")
+	o.OutFlag("store-MODULE", "JSON output (default bench/results/DATE-store-MODULE-COMMIT.json; - for stdout)")
 	flag.IntVar(&o.queries, "queries", 1000, "calls per tool")
-	flag.Uint64Var(&o.seed, "seed", 1, "query set seed")
-	flag.BoolVar(&o.keep, "keep", false, "keep the work directory and the PostgreSQL schema")
+	o.SeedFlag("query set seed")
 	flag.StringVar(&o.reuse, "reuse", "", "time queries only, against the index a -keep run left: its -work directory and this PostgreSQL schema (sextant_bench_...)")
-	flag.Float64Var(&o.maxLoad, "max-load", 0, "before timing queries, wait (up to 15 minutes) until the 1-minute load average is at most this (0: do not wait)")
+	o.MaxLoadFlag("before timing queries, wait (up to 15 minutes) until the 1-minute load average is at most this (0: do not wait)")
 	flag.Parse()
 	harness.Main("store-bench", func(ctx context.Context) error { return run(ctx, o) })
 }
@@ -100,29 +97,20 @@ func run(ctx context.Context, o options) error {
 	if o.pg == "" {
 		return fmt.Errorf("no PostgreSQL: set -pg or SEXTANT_TEST_POSTGRES (. .ci/postgres.sh starts one)")
 	}
-	root, err := harness.ModuleRoot(ctx)
+	env, cleanup, err := o.Start(ctx, false)
+	defer cleanup()
 	if err != nil {
 		return err
 	}
-	work := o.work
-	if work == "" {
-		if work, err = os.MkdirTemp("", "store-bench-"); err != nil {
-			return err
-		}
-		if !o.keep {
-			defer os.RemoveAll(work)
-		}
-	}
-	corpus := o.corpus
+	root, work := env.Root, env.Work
+	corpus := o.Corpus
 	if corpus == "" && o.reuse != "" {
 		// The copy the kept run indexed: fetching again would rewrite it.
-		corpus = filepath.Join(work, "corpus", filepath.Base(strings.Split(o.module, "@")[0]))
-	} else if corpus == "" {
-		if corpus, err = harness.FetchModule(ctx, o.module, work); err != nil {
-			return err
-		}
+		corpus = filepath.Join(work, "corpus", filepath.Base(strings.Split(o.Module, "@")[0]))
+	} else if corpus, err = harness.CorpusDir(ctx, o.Module, corpus, work); err != nil {
+		return err
 	}
-	res := results{Module: o.module, Date: time.Now().UTC().Format(time.RFC3339), Queries: o.queries,
+	res := results{Module: o.Module, Date: time.Now().UTC().Format(time.RFC3339), Queries: o.queries,
 		Publish: map[string]publishResult{}}
 
 	lite, err := sqlite.Open(ctx, filepath.Join(work, "bench.db"))
@@ -132,7 +120,7 @@ func run(ctx context.Context, o options) error {
 	defer lite.Close()
 	var dsn string
 	if o.reuse != "" {
-		if o.work == "" {
+		if o.Work == "" {
 			return fmt.Errorf("-reuse needs the -work directory of the run that kept it")
 		}
 		if dsn, err = withSchema(o.pg, o.reuse); err != nil {
@@ -143,7 +131,7 @@ func run(ctx context.Context, o options) error {
 		if dsn, drop, err = freshSchema(ctx, o.pg); err != nil {
 			return err
 		}
-		if !o.keep {
+		if !o.Keep {
 			defer drop()
 		}
 	}
@@ -158,11 +146,11 @@ func run(ctx context.Context, o options) error {
 			return err
 		}
 	}
-	calls, err := querySet(ctx, lite, o.queries, o.seed)
+	calls, err := querySet(ctx, lite, o.queries, o.Seed)
 	if err != nil {
 		return err
 	}
-	if err := harness.WaitQuiet(ctx, o.maxLoad); err != nil {
+	if err := harness.WaitQuiet(ctx, o.MaxLoad); err != nil {
 		return err
 	}
 	res.Load = harness.LoadAvg()
@@ -171,17 +159,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	printReport(os.Stdout, &res)
-	out := o.out
-	if out == "" {
-		out = harness.ResultPath(root, "store-"+strings.ReplaceAll(filepath.Base(strings.Split(o.module, "@")[0]), "/", "-"))
-	}
-	b, _ := json.MarshalIndent(res, "", "  ")
-	if out == "-" {
-		_, err = os.Stdout.Write(append(b, '\n'))
-		return err
-	}
-	harness.Logf("writing %s", out)
-	return os.WriteFile(out, append(b, '\n'), 0o644)
+	return harness.WriteJSON(root, o.Out, "store-"+harness.ModuleName(o.Module), res)
 }
 
 // publishBoth indexes the corpus into each store, after one untimed run

@@ -48,7 +48,7 @@ var compareFigures = []struct {
 // Parity (a) is left out: it calls this checkout's code in-process,
 // whichever binary wrote the index.
 func compareBinaries(ctx context.Context, o options, root string, c contenders, goplsBin string, res *results) error {
-	bins, err := harness.ParseBinaries(o.binaries)
+	bins, err := harness.ParseBinaries(o.Binaries)
 	if err != nil {
 		return err
 	}
@@ -56,24 +56,24 @@ func compareBinaries(ctx context.Context, o options, root string, c contenders, 
 		Index: map[string][]sextantRun{}, RefsEdges: map[string][]sextantRun{}, MCP: map[string][]*mcpCompare{}}
 	cr.Comparison = harness.Comparison{
 		Date: res.Date, Command: res.Command, Machine: res.Machine, Corpus: res.Corpus,
-		Binaries: bins, Rounds: o.runs,
+		Binaries: bins, Rounds: o.Runs,
 		Notes: []string{
 			"each round indexes with the bare load and every binary (as users run it, then with SEXTANT_EFFECTS=off), then runs the gopls mcp comparison (b) against every binary's own index; the order alternates round by round (ABC, CBA)",
 			"ratios divide each binary's figure by the first binary's of the same round; the spread is over the rounds",
 			"parity (a) is not run: it calls this checkout's code in-process, whichever binary wrote the index",
 		},
 	}
-	with := func(b harness.Binary) contenders { d := c; d.sextant = b.Path; return d }
+	with := func(b harness.Binary) contenders { d := c; d.Sextant = b.Path; return d }
 	logf("warm-up (untimed): bare load and each binary")
-	if _, err := c.bare(ctx); err != nil {
+	if _, err := c.Bare(ctx); err != nil {
 		return err
 	}
 	for _, b := range bins {
-		run, err := with(b).index(ctx, b.Name+"-warmup")
+		run, err := with(b).Index(ctx, b.Name+"-warmup", nil)
 		if err != nil {
 			return fmt.Errorf("%s: %w", b.Name, err)
 		}
-		harness.RemoveDB(run.db)
+		harness.RemoveDB(run.DB)
 	}
 	type step struct {
 		bin     harness.Binary
@@ -84,27 +84,27 @@ func compareBinaries(ctx context.Context, o options, root string, c contenders, 
 		steps = append(steps, step{b, true}, step{b, false})
 	}
 	dbs := map[string]string{}
-	for i := range o.runs {
+	for i := range o.Runs {
 		for _, s := range harness.Alternate(i, steps) {
 			b := s.bin
 			switch {
 			case b.Name == "bare":
-				run, err := c.bare(ctx)
+				run, err := c.Bare(ctx)
 				if err != nil {
 					return err
 				}
 				logf("round %d bare: %s", i+1, run.Wall.Round(time.Millisecond))
 				cr.Bare = append(cr.Bare, run)
 			case !s.effects:
-				run, err := with(b).index(ctx, fmt.Sprintf("%s-refs-edges-%d", b.Name, i+1), "SEXTANT_EFFECTS=off")
+				run, err := with(b).Index(ctx, fmt.Sprintf("%s-refs-edges-%d", b.Name, i+1), nil, "SEXTANT_EFFECTS=off")
 				if err != nil {
 					return fmt.Errorf("%s: %w", b.Name, err)
 				}
 				logf("round %d %s, effects off: %s", i+1, b.Name, run.Wall.Round(time.Millisecond))
 				cr.RefsEdges[b.Name] = append(cr.RefsEdges[b.Name], run)
-				harness.RemoveDB(run.db)
+				harness.RemoveDB(run.DB)
 			default:
-				run, err := with(b).index(ctx, fmt.Sprintf("%s-run-%d", b.Name, i+1))
+				run, err := with(b).Index(ctx, fmt.Sprintf("%s-run-%d", b.Name, i+1), nil)
 				if err != nil {
 					return fmt.Errorf("%s: %w", b.Name, err)
 				}
@@ -113,11 +113,11 @@ func compareBinaries(ctx context.Context, o options, root string, c contenders, 
 				if prev := dbs[b.Name]; prev != "" {
 					harness.RemoveDB(prev)
 				}
-				dbs[b.Name] = run.db
+				dbs[b.Name] = run.DB
 			}
 		}
 	}
-	for i := range o.runs {
+	for i := range o.Runs {
 		for _, b := range harness.Alternate(i, bins) {
 			mc := &mcpCompare{Module: res.Corpus.Module, Dir: res.Corpus.Dir}
 			if err := compareMCP(ctx, o, b.Path, goplsBin, dbs[b.Name], mc); err != nil {
@@ -136,5 +136,5 @@ func compareBinaries(ctx context.Context, o options, root string, c contenders, 
 	})
 	cr.Machine.LoadAvgEnd = harness.LoadAvg()
 	cr.Print(os.Stdout, names)
-	return harness.WriteJSON(root, o.out, "xref-compare", &cr)
+	return harness.WriteJSON(root, o.Out, "xref-compare", &cr)
 }

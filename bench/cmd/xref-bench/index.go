@@ -1,56 +1,19 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"time"
 
 	"github.com/sextant-dev/sextant/bench/internal/harness"
 )
 
-type sextantRun struct {
-	harness.Usage
-	Summary harness.IndexSummary `json:"summary"`
-	DBBytes int64                `json:"db_bytes"`
-	db      string
-}
+// sextantRun is one measured `sextant index`.
+type sextantRun = harness.IndexRun
 
 // contenders are the two programs measured side by side, as in
-// sextant-bench: bench/cmd/bareload (go/packages with Sextant's own load
-// configuration, nothing else) and `sextant index`.
-type contenders struct {
-	bareload, sextant string
-	corpus, dbDir     string
-	sample            time.Duration
-}
-
-func (c contenders) bare(ctx context.Context) (harness.BareRun, error) {
-	return harness.RunBare(ctx, c.bareload, c.corpus, c.sample)
-}
-
-// index runs `sextant index` into a fresh database named name, with env
-// added to the environment.
-func (c contenders) index(ctx context.Context, name string, env ...string) (sextantRun, error) {
-	db := filepath.Join(c.dbDir, name+".db")
-	harness.RemoveDB(db)
-	cmd := exec.CommandContext(ctx, c.sextant, "index", "--json", "--db", db, c.corpus)
-	if len(env) > 0 {
-		cmd.Env = append(os.Environ(), env...)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	u, err := harness.Measure(cmd, c.sample)
-	if err != nil {
-		return sextantRun{}, fmt.Errorf("sextant index: %v: %s", err, harness.Tail(stderr.String()))
-	}
-	r := sextantRun{Usage: u, db: db}
-	r.Summary, r.DBBytes, err = harness.ReadIndexRun(stdout.Bytes(), db)
-	return r, err
-}
+// sextant-bench.
+type contenders = harness.Contenders
 
 // indexResult is part (c): sextant index against the bare load, as
 // users run it (Sextant) and with effect inference off (RefsEdges,
@@ -98,23 +61,23 @@ func ratiosOf(s, b harness.Usage) indexRatios {
 // sextant run.
 func indexRuns(ctx context.Context, o options, c contenders, ir *indexResult) (string, error) {
 	logf("warm-up (untimed): bare load")
-	wb, err := c.bare(ctx)
+	wb, err := c.Bare(ctx)
 	if err != nil {
 		return "", err
 	}
 	ir.Warmup.Bare = wb.Usage
 	logf("warm-up (untimed): sextant index")
-	ws, err := c.index(ctx, "warmup")
+	ws, err := c.Index(ctx, "warmup", nil)
 	if err != nil {
 		return "", err
 	}
 	ir.Warmup.Sextant = ws.Usage
-	harness.RemoveDB(ws.db)
+	harness.RemoveDB(ws.DB)
 	last := ""
-	for i := range o.runs {
+	for i := range o.Runs {
 		for _, who := range harness.Alternate(i, []string{"bare", "sextant", "refs-edges"}) {
 			if who == "bare" {
-				run, err := c.bare(ctx)
+				run, err := c.Bare(ctx)
 				if err != nil {
 					return "", err
 				}
@@ -123,16 +86,16 @@ func indexRuns(ctx context.Context, o options, c contenders, ir *indexResult) (s
 				continue
 			}
 			if who == "refs-edges" {
-				run, err := c.index(ctx, fmt.Sprintf("refs-edges-%d", i+1), "SEXTANT_EFFECTS=off")
+				run, err := c.Index(ctx, fmt.Sprintf("refs-edges-%d", i+1), nil, "SEXTANT_EFFECTS=off")
 				if err != nil {
 					return "", err
 				}
 				logf("run %d sextant, effects off: %s, maxrss %s", i+1, run.Wall.Round(time.Millisecond), mib(run.MaxRSSKiB))
 				ir.RefsEdges = append(ir.RefsEdges, run)
-				harness.RemoveDB(run.db)
+				harness.RemoveDB(run.DB)
 				continue
 			}
-			run, err := c.index(ctx, fmt.Sprintf("run-%d", i+1))
+			run, err := c.Index(ctx, fmt.Sprintf("run-%d", i+1), nil)
 			if err != nil {
 				return "", err
 			}
@@ -141,10 +104,10 @@ func indexRuns(ctx context.Context, o options, c contenders, ir *indexResult) (s
 			if last != "" {
 				harness.RemoveDB(last)
 			}
-			last = run.db
+			last = run.DB
 		}
 	}
-	ir.Runs = o.runs
+	ir.Runs = o.Runs
 	var bare, sx, re []harness.Usage
 	for _, r := range ir.Bare {
 		bare = append(bare, r.Usage)

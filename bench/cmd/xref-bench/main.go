@@ -37,59 +37,44 @@ import (
 	"github.com/sextant-dev/sextant/bench/internal/harness"
 )
 
+// options are the command-line flags: the shared ones and its own.
 type options struct {
-	module      string
-	corpus      string
+	*harness.Flags
 	promModule  string
 	promCorpus  string
 	promTimeout time.Duration
-	work        string
-	keep        bool
-	runs        int
 	repeat      int
 	popular     int
-	sample      time.Duration
-	sextant     string
-	gopls       string
-	out         string
 	skip        string
 	dump        string
 	db          string
-	binaries    string
 }
 
 func main() {
-	var o options
-	flag.StringVar(&o.module, "module", "golang.org/x/tools@v0.52.0", "parity and indexing corpus, MODULE@VERSION")
-	flag.StringVar(&o.corpus, "corpus", "", "use this existing writable copy of -module (dependencies downloaded) instead of fetching it")
+	o := options{Flags: harness.NewFlags("xref-bench")}
+	o.CorpusFlags("golang.org/x/tools@v0.52.0", "parity and indexing corpus, MODULE@VERSION", "use this existing writable copy of -module (dependencies downloaded) instead of fetching it")
 	flag.StringVar(&o.promModule, "prom-module", "github.com/prometheus/prometheus@v0.316.0", "corpus of the comparison with gopls mcp, MODULE@VERSION (empty: use -module)")
 	flag.StringVar(&o.promCorpus, "prom-corpus", "", "use this existing writable copy of -prom-module instead of fetching it")
 	flag.DurationVar(&o.promTimeout, "prom-timeout", 20*time.Minute, "give up preparing -prom-module after this long and compare with gopls mcp on -module instead")
-	flag.StringVar(&o.work, "work", "", "work directory (default: a new temporary directory, removed at the end unless -keep)")
-	flag.BoolVar(&o.keep, "keep", false, "keep the work directory")
-	flag.IntVar(&o.runs, "runs", 3, "measured index runs of each contender (bare load, sextant index), alternated")
+	o.WorkFlags(true, "work directory (default: a new temporary directory, removed at the end unless -keep)")
+	o.RunsFlag(3, "measured index runs of each contender (bare load, sextant index), alternated")
 	flag.IntVar(&o.repeat, "repeat", 5, "timed calls of each query per tool in the gopls mcp comparison")
 	flag.IntVar(&o.popular, "symbols", 20, "symbols of the gopls mcp comparison")
-	flag.DurationVar(&o.sample, "sample", 20*time.Millisecond, "how often child memory is sampled from /proc")
-	flag.StringVar(&o.sextant, "sextant", "", "use this sextant binary instead of building ./cmd/sextant")
-	flag.StringVar(&o.binaries, "binaries", "", "compare sextant binaries on -module, NAME=PATH,NAME=PATH: each indexes (c) and answers (b) in every round, alternated, and each figure is divided by the first binary's of the same round; (a) and -prom-module are left out")
-	flag.StringVar(&o.gopls, "gopls", "", "gopls binary (default: gopls on PATH, else $(go env GOPATH)/bin/gopls)")
-	flag.StringVar(&o.out, "out", "", "write the results as JSON here; - for stdout (default bench/results/DATE-xref-COMMIT.json)")
+	o.SampleFlag()
+	o.SextantFlag("")
+	o.BinariesFlag("compare sextant binaries on -module, NAME=PATH,NAME=PATH: each indexes (c) and answers (b) in every round, alternated, and each figure is divided by the first binary's of the same round; (a) and -prom-module are left out")
+	o.GoplsFlag("")
+	o.OutFlag("xref", "")
 	flag.StringVar(&o.skip, "skip", "", "comma-separated parts to skip: index, parity, mcp")
 	flag.StringVar(&o.db, "db", "", "with -skip index: an existing index of -corpus to use for the parity part instead of indexing it")
 	flag.StringVar(&o.dump, "dump", "", "write each symbol's answers of the gopls mcp comparison (sextant and gopls text) to this directory")
-	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "Usage: go run ./bench/cmd/xref-bench [flags]\n\nMeasure find_references, find_implementations and get_callers against gopls,\nand indexing with references against a bare go/packages load.\n\nFlags:\n")
-		flag.PrintDefaults()
-	}
+	o.Usage("Measure find_references, find_implementations and get_callers against gopls,\nand indexing with references against a bare go/packages load.\n")
 	flag.Parse()
-	if o.binaries != "" && (o.sextant != "" || o.db != "" || o.skip != "") {
-		fmt.Fprintln(os.Stderr, "xref-bench: -binaries goes without -sextant, -db and -skip")
-		os.Exit(2)
+	if o.Binaries != "" && (o.Sextant != "" || o.db != "" || o.skip != "") {
+		o.Fail("-binaries goes without -sextant, -db and -skip")
 	}
-	if flag.NArg() > 0 || o.runs < 1 || o.repeat < 1 || o.popular < 1 {
-		flag.Usage()
-		os.Exit(2)
+	if flag.NArg() > 0 || o.Runs < 1 || o.repeat < 1 || o.popular < 1 {
+		o.Fail("")
 	}
 	harness.Main("xref-bench", func(ctx context.Context) error { return run(ctx, o) })
 }
@@ -104,24 +89,21 @@ func (o options) skips(part string) bool {
 }
 
 func run(ctx context.Context, o options) error {
-	root, err := harness.ModuleRoot(ctx)
-	if err != nil {
-		return err
-	}
-	work, cleanup, err := harness.WorkDir(o.work, "xref-bench", o.keep)
-	if err != nil {
-		return err
-	}
+	env, cleanup, err := o.Start(ctx, false)
 	defer cleanup()
+	if err != nil {
+		return err
+	}
+	root, work := env.Root, env.Work
 	logf("work directory %s", work)
-	goplsBin, err := harness.FindGopls(o.gopls)
+	goplsBin, err := harness.FindGopls(o.Gopls)
 	if err != nil {
 		return err
 	}
 
 	res := &results{
 		Date:    time.Now().UTC().Format(time.RFC3339),
-		Command: strings.TrimSpace("go run ./bench/cmd/xref-bench " + strings.Join(os.Args[1:], " ")),
+		Command: o.CommandLine(),
 		Machine: harness.ReadMachine(ctx),
 	}
 	if out, err := exec.CommandContext(ctx, goplsBin, "version").Output(); err == nil {
@@ -135,7 +117,7 @@ func run(ctx context.Context, o options) error {
 		err error
 	}
 	promCh := make(chan prepared, 1)
-	if !o.skips("mcp") && o.binaries == "" {
+	if !o.skips("mcp") && o.Binaries == "" {
 		pctx, cancel := context.WithTimeout(ctx, o.promTimeout)
 		go func() {
 			defer cancel()
@@ -143,50 +125,28 @@ func run(ctx context.Context, o options) error {
 				promCh <- prepared{err: fmt.Errorf("-prom-module is empty")}
 				return
 			}
-			if o.promCorpus != "" {
-				d, err := filepath.Abs(o.promCorpus)
-				promCh <- prepared{d, err}
-				return
-			}
-			d, err := harness.FetchModule(pctx, o.promModule, work)
+			d, err := harness.CorpusDir(pctx, o.promModule, o.promCorpus, work)
 			promCh <- prepared{d, err}
 		}()
 	}
 
-	corpus := o.corpus
-	if corpus == "" {
-		if corpus, err = harness.FetchModule(ctx, o.module, work); err != nil {
-			return err
-		}
-	} else if corpus, err = filepath.Abs(corpus); err != nil {
+	corpus, err := harness.CorpusDir(ctx, o.Module, o.Corpus, work)
+	if err != nil {
 		return err
 	}
-	res.Corpus = harness.Corpus{Module: o.module, Dir: corpus}
-
-	bin := filepath.Join(work, "bin")
-	bareload := filepath.Join(bin, "bareload")
-	logf("building bareload")
-	if _, err := harness.GoOutput(ctx, root, nil, "build", "-o", bareload, "./bench/cmd/bareload"); err != nil {
+	res.Corpus = harness.Corpus{Module: o.Module, Dir: corpus}
+	c, err := harness.NewContenders(ctx, root, work, corpus, o.Sample, true)
+	if err != nil {
 		return err
 	}
-	dbDir := filepath.Join(work, "db")
-	if err := os.MkdirAll(dbDir, 0o755); err != nil {
-		return err
-	}
-	if o.binaries != "" {
+	if o.Binaries != "" {
 		res.Machine.LoadAvgStart = harness.LoadAvg()
-		c := contenders{bareload: bareload, corpus: corpus, dbDir: dbDir, sample: o.sample}
 		return compareBinaries(ctx, o, root, c, goplsBin, res)
 	}
-	sextant := o.sextant
-	if sextant == "" {
-		logf("building sextant")
-		sextant = filepath.Join(bin, "sextant")
-		if _, err := harness.GoOutput(ctx, root, nil, "build", "-o", sextant, "./cmd/sextant"); err != nil {
-			return err
-		}
+	if c.Sextant, err = o.SextantBinary(ctx, root, filepath.Join(work, "bin")); err != nil {
+		return err
 	}
-	c := contenders{bareload: bareload, sextant: sextant, corpus: corpus, dbDir: dbDir, sample: o.sample}
+	sextant := c.Sextant
 	res.Machine.LoadAvgStart = harness.LoadAvg()
 
 	// (c) indexing, which also leaves the index (a) uses.
@@ -197,11 +157,11 @@ func run(ctx context.Context, o options) error {
 		logf("index and parity skipped: %s is not indexed", corpus)
 	} else if o.skips("index") {
 		logf("indexing %s once (index comparison skipped)", corpus)
-		run, err := c.index(ctx, "xtools")
+		run, err := c.Index(ctx, "xtools", nil)
 		if err != nil {
 			return err
 		}
-		db = run.db
+		db = run.DB
 	} else if db, err = indexRuns(ctx, o, c, &res.Index); err != nil {
 		return err
 	}
@@ -231,21 +191,21 @@ func run(ctx context.Context, o options) error {
 			if want == "" {
 				want = "the comparison corpus"
 			}
-			note := fmt.Sprintf("FALLBACK: %s could not be prepared (%v); the gopls mcp comparison ran on %s instead", want, pr.err, o.module)
+			note := fmt.Sprintf("FALLBACK: %s could not be prepared (%v); the gopls mcp comparison ran on %s instead", want, pr.err, o.Module)
 			logf("%s", note)
 			res.Notes = append(res.Notes, note)
-			mc = mcpCompare{Module: o.module, Dir: corpus, Fallback: true}
+			mc = mcpCompare{Module: o.Module, Dir: corpus, Fallback: true}
 			mdb = db
 		} else {
 			logf("indexing %s", pr.dir)
 			pc := c
-			pc.corpus = pr.dir
-			run, err := pc.index(ctx, "prom")
+			pc.Corpus = pr.dir
+			run, err := pc.Index(ctx, "prom", nil)
 			if err != nil {
 				return err
 			}
 			mc.Index = &run
-			mdb = run.db
+			mdb = run.DB
 			logf("indexed %s in %s: %d packages, %d symbols", pr.dir, run.Wall.Round(time.Millisecond), run.Summary.Packages, run.Summary.Symbols)
 		}
 		if err := compareMCP(ctx, o, sextant, goplsBin, mdb, &mc); err != nil {

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -166,24 +163,7 @@ func printReport(w io.Writer, r *results) {
 }
 
 func writeJSON(o options, root string, r *results) error {
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	data = append(data, '\n')
-	if o.out == "-" {
-		_, err := os.Stdout.Write(data)
-		return err
-	}
-	out := o.out
-	if out == "" {
-		out = harness.ResultPath(root, "xref")
-	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return err
-	}
-	logf("writing %s", out)
-	return os.WriteFile(out, data, 0o644)
+	return harness.WriteJSON(root, o.Out, "xref", r)
 }
 
 func msec(d time.Duration) string {

@@ -151,31 +151,6 @@ func GoOutput(ctx context.Context, dir string, env []string, args ...string) (st
 	return string(out), nil
 }
 
-// Workspace returns the work directory and the corpus a benchmark runs
-// on: work, or a new temporary directory (named after prefix) that
-// cleanup removes; corpus, or a fresh copy of module fetched into work;
-// the corpus with symlinks resolved, as the indexer records it.
-func Workspace(ctx context.Context, prefix, module, corpus, work string) (string, string, func(), error) {
-	cleanup := func() {}
-	if work == "" {
-		dir, err := os.MkdirTemp("", prefix+"-")
-		if err != nil {
-			return "", "", cleanup, err
-		}
-		work, cleanup = dir, func() { os.RemoveAll(dir) }
-	}
-	var err error
-	if corpus == "" {
-		if corpus, err = FetchModule(ctx, module, work); err != nil {
-			return "", "", cleanup, err
-		}
-	}
-	if corpus, err = filepath.EvalSymlinks(corpus); err != nil {
-		return "", "", cleanup, err
-	}
-	return work, corpus, cleanup, nil
-}
-
 // ResultPath is where a harness writes its JSON when no -out is given:
 // bench/results/DATE-name-COMMIT.json under the module root, DATE today
 // (UTC) and COMMIT the short hash of the checkout's HEAD, with "-dirty"
@@ -193,6 +168,15 @@ func ResultPath(root, name string) string {
 	return filepath.Join(root, "bench", "results", time.Now().UTC().Format("2006-01-02")+"-"+name+"-"+commit+".json")
 }
 
+// ResultFile is the file a run writes its JSON to: out as given ("-":
+// stdout), or when out is "" ResultPath(root, name).
+func ResultFile(root, out, name string) string {
+	if out == "" {
+		return ResultPath(root, name)
+	}
+	return out
+}
+
 // WriteJSON writes v, indented, to out ("-": stdout), or when out is ""
 // to ResultPath(root, name).
 func WriteJSON(root, out, name string, v any) error {
@@ -204,8 +188,9 @@ func WriteJSON(root, out, name string, v any) error {
 		_, err = os.Stdout.Write(append(data, '\n'))
 		return err
 	}
-	if out == "" {
-		out = ResultPath(root, name)
+	out = ResultFile(root, out, name)
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
 	}
 	Logf("writing %s", out)
 	return os.WriteFile(out, append(data, '\n'), 0o644)

@@ -1,11 +1,15 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
@@ -57,4 +61,66 @@ func RootModule(dir string) string {
 		}
 	}
 	return ""
+}
+
+// Contenders are the two programs the index benchmarks run side by side:
+// bench/cmd/bareload (go/packages with Sextant's own load configuration,
+// nothing else) and `sextant index`, on one corpus, each measured with
+// Measure.
+type Contenders struct {
+	Bareload, Sextant string
+	Corpus, DBDir     string
+	Sample            time.Duration
+}
+
+// IndexRun is one measured `sextant index --json`.
+type IndexRun struct {
+	Usage
+	Summary IndexSummary `json:"summary"`
+	// DBBytes is the size of the database file and its WAL afterwards.
+	DBBytes int64  `json:"db_bytes"`
+	DB      string `json:"-"`
+}
+
+// Bare runs and measures the bare load.
+func (c Contenders) Bare(ctx context.Context) (BareRun, error) {
+	return RunBare(ctx, c.Bareload, c.Corpus, c.Sample)
+}
+
+// Index runs `sextant index --json` into a fresh database DBDir/name.db
+// with env added to the environment, and measures it. Its stderr goes to
+// progress too, when not nil, as it is written.
+func (c Contenders) Index(ctx context.Context, name string, progress io.Writer, env ...string) (IndexRun, error) {
+	db := filepath.Join(c.DBDir, name+".db")
+	RemoveDB(db)
+	cmd := exec.CommandContext(ctx, c.Sextant, "index", "--json", "--db", db, c.Corpus)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if progress != nil {
+		cmd.Stderr = io.MultiWriter(&stderr, progress)
+	}
+	u, err := Measure(cmd, c.Sample)
+	if err != nil {
+		return IndexRun{}, fmt.Errorf("sextant index: %v: %s", err, Tail(stderr.String()))
+	}
+	r := IndexRun{Usage: u, DB: db}
+	r.Summary, r.DBBytes, err = ReadIndexRun(stdout.Bytes(), db)
+	return r, err
+}
+
+// NewContenders returns the contenders of an index benchmark on corpus,
+// measured every sample: their databases go to work/db and, when bare is
+// true, bareload is built from the module at root into work/bin. Sextant
+// is left for the caller to set.
+func NewContenders(ctx context.Context, root, work, corpus string, sample time.Duration, bare bool) (Contenders, error) {
+	c := Contenders{Bareload: filepath.Join(work, "bin", "bareload"), Corpus: corpus, DBDir: filepath.Join(work, "db"), Sample: sample}
+	if bare {
+		if _, err := Build(ctx, root, "./bench/cmd/bareload", c.Bareload); err != nil {
+			return c, err
+		}
+	}
+	return c, os.MkdirAll(c.DBDir, 0o755)
 }
