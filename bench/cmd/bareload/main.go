@@ -24,16 +24,6 @@ import (
 	"github.com/sextant-dev/sextant/internal/load"
 )
 
-// report is what bareload prints.
-type report struct {
-	Units          int   `json:"units"`
-	Packages       int   `json:"packages"`
-	PackageErrors  int   `json:"package_errors"`
-	LoadMS         int64 `json:"load_ms"`
-	MaxRSSSelfKiB  int64 `json:"maxrss_self_kib"`
-	MaxRSSChildKiB int64 `json:"maxrss_children_kib"`
-}
-
 func main() {
 	if len(os.Args) != 2 {
 		fmt.Fprintln(os.Stderr, "usage: bareload DIR")
@@ -51,7 +41,7 @@ func run(dir string) error {
 	if err != nil {
 		return err
 	}
-	rep := report{Units: len(plan.Units)}
+	rep := harness.BareReport{Units: len(plan.Units)}
 	// Keep every unit's packages reachable until the end, as the indexer
 	// holds them all before it extracts.
 	var loaded [][]*packages.Package

@@ -82,46 +82,37 @@ type result struct {
 }
 
 func main() {
+	f := harness.NewFlags("cold-bench")
 	corpus := flag.String("corpus", "cobra", "cobra, tools or prometheus")
-	sextant := flag.String("sextant", "", "sextant binary (default: build this checkout's)")
-	gopls := flag.String("gopls", "", "gopls binary (default: gopls on PATH; install with GOFLAGS= go install golang.org/x/tools/gopls@v0.23.0)")
-	work := flag.String("work", "", "work directory (default: a temporary one, removed at the end)")
-	out := flag.String("out", "", "JSON output (default bench/results/DATE-cold-CORPUS-COMMIT.json; - for stdout)")
+	f.SextantFlag("sextant binary (default: build this checkout's)")
+	f.GoplsFlag("gopls binary (default: gopls on PATH; install with GOFLAGS= go install golang.org/x/tools/gopls@v0.23.0)")
+	f.WorkFlags(false, "work directory (default: a temporary one, removed at the end)")
+	f.OutFlag("", "JSON output (default bench/results/DATE-cold-CORPUS-COMMIT.json; - for stdout)")
 	only := flag.String("only", "", "run one server only: sextant or gopls")
 	timeout := flag.Duration("timeout", 90*time.Minute, "give up on a launch after this long")
 	flag.Parse()
-	if err := run(*corpus, *sextant, *gopls, *work, *out, *only, *timeout); err != nil {
-		fmt.Fprintln(os.Stderr, "cold-bench:", err)
-		os.Exit(1)
-	}
+	harness.Main("cold-bench", func(ctx context.Context) error { return run(ctx, f, *corpus, *only, *timeout) })
 }
 
-func run(corpusName, sextant, gopls, work, out, only string, timeout time.Duration) error {
-	ctx := context.Background()
+func run(ctx context.Context, f *harness.Flags, corpusName, only string, timeout time.Duration) error {
 	tg, ok := corpora[corpusName]
 	if !ok {
 		return fmt.Errorf("-corpus %q: want cobra, tools or prometheus", corpusName)
 	}
-	root, err := harness.ModuleRoot(ctx)
-	if err != nil {
-		return err
-	}
-	work, corpus, cleanup, err := harness.Workspace(ctx, "cold-bench", tg.module, "", work)
-	if err != nil {
-		return err
-	}
+	f.Module = tg.module
+	e, cleanup, err := f.Start(ctx, true)
 	defer cleanup()
-	if sextant == "" {
-		sextant = filepath.Join(work, "sextant")
-		harness.Logf("building sextant")
-		if _, err := harness.GoOutput(ctx, root, nil, "build", "-o", sextant, "./cmd/sextant"); err != nil {
-			return err
-		}
+	if err != nil {
+		return err
 	}
-	if gopls == "" {
-		if gopls, err = exec.LookPath("gopls"); err != nil {
-			return fmt.Errorf("gopls is not installed: GOFLAGS= go install golang.org/x/tools/gopls@v0.23.0")
-		}
+	root, work, corpus := e.Root, e.Work, e.Corpus
+	sextant, err := f.SextantBinary(ctx, root, work)
+	if err != nil {
+		return err
+	}
+	gopls, err := harness.FindGopls(f.Gopls)
+	if err != nil {
+		return err
 	}
 	gv, _ := exec.Command(gopls, "version").Output()
 	gomodcache, err := harness.GoOutput(ctx, work, nil, "env", "GOMODCACHE")
@@ -130,7 +121,7 @@ func run(corpusName, sextant, gopls, work, out, only string, timeout time.Durati
 	}
 	gopath, _ := harness.GoOutput(ctx, work, nil, "env", "GOPATH")
 	res := &result{Command: os.Args, Date: time.Now().UTC().Format(time.RFC3339), Go: runtime.Version(), CPUs: runtime.NumCPU(),
-		Corpus: tg.module, Gopls: strings.TrimSpace(string(gv)), LoadAvg: []string{loadavg()}}
+		Corpus: tg.module, Gopls: strings.TrimSpace(string(gv)), LoadAvg: []string{harness.LoadAvg()}}
 	servers := []string{"sextant", "gopls"}
 	if only != "" {
 		servers = []string{only}
@@ -171,9 +162,9 @@ func run(corpusName, sextant, gopls, work, out, only string, timeout time.Durati
 				which, server, l.FirstSymbol, l.FirstRefs, l.FirstCallers, l.Complete, l.Settled, l.PeakTreeKiB>>10)
 		}
 	}
-	res.LoadAvg = append(res.LoadAvg, loadavg())
+	res.LoadAvg = append(res.LoadAvg, harness.LoadAvg())
 	print(res)
-	return harness.WriteJSON(root, out, "cold-"+corpusName, res)
+	return harness.WriteJSON(root, f.Out, "cold-"+corpusName, res)
 }
 
 // peak polls the process tree of pid every 100 ms until stop is closed,
@@ -344,14 +335,6 @@ func runGopls(ctx context.Context, bin, corpus string, env []string, tg target) 
 	l.PeakTreeKiB = stop()
 	stop = nil
 	return l, nil
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
 
 func secs(v float64) string {

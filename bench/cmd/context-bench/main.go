@@ -24,29 +24,26 @@ import (
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
 )
 
+// options are the command-line flags: the shared ones and its own.
 type options struct {
-	work, gopls, out, parts string
-	keep                    bool
-	calls                   int
-	cobra, tools            string
+	*harness.Flags
+	parts        string
+	calls        int
+	cobra, tools string
 }
 
 func main() {
-	var o options
-	flag.StringVar(&o.work, "work", "", "work directory (default: a temporary one)")
-	flag.BoolVar(&o.keep, "keep", false, "keep the work directory (and reuse its indexes next time)")
-	flag.StringVar(&o.gopls, "gopls", "", "gopls binary (default: gopls on PATH or in GOPATH/bin)")
-	flag.StringVar(&o.out, "out", "", "JSON results file (default bench/results/DATE-context-COMMIT.json; - for stdout)")
+	o := options{Flags: harness.NewFlags("context-bench")}
+	o.WorkFlags(false, "work directory (default: a temporary one)")
+	flag.BoolVar(&o.Keep, "keep", false, "keep the work directory (and reuse its indexes next time)")
+	o.GoplsFlag("gopls binary (default: gopls on PATH or in GOPATH/bin)")
+	o.OutFlag("", "JSON results file (default bench/results/DATE-context-COMMIT.json; - for stdout)")
 	flag.StringVar(&o.parts, "parts", "search,tokens,latency", "comma-separated parts to run")
 	flag.IntVar(&o.calls, "calls", 1000, "calls per tool in the latency part")
 	flag.StringVar(&o.cobra, "cobra", "github.com/spf13/cobra@v1.10.2", "small corpus")
 	flag.StringVar(&o.tools, "tools", "golang.org/x/tools@v0.52.0", "large corpus")
 	flag.Parse()
-	ctx := context.Background()
-	if err := run(ctx, o); err != nil {
-		fmt.Fprintln(os.Stderr, "context-bench:", err)
-		os.Exit(1)
-	}
+	harness.Main("context-bench", func(ctx context.Context) error { return run(ctx, o) })
 }
 
 // corpus is one indexed module with a Service over it.
@@ -117,21 +114,18 @@ type results struct {
 }
 
 func run(ctx context.Context, o options) error {
-	root, err := harness.ModuleRoot(ctx)
-	if err != nil {
-		return err
-	}
-	work, cleanup, err := harness.WorkDir(o.work, "context-bench", o.keep)
-	if err != nil {
-		return err
-	}
+	env, cleanup, err := o.Start(ctx, false)
 	defer cleanup()
+	if err != nil {
+		return err
+	}
+	work := env.Work
 	parts := map[string]bool{}
 	for _, p := range strings.Split(o.parts, ",") {
 		parts[strings.TrimSpace(p)] = true
 	}
 	res := &results{Date: time.Now().UTC().Format(time.RFC3339),
-		Command: strings.TrimSpace("go run ./bench/cmd/context-bench " + strings.Join(os.Args[1:], " "))}
+		Command: o.CommandLine()}
 	tools, err := prepare(ctx, o.tools, work)
 	if err != nil {
 		return err
@@ -148,7 +142,7 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	if parts["tokens"] {
-		gopls, err := harness.FindGopls(o.gopls)
+		gopls, err := harness.FindGopls(o.Gopls)
 		if err != nil {
 			return err
 		}
@@ -162,23 +156,5 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	report(os.Stdout, res)
-	return writeJSON(o, root, res)
-}
-
-func writeJSON(o options, root string, res *results) error {
-	b, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	out := o.out
-	switch out {
-	case "-":
-		_, err = os.Stdout.Write(b)
-		return err
-	case "":
-		out = harness.ResultPath(root, "context")
-	}
-	harness.Logf("writing %s", out)
-	return os.WriteFile(out, b, 0o644)
+	return harness.WriteJSON(env.Root, o.Out, "context", res)
 }

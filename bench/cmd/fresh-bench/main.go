@@ -70,31 +70,24 @@ type editResult struct {
 }
 
 func main() {
-	module := flag.String("module", "golang.org/x/tools@v0.52.0", "corpus, MODULE@VERSION")
-	corpus := flag.String("corpus", "", "an existing writable copy of -module, dependencies downloaded (it is edited and restored)")
-	work := flag.String("work", "", "work directory (default: a new temporary one, removed at the end)")
+	f := harness.NewFlags("fresh-bench")
+	f.CorpusFlags("golang.org/x/tools@v0.52.0", "corpus, MODULE@VERSION", "an existing writable copy of -module, dependencies downloaded (it is edited and restored)")
+	f.WorkFlags(false, "work directory (default: a new temporary one, removed at the end)")
 	leafPkg := flag.String("leaf", "cmd/stringer", "directory of the leaf package")
 	rounds := flag.Int("edits", 20, "edit-then-call rounds per package")
 	calls := flag.Int("calls", 500, "no-change calls per variant")
-	out := flag.String("out", "", "JSON results here (default bench/results/DATE-fresh-tools-COMMIT.json; - for stdout)")
+	f.OutFlag("", "JSON results here (default bench/results/DATE-fresh-tools-COMMIT.json; - for stdout)")
 	flag.Parse()
-	if err := run(*module, *corpus, *work, *leafPkg, *rounds, *calls, *out); err != nil {
-		fmt.Fprintln(os.Stderr, "fresh-bench:", err)
-		os.Exit(1)
-	}
+	harness.Main("fresh-bench", func(ctx context.Context) error { return run(ctx, f, *leafPkg, *rounds, *calls) })
 }
 
-func run(module, corpus, work, leafDir string, rounds, calls int, out string) error {
-	ctx := context.Background()
-	root, err := harness.ModuleRoot(ctx)
-	if err != nil {
-		return err
-	}
-	work, corpus, cleanup, err := harness.Workspace(ctx, "fresh-bench", module, corpus, work)
+func run(ctx context.Context, f *harness.Flags, leafDir string, rounds, calls int) error {
+	env, cleanup, err := f.Start(ctx, true)
 	defer cleanup()
 	if err != nil {
 		return err
 	}
+	root, work, corpus := env.Root, env.Work, env.Corpus
 	hubDir, importers, total, err := hub(ctx, corpus)
 	if err != nil {
 		return err
@@ -128,7 +121,7 @@ func run(module, corpus, work, leafDir string, rounds, calls int, out string) er
 	if err != nil {
 		return err
 	}
-	r := result{Module: module}
+	r := result{Module: f.Module}
 	// The first, untimed edit of each round set loads the package (and
 	// fills the go build cache for it); the timed ones follow.
 	for _, run := range []struct {
@@ -174,7 +167,7 @@ func run(module, corpus, work, leafDir string, rounds, calls int, out string) er
 	fmt.Printf("amended rounds: leaf %d/%d, hub %d/%d\n", r.Leaf.Amended, rounds, r.Hub.Amended, rounds)
 	fmt.Printf("every edit loading with the go command (the first edit of a package): leaf p50 %.1f ms, hub p50 %.1f ms\n",
 		ms(r.LeafCold.Latency.P50), ms(r.HubCold.Latency.P50))
-	return harness.WriteJSON(root, out, "fresh-tools", r)
+	return harness.WriteJSON(root, f.Out, "fresh-tools", r)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -47,13 +47,13 @@ import (
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
 )
 
+// options are the command-line flags: the shared ones and its own.
 type options struct {
-	module, corpus, work, out, truthFile string
-	detail, cpuprofile, db, observed     string
-	speedOnly                            bool
-	packages, funcs, diffs               int
-	reuse                                bool
-	seed                                 uint64
+	*harness.Flags
+	truthFile, detail, cpuprofile, db, observed string
+	speedOnly                                   bool
+	packages, funcs, diffs                      int
+	reuse                                       bool
 }
 
 // report is what the run writes.
@@ -80,16 +80,15 @@ type report struct {
 }
 
 func main() {
-	var o options
-	flag.StringVar(&o.module, "module", "github.com/spf13/cobra@v1.10.2", "MODULE@VERSION to score on")
-	flag.StringVar(&o.corpus, "corpus", "", "an existing copy of the module (default: fetch it)")
-	flag.StringVar(&o.work, "work", "", "work directory (default: a temporary one, removed)")
-	flag.StringVar(&o.out, "out", "", "result file (default bench/results/DATE-impact-NAME.json; - for stdout)")
+	o := options{Flags: harness.NewFlags("impact-bench")}
+	o.CorpusFlags("github.com/spf13/cobra@v1.10.2", "MODULE@VERSION to score on", "an existing copy of the module (default: fetch it)")
+	o.WorkFlags(false, "work directory (default: a temporary one, removed)")
+	o.OutFlag("", "result file (default bench/results/DATE-impact-NAME.json; - for stdout)")
 	flag.StringVar(&o.truthFile, "truth", "", "read the truth from this JSON file when it exists, else measure it and write it there")
 	flag.IntVar(&o.packages, "packages", 0, "run the tests of this many packages, a seeded sample (0: all)")
 	flag.IntVar(&o.funcs, "funcs", 0, "ask about this many functions, a seeded sample (0: all)")
 	flag.IntVar(&o.diffs, "diffs", 20, "20-function diffs to time")
-	flag.Uint64Var(&o.seed, "seed", 1, "sampling seed")
+	o.SeedFlag("sampling seed")
 	flag.BoolVar(&o.reuse, "reuse-index", false, "with -work: keep the index a previous run left there")
 	flag.StringVar(&o.db, "db", "", "use this index of -corpus instead of indexing it (a sextant database)")
 	flag.BoolVar(&o.speedOnly, "speed-only", false, "measure no truth: time get_impact on -funcs functions sampled from the index and on -diffs 20-function diffs of them")
@@ -101,17 +100,14 @@ func main() {
 }
 
 func run(ctx context.Context, o options) error {
-	root, err := harness.ModuleRoot(ctx)
-	if err != nil {
-		return err
-	}
-	work, corpus, cleanup, err := harness.Workspace(ctx, "impact-bench", o.module, o.corpus, o.work)
-	if err != nil {
-		return err
-	}
+	env, cleanup, err := o.Start(ctx, true)
 	defer cleanup()
-	rep := report{Module: o.module, Date: time.Now().UTC().Format("2006-01-02")}
-	rng := rand.New(rand.NewPCG(o.seed, 0))
+	if err != nil {
+		return err
+	}
+	root, work, corpus := env.Root, env.Work, env.Corpus
+	rep := report{Module: o.Module, Date: time.Now().UTC().Format("2006-01-02")}
+	rng := rand.New(rand.NewPCG(o.Seed, 0))
 
 	var truth *impacttruth.Truth
 	if !o.speedOnly {
@@ -329,8 +325,7 @@ func run(ctx context.Context, o options) error {
 	for _, c := range rep.Checks {
 		harness.Logf("%s", c.Verdict())
 	}
-	name := "impact-" + strings.ReplaceAll(filepath.Base(strings.Split(o.module, "@")[0]), "/", "-")
-	return harness.WriteJSON(root, o.out, name, rep)
+	return harness.WriteJSON(root, o.Out, "impact-"+harness.ModuleName(o.Module), rep)
 }
 
 // funcDetail is what -detail writes for one function: the tests that run

@@ -46,9 +46,11 @@ func main() {
 	calls := flag.Int("calls", 2000, "hover calls per contender and server")
 	capMB := flag.Int("cap", 2048, "hard memory cap of the growing server, MiB")
 	useGopls := flag.Bool("gopls", true, "also measure against gopls when it is on PATH")
-	out := flag.String("out", "", "write the figures as JSON here (- for stdout)")
+	f := harness.NewFlags("lsp-bench")
+	f.OutFlag("", "write the figures as JSON here (- for stdout)")
 	flag.Parse()
-	if err := run(*calls, *capMB, *useGopls, *out); err != nil {
+	// run does not stop on a context: ^C ends the program as it is.
+	if err := run(*calls, *capMB, *useGopls, f.Out); err != nil {
 		fmt.Fprintln(os.Stderr, "lsp-bench:", err)
 		os.Exit(1)
 	}
@@ -77,11 +79,11 @@ func run(calls, capMB int, useGopls bool, out string) error {
 	if err != nil {
 		return err
 	}
-	work, err := os.MkdirTemp("", "sextant-lsp-bench-")
+	work, cleanup, err := harness.WorkDir("", "sextant-lsp-bench", false)
+	defer cleanup()
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
 
 	var results []overhead
 	fakeDir := filepath.Join(work, "fake")
@@ -130,15 +132,10 @@ func run(calls, capMB int, useGopls bool, out string) error {
 	}
 	fmt.Printf("\nmemory cap %d MiB on a server growing 64 MiB a call: peak resident %d MiB, died: %v (%s), restarted and said so: %v  %s\n",
 		cr.CapMiB, cr.PeakRSSMiB, cr.Died, firstLine(cr.DeathMessage), cr.Restarted, verdict(cr.Pass))
-	if out != "" {
-		b, _ := json.MarshalIndent(map[string]any{"date": time.Now().Format(time.RFC3339), "overhead": results, "memory_cap": cr}, "", "  ")
-		if out == "-" {
-			fmt.Println(string(b))
-		} else if err := os.WriteFile(out, b, 0o644); err != nil {
-			return err
-		}
+	if out == "" {
+		return nil // no result file unless asked for
 	}
-	return nil
+	return harness.WriteJSON("", out, "", map[string]any{"date": time.Now().Format(time.RFC3339), "overhead": results, "memory_cap": cr})
 }
 
 func verdict(ok bool) string {

@@ -78,35 +78,27 @@ type results struct {
 }
 
 func main() {
-	module := flag.String("module", "golang.org/x/tools@v0.52.0", "corpus, MODULE@VERSION")
-	corpus := flag.String("corpus", "", "an existing writable copy of -module, dependencies downloaded")
-	work := flag.String("work", "", "work directory (default: a new temporary one, removed at the end)")
-	goplsBin := flag.String("gopls", "", "gopls binary (default: on PATH, else $(go env GOPATH)/bin/gopls)")
+	f := harness.NewFlags("position-bench")
+	f.CorpusFlags("golang.org/x/tools@v0.52.0", "corpus, MODULE@VERSION", "an existing writable copy of -module, dependencies downloaded")
+	f.WorkFlags(false, "work directory (default: a new temporary one, removed at the end)")
+	f.GoplsFlag("gopls binary (default: on PATH, else $(go env GOPATH)/bin/gopls)")
 	warmCalls := flag.Int("warm", 50, "warm calls per position, for each contender")
 	edits := flag.Int("edits", 10, "edit-then-call rounds")
-	out := flag.String("out", "", "JSON results here (default bench/results/DATE-position-tools-v0.52.0-COMMIT.json; - for stdout)")
+	f.OutFlag("", "JSON results here (default bench/results/DATE-position-tools-v0.52.0-COMMIT.json; - for stdout)")
 	flag.Parse()
-	if err := run(*module, *corpus, *work, *goplsBin, *warmCalls, *edits, *out); err != nil {
-		fmt.Fprintln(os.Stderr, "position-bench:", err)
-		os.Exit(1)
-	}
+	harness.Main("position-bench", func(ctx context.Context) error { return run(ctx, f, *warmCalls, *edits) })
 }
 
-func run(module, corpus, work, goplsBin string, warmCalls, edits int, out string) error {
-	ctx := context.Background()
-	root, err := harness.ModuleRoot(ctx)
-	if err != nil {
-		return err
-	}
-	_, corpus, cleanup, err := harness.Workspace(ctx, "position-bench", module, corpus, work)
+func run(ctx context.Context, f *harness.Flags, warmCalls, edits int) error {
+	env, cleanup, err := f.Start(ctx, true)
 	defer cleanup()
 	if err != nil {
 		return err
 	}
-	if goplsBin == "" {
-		if goplsBin, err = harness.FindGopls(""); err != nil {
-			return err
-		}
+	root, corpus := env.Root, env.Corpus
+	goplsBin, err := harness.FindGopls(f.Gopls)
+	if err != nil {
+		return err
 	}
 	var positions []position
 	for _, f := range files {
@@ -116,7 +108,7 @@ func run(module, corpus, work, goplsBin string, warmCalls, edits int, out string
 		}
 		positions = append(positions, p)
 	}
-	r := &results{Module: module, Date: time.Now().UTC().Format(time.RFC3339), GoVersion: runtime.Version(), CPUs: runtime.NumCPU()}
+	r := &results{Module: f.Module, Date: time.Now().UTC().Format(time.RFC3339), GoVersion: runtime.Version(), CPUs: runtime.NumCPU()}
 
 	// Fill the build cache (export data of every dependency), untimed.
 	harness.Logf("warming the build cache")
@@ -205,7 +197,7 @@ func run(module, corpus, work, goplsBin string, warmCalls, edits int, out string
 	r.AfterEdit = harness.Summarize(afterEdit)
 
 	report(r)
-	return writeJSON(root, out, r)
+	return harness.WriteJSON(root, f.Out, "position-tools-v0.52.0", r)
 }
 
 // inferType times one infer_type call through the registry.
@@ -301,8 +293,4 @@ func report(r *results) {
 	fmt.Printf("warm (%d calls each): infer_type p50 %s p90 %s p99 %s   gopls hover p50 %s p90 %s   target p50 ≤ 5 ms: %s\n",
 		r.Warm.N, ms(r.Warm.P50), ms(r.Warm.P90), ms(r.Warm.P99), ms(r.WarmGopls.P50), ms(r.WarmGopls.P90), verdict)
 	fmt.Printf("after editing the file (%d rounds): infer_type p50 %s max %s\n", r.AfterEdit.N, ms(r.AfterEdit.P50), ms(r.AfterEdit.Max))
-}
-
-func writeJSON(root, out string, r *results) error {
-	return harness.WriteJSON(root, out, "position-tools-v0.52.0", r)
 }

@@ -38,31 +38,30 @@ import (
 	"github.com/sextant-dev/sextant/bench/internal/harness"
 )
 
+// options are the command-line flags: the shared ones and its own.
 type options struct {
-	module, corpus, work, out string
-	pkgs                      string
-	sextant, gopls            string
-	skipGopls                 bool
-	testTimeout               time.Duration
-	testParallel              int
-	skipTests                 string
-	reuse                     bool
-	goplsSample               int
-	commit                    string
-	calls                     string
+	*harness.Flags
+	pkgs         string
+	skipGopls    bool
+	testTimeout  time.Duration
+	testParallel int
+	skipTests    string
+	reuse        bool
+	goplsSample  int
+	commit       string
+	calls        string
 }
 
 func main() {
-	var o options
-	flag.StringVar(&o.module, "module", "github.com/spf13/cobra@v1.10.2", "module to score, MODULE@VERSION, copied from the module cache")
-	flag.StringVar(&o.corpus, "corpus", "", "a copy of the module to use instead of -module (left untouched: it is copied)")
-	flag.StringVar(&o.work, "work", "", "work directory (default: a temporary one, removed at the end)")
-	flag.StringVar(&o.out, "out", "", "JSON output (default bench/results/DATE-soundness-MODULE-COMMIT.json; - for stdout)")
+	o := options{Flags: harness.NewFlags("soundness")}
+	o.CorpusFlags("github.com/spf13/cobra@v1.10.2", "module to score, MODULE@VERSION, copied from the module cache", "a copy of the module to use instead of -module (left untouched: it is copied)")
+	o.WorkFlags(false, "work directory (default: a temporary one, removed at the end)")
+	o.OutFlag("", "JSON output (default bench/results/DATE-soundness-MODULE-COMMIT.json; - for stdout)")
 	flag.StringVar(&o.calls, "calls", "", "also write the observed calls to this JSON file, for impact-bench -observed")
 	flag.StringVar(&o.pkgs, "pkgs", "./...", "space-separated package patterns whose tests run")
-	flag.StringVar(&o.sextant, "sextant", "", "sextant binary (default: built from this checkout)")
+	o.SextantFlag("sextant binary (default: built from this checkout)")
 	flag.StringVar(&o.commit, "commit", "", "with -sextant: the commit the binary was built from, for the report (default: this checkout's)")
-	flag.StringVar(&o.gopls, "gopls", "", "gopls binary (default: on PATH or in $(go env GOPATH)/bin)")
+	o.GoplsFlag("gopls binary (default: on PATH or in $(go env GOPATH)/bin)")
 	flag.BoolVar(&o.skipGopls, "skip-gopls", false, "leave gopls out")
 	flag.DurationVar(&o.testTimeout, "test-timeout", 20*time.Minute, "go test -timeout of the instrumented run")
 	flag.IntVar(&o.testParallel, "p", 2, "go test -p")
@@ -70,25 +69,22 @@ func main() {
 	flag.BoolVar(&o.reuse, "reuse", false, "reuse the observations of an earlier run with the same -work and corpus (skip instrumenting and testing)")
 	flag.IntVar(&o.goplsSample, "gopls-sample", 0, "ask gopls about every k-th observed callee only, so that it asks about this many (0: all); sextant's figures on the same sample are printed beside")
 	flag.Parse()
-	ctx := context.Background()
-	rep, err := run(ctx, o, os.Stdout)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "soundness:", err)
-		os.Exit(1)
-	}
-	root, err := harness.ModuleRoot(ctx)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "soundness:", err)
-		os.Exit(1)
-	}
-	out := o.out
-	if out == "" {
-		out = filepath.Join(root, "bench", "results", fmt.Sprintf("%s-soundness-%s-%s.json", time.Now().UTC().Format("2006-01-02"), rep.Name, rep.Commit))
-	}
-	if err := harness.WriteJSON(root, out, "", rep); err != nil {
-		fmt.Fprintln(os.Stderr, "soundness:", err)
-		os.Exit(1)
-	}
+	harness.Main("soundness", func(ctx context.Context) error {
+		rep, err := run(ctx, o, os.Stdout)
+		if err != nil {
+			return err
+		}
+		root, err := harness.ModuleRoot(ctx)
+		if err != nil {
+			return err
+		}
+		out := o.Out
+		if out == "" {
+			// Named by the commit of the binary scored, which -commit may name.
+			out = filepath.Join(root, "bench", "results", fmt.Sprintf("%s-soundness-%s-%s.json", rep.Date, rep.Name, rep.Commit))
+		}
+		return harness.WriteJSON(root, out, "", rep)
+	})
 }
 
 // report is the JSON the benchmark writes.
@@ -117,12 +113,13 @@ type testRun struct {
 
 // run does the whole benchmark and prints the report to w.
 func run(ctx context.Context, o options, w io.Writer) (*report, error) {
-	work, pristine, cleanup, err := harness.Workspace(ctx, "soundness", o.module, o.corpus, o.work)
+	env, cleanup, err := o.Start(ctx, true)
+	defer cleanup()
 	if err != nil {
 		return nil, err
 	}
-	defer cleanup()
-	if o.corpus != "" { // never touch the caller's directory: work on a copy
+	work, pristine, repoRoot := env.Work, env.Corpus, env.Root
+	if o.Corpus != "" { // never touch the caller's directory: work on a copy
 		cp := filepath.Join(work, "pristine")
 		if err := copyDir(pristine, cp); err != nil {
 			return nil, err
@@ -130,15 +127,11 @@ func run(ctx context.Context, o options, w io.Writer) (*report, error) {
 		pristine = cp
 	}
 	module := harness.RootModule(pristine)
-	rep := &report{Date: time.Now().UTC().Format("2006-01-02"), Module: o.module, Packages: o.pkgs}
-	if modPath, _, _ := strings.Cut(o.module, "@"); o.corpus != "" && modPath != module {
+	rep := &report{Date: time.Now().UTC().Format("2006-01-02"), Module: o.Module, Packages: o.pkgs}
+	if modPath, _, _ := strings.Cut(o.Module, "@"); o.Corpus != "" && modPath != module {
 		rep.Module = module // a corpus of another module than -module names
 	}
 	rep.Name = strings.ReplaceAll(path.Base(strings.ReplaceAll(rep.Module, "@", "-")), "/", "-")
-	repoRoot, err := harness.ModuleRoot(ctx)
-	if err != nil {
-		return nil, err
-	}
 	rep.Commit = gitCommit(repoRoot)
 	if o.commit != "" {
 		rep.Commit = o.commit
@@ -186,13 +179,9 @@ func run(ctx context.Context, o options, w io.Writer) (*report, error) {
 	tp = nil
 
 	// Index the pristine copy with the binary.
-	bin := o.sextant
-	if bin == "" {
-		bin = filepath.Join(work, "sextant")
-		harness.Logf("building sextant")
-		if _, err := harness.GoOutput(ctx, repoRoot, nil, "build", "-o", bin, "./cmd/sextant"); err != nil {
-			return nil, err
-		}
+	bin, err := o.SextantBinary(ctx, repoRoot, work)
+	if err != nil {
+		return nil, err
 	}
 	db := filepath.Join(work, "index.db")
 	harness.Logf("indexing %s", pristine)
@@ -221,11 +210,7 @@ func run(ctx context.Context, o options, w io.Writer) (*report, error) {
 	}
 	rep.Tools = append(rep.Tools, sxScore)
 	if !o.skipGopls {
-		gbin := o.gopls
-		if gbin == "" {
-			gbin = findGopls()
-		}
-		if gbin == "" {
+		if gbin, err := harness.FindGopls(o.Gopls); err != nil {
 			harness.Logf("no gopls found: its figures are left out")
 		} else {
 			sample, sub := callees, obs
@@ -393,21 +378,6 @@ func gitCommit(dir string) string {
 		return "unknown"
 	}
 	return strings.TrimSpace(string(out))
-}
-
-func findGopls() string {
-	if p, err := exec.LookPath("gopls"); err == nil {
-		return p
-	}
-	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
-		for _, dir := range filepath.SplitList(strings.TrimSpace(string(out))) {
-			p := filepath.Join(dir, "bin", "gopls")
-			if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-				return p
-			}
-		}
-	}
-	return ""
 }
 
 func goplsVersion(bin string) string {

@@ -44,7 +44,8 @@ func TestFixture(t *testing.T) {
 	t.Setenv("GOPROXY", "off")
 	var b strings.Builder
 	callsFile := filepath.Join(t.TempDir(), "calls.json")
-	rep, err := run(ctx, options{corpus: dir, work: t.TempDir(), pkgs: "./...", sextant: bin, testTimeout: 5 * 60e9, testParallel: 1, calls: callsFile}, io.MultiWriter(&b))
+	shared := &harness.Flags{Name: "soundness", Corpus: dir, Work: t.TempDir(), Sextant: bin}
+	rep, err := run(ctx, options{Flags: shared, pkgs: "./...", testTimeout: 5 * 60e9, testParallel: 1, calls: callsFile}, io.MultiWriter(&b))
 	if err != nil {
 		t.Fatal(err)
 	}
