@@ -43,7 +43,7 @@ func main() {
 	flag.StringVar(&o.cobra, "cobra", "github.com/spf13/cobra@v1.10.2", "small corpus")
 	flag.StringVar(&o.tools, "tools", "golang.org/x/tools@v0.52.0", "large corpus")
 	flag.Parse()
-	harness.Main("context-bench", func(ctx context.Context) error { return run(ctx, o) })
+	o.Run(false, func(ctx context.Context, env harness.Env) error { return run(ctx, env, o) })
 }
 
 // corpus is one indexed module with a Service over it.
@@ -113,12 +113,7 @@ type results struct {
 	Latency *latencyResult `json:"latency,omitempty"`
 }
 
-func run(ctx context.Context, o options) error {
-	env, cleanup, err := o.Start(ctx, false)
-	defer cleanup()
-	if err != nil {
-		return err
-	}
+func run(ctx context.Context, env harness.Env, o options) error {
 	work := env.Work
 	parts := map[string]bool{}
 	for _, p := range strings.Split(o.parts, ",") {

@@ -69,15 +69,10 @@ func main() {
 	o.SeedFlag("seed of the function sample")
 	o.OutFlag("", "write the figures as JSON to this file")
 	flag.Parse()
-	harness.Main("effects-bench", func(ctx context.Context) error { return run(ctx, o) })
+	o.Run(true, func(ctx context.Context, env harness.Env) error { return run(ctx, env, o) })
 }
 
-func run(ctx context.Context, o options) error {
-	env, cleanup, err := o.Start(ctx, true)
-	defer cleanup()
-	if err != nil {
-		return err
-	}
+func run(ctx context.Context, env harness.Env, o options) error {
 	work, corpus := env.Work, env.Corpus
 	bin, err := o.SextantBinary(ctx, env.Root, work)
 	if err != nil {
@@ -158,21 +153,21 @@ func run(ctx context.Context, o options) error {
 // explain times explain_effects in-process on a seeded sample of the
 // index's functions and counts what their rows say.
 func explain(ctx context.Context, db, corpus string, o options, rep *report) error {
+	var syms []graph.Symbol
+	err := harness.WithReader(ctx, db, func(r graph.Reader) error {
+		var err error
+		syms, _, err = r.FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring,
+			Kinds: []graph.Kind{graph.KindFunc, graph.KindMethod}})
+		return err
+	})
+	if err != nil {
+		return err
+	}
 	st, err := sqlite.Open(ctx, db)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	r, err := st.Read(ctx)
-	if err != nil {
-		return err
-	}
-	syms, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring,
-		Kinds: []graph.Kind{graph.KindFunc, graph.KindMethod}})
-	r.Close()
-	if err != nil {
-		return err
-	}
 	slices.SortFunc(syms, func(a, b graph.Symbol) int { return cmp.Compare(a.Key, b.Key) })
 	rng := rand.New(rand.NewPCG(o.Seed, 0))
 	svc, err := query.New(st, []string{corpus}, nil)

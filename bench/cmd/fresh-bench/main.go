@@ -78,15 +78,10 @@ func main() {
 	calls := flag.Int("calls", 500, "no-change calls per variant")
 	f.OutFlag("", "JSON results here (default bench/results/DATE-fresh-tools-COMMIT.json; - for stdout)")
 	flag.Parse()
-	harness.Main("fresh-bench", func(ctx context.Context) error { return run(ctx, f, *leafPkg, *rounds, *calls) })
+	f.Run(true, func(ctx context.Context, env harness.Env) error { return run(ctx, env, f, *leafPkg, *rounds, *calls) })
 }
 
-func run(ctx context.Context, f *harness.Flags, leafDir string, rounds, calls int) error {
-	env, cleanup, err := f.Start(ctx, true)
-	defer cleanup()
-	if err != nil {
-		return err
-	}
+func run(ctx context.Context, env harness.Env, f *harness.Flags, leafDir string, rounds, calls int) error {
 	root, work, corpus := env.Root, env.Work, env.Corpus
 	hubDir, importers, total, err := hub(ctx, corpus)
 	if err != nil {

@@ -96,20 +96,16 @@ func main() {
 	flag.StringVar(&o.observed, "observed", "", "the calls bench/cmd/soundness -calls observed on the same module: also score reachability over them, the floor of precision for an answer read from a call graph")
 	flag.StringVar(&o.detail, "detail", "", "write every function's truth and named tests, with how each is reached, to this JSON file")
 	flag.Parse()
-	harness.Main("impact-bench", func(ctx context.Context) error { return run(ctx, o) })
+	o.Run(true, func(ctx context.Context, env harness.Env) error { return run(ctx, env, o) })
 }
 
-func run(ctx context.Context, o options) error {
-	env, cleanup, err := o.Start(ctx, true)
-	defer cleanup()
-	if err != nil {
-		return err
-	}
+func run(ctx context.Context, env harness.Env, o options) error {
 	root, work, corpus := env.Root, env.Work, env.Corpus
 	rep := report{Module: o.Module, Date: time.Now().UTC().Format("2006-01-02")}
 	rng := rand.New(rand.NewPCG(o.Seed, 0))
 
 	var truth *impacttruth.Truth
+	var err error
 	if !o.speedOnly {
 		if truth, err = loadTruth(o.truthFile); err != nil {
 			return err

@@ -86,15 +86,10 @@ func main() {
 	edits := flag.Int("edits", 10, "edit-then-call rounds")
 	f.OutFlag("", "JSON results here (default bench/results/DATE-position-tools-v0.52.0-COMMIT.json; - for stdout)")
 	flag.Parse()
-	harness.Main("position-bench", func(ctx context.Context) error { return run(ctx, f, *warmCalls, *edits) })
+	f.Run(true, func(ctx context.Context, env harness.Env) error { return run(ctx, env, f, *warmCalls, *edits) })
 }
 
-func run(ctx context.Context, f *harness.Flags, warmCalls, edits int) error {
-	env, cleanup, err := f.Start(ctx, true)
-	defer cleanup()
-	if err != nil {
-		return err
-	}
+func run(ctx context.Context, env harness.Env, f *harness.Flags, warmCalls, edits int) error {
 	root, corpus := env.Root, env.Corpus
 	goplsBin, err := harness.FindGopls(f.Gopls)
 	if err != nil {

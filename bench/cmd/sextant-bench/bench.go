@@ -14,12 +14,8 @@ import (
 
 // results is everything one run measured; it is written as JSON.
 type results struct {
-	Date    string          `json:"date"`
-	Command string          `json:"command"`
-	Machine harness.Machine `json:"machine"`
-	Corpus  harness.Corpus  `json:"corpus"`
-	Notes   []string        `json:"notes"`
-	Index   indexResult     `json:"index"`
+	harness.Header
+	Index indexResult `json:"index"`
 	// Symbols is how many symbols the query set was drawn from.
 	Symbols   int             `json:"symbols"`
 	InProcess latencies       `json:"in_process"`
@@ -33,10 +29,7 @@ type indexResult struct {
 	SampleEvery time.Duration `json:"sample_every_ns"`
 	// Warmup are the untimed first runs that fill the build cache (go list
 	// compiles export data for every package) and the page cache.
-	Warmup struct {
-		Bare    harness.Usage `json:"bare"`
-		Sextant harness.Usage `json:"sextant"`
-	} `json:"warmup"`
+	Warmup  harness.Warmup    `json:"warmup"`
 	Bare    []harness.BareRun `json:"bare"`
 	Sextant []sextantRun      `json:"sextant"`
 	// Median holds the median of each figure over the runs, taken figure
@@ -65,12 +58,7 @@ func benchmark(ctx context.Context, o options, root, work, corpus string) error 
 	if o.Binaries != "" {
 		return compareBinaries(ctx, o, root, work, corpus)
 	}
-	res := results{
-		Date:    time.Now().UTC().Format(time.RFC3339),
-		Command: o.CommandLine(),
-		Machine: harness.ReadMachine(ctx),
-		Corpus:  harness.Corpus{Module: o.Module, Dir: corpus},
-	}
+	res := results{Header: o.Header(ctx, harness.Corpus{Module: o.Module, Dir: corpus})}
 	if o.Corpus != "" {
 		res.Corpus.Module = ""
 	}
@@ -131,21 +119,14 @@ func indexRuns(ctx context.Context, o options, c contenders, res *results) (stri
 	// Warm-up: the first load compiles export data for every package into
 	// the build cache, which is minutes of work that neither contender
 	// would repeat on a developer's machine.
-	logf("warm-up (untimed): bare load")
-	wb, err := c.Bare(ctx)
+	w, err := c.Warm(ctx)
 	if err != nil {
 		return "", err
 	}
-	res.Index.Warmup.Bare = wb.Usage
-	logf("warm-up (untimed): sextant index")
-	ws, err := c.index(ctx, "warmup")
-	if err != nil {
-		return "", err
-	}
-	res.Index.Warmup.Sextant = ws.Usage
+	res.Index.Warmup = w
 	res.Notes = append(res.Notes,
 		fmt.Sprintf("warm module and build caches: one untimed bare load (%s) and one untimed sextant index (%s) ran before the measured runs",
-			wb.Wall.Round(time.Millisecond), ws.Wall.Round(time.Millisecond)),
+			w.Bare.Wall.Round(time.Millisecond), w.Sextant.Wall.Round(time.Millisecond)),
 		"runs alternate in ABBA order (bare, sextant, sextant, bare, ...) so drift affects both alike; each sextant run writes a fresh database",
 		"peak RSS (maxrss) is ru_maxrss from wait4: the largest single process of the child's tree, which is the Go process itself when the go list children are smaller (compare self_hwm and bare's own getrusage)")
 
@@ -174,7 +155,6 @@ func indexRuns(ctx context.Context, o options, c contenders, res *results) (stri
 			last = name
 		}
 	}
-	harness.RemoveDB(filepath.Join(c.DBDir, "warmup.db"))
 	res.Index.Runs, res.Index.SampleEvery = o.Runs, o.Sample
 	res.Index.summarize()
 	return filepath.Join(c.DBDir, last+".db"), nil

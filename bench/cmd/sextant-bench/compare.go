@@ -32,17 +32,14 @@ func compareBinaries(ctx context.Context, o options, root, work, corpus string) 
 	}
 	res := compareResults{Index: map[string][]sextantRun{}, MCP: map[string][]mcpResults{}}
 	res.Comparison = harness.Comparison{
-		Date:     time.Now().UTC().Format(time.RFC3339),
-		Command:  o.CommandLine(),
-		Machine:  harness.ReadMachine(ctx),
-		Corpus:   harness.Corpus{Module: o.Module, Dir: corpus},
+		Header:   o.Header(ctx, harness.Corpus{Module: o.Module, Dir: corpus}),
 		Binaries: bins,
 		Rounds:   o.Runs,
-		Notes: []string{
-			"each round indexes with the bare load and every binary, then times the same MCP calls against every binary's own index; the order alternates round by round (ABC, CBA)",
-			"ratios divide each binary's figure by the first binary's of the same round; the spread is over the rounds",
-			"in-process latencies are not measured: they time this checkout's code, whichever binary wrote the index",
-		},
+	}
+	res.Notes = []string{
+		"each round indexes with the bare load and every binary, then times the same MCP calls against every binary's own index; the order alternates round by round (ABC, CBA)",
+		"ratios divide each binary's figure by the first binary's of the same round; the spread is over the rounds",
+		"in-process latencies are not measured: they time this checkout's code, whichever binary wrote the index",
 	}
 	hc, err := harness.NewContenders(ctx, root, work, corpus, o.Sample, true)
 	if err != nil {

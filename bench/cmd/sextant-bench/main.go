@@ -70,15 +70,10 @@ func main() {
 	if flag.NArg() > 0 || o.Runs < 1 || o.queries < 1 || o.mcpQueries < 1 || o.Sample <= 0 {
 		o.Fail("")
 	}
-	harness.Main("sextant-bench", func(ctx context.Context) error { return run(ctx, o) })
+	o.Run(true, func(ctx context.Context, env harness.Env) error { return run(ctx, env, o) })
 }
 
-func run(ctx context.Context, o options) error {
-	env, cleanup, err := o.Start(ctx, true)
-	defer cleanup()
-	if err != nil {
-		return err
-	}
+func run(ctx context.Context, env harness.Env, o options) error {
 	logf("work directory %s", env.Work)
 	if o.profile != "" {
 		return profileIndex(ctx, env.Corpus, o.profile, env.Work)

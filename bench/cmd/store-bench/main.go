@@ -61,7 +61,7 @@ func main() {
 	flag.StringVar(&o.reuse, "reuse", "", "time queries only, against the index a -keep run left: its -work directory and this PostgreSQL schema (sextant_bench_...)")
 	o.MaxLoadFlag("before timing queries, wait (up to 15 minutes) until the 1-minute load average is at most this (0: do not wait)")
 	flag.Parse()
-	harness.Main("store-bench", func(ctx context.Context) error { return run(ctx, o) })
+	o.Run(false, func(ctx context.Context, env harness.Env) error { return run(ctx, env, o) })
 }
 
 // publishResult is one store's indexing of the corpus.
@@ -93,17 +93,13 @@ type results struct {
 	Load       string                   `json:"load_average"`      // /proc/loadavg when the queries began
 }
 
-func run(ctx context.Context, o options) error {
+func run(ctx context.Context, env harness.Env, o options) error {
 	if o.pg == "" {
 		return fmt.Errorf("no PostgreSQL: set -pg or SEXTANT_TEST_POSTGRES (. .ci/postgres.sh starts one)")
 	}
-	env, cleanup, err := o.Start(ctx, false)
-	defer cleanup()
-	if err != nil {
-		return err
-	}
 	root, work := env.Root, env.Work
 	corpus := o.Corpus
+	var err error
 	if corpus == "" && o.reuse != "" {
 		// The copy the kept run indexed: fetching again would rewrite it.
 		corpus = filepath.Join(work, "corpus", filepath.Base(strings.Split(o.Module, "@")[0]))

@@ -55,13 +55,12 @@ func compareBinaries(ctx context.Context, o options, root string, c contenders, 
 	cr := compareResults{Gopls: res.Gopls,
 		Index: map[string][]sextantRun{}, RefsEdges: map[string][]sextantRun{}, MCP: map[string][]*mcpCompare{}}
 	cr.Comparison = harness.Comparison{
-		Date: res.Date, Command: res.Command, Machine: res.Machine, Corpus: res.Corpus,
-		Binaries: bins, Rounds: o.Runs,
-		Notes: []string{
-			"each round indexes with the bare load and every binary (as users run it, then with SEXTANT_EFFECTS=off), then runs the gopls mcp comparison (b) against every binary's own index; the order alternates round by round (ABC, CBA)",
-			"ratios divide each binary's figure by the first binary's of the same round; the spread is over the rounds",
-			"parity (a) is not run: it calls this checkout's code in-process, whichever binary wrote the index",
-		},
+		Header: res.Header, Binaries: bins, Rounds: o.Runs,
+	}
+	cr.Notes = []string{
+		"each round indexes with the bare load and every binary (as users run it, then with SEXTANT_EFFECTS=off), then runs the gopls mcp comparison (b) against every binary's own index; the order alternates round by round (ABC, CBA)",
+		"ratios divide each binary's figure by the first binary's of the same round; the spread is over the rounds",
+		"parity (a) is not run: it calls this checkout's code in-process, whichever binary wrote the index",
 	}
 	with := func(b harness.Binary) contenders { d := c; d.Sextant = b.Path; return d }
 	logf("warm-up (untimed): bare load and each binary")

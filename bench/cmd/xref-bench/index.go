@@ -22,11 +22,8 @@ type contenders = harness.Contenders
 // of 2× counts; the effects issue budgets effect inference on top of it
 // (bench/cmd/effects-bench).
 type indexResult struct {
-	Runs   int `json:"runs"`
-	Warmup struct {
-		Bare    harness.Usage `json:"bare"`
-		Sextant harness.Usage `json:"sextant"`
-	} `json:"warmup"`
+	Runs      int               `json:"runs"`
+	Warmup    harness.Warmup    `json:"warmup"`
 	Bare      []harness.BareRun `json:"bare"`
 	Sextant   []sextantRun      `json:"sextant"`
 	RefsEdges []sextantRun      `json:"refs_edges"`
@@ -60,19 +57,11 @@ func ratiosOf(s, b harness.Usage) indexRatios {
 // runs them alternately (ABC, CBA) and returns the database of the last
 // sextant run.
 func indexRuns(ctx context.Context, o options, c contenders, ir *indexResult) (string, error) {
-	logf("warm-up (untimed): bare load")
-	wb, err := c.Bare(ctx)
+	w, err := c.Warm(ctx)
 	if err != nil {
 		return "", err
 	}
-	ir.Warmup.Bare = wb.Usage
-	logf("warm-up (untimed): sextant index")
-	ws, err := c.Index(ctx, "warmup", nil)
-	if err != nil {
-		return "", err
-	}
-	ir.Warmup.Sextant = ws.Usage
-	harness.RemoveDB(ws.DB)
+	ir.Warmup = w
 	last := ""
 	for i := range o.Runs {
 		for _, who := range harness.Alternate(i, []string{"bare", "sextant", "refs-edges"}) {

@@ -76,7 +76,7 @@ func main() {
 	if flag.NArg() > 0 || o.Runs < 1 || o.repeat < 1 || o.popular < 1 {
 		o.Fail("")
 	}
-	harness.Main("xref-bench", func(ctx context.Context) error { return run(ctx, o) })
+	o.Run(false, func(ctx context.Context, env harness.Env) error { return run(ctx, env, o) })
 }
 
 func (o options) skips(part string) bool {
@@ -88,12 +88,7 @@ func (o options) skips(part string) bool {
 	return false
 }
 
-func run(ctx context.Context, o options) error {
-	env, cleanup, err := o.Start(ctx, false)
-	defer cleanup()
-	if err != nil {
-		return err
-	}
+func run(ctx context.Context, env harness.Env, o options) error {
 	root, work := env.Root, env.Work
 	logf("work directory %s", work)
 	goplsBin, err := harness.FindGopls(o.Gopls)
@@ -101,11 +96,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 
-	res := &results{
-		Date:    time.Now().UTC().Format(time.RFC3339),
-		Command: o.CommandLine(),
-		Machine: harness.ReadMachine(ctx),
-	}
+	res := &results{Header: o.Header(ctx, harness.Corpus{})}
 	if out, err := exec.CommandContext(ctx, goplsBin, "version").Output(); err == nil {
 		res.Gopls = strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
 	}

@@ -11,16 +11,12 @@ import (
 
 // results is everything one run measured; it is written as JSON.
 type results struct {
-	Date    string          `json:"date"`
-	Command string          `json:"command"`
-	Machine harness.Machine `json:"machine"`
-	Gopls   string          `json:"gopls"`
-	Corpus  harness.Corpus  `json:"corpus"`
-	Notes   []string        `json:"notes,omitempty"`
-	Index   indexResult     `json:"index"`
-	Parity  *parityResult   `json:"parity,omitempty"`
-	MCP     *mcpCompare     `json:"gopls_mcp,omitempty"`
-	Checks  []check         `json:"checks"`
+	harness.Header
+	Gopls  string        `json:"gopls"`
+	Index  indexResult   `json:"index"`
+	Parity *parityResult `json:"parity,omitempty"`
+	MCP    *mcpCompare   `json:"gopls_mcp,omitempty"`
+	Checks []check       `json:"checks"`
 }
 
 // check is one figure against its target; Pass is nil for a figure

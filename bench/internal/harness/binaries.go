@@ -2,6 +2,7 @@ package harness
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -148,15 +149,26 @@ type Corpus struct {
 	Dir    string `json:"dir"`
 }
 
+// Header opens the result file of a run: when and how it was made, on
+// which machine and corpus, and notes on how to read its figures.
+type Header struct {
+	Date    string   `json:"date"`
+	Command string   `json:"command"`
+	Machine Machine  `json:"machine"`
+	Corpus  Corpus   `json:"corpus"`
+	Notes   []string `json:"notes,omitempty"`
+}
+
+// Header starts the result of a run on corpus, made now.
+func (f *Flags) Header(ctx context.Context, corpus Corpus) Header {
+	return Header{Date: time.Now().UTC().Format(time.RFC3339), Command: f.CommandLine(), Machine: ReadMachine(ctx), Corpus: corpus}
+}
+
 // Comparison is what every -binaries run records besides its own runs:
 // each figure of every binary after the first divided by the first's in
 // the same round.
 type Comparison struct {
-	Date     string   `json:"date"`
-	Command  string   `json:"command"`
-	Machine  Machine  `json:"machine"`
-	Corpus   Corpus   `json:"corpus"`
-	Notes    []string `json:"notes"`
+	Header
 	Binaries []Binary `json:"binaries"`
 	Rounds   int      `json:"rounds"`
 	// Ratios are, for each binary after the first, its figure over the

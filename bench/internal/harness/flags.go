@@ -163,6 +163,19 @@ func (f *Flags) Start(ctx context.Context, corpus bool) (Env, func(), error) {
 	return env, cleanup, err
 }
 
+// Run is the whole of a command's run: Main with the body given the
+// Env of Start(ctx, corpus), and the work directory cleaned up after.
+func (f *Flags) Run(corpus bool, body func(ctx context.Context, env Env) error) {
+	Main(f.Name, func(ctx context.Context) error {
+		env, cleanup, err := f.Start(ctx, corpus)
+		defer cleanup()
+		if err != nil {
+			return err
+		}
+		return body(ctx, env)
+	})
+}
+
 // CorpusDir returns dir, absolute with symlinks resolved as the indexer
 // records it, or when dir is "" a fresh copy of module fetched into work.
 func CorpusDir(ctx context.Context, module, dir, work string) (string, error) {

@@ -124,3 +124,29 @@ func NewContenders(ctx context.Context, root, work, corpus string, sample time.D
 	}
 	return c, os.MkdirAll(c.DBDir, 0o755)
 }
+
+// Warmup is the untimed first run of each contender, which fills the
+// build cache (go list compiles export data for every package) and the
+// page cache: minutes of work that neither would repeat on a developer's
+// machine.
+type Warmup struct {
+	Bare    Usage `json:"bare"`
+	Sextant Usage `json:"sextant"`
+}
+
+// Warm runs the bare load and `sextant index` once each, untimed, and
+// removes the index.
+func (c Contenders) Warm(ctx context.Context) (Warmup, error) {
+	Logf("warm-up (untimed): bare load")
+	wb, err := c.Bare(ctx)
+	if err != nil {
+		return Warmup{}, err
+	}
+	Logf("warm-up (untimed): sextant index")
+	ws, err := c.Index(ctx, "warmup", nil)
+	if err != nil {
+		return Warmup{}, err
+	}
+	RemoveDB(ws.DB)
+	return Warmup{Bare: wb.Usage, Sextant: ws.Usage}, nil
+}
