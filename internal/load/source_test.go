@@ -275,18 +275,6 @@ func TestSourceCgo(t *testing.T) {
 	}
 }
 
-// norm drops the lines that name generated cgo files.
-func norm(s string) string {
-	var keep []string
-	for _, l := range strings.Split(s, "\n") {
-		if f := strings.Fields(l); len(f) > 1 && (f[0] == "def" || f[0] == "use" || f[0] == "type") && !strings.HasPrefix(f[1], "c.go:") && !strings.HasPrefix(f[1], "p.go:") {
-			continue
-		}
-		keep = append(keep, l)
-	}
-	return strings.Join(keep, "\n")
-}
-
 func lineDiff(a, b string) string {
 	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
 	in := func(l []string) map[string]bool {

@@ -57,10 +57,10 @@ func (c *MethodSetCosts) of(t types.Type) promoted {
 	if ptr, ok := t.(*types.Pointer); ok {
 		t = types.Unalias(ptr.Elem())
 	}
-	switch t.(type) {
+	switch tt := t.(type) {
 	case *types.Named, *types.Struct:
 	case *types.Interface:
-		return promoted{n: int64(t.(*types.Interface).NumMethods())}
+		return promoted{n: int64(tt.NumMethods())}
 	default:
 		return promoted{}
 	}
