@@ -22,11 +22,20 @@ import (
 	"github.com/sextant-dev/sextant/internal/session"
 )
 
-// Bridge is the language-server bridge of one server process: the roots
-// it may read, the pool of servers (made on first use, with the first
-// root's pool settings) and each root's configuration. It is safe for
+// Bridge is the language-server bridge of one server process: the lsp_*
+// tool handlers, over the servers it starts (see servers). It is safe for
 // concurrent use.
 type Bridge struct {
+	srv *servers
+}
+
+// servers is what the handlers share and do not answer themselves: the
+// roots the bridge may read, each root's configuration and the pool of
+// server processes (made on first use, with the first root's pool
+// settings), with the steps every call takes before it asks anything:
+// locating its file under the roots, finding the server that serves it,
+// acquiring that server and syncing the file.
+type servers struct {
 	roots []string // canonical, as the session holds them
 
 	mu     sync.Mutex
@@ -36,15 +45,16 @@ type Bridge struct {
 }
 
 // New returns a bridge that reads files under roots (canonical).
-func New(roots []string) *Bridge { return &Bridge{roots: roots} }
+func New(roots []string) *Bridge { return &Bridge{srv: &servers{roots: roots}} }
 
 // Close shuts down every language server the bridge started and waits
 // until they are reaped. The bridge answers no LSP tool afterwards.
 func (b *Bridge) Close() error {
-	b.mu.Lock()
-	pool := b.pool
-	b.closed = true
-	b.mu.Unlock()
+	s := b.srv
+	s.mu.Lock()
+	pool := s.pool
+	s.closed = true
+	s.mu.Unlock()
 	if pool != nil {
 		pool.Close()
 	}
@@ -52,10 +62,10 @@ func (b *Bridge) Close() error {
 }
 
 // config returns root's configuration, read once.
-func (b *Bridge) config(root string) (*lsp.Config, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if c := b.cfgs[root]; c != nil {
+func (s *servers) config(root string) (*lsp.Config, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.cfgs[root]; c != nil {
 		return c, nil
 	}
 	c, err := lsp.LoadConfig(root)
@@ -71,32 +81,32 @@ func (b *Bridge) config(root string) (*lsp.Config, error) {
 		}
 		return nil, graph.Wrap(code, err, "the language-server configuration is broken: "+err.Error()).WithData("field", "config")
 	}
-	if b.cfgs == nil {
-		b.cfgs = map[string]*lsp.Config{}
+	if s.cfgs == nil {
+		s.cfgs = map[string]*lsp.Config{}
 	}
-	b.cfgs[root] = c
+	s.cfgs[root] = c
 	return c, nil
 }
 
-// servers returns the pool, made with the first root's settings.
-func (b *Bridge) servers() (*lsp.Pool, error) {
+// running returns the pool, made with the first root's settings.
+func (s *servers) running() (*lsp.Pool, error) {
 	var cfg lsp.PoolConfig
-	if len(b.roots) > 0 {
-		c, err := b.config(b.roots[0])
+	if len(s.roots) > 0 {
+		c, err := s.config(s.roots[0])
 		if err != nil {
 			return nil, err
 		}
 		cfg = c.Pool
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
 		return nil, graph.Errorf(graph.CodeLSPUnavailable, "the server is shutting down")
 	}
-	if b.pool == nil {
-		b.pool = lsp.NewPool(cfg)
+	if s.pool == nil {
+		s.pool = lsp.NewPool(cfg)
 	}
-	return b.pool, nil
+	return s.pool, nil
 }
 
 // lspFile is a file resolved under a root, read from disk.
@@ -108,7 +118,7 @@ type lspFile struct {
 // locate resolves a file a caller names: relative to the only root (or
 // the first root that has it), or absolute inside a root. Paths that
 // leave the roots, lexically or through a symlink, are OUTSIDE_ROOTS.
-func (b *Bridge) locate(field, p string) (lspFile, error) {
+func (s *servers) locate(field, p string) (lspFile, error) {
 	if err := answer.CheckSelector(field, p); err != nil {
 		return lspFile{}, err
 	}
@@ -118,14 +128,14 @@ func (b *Bridge) locate(field, p string) (lspFile, error) {
 	var candidates []lspFile
 	if filepath.IsAbs(p) {
 		clean := filepath.Clean(p)
-		for _, r := range b.roots {
+		for _, r := range s.roots {
 			if session.Within(r, clean) {
 				rel, _ := filepath.Rel(r, clean)
 				candidates = append(candidates, lspFile{root: r, rel: filepath.ToSlash(rel)})
 			}
 		}
 		if len(candidates) == 0 {
-			return lspFile{}, graph.Errorf(graph.CodeOutsideRoots, "%s is outside the roots this server may read (%s)", p, strings.Join(b.roots, ", ")).WithData("field", field)
+			return lspFile{}, graph.Errorf(graph.CodeOutsideRoots, "%s is outside the roots this server may read (%s)", p, strings.Join(s.roots, ", ")).WithData("field", field)
 		}
 		// The deepest root holding it.
 		sort.Slice(candidates, func(i, j int) bool { return len(candidates[i].root) > len(candidates[j].root) })
@@ -134,7 +144,7 @@ func (b *Bridge) locate(field, p string) (lspFile, error) {
 		if !filepath.IsLocal(filepath.FromSlash(p)) {
 			return lspFile{}, graph.Errorf(graph.CodeOutsideRoots, "%s leaves the root; give a path inside it", p).WithData("field", field)
 		}
-		for _, r := range b.roots {
+		for _, r := range s.roots {
 			candidates = append(candidates, lspFile{root: r, rel: filepath.ToSlash(filepath.Clean(p))})
 		}
 	}
@@ -152,7 +162,7 @@ func (b *Bridge) locate(field, p string) (lspFile, error) {
 		return c, nil
 	}
 	if graph.CodeOf(firstErr) == graph.CodeFileNotFound {
-		return lspFile{}, graph.Errorf(graph.CodeFileNotFound, "%s does not exist under %s", p, strings.Join(b.roots, ", ")).WithData("field", field)
+		return lspFile{}, graph.Errorf(graph.CodeFileNotFound, "%s does not exist under %s", p, strings.Join(s.roots, ", ")).WithData("field", field)
 	}
 	if ge, ok := answer.AsError(firstErr); ok {
 		ge.WithData("field", field)
@@ -163,17 +173,17 @@ func (b *Bridge) locate(field, p string) (lspFile, error) {
 // checkURIs refuses lsp_request params that name a file: URI outside the
 // roots, lexically or through a symlink: the server would read it. A URI
 // of a file that does not exist yet inside a root is let through.
-func (b *Bridge) checkURIs(v any) error {
+func (s *servers) checkURIs(v any) error {
 	switch v := v.(type) {
 	case map[string]any:
 		for _, e := range v {
-			if err := b.checkURIs(e); err != nil {
+			if err := s.checkURIs(e); err != nil {
 				return err
 			}
 		}
 	case []any:
 		for _, e := range v {
-			if err := b.checkURIs(e); err != nil {
+			if err := s.checkURIs(e); err != nil {
 				return err
 			}
 		}
@@ -186,7 +196,7 @@ func (b *Bridge) checkURIs(v any) error {
 			return graph.Errorf(graph.CodeOutsideRoots, "%s is not a file: URI of an absolute path inside the roots", v).WithData("field", "params")
 		}
 		p = filepath.Clean(p)
-		for _, r := range b.roots {
+		for _, r := range s.roots {
 			if !session.Within(r, p) {
 				continue
 			}
@@ -202,7 +212,7 @@ func (b *Bridge) checkURIs(v any) error {
 			}
 			return nil
 		}
-		return graph.Errorf(graph.CodeOutsideRoots, "%s is outside the roots this server may read (%s)", v, strings.Join(b.roots, ", ")).WithData("field", "params")
+		return graph.Errorf(graph.CodeOutsideRoots, "%s is outside the roots this server may read (%s)", v, strings.Join(s.roots, ", ")).WithData("field", "params")
 	}
 	return nil
 }
@@ -210,7 +220,7 @@ func (b *Bridge) checkURIs(v any) error {
 // lspCall is one tool call's hold on a server, with the file it is about
 // synced.
 type lspCall struct {
-	b     *Bridge
+	srv   *servers
 	lease *lsp.Lease
 	spec  lsp.ServerSpec
 	file  lspFile
@@ -222,12 +232,12 @@ func (c *lspCall) release() { c.lease.Release() }
 
 // open finds the server for file, acquires it and syncs the file from
 // disk.
-func (b *Bridge) open(ctx context.Context, field, file string) (*lspCall, error) {
-	f, err := b.locate(field, file)
+func (s *servers) open(ctx context.Context, field, file string) (*lspCall, error) {
+	f, err := s.locate(field, file)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := b.config(f.root)
+	cfg, err := s.config(f.root)
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +245,7 @@ func (b *Bridge) open(ctx context.Context, field, file string) (*lspCall, error)
 	if !ok {
 		return nil, graph.Errorf(graph.CodeLSPUnavailable, "no language server serves %s; configure one in sextant.toml ([[lsp.server]] with globs), or use the Go tools for .go files", f.rel).WithData("servers", cfg.Names())
 	}
-	c, err := b.acquire(ctx, *spec, f.root)
+	c, err := s.acquire(ctx, *spec, f.root)
 	if err != nil {
 		return nil, err
 	}
@@ -248,8 +258,8 @@ func (b *Bridge) open(ctx context.Context, field, file string) (*lspCall, error)
 	return c, nil
 }
 
-func (b *Bridge) acquire(ctx context.Context, spec lsp.ServerSpec, root string) (*lspCall, error) {
-	pool, err := b.servers()
+func (s *servers) acquire(ctx context.Context, spec lsp.ServerSpec, root string) (*lspCall, error) {
+	pool, err := s.running()
 	if err != nil {
 		return nil, err
 	}
@@ -257,24 +267,24 @@ func (b *Bridge) acquire(ctx context.Context, spec lsp.ServerSpec, root string) 
 	if err != nil {
 		return nil, err
 	}
-	return &lspCall{b: b, lease: l, spec: spec, texts: map[string][]byte{}}, nil
+	return &lspCall{srv: s, lease: l, spec: spec, texts: map[string][]byte{}}, nil
 }
 
 // serverByName resolves a server named by a caller, in the root given
 // (a path inside it) or the first root.
-func (b *Bridge) serverByName(name, file string) (lsp.ServerSpec, string, error) {
+func (s *servers) serverByName(name, file string) (lsp.ServerSpec, string, error) {
 	if err := answer.CheckSelectors("server", name, "file", file); err != nil {
 		return lsp.ServerSpec{}, "", err
 	}
 	root := ""
 	if file != "" {
-		f, err := b.locate("file", file)
+		f, err := s.locate("file", file)
 		if err != nil {
 			return lsp.ServerSpec{}, "", err
 		}
 		root = f.root
 		if name == "" {
-			cfg, err := b.config(root)
+			cfg, err := s.config(root)
 			if err != nil {
 				return lsp.ServerSpec{}, "", err
 			}
@@ -289,12 +299,12 @@ func (b *Bridge) serverByName(name, file string) (lsp.ServerSpec, string, error)
 		return lsp.ServerSpec{}, "", answer.Invalid("server", "give server (a name such as gopls or pyright) or file")
 	}
 	if root == "" {
-		if len(b.roots) == 0 {
+		if len(s.roots) == 0 {
 			return lsp.ServerSpec{}, "", graph.Errorf(graph.CodeOutsideRoots, "this server has no roots")
 		}
-		root = b.roots[0]
+		root = s.roots[0]
 	}
-	cfg, err := b.config(root)
+	cfg, err := s.config(root)
 	if err != nil {
 		return lsp.ServerSpec{}, "", err
 	}
@@ -353,8 +363,8 @@ func (c *lspCall) docPos(line, column int) (map[string]any, error) {
 // openAt opens the file of a position and returns the call with the
 // textDocument/position params of that position; the caller releases the
 // call.
-func (b *Bridge) openAt(ctx context.Context, in PositionInput) (*lspCall, map[string]any, error) {
-	c, err := b.open(ctx, "file", in.File)
+func (s *servers) openAt(ctx context.Context, in PositionInput) (*lspCall, map[string]any, error) {
+	c, err := s.open(ctx, "file", in.File)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -416,7 +426,7 @@ func (c *lspCall) textOf(abs string) (text []byte, inside bool, rel string) {
 	if abs == c.file.abs {
 		return c.file.text, true, c.file.rel
 	}
-	for _, r := range c.b.roots {
+	for _, r := range c.srv.roots {
 		if session.Within(r, abs) {
 			rel, _ := filepath.Rel(r, abs)
 			rel = filepath.ToSlash(rel)

@@ -84,7 +84,7 @@ func (b *Bridge) Diagnostics(ctx context.Context, in DiagnosticsInput) (*Diagnos
 	case in.Wait > 0:
 		wait = time.Duration(in.Wait) * time.Second
 	}
-	c, err := b.open(ctx, "file", in.File)
+	c, err := b.srv.open(ctx, "file", in.File)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +161,7 @@ type HoverOutput struct {
 
 // Hover asks the server about the symbol at a position.
 func (b *Bridge) Hover(ctx context.Context, in PositionInput) (*HoverOutput, error) {
-	c, params, err := b.openAt(ctx, in)
+	c, params, err := b.srv.openAt(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +266,7 @@ func (b *Bridge) References(ctx context.Context, in ReferencesInput) (*Locations
 }
 
 func (b *Bridge) locations(ctx context.Context, in PositionInput, capability, method string, extra map[string]any, limit int, cur string) (*LocationsOutput, error) {
-	c, params, err := b.openAt(ctx, in)
+	c, params, err := b.srv.openAt(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -400,7 +400,7 @@ type rawSymbol struct {
 
 // DocumentSymbols outlines a file.
 func (b *Bridge) DocumentSymbols(ctx context.Context, in FileInput) (*SymbolsOutput, error) {
-	c, err := b.open(ctx, "file", in.File)
+	c, err := b.srv.open(ctx, "file", in.File)
 	if err != nil {
 		return nil, err
 	}
@@ -490,7 +490,7 @@ func (b *Bridge) WorkspaceSymbols(ctx context.Context, in WorkspaceSymbolsInput)
 	if err := answer.CheckSelector("query", in.Query); err != nil {
 		return nil, err
 	}
-	c, err := b.byServerOrFile(ctx, in.Server, in.File)
+	c, err := b.srv.byServerOrFile(ctx, in.Server, in.File)
 	if err != nil {
 		return nil, err
 	}
@@ -519,15 +519,15 @@ func (b *Bridge) WorkspaceSymbols(ctx context.Context, in WorkspaceSymbolsInput)
 
 // byServerOrFile acquires the server named, or the one for file
 // (synced first).
-func (b *Bridge) byServerOrFile(ctx context.Context, server, file string) (*lspCall, error) {
+func (s *servers) byServerOrFile(ctx context.Context, server, file string) (*lspCall, error) {
 	if server == "" && file != "" {
-		return b.open(ctx, "file", file)
+		return s.open(ctx, "file", file)
 	}
-	spec, root, err := b.serverByName(server, file)
+	spec, root, err := s.serverByName(server, file)
 	if err != nil {
 		return nil, err
 	}
-	return b.acquire(ctx, spec, root)
+	return s.acquire(ctx, spec, root)
 }
 
 // --- lsp_completion
@@ -556,7 +556,7 @@ const maxCompletions = 50
 
 // Completion asks what could be typed at a position.
 func (b *Bridge) Completion(ctx context.Context, in PositionInput) (*CompletionOutput, error) {
-	c, params, err := b.openAt(ctx, in)
+	c, params, err := b.srv.openAt(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -672,7 +672,7 @@ func (b *Bridge) Request(ctx context.Context, in RequestInput) (*RequestOutput, 
 	if in.Timeout < 0 || in.Timeout > 600 {
 		return nil, answer.Invalid("timeout", "must be between 1 and 600 seconds")
 	}
-	c, err := b.byServerOrFile(ctx, in.Server, in.File)
+	c, err := b.srv.byServerOrFile(ctx, in.Server, in.File)
 	if err != nil {
 		return nil, err
 	}
@@ -689,7 +689,7 @@ func (b *Bridge) Request(ctx context.Context, in RequestInput) (*RequestOutput, 
 		default:
 			return nil, answer.Invalid("params", "must be a JSON object or array")
 		}
-		if err := b.checkURIs(v); err != nil {
+		if err := b.srv.checkURIs(v); err != nil {
 			return nil, err
 		}
 		params = json.RawMessage(p)
@@ -741,11 +741,11 @@ func (b *Bridge) Restart(ctx context.Context, in RestartInput) (*RestartOutput, 
 	if in.MemoryMB < -1 || (in.MemoryMB > 0 && in.MemoryMB < 64) {
 		return nil, answer.Invalid("memory_mb", "must be -1 (no cap), 0 (keep) or at least 64 MiB")
 	}
-	spec, root, err := b.serverByName(in.Server, in.File)
+	spec, root, err := b.srv.serverByName(in.Server, in.File)
 	if err != nil {
 		return nil, err
 	}
-	pool, err := b.servers()
+	pool, err := b.srv.running()
 	if err != nil {
 		return nil, err
 	}
@@ -754,7 +754,7 @@ func (b *Bridge) Restart(ctx context.Context, in RestartInput) (*RestartOutput, 
 		return nil, err
 	}
 	defer l.Release()
-	c := &lspCall{b: b, lease: l, spec: spec}
+	c := &lspCall{srv: b.srv, lease: l, spec: spec}
 	out := &RestartOutput{Status: c.status(), Info: l.Info(), MemoryCapMB: l.MemoryCapMB(), CustomMethods: l.CustomMethods()}
 	out.Fresh = true
 	out.Total, out.Returned = 1, 1
