@@ -12,7 +12,8 @@ import (
 	"github.com/sextant-dev/sextant/internal/syntax"
 )
 
-// maxMethods bounds the methods a type of internal/query declares: a type
+// maxMethods bounds the methods a type of internal/query, internal/session
+// or internal/lsptools declares: a type
 // past it does several things, and a newcomer reading one tool's logic
 // meets all of them.
 const maxMethods = 15
@@ -56,6 +57,21 @@ func TestQueryTypesSmall(t *testing.T) {
 	for typ, n := range methodCounts(t, "internal/query") {
 		if n > maxMethods {
 			t.Errorf("internal/query: %s declares %d methods, more than %d: split what it does", typ, n, maxMethods)
+		}
+	}
+}
+
+// TestServingTypesSmall: no type of the packages that serve every call
+// beside internal/query (the session, the language-server bridge)
+// declares more than maxMethods methods either: each responsibility of
+// theirs (settings, freshness, indexing runs, the server pool) is a type
+// of its own.
+func TestServingTypesSmall(t *testing.T) {
+	for _, dir := range []string{"internal/session", "internal/lsptools"} {
+		for typ, n := range methodCounts(t, dir) {
+			if n > maxMethods {
+				t.Errorf("%s: %s declares %d methods, more than %d: split what it does", dir, typ, n, maxMethods)
+			}
 		}
 	}
 }

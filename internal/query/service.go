@@ -39,16 +39,16 @@ func New(store graph.Store, roots []string, index IndexFunc) (*Service, error) {
 // checking that it is a directory.
 func CanonicalDir(dir string) (string, error) { return session.CanonicalDir(dir) }
 
-// SetRefresh turns refreshing on or off (see session.Session.SetRefresh).
-func (s *Service) SetRefresh(on bool) { s.sess.SetRefresh(on) }
+// SetRefresh turns refreshing on or off (see session.Settings.SetRefresh).
+func (s *Service) SetRefresh(on bool) { s.sess.Settings().SetRefresh(on) }
 
 // SetScope narrows every answer to the repositories of the roots (see
-// session.Session.SetScope).
-func (s *Service) SetScope(on bool) { s.sess.SetScope(on) }
+// session.Settings.SetScope).
+func (s *Service) SetScope(on bool) { s.sess.Settings().SetScope(on) }
 
 // SetDirWatch turns the directory watch on or off (see
-// session.Session.SetDirWatch).
-func (s *Service) SetDirWatch(on bool) { s.sess.SetDirWatch(on) }
+// session.Settings.SetDirWatch).
+func (s *Service) SetDirWatch(on bool) { s.sess.Settings().SetDirWatch(on) }
 
 // Roots returns the directories the service may read, canonical.
 func (s *Service) Roots() []string { return s.sess.Roots() }

@@ -72,9 +72,9 @@ func withWait(ctx context.Context, in any) context.Context {
 }
 
 // SetPatience sets how long a call that gives no wait waits for indexing
-// (see session.Session.SetPatience).
-func (s *Service) SetPatience(d time.Duration) { s.sess.SetPatience(d) }
+// (see session.Settings.SetPatience).
+func (s *Service) SetPatience(d time.Duration) { s.sess.Settings().SetPatience(d) }
 
 // SetLifetime ties indexing runs to ctx, whose end cancels them (see
-// session.Session.SetLifetime).
-func (s *Service) SetLifetime(ctx context.Context) { s.sess.SetLifetime(ctx) }
+// session.Settings.SetLifetime).
+func (s *Service) SetLifetime(ctx context.Context) { s.sess.Settings().SetLifetime(ctx) }

@@ -56,6 +56,27 @@ type refreshFailure struct {
 	err      string
 }
 
+// runs are the indexing runs of a session's roots: the one in flight for
+// each root, which the calls that need it share, and when each root's last
+// run ended.
+type runs struct {
+	index IndexFunc
+	now   func() time.Time
+	set   *Settings
+
+	mu       sync.Mutex
+	indexing map[string]*flight   // root → the indexing run in progress
+	ended    map[string]time.Time // root → when its last indexing run ended
+}
+
+// running reports whether a run is indexing root.
+func (s *runs) running(root string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.indexing[root]
+	return ok
+}
+
 // indexOnce indexes root, or waits for the run already indexing it. A
 // call waits as long as its patience (see WithPatience), hearing the run's
 // progress at least every two seconds; when the run is not done by then it
@@ -64,7 +85,7 @@ type refreshFailure struct {
 // A run of root that ended after since (the time the caller read the
 // store) is taken for the one the caller would start: the caller reads
 // again instead (zero since: no such check).
-func (s *Session) indexOnce(ctx context.Context, root string, since time.Time, progress func(Progress)) error {
+func (s *runs) indexOnce(ctx context.Context, root string, since time.Time, progress func(Progress)) error {
 	if s.index == nil {
 		return graph.Errorf(graph.CodeIndexNotReady, "%s is not indexed yet; run `sextant index %s`", root, root)
 	}
@@ -80,7 +101,7 @@ func (s *Session) indexOnce(ctx context.Context, root string, since time.Time, p
 		// The run belongs to no single caller: it goes on if the caller
 		// that started it gives up, so the next call finds it further on
 		// or done. Only the end of the session's lifetime cancels it.
-		life := s.life
+		life := s.set.life
 		if life == nil {
 			life = context.Background()
 		}
@@ -110,12 +131,12 @@ func (s *Session) indexOnce(ctx context.Context, root string, since time.Time, p
 	defer close(stopBeat)
 	go f.t.heartbeats(s.now, progress, stopBeat)
 	var expired <-chan time.Time
-	if d, bounded := s.patienceOf(ctx); bounded {
+	if d, bounded := s.set.patienceOf(ctx); bounded {
 		timer := time.NewTimer(d)
 		defer timer.Stop()
 		expired = timer.C
 	}
-	staged := f.staged(s.stageOf(ctx))
+	staged := f.staged(s.set.stageOf(ctx))
 	select {
 	case <-f.done:
 	case <-staged:

@@ -24,13 +24,26 @@ type fileSet struct {
 	dirs     []string
 }
 
+// freshness compares the snapshots of a session's repositories with the
+// disk: the files of each snapshot, cached, and the directory watch of
+// each, by which a check that saw no change since the last answers
+// without statting.
+type freshness struct {
+	set *Settings
+
+	mu      sync.Mutex
+	files   map[string]fileSet     // repository name → files of one snapshot
+	watches map[string]*watchState // repository name → directory watch of its snapshot
+	gen     uint64                 // the last watch generation handed out (see watchState.gen)
+}
+
 // maxStaleReasons bounds how many changed paths an answer names.
 const maxStaleReasons = 5
 
 // staleness answers whether repo's pinned snapshot still matches the disk.
 // With a directory watch whose queue has stayed empty since a full check
 // found the snapshot fresh, it answers at once; otherwise it stats.
-func (s *Session) staleness(ctx context.Context, r graph.Reader, repo graph.RepositoryStatus) []string {
+func (s *freshness) staleness(ctx context.Context, r graph.Reader, repo graph.RepositoryStatus) []string {
 	if !filepath.IsAbs(repo.Root) {
 		// A repository of a shared graph published by CI (root
 		// shared:NAME) has no directory here: it is as fresh as its
@@ -49,24 +62,24 @@ func (s *Session) staleness(ctx context.Context, r graph.Reader, repo graph.Repo
 		delete(s.watches, repo.Name)
 		w = nil
 	}
-	if w == nil && !s.noDirWatch {
+	if w == nil && !s.set.noDirWatch {
 		// Watch first, then stat: a change after the watch starts is
 		// queued, one before it is seen by the stat.
 		if dw := newDirWatch(repo.Root, fs.dirs); dw != nil {
-			s.watchGen++
-			w = &watchState{snapshot: repo.Snapshot.ID, watch: dw, dirty: true, gen: s.watchGen}
+			s.gen++
+			w = &watchState{snapshot: repo.Snapshot.ID, watch: dw, dirty: true, gen: s.gen}
 			s.watches[repo.Name] = w
 		}
 	}
 	if w != nil && w.watch.changed() {
 		w.dirty = true
-		s.watchGen++
-		w.gen = s.watchGen
+		s.gen++
+		w.gen = s.gen
 	}
 	if w != nil && !w.dirty {
 		return nil
 	}
-	reasons, linked := s.statCheck(repo, fs)
+	reasons, linked := statCheck(repo, fs)
 	if w != nil && len(reasons) == 0 {
 		// A file read through a symlink can change where no watch
 		// sees it: such a repository is statted at every check.
@@ -81,24 +94,32 @@ type watchState struct {
 	snapshot int64
 	watch    *dirWatch
 	dirty    bool
-	gen      uint64 // renewed (from Session.watchGen) at every event and with every new watch
+	gen      uint64 // renewed (from freshness.gen) at every event and with every new watch
 }
 
-// cleanWatch returns the generation of repo's directory watch when this
-// call found the repository fresh by it (no event since a full check
-// found the snapshot matching the disk), else 0: files read since in that
-// generation are unchanged (see lineCache.cached).
-func (v *View) cleanWatch(repo graph.RepositoryStatus) uint64 {
-	if len(v.Staleness(repo)) > 0 {
-		return 0
-	}
-	v.s.mu.Lock()
-	defer v.s.mu.Unlock()
-	w := v.s.watches[repo.Name]
+// cleanGen returns the generation of repo's directory watch when no event
+// came since a full check found the snapshot matching the disk, else 0:
+// files read since in that generation are unchanged (see
+// lineCache.cached). The caller has found repo fresh by this watch.
+func (s *freshness) cleanGen(repo graph.RepositoryStatus) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := s.watches[repo.Name]
 	if w == nil || w.dirty || w.snapshot != repo.Snapshot.ID {
 		return 0
 	}
 	return w.gen
+}
+
+// close ends every directory watch; a later check starts its
+// repository's again.
+func (s *freshness) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for name, w := range s.watches {
+		w.watch.close()
+		delete(s.watches, name)
+	}
 }
 
 // statCheck compares the files of repo's pinned snapshot with the disk:
@@ -106,7 +127,7 @@ func (v *View) cleanWatch(repo graph.RepositoryStatus) uint64 {
 // directory changed after the snapshot (a file added, removed or renamed)
 // makes the answer stale. It stats, never reads, so it stays cheap.
 // linked reports a file of the snapshot that is a symlink.
-func (s *Session) statCheck(repo graph.RepositoryStatus, fs fileSet) (reasons []string, linked bool) {
+func statCheck(repo graph.RepositoryStatus, fs fileSet) (reasons []string, linked bool) {
 	// Stats go through os.Root like reads: a directory of the snapshot
 	// swapped for a symlink out of the root is not followed.
 	root, err := os.OpenRoot(repo.Root)
@@ -164,7 +185,7 @@ func (s *Session) statCheck(repo graph.RepositoryStatus, fs fileSet) (reasons []
 // changedSince reports whether a file or directory of repo's snapshot
 // changed on disk after t (or went away): whether a refresh that failed at
 // t is worth trying again.
-func (s *Session) changedSince(ctx context.Context, r graph.Reader, repo graph.RepositoryStatus, t time.Time) bool {
+func (s *freshness) changedSince(ctx context.Context, r graph.Reader, repo graph.RepositoryStatus, t time.Time) bool {
 	fs, err := s.fileSet(ctx, r, repo)
 	if err != nil {
 		return true
@@ -194,7 +215,7 @@ func (s *Session) changedSince(ctx context.Context, r graph.Reader, repo graph.R
 
 // fileSet returns the files and directories of repo's snapshot, cached per
 // snapshot id.
-func (s *Session) fileSet(ctx context.Context, r graph.Reader, repo graph.RepositoryStatus) (fileSet, error) {
+func (s *freshness) fileSet(ctx context.Context, r graph.Reader, repo graph.RepositoryStatus) (fileSet, error) {
 	s.mu.Lock()
 	fs, ok := s.files[repo.Name]
 	s.mu.Unlock()

@@ -42,7 +42,7 @@ type cachedFile struct {
 }
 
 // cached returns the entry of rel under rootDir when it was found current
-// in watch generation gen (see View.cleanWatch): no event has come from
+// in watch generation gen (see freshness.cleanGen): no event has come from
 // the file's directory since, so it is still the disk's. Opening each file
 // through os.Root, a system call per path element, was a fifth of a
 // find_references answer's time. gen 0 is no watch: nil.
@@ -144,7 +144,9 @@ func (v *View) Lines(repo string) func(path string, n int) string {
 	for _, r := range v.repos {
 		if r.Name == repo && v.s.IsRoot(r.Root) {
 			rootDir = r.Root
-			gen = v.cleanWatch(r)
+			if len(v.Staleness(r)) == 0 {
+				gen = v.s.fresh.cleanGen(r)
+			}
 		}
 	}
 	var root *os.Root
@@ -168,7 +170,7 @@ func (v *View) Lines(repo string) func(path string, n int) string {
 						rootDir = ""
 						return ""
 					}
-					v.OnClose(func() { root.Close() })
+					v.done = append(v.done, func() { root.Close() })
 				}
 				f = v.s.lines.get(root, rootDir, path, gen)
 			}

@@ -32,41 +32,11 @@ func WithSyntax(ctx context.Context) context.Context {
 	return WithStage(ctx, graph.StageSyntax)
 }
 
-// stageOf returns the earliest stage the call of ctx may read, "" for the
-// complete snapshot only: a call that names one, in a session whose calls
-// have a patience (a server). A command line waits for the complete
-// index whatever it asks, so that the one run it starts finishes.
-func (s *Session) stageOf(ctx context.Context) string {
-	stage, _ := ctx.Value(stageKey{}).(string)
-	if !s.bounded {
-		return ""
-	}
-	return stage
-}
-
 // WithPatience returns ctx carrying how long a call waits for an indexing
 // run before it answers INDEX_NOT_READY (0: not at all). Without it the
-// session's default applies (see SetPatience).
+// session's default applies (see Settings.SetPatience).
 func WithPatience(ctx context.Context, d time.Duration) context.Context {
 	return context.WithValue(ctx, patienceKey{}, max(d, 0))
-}
-
-// SetPatience sets how long a call that names no patience of its own
-// waits for the indexing run of its root (0: not at all). Unset, such a
-// call waits until the run ends, as a command line wants.
-func (s *Session) SetPatience(d time.Duration) { s.patience, s.bounded = max(d, 0), true }
-
-// SetLifetime ties the indexing runs to ctx: they outlive the calls that
-// started them, but not the server, whose shutdown cancels them.
-func (s *Session) SetLifetime(ctx context.Context) { s.life = ctx }
-
-// patienceOf returns how long the call of ctx waits, and whether it waits
-// at all before giving up (false: until the run ends).
-func (s *Session) patienceOf(ctx context.Context) (time.Duration, bool) {
-	if d, ok := ctx.Value(patienceKey{}).(time.Duration); ok {
-		return d, true
-	}
-	return s.patience, s.bounded
 }
 
 // Percent maps a progress report onto one increasing scale of 0 to 100:

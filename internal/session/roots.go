@@ -50,7 +50,7 @@ func (v *View) Locate(field, p, repository string) (Located, error) {
 		if best.Root == "" {
 			// Spelled through a symlink to a root, as the root itself
 			// may have been given.
-			if real, ok := v.s.throughAlias(clean); ok {
+			if real, ok := throughAlias(v.s.roots, clean); ok {
 				clean = real
 				pick()
 			}
@@ -59,7 +59,7 @@ func (v *View) Locate(field, p, repository string) (Located, error) {
 			return Located{}, graph.Errorf(graph.CodeOutsideRoots, "%s is outside the roots this server may read (%s)", p, strings.Join(v.s.roots, ", ")).WithData("field", field)
 		}
 		rel, _ := rootfs.Within(best.Root, clean, CaseInsensitive(best.Root))
-		return v.checkInside(field, Located{Repo: best, Rel: rel})
+		return checkInside(field, Located{Repo: best, Rel: rel})
 	}
 	repo, err := v.Repo(repository)
 	if err != nil {
@@ -71,14 +71,14 @@ func (v *View) Locate(field, p, repository string) (Located, error) {
 	if !filepath.IsLocal(filepath.FromSlash(p)) && filepath.Clean(p) != "." {
 		return Located{}, graph.Errorf(graph.CodeOutsideRoots, "%s leaves the repository root; give a path inside it", p).WithData("field", field)
 	}
-	return v.checkInside(field, Located{Repo: repo, Rel: filepath.ToSlash(filepath.Clean(p))})
+	return checkInside(field, Located{Repo: repo, Rel: filepath.ToSlash(filepath.Clean(p))})
 }
 
 // checkInside follows symlinks through os.Root, which refuses any
 // component that resolves outside the repository root. A path through an
 // absolute symlink that points back inside is located at its real path
 // there (see rootfs.Inside), which every later read then opens.
-func (v *View) checkInside(field string, l Located) (Located, error) {
+func checkInside(field string, l Located) (Located, error) {
 	root, err := os.OpenRoot(l.Repo.Root)
 	if err != nil {
 		return l, graph.Wrap(graph.CodeReadError, err, "opening repository root")

@@ -16,7 +16,7 @@ const maxAliasDepth = 64
 // replaced by that real path, the rest kept as given. It reports false
 // when no leading part resolves into a root. Reading then goes through
 // os.Root of that root, as for any path under it.
-func (s *Session) throughAlias(p string) (string, bool) {
+func throughAlias(roots []string, p string) (string, bool) {
 	parts := strings.Split(strings.TrimPrefix(filepath.Clean(p), string(filepath.Separator)), string(filepath.Separator))
 	resolved := string(filepath.Separator)
 	for i, part := range parts[:min(len(parts), maxAliasDepth)] {
@@ -25,7 +25,7 @@ func (s *Session) throughAlias(p string) (string, bool) {
 			return "", false
 		}
 		resolved = next
-		for _, root := range s.roots {
+		for _, root := range roots {
 			if Within(root, resolved) {
 				return filepath.Join(append([]string{resolved}, parts[i+1:]...)...), true
 			}

@@ -39,28 +39,17 @@ type IndexFunc func(ctx context.Context, root string, progress func(Progress)) e
 // each snapshot, the line cache, the live package cache). Each request
 // opens a View of it. It is safe for concurrent use.
 type Session struct {
-	store   graph.Store
-	roots   []string // absolute, symlinks resolved, sorted
-	index   IndexFunc
-	now     func() time.Time
-	refresh bool // re-index a stale root before answering (see SetRefresh)
-	// noDirWatch turns off the directory watch that lets a freshness
-	// check skip its stats (see SetDirWatch).
-	noDirWatch bool
-	live       *live.Cache     // the position tools' packages, compiled from disk
-	patience   time.Duration   // how long a call waits for indexing by default (see SetPatience)
-	bounded    bool            // patience was set: without, a call waits until the run ends
-	life       context.Context // ends the indexing runs (see SetLifetime); nil: never
+	store graph.Store
+	roots []string // absolute, symlinks resolved, sorted
+	now   func() time.Time
+	set   Settings
+	live  *live.Cache // the position tools' packages, compiled from disk
+	runs  *runs       // the indexing runs of the roots
+	fresh *freshness  // how the snapshots compare with the disk
 
-	mu       sync.Mutex
-	indexing map[string]*flight        // root → the indexing run in progress
-	ended    map[string]time.Time      // root → when its last indexing run ended
-	files    map[string]fileSet        // repository name → files of one snapshot, for freshness
-	watches  map[string]*watchState    // repository name → directory watch of its snapshot
-	watchGen uint64                    // the last watch generation handed out (see watchState.gen)
-	facts    map[string]*Facts         // repository name → completeness facts of one snapshot
-	failed   map[string]refreshFailure // root → the last refresh that failed
-	scoped   bool                      // views hold the roots' repositories only (see SetScope)
+	mu     sync.Mutex
+	facts  map[string]*Facts         // repository name → completeness facts of one snapshot
+	failed map[string]refreshFailure // root → the last refresh that failed
 
 	lines   lineCache    // source lines quoted by answers, checked against the disk on each use
 	imports importsCache // the import paths of files, checked against the disk on each use
@@ -70,9 +59,11 @@ type Session struct {
 // indexes a root on first use with index (nil: never index, answer
 // INDEX_NOT_READY instead).
 func New(store graph.Store, roots []string, index IndexFunc) (*Session, error) {
-	s := &Session{store: store, index: index, now: time.Now, refresh: index != nil, live: live.New(0),
-		indexing: map[string]*flight{}, ended: map[string]time.Time{}, files: map[string]fileSet{}, watches: map[string]*watchState{}, facts: map[string]*Facts{},
-		failed: map[string]refreshFailure{}}
+	s := &Session{store: store, now: time.Now, live: live.New(0),
+		set:   Settings{canIndex: index != nil, refresh: index != nil},
+		facts: map[string]*Facts{}, failed: map[string]refreshFailure{}}
+	s.runs = &runs{index: index, now: s.now, set: &s.set, indexing: map[string]*flight{}, ended: map[string]time.Time{}}
+	s.fresh = &freshness{set: &s.set, files: map[string]fileSet{}, watches: map[string]*watchState{}}
 	for _, r := range roots {
 		abs, err := CanonicalDir(r)
 		if err != nil {
@@ -87,19 +78,9 @@ func New(store graph.Store, roots []string, index IndexFunc) (*Session, error) {
 // Now is the session's clock: snapshot ages are measured with it.
 func (s *Session) Now() time.Time { return s.now() }
 
-// SetRefresh turns refreshing on or off (on by default when the session
-// can index). On, a call that finds a root's snapshot stale re-indexes the
-// root before answering, so an answer never describes code older than the
-// disk when the call began; concurrent calls share one run. Off, such
-// answers say fresh: false and why.
-func (s *Session) SetRefresh(on bool) { s.refresh = on && s.index != nil }
-
-// SetDirWatch turns on or off (on by default, where inotify is
-// available) the directory watch by which a freshness check that saw no
-// change since the last one answers without statting every file. Off,
-// every check stats; benchmarks compare the two. Set it before the first
-// call.
-func (s *Session) SetDirWatch(on bool) { s.noDirWatch = !on }
+// Settings are the session's settings, for its maker to set before the
+// first call.
+func (s *Session) Settings() *Settings { return &s.set }
 
 // Roots returns the directories the session may read, canonical.
 func (s *Session) Roots() []string { return append([]string(nil), s.roots...) }
@@ -150,8 +131,8 @@ func (s *Session) Open(ctx context.Context, progress func(Progress)) (*View, err
 			// still stale says why.
 			return v, nil
 		}
-		missing := s.unindexedRoots(repos, s.stageOf(ctx))
-		if s.stageOf(ctx) != "" {
+		missing := unindexedRoots(s.roots, repos, s.set.stageOf(ctx))
+		if s.set.stageOf(ctx) != "" {
 			s.completeStages(ctx, repos)
 		}
 		stale := s.staleRoots(v)
@@ -160,13 +141,13 @@ func (s *Session) Open(ctx context.Context, progress func(Progress)) (*View, err
 		}
 		r.Close()
 		for _, root := range missing {
-			if err := s.indexOnce(ctx, root, readAt, progress); err != nil {
+			if err := s.runs.indexOnce(ctx, root, readAt, progress); err != nil {
 				return nil, err
 			}
 		}
 		for _, rp := range stale {
 			started := s.now()
-			if err := s.indexOnce(ctx, rp.Root, time.Time{}, progress); err != nil {
+			if err := s.runs.indexOnce(ctx, rp.Root, time.Time{}, progress); err != nil {
 				if ctx.Err() != nil {
 					return nil, err
 				}
@@ -192,7 +173,7 @@ func (s *Session) Open(ctx context.Context, progress func(Progress)) (*View, err
 // longer match the disk and are worth refreshing: not those whose last
 // refresh failed, unless a file changed since.
 func (s *Session) staleRoots(v *View) []graph.RepositoryStatus {
-	if !s.refresh {
+	if !s.set.refresh {
 		return nil
 	}
 	var out []graph.RepositoryStatus
@@ -203,7 +184,7 @@ func (s *Session) staleRoots(v *View) []graph.RepositoryStatus {
 		s.mu.Lock()
 		f, failed := s.failed[rp.Root]
 		s.mu.Unlock()
-		if failed && f.snapshot == rp.Snapshot.ID && !s.changedSince(context.Background(), v.r, rp, f.at) {
+		if failed && f.snapshot == rp.Snapshot.ID && !s.fresh.changedSince(context.Background(), v.r, rp, f.at) {
 			continue
 		}
 		out = append(out, rp)
@@ -213,9 +194,9 @@ func (s *Session) staleRoots(v *View) []graph.RepositoryStatus {
 
 // unindexedRoots returns the roots that have no published snapshot yet,
 // or only one of a stage before need (see WithStage).
-func (s *Session) unindexedRoots(repos []graph.RepositoryStatus, need string) []string {
+func unindexedRoots(roots []string, repos []graph.RepositoryStatus, need string) []string {
 	var missing []string
-	for _, root := range s.roots {
+	for _, root := range roots {
 		found := false
 		for _, rp := range repos {
 			if rp.Root == root {
@@ -235,19 +216,16 @@ func (s *Session) unindexedRoots(repos []graph.RepositoryStatus, need string) []
 // that published it was killed): the call reads the syntax stage, and the
 // complete snapshot follows without waiting for a call that needs it.
 func (s *Session) completeStages(ctx context.Context, repos []graph.RepositoryStatus) {
-	if s.index == nil {
+	if s.runs.index == nil {
 		return
 	}
 	for _, rp := range repos {
 		if rp.Snapshot.Stage == "" || !s.IsRoot(rp.Root) {
 			continue
 		}
-		s.mu.Lock()
-		_, running := s.indexing[rp.Root]
-		s.mu.Unlock()
-		if !running {
+		if !s.runs.running(rp.Root) {
 			// No patience: INDEX_NOT_READY at once, and the run goes on.
-			go s.indexOnce(WithPatience(context.WithoutCancel(ctx), 0), rp.Root, time.Time{}, nil)
+			go s.runs.indexOnce(WithPatience(context.WithoutCancel(ctx), 0), rp.Root, time.Time{}, nil)
 		}
 	}
 }

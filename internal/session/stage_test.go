@@ -67,8 +67,8 @@ func TestSyntaxStage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close() // its watches: Windows removes no watched directory
-	s.SetRefresh(false)
-	s.SetPatience(time.Minute) // a server's session: a command line's waits for the complete index
+	s.Settings().SetRefresh(false)
+	s.Settings().SetPatience(time.Minute) // a server's session: a command line's waits for the complete index
 
 	v, err := s.Open(WithSyntax(ctx), nil)
 	if err != nil {
@@ -125,8 +125,8 @@ func TestTypesStage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	s.SetRefresh(false)
-	s.SetPatience(time.Minute)
+	s.Settings().SetRefresh(false)
+	s.Settings().SetPatience(time.Minute)
 
 	for _, stage := range []string{graph.StageTypes, graph.StageSyntax} {
 		v, err := s.Open(WithStage(ctx, stage), nil)

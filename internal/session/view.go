@@ -20,7 +20,7 @@ type View struct {
 	repos []graph.RepositoryStatus
 	used  map[string]bool     // repositories this answer read
 	stale map[string][]string // staleness verdicts already computed, by repository
-	done  []func()            // run by Close, after the reader is closed
+	done  []func()            // run by Close, after the reader is closed (the roots Lines opened)
 }
 
 // Reader is the view's pinned reader of the index.
@@ -32,21 +32,18 @@ func (v *View) Repos() []graph.RepositoryStatus { return v.repos }
 // Session is the session the view was opened in.
 func (v *View) Session() *Session { return v.s }
 
-// OnClose runs f when the view is closed.
-func (v *View) OnClose(f func()) { v.done = append(v.done, f) }
-
 // Staleness returns why repo's snapshot no longer matches the disk (nil when
 // it does), computed once per request.
 func (v *View) Staleness(r graph.RepositoryStatus) []string {
 	if reasons, ok := v.stale[r.Name]; ok {
 		return reasons
 	}
-	reasons := v.s.staleness(context.Background(), v.r, r)
+	reasons := v.s.fresh.staleness(context.Background(), v.r, r)
 	v.stale[r.Name] = reasons
 	return reasons
 }
 
-// Close closes the reader, then runs what OnClose registered.
+// Close closes the reader, then releases what the view's reads held open.
 func (v *View) Close() {
 	v.r.Close()
 	for _, f := range v.done {

@@ -72,17 +72,6 @@ func (d *dirWatch) changed() bool { return d.w.Changed() }
 
 func (d *dirWatch) close() { d.w.Close() }
 
-// closeWatches ends every directory watch of the service; a later call
-// starts its repository's again.
-func (s *Session) closeWatches() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for name, w := range s.watches {
-		w.watch.close()
-		delete(s.watches, name)
-	}
-}
-
 // Close ends the session's directory watches. The session keeps
 // answering afterwards, statting files as it would without a watch.
-func (s *Session) Close() { s.closeWatches() }
+func (s *Session) Close() { s.fresh.close() }
