@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"errors"
+	"io"
 )
 
 // Store is where snapshots live. Writers build a snapshot with a
@@ -91,7 +92,7 @@ type XRefFlusher interface {
 	FlushXRefs(ctx context.Context) error
 }
 
-// QualifiedNamer is an optional Reader capability: the qualified name of
+// QualifiedNamer is an optional capability of a Reader's Symbols: the qualified name of
 // each symbol with one of keys (absent keys are left out), as
 // SymbolsByKeys would give it, without reading the rest of each symbol.
 // find_references names the declaration enclosing every use with it.
@@ -217,15 +218,47 @@ func Repositories(ctx context.Context, st Store) ([]RepositoryStatus, error) {
 	return r.Repositories(ctx)
 }
 
-// Reader is one request's pinned view of the store. Methods return
-// ErrNotFound (wrapped or not) when a single looked-up row does not exist.
-type Reader interface {
+// Reader is one request's pinned view of the store, by role: the
+// repositories with their files and packages (Catalog), the symbols
+// (Symbols), the cross-references (XRefs), the effect records (Effects)
+// and full-text search (Search). A backend or a language frontend
+// implements the roles it serves, each a small interface, and its Read
+// puts them together; a consumer takes the role it needs. The methods of
+// the roles are promoted, so a Reader answers r.Refs as r.XRefs.Refs.
+// Methods return ErrNotFound (wrapped or not) when a single looked-up row
+// does not exist. Close ends the pinned view; the roles are not used
+// after it.
+type Reader struct {
+	Catalog
+	Symbols
+	XRefs
+	Effects
+	Search
+	io.Closer
+}
+
+// Catalog is the repositories of a pinned view and what each holds
+// besides symbols: its files, packages and diagnostics.
+type Catalog interface {
 	// Repositories lists every repository with a published snapshot,
 	// ordered by name.
 	Repositories(ctx context.Context) ([]RepositoryStatus, error)
 	// Repository returns one repository by name.
 	Repository(ctx context.Context, name string) (RepositoryStatus, error)
 
+	File(ctx context.Context, repo, path string) (File, error)
+	// Files returns the repository's files, ordered by path.
+	Files(ctx context.Context, repo string) ([]File, error)
+	Package(ctx context.Context, repo, importPath string) (Package, error)
+	// Packages returns the repository's packages, ordered by import path.
+	Packages(ctx context.Context, repo string) ([]Package, error)
+	// Diagnostics returns up to limit diagnostics of the repository (0: all).
+	Diagnostics(ctx context.Context, repo string, limit int) ([]Diagnostic, error)
+}
+
+// Symbols is the declarations of a pinned view: found by name, by key, by
+// qualified name or by parent.
+type Symbols interface {
 	// FindSymbols returns one page of matches, ranked: exact name before
 	// prefix before the rest, exported before unexported, non-test before
 	// test, then shorter names, then by qualified name, repository, path
@@ -239,7 +272,11 @@ type Reader interface {
 	// SymbolsByKeys returns the symbols with these keys that exist, in no
 	// particular order.
 	SymbolsByKeys(ctx context.Context, keys []string) ([]Symbol, error)
+}
 
+// XRefs is the cross-references of a pinned view: references, call edges
+// and implementations, and what is counted of them.
+type XRefs interface {
 	// Refs returns one page of references ordered by path, line and
 	// column, and the total number that match.
 	Refs(ctx context.Context, q RefQuery) ([]Ref, int, error)
@@ -258,27 +295,23 @@ type Reader interface {
 	// that satisfy it) when byInterface, else those whose Type is typ (the
 	// interfaces it satisfies).
 	Implementations(ctx context.Context, key string, byInterface bool) ([]Implements, error)
+}
 
+// Effects is the effect records of a pinned view (see EffectRecord).
+type Effects interface {
 	// EffectRecords returns the effect records of these functions in
 	// every pinned snapshot, ordered by function key, then effect in the
 	// order of AllEffects (open, then pure, last). A function with no
 	// record was not analysed. Duplicate and unknown keys are ignored.
 	EffectRecords(ctx context.Context, keys []string) ([]EffectRecord, error)
+}
+
+// Search is the full-text search of a pinned view.
+type Search interface {
 	// SearchText ranks symbols by a full-text match of q.Words against
 	// their identifiers split into words (SearchWords), doc comments,
 	// signatures, Symbol.Text and file and package paths, where a match in
 	// the name weighs most. Word forms are folded (retry matches retries).
 	// Best first; ties by repository, path and line.
 	SearchText(ctx context.Context, q TextQuery) ([]TextHit, error)
-
-	File(ctx context.Context, repo, path string) (File, error)
-	// Files returns the repository's files, ordered by path.
-	Files(ctx context.Context, repo string) ([]File, error)
-	Package(ctx context.Context, repo, importPath string) (Package, error)
-	// Packages returns the repository's packages, ordered by import path.
-	Packages(ctx context.Context, repo string) ([]Package, error)
-	// Diagnostics returns up to limit diagnostics of the repository (0: all).
-	Diagnostics(ctx context.Context, repo string, limit int) ([]Diagnostic, error)
-
-	Close() error
 }

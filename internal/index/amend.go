@@ -547,7 +547,7 @@ func (x *extractor) seedDecls(ctx context.Context, store graph.Store, base baseS
 	}
 	sort.Strings(files)
 	var syms []graph.Symbol
-	if fr, ok := r.(fileSymbolReader); ok {
+	if fr, ok := r.Symbols.(fileSymbolReader); ok {
 		if syms, err = fr.SymbolsInFiles(ctx, base.repo.Name, files); err != nil {
 			return err
 		}
@@ -579,7 +579,7 @@ func (x *extractor) seedDecls(ctx context.Context, store graph.Store, base baseS
 	return nil
 }
 
-// fileSymbolReader is a graph.Reader that reads the symbols of given
+// fileSymbolReader is a graph.Symbols that reads the symbols of given
 // files without loading every symbol's name (internal/store/sqlite).
 type fileSymbolReader interface {
 	SymbolsInFiles(ctx context.Context, repo string, paths []string) ([]graph.Symbol, error)

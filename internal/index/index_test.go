@@ -36,7 +36,7 @@ func (s *fakeStore) BeginSnapshot(ctx context.Context, repo graph.Repository, vc
 }
 
 func (s *fakeStore) Read(ctx context.Context) (graph.Reader, error) {
-	return nil, errors.New("fakeStore cannot read")
+	return graph.Reader{}, errors.New("fakeStore cannot read")
 }
 
 func (s *fakeStore) Close() error { return nil }

@@ -201,7 +201,7 @@ func refRows(ctx context.Context, v *session.View, repo string, refs []graph.Ref
 		}
 	}
 	encl := map[string]string{}
-	if qn, ok := v.Reader().(graph.QualifiedNamer); ok && len(enclKeys) > 0 {
+	if qn, ok := v.Reader().Symbols.(graph.QualifiedNamer); ok && len(enclKeys) > 0 {
 		// Only the names are needed: a store that can read just those
 		// saves reading every enclosing declaration whole (about a third
 		// of a 300-use answer's time on SQLite).

@@ -159,7 +159,7 @@ func resolveQualified(ctx context.Context, v *session.View, qn, repo, pathPrefix
 	for i := range lookups {
 		lookups[i].Repository, lookups[i].PathPrefix = repo, pathPrefix
 	}
-	results, err := lookupAll(ctx, v.Reader(), lookups)
+	results, err := lookupAll(ctx, v.Reader().Symbols, lookups)
 	if err != nil {
 		return graph.Symbol{}, graph.Wrap(graph.CodeInternal, err, "looking up "+qn)
 	}
@@ -182,7 +182,7 @@ func resolveQualified(ctx context.Context, v *session.View, qn, repo, pathPrefix
 	return graph.Symbol{}, ambiguous(qn, found, pathField)
 }
 
-// multiLookup is a Reader that answers several lookups in one request to
+// multiLookup is a graph.Symbols that answers several lookups in one request to
 // its store (the postgres store, where each request is a round trip).
 type multiLookup interface {
 	LookupSymbolsAll(ctx context.Context, ls []graph.Lookup) ([][]graph.Symbol, error)
@@ -190,7 +190,7 @@ type multiLookup interface {
 
 // lookupAll answers LookupSymbols for each lookup, at once when the
 // reader can.
-func lookupAll(ctx context.Context, r graph.Reader, ls []graph.Lookup) ([][]graph.Symbol, error) {
+func lookupAll(ctx context.Context, r graph.Symbols, ls []graph.Lookup) ([][]graph.Symbol, error) {
 	if m, ok := r.(multiLookup); ok {
 		return m.LookupSymbolsAll(ctx, ls)
 	}

@@ -43,7 +43,7 @@ const maxStaleReasons = 5
 // staleness answers whether repo's pinned snapshot still matches the disk.
 // With a directory watch whose queue has stayed empty since a full check
 // found the snapshot fresh, it answers at once; otherwise it stats.
-func (s *freshness) staleness(ctx context.Context, r graph.Reader, repo graph.RepositoryStatus) []string {
+func (s *freshness) staleness(ctx context.Context, r graph.Catalog, repo graph.RepositoryStatus) []string {
 	if !filepath.IsAbs(repo.Root) {
 		// A repository of a shared graph published by CI (root
 		// shared:NAME) has no directory here: it is as fresh as its
@@ -185,7 +185,7 @@ func statCheck(repo graph.RepositoryStatus, fs fileSet) (reasons []string, linke
 // changedSince reports whether a file or directory of repo's snapshot
 // changed on disk after t (or went away): whether a refresh that failed at
 // t is worth trying again.
-func (s *freshness) changedSince(ctx context.Context, r graph.Reader, repo graph.RepositoryStatus, t time.Time) bool {
+func (s *freshness) changedSince(ctx context.Context, r graph.Catalog, repo graph.RepositoryStatus, t time.Time) bool {
 	fs, err := s.fileSet(ctx, r, repo)
 	if err != nil {
 		return true
@@ -215,7 +215,7 @@ func (s *freshness) changedSince(ctx context.Context, r graph.Reader, repo graph
 
 // fileSet returns the files and directories of repo's snapshot, cached per
 // snapshot id.
-func (s *freshness) fileSet(ctx context.Context, r graph.Reader, repo graph.RepositoryStatus) (fileSet, error) {
+func (s *freshness) fileSet(ctx context.Context, r graph.Catalog, repo graph.RepositoryStatus) (fileSet, error) {
 	s.mu.Lock()
 	fs, ok := s.files[repo.Name]
 	s.mu.Unlock()

@@ -184,7 +184,7 @@ func (s *Session) staleRoots(v *View) []graph.RepositoryStatus {
 		s.mu.Lock()
 		f, failed := s.failed[rp.Root]
 		s.mu.Unlock()
-		if failed && f.snapshot == rp.Snapshot.ID && !s.fresh.changedSince(context.Background(), v.r, rp, f.at) {
+		if failed && f.snapshot == rp.Snapshot.ID && !s.fresh.changedSince(context.Background(), v.r.Catalog, rp, f.at) {
 			continue
 		}
 		out = append(out, rp)

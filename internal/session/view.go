@@ -38,7 +38,7 @@ func (v *View) Staleness(r graph.RepositoryStatus) []string {
 	if reasons, ok := v.stale[r.Name]; ok {
 		return reasons
 	}
-	reasons := v.s.fresh.staleness(context.Background(), v.r, r)
+	reasons := v.s.fresh.staleness(context.Background(), v.r.Catalog, r)
 	v.stale[r.Name] = reasons
 	return reasons
 }

@@ -40,6 +40,15 @@ import (
 
 var _ graph.Store = (*Store)(nil)
 
+// The reader serves every role of a graph.Reader.
+var (
+	_ graph.Catalog = (*reader)(nil)
+	_ graph.Symbols = (*reader)(nil)
+	_ graph.XRefs   = (*reader)(nil)
+	_ graph.Effects = (*reader)(nil)
+	_ graph.Search  = (*reader)(nil)
+)
+
 // Store is the overlay of local on shared. It is safe for concurrent use.
 type Store struct {
 	shared, local graph.Store
@@ -78,19 +87,19 @@ func (s *Store) Close() error {
 func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
 	sr, err := s.shared.Read(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("reading the shared graph: %w", err)
+		return graph.Reader{}, fmt.Errorf("reading the shared graph: %w", err)
 	}
 	lr, err := s.local.Read(ctx)
 	if err != nil {
 		sr.Close()
-		return nil, fmt.Errorf("reading the local index: %w", err)
+		return graph.Reader{}, fmt.Errorf("reading the local index: %w", err)
 	}
 	r := &reader{s: sr, l: lr, local: map[string]*localRepo{}}
 	if err := s.pin(ctx, r); err != nil {
 		r.Close()
-		return nil, err
+		return graph.Reader{}, err
 	}
-	return r, nil
+	return graph.Reader{Catalog: r, Symbols: r, XRefs: r, Effects: r, Search: r, Closer: r}, nil
 }
 
 // localRepo is a repository the local index holds.

@@ -58,6 +58,15 @@ import (
 
 var _ graph.Store = (*Store)(nil)
 
+// The reader serves every role of a graph.Reader.
+var (
+	_ graph.Catalog = (*reader)(nil)
+	_ graph.Symbols = (*reader)(nil)
+	_ graph.XRefs   = (*reader)(nil)
+	_ graph.Effects = (*reader)(nil)
+	_ graph.Search  = (*reader)(nil)
+)
+
 // readerIdleTimeout ends a reader transaction left idle this long (a
 // leaked Reader), so it cannot hold back VACUUM for ever.
 const readerIdleTimeout = 10 * time.Minute
@@ -282,15 +291,15 @@ const (
 func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("acquiring read connection: %w", err)
+		return graph.Reader{}, fmt.Errorf("acquiring read connection: %w", err)
 	}
 	r := &reader{conn: conn, tx: conn.Conn(), names: &s.names, cache: &s.cache, snaps: map[string]int64{}}
 	if err := r.pin(ctx); err != nil {
 		conn.Conn().Close(context.WithoutCancel(ctx)) // its state is unknown
 		conn.Release()
-		return nil, fmt.Errorf("pinning snapshot: %w", err)
+		return graph.Reader{}, fmt.Errorf("pinning snapshot: %w", err)
 	}
-	return r, nil
+	return graph.Reader{Catalog: r, Symbols: r, XRefs: r, Effects: r, Search: r, Closer: r}, nil
 }
 
 // pin sends the pinning batch and fills the reader's statuses.

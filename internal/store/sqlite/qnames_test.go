@@ -50,7 +50,7 @@ func TestQualifiedNamesBothWays(t *testing.T) {
 	}
 	defer fresh.Close()
 	s.names = names.Cache{} // the search above loaded them: start over
-	bySQL, err := fresh.(graph.QualifiedNamer).QualifiedNames(ctx, keys)
+	bySQL, err := fresh.Symbols.(graph.QualifiedNamer).QualifiedNames(ctx, keys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestQualifiedNamesBothWays(t *testing.T) {
 		t.Fatal(err)
 	}
 	loaded := 0
-	for _, rs := range mustPinned(t, fresh.(*reader)) {
+	for _, rs := range mustPinned(t, fresh.Catalog.(*reader)) {
 		if s.names.Loaded(rs.revision) != nil {
 			loaded++
 		}
@@ -72,7 +72,7 @@ func TestQualifiedNamesBothWays(t *testing.T) {
 	if loaded != 1 {
 		t.Fatalf("%d tables loaded by a search of alpha, want 1", loaded)
 	}
-	mixed, err := fresh.(graph.QualifiedNamer).QualifiedNames(ctx, keys)
+	mixed, err := fresh.Symbols.(graph.QualifiedNamer).QualifiedNames(ctx, keys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,12 +82,12 @@ func TestQualifiedNamesBothWays(t *testing.T) {
 	if _, _, err := fresh.FindSymbols(ctx, graph.SymbolQuery{Name: "x", Mode: graph.MatchSubstring}); err != nil {
 		t.Fatal(err) // loads the tables
 	}
-	for _, rs := range mustPinned(t, fresh.(*reader)) {
+	for _, rs := range mustPinned(t, fresh.Catalog.(*reader)) {
 		if s.names.Loaded(rs.revision) == nil {
 			t.Fatalf("table of %s not loaded by a search", rs.name)
 		}
 	}
-	byTable, err := fresh.(graph.QualifiedNamer).QualifiedNames(ctx, keys)
+	byTable, err := fresh.Symbols.(graph.QualifiedNamer).QualifiedNames(ctx, keys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestWarmNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	for _, rs := range mustPinned(t, r.(*reader)) {
+	for _, rs := range mustPinned(t, r.Catalog.(*reader)) {
 		tab := s.names.Loaded(rs.revision)
 		if got := tab != nil; got != (rs.name == "alpha") {
 			t.Errorf("table of %s loaded: %v", rs.name, got)

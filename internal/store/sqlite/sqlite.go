@@ -67,6 +67,15 @@ import (
 
 var _ graph.Store = (*Store)(nil)
 
+// The reader serves every role of a graph.Reader.
+var (
+	_ graph.Catalog = (*reader)(nil)
+	_ graph.Symbols = (*reader)(nil)
+	_ graph.XRefs   = (*reader)(nil)
+	_ graph.Effects = (*reader)(nil)
+	_ graph.Search  = (*reader)(nil)
+)
+
 const (
 	// busyTimeoutMS is how long, in milliseconds, a connection waits for a
 	// lock held by another connection or process before failing with
@@ -368,12 +377,12 @@ func (s *Store) BeginSnapshot(ctx context.Context, repo graph.Repository, vcsHea
 func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
 	conn, err := s.rdb.Conn(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("acquiring read connection: %w", err)
+		return graph.Reader{}, fmt.Errorf("acquiring read connection: %w", err)
 	}
 	tx, err := conn.BeginTx(context.WithoutCancel(ctx), &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("beginning read transaction: %w", err)
+		return graph.Reader{}, fmt.Errorf("beginning read transaction: %w", err)
 	}
 	// A deferred transaction takes its WAL snapshot at its first read; do
 	// that read now so the view is the one current when Read was called.
@@ -382,9 +391,9 @@ func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
 	if err := r.queryRow(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil {
 		tx.Rollback()
 		conn.Close()
-		return nil, fmt.Errorf("pinning snapshot: %w", err)
+		return graph.Reader{}, fmt.Errorf("pinning snapshot: %w", err)
 	}
-	return r, nil
+	return graph.Reader{Catalog: r, Symbols: r, XRefs: r, Effects: r, Search: r, Closer: r}, nil
 }
 
 // WarmNames loads, in the background, the name table of the current
@@ -420,7 +429,7 @@ func (s *Store) warmNames(ctx context.Context, roots []string) error {
 		return err
 	}
 	defer rd.Close()
-	r := rd.(*reader)
+	r := rd.Catalog.(*reader)
 	var b builder
 	rows, err := r.query(ctx, `SELECT name FROM repositories WHERE current_snapshot IS NOT NULL AND root IN `+
 		inList(&b, roots), b.Args...)

@@ -26,7 +26,7 @@ func TestStmtCacheFullPool(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer r.Close()
-		readers = append(readers, r.(*reader))
+		readers = append(readers, r.Catalog.(*reader))
 	}
 	done := make(chan struct{})
 	go func() {

@@ -16,27 +16,45 @@ import (
 // test, so they all come from one place). Then it compares the rows
 // without it.
 
-// unlayered is a Reader whose rows are checked and stripped of their
-// layer.
+// unlayered checks rows and strips them of their layer, for the roles of
+// a Reader that return rows with one.
 type unlayered struct {
-	graph.Reader
 	t     *testing.T
 	layer *graph.Layer // the layer of the first row seen; nil before it
 }
 
-// unlayeredNamer is unlayered for a reader that is also a
+type (
+	unlayeredSymbols struct {
+		graph.Symbols
+		u *unlayered
+	}
+	unlayeredXRefs struct {
+		graph.XRefs
+		u *unlayered
+	}
+	unlayeredSearch struct {
+		graph.Search
+		u *unlayered
+	}
+)
+
+// unlayeredNamer is unlayeredSymbols for symbols that are also a
 // graph.QualifiedNamer, so that the suite tests that capability too.
 type unlayeredNamer struct {
-	*unlayered
+	*unlayeredSymbols
 	graph.QualifiedNamer
 }
 
 func stripLayers(t *testing.T, r graph.Reader) graph.Reader {
-	u := &unlayered{Reader: r, t: t}
-	if qn, ok := r.(graph.QualifiedNamer); ok {
-		return unlayeredNamer{u, qn}
+	u := &unlayered{t: t}
+	syms := &unlayeredSymbols{r.Symbols, u}
+	r.Symbols = syms
+	if qn, ok := syms.Symbols.(graph.QualifiedNamer); ok {
+		r.Symbols = unlayeredNamer{syms, qn}
 	}
-	return u
+	r.XRefs = unlayeredXRefs{r.XRefs, u}
+	r.Search = unlayeredSearch{r.Search, u}
+	return r
 }
 
 // strip checks one row's layer and clears it.
@@ -63,54 +81,54 @@ func (u *unlayered) symbols(syms []graph.Symbol) []graph.Symbol {
 	return syms
 }
 
-func (u *unlayered) FindSymbols(ctx context.Context, q graph.SymbolQuery) ([]graph.Symbol, int, error) {
-	syms, n, err := u.Reader.FindSymbols(ctx, q)
-	return u.symbols(syms), n, err
+func (s *unlayeredSymbols) FindSymbols(ctx context.Context, q graph.SymbolQuery) ([]graph.Symbol, int, error) {
+	syms, n, err := s.Symbols.FindSymbols(ctx, q)
+	return s.u.symbols(syms), n, err
 }
 
-func (u *unlayered) SymbolByKey(ctx context.Context, key string) (graph.Symbol, error) {
-	sym, err := u.Reader.SymbolByKey(ctx, key)
+func (s *unlayeredSymbols) SymbolByKey(ctx context.Context, key string) (graph.Symbol, error) {
+	sym, err := s.Symbols.SymbolByKey(ctx, key)
 	if err == nil {
-		u.strip(&sym.Layer)
+		s.u.strip(&sym.Layer)
 	}
 	return sym, err
 }
 
-func (u *unlayered) LookupSymbols(ctx context.Context, l graph.Lookup) ([]graph.Symbol, error) {
-	syms, err := u.Reader.LookupSymbols(ctx, l)
-	return u.symbols(syms), err
+func (s *unlayeredSymbols) LookupSymbols(ctx context.Context, l graph.Lookup) ([]graph.Symbol, error) {
+	syms, err := s.Symbols.LookupSymbols(ctx, l)
+	return s.u.symbols(syms), err
 }
 
-func (u *unlayered) Children(ctx context.Context, repo, parentKey string) ([]graph.Symbol, error) {
-	syms, err := u.Reader.Children(ctx, repo, parentKey)
-	return u.symbols(syms), err
+func (s *unlayeredSymbols) Children(ctx context.Context, repo, parentKey string) ([]graph.Symbol, error) {
+	syms, err := s.Symbols.Children(ctx, repo, parentKey)
+	return s.u.symbols(syms), err
 }
 
-func (u *unlayered) SymbolsByKeys(ctx context.Context, keys []string) ([]graph.Symbol, error) {
-	syms, err := u.Reader.SymbolsByKeys(ctx, keys)
-	return u.symbols(syms), err
+func (s *unlayeredSymbols) SymbolsByKeys(ctx context.Context, keys []string) ([]graph.Symbol, error) {
+	syms, err := s.Symbols.SymbolsByKeys(ctx, keys)
+	return s.u.symbols(syms), err
 }
 
-func (u *unlayered) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, error) {
-	refs, n, err := u.Reader.Refs(ctx, q)
+func (x unlayeredXRefs) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, error) {
+	refs, n, err := x.XRefs.Refs(ctx, q)
 	for i := range refs {
-		u.strip(&refs[i].Layer)
+		x.u.strip(&refs[i].Layer)
 	}
 	return refs, n, err
 }
 
-func (u *unlayered) CallEdges(ctx context.Context, q graph.EdgeQuery) ([]graph.CallEdge, error) {
-	edges, err := u.Reader.CallEdges(ctx, q)
+func (x unlayeredXRefs) CallEdges(ctx context.Context, q graph.EdgeQuery) ([]graph.CallEdge, error) {
+	edges, err := x.XRefs.CallEdges(ctx, q)
 	for i := range edges {
-		u.strip(&edges[i].Layer)
+		x.u.strip(&edges[i].Layer)
 	}
 	return edges, err
 }
 
-func (u *unlayered) SearchText(ctx context.Context, q graph.TextQuery) ([]graph.TextHit, error) {
-	hits, err := u.Reader.SearchText(ctx, q)
+func (x unlayeredSearch) SearchText(ctx context.Context, q graph.TextQuery) ([]graph.TextHit, error) {
+	hits, err := x.Search.SearchText(ctx, q)
 	for i := range hits {
-		u.strip(&hits[i].Symbol.Layer)
+		x.u.strip(&hits[i].Symbol.Layer)
 	}
 	return hits, err
 }

@@ -197,7 +197,7 @@ func testSymbolsByKeys(t *testing.T, s graph.Store, fx *fixture) {
 			if len(got) != len(want) || len(got) > 0 && !reflect.DeepEqual(got, want) {
 				t.Errorf("SymbolsByKeys\n got %v\nwant %v", ids(got), ids(want))
 			}
-			if qn, ok := r.(graph.QualifiedNamer); ok {
+			if qn, ok := r.Symbols.(graph.QualifiedNamer); ok {
 				names, err := qn.QualifiedNames(ctx, tt.keys)
 				if err != nil {
 					t.Fatalf("QualifiedNames: %v", err)
