@@ -51,12 +51,19 @@ func methodCounts(t *testing.T, dir string) map[string]int {
 	return counts
 }
 
-// TestQueryTypesSmall: no type of internal/query declares more than
-// maxMethods methods (docs/design.md, the internal/query row of Layers).
+// smallTypeDirs are the packages whose types TestQueryTypesSmall bounds:
+// the tools and the capabilities they call.
+var smallTypeDirs = []string{"internal/query", "internal/blind"}
+
+// TestQueryTypesSmall: no type of internal/query, or of the capabilities
+// it calls, declares more than maxMethods methods (docs/design.md, the
+// internal/query row of Layers).
 func TestQueryTypesSmall(t *testing.T) {
-	for typ, n := range methodCounts(t, "internal/query") {
-		if n > maxMethods {
-			t.Errorf("internal/query: %s declares %d methods, more than %d: split what it does", typ, n, maxMethods)
+	for _, dir := range smallTypeDirs {
+		for typ, n := range methodCounts(t, dir) {
+			if n > maxMethods {
+				t.Errorf("%s: %s declares %d methods, more than %d: split what it does", dir, typ, n, maxMethods)
+			}
 		}
 	}
 }

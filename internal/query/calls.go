@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sextant-dev/sextant/internal/blind"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
 )
@@ -156,7 +157,7 @@ func callGraph(ctx context.Context, s *Service, in CallGraphInput, progress func
 	ref := symbolRef(root)
 	out := &CallGraphOutput{Symbol: &ref, Nodes: len(w.seen) - 1, callers: callers, depth: depth, offset: offset,
 		cut: walkCut{stopped: w.stopped, reach: reach, step: maxNodes}}
-	out.Completeness, out.BlindSpots = c.verdict()
+	out.Completeness, out.BlindSpots = c.Verdict()
 	page := rows[offset:min(total, offset+limit)]
 	env := v.Envelope()
 	fitRows(len(page), in.Budget, func(n int) {
@@ -334,17 +335,17 @@ func (w *walker) dispatch(ctx context.Context) ([]graph.CallEdge, error) {
 
 // completeness names what the walk cannot see. Only the functions whose
 // edges were read matter: the root and every level above the last.
-func (w *walker) completeness(ctx context.Context) (completeness, error) {
-	var c completeness
+func (w *walker) completeness(ctx context.Context) (blind.Spots, error) {
+	var c blind.Spots
 	facts, err := w.v.Facts(ctx, w.root.Repository)
 	if err != nil {
 		return c, err
 	}
 	if rp, err := w.v.Repo(w.root.Repository); err == nil {
-		c.addAmended(rp)
+		c.AddAmended(rp)
 	}
 	if w.stopped {
-		c.add(BlindMaxNodes, "the walk stopped at max_nodes=%d functions; next_cursor walks on, or raise max_nodes", w.maxNodes)
+		c.Add(blind.MaxNodes, "the walk stopped at max_nodes=%d functions; next_cursor walks on, or raise max_nodes", w.maxNodes)
 	}
 	if w.callers {
 		return c, w.callerSpots(ctx, &c, facts)
@@ -513,7 +514,7 @@ func (o *CallGraphOutput) Text() string {
 	if o.Total == 0 {
 		fmt.Fprintf(&b, "No %s found with these filters.\n", what)
 	}
-	writeCompleteness(&b, o.Completeness, o.BlindSpots)
+	blind.Write(&b, o.Completeness, o.BlindSpots)
 	o.cut.writeMore(&b, o.Envelope, o.offset, o.budgetCut)
 	writeFreshness(&b, o.Envelope)
 	return b.String()

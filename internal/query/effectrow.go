@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sextant-dev/sextant/internal/blind"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index/effects"
 )
@@ -136,7 +137,7 @@ func EffectRowOf(ctx context.Context, r graph.Reader, key string) (EffectRow, er
 // amendedCaveat says what an amended snapshot's effect rows may miss.
 func amendedCaveat(rp graph.RepositoryStatus) string {
 	return fmt.Sprintf("%s was re-indexed alone after an edit: its functions' rows are recomputed, but effects reached through interfaces and function values, and the rows of functions elsewhere that call into it, may be out of date until the whole index that follows finishes (seconds)",
-		listSome(rp.Snapshot.Amended, 3))
+		blind.ListSome(rp.Snapshot.Amended, 3))
 }
 
 // parseEffects reads a comma-separated effect list for field.

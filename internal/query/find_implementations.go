@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sextant-dev/sextant/internal/blind"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
 )
@@ -114,13 +115,13 @@ func FindImplementations(ctx context.Context, s *Service, in FindImplementations
 	if err != nil {
 		return nil, err
 	}
-	var c completeness
-	c.addTypeErrors(facts, "method sets")
+	var c blind.Spots
+	c.AddTypeErrors(facts, "method sets")
 	ref := symbolRef(sym)
 	total := len(rows)
 	offset = min(offset, total)
 	out := &FindImplementationsOutput{Symbol: &ref, Direction: direction, offset: offset}
-	out.Completeness, out.BlindSpots = c.verdict()
+	out.Completeness, out.BlindSpots = c.Verdict()
 	page := rows[offset:min(total, offset+limit)]
 	env := v.Envelope()
 	set := func(n int) {
@@ -261,7 +262,7 @@ func (o *FindImplementationsOutput) Text() string {
 			b.WriteString("Nothing in the indexed repositories implements it.\n")
 		}
 	}
-	writeCompleteness(&b, o.Completeness, o.BlindSpots)
+	blind.Write(&b, o.Completeness, o.BlindSpots)
 	writeMore(&b, o.Envelope, o.offset, o.budgetCut, "results")
 	writeFreshness(&b, o.Envelope)
 	return b.String()

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/sextant-dev/sextant/internal/blind"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
 )
@@ -141,14 +142,14 @@ func FindReferences(ctx context.Context, s *Service, in FindReferencesInput, pro
 	if err != nil {
 		return nil, err
 	}
-	var c completeness
-	c.addTypeErrors(facts, "uses")
-	if visibleOutside(sym) {
-		c.add(BlindOutside, "exported from importable package %s: code outside the index may use it", sym.PackagePath)
+	var c blind.Spots
+	c.AddTypeErrors(facts, "uses")
+	if blind.VisibleOutside(sym) {
+		c.Add(blind.Outside, "exported from importable package %s: code outside the index may use it", sym.PackagePath)
 	}
 	ref := symbolRef(sym)
 	out := &FindReferencesOutput{Symbol: &ref, Results: []RefFile{}, offset: offset}
-	out.Completeness, out.BlindSpots = c.verdict()
+	out.Completeness, out.BlindSpots = c.Verdict()
 	for _, r := range related {
 		out.Related = append(out.Related, r.QualifiedName)
 	}
@@ -413,7 +414,7 @@ func (o *FindReferencesOutput) Text() string {
 	if o.Total == 0 {
 		b.WriteString("No uses found with these filters.\n")
 	}
-	writeCompleteness(&b, o.Completeness, o.BlindSpots)
+	blind.Write(&b, o.Completeness, o.BlindSpots)
 	writeMore(&b, o.Envelope, o.offset, o.budgetCut, "references")
 	writeFreshness(&b, o.Envelope)
 	return b.String()

@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 
+	"github.com/sextant-dev/sextant/internal/blind"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
 )
@@ -16,8 +17,8 @@ func GetCallers(ctx context.Context, s *Service, in CallGraphInput, progress fun
 // naming it (through a function value, reflection or an interface the
 // graph could not resolve), from code outside the graph, or by the
 // runtime, and where packages did not type-check.
-func (w *walker) callerSpots(ctx context.Context, c *completeness, facts *session.Facts) error {
-	c.addTypeErrors(facts, "calls")
+func (w *walker) callerSpots(ctx context.Context, c *blind.Spots, facts *session.Facts) error {
+	c.AddTypeErrors(facts, "calls")
 	var dynamic, outside, runtime []string
 	// Methods can always be called dynamically; only for plain
 	// functions does it matter whether their value is taken somewhere.
@@ -39,33 +40,35 @@ func (w *walker) callerSpots(ctx context.Context, c *completeness, facts *sessio
 		if s.Kind != graph.KindFunc || taken[s.Key] {
 			dynamic = append(dynamic, s.QualifiedName)
 		}
-		if visibleOutside(s) || (s.Kind != graph.KindFunc && isExportedName(s.Name)) {
+		if blind.VisibleOutside(s) || (s.Kind != graph.KindFunc && isExportedName(s.Name)) {
 			outside = append(outside, s.QualifiedName)
 		}
-		if why := runtimeEntry(s); why != "" {
+		if why := blind.RuntimeEntry(s); why != "" {
 			runtime = append(runtime, why)
 		}
 	}
 	if facts.Unresolved > 0 && len(dynamic) > 0 {
-		c.add(BlindUnresolved, "%d dynamic call site(s) in %s have no resolved callee and may call %s, which can be called as a value or method",
-			facts.Unresolved, w.root.Repository, listSome(dynamic, 3))
+		c.Add(blind.Unresolved, "%d dynamic call site(s) in %s have no resolved callee and may call %s, which can be called as a value or method",
+			facts.Unresolved, w.root.Repository, blind.ListSome(dynamic, 3))
 	}
 	var reflectors map[string]bool
 	if len(dynamic) > 0 {
 		var err error
-		if reflectors, err = facts.Reflectors(ctx, func(ctx context.Context) (map[string]bool, error) { return findReflectors(ctx, w.v, w.root.Repository) }); err != nil {
+		if reflectors, err = facts.Reflectors(ctx, func(ctx context.Context) (map[string]bool, error) {
+			return blind.FindReflectors(ctx, w.v, w.root.Repository)
+		}); err != nil {
 			return err
 		}
 	}
 	if len(reflectors) > 0 {
-		c.add(BlindReflection, "%s call(s) through reflection (reflect.Value.Call, Method, MethodByName), which may reach %s",
-			listSome(w.names(ctx, sortedKeys(reflectors)), 3), listSome(dynamic, 3))
+		c.Add(blind.Reflection, "%s call(s) through reflection (reflect.Value.Call, Method, MethodByName), which may reach %s",
+			blind.ListSome(w.names(ctx, sortedKeys(reflectors)), 3), blind.ListSome(dynamic, 3))
 	}
 	if len(outside) > 0 {
-		c.add(BlindOutside, "code outside the indexed repositories may call %s: exported from an importable package, or a method an outside interface can reach", listSome(outside, 3))
+		c.Add(blind.Outside, "code outside the indexed repositories may call %s: exported from an importable package, or a method an outside interface can reach", blind.ListSome(outside, 3))
 	}
 	if len(runtime) > 0 {
-		c.add(BlindRuntime, "%s", listSome(runtime, 2))
+		c.Add(blind.Runtime, "%s", blind.ListSome(runtime, 2))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"github.com/sextant-dev/sextant/internal/blind"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -463,7 +464,7 @@ func (g *impactGraph) makeSteps(ctx context.Context, v *session.View, syms []*gr
 		if err != nil {
 			return nil, err
 		}
-		refl, err := facts.Reflectors(ctx, func(ctx context.Context) (map[string]bool, error) { return findReflectors(ctx, v, g.repo) })
+		refl, err := facts.Reflectors(ctx, func(ctx context.Context) (map[string]bool, error) { return blind.FindReflectors(ctx, v, g.repo) })
 		if err != nil {
 			return nil, err
 		}

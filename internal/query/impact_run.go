@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"github.com/sextant-dev/sextant/internal/blind"
 	"path"
 	"strings"
 
@@ -29,7 +30,7 @@ type impactRun struct {
 	broken  []BreakingChange
 	tests   []ImpactTest
 	cmds    []TestCommand
-	c       completeness
+	c       blind.Spots
 }
 
 // changes finds what the change touches, and the index's symbol for each
@@ -95,8 +96,8 @@ func (a *impactRun) changes(ctx context.Context) error {
 		var unparsable []string
 		a.changed, unparsable = compareFiles(files, a.g.parseVersion)
 		if len(unparsable) > 0 {
-			a.c.add(BlindSyntax, "%s does not parse, so the declarations the parser lost are not reported as removed or added, nor what uses them",
-				listSome(unparsable, 3))
+			a.c.Add(blind.Syntax, "%s does not parse, so the declarations the parser lost are not reported as removed or added, nor what uses them",
+				blind.ListSome(unparsable, 3))
 		}
 		if len(files) == 0 {
 			a.notes = append(a.notes, "no Go file differs")
@@ -217,17 +218,17 @@ func (a *impactRun) reach(ctx context.Context) error {
 		return err
 	}
 	w := a.walk
-	a.c.addAmended(a.repo)
+	a.c.AddAmended(a.repo)
 	facts, err := a.v.Facts(ctx, a.repo.Name)
 	if err != nil {
 		return err
 	}
-	a.c.addTypeErrors(facts, "calls and uses")
+	a.c.AddTypeErrors(facts, "calls and uses")
 	if w.cut {
-		a.c.add(BlindDepth, "the walk stopped at depth %d with more callers and users to follow; omit depth to walk until the tests", a.in.Depth)
+		a.c.Add(BlindDepth, "the walk stopped at depth %d with more callers and users to follow; omit depth to walk until the tests", a.in.Depth)
 	}
 	if w.stopped {
-		a.c.add(BlindMaxNodes, "the walk stopped at %d declarations; give a smaller change", maxImpactNodes)
+		a.c.Add(blind.MaxNodes, "the walk stopped at %d declarations; give a smaller change", maxImpactNodes)
 	}
 	var methods, values []string
 	for _, k := range w.order {
@@ -242,23 +243,23 @@ func (a *impactRun) reach(ctx context.Context) error {
 	}
 	dynamic := append(append([]string{}, methods...), values...)
 	if facts.Unresolved > 0 && len(dynamic) > 0 {
-		a.c.add(BlindUnresolved, "%d dynamic call site(s) in %s have no resolved callee and may call %s",
-			facts.Unresolved, a.repo.Name, listSome(dynamic, 3))
+		a.c.Add(blind.Unresolved, "%d dynamic call site(s) in %s have no resolved callee and may call %s",
+			facts.Unresolved, a.repo.Name, blind.ListSome(dynamic, 3))
 	}
 	if len(methods) > 0 {
-		refl, err := facts.Reflectors(ctx, func(ctx context.Context) (map[string]bool, error) { return findReflectors(ctx, a.v, a.repo.Name) })
+		refl, err := facts.Reflectors(ctx, func(ctx context.Context) (map[string]bool, error) { return blind.FindReflectors(ctx, a.v, a.repo.Name) })
 		if err != nil {
 			return err
 		}
 		if len(refl) > 0 {
-			a.c.add(BlindReflection, "%d function(s) call through reflection (reflect.Value.Call, Method, MethodByName, text/template), which may run %s",
-				len(refl), listSome(methods, 3))
+			a.c.Add(blind.Reflection, "%d function(s) call through reflection (reflect.Value.Call, Method, MethodByName, text/template), which may run %s",
+				len(refl), blind.ListSome(methods, 3))
 		}
-		a.c.add(BlindOutside, "code outside the index (the standard library, dependencies) may call %s back through an interface value it was given (fmt calls String, sort calls Less)", listSome(methods, 3))
+		a.c.Add(blind.Outside, "code outside the index (the standard library, dependencies) may call %s back through an interface value it was given (fmt calls String, sort calls Less)", blind.ListSome(methods, 3))
 	}
 	for _, c := range a.changed {
 		if !c.found && c.Change != ChangeRemoved {
-			a.c.add(BlindOutside, "%s is not in the index (a file the index does not build on this platform, or not indexed yet), so nothing is walked from it", c.QualifiedName)
+			a.c.Add(blind.Outside, "%s is not in the index (a file the index does not build on this platform, or not indexed yet), so nothing is walked from it", c.QualifiedName)
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"github.com/sextant-dev/sextant/internal/blind"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,11 +102,11 @@ func TestImpactUnparsableFile(t *testing.T) {
 			}
 			spot := ""
 			for _, s := range o.BlindSpots {
-				if strings.HasPrefix(s, BlindSyntax+": ") {
+				if strings.HasPrefix(s, blind.Syntax+": ") {
 					spot = s
 				}
 			}
-			if o.Completeness != LowerBound || !strings.Contains(spot, "a.go") {
+			if o.Completeness != blind.LowerBound || !strings.Contains(spot, "a.go") {
 				t.Errorf("completeness %s, blind spots %q; want lower_bound naming a.go as not parsing", o.Completeness, o.BlindSpots)
 			}
 			if text := o.Text(); !strings.Contains(text, "a.go") || strings.Contains(text, "comments, layout or imports only") {

@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"github.com/sextant-dev/sextant/internal/blind"
 	"path"
 	"sort"
 	"strings"
@@ -34,7 +35,7 @@ func testEntryKind(s *graph.Symbol) string {
 		{"Fuzz", testKindFuzz, "testing.F)"}, {"Example", testKindExample, "()"},
 	} {
 		rest, ok := strings.CutPrefix(s.Name, k.prefix)
-		if !ok || isLowerStart(rest) {
+		if !ok || blind.IsLowerStart(rest) {
 			continue
 		}
 		if s.Name == "TestMain" {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/sextant-dev/sextant/internal/blind"
 	"slices"
 	"strings"
 
@@ -21,7 +22,7 @@ func (a *impactRun) answer(ctx context.Context) (*GetImpactOutput, error) {
 			out.testsExact++
 		}
 	}
-	out.Completeness, out.BlindSpots = a.c.verdict()
+	out.Completeness, out.BlindSpots = a.c.Verdict()
 	for _, c := range a.changed {
 		out.Changed = append(out.Changed, c.ChangedDecl)
 	}
@@ -204,7 +205,7 @@ func (o *GetImpactOutput) Text() string {
 			fmt.Fprintf(&b, "  %d %d %s [%s %s] %s\n", d.Depth, d.Line, d.QualifiedName, d.Coverage, d.Via, reachText(d.Reach))
 		}
 	}
-	writeCompleteness(&b, o.Completeness, o.BlindSpots)
+	blind.Write(&b, o.Completeness, o.BlindSpots)
 	writeMore(&b, o.Envelope, o.offset, o.budgetCut, "tests and affected declarations")
 	writeFreshness(&b, o.Envelope)
 	return b.String()

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sextant-dev/sextant/internal/blind"
 	"github.com/sextant-dev/sextant/internal/graph"
 )
 
@@ -28,7 +29,7 @@ func (w *walker) level(d, depth int, edges []graph.CallEdge) []CallRow {
 			if e.Coverage == graph.CoverageUnresolved {
 				w.unresolved++
 			}
-			if e.Callee == "" && isReflectCall(e.CalleeName) {
+			if e.Callee == "" && blind.IsReflectCall(e.CalleeName) {
 				w.reflecting[e.Caller] = true
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sextant-dev/sextant/internal/blind"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
@@ -285,7 +286,7 @@ func TestFindImplementationsFixture(t *testing.T) {
 		t.Errorf("Circle satisfies %+v, want Shape", sup.Results)
 	}
 	none := ok[*FindImplementationsOutput](t, f, "find_implementations", `{"qualified_name":"Unused"}`)
-	if none.Total != 0 || none.Completeness != Complete || none.Results == nil {
+	if none.Total != 0 || none.Completeness != blind.Complete || none.Results == nil {
 		t.Errorf("Unused: %+v", none)
 	}
 	fails(t, f, "find_implementations", `{"qualified_name":"Square.Side"}`, graph.CodeInvalidArgument)
@@ -329,12 +330,12 @@ func TestCallersThroughInterface(t *testing.T) {
 func TestCallersReflection(t *testing.T) {
 	f := newFixture(t, "testdata/shapes.txtar")
 	out := ok[*CallGraphOutput](t, f, "get_callers", `{"qualified_name":"hidden"}`)
-	if out.Completeness != LowerBound {
+	if out.Completeness != blind.LowerBound {
 		t.Fatalf("hidden: completeness %s, want lower_bound", out.Completeness)
 	}
 	found := false
 	for _, s := range out.BlindSpots {
-		if strings.HasPrefix(s, BlindReflection+":") && strings.Contains(s, "ViaReflection") {
+		if strings.HasPrefix(s, blind.Reflection+":") && strings.Contains(s, "ViaReflection") {
 			found = true
 		}
 	}
@@ -343,7 +344,7 @@ func TestCallersReflection(t *testing.T) {
 	}
 	// A function nothing takes the value of cannot be reached that way.
 	sum := ok[*CallGraphOutput](t, f, "get_callers", `{"qualified_name":"defaults"}`)
-	if sum.Completeness != Complete {
+	if sum.Completeness != blind.Complete {
 		t.Errorf("defaults: %s %v, want complete", sum.Completeness, sum.BlindSpots)
 	}
 }

@@ -1,4 +1,10 @@
-package query
+// Package blind is the completeness verdict the graph tools give with
+// their answers: complete, or lower_bound with the blind spots (dynamic
+// calls, reflection, type errors, code outside the graph, the runtime,
+// cut walks, amended snapshots, unparsable files) that may hide more. The
+// call walks, find_references, find_implementations and change impact
+// collect them alike.
+package blind
 
 import (
 	"context"
@@ -11,6 +17,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sextant-dev/sextant/internal/answer"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
 	"github.com/sextant-dev/sextant/internal/syntax"
@@ -25,38 +32,38 @@ const (
 
 // The kinds of blind spot an answer can name.
 const (
-	BlindUnresolved = "unresolved_calls" // dynamic calls for which no callee was found
-	BlindReflection = "reflection"       // reflect.Value.Call and friends
-	BlindTypeErrors = "type_errors"      // packages that failed to type-check
-	BlindOutside    = "outside_graph"    // code that is not indexed can use the symbol
-	BlindRuntime    = "runtime"          // called by the Go runtime or the testing framework
-	BlindMaxNodes   = "max_nodes"        // the walk stopped at max_nodes
-	BlindExternal   = "external_callees" // callees outside the graph were not followed
-	BlindAmended    = "amended"          // an edit was indexed alone; the whole-program pass is pending
-	BlindSyntax     = "syntax_errors"    // a changed file does not parse: what the parser lost is not compared
+	Unresolved = "unresolved_calls" // dynamic calls for which no callee was found
+	Reflection = "reflection"       // reflect.Value.Call and friends
+	TypeErrors = "type_errors"      // packages that failed to type-check
+	Outside    = "outside_graph"    // code that is not indexed can use the symbol
+	Runtime    = "runtime"          // called by the Go runtime or the testing framework
+	MaxNodes   = "max_nodes"        // the walk stopped at max_nodes
+	External   = "external_callees" // callees outside the graph were not followed
+	Amended    = "amended"          // an edit was indexed alone; the whole-program pass is pending
+	Syntax     = "syntax_errors"    // a changed file does not parse: what the parser lost is not compared
 )
 
-// addAmended names the blind spot of an amended snapshot (see
+// AddAmended names the blind spot of an amended snapshot (see
 // index.Refresh): the calls through interfaces and function values were
 // resolved for the edited packages alone, and carried over for the rest.
-func (c *completeness) addAmended(repo graph.RepositoryStatus) {
+func (c *Spots) AddAmended(repo graph.RepositoryStatus) {
 	if len(repo.Snapshot.Amended) == 0 {
 		return
 	}
-	c.add(BlindAmended, "%s was re-indexed alone after an edit, so calls through interfaces and function values may be missing or out of date until the whole index that follows it finishes (seconds; call again)",
-		listSome(repo.Snapshot.Amended, 3))
+	c.Add(Amended, "%s was re-indexed alone after an edit, so calls through interfaces and function values may be missing or out of date until the whole index that follows it finishes (seconds; call again)",
+		ListSome(repo.Snapshot.Amended, 3))
 }
 
-// completeness collects blind spots and renders the verdict. A blind
-// spot is spelled "kind: detail", kind being one of the Blind constants.
-type completeness struct {
+// Spots collects blind spots and renders the verdict. A blind
+// spot is spelled "kind: detail", kind being one of the constants above.
+type Spots struct {
 	spots []string
 	seen  map[string]bool
 }
 
-// add records a blind spot of kind, once per kind: the first detail
+// Add records a blind spot of kind, once per kind: the first detail
 // given for a kind is the one shown.
-func (c *completeness) add(kind, format string, args ...any) {
+func (c *Spots) Add(kind, format string, args ...any) {
 	if c.seen == nil {
 		c.seen = map[string]bool{}
 	}
@@ -67,16 +74,16 @@ func (c *completeness) add(kind, format string, args ...any) {
 	c.spots = append(c.spots, kind+": "+fmt.Sprintf(format, args...))
 }
 
-// verdict returns complete or lower_bound and the blind spots behind it.
-func (c *completeness) verdict() (string, []string) {
+// Verdict returns complete or lower_bound and the blind spots behind it.
+func (c *Spots) Verdict() (string, []string) {
 	if len(c.spots) == 0 {
 		return Complete, nil
 	}
 	return LowerBound, c.spots
 }
 
-// writeCompleteness renders the verdict on one line per blind spot.
-func writeCompleteness(b *strings.Builder, verdict string, spots []string) {
+// Write renders the verdict on one line per blind spot.
+func Write(b *strings.Builder, verdict string, spots []string) {
 	if verdict == "" {
 		return
 	}
@@ -86,7 +93,7 @@ func writeCompleteness(b *strings.Builder, verdict string, spots []string) {
 	}
 	fmt.Fprintf(b, "completeness: %s; blind spots:\n", verdict)
 	for _, s := range spots {
-		fmt.Fprintf(b, "  %s\n", quoteContent(s))
+		fmt.Fprintf(b, "  %s\n", answer.QuoteContent(s))
 	}
 }
 
@@ -94,10 +101,10 @@ func writeCompleteness(b *strings.Builder, verdict string, spots []string) {
 // function or method the call graph cannot see.
 var reflectCalls = []string{"Call", "CallSlice", "Method", "MethodByName"}
 
-// isReflectCall reports whether name, as the call graph spells a callee
+// IsReflectCall reports whether name, as the call graph spells a callee
 // outside the graph ("reflect.Value.Call"), is one of reflect.Value's
 // dynamic-call methods.
-func isReflectCall(name string) bool {
+func IsReflectCall(name string) bool {
 	n := strings.NewReplacer("(", "", ")", "", "*", "").Replace(name)
 	rest, ok := strings.CutPrefix(n, "reflect.")
 	if !ok {
@@ -111,13 +118,13 @@ func isReflectCall(name string) bool {
 	return false
 }
 
-// findReflectors returns the functions of repo that call through
+// FindReflectors returns the functions of repo that call through
 // reflection. The call graph names such callees (reflect.Value.Call and
 // friends) but cannot be asked by callee name, so the candidates are found
 // in the source: only files that import reflect can make such a call, and
 // only functions whose bodies call a method of that name. Their edges then
 // confirm it.
-func findReflectors(ctx context.Context, v *session.View, repo string) (map[string]bool, error) {
+func FindReflectors(ctx context.Context, v *session.View, repo string) (map[string]bool, error) {
 	found := map[string]bool{}
 	var rootDir string
 	for _, r := range v.Repos() {
@@ -165,7 +172,7 @@ func findReflectors(ctx context.Context, v *session.View, repo string) (map[stri
 		return nil, graph.Wrap(graph.CodeInternal, err, "reading call edges")
 	}
 	for _, e := range edges {
-		if e.Callee == "" && isReflectCall(e.CalleeName) {
+		if e.Callee == "" && IsReflectCall(e.CalleeName) {
 			found[e.Caller] = true
 		}
 	}
@@ -255,18 +262,18 @@ func hasImport(f *ast.File, ipath string) bool {
 	return false
 }
 
-// addTypeErrors names the packages that failed to type-check: their
+// AddTypeErrors names the packages that failed to type-check: their
 // references, calls and method sets may be missing from the graph.
-func (c *completeness) addTypeErrors(f *session.Facts, what string) {
+func (c *Spots) AddTypeErrors(f *session.Facts, what string) {
 	if len(f.ErrPackages) == 0 {
 		return
 	}
-	c.add(BlindTypeErrors, "%d package(s) failed to type-check, so %s in them may be missing: %s",
-		len(f.ErrPackages), what, listSome(f.ErrPackages, 5))
+	c.Add(TypeErrors, "%d package(s) failed to type-check, so %s in them may be missing: %s",
+		len(f.ErrPackages), what, ListSome(f.ErrPackages, 5))
 }
 
-// listSome joins up to n items and says how many more there are.
-func listSome(items []string, n int) string {
+// ListSome joins up to n items and says how many more there are.
+func ListSome(items []string, n int) string {
 	sorted := append([]string(nil), items...)
 	sort.Strings(sorted)
 	if len(sorted) <= n {
@@ -275,10 +282,10 @@ func listSome(items []string, n int) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(sorted[:n], ", "), len(sorted)-n)
 }
 
-// importable reports whether code outside the repository can import the
+// Importable reports whether code outside the repository can import the
 // package: not a main package, not an external test package, and with no
 // internal path element.
-func importable(sym graph.Symbol) bool {
+func Importable(sym graph.Symbol) bool {
 	if sym.PackageName == "main" || sym.TestOnly || strings.HasSuffix(sym.PackagePath, "_test") {
 		return false
 	}
@@ -290,18 +297,18 @@ func importable(sym graph.Symbol) bool {
 	return true
 }
 
-// visibleOutside reports whether code outside the repository can name the
-// symbol: exported and declared in an importable package. Methods and
+// VisibleOutside reports whether code outside the repository can name the
+// symbol: exported and declared in an Importable package. Methods and
 // fields are judged by their own name, since a value of an unexported type
 // can still reach other packages.
-func visibleOutside(sym graph.Symbol) bool {
-	return importable(sym) && token.IsExported(sym.Name)
+func VisibleOutside(sym graph.Symbol) bool {
+	return Importable(sym) && token.IsExported(sym.Name)
 }
 
-// runtimeEntry reports whether the Go runtime or the testing framework
+// RuntimeEntry reports whether the Go runtime or the testing framework
 // calls the function: main.main, init functions, and the Test, Benchmark,
 // Fuzz and Example functions of _test.go files.
-func runtimeEntry(sym graph.Symbol) string {
+func RuntimeEntry(sym graph.Symbol) string {
 	switch {
 	case sym.Kind == graph.KindFunc && sym.Name == "main" && sym.PackageName == "main":
 		return "main.main is called by the Go runtime"
@@ -309,7 +316,7 @@ func runtimeEntry(sym graph.Symbol) string {
 		return "init functions are called by the Go runtime when the package is initialised"
 	case sym.Kind == graph.KindFunc && strings.HasSuffix(sym.Path, "_test.go"):
 		for _, p := range []string{"Test", "Benchmark", "Fuzz", "Example"} {
-			if rest, ok := strings.CutPrefix(sym.Name, p); ok && (rest == "" || !isLowerStart(rest)) {
+			if rest, ok := strings.CutPrefix(sym.Name, p); ok && (rest == "" || !IsLowerStart(rest)) {
 				return sym.Name + " is called by the testing framework"
 			}
 		}
@@ -317,4 +324,4 @@ func runtimeEntry(sym graph.Symbol) string {
 	return ""
 }
 
-func isLowerStart(s string) bool { return s != "" && s[0] >= 'a' && s[0] <= 'z' }
+func IsLowerStart(s string) bool { return s != "" && s[0] >= 'a' && s[0] <= 'z' }
