@@ -1,11 +1,6 @@
 package query
 
-import (
-	"fmt"
-	"strings"
-
-	"github.com/sextant-dev/sextant/internal/answer"
-)
+import "github.com/sextant-dev/sextant/internal/answer"
 
 // Envelope is the part every list answer shares: which snapshot it
 // describes and how the page relates to the whole answer (see
@@ -28,10 +23,5 @@ const (
 )
 
 // writeFreshness says, in a text rendering, that the answer's snapshot
-// predates the disk, and why.
-func writeFreshness(b *strings.Builder, env Envelope) {
-	if env.Fresh {
-		return
-	}
-	fmt.Fprintf(b, "STALE: snapshot %d predates the disk: %s\n", env.SnapshotID, strings.Join(env.StaleReasons, "; "))
-}
+// predates the disk (see answer.WriteFreshness).
+var writeFreshness = answer.WriteFreshness

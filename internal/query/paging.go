@@ -1,35 +1,21 @@
 package query
 
-import (
-	"fmt"
-	"strings"
-
-	"github.com/sextant-dev/sextant/internal/answer"
-)
+import "github.com/sextant-dev/sextant/internal/answer"
 
 // The paging helpers of the answer package, under the names the tools use.
 var (
 	fingerprint  = answer.Fingerprint
 	decodeCursor = answer.DecodeCursor
 	pageLimit    = answer.PageLimit
+	writePaging  = answer.WritePaging
+	writeMore    = answer.WriteMore
 )
 
-// writePaging says, in a text rendering, how to fetch the next page.
-func writePaging(b *strings.Builder, env Envelope) {
-	if env.NextCursor != nil {
-		fmt.Fprintf(b, "more: pass cursor %s\n", *env.NextCursor)
-	}
-}
-
-// writeMore says what a cut page left out and how to fetch it.
-func writeMore(b *strings.Builder, env Envelope, offset int, budgetCut bool, what string) {
-	if env.NextCursor == nil {
-		return
-	}
-	why := "limit"
-	if budgetCut {
-		why = "budget"
-	}
-	fmt.Fprintf(b, "more: %d of %d %s left out (%s); next page: cursor %s\n",
-		env.Total-offset-env.Returned, env.Total, what, why, *env.NextCursor)
-}
+// The budget helpers of the answer package, under the names the tools use.
+var (
+	checkBudget  = answer.CheckBudget
+	budgetIn     = answer.BudgetIn
+	fitBudget    = answer.FitBudget
+	approxTokens = answer.ApproxTokens
+	fitRows      = answer.FitRows
+)

@@ -1,4 +1,4 @@
-package query
+package answer
 
 import "cmp"
 
@@ -10,28 +10,28 @@ const minBudget = 150
 // MaxLimit rows needs, and far from overflowing the characters it counts.
 const maxBudget = 1000000
 
-// checkBudget accepts 0 (no budget) or minBudget to maxBudget tokens.
-func checkBudget(budget int) error {
+// CheckBudget accepts 0 (no budget) or minBudget to maxBudget tokens.
+func CheckBudget(budget int) error {
 	if budget != 0 && (budget < minBudget || budget > maxBudget) {
-		return invalid("budget", "must be from %d to %d tokens, or omitted for no budget (got %d)", minBudget, maxBudget, budget)
+		return Invalid("budget", "must be from %d to %d tokens, or omitted for no budget (got %d)", minBudget, maxBudget, budget)
 	}
 	return nil
 }
 
-// budgetIn is a budget parameter of a tool that always has one: budget
+// BudgetIn is a budget parameter of a tool that always has one: budget
 // tokens, def when omitted, refused outside lo to hi.
-func budgetIn(budget, def, lo, hi int) (int, error) {
+func BudgetIn(budget, def, lo, hi int) (int, error) {
 	budget = cmp.Or(budget, def)
 	if budget < lo || budget > hi {
-		return 0, invalid("budget", "must be from %d to %d tokens (got %d)", lo, hi, budget)
+		return 0, Invalid("budget", "must be from %d to %d tokens (got %d)", lo, hi, budget)
 	}
 	return budget, nil
 }
 
-// fitBudget returns the largest n in [1, rows] whose rendering render(n)
+// FitBudget returns the largest n in [1, rows] whose rendering render(n)
 // fits budget tokens (4 characters each), or 1 when none does: an answer
 // always makes progress.
-func fitBudget(rows, budget int, render func(n int) string) int {
+func FitBudget(rows, budget int, render func(n int) string) int {
 	limit := budget * 4
 	if rows == 0 || len(render(rows)) <= limit {
 		return rows
@@ -48,17 +48,17 @@ func fitBudget(rows, budget int, render func(n int) string) int {
 	return max(1, lo-1)
 }
 
-// approxTokens estimates the tokens of s at about 4 bytes each.
-func approxTokens(s string) int {
+// ApproxTokens estimates the tokens of s at about 4 bytes each.
+func ApproxTokens(s string) int {
 	return (len(s) + 3) / 4
 }
 
-// fitRows shows the largest number of a page's n rows whose answer's text
+// FitRows shows the largest number of a page's n rows whose answer's text
 // fits budget tokens (all n without a budget), by show(k) then text().
-func fitRows(n, budget int, show func(k int), text func() string) {
+func FitRows(n, budget int, show func(k int), text func() string) {
 	fit := n
 	if budget > 0 {
-		fit = fitBudget(n, budget, func(k int) string {
+		fit = FitBudget(n, budget, func(k int) string {
 			show(k)
 			return text()
 		})
