@@ -69,3 +69,14 @@ func escape(s string, keep func(rune) bool) string {
 func OneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
+
+// CutUTF8 returns at most n bytes of s, never splitting a character.
+func CutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

@@ -36,6 +36,16 @@ func ParseKind(s string) (Kind, bool) {
 	return "", false
 }
 
+// SameKindFamily reports whether a declaration parsed as a may be the
+// indexed symbol of kind b: the parser alone cannot tell a type whose
+// underlying type is an interface declared elsewhere from any other, nor
+// always a var from a const.
+func SameKindFamily(a, b Kind) bool {
+	typeLike := func(k Kind) bool { return k == KindType || k == KindInterface }
+	valueLike := func(k Kind) bool { return k == KindVar || k == KindConst }
+	return a == b || typeLike(a) && typeLike(b) || valueLike(a) && valueLike(b)
+}
+
 // IsFunction reports whether symbols of kind k have a body or a signature
 // that can be called.
 func (k Kind) IsFunction() bool {

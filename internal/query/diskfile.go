@@ -74,20 +74,11 @@ func (f *diskFile) find(qn string, kind graph.Kind) []diskDecl {
 	}
 	var out []diskDecl
 	for _, d := range f.decls {
-		if d.QualifiedName == qn && (kind == "" || sameKindFamily(d.Kind, kind)) {
+		if d.QualifiedName == qn && (kind == "" || graph.SameKindFamily(d.Kind, kind)) {
 			out = append(out, d)
 		}
 	}
 	return out
-}
-
-// sameKindFamily reports whether a declaration parsed as a may be the
-// indexed symbol of kind b: the parser alone cannot tell a type whose
-// underlying type is an interface declared elsewhere from any other.
-func sameKindFamily(a, b graph.Kind) bool {
-	typeLike := func(k graph.Kind) bool { return k == graph.KindType || k == graph.KindInterface }
-	valueLike := func(k graph.Kind) bool { return k == graph.KindVar || k == graph.KindConst }
-	return a == b || typeLike(a) && typeLike(b) || valueLike(a) && valueLike(b)
 }
 
 // fileCache keeps parsed files by absolute path, valid while the content

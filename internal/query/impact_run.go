@@ -168,7 +168,7 @@ func (a *impactRun) find(ctx context.Context, c *changedDecl) error {
 		return graph.Wrap(graph.CodeInternal, err, "looking up "+c.QualifiedName)
 	}
 	for _, s := range syms {
-		if s.TestOnly != c.test || string(s.Kind) != c.Kind && !sameKindFamily(graph.Kind(c.Kind), s.Kind) {
+		if s.TestOnly != c.test || string(s.Kind) != c.Kind && !graph.SameKindFamily(graph.Kind(c.Kind), s.Kind) {
 			continue
 		}
 		c.sym, c.found = s, true

@@ -140,7 +140,7 @@ func SearchCode(ctx context.Context, s *Service, in SearchCodeInput, progress fu
 					break
 				}
 				other := name{s.PackagePath, s.QualifiedName}
-				if s.Key != h.Symbol.Key && (in.IncludeTests || !s.TestOnly) && sameKindFamily(s.Kind, h.Symbol.Kind) && (other == n || !picked[other]) {
+				if s.Key != h.Symbol.Key && (in.IncludeTests || !s.TestOnly) && graph.SameKindFamily(s.Kind, h.Symbol.Kind) && (other == n || !picked[other]) {
 					picked[other] = true
 					defs = append(defs, graph.TextHit{Symbol: s, Score: h.Score})
 				}

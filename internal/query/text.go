@@ -4,7 +4,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/sextant-dev/sextant/internal/answer"
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -21,16 +20,9 @@ var (
 // escapes except newlines and tabs (see answer.EscapeControls).
 func EscapeControls(s string) string { return answer.EscapeControls(s) }
 
-// cutUTF8 returns at most n bytes of s, never splitting a character.
-func cutUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
+// cutUTF8 returns at most n bytes of s, never splitting a character
+// (see answer.CutUTF8).
+var cutUTF8 = answer.CutUTF8
 
 // firstLine returns the first line of a doc comment, for concise answers.
 func firstLine(doc string) string {
