@@ -41,6 +41,7 @@ const (
 	External   = "external_callees" // callees outside the graph were not followed
 	Amended    = "amended"          // an edit was indexed alone; the whole-program pass is pending
 	Syntax     = "syntax_errors"    // a changed file does not parse: what the parser lost is not compared
+	Depth      = "depth"            // depth stopped a change-impact walk before it ran out of code to reach
 )
 
 // AddAmended names the blind spot of an amended snapshot (see

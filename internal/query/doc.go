@@ -2,9 +2,12 @@
 // named after it (find_references.go is find_references: its input, its
 // answer, the function that computes it and its text), and the helpers
 // several tools share in files named for what they are: selector.go,
-// paging.go, budget.go, symbolref.go, completeness.go. The tools read the
-// index through a session.View (internal/session keeps roots, freshness
-// and caches); the lsp_* tools live in internal/lsptools. tools.go is the
+// paging.go, symbolref.go. A capability larger than its tool has a
+// package of its own, which the tool's file calls: change impact
+// (internal/impact), the completeness verdict (internal/blind); what
+// every answer shares (envelopes, cursors, budgets) is internal/answer.
+// The tools read the index through a session.View (internal/session keeps
+// roots, freshness and caches); the lsp_* tools live in internal/lsptools. tools.go is the
 // one registry the MCP server (internal/mcpserver) and the CLI
 // (internal/cli) both serve, so both answer the same.
 package query

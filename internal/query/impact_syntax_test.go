@@ -2,13 +2,14 @@ package query
 
 import (
 	"context"
-	"github.com/sextant-dev/sextant/internal/blind"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/sextant-dev/sextant/internal/blind"
+	"github.com/sextant-dev/sextant/internal/impact"
 	"github.com/sextant-dev/sextant/internal/index"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
 )
@@ -89,7 +90,7 @@ func TestImpactUnparsableFile(t *testing.T) {
 			o := ans.(*GetImpactOutput)
 			var changed []string
 			for _, c := range o.Changed {
-				if c.Change == ChangeRemoved {
+				if c.Change == impact.ChangeRemoved {
 					t.Errorf("%s reported removed from a file that does not parse", c.QualifiedName)
 				}
 				changed = append(changed, c.QualifiedName)

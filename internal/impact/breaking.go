@@ -1,4 +1,4 @@
-package query
+package impact
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sextant-dev/sextant/internal/answer"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
 )
@@ -21,7 +22,7 @@ import (
 // already applied), the type checker's errors recorded for the snapshot
 // say which users break; otherwise (a diff not applied yet) every use of
 // the old declaration is one that may break.
-func (a *impactRun) breaking(ctx context.Context) error {
+func (a *run) breaking(ctx context.Context) error {
 	var diags []graph.Diagnostic
 	if a.indexNew {
 		var err error
@@ -68,7 +69,7 @@ func (a *impactRun) breaking(ctx context.Context) error {
 
 // apiBreak is the breaking change of an exported declaration removed or
 // re-signed.
-func (a *impactRun) apiBreak(ctx context.Context, c *changedDecl, diags []graph.Diagnostic) (*BreakingChange, error) {
+func (a *run) apiBreak(ctx context.Context, c *changedDecl, diags []graph.Diagnostic) (*BreakingChange, error) {
 	b := &BreakingChange{QualifiedName: c.QualifiedName, Package: c.Package, Change: c.Change}
 	if c.Change == ChangeRemoved {
 		b.Detail = fmt.Sprintf("%s %s is removed", c.Kind, c.QualifiedName)
@@ -138,7 +139,7 @@ func (a *impactRun) apiBreak(ctx context.Context, c *changedDecl, diags []graph.
 // interfaceBreak is the breaking change of an interface method added,
 // removed or re-signed: the types that satisfied the interface and no
 // longer do.
-func (a *impactRun) interfaceBreak(ctx context.Context, c *changedDecl, changedHere map[string]bool, diags []graph.Diagnostic) (*BreakingChange, error) {
+func (a *run) interfaceBreak(ctx context.Context, c *changedDecl, changedHere map[string]bool, diags []graph.Diagnostic) (*BreakingChange, error) {
 	iface := strings.SplitN(c.QualifiedName, ".", 2)[0]
 	method := strings.TrimPrefix(c.QualifiedName, iface+".")
 	b := &BreakingChange{QualifiedName: iface, Package: c.Package, Change: "interface",
@@ -235,7 +236,7 @@ func (a *impactRun) interfaceBreak(ctx context.Context, c *changedDecl, changedH
 }
 
 // oldMethods is the method names of the interface before the change.
-func (a *impactRun) oldMethods(c *changedDecl, iface string) []string {
+func (a *run) oldMethods(c *changedDecl, iface string) []string {
 	for _, o := range a.changed {
 		if o.Package == c.Package && o.QualifiedName == iface && o.old != nil {
 			var names []string
@@ -250,7 +251,7 @@ func (a *impactRun) oldMethods(c *changedDecl, iface string) []string {
 
 // typesWithMethods returns the keys of the types of the repository that
 // declare a method of every one of these names.
-func (a *impactRun) typesWithMethods(ctx context.Context, names []string) ([]string, error) {
+func (a *run) typesWithMethods(ctx context.Context, names []string) ([]string, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
@@ -277,7 +278,7 @@ func (a *impactRun) typesWithMethods(ctx context.Context, names []string) ([]str
 
 // nameSites fills in the declaration enclosing each broken site, from the
 // file on disk.
-func (a *impactRun) nameSites(ctx context.Context, b *BreakingChange) {
+func (a *run) nameSites(ctx context.Context, b *BreakingChange) {
 	files := map[string]fileVersion{}
 	for i, s := range b.Broken {
 		if s.QualifiedName != "" {
@@ -316,7 +317,7 @@ func enclosingDecl(root string, files map[string]fileVersion, p string, line int
 
 // declAt returns the index's symbol of the declaration that spans line of
 // the file on disk (the one called name, when name is given).
-func (a *impactRun) declAt(ctx context.Context, files map[string]fileVersion, p string, line int, name string) (graph.Symbol, bool) {
+func (a *run) declAt(ctx context.Context, files map[string]fileVersion, p string, line int, name string) (graph.Symbol, bool) {
 	d, ok := enclosingDecl(a.repo.Root, files, p, line, name)
 	if !ok {
 		return graph.Symbol{}, false
@@ -332,5 +333,5 @@ func (a *impactRun) declAt(ctx context.Context, files map[string]fileVersion, p 
 // shortTokens spells a token string for a detail line, cut to 80 bytes.
 func shortTokens(s string) string {
 	s = strings.Join(strings.Fields(strings.ReplaceAll(s, "\x00", " ")), " ")
-	return cutUTF8(s, 80)
+	return answer.CutUTF8(s, 80)
 }

@@ -1,21 +1,22 @@
-package query
+package impact
 
 import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/sextant-dev/sextant/internal/blind"
 	"slices"
 	"strings"
 
+	"github.com/sextant-dev/sextant/internal/answer"
+	"github.com/sextant-dev/sextant/internal/blind"
 	"github.com/sextant-dev/sextant/internal/graph"
 )
 
 // answer pages the tests and then the affected declarations, and fits
 // the page to the budget.
-func (a *impactRun) answer(ctx context.Context) (*GetImpactOutput, error) {
+func (a *run) answer(ctx context.Context) (*Output, error) {
 	w := a.walk
-	out := &GetImpactOutput{Mode: a.req.mode, Base: a.base, format: a.req.format, notes: a.notes,
+	out := &Output{Mode: a.req.Mode, Base: a.base, format: a.req.Format, notes: a.notes,
 		Commands: a.cmds, Breaking: a.broken, TestsTotal: len(a.tests)}
 	for _, t := range a.tests {
 		if coverageRank(graph.Coverage(t.Coverage)) == 0 {
@@ -41,17 +42,15 @@ func (a *impactRun) answer(ctx context.Context) (*GetImpactOutput, error) {
 			Path: n.sym.Path, Line: n.sym.StartLine, StableKey: n.sym.Key, Depth: n.depth, Coverage: string(n.coverage), Via: n.via})
 	}
 	out.AffectedTot = len(affected)
-	in := a.in
-	in.Cursor, in.Budget, in.Limit, in.Format = "", 0, 0, ""
-	fp := fingerprint("get_impact", in)
+	fp := a.req.Query
 	vk := a.v.Key([]string{a.repo.Name})
-	offset, err := decodeCursor(a.in.Cursor, fp, vk)
+	offset, err := answer.DecodeCursor(a.req.Cursor, fp, vk)
 	if err != nil {
 		return nil, err
 	}
 	total := len(a.tests) + len(affected)
 	offset = min(offset, total)
-	end := min(total, offset+a.req.limit)
+	end := min(total, offset+a.req.Limit)
 	out.offset = offset
 	env := a.v.Envelope()
 	show := func(n int) {
@@ -69,29 +68,29 @@ func (a *impactRun) answer(ctx context.Context) (*GetImpactOutput, error) {
 		out.Page(total, offset, n, fp, vk)
 		out.budgetCut = offset+n < end
 	}
-	if a.req.format == "commands" {
+	if a.req.Format == "commands" {
 		show(end - offset)
 		return out, nil
 	}
 	show(0)
 	out.cmdShown = len(out.Commands)
-	if approxTokens(out.Text()) > a.req.budget {
+	if answer.ApproxTokens(out.Text()) > a.req.Budget {
 		// The commands alone do not fit: the text names their tests by
 		// count, and then shows the first commands that fit; the
 		// structured content and format commands have them all.
 		out.compact = true
-		if approxTokens(out.Text()) > a.req.budget {
+		if answer.ApproxTokens(out.Text()) > a.req.Budget {
 			// Leave room for one row, which every page shows.
-			out.cmdShown = fitBudget(len(out.Commands), a.req.budget-rowReserve, func(k int) string {
+			out.cmdShown = answer.FitBudget(len(out.Commands), a.req.Budget-rowReserve, func(k int) string {
 				out.cmdShown = k
 				return out.Text()
 			})
 		}
 	}
-	if approxTokens(out.Text()) > a.req.budget-rowReserve {
+	if answer.ApproxTokens(out.Text()) > a.req.Budget-rowReserve {
 		return out, nil // the rows come with the cursor
 	}
-	fitRows(end-offset, a.req.budget, show, out.Text)
+	answer.FitRows(end-offset, a.req.Budget, show, out.Text)
 	return out, nil
 }
 
@@ -102,7 +101,7 @@ const rowReserve = 80
 // Text renders the answer: what changed, what breaks, the commands, then
 // this page's tests and affected declarations. With format commands it is
 // the go test lines alone, one per line, for a shell to run.
-func (o *GetImpactOutput) Text() string {
+func (o *Output) Text() string {
 	var b strings.Builder
 	if o.format == "commands" {
 		for _, c := range o.Commands {
@@ -110,15 +109,15 @@ func (o *GetImpactOutput) Text() string {
 		}
 		return b.String()
 	}
-	what := map[string]string{"symbol": "a change to", "lines": "a change to", "working_tree": "the working tree against HEAD",
-		"base": "the working tree against", "diff_text": "the diff"}[o.Mode]
+	what := map[string]string{ModeSymbol: "a change to", ModeLines: "a change to", ModeWorkingTree: "the working tree against HEAD",
+		ModeBase: "the working tree against", ModeDiffText: "the diff"}[o.Mode]
 	switch o.Mode {
-	case "working_tree":
+	case ModeWorkingTree:
 		what += " (" + shortID(o.Base) + ")"
-	case "base":
+	case ModeBase:
 		what += " " + shortID(o.Base)
 	}
-	if (o.Mode == "symbol" || o.Mode == "lines") && len(o.Changed) > 0 {
+	if (o.Mode == ModeSymbol || o.Mode == ModeLines) && len(o.Changed) > 0 {
 		what += " " + o.Changed[0].QualifiedName
 		if len(o.Changed) > 1 {
 			what += fmt.Sprintf(" and %d more", len(o.Changed)-1)
@@ -138,7 +137,7 @@ func (o *GetImpactOutput) Text() string {
 	for _, n := range o.notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
-	if o.Mode != "symbol" && len(o.Changed) > 0 {
+	if o.Mode != ModeSymbol && len(o.Changed) > 0 {
 		b.WriteString("changed:\n")
 		for _, c := range o.Changed {
 			fmt.Fprintf(&b, "  %s:%d %s %s %s\n", c.Path, c.Line, c.Kind, c.QualifiedName, c.Change)
@@ -147,7 +146,7 @@ func (o *GetImpactOutput) Text() string {
 	if len(o.Breaking) > 0 {
 		b.WriteString("breaking:\n")
 		for _, br := range o.Breaking {
-			fmt.Fprintf(&b, "  %s: %s; %d break\n", br.QualifiedName, quoteContent(br.Detail), len(br.Broken))
+			fmt.Fprintf(&b, "  %s: %s; %d break\n", br.QualifiedName, answer.QuoteContent(br.Detail), len(br.Broken))
 			for i, s := range br.Broken {
 				if i == 5 && len(br.Broken) > 6 {
 					fmt.Fprintf(&b, "    +%d more (structured content lists all)\n", len(br.Broken)-5)
@@ -157,7 +156,7 @@ func (o *GetImpactOutput) Text() string {
 				if s.QualifiedName != "" {
 					in = " " + s.QualifiedName
 				}
-				fmt.Fprintf(&b, "    %s:%d%s: %s\n", s.Path, s.Line, in, quoteContent(s.Why))
+				fmt.Fprintf(&b, "    %s:%d%s: %s\n", s.Path, s.Line, in, answer.QuoteContent(s.Why))
 			}
 		}
 	}
@@ -169,7 +168,7 @@ func (o *GetImpactOutput) Text() string {
 				break
 			}
 			if o.compact && len(c.Command) > 160 {
-				fmt.Fprintf(&b, "  %s… (%d tests; format commands prints the whole line)\n", cutUTF8(c.Command, 100), c.Tests)
+				fmt.Fprintf(&b, "  %s… (%d tests; format commands prints the whole line)\n", answer.CutUTF8(c.Command, 100), c.Tests)
 				continue
 			}
 			fmt.Fprintf(&b, "  %s\n", c.Command)
@@ -206,8 +205,8 @@ func (o *GetImpactOutput) Text() string {
 		}
 	}
 	blind.Write(&b, o.Completeness, o.BlindSpots)
-	writeMore(&b, o.Envelope, o.offset, o.budgetCut, "tests and affected declarations")
-	writeFreshness(&b, o.Envelope)
+	answer.WriteMore(&b, o.Envelope, o.offset, o.budgetCut, "tests and affected declarations")
+	answer.WriteFreshness(&b, o.Envelope)
 	return b.String()
 }
 

@@ -1,8 +1,7 @@
-package query
+package impact
 
 import (
 	"context"
-	"github.com/sextant-dev/sextant/internal/blind"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -13,18 +12,19 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sextant-dev/sextant/internal/blind"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
 )
 
-// impactGraph is what get_impact reads of one repository in one pinned set
+// cache is what get_impact reads of one repository in one pinned set
 // of snapshots, kept in the session (session.Facts.Memo) for the calls
 // that follow: the call edges into each function, the uses of each
 // declaration, the declarations, the packages, who imports each package
 // and the tests of each package directory. Edges, uses and declarations
 // are read from the index the first time a walk needs them, the rest on
 // first use; a snapshot never changes, so nothing read goes stale.
-type impactGraph struct {
+type cache struct {
 	repo string
 
 	mu      sync.Mutex
@@ -37,6 +37,7 @@ type impactGraph struct {
 	// calls that follow (see parseVersion)
 	versions     map[versionKey]*keptVersion
 	versionBytes int    // the content the versions kept have
+	versionMax   int    // the most content kept: maxVersionBytes, or less in tests
 	versionUses  uint64 // a clock of their uses
 	// stored: by file, the function literals stored in composite
 	// literals at package level (see inStoredLiteral)
@@ -50,7 +51,7 @@ type impactGraph struct {
 	pkgOfKey map[string]string          // package symbol key to import path
 
 	testsOnce lazy
-	tests     map[string][]ImpactTest // by package directory, TestMain excluded
+	tests     map[string][]Test // by package directory, TestMain excluded
 
 	testImpsOnce lazy
 	testImps     map[string][]string // by package directory: what its _test.go files import, read from the disk
@@ -58,21 +59,21 @@ type impactGraph struct {
 	linked map[string]map[string]string // by import path: linkers of it alone (read only)
 }
 
-// impactGraphOf returns the session's impactGraph of repo for the
+// cacheOf returns the session's cache of repo for the
 // snapshots v pinned.
-func impactGraphOf(ctx context.Context, v *session.View, repo string) (*impactGraph, error) {
+func cacheOf(ctx context.Context, v *session.View, repo string) (*cache, error) {
 	facts, err := v.Facts(ctx, repo)
 	if err != nil {
 		return nil, err
 	}
 	g, err := facts.Memo("impact\x00"+v.Key(nil), func() (any, error) {
-		return &impactGraph{repo: repo, callers: map[string][]graph.CallEdge{}, uses: map[string][]graph.Ref{},
+		return &cache{repo: repo, versionMax: maxVersionBytes, callers: map[string][]graph.CallEdge{}, uses: map[string][]graph.Ref{},
 			syms: map[string]*graph.Symbol{}}, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return g.(*impactGraph), nil
+	return g.(*cache), nil
 }
 
 // missing returns the keys of keys (deduplicated) that have is false.
@@ -91,7 +92,7 @@ func missing(keys []string, has func(string) bool) []string {
 // memoRows returns the rows memo holds for keys, in the order of keys,
 // reading those of the keys it lacks at once with read and filing them by
 // keyOf (a key with none gets an empty slice).
-func memoRows[T any](g *impactGraph, memo map[string][]T, keys []string, read func(want []string) ([]T, error), keyOf func(T) string) ([]T, error) {
+func memoRows[T any](g *cache, memo map[string][]T, keys []string, read func(want []string) ([]T, error), keyOf func(T) string) ([]T, error) {
 	g.mu.Lock()
 	want := missing(keys, func(k string) bool { _, ok := memo[k]; return ok })
 	g.mu.Unlock()
@@ -124,7 +125,7 @@ func memoRows[T any](g *impactGraph, memo map[string][]T, keys []string, read fu
 
 // callEdges returns the call edges into the functions keys, in the order
 // of keys.
-func (g *impactGraph) callEdges(ctx context.Context, r graph.Reader, keys []string) ([]graph.CallEdge, error) {
+func (g *cache) callEdges(ctx context.Context, r graph.Reader, keys []string) ([]graph.CallEdge, error) {
 	return memoRows(g, g.callers, keys, func(want []string) ([]graph.CallEdge, error) {
 		edges, err := r.CallEdges(ctx, graph.EdgeQuery{Callees: want})
 		if err != nil {
@@ -136,7 +137,7 @@ func (g *impactGraph) callEdges(ctx context.Context, r graph.Reader, keys []stri
 
 // refs returns the uses of keys of the kinds given (all when none), uses
 // in tests included, in the order of keys.
-func (g *impactGraph) refs(ctx context.Context, r graph.Reader, keys []string, kinds ...graph.RefKind) ([]graph.Ref, error) {
+func (g *cache) refs(ctx context.Context, r graph.Reader, keys []string, kinds ...graph.RefKind) ([]graph.Ref, error) {
 	all, err := memoRows(g, g.uses, keys, func(want []string) ([]graph.Ref, error) {
 		refs, _, err := r.Refs(ctx, graph.RefQuery{Targets: want, IncludeTests: true})
 		if err != nil {
@@ -158,7 +159,7 @@ func (g *impactGraph) refs(ctx context.Context, r graph.Reader, keys []string, k
 
 // symbols returns the declarations of keys the index has, by key (read
 // only: they are the cache's).
-func (g *impactGraph) symbols(ctx context.Context, r graph.Reader, keys []string) (map[string]*graph.Symbol, error) {
+func (g *cache) symbols(ctx context.Context, r graph.Reader, keys []string) (map[string]*graph.Symbol, error) {
 	g.mu.Lock()
 	want := missing(keys, func(k string) bool { _, ok := g.syms[k]; return ok })
 	g.mu.Unlock()
@@ -189,7 +190,7 @@ func (g *impactGraph) symbols(ctx context.Context, r graph.Reader, keys []string
 }
 
 // loadPackages reads the repository's packages and who imports each.
-func (g *impactGraph) loadPackages(ctx context.Context, r graph.Reader) error {
+func (g *cache) loadPackages(ctx context.Context, r graph.Reader) error {
 	return g.pkgsOnce.do(func() error {
 		pkgs, err := r.Packages(ctx, g.repo)
 		if err != nil {
@@ -220,9 +221,9 @@ func (g *impactGraph) loadPackages(ctx context.Context, r graph.Reader) error {
 
 // testsIn returns every test function of the package directory dir (a
 // copy the caller may change).
-func (g *impactGraph) testsIn(ctx context.Context, r graph.Reader, dir string) ([]ImpactTest, error) {
+func (g *cache) testsIn(ctx context.Context, r graph.Reader, dir string) ([]Test, error) {
 	err := g.testsOnce.do(func() error {
-		tests := map[string][]ImpactTest{}
+		tests := map[string][]Test{}
 		for _, name := range []string{"Test", "Benchmark", "Example", "Fuzz"} {
 			syms, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Name: name, Mode: graph.MatchPrefix, Kinds: []graph.Kind{graph.KindFunc},
 				Repositories: []string{g.repo}, Brief: true})
@@ -235,7 +236,7 @@ func (g *impactGraph) testsIn(ctx context.Context, r graph.Reader, dir string) (
 					continue
 				}
 				d := path.Dir(s.Path)
-				tests[d] = append(tests[d], ImpactTest{Name: s.Name, Kind: kind, Package: s.PackagePath, Dir: d, Path: s.Path, Line: s.StartLine})
+				tests[d] = append(tests[d], Test{Name: s.Name, Kind: kind, Package: s.PackagePath, Dir: d, Path: s.Path, Line: s.StartLine})
 			}
 		}
 		for _, ts := range tests {
@@ -249,12 +250,12 @@ func (g *impactGraph) testsIn(ctx context.Context, r graph.Reader, dir string) (
 	if err != nil {
 		return nil, err
 	}
-	return append([]ImpactTest(nil), g.tests[dir]...), nil
+	return append([]Test(nil), g.tests[dir]...), nil
 }
 
 // testImports returns the import paths of the _test.go files of the
 // repository, by package directory, read from the disk under root.
-func (g *impactGraph) testImports(ctx context.Context, v *session.View, root string) (map[string][]string, error) {
+func (g *cache) testImports(ctx context.Context, v *session.View, root string) (map[string][]string, error) {
 	err := g.testImpsOnce.do(func() error {
 		files, err := v.Reader().Files(ctx, g.repo)
 		if err != nil {
@@ -275,7 +276,7 @@ func (g *impactGraph) testImports(ctx context.Context, v *session.View, root str
 
 // linkersOf is linkers of the one package p, kept for the calls that
 // follow (read only).
-func (g *impactGraph) linkersOf(ctx context.Context, v *session.View, root, p string) (map[string]string, error) {
+func (g *cache) linkersOf(ctx context.Context, v *session.View, root, p string) (map[string]string, error) {
 	g.mu.Lock()
 	l, ok := g.linked[p]
 	g.mu.Unlock()
@@ -324,7 +325,7 @@ type nodeSteps struct {
 
 // stepsOf returns the nodeSteps of each of syms, in order, working out
 // those not known yet from the index at once.
-func (g *impactGraph) stepsOf(ctx context.Context, v *session.View, syms []*graph.Symbol) ([]*nodeSteps, error) {
+func (g *cache) stepsOf(ctx context.Context, v *session.View, syms []*graph.Symbol) ([]*nodeSteps, error) {
 	out := make([]*nodeSteps, len(syms))
 	var todo []*graph.Symbol
 	g.mu.Lock()
@@ -364,7 +365,7 @@ func (g *impactGraph) stepsOf(ctx context.Context, v *session.View, syms []*grap
 // the declarations that use them otherwise (a function value taken, a
 // type, constant or variable used), and for methods that code outside
 // the index or reflection may call, what stands for their callers.
-func (g *impactGraph) makeSteps(ctx context.Context, v *session.View, syms []*graph.Symbol) (map[string]*nodeSteps, error) {
+func (g *cache) makeSteps(ctx context.Context, v *session.View, syms []*graph.Symbol) (map[string]*nodeSteps, error) {
 	r := v.Reader()
 	keys := make([]string, 0, len(syms))
 	made := make(map[string]*nodeSteps, len(syms))
@@ -482,7 +483,7 @@ func (g *impactGraph) makeSteps(ctx context.Context, v *session.View, syms []*gr
 // taken somewhere (a read reference), so that a call through a function
 // value may reach them as themselves and not only through a literal they
 // contain.
-func (g *impactGraph) valuesTaken(ctx context.Context, r graph.Reader, edges []graph.CallEdge) (map[string]bool, error) {
+func (g *cache) valuesTaken(ctx context.Context, r graph.Reader, edges []graph.CallEdge) (map[string]bool, error) {
 	var keys []string
 	for _, e := range edges {
 		if e.Via == graph.ViaFuncValue && e.Callee != "" {
@@ -503,10 +504,9 @@ func (g *impactGraph) valuesTaken(ctx context.Context, r graph.Reader, edges []g
 	return out, nil
 }
 
-// maxVersionBytes bounds the content of the parsed file versions an
-// impactGraph keeps; past it the least recently used are dropped (a
-// variable for tests).
-var maxVersionBytes = 8 << 20
+// maxVersionBytes bounds the content of the parsed file versions a
+// cache keeps; past it the least recently used are dropped.
+const maxVersionBytes = 8 << 20
 
 // versionKey is a file version's name and content.
 type versionKey struct{ name, content string }
@@ -520,7 +520,7 @@ type keptVersion struct {
 // parseVersion is parseVersion, kept by name and content: the old side
 // of a diff (the commit's files, or the disk for a diff not applied) is
 // the same from call to call, and the new side is read as an edit of it.
-func (g *impactGraph) parseVersion(name string, content []byte) fileVersion {
+func (g *cache) parseVersion(name string, content []byte) fileVersion {
 	key := versionKey{name, string(content)}
 	g.mu.Lock()
 	kv, ok := g.versions[key]
@@ -533,7 +533,7 @@ func (g *impactGraph) parseVersion(name string, content []byte) fileVersion {
 		return kv.fv
 	}
 	fv := parseVersion(name, content)
-	if len(content) > maxVersionBytes {
+	if len(content) > g.versionMax {
 		return fv
 	}
 	g.mu.Lock()
@@ -544,7 +544,7 @@ func (g *impactGraph) parseVersion(name string, content []byte) fileVersion {
 	if g.versions == nil {
 		g.versions = map[versionKey]*keptVersion{}
 	}
-	for g.versionBytes+len(content) > maxVersionBytes {
+	for g.versionBytes+len(content) > g.versionMax {
 		var oldest versionKey
 		var at uint64 = math.MaxUint64
 		for k, v := range g.versions {
@@ -576,7 +576,7 @@ type storedLiterals struct {
 // initialiser itself: code there runs when the stored function is
 // called, not when the package is initialised. The file is read from the
 // disk and parsed once; false when it cannot be.
-func (g *impactGraph) inStoredLiteral(root, rel string, line, col int) bool {
+func (g *cache) inStoredLiteral(root, rel string, line, col int) bool {
 	g.mu.Lock()
 	sl, ok := g.stored[rel]
 	g.mu.Unlock()

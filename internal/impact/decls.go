@@ -1,4 +1,4 @@
-package query
+package impact
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"strings"
 
+	"github.com/sextant-dev/sextant/internal/answer"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/syntax"
 )
@@ -74,7 +75,7 @@ func parseVersion(name string, content []byte) fileVersion {
 			fv.syntaxErr = list[0].Error()
 		}
 		if len(fv.syntaxErr) > maxSyntaxErr { // it may quote a literal
-			fv.syntaxErr = cutUTF8(fv.syntaxErr, maxSyntaxErr) + "…"
+			fv.syntaxErr = answer.CutUTF8(fv.syntaxErr, maxSyntaxErr) + "…"
 		}
 	}
 	if f == nil {

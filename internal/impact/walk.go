@@ -1,4 +1,4 @@
-package query
+package impact
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // declaration one closer to the change (parent), and the weakest
 // coverage on the way.
 type reached struct {
-	sym      *graph.Symbol // shared with the session's impactGraph: read only
+	sym      *graph.Symbol // shared with the session's cache: read only
 	depth    int
 	coverage graph.Coverage
 	via      string
@@ -32,16 +32,16 @@ const (
 	viaBreaks     = "breaks"     // code a breaking change breaks
 )
 
-// impactWalk walks from changed declarations to the code that runs or
+// walker walks from changed declarations to the code that runs or
 // uses them: callers through call edges (static, and candidate edges
 // through interfaces and function values), and the declarations that
 // reference them otherwise (a function value taken, a type, constant or
 // variable used), level by level until nothing new is found or depth
 // is reached. Test functions end a path: the testing framework calls
 // them.
-type impactWalk struct {
+type walker struct {
 	v        *session.View
-	g        *impactGraph
+	g        *cache
 	repo     string
 	maxDepth int // 0: no bound
 
@@ -52,12 +52,12 @@ type impactWalk struct {
 	varInit   map[string]bool   // package-level variables whose initialisers run reached code (runsAtInit)
 	root      string            // the repository's directory
 	cut       bool              // depth stopped the walk with more to find
-	stopped   bool              // maxImpactNodes stopped it
+	stopped   bool              // maxNodes stopped it
 	fileLevel map[string]string // files with a use at file level (no enclosing declaration), to the key used
 }
 
-func newImpactWalk(v *session.View, g *impactGraph, repo, root string, depth int) *impactWalk {
-	return &impactWalk{v: v, g: g, repo: repo, root: root, maxDepth: depth, nodes: map[string]*reached{},
+func newWalker(v *session.View, g *cache, repo, root string, depth int) *walker {
+	return &walker{v: v, g: g, repo: repo, root: root, maxDepth: depth, nodes: map[string]*reached{},
 		initPkgs: map[string]string{}, testInit: map[string]string{}, varInit: map[string]bool{}, fileLevel: map[string]string{}}
 }
 
@@ -101,7 +101,7 @@ type step struct {
 // declaration's coverage is that of its surest path, and its depth the
 // length of the shortest path of that coverage. Within one coverage the
 // walk goes level by level, reading each level's edges and uses at once.
-func (w *impactWalk) walk(ctx context.Context, seeds []graph.Symbol, seedVia map[string]string) error {
+func (w *walker) walk(ctx context.Context, seeds []graph.Symbol, seedVia map[string]string) error {
 	// best holds what is known of a declaration found but not yet
 	// expanded: the surest way to it so far.
 	best := map[string]*reached{}
@@ -197,7 +197,7 @@ func (w *impactWalk) walk(ctx context.Context, seeds []graph.Symbol, seedVia map
 						coverageRank(old.coverage) == coverageRank(cov) && old.depth <= p.depth+1) {
 						continue
 					}
-					if old == nil && len(w.nodes)+len(best) >= maxImpactNodes {
+					if old == nil && len(w.nodes)+len(best) >= maxNodes {
 						w.stopped = true
 						continue
 					}
@@ -217,7 +217,7 @@ func (w *impactWalk) walk(ctx context.Context, seeds []graph.Symbol, seedVia map
 // steps returns the ways from the declarations expand to those that call
 // or use them, in a stable order (that of expand, then of the index),
 // and records the files that use them at file level.
-func (w *impactWalk) steps(ctx context.Context, expand []string) ([]*nodeSteps, error) {
+func (w *walker) steps(ctx context.Context, expand []string) ([]*nodeSteps, error) {
 	syms := make([]*graph.Symbol, len(expand))
 	for i, k := range expand {
 		syms[i] = w.nodes[k].sym
@@ -243,7 +243,7 @@ func (w *impactWalk) steps(ctx context.Context, expand []string) ([]*nodeSteps, 
 // (var A = &Analyzer{Run: func(p *Pass) { p.Report() }}), which runs when
 // the stored function is called, through the variable's readers and the
 // calls of its value, both walked from it.
-func (w *impactWalk) runsAtInit(p *reached, s *step) bool {
+func (w *walker) runsAtInit(p *reached, s *step) bool {
 	if s.via == viaReference && s.cov == graph.CoverageExact && p.sym.Kind.IsFunction() {
 		return false
 	}
@@ -256,7 +256,7 @@ func (w *impactWalk) runsAtInit(p *reached, s *step) bool {
 // noteInit records a reached declaration that runs when its package is
 // initialised: an init function, or a package-level variable, whose
 // initialiser is where a call or use in it happens.
-func (w *impactWalk) noteInit(n *reached) {
+func (w *walker) noteInit(n *reached) {
 	s := n.sym
 	if (s.Kind == graph.KindVar && s.Parent == "") || (s.Kind == graph.KindFunc && s.Name == "init") {
 		if s.TestOnly {
@@ -272,7 +272,7 @@ func (w *impactWalk) noteInit(n *reached) {
 }
 
 // reach spells the path from a reached declaration back to the change.
-func (w *impactWalk) reach(key string) []string {
+func (w *walker) reach(key string) []string {
 	var out []string
 	for k := key; k != ""; {
 		n := w.nodes[k]
@@ -313,7 +313,7 @@ var outsideCalled = map[string]bool{
 
 // seedOf returns the changed declaration (or broken code) a reached
 // declaration's way back ends at; the zero Symbol for an unknown key.
-func (w *impactWalk) seedOf(key string) graph.Symbol {
+func (w *walker) seedOf(key string) graph.Symbol {
 	if n := w.nodes[key]; n != nil {
 		if s := w.nodes[n.seed]; s != nil {
 			return *s.sym

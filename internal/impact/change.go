@@ -1,4 +1,4 @@
-package query
+package impact
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sextant-dev/sextant/internal/answer"
 	"github.com/sextant-dev/sextant/internal/diff"
 	"github.com/sextant-dev/sextant/internal/git"
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -164,8 +165,8 @@ func declsOnLines(p string, content []byte, from, to int) []*changedDecl {
 	return out
 }
 
-// parseLines reads the lines parameter: "N" or "N-M".
-func parseLines(s string) (int, int, error) {
+// ParseLines reads the lines parameter: "N" or "N-M".
+func ParseLines(s string) (int, int, error) {
 	a, b, ranged := strings.Cut(s, "-")
 	from, err := strconv.Atoi(a)
 	to := from
@@ -173,7 +174,7 @@ func parseLines(s string) (int, int, error) {
 		to, err = strconv.Atoi(b)
 	}
 	if err != nil || from < 1 || to < from {
-		return 0, 0, invalid("lines", "must be a line N or a range N-M with 1 <= N <= M (got %q)", s)
+		return 0, 0, answer.Invalid("lines", "must be a line N or a range N-M with 1 <= N <= M (got %q)", s)
 	}
 	return from, to, nil
 }
@@ -206,15 +207,15 @@ func gitChanges(ctx context.Context, root, base string) ([]fileChange, string, e
 	}
 	repo, err := git.Open(ctx, root)
 	if errors.Is(err, git.ErrForeignGitDir) {
-		return nil, "", invalid(field, "needs a git work tree, and %s is not read as one because %v (pass diff_text instead)", root, err)
+		return nil, "", answer.Invalid(field, "needs a git work tree, and %s is not read as one because %v (pass diff_text instead)", root, err)
 	}
 	if err != nil {
-		return nil, "", invalid(field, "needs a git work tree, and %s is not in one (pass diff_text instead)", root)
+		return nil, "", answer.Invalid(field, "needs a git work tree, and %s is not in one (pass diff_text instead)", root)
 	}
 	commit, err := repo.Commit(ctx, rev)
 	if err != nil {
 		if errors.Is(err, git.ErrBadRevision) {
-			return nil, "", invalid(field, "%q is not a commit of the repository at %s (name one commit: no range, negation or option)", rev, root)
+			return nil, "", answer.Invalid(field, "%q is not a commit of the repository at %s (name one commit: no range, negation or option)", rev, root)
 		}
 		return nil, "", graph.Wrap(graph.CodeReadError, err, "reading git")
 	}
@@ -302,7 +303,7 @@ func goFilesOnDisk(root string) (map[string][]byte, error) {
 func textChanges(root string, text string) ([]fileChange, bool, error) {
 	files, err := diff.Parse([]byte(text))
 	if err != nil {
-		return nil, false, invalid("diff_text", "is not a unified diff: %v", err)
+		return nil, false, answer.Invalid("diff_text", "is not a unified diff: %v", err)
 	}
 	r, err := os.OpenRoot(root)
 	if err != nil {
@@ -382,7 +383,7 @@ func textChanges(root string, text string) ([]fileChange, bool, error) {
 	}
 	out, err := try(false)
 	if err != nil {
-		return nil, false, invalid("diff_text", "applies to the files on disk neither as done nor as to do: %v", err)
+		return nil, false, answer.Invalid("diff_text", "applies to the files on disk neither as done nor as to do: %v", err)
 	}
 	return out, false, nil
 }

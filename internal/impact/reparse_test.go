@@ -1,4 +1,4 @@
-package query
+package impact
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 // random bytes that may break the syntax anywhere; and most edits inside
 // declarations are read that way.
 func TestEditVersion(t *testing.T) {
-	files, err := filepath.Glob("impact_*.go")
+	files, err := filepath.Glob("*.go")
 	if err != nil || len(files) < 5 {
 		t.Fatalf("Go files to edit: %v %v", files, err)
 	}
@@ -102,15 +102,13 @@ func sameVersion(a, b fileVersion) bool {
 }
 
 // TestVersionCache: the parsed old sides kept are those used last, up to
-// maxVersionBytes of content, and a kept one is what parsing gives.
+// versionMax of content, and a kept one is what parsing gives.
 func TestVersionCache(t *testing.T) {
 	src := func(name string) []byte {
 		return []byte("package p\n\nfunc " + name + "() int {\n\treturn 1 // " + strings.Repeat(name, 20) + "\n}\n")
 	}
 	a, b, c := src("A"), src("B"), src("C")
-	defer func(n int) { maxVersionBytes = n }(maxVersionBytes)
-	maxVersionBytes = len(a) + len(b) + len(c)/2
-	g := &impactGraph{}
+	g := &cache{versionMax: len(a) + len(b) + len(c)/2}
 	kept := func() string {
 		var names []string
 		for k := range g.versions {
@@ -132,7 +130,7 @@ func TestVersionCache(t *testing.T) {
 		t.Errorf("kept %d bytes, want %d", g.versionBytes, len(a)+len(c))
 	}
 	g.parseVersion("a.go", src("AA"))
-	if got := kept(); got != "a.go c.go" || g.versionBytes > maxVersionBytes {
+	if got := kept(); got != "a.go c.go" || g.versionBytes > g.versionMax {
 		t.Errorf("after another version of a.go: kept %q, %d bytes", got, g.versionBytes)
 	}
 }

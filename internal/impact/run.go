@@ -1,23 +1,71 @@
-package query
+package impact
 
 import (
 	"context"
-	"github.com/sextant-dev/sextant/internal/blind"
 	"path"
 	"strings"
 
+	"github.com/sextant-dev/sextant/internal/answer"
+	"github.com/sextant-dev/sextant/internal/blind"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
 )
 
-// impactRun is one get_impact call: the change, then what it reaches.
-type impactRun struct {
+// The kinds of change a Request names.
+const (
+	ModeSymbol      = "symbol"       // a declaration, as it is
+	ModeLines       = "lines"        // the declarations on lines of a file
+	ModeWorkingTree = "working_tree" // the working tree against HEAD
+	ModeBase        = "base"         // the working tree against a commit
+	ModeDiffText    = "diff_text"    // a unified diff, applied or not
+)
+
+// Request is a checked get_impact call: what changed, how far to walk,
+// and how to page and render the answer.
+type Request struct {
+	Mode       string       // one of the Mode constants
+	Symbol     graph.Symbol // ModeSymbol: the changed declaration, resolved
+	Repository string       // the repository File or the diff is in ("": the root's)
+	File       string       // ModeLines: the changed file, as given
+	Lines      string       // ModeLines: the lines, as given
+	From, To   int          // ModeLines: the lines
+	Base       string       // ModeBase: the commit compared with
+	DiffText   string       // ModeDiffText: the diff
+	Depth      int          // most steps from a change; 0: to the tests
+	Format     string       // text or commands
+	Budget     int          // tokens of text
+	Limit      int          // rows a page
+	Cursor     string       // where the page starts
+	Query      string       // the fingerprint of the call the cursor belongs to
+}
+
+// Run answers req in the pinned view v: the changes, what they break,
+// what they reach and the tests reaching them, paged and fitted to the
+// budget.
+func Run(ctx context.Context, v *session.View, req Request) (*Output, error) {
+	a := &run{v: v, req: req, seedVia: map[string]string{}}
+	if err := a.changes(ctx); err != nil {
+		return nil, err
+	}
+	if err := a.breaking(ctx); err != nil {
+		return nil, err
+	}
+	if err := a.reach(ctx); err != nil {
+		return nil, err
+	}
+	if err := a.collectTests(ctx); err != nil {
+		return nil, err
+	}
+	return a.answer(ctx)
+}
+
+// run is one get_impact call: the change, then what it reaches.
+type run struct {
 	v   *session.View
-	in  GetImpactInput
-	req impactRequest
+	req Request
 
 	repo     graph.RepositoryStatus
-	g        *impactGraph // the session's cache of what this reads of the repository
+	g        *cache // the session's cache of what this reads of the repository
 	pkgs     []graph.Package
 	base     string // the commit compared with
 	indexNew bool   // the index describes the new side of the change (false: a diff not applied yet)
@@ -26,23 +74,20 @@ type impactRun struct {
 
 	seeds   []graph.Symbol    // the changed declarations the index has, and the code a breaking change breaks
 	seedVia map[string]string // viaBreaks for the latter
-	walk    *impactWalk
+	walk    *walker
 	broken  []BreakingChange
-	tests   []ImpactTest
+	tests   []Test
 	cmds    []TestCommand
 	c       blind.Spots
 }
 
 // changes finds what the change touches, and the index's symbol for each
 // declaration.
-func (a *impactRun) changes(ctx context.Context) error {
+func (a *run) changes(ctx context.Context) error {
 	var files []fileChange
-	switch a.req.mode {
-	case "symbol":
-		sym, err := resolve(ctx, a.v, a.req.sel)
-		if err != nil {
-			return err
-		}
+	switch a.req.Mode {
+	case ModeSymbol:
+		sym := a.req.Symbol
 		rp, err := a.v.Repo(sym.Repository)
 		if err != nil {
 			return err
@@ -55,25 +100,25 @@ func (a *impactRun) changes(ctx context.Context) error {
 		a.fill(c)
 		a.seeds = append(a.seeds, sym)
 		return a.loadPackages(ctx)
-	case "lines":
-		loc, err := a.v.Locate("file", a.in.File, a.in.Repository)
+	case ModeLines:
+		loc, err := a.v.Locate("file", a.req.File, a.req.Repository)
 		if err != nil {
 			return err
 		}
 		if !strings.HasSuffix(loc.Rel, ".go") {
-			return invalid("file", "must be a Go file (got %s)", loc.Rel)
+			return answer.Invalid("file", "must be a Go file (got %s)", loc.Rel)
 		}
 		content, err := session.ReadFile(loc.Repo.Root, loc.Rel)
 		if err != nil {
 			return session.FileError("file", loc.Rel, err)
 		}
 		a.repo, a.indexNew = loc.Repo, true
-		a.changed = declsOnLines(loc.Rel, content, a.req.from, a.req.to)
+		a.changed = declsOnLines(loc.Rel, content, a.req.From, a.req.To)
 		if len(a.changed) == 0 {
-			a.notes = append(a.notes, "no declaration spans lines "+a.in.Lines+" of "+loc.Rel+" (imports, comments or blank lines)")
+			a.notes = append(a.notes, "no declaration spans lines "+a.req.Lines+" of "+loc.Rel+" (imports, comments or blank lines)")
 		}
 	default:
-		rp, err := a.v.Repo(a.in.Repository)
+		rp, err := a.v.Repo(a.req.Repository)
 		if err != nil {
 			return err
 		}
@@ -81,10 +126,10 @@ func (a *impactRun) changes(ctx context.Context) error {
 			return graph.Errorf(graph.CodeOutsideRoots, "repository %s (%s) is not under this server's roots, so its files are not read", rp.Name, rp.Root)
 		}
 		a.repo = rp
-		if a.req.mode == "diff_text" {
-			files, a.indexNew, err = textChanges(rp.Root, a.in.DiffText)
+		if a.req.Mode == ModeDiffText {
+			files, a.indexNew, err = textChanges(rp.Root, a.req.DiffText)
 		} else {
-			files, a.base, err = gitChanges(ctx, rp.Root, a.in.Base)
+			files, a.base, err = gitChanges(ctx, rp.Root, a.req.Base)
 			a.indexNew = true
 		}
 		if err != nil {
@@ -121,11 +166,11 @@ func (a *impactRun) changes(ctx context.Context) error {
 	return nil
 }
 
-func (a *impactRun) loadPackages(ctx context.Context) error {
+func (a *run) loadPackages(ctx context.Context) error {
 	if a.g != nil {
 		return nil
 	}
-	g, err := impactGraphOf(ctx, a.v, a.repo.Name)
+	g, err := cacheOf(ctx, a.v, a.repo.Name)
 	if err != nil {
 		return err
 	}
@@ -151,7 +196,7 @@ func packageOf(pkgs []graph.Package, dir, name string) string {
 // find looks up the index's symbol of a changed declaration: the one of
 // its package and test variant with its qualified name, in its file for
 // an init function.
-func (a *impactRun) find(ctx context.Context, c *changedDecl) error {
+func (a *run) find(ctx context.Context, c *changedDecl) error {
 	c.Package = packageOf(a.pkgs, c.dir, c.pkgName)
 	if c.Package == "" {
 		return nil
@@ -181,7 +226,7 @@ func (a *impactRun) find(ctx context.Context, c *changedDecl) error {
 
 // initsOf returns the init functions of the file of c whose lines
 // overlap c's.
-func (a *impactRun) initsOf(ctx context.Context, c *changedDecl) ([]graph.Symbol, error) {
+func (a *run) initsOf(ctx context.Context, c *changedDecl) ([]graph.Symbol, error) {
 	syms, _, err := a.v.Reader().FindSymbols(ctx, graph.SymbolQuery{Name: "init", Mode: graph.MatchPrefix, Kinds: []graph.Kind{graph.KindFunc},
 		Repositories: []string{a.repo.Name}, PathPrefix: c.Path})
 	if err != nil {
@@ -197,7 +242,7 @@ func (a *impactRun) initsOf(ctx context.Context, c *changedDecl) ([]graph.Symbol
 }
 
 // fill copies the symbol's key and exportedness into the row.
-func (a *impactRun) fill(c *changedDecl) {
+func (a *run) fill(c *changedDecl) {
 	if c.found {
 		c.StableKey, c.Package = c.sym.Key, c.sym.PackagePath
 	}
@@ -208,12 +253,9 @@ func (a *impactRun) fill(c *changedDecl) {
 	c.Exported = isExportedName(name) && !c.test && c.pkgName != "main"
 }
 
-// BlindDepth: depth stopped the walk before it ran out of code to reach.
-const BlindDepth = "depth"
-
 // reach walks from the seeds, and names what the walk cannot see.
-func (a *impactRun) reach(ctx context.Context) error {
-	a.walk = newImpactWalk(a.v, a.g, a.repo.Name, a.repo.Root, a.in.Depth)
+func (a *run) reach(ctx context.Context) error {
+	a.walk = newWalker(a.v, a.g, a.repo.Name, a.repo.Root, a.req.Depth)
 	if err := a.walk.walk(ctx, a.seeds, a.seedVia); err != nil {
 		return err
 	}
@@ -225,10 +267,10 @@ func (a *impactRun) reach(ctx context.Context) error {
 	}
 	a.c.AddTypeErrors(facts, "calls and uses")
 	if w.cut {
-		a.c.Add(BlindDepth, "the walk stopped at depth %d with more callers and users to follow; omit depth to walk until the tests", a.in.Depth)
+		a.c.Add(blind.Depth, "the walk stopped at depth %d with more callers and users to follow; omit depth to walk until the tests", a.req.Depth)
 	}
 	if w.stopped {
-		a.c.Add(blind.MaxNodes, "the walk stopped at %d declarations; give a smaller change", maxImpactNodes)
+		a.c.Add(blind.MaxNodes, "the walk stopped at %d declarations; give a smaller change", maxNodes)
 	}
 	var methods, values []string
 	for _, k := range w.order {

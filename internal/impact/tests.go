@@ -1,13 +1,13 @@
-package query
+package impact
 
 import (
 	"context"
 	"fmt"
-	"github.com/sextant-dev/sextant/internal/blind"
 	"path"
 	"sort"
 	"strings"
 
+	"github.com/sextant-dev/sextant/internal/blind"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
 )
@@ -55,11 +55,11 @@ func testEntryKind(s *graph.Symbol) string {
 // collectTests lists the tests the walk reached: directly, through a TestMain,
 // and through package initialisation, which runs in every test binary
 // that links the package.
-func (a *impactRun) collectTests(ctx context.Context) error {
+func (a *run) collectTests(ctx context.Context) error {
 	w := a.walk
-	found := map[string]*ImpactTest{} // by dir + name
-	fromOf := map[string]string{}     // by dir + name: the reached key the test's way in goes through
-	add := func(t ImpactTest, from string) {
+	found := map[string]*Test{}   // by dir + name
+	fromOf := map[string]string{} // by dir + name: the reached key the test's way in goes through
+	add := func(t Test, from string) {
 		k := t.Dir + "\x00" + t.Name
 		if old, ok := found[k]; ok && (old.Via != viaInit || t.Via == viaInit) {
 			return // the first (nearest) way in is kept; a direct one beats init
@@ -78,7 +78,7 @@ func (a *impactRun) collectTests(ctx context.Context) error {
 			mains = append(mains, n)
 			continue
 		}
-		add(ImpactTest{Name: n.sym.Name, Kind: kind, Package: n.sym.PackagePath, Dir: path.Dir(n.sym.Path),
+		add(Test{Name: n.sym.Name, Kind: kind, Package: n.sym.PackagePath, Dir: path.Dir(n.sym.Path),
 			Path: n.sym.Path, Line: n.sym.StartLine, Depth: n.depth, Coverage: string(n.coverage), Via: n.via, Reach: w.reach(k)}, k)
 	}
 	// A TestMain runs every test of its package's binary around it.
@@ -187,7 +187,7 @@ func (a *impactRun) collectTests(ctx context.Context) error {
 // the packages: the packages themselves and every package importing them,
 // directly or not, with its tests (external test packages included), each
 // to the package of paths it links.
-func (g *impactGraph) linkers(ctx context.Context, v *session.View, root string, paths []string) (map[string]string, error) {
+func (g *cache) linkers(ctx context.Context, v *session.View, root string, paths []string) (map[string]string, error) {
 	out := map[string]string{}
 	why := map[string]string{}
 	queue := append([]string{}, paths...)
@@ -244,9 +244,9 @@ func (g *impactGraph) linkers(ctx context.Context, v *session.View, root string,
 // commands writes one go test line per package directory for its tests,
 // examples and fuzz targets (their seed corpora), and one for its
 // benchmarks. A directory all of whose tests are named runs whole.
-func testCommands(ctx context.Context, g *impactGraph, r graph.Reader, modules []graph.Module, tests []ImpactTest) ([]TestCommand, error) {
+func testCommands(ctx context.Context, g *cache, r graph.Reader, modules []graph.Module, tests []Test) ([]TestCommand, error) {
 	var cmds []TestCommand
-	byDir := map[string][]ImpactTest{}
+	byDir := map[string][]Test{}
 	for _, t := range tests {
 		byDir[t.Dir] = append(byDir[t.Dir], t)
 	}
