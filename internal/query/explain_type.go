@@ -13,6 +13,7 @@ import (
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/live"
 	"github.com/sextant-dev/sextant/internal/session"
+	"github.com/sextant-dev/sextant/internal/typeproto"
 )
 
 const descExplainType = `A Go type's protocol: kind, underlying type, type parameters, constructors, method sets of T and *T with effects, the interfaces it satisfies (standard library too), channel fields with who sends, receives and closes, goroutines its methods start, whether a copy is safe. Selectors as get_symbol; within budget, with cursors. Errors: INVALID_ARGUMENT (not a type), SYMBOL_NOT_FOUND, AMBIGUOUS_SYMBOL, CHECK_ERROR, CURSOR_INVALID.`
@@ -58,13 +59,9 @@ type TypeFunc struct {
 	Line      int    `json:"line" jsonschema:"1-based line"`
 }
 
-// TypeInterface is an interface the type satisfies.
-type TypeInterface struct {
-	Interface string `json:"interface" jsonschema:"pkg.Name"`
-	Package   string `json:"package" jsonschema:"import path; empty for error"`
-	Pointer   bool   `json:"pointer,omitempty" jsonschema:"only *T satisfies it"`
-	Indexed   bool   `json:"indexed,omitempty" jsonschema:"find_implementations knows it too"`
-}
+// TypeInterface is an interface the type satisfies (see package
+// typeproto).
+type TypeInterface = typeproto.Interface
 
 // TypeSite is a place in a function.
 type TypeSite struct {
@@ -227,10 +224,10 @@ func typeProtocol(ctx context.Context, v *session.View, p *live.Package, repo gr
 		// to everything: what it holds and satisfies is unknown.
 		tp.CopyHazard = "unknown: the type is invalid"
 	} else {
-		tp.CopyHazard = copyHazard(t, q)
+		tp.CopyHazard = typeproto.CopyHazard(t, q)
 	}
 	tp.CopySafe = tp.CopyHazard == ""
-	tp.Embedded = embeddedTypes(t, q)
+	tp.Embedded = typeproto.EmbeddedTypes(t, q)
 	where := func(o types.Object) (string, int) {
 		ps := p.Fset.Position(o.Pos())
 		rel, ok := relPath(repo.Root, ps.Filename)
@@ -239,20 +236,21 @@ func typeProtocol(ctx context.Context, v *session.View, p *live.Package, repo gr
 		}
 		return rel, ps.Line
 	}
-	for _, fn := range constructors(p.Pkg.Types, obj, q) {
+	for _, fn := range typeproto.Constructors(p.Pkg.Types, obj, q) {
 		path, line := where(fn)
 		tp.Constructors = append(tp.Constructors, TypeFunc{Name: fn.Name(),
 			Signature: strings.TrimPrefix(types.TypeString(fn.Type(), q), "func"), Path: path, Line: line})
 	}
-	tp.Methods = methodSet(t, q)
-	for i := range tp.Methods {
-		tp.Methods[i].Path, tp.Methods[i].Line = where(tp.Methods[i].fn)
+	for _, m := range typeproto.MethodSet(t, q) {
+		tm := TypeMethod{Name: m.Name, Signature: m.Signature, Receiver: m.Receiver, Promoted: m.Promoted, pkg: m.Func.Pkg(), fn: m.Func}
+		tm.Path, tm.Line = where(m.Func)
+		tp.Methods = append(tp.Methods, tm)
 	}
 	if err := methodEffects(ctx, v, sym, tp.Methods); err != nil {
 		return nil, err
 	}
 	if !invalidType {
-		tp.Satisfies = satisfiedInterfaces(p.Pkg.Types, t, obj)
+		tp.Satisfies = typeproto.SatisfiedInterfaces(p.Pkg.Types, t, obj)
 		if err := indexedInterfaces(ctx, v, sym, tp); err != nil {
 			return nil, err
 		}
@@ -269,15 +267,15 @@ func typeProtocol(ctx context.Context, v *session.View, p *live.Package, repo gr
 				chans = append(chans, f)
 			}
 		}
-		uses := channelUses(p, chans)
+		uses := typeproto.ChannelUses(p, chans)
 		for _, f := range chans {
 			c := TypeChannel{Field: f.Name(), Type: types.TypeString(f.Type(), q), Sends: []TypeSite{}, Receives: []TypeSite{}, Closes: []TypeSite{}}
 			for _, u := range uses {
-				if u.field != f {
+				if u.Field != f {
 					continue
 				}
-				s := site(u.fn, u.pos)
-				switch u.op {
+				s := site(u.Fn, u.Pos)
+				switch u.Op {
 				case "send":
 					c.Sends = append(c.Sends, s)
 				case "receive":
@@ -289,8 +287,8 @@ func typeProtocol(ctx context.Context, v *session.View, p *live.Package, repo gr
 			tp.Channels = append(tp.Channels, c)
 		}
 	}
-	for _, g := range goStatements(p, obj.Name()) {
-		tp.Goroutines = append(tp.Goroutines, TypeGoroutine{TypeSite: site(g.fn, g.pos), Starts: exprText(p, g.call)})
+	for _, g := range typeproto.GoStatements(p, obj.Name()) {
+		tp.Goroutines = append(tp.Goroutines, TypeGoroutine{TypeSite: site(g.Fn, g.Pos), Starts: exprText(p, g.Call)})
 	}
 	return tp, nil
 }

@@ -1,4 +1,11 @@
-package query
+// Package typeproto reads the protocol of a Go type with go/types, from
+// its package compiled from the disk: its method sets and where each
+// method is promoted from, what it embeds, whether a copy of it is safe,
+// the functions that construct it, the interfaces it satisfies, the
+// sends, receives and closes of its channel fields and the goroutines its
+// methods start. explain_type adds the index's effect rows and
+// implementations to it.
+package typeproto
 
 import (
 	"go/ast"
@@ -11,27 +18,41 @@ import (
 	"github.com/sextant-dev/sextant/internal/syntax"
 )
 
-// The protocol of a Go type, read with go/types from its package compiled
-// from the disk: what explain_type reports besides the index's effect
-// rows and implementations.
+// Method is one method of a type's method sets.
+type Method struct {
+	Name      string      // the method's name
+	Signature string      // parameters and results
+	Receiver  string      // T: in the method sets of T and *T; *T: of *T only
+	Promoted  string      // the embedded field it is promoted from, "" when declared on T
+	Func      *types.Func // the method
+}
 
-// methodSet lists the methods of *T (of T for an interface), each marked
+// Interface is an interface a type satisfies; explain_type answers it as
+// it is.
+type Interface struct {
+	Interface string `json:"interface" jsonschema:"pkg.Name"`
+	Package   string `json:"package" jsonschema:"import path; empty for error"`
+	Pointer   bool   `json:"pointer,omitempty" jsonschema:"only *T satisfies it"`
+	Indexed   bool   `json:"indexed,omitempty" jsonschema:"find_implementations knows it too"`
+}
+
+// MethodSet lists the methods of *T (of T for an interface), each marked
 // with whether T's own method set has it and, for a promoted method, the
 // embedded fields it comes through.
-func methodSet(t types.Type, q types.Qualifier) []TypeMethod {
+func MethodSet(t types.Type, q types.Qualifier) []Method {
 	valueSet := types.NewMethodSet(t)
 	full := valueSet
 	if !types.IsInterface(t) {
 		full = types.NewMethodSet(types.NewPointer(t))
 	}
-	var out []TypeMethod
+	var out []Method
 	for sel := range full.Methods() {
 		fn, ok := sel.Obj().(*types.Func)
 		if !ok {
 			continue
 		}
-		m := TypeMethod{Name: fn.Name(), Signature: strings.TrimPrefix(types.TypeString(fn.Type(), q), "func"),
-			Receiver: "T", pkg: fn.Pkg(), fn: fn}
+		m := Method{Name: fn.Name(), Signature: strings.TrimPrefix(types.TypeString(fn.Type(), q), "func"),
+			Receiver: "T", Func: fn}
 		if valueSet.Lookup(fn.Pkg(), fn.Name()) == nil {
 			m.Receiver = "*T"
 		}
@@ -40,7 +61,7 @@ func methodSet(t types.Type, q types.Qualifier) []TypeMethod {
 		}
 		out = append(out, m)
 	}
-	slices.SortFunc(out, func(a, b TypeMethod) int {
+	slices.SortFunc(out, func(a, b Method) int {
 		if (a.Promoted == "") != (b.Promoted == "") {
 			if a.Promoted == "" {
 				return -1
@@ -76,8 +97,8 @@ func derefUnder(t types.Type) types.Type {
 	return t.Underlying()
 }
 
-// embeddedTypes lists the types t's struct embeds.
-func embeddedTypes(t types.Type, q types.Qualifier) []string {
+// EmbeddedTypes lists the types t's struct embeds.
+func EmbeddedTypes(t types.Type, q types.Qualifier) []string {
 	st, ok := t.Underlying().(*types.Struct)
 	if !ok {
 		return nil
@@ -91,13 +112,13 @@ func embeddedTypes(t types.Type, q types.Qualifier) []string {
 	return out
 }
 
-// copyHazard says why a value of t must not be copied: the path to a lock
+// CopyHazard says why a value of t must not be copied: the path to a lock
 // it holds (a type whose pointer has Lock and Unlock, as sync.Mutex,
 // sync.RWMutex and the noCopy markers of sync.WaitGroup and the atomic
 // types have), through fields and arrays but not through pointers,
 // slices, maps, channels or interfaces, which a copy shares. "" when a
 // copy is safe.
-func copyHazard(t types.Type, q types.Qualifier) string {
+func CopyHazard(t types.Type, q types.Qualifier) string {
 	seen := map[types.Type]bool{}
 	var walk func(t types.Type, path string) string
 	walk = func(t types.Type, path string) string {
@@ -150,9 +171,9 @@ func isLock(t types.Type) bool {
 	return true
 }
 
-// constructors lists the package-level functions of pkg that return T or
+// Constructors lists the package-level functions of pkg that return T or
 // *T (of any instantiation, for a generic T).
-func constructors(pkg *types.Package, obj *types.TypeName, q types.Qualifier) []*types.Func {
+func Constructors(pkg *types.Package, obj *types.TypeName, q types.Qualifier) []*types.Func {
 	var out []*types.Func
 	scope := pkg.Scope()
 	for _, name := range scope.Names() {
@@ -175,19 +196,19 @@ func constructors(pkg *types.Package, obj *types.TypeName, q types.Qualifier) []
 	return out
 }
 
-// satisfiedInterfaces lists the interfaces with methods, among the named
+// SatisfiedInterfaces lists the interfaces with methods, among the named
 // types of pkg and of every package it imports transitively (the
 // standard library and dependencies included) and error, that t or *t
 // satisfies. Generic interfaces, t itself, and the interfaces of internal
 // packages pkg may not import are left out.
-func satisfiedInterfaces(pkg *types.Package, t types.Type, obj *types.TypeName) []TypeInterface {
-	var out []TypeInterface
+func SatisfiedInterfaces(pkg *types.Package, t types.Type, obj *types.TypeName) []Interface {
+	var out []Interface
 	seen := map[*types.Package]bool{}
 	check := func(tn *types.TypeName) {
 		if tn == obj || !tn.Exported() && tn.Pkg() != pkg && tn.Pkg() != nil {
 			return
 		}
-		if tn.Pkg() != nil && !mayImport(pkg.Path(), tn.Pkg().Path()) {
+		if tn.Pkg() != nil && !MayImport(pkg.Path(), tn.Pkg().Path()) {
 			return
 		}
 		n, ok := tn.Type().(*types.Named)
@@ -206,9 +227,9 @@ func satisfiedInterfaces(pkg *types.Package, t types.Type, obj *types.TypeName) 
 		}
 		switch {
 		case types.Implements(t, iface):
-			out = append(out, TypeInterface{Interface: name, Package: path})
+			out = append(out, Interface{Interface: name, Package: path})
 		case !types.IsInterface(t) && types.Implements(types.NewPointer(t), iface):
-			out = append(out, TypeInterface{Interface: name, Package: path, Pointer: true})
+			out = append(out, Interface{Interface: name, Package: path, Pointer: true})
 		}
 	}
 	var visit func(p *types.Package)
@@ -231,12 +252,12 @@ func satisfiedInterfaces(pkg *types.Package, t types.Type, obj *types.TypeName) 
 	return out
 }
 
-// mayImport reports whether the package at from may import the package
+// MayImport reports whether the package at from may import the package
 // at path under the go command's rule for internal directories: what
 // precedes path's last "internal" element must be from or a parent of it
 // (for the standard library's own internal packages, the standard library,
 // whose paths have no dot in their first element).
-func mayImport(from, path string) bool {
+func MayImport(from, path string) bool {
 	i := strings.LastIndex("/"+path+"/", "/internal/")
 	switch {
 	case i < 0:
@@ -249,18 +270,18 @@ func mayImport(from, path string) bool {
 	return from == parent || strings.HasPrefix(from, parent+"/")
 }
 
-// chanUse is one send, receive or close of a channel field, in a
+// ChanUse is one send, receive or close of a channel field, in a
 // function of the package.
-type chanUse struct {
-	field *types.Var
-	op    string // send, receive, close
-	fn    string // the enclosing function's qualified name
-	pos   token.Pos
+type ChanUse struct {
+	Field *types.Var
+	Op    string    // send, receive, close
+	Fn    string    // the enclosing function's qualified name
+	Pos   token.Pos // where
 }
 
-// channelUses finds, in the syntax of p's package, every send, receive
+// ChannelUses finds, in the syntax of p's package, every send, receive
 // (a receive expression, a range, a select case) and close of the fields.
-func channelUses(p *live.Package, fields []*types.Var) []chanUse {
+func ChannelUses(p *live.Package, fields []*types.Var) []ChanUse {
 	info := p.Pkg.TypesInfo
 	if info == nil {
 		return nil
@@ -285,7 +306,7 @@ func channelUses(p *live.Package, fields []*types.Var) []chanUse {
 		}
 		return nil
 	}
-	var out []chanUse
+	var out []ChanUse
 	for _, file := range p.Pkg.Syntax {
 		for _, decl := range file.Decls {
 			fd, ok := decl.(*ast.FuncDecl)
@@ -296,7 +317,7 @@ func channelUses(p *live.Package, fields []*types.Var) []chanUse {
 			ast.Inspect(fd.Body, func(n ast.Node) bool {
 				add := func(e ast.Expr, op string, pos token.Pos) {
 					if f := fieldOf(e); f != nil {
-						out = append(out, chanUse{field: f, op: op, fn: fn, pos: pos})
+						out = append(out, ChanUse{Field: f, Op: op, Fn: fn, Pos: pos})
 					}
 				}
 				switch n := n.(type) {
@@ -322,10 +343,10 @@ func channelUses(p *live.Package, fields []*types.Var) []chanUse {
 	return out
 }
 
-// goStatements finds the go statements in the bodies of the methods of
+// GoStatements finds the go statements in the bodies of the methods of
 // the type named typeName in p's package.
-func goStatements(p *live.Package, typeName string) []goStmt {
-	var out []goStmt
+func GoStatements(p *live.Package, typeName string) []GoStmt {
+	var out []GoStmt
 	for _, file := range p.Pkg.Syntax {
 		for _, decl := range file.Decls {
 			fd, ok := decl.(*ast.FuncDecl)
@@ -335,7 +356,7 @@ func goStatements(p *live.Package, typeName string) []goStmt {
 			fn, _ := syntax.FuncName(fd)
 			ast.Inspect(fd.Body, func(n ast.Node) bool {
 				if g, ok := n.(*ast.GoStmt); ok {
-					out = append(out, goStmt{fn: fn, pos: g.Go, call: g.Call})
+					out = append(out, GoStmt{Fn: fn, Pos: g.Go, Call: g.Call})
 				}
 				return true
 			})
@@ -344,9 +365,9 @@ func goStatements(p *live.Package, typeName string) []goStmt {
 	return out
 }
 
-// goStmt is one go statement of a method.
-type goStmt struct {
-	fn   string
-	pos  token.Pos
-	call *ast.CallExpr
+// GoStmt is one go statement of a method.
+type GoStmt struct {
+	Fn   string        // the method's qualified name
+	Pos  token.Pos     // where
+	Call *ast.CallExpr // what it starts
 }
