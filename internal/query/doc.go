@@ -4,11 +4,12 @@
 // several tools share in files named for what they are: selector.go,
 // paging.go, symbolref.go. A capability larger than its tool has a
 // package of its own, which the tool's file calls: change impact
-// (internal/impact), a type's protocol (internal/typeproto), the
-// completeness verdict (internal/blind); what
-// every answer shares (envelopes, cursors, budgets) is internal/answer.
-// The tools read the index through a session.View (internal/session keeps
-// roots, freshness and caches); the lsp_* tools live in internal/lsptools. tools.go is the
-// one registry the MCP server (internal/mcpserver) and the CLI
-// (internal/cli) both serve, so both answer the same.
+// (internal/impact), a type's protocol (internal/typeproto), search
+// ranking (internal/rank), the completeness verdict (internal/blind);
+// what every answer shares (envelopes, cursors, budgets) is
+// internal/answer. The tools read the index through a session.View
+// (internal/session keeps roots, freshness and caches); the lsp_* tools
+// live in internal/lsptools. tools.go is the one registry the MCP server
+// (internal/mcpserver) and the CLI (internal/cli) both serve, so both
+// answer the same.
 package query

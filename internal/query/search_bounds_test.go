@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/rank"
 )
 
 // The bounds of a question, as the README's security model states them.
@@ -89,8 +90,8 @@ func TestSearchRankingLinear(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		_, concepts := questionWords(q)
-		rankHits(ctx, v, append([]graph.TextHit(nil), hits...), concepts, true)
+		_, concepts := rank.Question(q)
+		rank.Hits(ctx, v, append([]graph.TextHit(nil), hits...), concepts, true)
 		runtime.ReadMemStats(&after)
 		return after.TotalAlloc - before.TotalAlloc
 	}

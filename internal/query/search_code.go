@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/rank"
 )
 
 // Bounds of search_code.
@@ -15,7 +16,6 @@ const (
 	maxSearchLimit      = 20
 	defaultSearchBudget = 2000
 	searchPool          = 200 // full-text hits re-ranked
-	searchRefPool       = 40  // of those, how many get their references counted
 	maxDefinitions      = 8   // further definitions of one name listed with it
 	maxDocSentence      = 200 // bytes of a hit's doc summary
 	briefBodyLines      = 3   // a lower hit's body up to this long is shown
@@ -71,7 +71,7 @@ func SearchCode(ctx context.Context, s *Service, in SearchCodeInput, progress fu
 	if len(in.Question) > maxQuestionBytes {
 		return nil, invalid("question", "is %d bytes, over the limit of %d; ask in a sentence or two what the code does", len(in.Question), maxQuestionBytes)
 	}
-	words, concepts := questionWords(in.Question)
+	words, concepts := rank.Question(in.Question)
 	if len(concepts) > maxQuestionWords {
 		return nil, invalid("question", "has %d distinct words besides stop words, over the limit of %d; keep the words that say what the code does", len(concepts), maxQuestionWords)
 	}
@@ -107,7 +107,7 @@ func SearchCode(ctx context.Context, s *Service, in SearchCodeInput, progress fu
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "searching")
 	}
-	ranked := rankHits(ctx, v, hits, concepts, in.IncludeTests)
+	ranked := rank.Hits(ctx, v, hits, concepts, in.IncludeTests)
 	out := &SearchCodeOutput{Words: words, Budget: budget, Results: []SearchHit{}}
 	// The best names, each with all its definitions (a name declared in
 	// several files, e.g. per platform, is all of them, not one pick).
@@ -257,11 +257,6 @@ func pkgBase(p string) string {
 		return p[i+1:]
 	}
 	return p
-}
-
-// isInternal reports whether an import path is under an internal/ directory.
-func isInternal(p string) bool {
-	return strings.HasPrefix(p, "internal/") || strings.Contains(p, "/internal/") || strings.HasSuffix(p, "/internal")
 }
 
 // namesSymbol reports whether the question spells the symbol's name as a

@@ -1,4 +1,10 @@
-package query
+// Package rank orders search_code's full-text hits by what BM25 does not
+// see: a question's words with their synonyms, abbreviations and
+// inflections, the symbol's kind, whether it is public API, how much of
+// the question its name, doc summary and results say, whether the question
+// names its package, how often it is referenced and whether it is
+// deprecated.
+package rank
 
 import (
 	"context"
@@ -9,6 +15,9 @@ import (
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
 )
+
+// refPool is how many of the best hits get their references counted.
+const refPool = 40
 
 // stopWords are question words that say nothing about the code.
 var stopWords = map[string]bool{}
@@ -34,24 +43,24 @@ var synonyms = map[string][]string{
 // ("execute the command and return the command that ran").
 var returnWords = map[string]bool{"return": true, "returns": true, "returning": true, "returned": true}
 
-// concept is one word of a question with the other forms it may take in
+// Concept is one word of a question with the other forms it may take in
 // code: the full word of an abbreviation and its synonyms. A symbol covers
-// the concept when it uses any of them (in any inflection, see sameWord).
-type concept struct {
+// the Concept when it uses any of them (in any inflection, see sameWord).
+type Concept struct {
 	forms  []string
 	result bool // the question asks for it as a function's result
 }
 
-// questionWords splits a question into the words searched for: identifiers
+// Question splits a question into the words searched for: identifiers
 // are split as the index splits them, stop words are dropped, each word
 // once, followed by their synonyms. It also returns the question's
 // concepts, one per word the question itself uses, save the words that
 // say "return", which mark the concepts after them as wanted results.
-func questionWords(q string) ([]string, []concept) {
+func Question(q string) ([]string, []Concept) {
 	var words []string
-	var concepts []concept
+	var concepts []Concept
 	seen := map[string]bool{}
-	index := map[string]int{} // of a word's concept
+	index := map[string]int{} // of a word's Concept
 	results := false
 	for _, w := range graph.SearchWords(q) {
 		if stopWords[w] {
@@ -63,7 +72,7 @@ func questionWords(q string) ([]string, []concept) {
 			concepts[i].result = concepts[i].result || results
 		} else {
 			index[w] = len(concepts)
-			concepts = append(concepts, concept{forms: append(graph.ExpandAbbreviations([]string{w}), synonyms[w]...), result: results})
+			concepts = append(concepts, Concept{forms: append(graph.ExpandAbbreviations([]string{w}), synonyms[w]...), result: results})
 		}
 		if !seen[w] {
 			seen[w] = true
@@ -95,12 +104,12 @@ func kindWeight(k graph.Kind) float64 {
 	return 0.6 // fields
 }
 
-// rankHits re-scores full-text hits with what BM25 does not see: the
+// Hits re-scores full-text hits with what BM25 does not see: the
 // symbol's kind, whether it is public API, how much of the question its
 // name, doc summary and results say, whether the question names its
 // package, how often it is referenced and whether it is deprecated.
-func rankHits(ctx context.Context, v *session.View, hits []graph.TextHit, concepts []concept, includeTests bool) []graph.TextHit {
-	var b strings.Builder // initials; += would copy them once per concept
+func Hits(ctx context.Context, v *session.View, hits []graph.TextHit, concepts []Concept, includeTests bool) []graph.TextHit {
+	var b strings.Builder // initials; += would copy them once per Concept
 	for _, c := range concepts {
 		b.WriteString(c.forms[0][:1])
 	}
@@ -115,7 +124,7 @@ func rankHits(ctx context.Context, v *session.View, hits []graph.TextHit, concep
 	}
 	sortHits(out)
 	pkgDeprecated := map[[2]string]bool{}
-	for i := range out[:min(len(out), searchRefPool)] {
+	for i := range out[:min(len(out), refPool)] {
 		sym := &out[i].Symbol
 		_, n, err := v.Reader().Refs(ctx, graph.RefQuery{Targets: []string{sym.Key}, IncludeTests: true, Limit: 1})
 		if err == nil {
@@ -140,9 +149,9 @@ func rankHits(ctx context.Context, v *session.View, hits []graph.TextHit, concep
 	return out
 }
 
-// hitWeight is the factor rankHits applies to a hit's full-text score
+// hitWeight is the factor Hits applies to a hit's full-text score
 // before counting references.
-func hitWeight(sym graph.Symbol, concepts []concept, initials string) float64 {
+func hitWeight(sym graph.Symbol, concepts []Concept, initials string) float64 {
 	w := kindWeight(sym.Kind)
 	// Public API (exported, outside internal/) over what only its own
 	// module may use.
@@ -180,7 +189,7 @@ func sortHits(hs []graph.TextHit) {
 
 // nameBoost favours symbols the question names: the share of the words of
 // the symbol's own name (abbreviations expanded) that the question uses.
-func nameBoost(sym graph.Symbol, concepts []concept) float64 {
+func nameBoost(sym graph.Symbol, concepts []Concept) float64 {
 	words := graph.SearchWords(sym.Name)
 	if len(words) > 1 {
 		words = words[:len(words)-1] // the joined form SearchWords appends
@@ -203,7 +212,7 @@ func nameBoost(sym graph.Symbol, concepts []concept) float64 {
 // the share of its concepts found in the symbol's qualified name, the
 // first sentence of its doc comment (which by Go convention says what it
 // is or does) or its package name.
-func coverageBoost(sym graph.Symbol, concepts []concept) float64 {
+func coverageBoost(sym graph.Symbol, concepts []Concept) float64 {
 	if len(concepts) == 0 {
 		return 1
 	}
@@ -220,7 +229,7 @@ func coverageBoost(sym graph.Symbol, concepts []concept) float64 {
 
 // resultBoost favours functions whose results are what the question asks
 // to be returned: "return the command" and func() (*Command, error).
-func resultBoost(sym graph.Symbol, concepts []concept) float64 {
+func resultBoost(sym graph.Symbol, concepts []Concept) float64 {
 	want, hit := 0, 0
 	var words []string
 	if sym.Kind == graph.KindFunc || sym.Kind == graph.KindMethod || sym.Kind == graph.KindInterfaceMethod {
@@ -297,8 +306,8 @@ func deprecated(doc string) bool {
 	return strings.HasPrefix(doc, "Deprecated:") || strings.Contains(doc, "\n\nDeprecated:")
 }
 
-// covers reports whether any of words is a form of the concept.
-func covers(c concept, words []string) bool {
+// covers reports whether any of words is a form of the Concept.
+func covers(c Concept, words []string) bool {
 	for _, w := range words {
 		for _, f := range c.forms {
 			if sameWord(f, w) {
@@ -310,7 +319,7 @@ func covers(c concept, words []string) bool {
 }
 
 // coversAny reports whether words cover any of the concepts.
-func coversAny(concepts []concept, words []string) bool {
+func coversAny(concepts []Concept, words []string) bool {
 	for _, c := range concepts {
 		if covers(c, words) {
 			return true
@@ -322,7 +331,7 @@ func coversAny(concepts []concept, words []string) bool {
 // namesPackage reports whether the question names package pkg: as one of
 // its words, as words run together (objectpath), or by initials (rta for
 // "rapid type analysis").
-func namesPackage(pkg string, concepts []concept, initials string) bool {
+func namesPackage(pkg string, concepts []Concept, initials string) bool {
 	if pkg == "" {
 		return false
 	}
@@ -390,4 +399,9 @@ func stem(w string) string {
 		return w[:len(w)-2]
 	}
 	return w
+}
+
+// isInternal reports whether an import path is under an internal/ directory.
+func isInternal(p string) bool {
+	return strings.HasPrefix(p, "internal/") || strings.Contains(p, "/internal/") || strings.HasSuffix(p, "/internal")
 }

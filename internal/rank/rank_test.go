@@ -1,4 +1,4 @@
-package query
+package rank
 
 import (
 	"slices"
@@ -72,7 +72,7 @@ func TestSummaryWords(t *testing.T) {
 }
 
 func TestQuestionWords(t *testing.T) {
-	words, concepts := questionWords("execute the root command and return the command that ran")
+	words, concepts := Question("execute the root command and return the command that ran")
 	if want := []string{"execute", "root", "command", "return", "ran"}; !slices.Equal(words, want) {
 		t.Errorf("words = %q, want %q", words, want)
 	}
@@ -89,7 +89,7 @@ func TestQuestionWords(t *testing.T) {
 	if want := []string{"execute", "root", "command (result)", "ran (result)"}; !slices.Equal(got, want) {
 		t.Errorf("concepts = %q, want %q", got, want)
 	}
-	words, concepts = questionWords("walk the ast")
+	words, concepts = Question("walk the ast")
 	if want := []string{"walk", "ast", "traverse", "visit", "syntax"}; !slices.Equal(words, want) {
 		t.Errorf("words = %q, want %q", words, want)
 	}
@@ -99,13 +99,13 @@ func TestQuestionWords(t *testing.T) {
 }
 
 func TestRankSignals(t *testing.T) {
-	_, concepts := questionWords("execute the command and return the command")
+	_, concepts := Question("execute the command and return the command")
 	execC := graph.Symbol{Name: "ExecuteC", Kind: graph.KindMethod, Signature: "func (c *Command) ExecuteC() (cmd *Command, err error)"}
 	exec := graph.Symbol{Name: "Execute", Kind: graph.KindMethod, Signature: "func (c *Command) Execute() error"}
 	if a, b := resultBoost(execC, concepts), resultBoost(exec, concepts); a <= b {
 		t.Errorf("resultBoost: ExecuteC %v, Execute %v; want ExecuteC above", a, b)
 	}
-	_, concepts = questionWords("rapid type analysis")
+	_, concepts = Question("rapid type analysis")
 	full := graph.Symbol{Name: "Analyze", QualifiedName: "Analyze", Doc: "Analyze performs Rapid Type Analysis, starting at the roots."}
 	part := graph.Symbol{Name: "Analyze", QualifiedName: "Analyze", Doc: "Analyze performs an analysis."}
 	if a, b := coverageBoost(full, concepts), coverageBoost(part, concepts); a != 2 || b >= a {
