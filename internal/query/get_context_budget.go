@@ -7,6 +7,8 @@ import (
 	"go/token"
 	"io/fs"
 	"strings"
+
+	"github.com/sextant-dev/sextant/internal/srcfile"
 )
 
 // GetContextBudgetInput is the input of get_context_budget.
@@ -71,14 +73,14 @@ func GetContextBudget(ctx context.Context, s *Service, in GetContextBudgetInput,
 	bytesOf := map[string]int{}
 	out := &GetContextBudgetOutput{Repository: loc.Repo.Name, Path: loc.Rel, Files: len(files), Note: budgetNote}
 	for _, rel := range files {
-		f, err := loadDisk(loc.Repo.Root, rel)
+		f, err := s.files.Load(loc.Repo.Root, rel)
 		if err != nil {
 			return nil, err
 		}
-		out.Lines += f.lineCount()
-		bytesOf["full_source"] += len(f.content)
+		out.Lines += f.LineCount()
+		bytesOf["full_source"] += len(f.Content)
 		cats["full_source"].Count++
-		if f.syntax == nil {
+		if f.Syntax == nil {
 			continue
 		}
 		countDecls(f, bytesOf, cats)
@@ -95,8 +97,8 @@ func GetContextBudget(ctx context.Context, s *Service, in GetContextBudgetInput,
 }
 
 // countDecls adds the bytes of each category of f's declarations.
-func countDecls(f *diskFile, bytesOf map[string]int, cats map[string]*BudgetRow) {
-	off := func(p token.Pos) int { return f.fset.PositionFor(p, false).Offset }
+func countDecls(f *srcfile.File, bytesOf map[string]int, cats map[string]*BudgetRow) {
+	off := func(p token.Pos) int { return f.Fset.PositionFor(p, false).Offset }
 	span := func(from, to token.Pos) int { return max(0, off(to)-off(from)) }
 	doc := func(cg *ast.CommentGroup) {
 		if cg != nil {
@@ -104,8 +106,8 @@ func countDecls(f *diskFile, bytesOf map[string]int, cats map[string]*BudgetRow)
 			cats["doc_comments"].Count++
 		}
 	}
-	doc(f.syntax.Doc)
-	for _, decl := range f.syntax.Decls {
+	doc(f.Syntax.Doc)
+	for _, decl := range f.Syntax.Decls {
 		switch d := decl.(type) {
 		case *ast.FuncDecl:
 			doc(d.Doc)

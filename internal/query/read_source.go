@@ -12,6 +12,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
+	"github.com/sextant-dev/sextant/internal/srcfile"
 )
 
 // Bounds of read_source.
@@ -97,7 +98,7 @@ type plannedBlock struct {
 }
 
 type rangeSpec struct {
-	file     *diskFile
+	file     *srcfile.File
 	from, to int
 	name     string // declaration name for a path::Name ref
 	kind     graph.Kind
@@ -111,7 +112,7 @@ func (p plannedBlock) name() string {
 	if p.rng.name != "" {
 		return p.rng.name
 	}
-	return fmt.Sprintf("%s:%d-%d", p.rng.file.rel, p.rng.from, p.rng.to)
+	return fmt.Sprintf("%s:%d-%d", p.rng.file.Rel, p.rng.from, p.rng.to)
 }
 
 // ReadSource returns verified, line-numbered source.
@@ -171,9 +172,9 @@ func ReadSource(ctx context.Context, s *Service, in ReadSourceInput, progress fu
 		var sym *graph.Symbol
 		if c.Path != "" {
 			repo, _ = v.Repo(c.Repo)
-			rs, err = contRange(v, c, repo)
+			rs, err = contRange(v, s.files, c, repo)
 		} else {
-			repo, rs, sym, err = parseRef(ctx, v, in.Ref, in.Repository)
+			repo, rs, sym, err = parseRef(ctx, v, s.files, in.Ref, in.Repository)
 		}
 		if err != nil {
 			return nil, err
@@ -218,7 +219,7 @@ func ReadSource(ctx context.Context, s *Service, in ReadSourceInput, progress fu
 	// The first planned block is verified even when a continuation starts
 	// later: a symbol deleted since is an error, not an empty answer.
 	if c.Block > 0 {
-		if _, err := materialize(ctx, v, repo, plan[0], c.Ctx); err != nil {
+		if _, err := materialize(ctx, v, s.files, repo, plan[0], c.Ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -227,7 +228,7 @@ func ReadSource(ctx context.Context, s *Service, in ReadSourceInput, progress fu
 	if plan[0].sym != nil {
 		next.Key = plan[0].sym.Key
 	} else {
-		next.Path, next.From, next.To, next.Hash = plan[0].rng.file.rel, plan[0].rng.from, plan[0].rng.to, plan[0].rng.file.hash[:16]
+		next.Path, next.From, next.To, next.Hash = plan[0].rng.file.Rel, plan[0].rng.from, plan[0].rng.to, plan[0].rng.file.Hash[:16]
 	}
 	// finish sets the truncation footer for an answer that stops at block
 	// cut (from line cutLine of it when > 0, and from byte cutByte of that
@@ -256,7 +257,7 @@ func ReadSource(ctx context.Context, s *Service, in ReadSourceInput, progress fu
 		}
 	}
 	for i := c.Block; i < len(plan); i++ {
-		blk, err := materialize(ctx, v, repo, plan[i], c.Ctx)
+		blk, err := materialize(ctx, v, s.files, repo, plan[i], c.Ctx)
 		if err != nil {
 			if i == 0 {
 				return nil, err
@@ -357,38 +358,38 @@ func sliceBlock(b SourceBlock, from, to int) SourceBlock {
 }
 
 // materialize reads a planned block from disk.
-func materialize(ctx context.Context, v *session.View, repo graph.RepositoryStatus, p plannedBlock, ctxLines int) (SourceBlock, error) {
+func materialize(ctx context.Context, v *session.View, files *srcfile.Cache, repo graph.RepositoryStatus, p plannedBlock, ctxLines int) (SourceBlock, error) {
 	if p.rng != nil {
 		r := p.rng
-		from, to := max(1, r.from-ctxLines), min(r.file.lineCount(), r.to+ctxLines)
-		return SourceBlock{QualifiedName: r.name, Kind: string(r.kind), Path: r.file.rel, StartLine: from, EndLine: to,
-			Source: r.file.text(from, to), Note: r.note}, nil
+		from, to := max(1, r.from-ctxLines), min(r.file.LineCount(), r.to+ctxLines)
+		return SourceBlock{QualifiedName: r.name, Kind: string(r.kind), Path: r.file.Rel, StartLine: from, EndLine: to,
+			Source: r.file.Text(from, to), Note: r.note}, nil
 	}
-	vs, err := verify(ctx, v, *p.sym)
+	vs, err := verify(ctx, v, files, *p.sym)
 	if err != nil {
 		return SourceBlock{}, err
 	}
-	from, to := max(1, vs.from-ctxLines), min(vs.file.lineCount(), vs.to+ctxLines)
+	from, to := max(1, vs.from-ctxLines), min(vs.file.LineCount(), vs.to+ctxLines)
 	if p.depth > 0 {
 		from, to = vs.from, vs.to
 	}
 	return SourceBlock{QualifiedName: p.sym.QualifiedName, StableKey: p.sym.Key, Kind: string(p.sym.Kind),
 		Path: p.sym.Path, StartLine: from, EndLine: to, Depth: p.depth, Coverage: p.coverage,
-		Source: vs.file.text(from, to), Note: vs.note}, nil
+		Source: vs.file.Text(from, to), Note: vs.note}, nil
 }
 
 // verifiedSpan is a symbol located in its file as the file is now.
 type verifiedSpan struct {
-	file     *diskFile
+	file     *srcfile.File
 	from, to int // the declaration with its doc comment
-	decl     diskDecl
+	decl     srcfile.Decl
 	note     string
 }
 
 // verify locates sym in its file as it is on disk now. When the file
 // changed since the snapshot the declaration is found again by name; when
 // it is gone the answer is SYMBOL_NOT_FOUND saying so, never stale text.
-func verify(ctx context.Context, v *session.View, sym graph.Symbol) (verifiedSpan, error) {
+func verify(ctx context.Context, v *session.View, files *srcfile.Cache, sym graph.Symbol) (verifiedSpan, error) {
 	repo, err := v.Repo(sym.Repository)
 	if err != nil {
 		return verifiedSpan{}, err
@@ -396,7 +397,7 @@ func verify(ctx context.Context, v *session.View, sym graph.Symbol) (verifiedSpa
 	if !v.Session().IsRoot(repo.Root) {
 		return verifiedSpan{}, graph.Errorf(graph.CodeOutsideRoots, "repository %s (%s) is not under this server's roots, so its files are not read", repo.Name, repo.Root)
 	}
-	f, err := loadDisk(repo.Root, sym.Path)
+	f, err := files.Load(repo.Root, sym.Path)
 	if err != nil {
 		if e, ok := asError(err); ok && e.Code == graph.CodeFileNotFound {
 			return verifiedSpan{}, graph.Errorf(graph.CodeSymbolNotFound,
@@ -406,17 +407,17 @@ func verify(ctx context.Context, v *session.View, sym graph.Symbol) (verifiedSpa
 		return verifiedSpan{}, err
 	}
 	changed := true
-	if rec, err := v.Reader().File(ctx, repo.Name, sym.Path); err == nil && rec.Hash == f.hash {
+	if rec, err := v.Reader().File(ctx, repo.Name, sym.Path); err == nil && rec.Hash == f.Hash {
 		changed = false
 	}
 	if sym.Kind == graph.KindPackage {
 		line := 1
-		if f.syntax != nil {
-			line = f.fset.PositionFor(f.syntax.Package, false).Line
+		if f.Syntax != nil {
+			line = f.Fset.PositionFor(f.Syntax.Package, false).Line
 		}
-		return verifiedSpan{file: f, from: line, to: line, decl: diskDecl{QualifiedName: sym.QualifiedName, Kind: sym.Kind, DocLine: line, Line: line, EndLine: line}}, nil
+		return verifiedSpan{file: f, from: line, to: line, decl: srcfile.Decl{QualifiedName: sym.QualifiedName, Kind: sym.Kind, DocLine: line, Line: line, EndLine: line}}, nil
 	}
-	cands := f.find(sym.QualifiedName, sym.Kind)
+	cands := f.Find(sym.QualifiedName, sym.Kind)
 	if len(cands) == 0 {
 		e := graph.Errorf(graph.CodeSymbolNotFound,
 			"%s was at %s:%d-%d in snapshot %d, but the file changed and no longer declares it (renamed or deleted); names declared near there now are in data.suggestions",
@@ -446,8 +447,8 @@ func verify(ctx context.Context, v *session.View, sym graph.Symbol) (verifiedSpa
 
 // nearbyDecls names up to 8 declarations of f, those of kind first, then
 // nearest to line, as suggestions after a rename.
-func nearbyDecls(f *diskFile, line int, kind graph.Kind) []string {
-	ds := append([]diskDecl(nil), f.decls...)
+func nearbyDecls(f *srcfile.File, line int, kind graph.Kind) []string {
+	ds := append([]srcfile.Decl(nil), f.Decls...)
 	sort.SliceStable(ds, func(i, j int) bool {
 		if a, b := ds[i].Kind == kind, ds[j].Kind == kind; a != b {
 			return a
@@ -459,7 +460,7 @@ func nearbyDecls(f *diskFile, line int, kind graph.Kind) []string {
 		if len(out) == 8 {
 			break
 		}
-		out = append(out, fmt.Sprintf("%s (%s %s:%d)", d.QualifiedName, d.Kind, f.rel, d.Line))
+		out = append(out, fmt.Sprintf("%s (%s %s:%d)", d.QualifiedName, d.Kind, f.Rel, d.Line))
 	}
 	return out
 }
@@ -498,7 +499,7 @@ func splitRef(ref string) (p, name string, from, to int, err error) {
 }
 
 // parseRef resolves a ref: path::Name, or path:START-END.
-func parseRef(ctx context.Context, v *session.View, ref, repository string) (graph.RepositoryStatus, *rangeSpec, *graph.Symbol, error) {
+func parseRef(ctx context.Context, v *session.View, files *srcfile.Cache, ref, repository string) (graph.RepositoryStatus, *rangeSpec, *graph.Symbol, error) {
 	p, name, from, to, err := splitRef(ref)
 	if err != nil {
 		return graph.RepositoryStatus{}, nil, nil, err
@@ -508,7 +509,7 @@ func parseRef(ctx context.Context, v *session.View, ref, repository string) (gra
 		return graph.RepositoryStatus{}, nil, nil, err
 	}
 	v.Use(loc.Repo.Name)
-	f, err := loadDisk(loc.Repo.Root, loc.Rel)
+	f, err := files.Load(loc.Repo.Root, loc.Rel)
 	if err != nil {
 		if e, ok := asError(err); ok && e.Code == graph.CodeInvalidArgument {
 			return graph.RepositoryStatus{}, nil, nil, invalid("ref", "%s is a directory, not a file; give a file, or use get_file_outline for a directory", loc.Rel)
@@ -516,7 +517,7 @@ func parseRef(ctx context.Context, v *session.View, ref, repository string) (gra
 		return graph.RepositoryStatus{}, nil, nil, err
 	}
 	if name == "" {
-		n := f.lineCount()
+		n := f.LineCount()
 		switch {
 		case from < 1 || to < from:
 			return graph.RepositoryStatus{}, nil, nil, invalid("ref", "range %d-%d is empty or starts before line 1; lines are 1-based, START <= END", from, to)
@@ -545,7 +546,7 @@ func parseRef(ctx context.Context, v *session.View, ref, repository string) (gra
 	if len(inFile) > 1 {
 		return graph.RepositoryStatus{}, nil, nil, ambiguous(name, inFile, "ref")
 	}
-	ds := f.find(name, "")
+	ds := f.Find(name, "")
 	if len(ds) == 0 {
 		e := graph.Errorf(graph.CodeSymbolNotFound, "%s declares no %s now; its declarations nearest the top are in data.suggestions", loc.Rel, name)
 		if sug := nearbyDecls(f, 1, ""); len(sug) > 0 {
@@ -560,12 +561,12 @@ func parseRef(ctx context.Context, v *session.View, ref, repository string) (gra
 
 // contRange re-reads the range a continuation names, refusing it when the
 // file changed since the continuation was issued.
-func contRange(v *session.View, c readCont, repo graph.RepositoryStatus) (*rangeSpec, error) {
-	f, err := loadDisk(repo.Root, c.Path)
+func contRange(v *session.View, files *srcfile.Cache, c readCont, repo graph.RepositoryStatus) (*rangeSpec, error) {
+	f, err := files.Load(repo.Root, c.Path)
 	if err != nil {
 		return nil, err
 	}
-	if !strings.HasPrefix(f.hash, c.Hash) || c.To > f.lineCount() {
+	if !strings.HasPrefix(f.Hash, c.Hash) || c.To > f.LineCount() {
 		return nil, graph.Errorf(graph.CodeCursorInvalid, "%s changed since this continuation was issued; call read_source again with ref", c.Path).WithData("field", "continuation")
 	}
 	return &rangeSpec{file: f, from: c.From, to: c.To}, nil

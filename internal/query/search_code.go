@@ -179,12 +179,12 @@ func SearchCode(ctx context.Context, s *Service, in SearchCodeInput, progress fu
 				continue
 			}
 		}
-		vs, err := verify(ctx, v, sym)
+		vs, err := verify(ctx, v, s.files, sym)
 		if err != nil {
 			out.Withheld = append(out.Withheld, pkgBase(r.PackagePath)+"."+r.QualifiedName+" (file changed; not found)")
 			continue
 		}
-		r.Source, r.SourceLine = vs.file.text(vs.decl.Line, vs.to), vs.decl.Line
+		r.Source, r.SourceLine = vs.file.Text(vs.decl.Line, vs.to), vs.decl.Line
 		r.StartLine, r.EndLine = vs.decl.Line, vs.to
 		if len(out.Text()) > limitBytes-120 {
 			r.Source, r.SourceLine = "", 0

@@ -7,6 +7,7 @@ import (
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/lsptools"
 	"github.com/sextant-dev/sextant/internal/session"
+	"github.com/sextant-dev/sextant/internal/srcfile"
 )
 
 // Progress is reported while a root is indexed on first use.
@@ -20,8 +21,9 @@ type IndexFunc = session.IndexFunc
 // session the graph tools read through, and the language-server bridge of
 // the lsp tools. It is safe for concurrent use.
 type Service struct {
-	sess *session.Session
-	lsp  *lsptools.Bridge
+	sess  *session.Session
+	lsp   *lsptools.Bridge
+	files *srcfile.Cache // source files parsed from the disk, by path and content
 }
 
 // New returns a Service over store that may read files under roots and
@@ -32,7 +34,7 @@ func New(store graph.Store, roots []string, index IndexFunc) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Service{sess: sess, lsp: lsptools.New(sess.Roots())}, nil
+	return &Service{sess: sess, lsp: lsptools.New(sess.Roots()), files: srcfile.NewCache()}, nil
 }
 
 // CanonicalDir returns dir as an absolute path with symlinks resolved,

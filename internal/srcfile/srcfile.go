@@ -1,4 +1,10 @@
-package query
+// Package srcfile is a source file as it is on disk now, read through
+// os.Root and parsed: its content and content hash, its lines, and its
+// declarations named as the indexer names them, so that read_source,
+// search_code and get_context_budget can check the index's spans against
+// the disk. A Cache keeps the parses of unchanged files; its owner (the
+// query service) keeps one per process of tools.
+package srcfile
 
 import (
 	"crypto/sha256"
@@ -15,10 +21,10 @@ import (
 	"github.com/sextant-dev/sextant/internal/syntax"
 )
 
-// diskDecl is one declaration found by parsing a file as it is on disk
+// Decl is one declaration found by parsing a file as it is on disk
 // now. Lines are 1-based; DocLine is where its doc comment starts (Line
 // when it has none).
-type diskDecl struct {
+type Decl struct {
 	QualifiedName string
 	Kind          graph.Kind
 	DocLine       int
@@ -26,54 +32,54 @@ type diskDecl struct {
 	EndLine       int
 }
 
-// diskFile is a file read and parsed for verified source: its content, its
+// File is a file read and parsed for verified source: its content, its
 // lines' starting offsets, and its declarations.
-type diskFile struct {
-	rel     string
-	content []byte
-	hash    string     // hex SHA-256 of content, comparable with graph.File.Hash
-	lines   []int      // byte offset of each line's start
-	decls   []diskDecl // in source order
-	fset    *token.FileSet
-	syntax  *ast.File // nil when it does not parse at all
+type File struct {
+	Rel     string         // repo-relative path
+	Content []byte         // as read
+	Hash    string         // hex SHA-256 of Content, comparable with graph.File.Hash
+	Decls   []Decl         // in source order
+	Fset    *token.FileSet // of Syntax
+	Syntax  *ast.File      // nil when it does not parse at all, or is not Go
+	lines   []int          // byte offset of each line's start
 }
 
-// lineCount is the number of lines of the file (a final line without a
+// LineCount is the number of lines of the file (a final line without a
 // newline counts).
-func (f *diskFile) lineCount() int {
+func (f *File) LineCount() int {
 	n := len(f.lines)
-	if n > 0 && f.lines[n-1] == len(f.content) {
+	if n > 0 && f.lines[n-1] == len(f.Content) {
 		n--
 	}
 	return n
 }
 
-// text returns lines from..to (1-based, inclusive) without the final newline.
-func (f *diskFile) text(from, to int) string {
+// Text returns lines from..to (1-based, inclusive) without the final newline.
+func (f *File) Text(from, to int) string {
 	if from < 1 {
 		from = 1
 	}
-	if n := f.lineCount(); to > n {
+	if n := f.LineCount(); to > n {
 		to = n
 	}
 	if from > to {
 		return ""
 	}
-	end := len(f.content)
+	end := len(f.Content)
 	if to < len(f.lines) {
 		end = f.lines[to] - 1
 	}
-	return string(f.content[f.lines[from-1]:end])
+	return string(f.Content[f.lines[from-1]:end])
 }
 
-// find returns the declarations of the file named qn, of a kind that can
+// Find returns the declarations of the file named qn, of a kind that can
 // be what the index called kind.
-func (f *diskFile) find(qn string, kind graph.Kind) []diskDecl {
+func (f *File) Find(qn string, kind graph.Kind) []Decl {
 	if strings.HasPrefix(qn, "init#") {
 		qn = "init"
 	}
-	var out []diskDecl
-	for _, d := range f.decls {
+	var out []Decl
+	for _, d := range f.Decls {
 		if d.QualifiedName == qn && (kind == "" || graph.SameKindFamily(d.Kind, kind)) {
 			out = append(out, d)
 		}
@@ -81,20 +87,22 @@ func (f *diskFile) find(qn string, kind graph.Kind) []diskDecl {
 	return out
 }
 
-// fileCache keeps parsed files by absolute path, valid while the content
+// Cache keeps parsed files by absolute path, valid while the content
 // hash is the same, so repeated reads of a large file parse it once.
-type fileCache struct {
+type Cache struct {
 	mu    sync.Mutex
-	files map[string]*diskFile
+	files map[string]*File
 }
 
+// maxCachedFiles bounds the files a Cache keeps.
 const maxCachedFiles = 256
 
-var parsedFiles = &fileCache{files: map[string]*diskFile{}}
+// NewCache returns an empty cache.
+func NewCache() *Cache { return &Cache{files: map[string]*File{}} }
 
-// loadDisk reads rel in the repository at root through os.Root and parses
+// Load reads rel in the repository at root through os.Root and parses
 // it, reusing the last parse when the content is unchanged.
-func loadDisk(root, rel string) (*diskFile, error) {
+func (c *Cache) Load(root, rel string) (*File, error) {
 	content, err := session.ReadFile(root, rel)
 	if err != nil {
 		return nil, err
@@ -102,31 +110,31 @@ func loadDisk(root, rel string) (*diskFile, error) {
 	sum := sha256.Sum256(content)
 	hash := hex.EncodeToString(sum[:])
 	abs := filepath.Join(root, filepath.FromSlash(rel))
-	parsedFiles.mu.Lock()
-	if f, ok := parsedFiles.files[abs]; ok && f.hash == hash {
-		parsedFiles.mu.Unlock()
+	c.mu.Lock()
+	if f, ok := c.files[abs]; ok && f.Hash == hash {
+		c.mu.Unlock()
 		return f, nil
 	}
-	parsedFiles.mu.Unlock()
-	f := parseDisk(rel, content, hash)
-	parsedFiles.mu.Lock()
-	if len(parsedFiles.files) >= maxCachedFiles {
-		for k := range parsedFiles.files {
-			delete(parsedFiles.files, k)
+	c.mu.Unlock()
+	f := parse(rel, content, hash)
+	c.mu.Lock()
+	if len(c.files) >= maxCachedFiles {
+		for k := range c.files {
+			delete(c.files, k)
 			break
 		}
 	}
-	parsedFiles.files[abs] = f
-	parsedFiles.mu.Unlock()
+	c.files[abs] = f
+	c.mu.Unlock()
 	return f, nil
 }
 
-// parseDisk indexes content's lines and, for a Go file, its declarations,
+// parse indexes content's lines and, for a Go file, its declarations,
 // named as the indexer names them (Name, Type.Method, Type.Field,
 // Interface.Method), except that every init func is "init": the indexer
 // numbers them across the package's files, which one file cannot know.
-func parseDisk(rel string, content []byte, hash string) *diskFile {
-	f := &diskFile{rel: rel, content: content, hash: hash, lines: []int{0}}
+func parse(rel string, content []byte, hash string) *File {
+	f := &File{Rel: rel, Content: content, Hash: hash, lines: []int{0}}
 	for i, c := range content {
 		if c == '\n' {
 			f.lines = append(f.lines, i+1)
@@ -135,20 +143,20 @@ func parseDisk(rel string, content []byte, hash string) *diskFile {
 	if filepath.Ext(rel) != ".go" {
 		return f
 	}
-	f.fset = token.NewFileSet()
-	file, _ := parser.ParseFile(f.fset, rel, content, parser.ParseComments|parser.SkipObjectResolution)
+	f.Fset = token.NewFileSet()
+	file, _ := parser.ParseFile(f.Fset, rel, content, parser.ParseComments|parser.SkipObjectResolution)
 	if file == nil {
 		return f
 	}
-	f.syntax = file
-	line := func(p token.Pos) int { return f.fset.PositionFor(p, false).Line }
+	f.Syntax = file
+	line := func(p token.Pos) int { return f.Fset.PositionFor(p, false).Line }
 	add := func(qn string, kind graph.Kind, doc *ast.CommentGroup, from, to token.Pos) {
-		d := diskDecl{QualifiedName: qn, Kind: kind, Line: line(from), EndLine: line(to)}
+		d := Decl{QualifiedName: qn, Kind: kind, Line: line(from), EndLine: line(to)}
 		d.DocLine = d.Line
 		if doc != nil && line(doc.Pos()) < d.Line {
 			d.DocLine = line(doc.Pos())
 		}
-		f.decls = append(f.decls, d)
+		f.Decls = append(f.Decls, d)
 	}
 	for _, decl := range file.Decls {
 		switch d := decl.(type) {
