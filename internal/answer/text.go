@@ -80,3 +80,20 @@ func CutUTF8(s string, n int) string {
 	}
 	return s[:n]
 }
+
+// maxDocSentence bounds, in bytes, a doc comment's first sentence.
+const maxDocSentence = 200
+
+// DocSentence is the first sentence of a doc comment on one line, at most
+// maxDocSentence bytes (cut ones end in "…"), or "" for none.
+func DocSentence(doc string) string {
+	doc, _, _ = strings.Cut(strings.TrimSpace(doc), "\n\n")
+	doc = strings.Join(strings.Fields(doc), " ")
+	if i := strings.Index(doc, ". "); i >= 0 {
+		doc = doc[:i+1]
+	}
+	if len(doc) > maxDocSentence {
+		doc = CutUTF8(doc, maxDocSentence-len("…")) + "…"
+	}
+	return doc
+}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/sextant-dev/sextant/internal/overview"
 )
 
 const descGetRepositoryOverview = `Start here in an unknown repository: modules, entry points (packages most used from outside), commands, packages by import layer, the most referenced, called and changed code, where tests live. Ranked by the reference graph within budget (default 1500 tokens), with cursors. Then find_symbol, get_symbol. Errors: REPOSITORY_NOT_FOUND, INVALID_ARGUMENT, CURSOR_INVALID, INDEX_NOT_READY.`
@@ -25,49 +27,14 @@ type OverviewModule struct {
 	GoVersion string `json:"go_version,omitempty" jsonschema:"its go directive"`
 }
 
-// OverviewPackage is one package: what it is for, its size, where it sits.
-type OverviewPackage struct {
-	Path         string `json:"path" jsonschema:"import path"`
-	Dir          string `json:"dir" jsonschema:"repo-relative directory"`
-	Name         string `json:"name" jsonschema:"package name"`
-	Doc          string `json:"doc,omitempty" jsonschema:"first sentence of the package doc"`
-	Main         bool   `json:"main,omitempty" jsonschema:"a command (package main)"`
-	Files        int    `json:"files" jsonschema:"non-test Go files"`
-	Bytes        int    `json:"bytes" jsonschema:"their size in bytes"`
-	TestFiles    int    `json:"test_files" jsonschema:"_test.go files in its directory"`
-	Layer        int    `json:"layer" jsonschema:"0: imports no package of the repository; else 1 + its highest import"`
-	Imports      int    `json:"imports" jsonschema:"packages of the repository it imports"`
-	ExternalUses int    `json:"external_uses" jsonschema:"references to its symbols from other packages' non-test files"`
-}
-
-// OverviewLayer is one layer of the import graph.
-type OverviewLayer struct {
-	Layer    int      `json:"layer" jsonschema:"0 at the bottom"`
-	Packages []string `json:"packages" jsonschema:"directories of its packages, most used first"`
-}
-
-// OverviewSymbol is one symbol of a ranking.
-type OverviewSymbol struct {
-	Name      string `json:"name" jsonschema:"pkg.Name or pkg.Type.Method"`
-	Kind      string `json:"kind" jsonschema:"symbol kind"`
-	Path      string `json:"path" jsonschema:"repo-relative file"`
-	Line      int    `json:"line" jsonschema:"1-based line of the declaration"`
-	StableKey string `json:"stable_key" jsonschema:"durable key"`
-	Count     int    `json:"count" jsonschema:"the uses, calls or references it is ranked by"`
-}
-
-// OverviewFile is a file ranked by how often recent commits changed it.
-type OverviewFile struct {
-	Path    string `json:"path" jsonschema:"repo-relative file"`
-	Commits int    `json:"commits" jsonschema:"recent commits that changed it"`
-}
-
-// OverviewTests is a directory holding tests.
-type OverviewTests struct {
-	Dir      string `json:"dir" jsonschema:"repo-relative directory"`
-	Files    int    `json:"files" jsonschema:"its _test.go files"`
-	External bool   `json:"external,omitempty" jsonschema:"some are an external test package (pkg_test)"`
-}
+// The rows of get_repository_overview (see package overview).
+type (
+	OverviewPackage = overview.Package
+	OverviewLayer   = overview.Layer
+	OverviewSymbol  = overview.Symbol
+	OverviewFile    = overview.File
+	OverviewTests   = overview.Tests
+)
 
 // GetRepositoryOverviewOutput is the answer of get_repository_overview.
 type GetRepositoryOverviewOutput struct {
@@ -150,14 +117,14 @@ func GetRepositoryOverview(ctx context.Context, s *Service, in GetRepositoryOver
 		return nil, err
 	}
 	v.Use(repo.Name)
-	fx, err := readRepoFacts(ctx, v, repo)
+	fx, err := overview.Read(ctx, v, repo)
 	if err != nil {
 		return nil, err
 	}
 	var changed []OverviewFile
 	counts, commits := map[string]int(nil), 0
 	if repo.VCSHead != "" && (section < 0 || overviewSections[section].name == "most_changed") {
-		counts, commits = recentChanges(ctx, repo.Root)
+		counts, commits = overview.RecentChanges(ctx, repo.Root)
 	}
 	for p, n := range counts {
 		changed = append(changed, OverviewFile{Path: p, Commits: n})
@@ -216,20 +183,20 @@ func overviewQuery(repo, section string) string {
 }
 
 // newOverview is the whole overview of fx, every section in full.
-func newOverview(fx *repoFacts, changed []OverviewFile, commits int) *GetRepositoryOverviewOutput {
-	st := fx.status
-	ov := &GetRepositoryOverviewOutput{Repository: st.Name, Root: st.Root, Packages: len(fx.packages),
-		Files: st.Files, Symbols: st.Symbols, TestDirs: fx.testDirs, Commits: commits,
-		Layers: fx.layers, API: fx.api, MostReferenced: fx.used, MostCalled: fx.called,
-		MostChanged: changed, Tests: fx.tests, Results: fx.packages}
+func newOverview(fx *overview.Facts, changed []OverviewFile, commits int) *GetRepositoryOverviewOutput {
+	st := fx.Status
+	ov := &GetRepositoryOverviewOutput{Repository: st.Name, Root: st.Root, Packages: len(fx.Packages),
+		Files: st.Files, Symbols: st.Symbols, TestDirs: fx.TestDirs, Commits: commits,
+		Layers: fx.Layers, API: fx.API, MostReferenced: fx.Used, MostCalled: fx.Called,
+		MostChanged: changed, Tests: fx.Tests, Results: fx.Packages}
 	for _, m := range st.Modules {
 		ov.Modules = append(ov.Modules, OverviewModule{Path: m.Path, Dir: m.Dir, GoVersion: m.GoVersion})
 	}
-	ov.Unavailable = fx.unavailable
-	for _, p := range fx.packages {
+	ov.Unavailable = fx.Unavailable
+	for _, p := range fx.Packages {
 		if p.Main {
 			ov.Commands = append(ov.Commands, p)
-		} else if p.ExternalUses > 0 && len(ov.EntryPoints) < topSymbols {
+		} else if p.ExternalUses > 0 && len(ov.EntryPoints) < overview.TopSymbols {
 			ov.EntryPoints = append(ov.EntryPoints, p)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/sextant-dev/sextant/internal/answer"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/rank"
 )
@@ -17,7 +18,6 @@ const (
 	defaultSearchBudget = 2000
 	searchPool          = 200 // full-text hits re-ranked
 	maxDefinitions      = 8   // further definitions of one name listed with it
-	maxDocSentence      = 200 // bytes of a hit's doc summary
 	briefBodyLines      = 3   // a lower hit's body up to this long is shown
 
 	// A question is a sentence or two; these bound what one call may
@@ -151,7 +151,7 @@ func SearchCode(ctx context.Context, s *Service, in SearchCodeInput, progress fu
 			v.Use(sym.Repository)
 			out.Results = append(out.Results, SearchHit{Rank: rank, QualifiedName: sym.QualifiedName, PackagePath: sym.PackagePath,
 				Kind: string(sym.Kind), Repository: sym.Repository, Path: sym.Path, StartLine: sym.StartLine, EndLine: sym.EndLine,
-				Signature: sym.Signature, Summary: docSentence(sym.Doc), StableKey: sym.Key, Score: math.Round(d.Score*100) / 100})
+				Signature: sym.Signature, Summary: answer.DocSentence(sym.Doc), StableKey: sym.Key, Score: math.Round(d.Score*100) / 100})
 		}
 	}
 	out.Envelope = v.Envelope()
@@ -235,20 +235,6 @@ func (o *SearchCodeOutput) Text() string {
 	}
 	writeFreshness(&b, o.Envelope)
 	return b.String()
-}
-
-// docSentence is the first sentence of a doc comment on one line, at most
-// maxDocSentence bytes (cut ones end in "…"), or "" for none.
-func docSentence(doc string) string {
-	doc, _, _ = strings.Cut(strings.TrimSpace(doc), "\n\n")
-	doc = strings.Join(strings.Fields(doc), " ")
-	if i := strings.Index(doc, ". "); i >= 0 {
-		doc = doc[:i+1]
-	}
-	if len(doc) > maxDocSentence {
-		doc = cutUTF8(doc, maxDocSentence-len("…")) + "…"
-	}
-	return doc
 }
 
 // pkgBase is the last element of an import path.

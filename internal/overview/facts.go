@@ -1,4 +1,9 @@
-package query
+// Package overview reads what get_repository_overview says of a
+// repository: its packages with their size, doc, import layer and uses
+// from outside, the symbols most used, called and referenced, where the
+// tests live, and the files recent commits changed most (read through
+// internal/git). The tool pages and renders it.
+package overview
 
 import (
 	"cmp"
@@ -8,31 +13,32 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sextant-dev/sextant/internal/answer"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
 )
 
-// repoFacts is what get_repository_overview reads of one repository's
+// Facts is what get_repository_overview reads of one repository's
 // snapshot, ranked by the reference graph: every package with its size,
 // doc, layer and uses from outside it, the most used symbols, and where
 // the tests live.
-type repoFacts struct {
-	status      graph.RepositoryStatus
-	packages    []OverviewPackage // non-test packages, most used from outside first
-	layers      []OverviewLayer
-	api         []OverviewSymbol // exported symbols most used from outside their package
-	called      []OverviewSymbol // functions most called
-	used        []OverviewSymbol // symbols most referenced
-	tests       []OverviewTests  // directories with tests, most test files first
-	testDirs    int              // directories with test files
-	unavailable []string         // INDEXING_FAILED diagnostics of required modules not loaded, as "go.mod:LINE: message"
+type Facts struct {
+	Status      graph.RepositoryStatus
+	Packages    []Package // non-test packages, most used from outside first
+	Layers      []Layer
+	API         []Symbol // exported symbols most used from outside their package
+	Called      []Symbol // functions most called
+	Used        []Symbol // symbols most referenced
+	Tests       []Tests  // directories with tests, most test files first
+	TestDirs    int      // directories with test files
+	Unavailable []string // INDEXING_FAILED diagnostics of required modules not loaded, as "go.mod:LINE: message"
 }
 
-// topSymbols bounds each list of symbols readRepoFacts ranks.
-const topSymbols = 50
+// TopSymbols bounds each list of symbols Read ranks.
+const TopSymbols = 50
 
-// readRepoFacts reads and ranks the facts of repo.
-func readRepoFacts(ctx context.Context, v *session.View, repo graph.RepositoryStatus) (*repoFacts, error) {
+// Read reads and ranks the facts of repo.
+func Read(ctx context.Context, v *session.View, repo graph.RepositoryStatus) (*Facts, error) {
 	r := v.Reader()
 	pkgs, err := r.Packages(ctx, repo.Name)
 	if err != nil {
@@ -46,7 +52,7 @@ func readRepoFacts(ctx context.Context, v *session.View, repo graph.RepositorySt
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "counting uses")
 	}
-	fx := &repoFacts{status: repo}
+	fx := &Facts{Status: repo}
 	if repo.Diagnostics > 0 {
 		diags, err := r.Diagnostics(ctx, repo.Name, 0)
 		if err != nil {
@@ -54,7 +60,7 @@ func readRepoFacts(ctx context.Context, v *session.View, repo graph.RepositorySt
 		}
 		for _, d := range diags {
 			if d.UnavailableModule() {
-				fx.unavailable = append(fx.unavailable, fmt.Sprintf("%s:%d: %s", d.Path, d.Line, d.Message))
+				fx.Unavailable = append(fx.Unavailable, fmt.Sprintf("%s:%d: %s", d.Path, d.Line, d.Message))
 			}
 		}
 	}
@@ -62,7 +68,7 @@ func readRepoFacts(ctx context.Context, v *session.View, repo graph.RepositorySt
 	// Sizes and tests, per package and directory.
 	type size struct{ files, bytes int }
 	sizes := map[string]*size{}
-	tests := map[string]*OverviewTests{}
+	tests := map[string]*Tests{}
 	for _, f := range files {
 		if f.Ignored || !strings.HasSuffix(f.Path, ".go") {
 			continue
@@ -71,7 +77,7 @@ func readRepoFacts(ctx context.Context, v *session.View, repo graph.RepositorySt
 			dir := path.Dir(f.Path)
 			t := tests[dir]
 			if t == nil {
-				t = &OverviewTests{Dir: dir}
+				t = &Tests{Dir: dir}
 				tests[dir] = t
 			}
 			t.Files++
@@ -89,10 +95,10 @@ func readRepoFacts(ctx context.Context, v *session.View, repo graph.RepositorySt
 		s.bytes += int(f.Size)
 	}
 	for _, t := range tests {
-		fx.tests = append(fx.tests, *t)
+		fx.Tests = append(fx.Tests, *t)
 	}
-	fx.testDirs = len(fx.tests)
-	slices.SortFunc(fx.tests, func(a, b OverviewTests) int { return cmp.Or(b.Files-a.Files, strings.Compare(a.Dir, b.Dir)) })
+	fx.TestDirs = len(fx.Tests)
+	slices.SortFunc(fx.Tests, func(a, b Tests) int { return cmp.Or(b.Files-a.Files, strings.Compare(a.Dir, b.Dir)) })
 
 	// Uses from outside each package, and the most used symbols.
 	external := map[string]int{}
@@ -129,11 +135,11 @@ func readRepoFacts(ctx context.Context, v *session.View, repo graph.RepositorySt
 			symOf[s.Key] = s
 		}
 	}
-	fx.api = overviewSymbols(byExternal, symOf, func(s graph.Symbol) bool { return s.Exported },
+	fx.API = overviewSymbols(byExternal, symOf, func(s graph.Symbol) bool { return s.Exported },
 		func(u graph.UseCount) int { return u.External })
-	fx.called = overviewSymbols(byCalls, symOf, func(s graph.Symbol) bool { return s.Kind.IsFunction() },
+	fx.Called = overviewSymbols(byCalls, symOf, func(s graph.Symbol) bool { return s.Kind.IsFunction() },
 		func(u graph.UseCount) int { return u.Calls })
-	fx.used = overviewSymbols(byRefs, symOf, func(graph.Symbol) bool { return true },
+	fx.Used = overviewSymbols(byRefs, symOf, func(graph.Symbol) bool { return true },
 		func(u graph.UseCount) int { return u.Refs })
 
 	// Layers of the import graph.
@@ -148,7 +154,7 @@ func readRepoFacts(ctx context.Context, v *session.View, repo graph.RepositorySt
 	layer := g.layers(paths)
 
 	for _, p := range live {
-		op := OverviewPackage{Path: p.Path, Dir: p.Dir, Name: p.Name, Main: p.Name == "main",
+		op := Package{Path: p.Path, Dir: p.Dir, Name: p.Name, Main: p.Name == "main",
 			Layer: layer[p.Path], ExternalUses: external[p.Path], Imports: len(g[p.Path])}
 		if s := sizes[p.Path]; s != nil {
 			op.Files, op.Bytes = s.files, s.bytes
@@ -157,11 +163,11 @@ func readRepoFacts(ctx context.Context, v *session.View, repo graph.RepositorySt
 			op.TestFiles = t.Files
 		}
 		if s, ok := symOf[packageKey(repo.Name, p.Path)]; ok {
-			op.Doc = docSentence(s.Doc)
+			op.Doc = answer.DocSentence(s.Doc)
 		}
-		fx.packages = append(fx.packages, op)
+		fx.Packages = append(fx.Packages, op)
 	}
-	slices.SortFunc(fx.packages, func(a, b OverviewPackage) int {
+	slices.SortFunc(fx.Packages, func(a, b Package) int {
 		return cmp.Or(b.ExternalUses-a.ExternalUses, strings.Compare(a.Dir, b.Dir))
 	})
 	top := 0
@@ -169,19 +175,19 @@ func readRepoFacts(ctx context.Context, v *session.View, repo graph.RepositorySt
 		top = max(top, l)
 	}
 	if len(live) > 0 {
-		fx.layers = make([]OverviewLayer, top+1)
-		for i := range fx.layers {
-			fx.layers[i].Layer = i
+		fx.Layers = make([]Layer, top+1)
+		for i := range fx.Layers {
+			fx.Layers[i].Layer = i
 		}
-		for _, p := range fx.packages { // most used first within a layer
-			l := &fx.layers[p.Layer]
+		for _, p := range fx.Packages { // most used first within a layer
+			l := &fx.Layers[p.Layer]
 			l.Packages = append(l.Packages, p.Dir)
 		}
 	}
 	return fx, nil
 }
 
-// rankUses returns the topSymbols uses with the largest score(u) > 0,
+// rankUses returns the TopSymbols uses with the largest score(u) > 0,
 // package symbols left out (an import is not a use of an API).
 func rankUses(uses []graph.UseCount, pkgKeys map[string]bool, score func(graph.UseCount) int) []graph.UseCount {
 	var out []graph.UseCount
@@ -191,22 +197,35 @@ func rankUses(uses []graph.UseCount, pkgKeys map[string]bool, score func(graph.U
 		}
 	}
 	slices.SortFunc(out, func(a, b graph.UseCount) int { return cmp.Or(score(b)-score(a), strings.Compare(a.Target, b.Target)) })
-	return out[:min(len(out), 4*topSymbols)] // room for those keep drops
+	return out[:min(len(out), 4*TopSymbols)] // room for those keep drops
 }
 
 // overviewSymbols names the ranked uses whose symbol keep accepts, at most
-// topSymbols of them.
-func overviewSymbols(ranked []graph.UseCount, symOf map[string]graph.Symbol, keep func(graph.Symbol) bool, score func(graph.UseCount) int) []OverviewSymbol {
-	var out []OverviewSymbol
+// TopSymbols of them.
+func overviewSymbols(ranked []graph.UseCount, symOf map[string]graph.Symbol, keep func(graph.Symbol) bool, score func(graph.UseCount) int) []Symbol {
+	var out []Symbol
 	for _, u := range ranked {
 		s, ok := symOf[u.Target]
 		if !ok || s.TestOnly || !keep(s) {
 			continue
 		}
-		out = append(out, OverviewSymbol{Name: s.PackageName + "." + s.QualifiedName, Kind: string(s.Kind),
+		out = append(out, Symbol{Name: s.PackageName + "." + s.QualifiedName, Kind: string(s.Kind),
 			Path: s.Path, Line: s.StartLine, StableKey: s.Key, Count: score(u)})
-		if len(out) == topSymbols {
+		if len(out) == TopSymbols {
 			break
+		}
+	}
+	return out
+}
+
+// dedupe returns list without its repeats, in the order first met.
+func dedupe(list []string) []string {
+	seen := map[string]bool{}
+	out := list[:0:0]
+	for _, s := range list {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
 		}
 	}
 	return out
