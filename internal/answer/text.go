@@ -97,3 +97,12 @@ func DocSentence(doc string) string {
 	}
 	return doc
 }
+
+// FirstLine returns the first line of a doc comment, for concise answers.
+func FirstLine(doc string) string {
+	doc = strings.TrimSpace(doc)
+	if i := strings.IndexByte(doc, '\n'); i >= 0 {
+		doc = doc[:i]
+	}
+	return doc
+}

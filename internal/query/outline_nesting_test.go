@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sextant-dev/sextant/internal/outline"
 )
 
 // nestedSource is a file declaring pre, then open depth times, leaf,
@@ -56,42 +56,6 @@ func outlineBytes(of OutlineFile) (total, longest int) {
 	return total, longest
 }
 
-// An outline's work grows linearly with the nesting of struct, interface
-// and function-literal types, and its signatures are bounded: doubling the
-// depth at most about doubles the bytes allocated (go/printer's own
-// measuring made it grow with the cube), and the signatures do not grow.
-func TestOutlineNestingLinear(t *testing.T) {
-	for _, sh := range nestingShapes {
-		t.Run(sh.name, func(t *testing.T) {
-			var alloc, sigs [2]uint64
-			for i, depth := range []int{500, 1000} {
-				src := nestedSource(sh.pre, sh.open, sh.leaf, sh.close, sh.post, depth)
-				var of OutlineFile
-				var before, after runtime.MemStats
-				runtime.GC()
-				runtime.ReadMemStats(&before)
-				withinHangGuard(t, fmt.Sprint("outline at depth ", depth), func() { of, _ = outlineFile(context.Background(), "p.go", src, Concise) })
-				runtime.ReadMemStats(&after)
-				alloc[i] = after.TotalAlloc - before.TotalAlloc
-				total, longest := outlineBytes(of)
-				sigs[i] = uint64(total)
-				if len(of.Entries) == 0 {
-					t.Fatalf("depth %d: no entries; parse errors %q", depth, of.ParseErrors)
-				}
-				if longest > 2*maxPrinted {
-					t.Errorf("depth %d: a signature of %d bytes, want at most %d", depth, longest, 2*maxPrinted)
-				}
-			}
-			if alloc[1] > 3*alloc[0] {
-				t.Errorf("doubling the depth allocates %d bytes instead of %d (×%.1f), want at most ×3", alloc[1], alloc[0], float64(alloc[1])/float64(alloc[0]))
-			}
-			if sigs[1] > sigs[0]+16 {
-				t.Errorf("doubling the depth grows the signatures from %d to %d bytes", sigs[0], sigs[1])
-			}
-		})
-	}
-}
-
 // A struct nested 3,000 deep is outlined, and a cancelled outline stops
 // and says so instead of finishing its work.
 func TestOutlineCancelled(t *testing.T) {
@@ -119,14 +83,14 @@ func TestOutlineCancelled(t *testing.T) {
 			t.Errorf("outline of a struct nested 3,000 deep: %v", err)
 			return
 		}
-		if _, longest := outlineBytes(a.(*GetFileOutlineOutput).Results[0]); longest > 2*maxPrinted {
+		if _, longest := outlineBytes(a.(*GetFileOutlineOutput).Results[0]); longest > 2*outline.MaxPrinted {
 			t.Errorf("a signature of %d bytes", longest)
 		}
 	})
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if of, err := outlineFile(ctx, "deep.go", deep, Concise); !errors.Is(err, context.Canceled) || len(of.Entries) != 0 {
+	if of, err := outline.Parse(ctx, "deep.go", deep, false); !errors.Is(err, context.Canceled) || len(of.Entries) != 0 {
 		t.Errorf("outline with a cancelled context = %d entries, %v; want none and context.Canceled", len(of.Entries), err)
 	}
 	withinHangGuard(t, "a cancelled get_file_outline", func() {

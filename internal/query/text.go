@@ -24,14 +24,9 @@ func EscapeControls(s string) string { return answer.EscapeControls(s) }
 // (see answer.CutUTF8).
 var cutUTF8 = answer.CutUTF8
 
-// firstLine returns the first line of a doc comment, for concise answers.
-func firstLine(doc string) string {
-	doc = strings.TrimSpace(doc)
-	if i := strings.IndexByte(doc, '\n'); i >= 0 {
-		doc = doc[:i]
-	}
-	return doc
-}
+// firstLine returns the first line of a doc comment (see
+// answer.FirstLine).
+var firstLine = answer.FirstLine
 
 // RenderText is the text of an answer as both shells send it.
 func RenderText(a Answer) string { return EscapeControls(a.Text()) }
