@@ -125,7 +125,7 @@ func EmitEffectGraph(ctx context.Context, s *Service, in EffectGraphInput, progr
 				continue
 			}
 			if s, ok := byKey[e.Callee]; ok && s.TestOnly && !root.TestOnly {
-				continue // only a test binary makes this call (see walker.testOnlyEdge)
+				continue // only a test binary makes this call (see callwalk, walker.testOnlyEdge)
 			}
 			if ids[e.Callee] == "" {
 				if len(nodes) >= maxNodes {

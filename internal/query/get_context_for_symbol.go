@@ -284,7 +284,7 @@ func edgeNames(ctx context.Context, v *session.View, sym graph.Symbol, callers b
 			names = append(names, n)
 		} else if s, ok := byKey[k]; ok && !(!callers && s.TestOnly && !sym.TestOnly) {
 			// (a callee in a _test.go file of a non-test function is a
-			// call only a test binary makes: see walker.testOnlyEdge)
+			// call only a test binary makes: see callwalk, walker.testOnlyEdge)
 			names = append(names, relName(sym, s))
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"sort"
 
+	"github.com/sextant-dev/sextant/internal/callwalk"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
 )
@@ -48,7 +49,7 @@ func relatedMethods(ctx context.Context, v *session.View, sym graph.Symbol) ([]g
 		// that declares it on the implementing side (promoted methods
 		// included), so the methods of the implementing types are one
 		// lookup.
-		keys, err := methodPairs(ctx, v, sym.Key, true)
+		keys, err := callwalk.MethodPairs(ctx, v, sym.Key, true)
 		if err != nil {
 			return nil, err
 		}
@@ -73,25 +74,4 @@ func relatedMethods(ctx context.Context, v *session.View, sym graph.Symbol) ([]g
 		return list[i].Key < list[j].Key
 	})
 	return list, nil
-}
-
-// methodPairs returns the keys of the methods recorded as implementing
-// the interface method key (byInterface), or as the interface methods the
-// method key implements, without key itself.
-func methodPairs(ctx context.Context, v *session.View, key string, byInterface bool) ([]string, error) {
-	impls, err := v.Reader().Implementations(ctx, key, byInterface)
-	if err != nil {
-		return nil, graph.Wrap(graph.CodeInternal, err, "reading implementations")
-	}
-	var keys []string
-	for _, im := range impls {
-		k := im.Interface
-		if byInterface {
-			k = im.Type
-		}
-		if k != key {
-			keys = append(keys, k)
-		}
-	}
-	return dedupe(keys), nil
 }

@@ -9,7 +9,7 @@ import (
 
 // A call-graph walk is bounded by max_nodes, the functions one page may
 // reach. A walk it cuts is truncated like a page the limit cuts: its
-// rows are a prefix of the rows of the whole walk (walker.walk admits
+// rows are a prefix of the rows of the whole walk (callwalk.Walk admits
 // functions in the order of the rows), and the cursor carries a larger
 // bound, so that the next page walks further with the same arguments and
 // starts where this one stopped.

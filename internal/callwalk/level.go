@@ -1,4 +1,4 @@
-package query
+package callwalk
 
 import (
 	"fmt"
@@ -17,8 +17,8 @@ import (
 // call back to the root and a function calling itself, which are how
 // recursion shows. Rows are not capped here: walk admits their functions
 // in this order.
-func (w *walker) level(d, depth int, edges []graph.CallEdge) []CallRow {
-	groups := map[string]*CallRow{}
+func (w *walker) level(d, depth int, edges []graph.CallEdge) []Row {
+	groups := map[string]*Row{}
 	var order []string
 	for _, e := range edges {
 		near := e.Caller
@@ -34,7 +34,7 @@ func (w *walker) level(d, depth int, edges []graph.CallEdge) []CallRow {
 			}
 		}
 		far := w.far(e)
-		row := CallRow{Depth: d, Parent: w.syms[near].QualifiedName, Coverage: string(e.Coverage), Via: viaOf(e),
+		row := Row{Depth: d, Parent: w.syms[near].QualifiedName, Coverage: string(e.Coverage), Via: viaOf(e),
 			parentPath: w.syms[near].Path}
 		switch {
 		case far != "":
@@ -73,13 +73,13 @@ func (w *walker) level(d, depth int, edges []graph.CallEdge) []CallRow {
 			g.sites = append(g.sites, callSite{path: e.Path, line: e.Line, col: e.Col})
 		}
 	}
-	level := make([]CallRow, 0, len(order))
+	level := make([]Row, 0, len(order))
 	for _, k := range order {
 		level = append(level, *groups[k])
 	}
 	sort.SliceStable(level, func(i, j int) bool {
 		a, b := level[i], level[j]
-		if ga, gb := rowGroup(a), rowGroup(b); ga != gb {
+		if ga, gb := Group(a), Group(b); ga != gb {
 			return ga < gb // graph functions, then names outside it, then unresolved calls
 		}
 		if a.Path != b.Path {
@@ -97,7 +97,7 @@ func (w *walker) level(d, depth int, edges []graph.CallEdge) []CallRow {
 }
 
 // spell sorts each row's call sites and spells them as path:line:column.
-func (w *walker) spell(level []CallRow) {
+func (w *walker) spell(level []Row) {
 	for i := range level {
 		r := &level[i]
 		sort.Slice(r.sites, func(x, y int) bool {
