@@ -53,7 +53,7 @@ func methodCounts(t *testing.T, dir string) map[string]int {
 
 // smallTypeDirs are the packages whose types TestQueryTypesSmall bounds:
 // the tools and the capabilities they call.
-var smallTypeDirs = []string{"internal/query", "internal/blind", "internal/impact", "internal/typeproto", "internal/rank", "internal/srcfile", "internal/overview", "internal/outline", "internal/callwalk"}
+var smallTypeDirs = []string{"internal/query", "internal/blind", "internal/impact", "internal/typeproto", "internal/rank", "internal/srcfile", "internal/overview", "internal/outline", "internal/callwalk", "internal/effectrow"}
 
 // TestQueryTypesSmall: no type of internal/query, or of the capabilities
 // it calls, declares more than maxMethods methods (docs/design.md, the

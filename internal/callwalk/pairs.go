@@ -25,18 +25,5 @@ func MethodPairs(ctx context.Context, v *session.View, key string, byInterface b
 			keys = append(keys, k)
 		}
 	}
-	return dedupe(keys), nil
-}
-
-// dedupe returns list without its repeats, in the order first met.
-func dedupe(list []string) []string {
-	seen := map[string]bool{}
-	out := list[:0:0]
-	for _, s := range list {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
+	return graph.Dedupe(keys), nil
 }

@@ -88,7 +88,7 @@ func (w *walker) calleeSpots(c *blind.Spots, facts *session.Facts) {
 		}
 	}
 	if len(errPkgs) > 0 {
-		c.Add(blind.TypeErrors, "package(s) %s failed to type-check, so calls in them may be missing", blind.ListSome(dedupe(errPkgs), 3))
+		c.Add(blind.TypeErrors, "package(s) %s failed to type-check, so calls in them may be missing", blind.ListSome(graph.Dedupe(errPkgs), 3))
 	}
 	if w.unresolved > 0 {
 		c.Add(blind.Unresolved, "%d dynamic call site(s) reached have no resolved callee (listed as rows without a key)", w.unresolved)

@@ -139,7 +139,7 @@ func (w *walker) walk(ctx context.Context, depth int) error {
 			}
 		}
 		if len(want) > 0 {
-			syms, err := w.v.Reader().SymbolsByKeys(ctx, dedupe(want))
+			syms, err := w.v.Reader().SymbolsByKeys(ctx, graph.Dedupe(want))
 			if err != nil {
 				return graph.Wrap(graph.CodeInternal, err, "reading functions")
 			}

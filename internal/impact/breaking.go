@@ -202,7 +202,7 @@ func (a *run) interfaceBreak(ctx context.Context, c *changedDecl, changedHere ma
 			stopped = append(stopped, im.Type)
 		}
 	}
-	syms, err := a.v.Reader().SymbolsByKeys(ctx, dedupe(stopped))
+	syms, err := a.v.Reader().SymbolsByKeys(ctx, graph.Dedupe(stopped))
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "reading types")
 	}
@@ -256,7 +256,7 @@ func (a *run) typesWithMethods(ctx context.Context, names []string) ([]string, e
 		return nil, nil
 	}
 	var have map[string]int
-	for i, n := range dedupe(names) {
+	for i, n := range graph.Dedupe(names) {
 		syms, _, err := a.v.Reader().FindSymbols(ctx, graph.SymbolQuery{Name: n, Mode: graph.MatchExact, Kinds: []graph.Kind{graph.KindMethod},
 			Repositories: []string{a.repo.Name}})
 		if err != nil {

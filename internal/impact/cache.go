@@ -117,7 +117,7 @@ func memoRows[T any](g *cache, memo map[string][]T, keys []string, read func(wan
 	var out []T
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	for _, k := range dedupe(keys) {
+	for _, k := range graph.Dedupe(keys) {
 		out = append(out, memo[k]...)
 	}
 	return out, nil
@@ -494,7 +494,7 @@ func (g *cache) valuesTaken(ctx context.Context, r graph.Reader, edges []graph.C
 	if len(keys) == 0 {
 		return out, nil
 	}
-	refs, err := g.refs(ctx, r, dedupe(keys), graph.RefRead)
+	refs, err := g.refs(ctx, r, graph.Dedupe(keys), graph.RefRead)
 	if err != nil {
 		return nil, err
 	}

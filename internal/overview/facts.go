@@ -125,7 +125,7 @@ func Read(ctx context.Context, v *session.View, repo graph.RepositoryStatus) (*F
 			keys = append(keys, u.Target)
 		}
 	}
-	syms, err := r.SymbolsByKeys(ctx, dedupe(keys))
+	syms, err := r.SymbolsByKeys(ctx, graph.Dedupe(keys))
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "reading symbols")
 	}
@@ -213,19 +213,6 @@ func overviewSymbols(ranked []graph.UseCount, symOf map[string]graph.Symbol, kee
 			Path: s.Path, Line: s.StartLine, StableKey: s.Key, Count: score(u)})
 		if len(out) == TopSymbols {
 			break
-		}
-	}
-	return out
-}
-
-// dedupe returns list without its repeats, in the order first met.
-func dedupe(list []string) []string {
-	seen := map[string]bool{}
-	out := list[:0:0]
-	for _, s := range list {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
 		}
 	}
 	return out

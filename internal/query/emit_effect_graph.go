@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sextant-dev/sextant/internal/effectrow"
 	"github.com/sextant-dev/sextant/internal/graph"
 )
 
@@ -192,7 +193,7 @@ func EmitEffectGraph(ctx context.Context, s *Service, in EffectGraphInput, progr
 		out.Edges = []EffectGraphEdge{}
 	}
 	if rp, err := v.Repo(root.Repository); err == nil && len(rp.Snapshot.Amended) > 0 {
-		out.Caveat = amendedCaveat(rp)
+		out.Caveat = effectrow.AmendedCaveat(rp)
 	}
 	out.Envelope = v.Envelope()
 	out.Total, out.Returned = len(nodes)+cut, len(nodes)

@@ -5,8 +5,17 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sextant-dev/sextant/internal/effectrow"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index/effects"
+)
+
+// A function's effect row and its parts, as explain_effects answers them
+// (see package effectrow).
+type (
+	EffectRow   = effectrow.Row
+	EffectEntry = effectrow.Entry
+	WitnessStep = effectrow.WitnessStep
 )
 
 // EffectsInput is the input of explain_effects: a function selected as
@@ -43,14 +52,14 @@ func ExplainEffects(ctx context.Context, s *Service, in EffectsInput, progress f
 			sym.QualifiedName, article(string(sym.Kind)), sym.Kind).WithData("kind", string(sym.Kind))
 	}
 	v.Use(sym.Repository)
-	row, err := EffectRowOf(ctx, v.Reader(), sym.Key)
+	row, err := effectrow.Of(ctx, v.Reader(), sym.Key)
 	if err != nil {
 		return nil, err
 	}
 	ref := symbolRef(sym)
 	out := &EffectsOutput{Symbol: &ref, Analysed: row.Analysed, Pure: row.Pure, Open: row.Open, Results: row.Effects}
 	if rp, err := v.Repo(sym.Repository); err == nil && len(rp.Snapshot.Amended) > 0 {
-		out.Caveat = amendedCaveat(rp)
+		out.Caveat = effectrow.AmendedCaveat(rp)
 	}
 	if out.Results == nil {
 		out.Results = []EffectEntry{}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sextant-dev/sextant/internal/effectrow"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
 )
@@ -64,7 +65,7 @@ func FindSymbol(ctx context.Context, s *Service, in FindSymbolInput, progress fu
 	if err := checkSelector("effects", in.Effects); err != nil {
 		return nil, err
 	}
-	effs, err := parseEffects("effects", in.Effects)
+	effs, err := effectrow.ParseEffects("effects", in.Effects)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sextant-dev/sextant/internal/effectrow"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
 )
@@ -57,7 +58,7 @@ var contextEffects = func(ctx context.Context, v *session.View, sym graph.Symbol
 	if sym.Kind != graph.KindFunc && sym.Kind != graph.KindMethod {
 		return "", nil
 	}
-	row, err := EffectRowOf(ctx, v.Reader(), sym.Key)
+	row, err := effectrow.Of(ctx, v.Reader(), sym.Key)
 	if err != nil || !row.Analysed {
 		return "", err
 	}

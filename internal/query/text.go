@@ -53,14 +53,6 @@ func article(kind string) string {
 	return "a"
 }
 
-func dedupe(list []string) []string {
-	seen := map[string]bool{}
-	out := list[:0:0]
-	for _, s := range list {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
-}
+// dedupe returns list without its repeats, in the order first met (see
+// graph.Dedupe).
+var dedupe = graph.Dedupe

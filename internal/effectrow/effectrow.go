@@ -1,4 +1,9 @@
-package query
+// Package effectrow reads a function's effect row from the index as the
+// tools answer it: each effect with whether it is direct and certain, and
+// its witness, the shortest call path from the function to the cause,
+// followed record by record. explain_effects, explain_type,
+// emit_effect_graph and get_context_for_symbol answer with it.
+package effectrow
 
 import (
 	"context"
@@ -6,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sextant-dev/sextant/internal/answer"
 	"github.com/sextant-dev/sextant/internal/blind"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index/effects"
@@ -23,8 +29,8 @@ type WitnessStep struct {
 	Detail    string `json:"detail,omitempty" jsonschema:"last step: what the cause is"`
 }
 
-// EffectEntry is one effect of a row.
-type EffectEntry struct {
+// Entry is one effect of a row.
+type Entry struct {
 	Effect      string        `json:"effect" jsonschema:"fs, net, exec, env, exit, panic, spawn, chan, sync, time, rand, stdio, global, unsafe, cgo, reflect, db or open"`
 	Explanation string        `json:"explanation" jsonschema:"what the effect means"`
 	Direct      bool          `json:"direct" jsonschema:"caused in the function itself"`
@@ -32,28 +38,28 @@ type EffectEntry struct {
 	Witness     []WitnessStep `json:"witness" jsonschema:"shortest call path from the function to the cause"`
 }
 
-// EffectRow is one function's effect row with its witnesses spelled out,
+// Row is one function's effect row with its witnesses spelled out,
 // as explain_effects returns it and get_context_for_symbol includes it.
-type EffectRow struct {
+type Row struct {
 	Analysed bool
 	Pure     bool
-	Open     *EffectEntry
-	Effects  []EffectEntry
+	Open     *Entry
+	Effects  []Entry
 }
 
 // maxWitness bounds a witness path; Compute's paths are shortest, so a
 // longer chain means a broken snapshot, which is reported, not followed.
 const maxWitness = 64
 
-// EffectRowOf reads the row of the function key through r and follows
+// Of reads the row of the function key through r and follows
 // each record's Next to build its witness, one EffectRecords call per
 // step for all effects at once.
-func EffectRowOf(ctx context.Context, r graph.Reader, key string) (EffectRow, error) {
+func Of(ctx context.Context, r graph.Reader, key string) (Row, error) {
 	recs, err := r.EffectRecords(ctx, []string{key})
 	if err != nil {
-		return EffectRow{}, graph.Wrap(graph.CodeInternal, err, "reading effects")
+		return Row{}, graph.Wrap(graph.CodeInternal, err, "reading effects")
 	}
-	var row EffectRow
+	var row Row
 	row.Analysed = len(recs) > 0
 	chains := make([][]graph.EffectRecord, 0, len(recs))
 	for _, rec := range recs {
@@ -74,11 +80,11 @@ func EffectRowOf(ctx context.Context, r graph.Reader, key string) (EffectRow, er
 			break
 		}
 		if step >= maxWitness {
-			return EffectRow{}, graph.Errorf(graph.CodeInternal, "witness of %s longer than %d steps", key, maxWitness)
+			return Row{}, graph.Errorf(graph.CodeInternal, "witness of %s longer than %d steps", key, maxWitness)
 		}
 		got, err := r.EffectRecords(ctx, next)
 		if err != nil {
-			return EffectRow{}, graph.Wrap(graph.CodeInternal, err, "reading effects")
+			return Row{}, graph.Wrap(graph.CodeInternal, err, "reading effects")
 		}
 		type fe struct {
 			fn string
@@ -95,7 +101,7 @@ func EffectRowOf(ctx context.Context, r graph.Reader, key string) (EffectRow, er
 			}
 			n, ok := byKey[fe{last.Next, last.Effect}]
 			if !ok {
-				return EffectRow{}, graph.Errorf(graph.CodeInternal, "witness of %s %s breaks at %s", key, last.Effect, last.Next)
+				return Row{}, graph.Errorf(graph.CodeInternal, "witness of %s %s breaks at %s", key, last.Effect, last.Next)
 			}
 			chains[i] = append(c, n)
 		}
@@ -106,16 +112,16 @@ func EffectRowOf(ctx context.Context, r graph.Reader, key string) (EffectRow, er
 			keys = append(keys, rec.Function)
 		}
 	}
-	syms, err := r.SymbolsByKeys(ctx, dedupe(keys))
+	syms, err := r.SymbolsByKeys(ctx, graph.Dedupe(keys))
 	if err != nil {
-		return EffectRow{}, graph.Wrap(graph.CodeInternal, err, "reading functions")
+		return Row{}, graph.Wrap(graph.CodeInternal, err, "reading functions")
 	}
 	names := map[string]string{}
 	for _, s := range syms {
 		names[s.Key] = s.QualifiedName
 	}
 	for _, c := range chains {
-		e := EffectEntry{Effect: string(c[0].Effect), Explanation: effects.Sentence(c[0].Effect),
+		e := Entry{Effect: string(c[0].Effect), Explanation: effects.Sentence(c[0].Effect),
 			Direct: c[0].Direct, Certain: c[0].Certain}
 		for _, rec := range c {
 			st := WitnessStep{Function: names[rec.Function], StableKey: rec.Function, Path: rec.Path, Line: rec.Line,
@@ -134,14 +140,14 @@ func EffectRowOf(ctx context.Context, r graph.Reader, key string) (EffectRow, er
 	return row, nil
 }
 
-// amendedCaveat says what an amended snapshot's effect rows may miss.
-func amendedCaveat(rp graph.RepositoryStatus) string {
+// AmendedCaveat says what an amended snapshot's effect rows may miss.
+func AmendedCaveat(rp graph.RepositoryStatus) string {
 	return fmt.Sprintf("%s was re-indexed alone after an edit: its functions' rows are recomputed, but effects reached through interfaces and function values, and the rows of functions elsewhere that call into it, may be out of date until the whole index that follows finishes (seconds)",
 		blind.ListSome(rp.Snapshot.Amended, 3))
 }
 
-// parseEffects reads a comma-separated effect list for field.
-func parseEffects(field, s string) ([]graph.Effect, error) {
+// ParseEffects reads a comma-separated effect list for field.
+func ParseEffects(field, s string) ([]graph.Effect, error) {
 	if s == "" {
 		return nil, nil
 	}
@@ -153,7 +159,7 @@ func parseEffects(field, s string) ([]graph.Effect, error) {
 			for _, a := range graph.AllEffects {
 				names = append(names, string(a))
 			}
-			return nil, invalid(field, "unknown effect %q; use any of %s, open", p, strings.Join(names, ", "))
+			return nil, answer.Invalid(field, "unknown effect %q; use any of %s, open", p, strings.Join(names, ", "))
 		}
 		if !slices.Contains(out, e) {
 			out = append(out, e)
