@@ -50,7 +50,7 @@ func GetContextBudget(ctx context.Context, s *Service, in GetContextBudgetInput,
 		return nil, err
 	}
 	defer v.Close()
-	root, files, isDir, err := goFilesAt(loc, func(e fs.DirEntry) bool {
+	root, files, isDir, err := srcfile.List(loc, func(e fs.DirEntry) bool {
 		n := e.Name()
 		return !e.IsDir() && strings.HasSuffix(n, ".go") && (in.IncludeTests || !strings.HasSuffix(n, "_test.go"))
 	})

@@ -9,6 +9,7 @@ import (
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/outline"
 	"github.com/sextant-dev/sextant/internal/session"
+	"github.com/sextant-dev/sextant/internal/srcfile"
 )
 
 // GetFileOutlineInput is the input of get_file_outline.
@@ -55,7 +56,7 @@ func GetFileOutline(ctx context.Context, s *Service, in GetFileOutlineInput, pro
 		return nil, err
 	}
 	defer v.Close()
-	root, files, isDir, err := goFilesAt(loc, func(e fs.DirEntry) bool {
+	root, files, isDir, err := srcfile.List(loc, func(e fs.DirEntry) bool {
 		// Regular files and symlinks (resolved, and refused if they
 		// leave the root, when read); never FIFOs, sockets or devices.
 		return (e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0) && strings.HasSuffix(e.Name(), ".go")

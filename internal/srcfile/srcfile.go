@@ -3,7 +3,8 @@
 // declarations named as the indexer names them, so that read_source,
 // search_code and get_context_budget can check the index's spans against
 // the disk. A Cache keeps the parses of unchanged files; its owner (the
-// query service) keeps one per process of tools.
+// query service) keeps one per process of tools. List names the files at
+// a path: the file, or a directory's entries.
 package srcfile
 
 import (

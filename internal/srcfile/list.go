@@ -1,4 +1,4 @@
-package query
+package srcfile
 
 import (
 	"io/fs"
@@ -11,10 +11,10 @@ import (
 	"github.com/sextant-dev/sextant/internal/session"
 )
 
-// goFilesAt opens the repository root of loc and lists the files at loc:
+// List opens the repository root of loc and lists the files at loc:
 // loc itself when it is a file, else the entries of the directory that
 // keep accepts, sorted (dir is then true). The caller closes root.
-func goFilesAt(loc session.Located, keep func(fs.DirEntry) bool) (root *os.Root, files []string, dir bool, err error) {
+func List(loc session.Located, keep func(fs.DirEntry) bool) (root *os.Root, files []string, dir bool, err error) {
 	root, err = os.OpenRoot(loc.Repo.Root)
 	if err != nil {
 		return nil, nil, false, graph.Wrap(graph.CodeReadError, err, "opening repository root")
