@@ -3,7 +3,8 @@
 // function once, to a depth and at most a number of functions, with each
 // edge's coverage and call sites, and the blind spots that may hide more
 // edges (dynamic calls, reflection, code outside the graph, the runtime,
-// packages that did not type-check).
+// packages that did not type-check). A walk max_nodes cuts goes on by
+// cursor, further each page (Cut).
 package callwalk
 
 import (

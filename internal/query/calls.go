@@ -14,8 +14,8 @@ import (
 // The bounds of a call-graph walk.
 const (
 	maxDepth        = 5
-	defaultMaxNodes = 100
-	maxMaxNodes     = 1000
+	defaultMaxNodes = callwalk.DefaultMaxNodes
+	maxMaxNodes     = callwalk.MaxMaxNodes
 )
 
 // Depth is the depth parameter of get_callers and get_callees: 1 to 5
@@ -71,7 +71,7 @@ type CallGraphOutput struct {
 	depth     int
 	offset    int
 	budgetCut bool
-	cut       walkCut
+	cut       callwalk.Cut
 }
 
 func callGraph(ctx context.Context, s *Service, in CallGraphInput, progress func(Progress), callers bool) (*CallGraphOutput, error) {
@@ -98,7 +98,7 @@ func callGraph(ctx context.Context, s *Service, in CallGraphInput, progress func
 	if err != nil {
 		return nil, err
 	}
-	maxNodes, err := walkMaxNodes(in.MaxNodes, limit)
+	maxNodes, err := callwalk.MaxNodes(in.MaxNodes, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func callGraph(ctx context.Context, s *Service, in CallGraphInput, progress func
 	}
 	fp := fingerprint(tool, root.Key, depth, covs, maxNodes, includeTests)
 	vk := v.Key([]string{root.Repository})
-	offset, reach, err := decodeWalkCursor(in.Cursor, fp, vk, maxNodes)
+	offset, reach, err := callwalk.DecodeCursor(in.Cursor, fp, vk, maxNodes)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func callGraph(ctx context.Context, s *Service, in CallGraphInput, progress func
 	offset = min(offset, total)
 	ref := symbolRef(root)
 	out := &CallGraphOutput{Symbol: &ref, Nodes: res.Nodes, callers: callers, depth: depth, offset: offset,
-		cut: walkCut{stopped: res.Stopped, reach: reach, step: maxNodes}}
+		cut: callwalk.Cut{Stopped: res.Stopped, Reach: reach, Step: maxNodes}}
 	out.Completeness, out.BlindSpots = res.Spots.Verdict()
 	page := rows[offset:min(total, offset+limit)]
 	env := v.Envelope()
@@ -145,7 +145,7 @@ func callGraph(ctx context.Context, s *Service, in CallGraphInput, progress func
 func (o *CallGraphOutput) setRows(rows []CallRow, total, offset int, fp, vk string, cut bool) {
 	o.Results = append([]CallRow{}, rows...)
 	o.Truncated, o.NextCursor = false, nil
-	pageWalk(&o.Envelope, total, offset, len(rows), fp, vk, o.cut)
+	o.cut.Page(&o.Envelope, total, offset, len(rows), fp, vk)
 	o.budgetCut = cut
 }
 
@@ -191,7 +191,7 @@ func (o *CallGraphOutput) Text() string {
 		if o.Returned < o.Total && o.Returned > 0 {
 			fmt.Fprintf(&b, "; showing %d-%d", o.offset+1, o.offset+o.Returned)
 		}
-		o.cut.writeHeader(&b)
+		o.cut.WriteHeader(&b)
 		b.WriteString("\n")
 	}
 	depth, file := 0, "\x00"
@@ -226,7 +226,7 @@ func (o *CallGraphOutput) Text() string {
 		fmt.Fprintf(&b, "No %s found with these filters.\n", what)
 	}
 	blind.Write(&b, o.Completeness, o.BlindSpots)
-	o.cut.writeMore(&b, o.Envelope, o.offset, o.budgetCut)
+	o.cut.WriteMore(&b, o.Envelope, o.offset, o.budgetCut)
 	writeFreshness(&b, o.Envelope)
 	return b.String()
 }
