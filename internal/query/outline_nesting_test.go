@@ -19,19 +19,6 @@ func nestedSource(pre, open, leaf, close, post string, depth int) []byte {
 	return []byte("package p\n\n" + pre + strings.Repeat(open, depth) + leaf + strings.Repeat(close, depth) + post + "\n")
 }
 
-// nestingShapes are declarations that go/printer measures by printing
-// each nested level again.
-var nestingShapes = []struct{ name, pre, open, leaf, close, post string }{
-	{"struct field", "type T ", "struct { A ", "int", " }", ""},
-	{"interface method", "type T ", "interface { M(", "int", ") }", ""},
-	{"var type", "var V ", "struct { A ", "int", " }", ""},
-	{"func literal value", "var V = ", "func() any { return ", "1", " }", ""},
-	{"func parameter", "func F(x ", "struct { A ", "int", " }", ") {}"},
-	{"type parameter", "type G[P ", "interface { M(", "int", ") }", "] int"},
-}
-
-// withinHangGuard runs f and fails the test if it has not returned after
-// a deadline far above what it needs: a guard against a hang, not a timing.
 func withinHangGuard(t *testing.T, what string, f func()) {
 	t.Helper()
 	done := make(chan struct{})

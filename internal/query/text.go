@@ -1,20 +1,15 @@
 package query
 
 import (
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/answer"
 	"github.com/sextant-dev/sextant/internal/graph"
 )
 
-// quoteContent and oneLine are the answer package's escaping and
-// one-line collapsing, under the names the tools use.
-var (
-	quoteContent = answer.QuoteContent
-	oneLine      = answer.OneLine
-)
+// quoteContent is the answer package's escaping, under the name the
+// tools use.
+var quoteContent = answer.QuoteContent
 
 // EscapeControls escapes, in a whole text rendering, what quoteContent
 // escapes except newlines and tabs (see answer.EscapeControls).
@@ -38,11 +33,6 @@ func layerMark(layer string) string {
 		return "  [local]"
 	}
 	return ""
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
 }
 
 // article is "a" or "an" for a kind name.
