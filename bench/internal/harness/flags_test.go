@@ -86,6 +86,9 @@ func TestStart(t *testing.T) {
 	if err := os.Symlink(corpus, link); err != nil {
 		t.Skip("no symlinks here:", err)
 	}
+	if _, err := os.Stat(link); err != nil {
+		t.Skip("symlinks are made but not followed here (Wine):", err)
+	}
 	realCorpus, err := filepath.EvalSymlinks(corpus)
 	if err != nil {
 		t.Fatal(err)
