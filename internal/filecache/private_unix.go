@@ -20,14 +20,11 @@ import (
 // that fails the check is refused, not repaired: what is in it may
 // already be planted.
 func PrivateDir(base string, elems ...string) (string, error) {
-	if len(elems) == 0 {
-		if err := os.MkdirAll(base, 0o700); err != nil {
-			return "", fmt.Errorf("creating %s: %w", base, err)
-		}
-		return base, private(base)
-	}
 	if err := os.MkdirAll(base, 0o700); err != nil {
 		return "", fmt.Errorf("creating %s: %w", base, err)
+	}
+	if len(elems) == 0 {
+		return base, private(base)
 	}
 	dir := base
 	for _, e := range elems {

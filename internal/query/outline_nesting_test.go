@@ -13,12 +13,6 @@ import (
 	"github.com/sextant-dev/sextant/internal/outline"
 )
 
-// nestedSource is a file declaring pre, then open depth times, leaf,
-// close depth times and post: a declaration nested depth deep.
-func nestedSource(pre, open, leaf, close, post string, depth int) []byte {
-	return []byte("package p\n\n" + pre + strings.Repeat(open, depth) + leaf + strings.Repeat(close, depth) + post + "\n")
-}
-
 func withinHangGuard(t *testing.T, what string, f func()) {
 	t.Helper()
 	done := make(chan struct{})
@@ -28,19 +22,6 @@ func withinHangGuard(t *testing.T, what string, f func()) {
 	case <-time.After(60 * time.Second):
 		t.Fatalf("%s has not returned after 60s", what)
 	}
-}
-
-// outlineBytes is the size of every signature of an outline.
-func outlineBytes(of OutlineFile) (total, longest int) {
-	for _, e := range of.Entries {
-		total += len(e.Signature)
-		longest = max(longest, len(e.Signature))
-		for _, m := range e.Members {
-			total += len(m.Signature)
-			longest = max(longest, len(m.Signature))
-		}
-	}
-	return total, longest
 }
 
 // A struct nested 3,000 deep is outlined, and a cancelled outline stops
@@ -59,7 +40,7 @@ func TestOutlineCancelled(t *testing.T) {
 		return dir
 	})
 	// Written after indexing: the outline reads the disk.
-	deep := nestedSource("type T ", "struct { A ", "int", " }", "", 3000)
+	deep := []byte("package p\n\ntype T " + strings.Repeat("struct { A ", 3000) + "int" + strings.Repeat(" }", 3000) + "\n")
 	if err := os.WriteFile(filepath.Join(f.dir, "deep.go"), deep, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -70,8 +51,15 @@ func TestOutlineCancelled(t *testing.T) {
 			t.Errorf("outline of a struct nested 3,000 deep: %v", err)
 			return
 		}
-		if _, longest := outlineBytes(a.(*GetFileOutlineOutput).Results[0]); longest > 2*outline.MaxPrinted {
-			t.Errorf("a signature of %d bytes", longest)
+		for _, e := range a.(*GetFileOutlineOutput).Results[0].Entries {
+			if n := len(e.Signature); n > 2*outline.MaxPrinted {
+				t.Errorf("%s: a signature of %d bytes", e.Name, n)
+			}
+			for _, m := range e.Members {
+				if n := len(m.Signature); n > 2*outline.MaxPrinted {
+					t.Errorf("%s.%s: a signature of %d bytes", e.Name, m.Name, n)
+				}
+			}
 		}
 	})
 
