@@ -57,6 +57,9 @@ func toolFlags(t query.Tool, e env) (*flag.FlagSet, func() (map[string]any, erro
 			continue
 		}
 		desc := f.Tag.Get("jsonschema")
+		if d, ok := t.ParamDocs[name]; ok {
+			desc = d
+		}
 		switch f.Type.Kind() {
 		case reflect.String:
 			p := fs.String(name, "", desc)

@@ -7,8 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
+	"github.com/sextant-dev/sextant/internal/mcpserver"
 	"github.com/sextant-dev/sextant/internal/query"
 )
 
@@ -17,7 +16,7 @@ import (
 // (the symbol selector) included: the CLI and MCP read one input type.
 func TestToolFlagsMatchSchema(t *testing.T) {
 	for _, tool := range query.Tools() {
-		schema, err := jsonschema.ForType(tool.Input, &jsonschema.ForOptions{})
+		schema, err := mcpserver.InputSchema(tool)
 		if err != nil {
 			t.Fatalf("%s: %v", tool.Name, err)
 		}

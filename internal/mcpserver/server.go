@@ -56,14 +56,32 @@ func New(svc *query.Service, logger *slog.Logger, tools []query.Tool) (*mcp.Serv
 	return s, nil
 }
 
-// definition builds the published tool: schemas from the Go types,
-// annotations from the registry.
-func definition(t query.Tool) (*mcp.Tool, error) {
+// InputSchema is the tool's published input schema: inferred from its
+// input type, each parameter described by its jsonschema tag or, where the
+// tool words it itself, by its ParamDocs; no other parameter is accepted.
+func InputSchema(t query.Tool) (*jsonschema.Schema, error) {
 	in, err := jsonschema.ForType(t.Input, &jsonschema.ForOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("input schema of %s: %w", t.Name, err)
 	}
 	in.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
+	for name, doc := range t.ParamDocs {
+		p, ok := in.Properties[name]
+		if !ok {
+			return nil, fmt.Errorf("input schema of %s: no parameter %q to describe", t.Name, name)
+		}
+		p.Description = doc
+	}
+	return in, nil
+}
+
+// definition builds the published tool: schemas from the Go types,
+// annotations from the registry.
+func definition(t query.Tool) (*mcp.Tool, error) {
+	in, err := InputSchema(t)
+	if err != nil {
+		return nil, err
+	}
 	out, err := jsonschema.ForType(t.Output, &jsonschema.ForOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("output schema of %s: %w", t.Name, err)

@@ -20,20 +20,18 @@ const descExplainType = `A Go type's protocol: kind, underlying type, type param
 
 // ExplainTypeInput selects a type as get_symbol selects a symbol.
 type ExplainTypeInput struct {
-	StableKey     string `json:"stable_key,omitempty" jsonschema:"key from an earlier answer; alone"`
-	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Type, pkg.Type or import/path.Type"`
-	Repository    string `json:"repository,omitempty" jsonschema:"repository name to narrow by"`
-	Path          string `json:"path,omitempty" jsonschema:"path prefix to narrow by"`
-	File          string `json:"file,omitempty" jsonschema:"Go file whose code resolves name"`
-	Name          string `json:"name,omitempty" jsonschema:"with file: Type or pkg.Type"`
-	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens 300-8000 (default 1500)"`
-	Section       string `json:"section,omitempty" jsonschema:"one section in full, as omitted names it"`
-	Cursor        string `json:"cursor,omitempty" jsonschema:"cursor of an omitted section"`
+	SymbolSelector
+	Budget  int    `json:"budget,omitempty" jsonschema:"max tokens 300-8000 (default 1500)"`
+	Section string `json:"section,omitempty" jsonschema:"one section in full, as omitted names it"`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"cursor of an omitted section"`
 }
 
-func (in ExplainTypeInput) selector() selector {
-	return selector{StableKey: in.StableKey, QualifiedName: in.QualifiedName, Repository: in.Repository,
-		Path: in.Path, File: in.File, Name: in.Name}
+// paramDocs says the selector's names in a type's words.
+func (ExplainTypeInput) paramDocs() map[string]string {
+	return map[string]string{
+		"qualified_name": "Type, pkg.Type or import/path.Type",
+		"name":           "with file: Type or pkg.Type",
+	}
 }
 
 // TypeMethod is one method of the type's method sets.

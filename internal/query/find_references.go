@@ -17,18 +17,16 @@ import (
 // selected as get_symbol selects it; symbol_path narrows a qualified_name
 // because path filters the references.
 type FindReferencesInput struct {
-	StableKey     string `json:"stable_key,omitempty" jsonschema:"key from an earlier answer; alone"`
-	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or pkg.Name"`
-	Repository    string `json:"repository,omitempty" jsonschema:"repository name to narrow by"`
-	SymbolPath    string `json:"symbol_path,omitempty" jsonschema:"path prefix to narrow by"`
-	File          string `json:"file,omitempty" jsonschema:"Go file whose code resolves name"`
-	Name          string `json:"name,omitempty" jsonschema:"with file: Name or pkg.Name"`
-	Kind          string `json:"kind,omitempty" jsonschema:"any of call,read,write,type,import,embed"`
-	Path          string `json:"path,omitempty" jsonschema:"uses under this path prefix only"`
-	IncludeTests  *bool  `json:"include_tests,omitempty" jsonschema:"uses in _test.go files (default true)"`
-	Limit         int    `json:"limit,omitempty" jsonschema:"page size 1-500 (default 50)"`
-	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor of the last page"`
-	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens of text, 150+"`
+	SymbolID
+	// SymbolPath is the selector's path prefix: path here narrows the uses.
+	SymbolPath string `json:"symbol_path,omitempty" jsonschema:"path prefix to narrow by"`
+	FileName
+	Kind         string `json:"kind,omitempty" jsonschema:"any of call,read,write,type,import,embed"`
+	Path         string `json:"path,omitempty" jsonschema:"uses under this path prefix only"`
+	IncludeTests *bool  `json:"include_tests,omitempty" jsonschema:"uses in _test.go files (default true)"`
+	Limit        int    `json:"limit,omitempty" jsonschema:"page size 1-500 (default 50)"`
+	Cursor       string `json:"cursor,omitempty" jsonschema:"next_cursor of the last page"`
+	Budget       int    `json:"budget,omitempty" jsonschema:"max tokens of text, 150+"`
 	// ResponseFormat: the keys double a long answer's bytes, which every
 	// client decodes; the name is enough to ask get_symbol.
 	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default) or detailed"`

@@ -9,21 +9,21 @@ import (
 // GetImpactInput is the input of get_impact: what changed (a symbol, a
 // file's lines, or a diff) and how far to look.
 type GetImpactInput struct {
-	StableKey     string `json:"stable_key,omitempty" jsonschema:"key from an earlier answer; alone"`
-	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or pkg.Name"`
-	Repository    string `json:"repository,omitempty" jsonschema:"repository name to narrow by"`
-	Path          string `json:"path,omitempty" jsonschema:"path prefix to narrow by"`
-	File          string `json:"file,omitempty" jsonschema:"with name: Go file resolving it; with lines: the changed file"`
-	Name          string `json:"name,omitempty" jsonschema:"with file: Name or pkg.Name"`
-	Lines         string `json:"lines,omitempty" jsonschema:"with file: changed lines N or N-M"`
-	Diff          bool   `json:"diff,omitempty" jsonschema:"the working tree vs HEAD (or base)"`
-	Base          string `json:"base,omitempty" jsonschema:"git revision to compare with instead of HEAD"`
-	DiffText      string `json:"diff_text,omitempty" jsonschema:"a unified diff, applied or not"`
-	Depth         int    `json:"depth,omitempty" jsonschema:"most steps from a change (default: to the tests)"`
-	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens of text (default 2000)"`
-	Limit         int    `json:"limit,omitempty" jsonschema:"rows per page 1-500 (default 50)"`
-	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor of the last page"`
-	Format        string `json:"format,omitempty" jsonschema:"text (default) or commands"`
+	SymbolSelector
+	Lines    string `json:"lines,omitempty" jsonschema:"with file: changed lines N or N-M"`
+	Diff     bool   `json:"diff,omitempty" jsonschema:"the working tree vs HEAD (or base)"`
+	Base     string `json:"base,omitempty" jsonschema:"git revision to compare with instead of HEAD"`
+	DiffText string `json:"diff_text,omitempty" jsonschema:"a unified diff, applied or not"`
+	Depth    int    `json:"depth,omitempty" jsonschema:"most steps from a change (default: to the tests)"`
+	Budget   int    `json:"budget,omitempty" jsonschema:"max tokens of text (default 2000)"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"rows per page 1-500 (default 50)"`
+	Cursor   string `json:"cursor,omitempty" jsonschema:"next_cursor of the last page"`
+	Format   string `json:"format,omitempty" jsonschema:"text (default) or commands"`
+}
+
+// paramDocs says what file is in each of the two forms that take one.
+func (GetImpactInput) paramDocs() map[string]string {
+	return map[string]string{"file": "with name: Go file resolving it; with lines: the changed file"}
 }
 
 // The answer of get_impact and its rows (see package impact).
@@ -91,8 +91,7 @@ func checkImpactInput(in GetImpactInput) (impact.Request, selector, error) {
 	switch {
 	case symbol:
 		r.Mode = impact.ModeSymbol
-		sel = selector{StableKey: in.StableKey, QualifiedName: in.QualifiedName, Repository: in.Repository,
-			Path: in.Path, File: in.File, Name: in.Name}
+		sel = in.selector()
 		if err := sel.validate(); err != nil {
 			return r, sel, err
 		}

@@ -13,14 +13,14 @@ import (
 // used: stable_key; qualified_name (narrowed by repository and path); or
 // file + name.
 type GetSymbolInput struct {
-	StableKey      string `json:"stable_key,omitempty" jsonschema:"key from an earlier answer; alone"`
-	QualifiedName  string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method, http.Server or net/http.Server"`
-	Repository     string `json:"repository,omitempty" jsonschema:"repository name to narrow by"`
-	Path           string `json:"path,omitempty" jsonschema:"path prefix to narrow by"`
-	File           string `json:"file,omitempty" jsonschema:"Go file whose code resolves name"`
-	Name           string `json:"name,omitempty" jsonschema:"with file: Name or pkg.Name"`
+	SymbolSelector
 	ResponseFormat string `json:"response_format,omitempty" jsonschema:"concise (default) or detailed"`
 	Wait           Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
+}
+
+// paramDocs shows the forms a qualified name may take, once, here.
+func (GetSymbolInput) paramDocs() map[string]string {
+	return map[string]string{"qualified_name": "Name, Type.Method, http.Server or net/http.Server"}
 }
 
 // MemberRow is a method or field listed under a type.

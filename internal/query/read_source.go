@@ -30,16 +30,15 @@ const (
 // ReadSourceInput is the input of read_source. Exactly one of stable_key,
 // qualified_name, ref and continuation is given.
 type ReadSourceInput struct {
-	StableKey     string `json:"stable_key,omitempty" jsonschema:"key from an earlier answer; alone"`
-	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or pkg.Name"`
-	Repository    string `json:"repository,omitempty" jsonschema:"repository name to narrow by"`
-	Path          string `json:"path,omitempty" jsonschema:"path prefix to narrow by"`
-	Ref           string `json:"ref,omitempty" jsonschema:"path::Name or path:START-END"`
-	Continuation  string `json:"continuation,omitempty" jsonschema:"continuation of a cut answer; alone"`
-	ContextLines  int    `json:"context_lines,omitempty" jsonschema:"lines around the symbol, 0-50"`
-	Depth         int    `json:"depth,omitempty" jsonschema:"0-3: add callee bodies to this depth"`
-	Budget        int    `json:"budget,omitempty" jsonschema:"max tokens 150-8000 (default 2000)"`
-	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
+	SymbolID
+	// Path narrows qualified_name; a file is named by ref instead.
+	Path         string `json:"path,omitempty" jsonschema:"path prefix to narrow by"`
+	Ref          string `json:"ref,omitempty" jsonschema:"path::Name or path:START-END"`
+	Continuation string `json:"continuation,omitempty" jsonschema:"continuation of a cut answer; alone"`
+	ContextLines int    `json:"context_lines,omitempty" jsonschema:"lines around the symbol, 0-50"`
+	Depth        int    `json:"depth,omitempty" jsonschema:"0-3: add callee bodies to this depth"`
+	Budget       int    `json:"budget,omitempty" jsonschema:"max tokens 150-8000 (default 2000)"`
+	Wait         Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
 }
 
 // SourceBlock is the source of one declaration or range, as on disk.

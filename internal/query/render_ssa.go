@@ -15,14 +15,21 @@ import (
 
 // RenderSSAInput selects a function as get_symbol does, and the form.
 type RenderSSAInput struct {
-	StableKey     string `json:"stable_key,omitempty" jsonschema:"durable key of the function or method"`
-	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name or Type.Method, optionally prefixed by package name or import path"`
-	Repository    string `json:"repository,omitempty" jsonschema:"narrows qualified_name to one repository"`
-	Path          string `json:"path,omitempty" jsonschema:"narrows qualified_name to files under this repo-relative prefix"`
-	File          string `json:"file,omitempty" jsonschema:"a Go file; name is resolved as its source would"`
-	Name          string `json:"name,omitempty" jsonschema:"with file: a local name or pkg.Name"`
-	Format        string `json:"format,omitempty" jsonschema:"text (default: go/ssa's notation) or json (adds blocks and instructions)"`
-	Wait          Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
+	SymbolSelector
+	Format string `json:"format,omitempty" jsonschema:"text (default: go/ssa's notation) or json (adds blocks and instructions)"`
+	Wait   Wait   `json:"wait,omitempty" jsonschema:"seconds to wait for indexing"`
+}
+
+// paramDocs says the selector in a function's words.
+func (RenderSSAInput) paramDocs() map[string]string {
+	return map[string]string{
+		"stable_key":     "durable key of the function or method",
+		"qualified_name": "Name or Type.Method, optionally prefixed by package name or import path",
+		"repository":     "narrows qualified_name to one repository",
+		"path":           "narrows qualified_name to files under this repo-relative prefix",
+		"file":           "a Go file; name is resolved as its source would",
+		"name":           "with file: a local name or pkg.Name",
+	}
 }
 
 // SSAInstr is one instruction.
@@ -79,8 +86,7 @@ func RenderSSA(ctx context.Context, s *Service, in RenderSSAInput, progress func
 	default:
 		return nil, invalid("format", "must be text or json (got %q)", in.Format)
 	}
-	sel := selector{StableKey: in.StableKey, QualifiedName: in.QualifiedName, Repository: in.Repository,
-		Path: in.Path, File: in.File, Name: in.Name}
+	sel := in.selector()
 	if err := sel.validate(); err != nil {
 		return nil, err
 	}

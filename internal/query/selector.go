@@ -37,28 +37,36 @@ type selector struct {
 	pathPrefix string // Path, checked and cleaned by validate
 }
 
-// SymbolSelector is the six parameters that select one symbol as
-// get_symbol does, for the tools whose parameters say it in get_symbol's
-// words; a tool that describes them otherwise (get_symbol, explain_type,
-// get_impact) or names the path prefix otherwise (find_references) lists
-// its own. The CLI's flags and the MCP input schema take its fields as the
-// tool's own, in this order.
+// SymbolSelector is the six parameters that select one symbol, in three
+// forms: a stable key; a qualified name narrowed by repository and a path
+// prefix; or a file and a name resolved as that file's source would. Every
+// tool that selects a symbol embeds it, or its parts when it names the
+// path prefix otherwise (find_references) or takes no file (read_source),
+// so the parameters are declared once; a tool that says them in its own
+// words gives those words in paramDocs. The CLI's flags and the MCP input
+// schema take its fields as the tool's own, in this order.
 type SymbolSelector struct {
+	SymbolID
+	Path string `json:"path,omitempty" jsonschema:"path prefix to narrow by"`
+	FileName
+}
+
+// SymbolID is the selector's key or qualified name, with the repository
+// that narrows the name.
+type SymbolID struct {
 	StableKey     string `json:"stable_key,omitempty" jsonschema:"key from an earlier answer; alone"`
 	QualifiedName string `json:"qualified_name,omitempty" jsonschema:"Name, Type.Method or pkg.Name"`
 	Repository    string `json:"repository,omitempty" jsonschema:"repository name to narrow by"`
-	Path          string `json:"path,omitempty" jsonschema:"path prefix to narrow by"`
-	File          string `json:"file,omitempty" jsonschema:"Go file whose code resolves name"`
-	Name          string `json:"name,omitempty" jsonschema:"with file: Name or pkg.Name"`
+}
+
+// FileName is the selector's third form: a name resolved as the file's
+// source resolves it.
+type FileName struct {
+	File string `json:"file,omitempty" jsonschema:"Go file whose code resolves name"`
+	Name string `json:"name,omitempty" jsonschema:"with file: Name or pkg.Name"`
 }
 
 func (in SymbolSelector) selector() selector {
-	return selector{StableKey: in.StableKey, QualifiedName: in.QualifiedName, Repository: in.Repository,
-		Path: in.Path, File: in.File, Name: in.Name}
-}
-
-// selector returns the selector of a get_symbol call.
-func (in GetSymbolInput) selector() selector {
 	return selector{StableKey: in.StableKey, QualifiedName: in.QualifiedName, Repository: in.Repository,
 		Path: in.Path, File: in.File, Name: in.Name}
 }

@@ -26,17 +26,29 @@ type Tool struct {
 	Idempotent  bool
 	OpenWorld   bool
 	Input       reflect.Type
-	Output      reflect.Type
+	// ParamDocs describes parameters in the tool's own words where the
+	// jsonschema tag of a shared field (the symbol selector's) says them
+	// generally: the CLI's flags and the MCP input schema both use it.
+	ParamDocs map[string]string
+	Output    reflect.Type
 	// Call decodes raw JSON arguments into Input and runs the tool.
 	Call func(ctx context.Context, s *Service, args json.RawMessage, progress func(Progress)) (Answer, error)
 }
 
+// paramDocumented is an input that words some of its parameters itself.
+type paramDocumented interface{ paramDocs() map[string]string }
+
 func tool[In any, Out Answer](name, title, desc string, run func(context.Context, *Service, In, func(Progress)) (Out, error)) Tool {
+	var docs map[string]string
+	if d, ok := any(*new(In)).(paramDocumented); ok {
+		docs = d.paramDocs()
+	}
 	return Tool{
 		Name: name, Group: GroupCore, Title: title, Description: desc,
 		ReadOnly: true, Idempotent: true, OpenWorld: false,
-		Input:  reflect.TypeFor[In](),
-		Output: reflect.TypeFor[Out]().Elem(),
+		ParamDocs: docs,
+		Input:     reflect.TypeFor[In](),
+		Output:    reflect.TypeFor[Out]().Elem(),
 		Call: func(ctx context.Context, s *Service, args json.RawMessage, progress func(Progress)) (Answer, error) {
 			in, err := decodeArgs[In](args)
 			if err != nil {

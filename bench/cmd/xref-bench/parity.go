@@ -211,7 +211,7 @@ func (c *parityCount) add(label, qualified string, want, got map[string]bool, fi
 // sextantRefs pages through find_references of key, in-process, and
 // returns the uses as "path:line:column".
 func sextantRefs(ctx context.Context, svc *query.Service, key string) ([]string, error) {
-	in := query.FindReferencesInput{StableKey: key, Limit: 500}
+	in := query.FindReferencesInput{SymbolID: query.SymbolID{StableKey: key}, Limit: 500}
 	var out []string
 	for {
 		page, err := query.FindReferences(ctx, svc, in, nil)
@@ -233,7 +233,7 @@ func sextantRefs(ctx context.Context, svc *query.Service, key string) ([]string,
 // sextantImpls pages through find_implementations of key, in-process, and
 // returns the results as "path:line".
 func sextantImpls(ctx context.Context, svc *query.Service, key string) ([]string, error) {
-	in := query.FindImplementationsInput{SymbolSelector: query.SymbolSelector{StableKey: key}, Limit: 500}
+	in := query.FindImplementationsInput{SymbolSelector: query.SymbolSelector{SymbolID: query.SymbolID{StableKey: key}}, Limit: 500}
 	var out []string
 	for {
 		page, err := query.FindImplementations(ctx, svc, in, nil)
