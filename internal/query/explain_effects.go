@@ -38,11 +38,7 @@ type EffectsOutput struct {
 
 // ExplainEffects answers explain_effects.
 func ExplainEffects(ctx context.Context, s *Service, in EffectsInput, progress func(Progress)) (*EffectsOutput, error) {
-	sel := in.selector()
-	if err := sel.validate(); err != nil {
-		return nil, err
-	}
-	v, sym, err := openSymbol(ctx, s, sel, progress)
+	v, sym, err := openSymbol(ctx, s, in.selector(), progress)
 	if err != nil {
 		return nil, err
 	}

@@ -58,14 +58,12 @@ func FindImplementations(ctx context.Context, s *Service, in FindImplementations
 	if err := checkBudget(in.Budget); err != nil {
 		return nil, err
 	}
-	includeTests := in.IncludeTests == nil || *in.IncludeTests
-	// The implementations are whole once the types are checked: no need to
-	// wait for the call graph of a first index.
-	v, sym, err := openSymbol(session.WithStage(ctx, graph.StageTypes), s, sel, progress)
+	v, sym, err := openTyped(ctx, s, sel, progress)
 	if err != nil {
 		return nil, err
 	}
 	defer v.Close()
+	includeTests := in.IncludeTests == nil || *in.IncludeTests
 	var rows []ImplRow
 	direction := "interfaces"
 	switch sym.Kind {
@@ -111,12 +109,10 @@ func FindImplementations(ctx context.Context, s *Service, in FindImplementations
 	if err != nil {
 		return nil, err
 	}
-	facts, err := v.Facts(ctx, sym.Repository)
+	c, err := typeErrorSpots(ctx, v, sym.Repository, "method sets")
 	if err != nil {
 		return nil, err
 	}
-	var c blind.Spots
-	c.AddTypeErrors(facts, "method sets")
 	ref := symbolRef(sym)
 	total := len(rows)
 	offset = min(offset, total)

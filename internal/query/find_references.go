@@ -103,9 +103,7 @@ func FindReferences(ctx context.Context, s *Service, in FindReferencesInput, pro
 		return nil, err
 	}
 	includeTests := in.IncludeTests == nil || *in.IncludeTests
-	// The references are whole once the types are checked: no need to
-	// wait for the call graph of a first index.
-	v, sym, err := openSymbol(session.WithStage(ctx, graph.StageTypes), s, sel, progress)
+	v, sym, err := openTyped(ctx, s, sel, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -136,12 +134,10 @@ func FindReferences(ctx context.Context, s *Service, in FindReferencesInput, pro
 	if err != nil {
 		return nil, err
 	}
-	facts, err := v.Facts(ctx, sym.Repository)
+	c, err := typeErrorSpots(ctx, v, sym.Repository, "uses")
 	if err != nil {
 		return nil, err
 	}
-	var c blind.Spots
-	c.AddTypeErrors(facts, "uses")
 	if blind.VisibleOutside(sym) {
 		c.Add(blind.Outside, "exported from importable package %s: code outside the index may use it", sym.PackagePath)
 	}

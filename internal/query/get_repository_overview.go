@@ -67,13 +67,33 @@ type GetRepositoryOverviewOutput struct {
 // many rows each shows at most when the whole overview is asked for (one
 // section asked for alone fills the budget).
 var overviewSections = []overviewSection{
-	{"entry_points", 6}, {"commands", 6}, {"api", 6}, {"layers", 1 << 20},
-	{"most_referenced", 4}, {"most_called", 4}, {"most_changed", 4}, {"tests", 5}, {"packages", 1 << 20},
+	section("entry_points", 6, func(o *GetRepositoryOverviewOutput) *[]OverviewPackage { return &o.EntryPoints }),
+	section("commands", 6, func(o *GetRepositoryOverviewOutput) *[]OverviewPackage { return &o.Commands }),
+	section("api", 6, func(o *GetRepositoryOverviewOutput) *[]OverviewSymbol { return &o.API }),
+	section("layers", 1<<20, func(o *GetRepositoryOverviewOutput) *[]OverviewLayer { return &o.Layers }),
+	section("most_referenced", 4, func(o *GetRepositoryOverviewOutput) *[]OverviewSymbol { return &o.MostReferenced }),
+	section("most_called", 4, func(o *GetRepositoryOverviewOutput) *[]OverviewSymbol { return &o.MostCalled }),
+	section("most_changed", 4, func(o *GetRepositoryOverviewOutput) *[]OverviewFile { return &o.MostChanged }),
+	section("tests", 5, func(o *GetRepositoryOverviewOutput) *[]OverviewTests { return &o.Tests }),
+	section("packages", 1<<20, func(o *GetRepositoryOverviewOutput) *[]OverviewPackage { return &o.Results }),
 }
 
 type overviewSection struct {
 	name string
 	cap  int
+	// rows is how many rows the section has in o; cut sets dst's rows to
+	// src's from..to.
+	rows func(o *GetRepositoryOverviewOutput) int
+	cut  func(dst, src *GetRepositoryOverviewOutput, from, to int)
+}
+
+// section describes the section whose rows field returns.
+func section[T any](name string, cap int, field func(*GetRepositoryOverviewOutput) *[]T) overviewSection {
+	return overviewSection{name: name, cap: cap,
+		rows: func(o *GetRepositoryOverviewOutput) int { return len(*field(o)) },
+		cut: func(dst, src *GetRepositoryOverviewOutput, from, to int) {
+			*field(dst) = (*field(src))[from:to]
+		}}
 }
 
 // layerNames is how many packages a layer names in the whole overview.
@@ -205,27 +225,7 @@ func newOverview(fx *overview.Facts, changed []OverviewFile, commits int) *GetRe
 }
 
 // rows is how many rows section i of a whole overview has.
-func (o *GetRepositoryOverviewOutput) rows(i int) int {
-	switch overviewSections[i].name {
-	case "entry_points":
-		return len(o.EntryPoints)
-	case "commands":
-		return len(o.Commands)
-	case "api":
-		return len(o.API)
-	case "layers":
-		return len(o.Layers)
-	case "most_referenced":
-		return len(o.MostReferenced)
-	case "most_called":
-		return len(o.MostCalled)
-	case "most_changed":
-		return len(o.MostChanged)
-	case "tests":
-		return len(o.Tests)
-	}
-	return len(o.Results)
-}
+func (o *GetRepositoryOverviewOutput) rows(i int) int { return overviewSections[i].rows(o) }
 
 // cut returns the overview with shown[i] rows of section i from
 // offsets[i]; whole says the overview is the whole one, whose layers name
@@ -233,34 +233,13 @@ func (o *GetRepositoryOverviewOutput) rows(i int) int {
 func (o *GetRepositoryOverviewOutput) cut(offsets, shown []int, whole bool) *GetRepositoryOverviewOutput {
 	c := *o
 	c.Omitted = nil
-	part := func(i int) (int, int) { return offsets[i], offsets[i] + shown[i] }
 	for i, sec := range overviewSections {
-		from, to := part(i)
-		switch sec.name {
-		case "entry_points":
-			c.EntryPoints = o.EntryPoints[from:to]
-		case "commands":
-			c.Commands = o.Commands[from:to]
-		case "api":
-			c.API = o.API[from:to]
-		case "layers":
-			c.Layers = o.Layers[from:to]
-			if whole {
-				c.Layers = slices.Clone(c.Layers)
-				for j := range c.Layers {
-					c.Layers[j].Packages = c.Layers[j].Packages[:min(len(c.Layers[j].Packages), layerNames)]
-				}
-			}
-		case "most_referenced":
-			c.MostReferenced = o.MostReferenced[from:to]
-		case "most_called":
-			c.MostCalled = o.MostCalled[from:to]
-		case "most_changed":
-			c.MostChanged = o.MostChanged[from:to]
-		case "tests":
-			c.Tests = o.Tests[from:to]
-		case "packages":
-			c.Results = o.Results[from:to]
+		sec.cut(&c, o, offsets[i], offsets[i]+shown[i])
+	}
+	if whole {
+		c.Layers = slices.Clone(c.Layers)
+		for j := range c.Layers {
+			c.Layers[j].Packages = c.Layers[j].Packages[:min(len(c.Layers[j].Packages), layerNames)]
 		}
 	}
 	c.layerSizes = make([]int, len(o.Layers))

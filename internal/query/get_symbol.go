@@ -77,11 +77,7 @@ func GetSymbol(ctx context.Context, s *Service, in GetSymbolInput, progress func
 	if err != nil {
 		return nil, err
 	}
-	sel := in.selector()
-	if err := sel.validate(); err != nil {
-		return nil, err
-	}
-	v, sym, err := openSymbol(ctx, s, sel, progress)
+	v, sym, err := openSymbol(ctx, s, in.selector(), progress)
 	if err != nil {
 		return nil, err
 	}

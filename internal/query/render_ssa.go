@@ -86,11 +86,7 @@ func RenderSSA(ctx context.Context, s *Service, in RenderSSAInput, progress func
 	default:
 		return nil, invalid("format", "must be text or json (got %q)", in.Format)
 	}
-	sel := in.selector()
-	if err := sel.validate(); err != nil {
-		return nil, err
-	}
-	v, sym, err := openSymbol(ctx, s, sel, progress)
+	v, sym, err := openSymbol(ctx, s, in.selector(), progress)
 	if err != nil {
 		return nil, err
 	}

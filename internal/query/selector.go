@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/answer"
+	"github.com/sextant-dev/sextant/internal/blind"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
 )
@@ -446,10 +447,13 @@ func cleanPathPrefix(field, p string) (string, error) {
 	return strings.TrimPrefix(p, "./"), nil
 }
 
-// openSymbol pins a fresh view for one request and resolves sel in it:
-// the prologue of every tool about one symbol. The caller closes the view
-// (on an error there is none to close).
+// openSymbol checks sel, pins a fresh view for one request and resolves
+// sel in it: the prologue of every tool about one symbol. The caller
+// closes the view (on an error there is none to close).
 func openSymbol(ctx context.Context, s *Service, sel selector, progress func(Progress)) (*session.View, graph.Symbol, error) {
+	if err := sel.validate(); err != nil { // again, if the tool checked it first: it is cheap
+		return nil, graph.Symbol{}, err
+	}
 	v, err := s.open(ctx, progress)
 	if err != nil {
 		return nil, graph.Symbol{}, err
@@ -460,6 +464,25 @@ func openSymbol(ctx context.Context, s *Service, sel selector, progress func(Pro
 		return nil, graph.Symbol{}, err
 	}
 	return v, sym, nil
+}
+
+// openTyped is openSymbol for the answers that are whole once the types
+// are checked (references, implementations): it waits for the types
+// stage of a first index, not for its call graph.
+func openTyped(ctx context.Context, s *Service, sel selector, progress func(Progress)) (*session.View, graph.Symbol, error) {
+	return openSymbol(session.WithStage(ctx, graph.StageTypes), s, sel, progress)
+}
+
+// typeErrorSpots starts the blind spots of an answer read from the types
+// of repo: its packages that did not type-check hide what.
+func typeErrorSpots(ctx context.Context, v *session.View, repo, what string) (blind.Spots, error) {
+	facts, err := v.Facts(ctx, repo)
+	if err != nil {
+		return blind.Spots{}, err
+	}
+	var c blind.Spots
+	c.AddTypeErrors(facts, what)
+	return c, nil
 }
 
 // openPath opens a view and locates the path parameter in it (a file or

@@ -40,14 +40,6 @@ import (
 
 var _ graph.Store = (*Store)(nil)
 
-// The reader serves every role of a graph.Reader.
-var (
-	_ graph.Catalog = (*reader)(nil)
-	_ graph.Symbols = (*reader)(nil)
-	_ graph.XRefs   = (*reader)(nil)
-	_ graph.Effects = (*reader)(nil)
-	_ graph.Search  = (*reader)(nil)
-)
 
 // Store is the overlay of local on shared. It is safe for concurrent use.
 type Store struct {

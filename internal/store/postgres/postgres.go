@@ -58,14 +58,6 @@ import (
 
 var _ graph.Store = (*Store)(nil)
 
-// The reader serves every role of a graph.Reader.
-var (
-	_ graph.Catalog = (*reader)(nil)
-	_ graph.Symbols = (*reader)(nil)
-	_ graph.XRefs   = (*reader)(nil)
-	_ graph.Effects = (*reader)(nil)
-	_ graph.Search  = (*reader)(nil)
-)
 
 // readerIdleTimeout ends a reader transaction left idle this long (a
 // leaked Reader), so it cannot hold back VACUUM for ever.

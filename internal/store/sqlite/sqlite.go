@@ -67,14 +67,6 @@ import (
 
 var _ graph.Store = (*Store)(nil)
 
-// The reader serves every role of a graph.Reader.
-var (
-	_ graph.Catalog = (*reader)(nil)
-	_ graph.Symbols = (*reader)(nil)
-	_ graph.XRefs   = (*reader)(nil)
-	_ graph.Effects = (*reader)(nil)
-	_ graph.Search  = (*reader)(nil)
-)
 
 const (
 	// busyTimeoutMS is how long, in milliseconds, a connection waits for a
