@@ -84,7 +84,7 @@ func benchmark(ctx context.Context, o options, root, work, corpus string) error 
 	}
 
 	logf("query set: %d calls per tool (seed %d)", max(o.queries, o.mcpQueries), o.Seed)
-	calls, nsyms, err := querySet(ctx, db, max(o.queries, o.mcpQueries), o.Seed)
+	calls, nsyms, err := querySet(ctx, db, max(o.queries, o.mcpQueries), 0, o.Seed)
 	if err != nil {
 		return err
 	}

@@ -96,7 +96,7 @@ func compareBinaries(ctx context.Context, o options, root, work, corpus string) 
 	if err := harness.CopyDB(dbs[bins[0].Name], probe); err != nil {
 		return err
 	}
-	calls, _, err := querySet(ctx, probe, o.mcpQueries, o.Seed)
+	calls, _, err := querySet(ctx, probe, o.mcpQueries, o.changeQueries, o.Seed)
 	harness.RemoveDB(probe)
 	if err != nil {
 		return err
@@ -137,6 +137,8 @@ var compareFigures = []struct {
 	{"find_symbol p99 (MCP)", func(_ sextantRun, m mcpResults) float64 { return float64(m.Tools["find_symbol"].All.P99) }},
 	{"get_symbol p50 (MCP)", func(_ sextantRun, m mcpResults) float64 { return float64(m.Tools["get_symbol"].All.P50) }},
 	{"get_symbol p99 (MCP)", func(_ sextantRun, m mcpResults) float64 { return float64(m.Tools["get_symbol"].All.P99) }},
+	{"find_references p50 (MCP)", func(_ sextantRun, m mcpResults) float64 { return float64(m.Tools["find_references"].All.P50) }},
+	{"get_impact p50 (MCP)", func(_ sextantRun, m mcpResults) float64 { return float64(m.Tools["get_impact"].All.P50) }},
 	{"server CPU per call", func(_ sextantRun, m mcpResults) float64 { return float64(m.CPUPerCall["all"]) }},
 	{"serve RSS after the calls", func(_ sextantRun, m mcpResults) float64 { return float64(m.After.RSSKiB) }},
 }

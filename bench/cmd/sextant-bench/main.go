@@ -38,9 +38,12 @@ type options struct {
 	*harness.Flags
 	queries    int
 	mcpQueries int
-	profile    string
-	queryProf  string
-	db         string
+	// changeQueries is how many find_references and get_impact calls a
+	// comparison of binaries times.
+	changeQueries int
+	profile       string
+	queryProf     string
+	db            string
 }
 
 func main() {
@@ -50,6 +53,7 @@ func main() {
 	o.RunsFlag(3, "measured runs of each contender (bare load and sextant index), alternated")
 	flag.IntVar(&o.queries, "queries", 2000, "in-process calls per tool (find_symbol, get_symbol), split evenly over the modes (at least 1)")
 	flag.IntVar(&o.mcpQueries, "mcp-queries", 1000, "calls per tool over MCP stdio")
+	flag.IntVar(&o.changeQueries, "change-queries", 100, "with -binaries: find_references and get_impact calls over MCP, each by a stable key")
 	o.SeedFlag("")
 	o.SampleFlag()
 	o.SextantFlag("")

@@ -88,8 +88,10 @@ func summarize(samples []sample) map[string]toolStats {
 }
 
 // querySet reads every symbol of the index and builds n calls per tool,
-// find_symbol and get_symbol alternating, reproducibly from seed.
-func querySet(ctx context.Context, db string, n int, seed uint64) ([]harness.Call, int, error) {
+// find_symbol and get_symbol alternating, reproducibly from seed; then
+// changes calls each of find_references and get_impact, which a
+// comparison of binaries times too.
+func querySet(ctx context.Context, db string, n, changes int, seed uint64) ([]harness.Call, int, error) {
 	st, err := sqlite.Open(ctx, db)
 	if err != nil {
 		return nil, 0, err
@@ -115,6 +117,8 @@ func querySet(ctx context.Context, db string, n int, seed uint64) ([]harness.Cal
 	for i := range n {
 		calls = append(calls, find[i], get[i])
 	}
+	calls = append(calls, harness.KeyCalls("find_references", syms, changes, rng)...)
+	calls = append(calls, harness.KeyCalls("get_impact", syms, changes, rng)...)
 	return calls, total, nil
 }
 

@@ -94,6 +94,23 @@ func GetSymbolCalls(syms []graph.Symbol, n int, rng *rand.Rand) []Call {
 
 // usable returns the symbols that a query can be built from and that keep.
 // The blank identifier and names that need quoting are left out.
+// KeyCalls builds n calls of tool, each naming by its stable key a
+// function, method or type declared outside tests, drawn from syms by rng:
+// the questions of find_references and get_impact.
+func KeyCalls(tool string, syms []graph.Symbol, n int, rng *rand.Rand) []Call {
+	code := usable(syms, func(s graph.Symbol) bool {
+		return !s.TestOnly && (s.Kind == graph.KindFunc || s.Kind == graph.KindMethod || s.Kind == graph.KindType)
+	})
+	if len(code) == 0 {
+		return nil
+	}
+	calls := make([]Call, n)
+	for i := range calls {
+		calls[i] = Call{Tool: tool, Mode: "key", Args: map[string]any{"stable_key": code[rng.IntN(len(code))].Key}}
+	}
+	return calls
+}
+
 func usable(syms []graph.Symbol, keep func(graph.Symbol) bool) []graph.Symbol {
 	var out []graph.Symbol
 	for _, s := range syms {
