@@ -1,7 +1,9 @@
 package callwalk
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -77,21 +79,10 @@ func (w *walker) level(d, depth int, edges []graph.CallEdge) []Row {
 	for _, k := range order {
 		level = append(level, *groups[k])
 	}
-	sort.SliceStable(level, func(i, j int) bool {
-		a, b := level[i], level[j]
-		if ga, gb := Group(a), Group(b); ga != gb {
-			return ga < gb // graph functions, then names outside it, then unresolved calls
-		}
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.QualifiedName != b.QualifiedName {
-			return a.QualifiedName < b.QualifiedName
-		}
-		return a.Parent < b.Parent
+	// Graph functions, then names outside it, then unresolved calls.
+	slices.SortStableFunc(level, func(a, b Row) int {
+		return cmp.Or(cmp.Compare(Group(a), Group(b)), strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line),
+			strings.Compare(a.QualifiedName, b.QualifiedName), strings.Compare(a.Parent, b.Parent))
 	})
 	return level
 }

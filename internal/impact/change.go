@@ -1,6 +1,7 @@
 package impact
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -139,11 +141,8 @@ func compareFiles(changes []fileChange, parse func(name string, content []byte) 
 		c.QualifiedName, c.Kind, c.Line, c.EndLine = d.QualifiedName, string(d.Kind), d.Line, d.EndLine
 		out = append(out, c)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Path != out[j].Path {
-			return out[i].Path < out[j].Path
-		}
-		return out[i].Line < out[j].Line
+	slices.SortStableFunc(out, func(a, b *changedDecl) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
 	})
 	return out, unparsable
 }

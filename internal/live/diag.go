@@ -5,6 +5,7 @@ package live
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"go/token"
 	"go/types"
@@ -92,15 +93,9 @@ func (p *Package) Diagnostics(analyzers []*analysis.Analyzer) []Diagnostic {
 	if len(analyzers) > 0 {
 		out = append(out, p.runAnalyzers(analyzers)...)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].Start, out[j].Start
-		if a.Filename != b.Filename {
-			return a.Filename < b.Filename
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Column < b.Column
+	slices.SortStableFunc(out, func(x, y Diagnostic) int {
+		a, b := x.Start, y.Start
+		return cmp.Or(strings.Compare(a.Filename, b.Filename), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
 	})
 	return out
 }

@@ -1,9 +1,11 @@
 package query
 
 import (
+	"cmp"
 	"context"
 	"go/token"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/sextant-dev/sextant/internal/callwalk"
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -67,11 +69,8 @@ func relatedMethods(ctx context.Context, v *session.View, sym graph.Symbol) ([]g
 	for _, m := range out {
 		list = append(list, m)
 	}
-	sort.Slice(list, func(i, j int) bool {
-		if list[i].QualifiedName != list[j].QualifiedName {
-			return list[i].QualifiedName < list[j].QualifiedName
-		}
-		return list[i].Key < list[j].Key
+	slices.SortFunc(list, func(a, b graph.Symbol) int {
+		return cmp.Or(strings.Compare(a.QualifiedName, b.QualifiedName), strings.Compare(a.Key, b.Key))
 	})
 	return list, nil
 }
