@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/sextant-dev/sextant/internal/proctree"
 )
 
 // process is a running server process: started inside a tree that ends
@@ -17,7 +19,7 @@ import (
 type process struct {
 	cmd    *exec.Cmd
 	pid    int
-	tree   tree
+	tree   *proctree.Tree
 	stdin  *os.File
 	stdout *os.File
 	stderr *tail
@@ -29,34 +31,6 @@ type process struct {
 	// at its cap, "" while it has not.
 	capped atomic.Pointer[string]
 }
-
-// tree is how a platform holds a server and every process the server
-// starts, so that they all end together: when Sextant ends them, and when
-// Sextant exits or is killed without a word. One implementation per
-// mechanism: a process group with the parent-death signal (Linux), a
-// process group with a reaper process watching a pipe (macOS, and Linux
-// with SEXTANT_LSP_GUARD=reaper), a job object killed on close (Windows).
-type tree interface {
-	// start starts cmd inside the tree, its memory capped at capMB MiB
-	// (0: none) where the platform caps at start.
-	start(cmd *exec.Cmd, capMB int) error
-	// polledCap reports that the kernel cannot cap the tree's memory:
-	// the cap is kept by polling its footprint (see memoryPoller).
-	polledCap() bool
-	// kill ends every process of the tree now.
-	kill()
-	// footprint measures the memory of every process of the tree.
-	footprint() Footprint
-	// release frees what the tree holds once the server is reaped; any
-	// process of the tree still running is ended.
-	release()
-}
-
-// guardEnv names the lifecycle mechanism on Linux: "reaper" selects the
-// macOS one (the pipe reaper and the polled memory cap) instead of the
-// parent-death signal and RLIMIT_AS, so that the macOS code runs and is
-// tested where the tests run.
-const guardEnv = "SEXTANT_LSP_GUARD"
 
 // startProcess runs spec in dir with a memory cap of capMB (0: none),
 // told to the server through its memory flag too.
@@ -91,9 +65,9 @@ func startProcess(spec *ServerSpec, dir string, capMB int) (*process, error) {
 		inW.Close()
 		return nil, err
 	}
-	p := &process{cmd: cmd, tree: newTree(), stdin: inW, stdout: outR, stderr: newTail(16 << 10), exited: make(chan struct{}), capMB: capMB}
+	p := &process{cmd: cmd, tree: proctree.New(), stdin: inW, stdout: outR, stderr: newTail(16 << 10), exited: make(chan struct{}), capMB: capMB}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, p.stderr
-	err = p.tree.start(cmd, capMB)
+	err = p.tree.Start(cmd, capMB)
 	inR.Close()
 	outW.Close()
 	if err != nil {
@@ -106,12 +80,12 @@ func startProcess(spec *ServerSpec, dir string, capMB int) (*process, error) {
 		// Reaping here, always, is what keeps zombies away.
 		_ = cmd.Wait()
 		p.state = cmd.ProcessState
-		p.tree.release()
+		p.tree.Release()
 		close(p.exited)
 	}()
-	if capMB > 0 && p.tree.polledCap() {
+	if capMB > 0 && p.tree.PolledCap() {
 		poller := memoryPoller{footprint: func(int) (int64, error) {
-			f := p.tree.footprint()
+			f := p.tree.Footprint()
 			if f.Processes == 0 {
 				return 0, errNoProcess
 			}
@@ -120,7 +94,7 @@ func startProcess(spec *ServerSpec, dir string, capMB int) (*process, error) {
 		go poller.watch(p.pid, int64(capMB)<<20, p.exited, func(used int64) {
 			note := fmt.Sprintf("stopped at its memory cap of %d MiB (it used %d MiB)", capMB, used>>20)
 			p.capped.Store(&note)
-			p.tree.kill()
+			p.tree.Kill()
 		})
 	}
 	return p, nil
@@ -128,7 +102,7 @@ func startProcess(spec *ServerSpec, dir string, capMB int) (*process, error) {
 
 // kill ends the whole tree at once and waits for the reaping.
 func (p *process) kill() {
-	p.tree.kill()
+	p.tree.Kill()
 	select {
 	case <-p.exited:
 	case <-time.After(5 * time.Second):
@@ -138,7 +112,7 @@ func (p *process) kill() {
 }
 
 // footprint measures the memory of the server and its children.
-func (p *process) footprint() Footprint { return p.tree.footprint() }
+func (p *process) footprint() Footprint { return p.tree.Footprint() }
 
 // exitStatus describes how the process ended, "" while it runs.
 func (p *process) exitStatus() string {
@@ -153,7 +127,7 @@ func (p *process) exitStatus() string {
 	if p.state == nil {
 		return "exited"
 	}
-	if sig := signalOf(p.state); sig != "" {
+	if sig := proctree.SignalOf(p.state); sig != "" {
 		return "killed by " + sig
 	}
 	return p.state.String()
@@ -241,14 +215,5 @@ func (t *tail) String(max int) string {
 }
 
 // Footprint is a server's memory as the platform counts it, summed over
-// the server and the processes it started: on Linux resident plus swapped
-// out (VmRSS, VmSwap), on macOS the resident size, on Windows the working
-// set.
-type Footprint struct {
-	RSSBytes  int64
-	SwapBytes int64
-	Processes int
-}
-
-// Total is resident plus swap.
-func (f Footprint) Total() int64 { return f.RSSBytes + f.SwapBytes }
+// the server and the processes it started (see proctree.Footprint).
+type Footprint = proctree.Footprint

@@ -9,12 +9,14 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sextant-dev/sextant/internal/proctree"
 )
 
 // exists reports whether pid is a process that is not a zombie: a zombie
 // has ended, only its parent has yet to reap it.
 func exists(pid int) bool {
-	return syscall.Kill(pid, 0) == nil && processRunning(pid)
+	return syscall.Kill(pid, 0) == nil && proctree.Running(pid)
 }
 
 // waitGone waits until none of pids exists, or fails naming those left.
@@ -47,7 +49,7 @@ var shellServer = ServerSpec{Name: "sh", Command: "/bin/sh", Args: []string{"-c"
 // its child's pid.
 func startShell(t *testing.T, guard string) (*process, int) {
 	t.Helper()
-	t.Setenv(guardEnv, guard)
+	t.Setenv(proctree.GuardEnv, guard)
 	spec := shellServer
 	p, err := startProcess(&spec, t.TempDir(), 0)
 	if err != nil {
@@ -68,35 +70,12 @@ func startShell(t *testing.T, guard string) (*process, int) {
 	return p, child
 }
 
-// TestReaperEndsTreeWhenParentGoes closes the reaper's pipe the way the
-// kernel does when Sextant dies (its write end is Sextant's alone): the
-// reaper kills the server and the child the server started, without any
-// call of kill. This is macOS's only guard, tested here through the same
-// code; with the parent-death signal as well (Linux's default) the
-// reaper still ends the child, which the signal alone would leave.
-func TestReaperEndsTreeWhenParentGoes(t *testing.T) {
-	for _, guard := range []string{"reaper", ""} {
-		t.Run("guard="+guard, func(t *testing.T) {
-			p, child := startShell(t, guard)
-			g := p.tree.(*groupTree)
-			if pg, _ := syscall.Getpgid(p.pid); pg != g.pgid {
-				t.Fatalf("server in group %d, want the reaper's %d", pg, g.pgid)
-			}
-			if pg, _ := syscall.Getpgid(child); pg != g.pgid {
-				t.Fatalf("child in group %d, want the reaper's %d", pg, g.pgid)
-			}
-			g.hold.Close() // what Sextant's exit does
-			waitGone(t, "after the pipe closed", p.pid, child, g.pgid)
-		})
-	}
-}
-
 // TestKillEndsTree: kill ends the server, its child and the reaper.
 func TestKillEndsTree(t *testing.T) {
 	for _, guard := range []string{"reaper", ""} {
 		t.Run("guard="+guard, func(t *testing.T) {
 			p, child := startShell(t, guard)
-			reaper := p.tree.(*groupTree).pgid
+			reaper := p.tree.Group()
 			p.kill()
 			waitGone(t, "after kill", p.pid, child, reaper)
 			if s := p.exitStatus(); s != "killed by SIGKILL" {
@@ -109,7 +88,7 @@ func TestKillEndsTree(t *testing.T) {
 // TestServerExitEndsChildren: a server that exits by itself leaves no
 // child behind: the tree's release ends the rest of the group.
 func TestServerExitEndsChildren(t *testing.T) {
-	t.Setenv(guardEnv, "reaper")
+	t.Setenv(proctree.GuardEnv, "reaper")
 	spec := ServerSpec{Name: "sh", Command: "/bin/sh", Args: []string{"-c", "sleep 1000 & echo $!; read _"}}
 	p, err := startProcess(&spec, t.TempDir(), 0)
 	if err != nil {
@@ -126,7 +105,7 @@ func TestServerExitEndsChildren(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the server did not exit")
 	}
-	waitGone(t, "after the server exited", child, p.tree.(*groupTree).pgid)
+	waitGone(t, "after the server exited", child, p.tree.Group())
 }
 
 // TestMemoryPoller runs the poller macOS keeps its memory cap with, here
@@ -136,9 +115,9 @@ func TestServerExitEndsChildren(t *testing.T) {
 // footprint that passed it.
 func TestMemoryPoller(t *testing.T) {
 	p, _ := startShell(t, "reaper")
-	g := p.tree.(*groupTree)
+	g := p.tree
 	poller := memoryPoller{footprint: func(int) (int64, error) {
-		f := g.footprint()
+		f := g.Footprint()
 		if f.Processes == 0 {
 			return 0, errNoProcess
 		}
@@ -160,7 +139,7 @@ func TestMemoryPoller(t *testing.T) {
 	default:
 	}
 	// Above the cap (of one byte): stopped at the first measure.
-	go poller.watch(p.pid, 1, p.exited, func(u int64) { stopped <- u; g.kill() })
+	go poller.watch(p.pid, 1, p.exited, func(u int64) { stopped <- u; g.Kill() })
 	select {
 	case u := <-stopped:
 		if u < used/2 {

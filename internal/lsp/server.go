@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/proctree"
 )
 
 // Server is one running language server for one workspace root: its
@@ -210,7 +211,7 @@ func (s *Server) Alive() bool {
 	}
 	// Killed but not yet reaped (or its pipes not yet drained): the
 	// kernel already says so.
-	return processRunning(s.proc.pid)
+	return proctree.Running(s.proc.pid)
 }
 
 // Has reports whether the server announced capability (a key of

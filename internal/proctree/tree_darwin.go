@@ -1,4 +1,4 @@
-package lsp
+package proctree
 
 import (
 	"errors"
@@ -10,19 +10,19 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// newTree is macOS's tree: the reaper's process group, the memory cap
+// New is macOS's tree: the reaper's process group, the memory cap
 // polled. macOS has no parent-death signal, and its kernel ignores
 // RLIMIT_AS.
-func newTree() tree { return &groupTree{} }
+func New() *Tree { return &Tree{} }
 
 // setDeathSignal: macOS has none; the reaper does its work.
 func setDeathSignal(*syscall.SysProcAttr) {}
 
 // spawn runs f: without a parent-death signal, the thread that starts a
-// server does not matter.
+// process does not matter.
 func spawn(f func()) { f() }
 
-// setMemoryCap is never called on macOS (groupTree.addressCap is false).
+// setMemoryCap is never called on macOS (Tree.addressCap is false).
 func setMemoryCap(pid, mb int) error {
 	return errors.New("macOS cannot cap a process's address space; the cap is polled")
 }
@@ -63,8 +63,8 @@ func groupFootprint(pgid, skip int) Footprint {
 // sZomb is p_stat of a zombie (sys/proc.h SZOMB).
 const sZomb = 5
 
-// processRunning reports whether pid exists and is not a zombie.
-func processRunning(pid int) bool {
+// Running reports whether pid exists and is not a zombie.
+func Running(pid int) bool {
 	k, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
 	return err == nil && int(k.Proc.P_pid) == pid && k.Proc.P_stat != sZomb
 }

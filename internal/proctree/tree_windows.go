@@ -1,4 +1,4 @@
-package lsp
+package proctree
 
 import (
 	"fmt"
@@ -11,22 +11,24 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// newTree is Windows's tree: a job object.
-func newTree() tree { return &jobTree{} }
+// New is Windows's tree: a job object.
+func New() *Tree { return &Tree{} }
 
-// jobTree is a server inside a job object that Windows ends when its last
-// handle closes: Sextant holds the only one, so the server and every
+// Tree is a process inside a job object that Windows ends when its last
+// handle closes: Sextant holds the only one, so the process and every
 // process it starts (children join their parent's job) end when Sextant
 // exits or is killed. The job's per-process memory limit is the hard cap.
-type jobTree struct {
+type Tree struct {
 	job  windows.Handle
 	once sync.Once
 }
 
-// jobFlags are the limits every server's job has.
+// jobFlags are the limits every tree's job has.
 const jobFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
 
-func (t *jobTree) start(cmd *exec.Cmd, capMB int) error {
+// Start starts cmd inside the tree, its memory capped at capMB MiB (0:
+// none) by the job's per-process limit. It sets cmd.SysProcAttr.
+func (t *Tree) Start(cmd *exec.Cmd, capMB int) error {
 	job, err := windows.CreateJobObject(nil, nil) // not inheritable: no child holds it open
 	if err != nil {
 		return fmt.Errorf("creating a job object: %w", err)
@@ -40,14 +42,14 @@ func (t *jobTree) start(cmd *exec.Cmd, capMB int) error {
 	}
 	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
 		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
-		t.release()
+		t.Release()
 		return fmt.Errorf("setting the job's limits: %w", err)
 	}
 	// Started suspended, so that it runs no instruction, and starts no
 	// child, outside the job.
 	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: windows.CREATE_SUSPENDED | windows.CREATE_NEW_PROCESS_GROUP}
 	if err := cmd.Start(); err != nil {
-		t.release()
+		t.Release()
 		return err
 	}
 	pid := uint32(cmd.Process.Pid)
@@ -56,7 +58,7 @@ func (t *jobTree) start(cmd *exec.Cmd, capMB int) error {
 		err = resume(pid)
 	}
 	if err != nil {
-		t.release() // the job's only handle: the server dies with it
+		t.Release() // the job's only handle: the process dies with it
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		return err
@@ -65,14 +67,14 @@ func (t *jobTree) start(cmd *exec.Cmd, capMB int) error {
 }
 
 // assign puts pid into the job.
-func (t *jobTree) assign(pid uint32) error {
+func (t *Tree) assign(pid uint32) error {
 	h, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, pid)
 	if err != nil {
-		return fmt.Errorf("opening the server process: %w", err)
+		return fmt.Errorf("opening the process process: %w", err)
 	}
 	defer windows.CloseHandle(h)
 	if err := windows.AssignProcessToJobObject(t.job, h); err != nil {
-		return fmt.Errorf("putting the server in its job: %w", err)
+		return fmt.Errorf("putting the process in its job: %w", err)
 	}
 	return nil
 }
@@ -82,7 +84,7 @@ func (t *jobTree) assign(pid uint32) error {
 func resume(pid uint32) error {
 	snap, err := windows.CreateToolhelp32Snapshot(windows.TH32CS_SNAPTHREAD, 0)
 	if err != nil {
-		return fmt.Errorf("listing the server's threads: %w", err)
+		return fmt.Errorf("listing its threads: %w", err)
 	}
 	defer windows.CloseHandle(snap)
 	te := windows.ThreadEntry32{Size: uint32(unsafe.Sizeof(windows.ThreadEntry32{}))}
@@ -93,28 +95,29 @@ func resume(pid uint32) error {
 		}
 		th, err := windows.OpenThread(windows.THREAD_SUSPEND_RESUME, false, te.ThreadID)
 		if err != nil {
-			return fmt.Errorf("opening the server's thread: %w", err)
+			return fmt.Errorf("opening its thread: %w", err)
 		}
 		_, err = windows.ResumeThread(th)
 		windows.CloseHandle(th)
 		if err != nil {
-			return fmt.Errorf("resuming the server: %w", err)
+			return fmt.Errorf("resuming the process: %w", err)
 		}
 		resumed++
 	}
 	if resumed == 0 {
-		return fmt.Errorf("resuming the server: no thread of process %d found", pid)
+		return fmt.Errorf("resuming the process: no thread of process %d found", pid)
 	}
 	return nil
 }
 
-// polledCap: the job's memory limit is the kernel's.
-func (t *jobTree) polledCap() bool { return false }
+// PolledCap: the job's memory limit is the kernel's.
+func (t *Tree) PolledCap() bool { return false }
 
-func (t *jobTree) kill() { _ = windows.TerminateJobObject(t.job, 1) }
+// Kill ends every process of the job now.
+func (t *Tree) Kill() { _ = windows.TerminateJobObject(t.job, 1) }
 
-// footprint sums the working sets of the job's processes.
-func (t *jobTree) footprint() Footprint {
+// Footprint sums the working sets of the job's processes.
+func (t *Tree) Footprint() Footprint {
 	var f Footprint
 	// JOBOBJECT_BASIC_PROCESS_ID_LIST: two counts, then the ids.
 	var list struct {
@@ -134,7 +137,9 @@ func (t *jobTree) footprint() Footprint {
 	return f
 }
 
-func (t *jobTree) release() {
+// Release closes the job, which ends what is left of it. Call it once the
+// process is reaped.
+func (t *Tree) Release() {
 	t.once.Do(func() {
 		if t.job != 0 {
 			windows.CloseHandle(t.job) // kills what is left: KILL_ON_JOB_CLOSE
@@ -177,8 +182,8 @@ func workingSet(pid uint32) (int64, bool) {
 // stillActive is the exit code of a process that has not exited.
 const stillActive = 259
 
-// processRunning reports whether pid exists and has not exited.
-func processRunning(pid int) bool {
+// Running reports whether pid exists and has not exited.
+func Running(pid int) bool {
 	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
 	if err != nil {
 		return false
@@ -188,5 +193,5 @@ func processRunning(pid int) bool {
 	return windows.GetExitCodeProcess(h, &code) == nil && code == stillActive
 }
 
-// signalOf: Windows ends processes with exit codes, not signals.
-func signalOf(*os.ProcessState) string { return "" }
+// SignalOf: Windows ends processes with exit codes, not signals.
+func SignalOf(*os.ProcessState) string { return "" }

@@ -1,4 +1,4 @@
-package lsp
+package proctree
 
 import (
 	"bytes"
@@ -12,24 +12,24 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// newTree is Linux's tree: the reaper's process group with the
+// New is Linux's tree: the reaper's process group with the
 // parent-death signal and RLIMIT_AS, or, with SEXTANT_LSP_GUARD=reaper,
 // the reaper and the polled cap alone, as on macOS.
-func newTree() tree {
-	if os.Getenv(guardEnv) == "reaper" {
-		return &groupTree{}
+func New() *Tree {
+	if os.Getenv(GuardEnv) == "reaper" {
+		return &Tree{}
 	}
-	return &groupTree{deathSignal: true, addressCap: true}
+	return &Tree{deathSignal: true, addressCap: true}
 }
 
-// setDeathSignal has the kernel kill the server the instant Sextant dies;
-// the reaper then ends the children the server started.
+// setDeathSignal has the kernel kill the process the instant Sextant dies;
+// the reaper then ends the children the process started.
 func setDeathSignal(attr *syscall.SysProcAttr) { attr.Pdeathsig = syscall.SIGKILL }
 
 // spawner starts every child from one OS thread that never exits. The
 // parent-death signal is tied to the thread that forked the child, not to
-// the process: had a thread that Go later retires started a server, the
-// server would be killed with it.
+// the process: had a thread that Go later retires started a process, the
+// process would be killed with it.
 var spawner struct {
 	once sync.Once
 	reqs chan func()
@@ -52,7 +52,7 @@ func spawn(f func()) {
 
 // setMemoryCap limits pid's address space to mb MiB. The limit applies
 // from the next allocation on; the few milliseconds between exec and here
-// are before any server has loaded much.
+// are before any process has loaded much.
 func setMemoryCap(pid, mb int) error {
 	lim := &unix.Rlimit{Cur: uint64(mb) << 20, Max: uint64(mb) << 20}
 	return unix.Prlimit(pid, unix.RLIMIT_AS, lim, nil)
@@ -92,8 +92,8 @@ func groupFootprint(pgid, skip int) Footprint {
 	return f
 }
 
-// processRunning reports whether pid exists and is not a zombie.
-func processRunning(pid int) bool {
+// Running reports whether pid exists and is not a zombie.
+func Running(pid int) bool {
 	data, err := readProc(pid, "stat")
 	if err != nil {
 		return false
