@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -233,6 +234,10 @@ type fileConfig struct {
 	} `toml:"lsp"`
 }
 
+// OtherSections are the sections of the configuration file that other
+// packages read: [scip] is the SCIP indexers' (internal/scipindexer).
+var OtherSections = []string{"scip"}
+
 // ConfigFiles are the names looked for in a root, first found wins.
 var ConfigFiles = []string{"sextant.toml", filepath.Join(".sextant", "config.toml")}
 
@@ -305,6 +310,9 @@ func LoadConfig(root string) (*Config, error) {
 			return nil, fmt.Errorf("parsing %s: %w", p, err)
 		}
 		for _, k := range md.Undecoded() {
+			if len(k) > 0 && slices.Contains(OtherSections, k[0]) {
+				continue // another reader's section
+			}
 			// Free-form tables (init_options, settings) hold any keys.
 			if len(k) > 3 && k[0] == "lsp" && k[1] == "server" && (k[2] == "init_options" || k[2] == "settings") {
 				continue
