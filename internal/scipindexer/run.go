@@ -62,12 +62,13 @@ func (r *Runner) tool(l Language) (name string, t Tool, install string, err erro
 // an *Error with reason NotInstalled naming the command that installs it,
 // or Disabled.
 func (r *Runner) Available(l Language) error {
-	_, err := r.lookPath(l, ".")
+	_, err := r.lookPath(l, "", ".")
 	return err
 }
 
-// lookPath finds l's indexer for a project in dir.
-func (r *Runner) lookPath(l Language, dir string) (string, error) {
+// lookPath finds l's indexer for the project dir of root ("" for no
+// root), on the PATH the indexer would get (see safePath).
+func (r *Runner) lookPath(l Language, root, dir string) (string, error) {
 	name, t, install, err := r.tool(l)
 	if err != nil {
 		return "", err
@@ -79,7 +80,7 @@ func (r *Runner) lookPath(l Language, dir string) (string, error) {
 	if command == "" {
 		command = name
 	}
-	path, err := exec.LookPath(command)
+	path, err := lookIn(safePath(os.Getenv("PATH"), root), command)
 	if err != nil {
 		msg := fmt.Sprintf("%s is not on PATH; install it with `%s`", command, install)
 		if command != name {
@@ -114,7 +115,7 @@ func (r *Runner) Index(ctx context.Context, root string, p Project) (*Output, er
 		return nil, fail(StartFailed, err, "resolving the root")
 	}
 	projDir := filepath.Join(absRoot, filepath.FromSlash(p.Dir))
-	command, err := r.lookPath(p.Language, p.Dir)
+	command, err := r.lookPath(p.Language, absRoot, p.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +133,7 @@ func (r *Runner) Index(ctx context.Context, root string, p Project) (*Output, er
 		}
 	}()
 	out := filepath.Join(dir, "index.scip")
-	args, err := r.args(p, projDir, dir, out)
+	args, err := r.args(p, absRoot, projDir, dir, out)
 	if err != nil {
 		return nil, fail(StartFailed, err, "preparing the run")
 	}
@@ -142,7 +143,7 @@ func (r *Runner) Index(ctx context.Context, root string, p Project) (*Output, er
 	defer cancel()
 	cmd := exec.Command(command, args...)
 	cmd.Dir = projDir
-	cmd.Env = r.env(p.Language, dir)
+	cmd.Env = r.env(p.Language, dir, absRoot)
 	log := &tail{n: StderrTail}
 	cmd.Stdout, cmd.Stderr = log, log
 	// Grandchildren holding the output pipes must not stall the reaping.
@@ -198,16 +199,17 @@ func (r *Runner) Index(ctx context.Context, root string, p Project) (*Output, er
 	return &Output{Project: p, Tool: name, Path: out, Size: size, Elapsed: elapsed, Log: log.String(), dir: dir}, nil
 }
 
-// args are the indexer's arguments for p, whose directory is projDir;
+// args are the indexer's arguments for p of root, whose directory is
+// projDir;
 // what the run needs besides the index (a tsconfig.json made for a
 // project that has none) goes in the private directory dir.
-func (r *Runner) args(p Project, projDir, dir, out string) ([]string, error) {
+func (r *Runner) args(p Project, root, projDir, dir, out string) ([]string, error) {
 	switch p.Language {
 	case Python:
 		// Both name and version given: scip-python infers neither, so
 		// it reads no pyproject.toml above the project and runs no git.
 		args := []string{"index", "--project-name", p.Name, "--project-version", "HEAD", "--output", out, "--quiet", "--cwd", projDir}
-		if !havePip() {
+		if !havePip(safePath(os.Getenv("PATH"), root)) {
 			// scip-python asks pip which packages are installed, and
 			// fails without one: with none, it is told there are none,
 			// and the project's own code is indexed all the same.
@@ -238,10 +240,10 @@ func (r *Runner) args(p Project, projDir, dir, out string) ([]string, error) {
 	return nil, fmt.Errorf("no SCIP indexer for language %q", p.Language)
 }
 
-// havePip reports whether pip is on PATH, as scip-python looks for it.
-func havePip() bool {
+// havePip reports whether pip is on path, as scip-python looks for it.
+func havePip(path string) bool {
 	for _, name := range []string{"pip3", "pip"} {
-		if _, err := exec.LookPath(name); err == nil {
+		if _, err := lookIn(path, name); err == nil {
 			return true
 		}
 	}
@@ -307,6 +309,52 @@ func readConfigIn(dir, name string) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, maxConfigBytes))
 }
 
+// safePath is the list of directories path (a PATH) names, less those an
+// indexer must not find programs in: relative ones (an empty entry or
+// "." is the working directory, the project) and those inside root, the
+// repository, whose programs are its code. Sextant does not run them:
+// neither the indexer nor what it looks up (node, pip, python).
+func safePath(path, root string) string {
+	var realRoot string
+	if root != "" {
+		realRoot, _ = filepath.EvalSymlinks(root)
+	}
+	var keep []string
+	for _, d := range filepath.SplitList(path) {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		if root != "" && (inside(root, d) || realRoot != "" && inside(realRoot, d)) {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(d); err == nil && root != "" && (inside(root, real) || realRoot != "" && inside(realRoot, real)) {
+			continue
+		}
+		keep = append(keep, d)
+	}
+	return strings.Join(keep, string(os.PathListSeparator))
+}
+
+// inside reports whether the absolute path p is dir or under it.
+func inside(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && (rel == "." || filepath.IsLocal(rel))
+}
+
+// lookIn finds command as exec.LookPath does, on the directories of path
+// instead of $PATH. A command holding a separator is taken as it is.
+func lookIn(path, command string) (string, error) {
+	if strings.ContainsAny(command, `/\`) {
+		return exec.LookPath(command)
+	}
+	for _, d := range filepath.SplitList(path) {
+		if p, err := exec.LookPath(filepath.Join(d, command)); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: %w", command, exec.ErrNotFound)
+}
+
 // passEnv are the variables an indexer gets from Sextant's environment:
 // where programs and the user's files are, the locale, and which Python
 // environment is the user's (scip-python asks that interpreter which
@@ -325,11 +373,14 @@ var passEnv = []string{
 // private one (scip-python writes a script there and runs it), Node's
 // heap capped, and for scip-python pip kept off the network and Python
 // from importing the project's directory when it runs pip or its script.
-func (r *Runner) env(l Language, tmp string) []string {
+func (r *Runner) env(l Language, tmp, root string) []string {
 	var env []string
 	seen := map[string]bool{}
 	for _, k := range passEnv {
 		if v, ok := os.LookupEnv(k); ok && !seen[strings.ToUpper(k)] {
+			if strings.EqualFold(k, "PATH") {
+				v = safePath(v, root)
+			}
 			seen[strings.ToUpper(k)] = true
 			env = append(env, k+"="+v)
 		}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -295,5 +296,66 @@ pwd >> '`+envFile+`'
 	}
 	if _, err := os.Stat(filepath.Dir(out.Path)); !os.IsNotExist(err) {
 		t.Errorf("Remove left %s: %v", filepath.Dir(out.Path), err)
+	}
+}
+
+// TestRunPathOutsideRoot: the indexer's PATH holds no directory of the
+// repository and no relative entry (an empty one is the working
+// directory, the project): scip-python looks pip up on it, and a pip the
+// repository ships would be its code run.
+func TestRunPathOutsideRoot(t *testing.T) {
+	pathFile := filepath.Join(t.TempDir(), "path")
+	fake := fakeIndexer(t, "scip-python", `echo "$PATH" > '`+pathFile+`'
+`+validIndex)
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", strings.Join([]string{fake, "", ".", "bin", filepath.Join(root, "bin"), "/usr/bin", "/bin"}, string(os.PathListSeparator)))
+	p := scipindexer.Project{Language: scipindexer.Python, Dir: ".", Name: "p"}
+	out, err := scipindexer.NewRunner(scipindexer.Config{}).Index(context.Background(), root, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Remove()
+	data, err := os.ReadFile(pathFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.TrimSpace(string(data))
+	if want := strings.Join([]string{fake, "/usr/bin", "/bin"}, string(os.PathListSeparator)); got != want {
+		t.Errorf("the indexer's PATH is %q, want %q", got, want)
+	}
+}
+
+// TestHangKilledEitherGuard: the macOS mechanism (the reaper alone,
+// SEXTANT_LSP_GUARD=reaper on Linux) kills a hanging indexer's tree at
+// the deadline too.
+func TestHangKilledEitherGuard(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the guard is chosen on Linux only")
+	}
+	t.Setenv("SEXTANT_LSP_GUARD", "reaper")
+	TestHangKilledAtDeadline(t)
+}
+
+// TestIndexerInsideRootNotRun: an indexer found only inside the
+// repository (its node_modules/.bin on PATH) is the repository's code,
+// and is not run: NOT_INSTALLED.
+func TestIndexerInsideRootNotRun(t *testing.T) {
+	root, p := tsProject(t)
+	bin := filepath.Join(root, "node_modules", ".bin")
+	ranFile := filepath.Join(t.TempDir(), "ran")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "scip-typescript"), []byte("#!/bin/sh\ntouch '"+ranFile+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+"/usr/bin:/bin")
+	_, err := scipindexer.NewRunner(scipindexer.Config{}).Index(context.Background(), root, p)
+	failure(t, err, scipindexer.NotInstalled)
+	if _, err := os.Stat(ranFile); err == nil {
+		t.Error("the repository's own scip-typescript ran")
 	}
 }
