@@ -333,6 +333,7 @@ type tsConfig struct {
 	} `json:"references"`
 	Include []string `json:"include"`
 	Files   []string `json:"files"`
+	Exclude []string `json:"exclude"`
 }
 
 // configRefs lists what the configuration file rel (root-relative), and

@@ -91,6 +91,12 @@ export function shoutInJavaScript(text) { return text.toUpperCase() }
 -- js/index.js --
 import { shoutInJavaScript } from "./util.js"
 shoutInJavaScript("x")
+-- jsc/jsconfig.json --
+{"compilerOptions": {"checkJs": true}, "exclude": ["skipped"]}
+-- jsc/lib.js --
+export function fromJsconfig() { return 1 }
+-- jsc/skipped/never.js --
+export function neverIndexed() { return 2 }
 -- py/pyproject.toml --
 [project]
 name = "pyfixture"
@@ -109,7 +115,7 @@ print(shout_in_python("x"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"js": "shoutInJavaScript", "py": "shout_in_python", "ts": "greetInTypeScript"}
+	want := map[string]string{"js": "shoutInJavaScript", "jsc": "fromJsconfig", "py": "shout_in_python", "ts": "greetInTypeScript"}
 	if len(ps) != len(want) {
 		t.Fatalf("projects:\n%s", summary(ps))
 	}
@@ -124,6 +130,9 @@ print(shout_in_python("x"))
 			data, err := os.ReadFile(out.Path)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if bytes.Contains(data, []byte("neverIndexed")) {
+				t.Errorf("%s: the jsconfig.json's exclude was not kept", p.Dir)
 			}
 			if int64(len(data)) != out.Size || !bytes.Contains(data, []byte(want[p.Dir])) {
 				t.Errorf("%s: index of %d bytes (size %d) does not name %s; log:\n%s", out.Tool, len(data), out.Size, want[p.Dir], out.Log)

@@ -260,18 +260,27 @@ func madeTSConfig(p Project, projDir string) ([]byte, error) {
 		"compilerOptions": map[string]any{"allowJs": true, "noEmit": true},
 	}
 	ownInclude := false
+	var exclude []string
 	if p.Config != "" {
 		cfg["extends"] = slash + "/" + pathBase(p.Config)
 		if data, err := readConfigIn(projDir, pathBase(p.Config)); err == nil {
 			var c tsConfig
-			if json.Unmarshal(jsonc(data), &c) == nil && (len(c.Include) > 0 || len(c.Files) > 0) {
-				ownInclude = true
+			if json.Unmarshal(jsonc(data), &c) == nil {
+				ownInclude = len(c.Include) > 0 || len(c.Files) > 0
+				// An exclude of ours replaces the extended one: keep its
+				// patterns, made absolute, as TypeScript reads them
+				// relative to the file they are written in.
+				for _, e := range c.Exclude {
+					if !filepath.IsAbs(e) && !strings.HasPrefix(e, "/") {
+						e = slash + "/" + strings.TrimPrefix(e, "./")
+					}
+					exclude = append(exclude, e)
+				}
 			}
 		}
 	}
 	if !ownInclude {
 		cfg["include"] = []string{slash + "/**/*"}
-		var exclude []string
 		for _, n := range p.Nested {
 			rel := strings.TrimPrefix(n, p.Dir+"/")
 			if p.Dir == "." {

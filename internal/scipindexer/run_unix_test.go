@@ -18,8 +18,9 @@ import (
 
 // The fake indexers stand at the process boundary: shell scripts named
 // like the real ones, first on PATH, each doing one thing a real indexer
-// may do wrong. parseOutput sets $out to the --output argument.
-const parseOutput = `out=; while [ $# -gt 0 ]; do if [ "$1" = --output ]; then out=$2; fi; shift; done
+// may do wrong. parseOutput sets $out to the --output argument, $last to
+// the last argument (the project).
+const parseOutput = `out=; last=; while [ $# -gt 0 ]; do last=$1; if [ "$1" = --output ]; then out=$2; fi; shift; done
 `
 
 // validIndex is the smallest output that starts as a SCIP index does: an
@@ -357,5 +358,55 @@ func TestIndexerInsideRootNotRun(t *testing.T) {
 	failure(t, err, scipindexer.NotInstalled)
 	if _, err := os.Stat(ranFile); err == nil {
 		t.Error("the repository's own scip-typescript ran")
+	}
+}
+
+// TestMadeTSConfig: a project without a tsconfig.json is indexed through
+// one Sextant writes in its private directory, never in the project:
+// JavaScript allowed, the project's files but its nested projects'; a
+// jsconfig.json is extended.
+func TestMadeTSConfig(t *testing.T) {
+	cfgFile := filepath.Join(t.TempDir(), "cfg")
+	fakeIndexer(t, "scip-typescript", `cat "$last" > '`+cfgFile+`'
+echo "$last" >> '`+cfgFile+`'
+`+validIndex)
+	root := writeTree(t, `
+-- web/package.json --
+{"name": "web"}
+-- web/a.js --
+-- web/jsx/jsconfig.json --
+{"compilerOptions": {"checkJs": true}}
+-- web/jsx/b.js --
+`)
+	ps, err := scipindexer.Discover(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 2 {
+		t.Fatalf("projects:\n%s", summary(ps))
+	}
+	for _, p := range ps {
+		out, err := scipindexer.NewRunner(scipindexer.Config{}).Index(context.Background(), root, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(cfgFile)
+		got := string(data)
+		if !strings.Contains(got, filepath.Dir(out.Path)) {
+			t.Errorf("%s: the configuration is not in the private directory:\n%s", p.Dir, got)
+		}
+		abs := filepath.ToSlash(filepath.Join(root, p.Dir))
+		wants := []string{`"allowJs": true`, `"` + abs + `/**/*"`}
+		if p.Dir == "web" {
+			wants = append(wants, `"`+abs+`/jsx"`)
+		} else {
+			wants = append(wants, `"extends": "`+abs+`/jsconfig.json"`)
+		}
+		for _, w := range wants {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: the configuration lacks %s:\n%s", p.Dir, w, got)
+			}
+		}
+		out.Remove()
 	}
 }
