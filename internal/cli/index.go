@@ -236,11 +236,18 @@ func runIndex(ctx context.Context, e env, argv []string) error {
 				"repository": res.Repository.Name, "root": res.Repository.Root, "snapshot_id": res.Snapshot.ID,
 				"packages": res.Packages, "files": res.Files, "symbols": res.Symbols,
 				"diagnostics": res.Diagnostics, "duration_ms": res.Duration.Milliseconds(),
+				"skipped": skippedLines(res),
 			})
 			continue
 		}
 		fmt.Fprintf(e.stdout, "%s: snapshot %d: %d packages, %d files, %d symbols, %d diagnostics in %s\n",
 			res.Repository.Name, res.Snapshot.ID, res.Packages, res.Files, res.Symbols, res.Diagnostics, res.Duration.Round(1e6))
+		if lines := skippedLines(res); len(lines) > 0 {
+			fmt.Fprintf(e.stdout, "%s: skipped %d:\n", res.Repository.Name, len(lines))
+			for _, l := range lines {
+				fmt.Fprintf(e.stdout, "  %s\n", l)
+			}
+		}
 		res.KeepTypes()
 	}
 	if *asJSON {
@@ -287,4 +294,21 @@ func warnUnavailable(e env, res index.Result) {
 	for _, d := range res.Unavailable {
 		fmt.Fprintf(e.stderr, "sextant: %s: %s:%d: %s\n", res.Repository.Name, d.Path, d.Line, d.Message)
 	}
+}
+
+// skippedLines renders what the index left out (index.Result.Skipped),
+// one "path:line: message" each, for the summary: a workspace module
+// whose directory is missing or a file indexed for its declarations alone
+// is part of the result, not a failure buried among the diagnostics.
+// Never nil, so the JSON summary has an empty list rather than null.
+func skippedLines(res index.Result) []string {
+	lines := []string{}
+	for _, d := range res.Skipped {
+		if d.Line > 0 {
+			lines = append(lines, fmt.Sprintf("%s:%d: %s", d.Path, d.Line, d.Message))
+		} else {
+			lines = append(lines, fmt.Sprintf("%s: %s", d.Path, d.Message))
+		}
+	}
+	return lines
 }

@@ -200,9 +200,19 @@ type Diagnostic struct {
 	Path    string // repo-relative file, "" when the error has no position
 	Line    int
 	Col     int
-	Kind    string // "list", "parse", "type" or "unknown"
+	Kind    string // "list", "parse", "type", "unknown" or KindSkipped
 	Message string
 }
+
+// KindSkipped is the kind of a diagnostic saying what an index left out
+// on purpose and went on without: a module a go.work uses whose directory
+// is missing, a file too large to check beyond its declarations. The
+// index's summary and the repository's overview list them, so that an
+// answer missing what they name is not taken for the whole truth.
+const KindSkipped = "skipped"
+
+// Skipped reports whether d says what the index left out (KindSkipped).
+func (d Diagnostic) Skipped() bool { return d.Kind == KindSkipped }
 
 // unavailablePrefix starts the message of an UnavailableModuleDiagnostic.
 const unavailablePrefix = string(CodeIndexingFailed) + ": module "

@@ -105,6 +105,11 @@ type Result struct {
 	// and not downloadable): one each, at its require line, its message
 	// starting with INDEXING_FAILED. The rest is indexed.
 	Unavailable []graph.Diagnostic
+	// Skipped are the diagnostics, among those counted, of what the index
+	// left out and went on without (graph.KindSkipped): modules a go.work
+	// uses whose directory is missing, files indexed for their
+	// declarations alone (load.LargeFileEnv).
+	Skipped []graph.Diagnostic
 	// Refs, CallEdges and Implementations count the cross-reference
 	// records written: references and call edges whose target is in the
 	// graph (and unresolved calls), and implementation pairs (of types and
@@ -377,6 +382,11 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	}
 
 	res := Result{Repository: repo, Modules: len(plan.Modules)}
+	for _, d := range diags {
+		if d.Skipped() {
+			res.Skipped = append(res.Skipped, d)
+		}
+	}
 	if err := w.AddModules(ctx, plan.Modules); err != nil {
 		return Result{}, fmt.Errorf("writing modules: %w", err)
 	}
@@ -580,6 +590,11 @@ func writePackage(ctx context.Context, w graph.SnapshotWriter, rec *PackageRecor
 	res.Files += len(rec.Files)
 	res.Symbols += len(rec.Symbols)
 	res.Diagnostics += len(rec.Diagnostics)
+	for _, d := range rec.Diagnostics {
+		if d.Skipped() {
+			res.Skipped = append(res.Skipped, d)
+		}
+	}
 	return nil
 }
 

@@ -451,9 +451,44 @@ func workspaceUses(root string, diags *[]graph.Diagnostic) (used map[string]bool
 		if err != nil || !filepath.IsLocal(rel) && rel != "." {
 			continue // a module outside the root is a dependency, not ours to index
 		}
+		if MissingUse(root, u) {
+			*diags = append(*diags, missingUseDiagnostic(u))
+			continue
+		}
 		used[filepath.ToSlash(rel)] = true
 	}
 	return used, true
+}
+
+// MissingUse reports whether u, a use directive of the go.work in root,
+// names a directory inside root that holds no go.mod: a module left out
+// of the tree, as a module zip leaves out every nested module while
+// keeping the go.work that uses them. The go command refuses the whole
+// workspace then; ReplaceOverlay gives it the go.work without such uses,
+// so the modules that are there load. A use outside root is not ours to
+// judge.
+func MissingUse(root string, u *modfile.Use) bool {
+	dir := filepath.FromSlash(u.Path)
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(root, dir)
+	}
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return false
+	}
+	info, err := os.Stat(filepath.Join(dir, "go.mod"))
+	return err != nil || !info.Mode().IsRegular()
+}
+
+// missingUseDiagnostic is the diagnostic of a go.work use that MissingUse
+// reports, at its line.
+func missingUseDiagnostic(u *modfile.Use) graph.Diagnostic {
+	d := graph.Diagnostic{Path: "go.work", Kind: graph.KindSkipped,
+		Message: fmt.Sprintf("go.work uses %s, which holds no go.mod (the directory is missing, as in a module zip, which leaves nested modules out): not indexed; the workspace's other modules are", u.Path)}
+	if u.Syntax != nil {
+		d.Line, d.Col = u.Syntax.Start.Line, max(u.Syntax.Start.LineRune, 1)
+	}
+	return d
 }
 
 // hasVendor reports whether dir holds a vendor directory the go command

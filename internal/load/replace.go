@@ -3,6 +3,7 @@ package load
 import (
 	"os"
 	"path/filepath"
+	"slices"
 
 	"golang.org/x/mod/modfile"
 )
@@ -27,7 +28,8 @@ func OutsideReplace(root, dir string, r *modfile.Replace) bool {
 // ReplaceOverlay returns the go/packages overlay that gives the go
 // command, in place of u's go.mod (and with a workspace, its go.work and
 // the go.mod of every module it uses), the same file without the replace
-// directives that point outside root (see OutsideReplace). A file that
+// directives that point outside root (see OutsideReplace), and a go.work
+// without the uses of directories that hold no go.mod (see MissingUse). A file that
 // has none, or cannot be read or parsed, is left to the go command. The
 // files are read through os.Root, so none is read from outside root.
 func ReplaceOverlay(root string, u Unit) map[string][]byte {
@@ -86,6 +88,12 @@ func ReplaceOverlay(root string, u Unit) map[string][]byte {
 	for _, rep := range wf.Replace {
 		if OutsideReplace(root, u.Dir, rep) {
 			_ = wf.DropReplace(rep.Old.Path, rep.Old.Version)
+			dropped = true
+		}
+	}
+	for _, use := range slices.Clone(wf.Use) {
+		if MissingUse(u.Dir, use) {
+			_ = wf.DropUse(use.Path)
 			dropped = true
 		}
 	}

@@ -32,6 +32,7 @@ type Facts struct {
 	Tests       []Tests  // directories with tests, most test files first
 	TestDirs    int      // directories with test files
 	Unavailable []string // INDEXING_FAILED diagnostics of required modules not loaded, as "go.mod:LINE: message"
+	Skipped     []string // what the index left out (graph.KindSkipped), as "PATH:LINE: message" ("PATH: message" without a line)
 }
 
 // TopSymbols bounds each list of symbols Read ranks.
@@ -59,8 +60,13 @@ func Read(ctx context.Context, v *session.View, repo graph.RepositoryStatus) (*F
 			return nil, graph.Wrap(graph.CodeInternal, err, "reading diagnostics")
 		}
 		for _, d := range diags {
-			if d.UnavailableModule() {
+			switch {
+			case d.UnavailableModule():
 				fx.Unavailable = append(fx.Unavailable, fmt.Sprintf("%s:%d: %s", d.Path, d.Line, d.Message))
+			case d.Skipped() && d.Line > 0:
+				fx.Skipped = append(fx.Skipped, fmt.Sprintf("%s:%d: %s", d.Path, d.Line, d.Message))
+			case d.Skipped():
+				fx.Skipped = append(fx.Skipped, fmt.Sprintf("%s: %s", d.Path, d.Message))
 			}
 		}
 	}

@@ -49,6 +49,7 @@ type GetRepositoryOverviewOutput struct {
 	Section        string            `json:"section,omitempty" jsonschema:"the one section asked for"`
 	Modules        []OverviewModule  `json:"modules" jsonschema:"the modules"`
 	Unavailable    []string          `json:"unavailable,omitempty" jsonschema:"INDEXING_FAILED: required modules that could not be loaded, so their importers lack types"`
+	Skipped        []string          `json:"skipped,omitempty" jsonschema:"what the index left out: go.work modules whose directory is missing, files indexed for declarations only"`
 	EntryPoints    []OverviewPackage `json:"entry_points" jsonschema:"packages most used from outside themselves"`
 	Commands       []OverviewPackage `json:"commands" jsonschema:"main packages"`
 	API            []OverviewSymbol  `json:"api" jsonschema:"exported symbols most used from outside their package"`
@@ -212,7 +213,7 @@ func newOverview(fx *overview.Facts, changed []OverviewFile, commits int) *GetRe
 	for _, m := range st.Modules {
 		ov.Modules = append(ov.Modules, OverviewModule{Path: m.Path, Dir: m.Dir, GoVersion: m.GoVersion})
 	}
-	ov.Unavailable = fx.Unavailable
+	ov.Unavailable, ov.Skipped = fx.Unavailable, fx.Skipped
 	for _, p := range fx.Packages {
 		if p.Main {
 			ov.Commands = append(ov.Commands, p)
@@ -265,6 +266,9 @@ func (o *GetRepositoryOverviewOutput) Text() string {
 		}
 		for _, u := range o.Unavailable {
 			fmt.Fprintf(&b, "%s\n", u)
+		}
+		for _, s := range o.Skipped {
+			fmt.Fprintf(&b, "skipped: %s\n", s)
 		}
 	} else {
 		fmt.Fprintf(&b, "repository %s, section %s\n", o.Repository, o.Section)

@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeNested writes files (slash-separated relative path → content),
+// directories included, into a new temporary directory and returns it.
+func writeNested(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// `sextant index` of a go.work that uses a missing directory indexes the
+// modules that are there and says, in its summary and its JSON, what it
+// skipped.
+func TestIndexSaysWhatItSkipped(t *testing.T) {
+	t.Setenv("GOFLAGS", "-mod=mod")
+	t.Setenv("GOPROXY", "off")
+	dir := writeNested(t, map[string]string{
+		"go.work":  "go 1.22\n\nuse (\n\t./a\n\t./gone\n)\n",
+		"a/go.mod": "module example.com/a\n\ngo 1.22\n",
+		"a/a.go":   "package a\n\nfunc A() {}\n",
+	})
+	db := filepath.Join(t.TempDir(), "db")
+	out, errOut, code := cliRun("index", "--db", db, dir)
+	if code != 0 {
+		t.Fatalf("index exited %d: %s%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "1 packages") || !strings.Contains(out, "skipped 1:") || !strings.Contains(out, "go.work:5: go.work uses ./gone") {
+		t.Errorf("the summary does not say what was skipped:\n%s", out)
+	}
+	out, errOut, code = cliRun("index", "--json", "--db", db, dir)
+	if code != 0 {
+		t.Fatalf("index --json exited %d: %s%s", code, out, errOut)
+	}
+	var sums []struct {
+		Packages int      `json:"packages"`
+		Skipped  []string `json:"skipped"`
+	}
+	if err := json.Unmarshal([]byte(out), &sums); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(sums) != 1 || sums[0].Packages != 1 || len(sums[0].Skipped) != 1 || !strings.HasPrefix(sums[0].Skipped[0], "go.work:5: go.work uses ./gone") {
+		t.Errorf("JSON summary %+v, want one package and go.work:5 skipped", sums)
+	}
+}

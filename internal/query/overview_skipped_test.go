@@ -1,0 +1,41 @@
+package query
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The overview says what the index skipped: here a module a go.work uses
+// whose directory is missing, while the other module is indexed.
+func TestOverviewSkipped(t *testing.T) {
+	f := indexFixture(t, func() string {
+		dir, err := filepath.EvalSymlinks(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := map[string]string{
+			"go.work":  "go 1.22\n\nuse (\n\t./a\n\t./gone\n)\n",
+			"a/go.mod": "module example.com/a\n\ngo 1.22\n",
+			"a/a.go":   "package a\n\nfunc A() {}\n",
+		}
+		for name, body := range files {
+			path := filepath.Join(dir, filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	})
+	ov := ok[*GetRepositoryOverviewOutput](t, f, "get_repository_overview", `{}`)
+	if ov.Packages != 1 || len(ov.Skipped) != 1 || !strings.HasPrefix(ov.Skipped[0], "go.work:5: go.work uses ./gone") {
+		t.Fatalf("packages %d, skipped %q, want a's package and ./gone at go.work:5", ov.Packages, ov.Skipped)
+	}
+	if !strings.Contains(ov.Text(), "skipped: "+ov.Skipped[0]) {
+		t.Errorf("the overview's text does not say it:\n%s", ov.Text())
+	}
+}
