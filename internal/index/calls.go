@@ -3,12 +3,15 @@ package index
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/packages"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index/callgraph"
+	"github.com/sextant-dev/sextant/internal/load"
 )
 
 // Call edges come from internal/index/callgraph, which builds SSA for a
@@ -151,7 +154,7 @@ func (x *extractor) keepEdges(edges []callgraph.Edge, lines siteFiles) {
 	first := len(t.edges)
 	for _, e := range edges {
 		rel, ok := x.rel(e.Site.Filename)
-		if !ok || !e.Caller.Pos.IsValid() {
+		if !ok || !e.Caller.Pos.IsValid() || x.large.has(e.Site.Filename) {
 			continue
 		}
 		pe := pendingEdge{
@@ -234,4 +237,28 @@ func (x *extractor) resolvedCallEdges() []graph.CallEdge {
 	}
 	t.edges = nil
 	return out
+}
+
+// largeFiles says which files are over load.LargeFileLimit, by absolute
+// name, each statted once: their function bodies were not checked, and
+// a call from what was (a variable's initializer) is left out with their
+// references. The call graph asks from its own goroutine.
+type largeFiles struct {
+	mu    sync.Mutex
+	sizes map[string]bool
+}
+
+func (l *largeFiles) has(name string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	large, ok := l.sizes[name]
+	if !ok {
+		info, err := os.Stat(name)
+		large = err == nil && info.Size() > int64(load.LargeFileLimit())
+		if l.sizes == nil {
+			l.sizes = map[string]bool{}
+		}
+		l.sizes[name] = large
+	}
+	return large
 }

@@ -282,6 +282,7 @@ type extractor struct {
 	xt        xrefTables   // cross-references of the packages kept so far
 	fx        *effectState // effect causes of the units built so far (effects.go)
 	missing   missingDeps  // dependencies the go command could not list (missing.go)
+	large     largeFiles   // files checked for their declarations alone (calls.go)
 	// maxVTACalls is callgraph.Options.MaxVTACalls for the units' call
 	// graphs (0: the default); coarse is set when a unit was resolved
 	// with CHA that the default would have resolved with VTA.
@@ -326,6 +327,9 @@ type source struct {
 	syntax  *ast.File
 	fset    *token.FileSet
 	typed   bool // syntax comes from go/packages and TypesInfo covers it
+	// declsOnly says the file is over load.LargeFileLimit: the load
+	// checked its declarations alone, and it has no references.
+	declsOnly bool
 }
 
 // pkgState is the package being extracted.
@@ -449,7 +453,12 @@ func (s *pkgState) readFiles() {
 			Ignored:   ignored,
 		}
 		if !ignored {
-			src := &source{abs: path, rel: rel, content: content, test: f.Test}
+			src := &source{abs: path, rel: rel, content: content, test: f.Test, declsOnly: len(content) > load.LargeFileLimit()}
+			if src.declsOnly {
+				s.addDiag(graph.Diagnostic{Path: rel, Line: 1, Col: 1, Kind: graph.KindSkipped, Message: fmt.Sprintf(
+					"%s is %d bytes, over the %d of %s: indexed for its declarations only: its function bodies are not checked, and nothing in it is recorded as a reference or a call",
+					rel, len(content), load.LargeFileLimit(), load.LargeFileEnv)})
+			}
 			s.byAbs[path] = src
 			s.sources = append(s.sources, src)
 		} else {

@@ -387,7 +387,7 @@ func (s *pkgState) refs() {
 		return
 	}
 	for _, src := range s.sources {
-		if src.typed && src.syntax != nil && src.fset != nil {
+		if src.typed && src.syntax != nil && src.fset != nil && !src.declsOnly {
 			s.fileRefs(src)
 		}
 	}

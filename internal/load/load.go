@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -202,4 +203,32 @@ func TestMains(pkgs []*packages.Package) map[*packages.Package]bool {
 		}
 	}
 	return mains
+}
+
+// LargeFileEnv names the environment variable that sets the size, in
+// bytes, above which a Go file of the indexed packages is checked for its
+// declarations alone (see LargeFileLimit): a positive integer; unset or
+// anything else means DefaultLargeFile.
+const LargeFileEnv = "SEXTANT_LARGE_FILE_BYTES"
+
+// DefaultLargeFile is LargeFileLimit unless LargeFileEnv sets another:
+// 4 MiB, some hundred thousand lines. Hand-written Go files stay far
+// below it; what passes it is generated (tables, bindings, embedded
+// assets), whose bodies would cost the type check, the references and
+// the SSA of the whole package many times over and answer no question
+// an agent asks of them.
+const DefaultLargeFile = 4 << 20
+
+// LargeFileLimit is the size in bytes above which a Go file of a loaded
+// package is parsed and checked for its declarations alone: the inside of
+// every function body is blanked before the parse (positions and lines
+// stay where they were) and holds only an empty loop, so its signatures,
+// types, constants and variables are checked, and nothing in its bodies
+// is, or refers to anything. The indexer records no references from it
+// and says so in a diagnostic.
+func LargeFileLimit() int {
+	if n, err := strconv.Atoi(os.Getenv(LargeFileEnv)); err == nil && n > 0 {
+		return n
+	}
+	return DefaultLargeFile
 }

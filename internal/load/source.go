@@ -476,6 +476,11 @@ func (c *checker) parseFile(name string, root bool) (*ast.File, error) {
 			return nil, err
 		}
 	}
+	if root && len(src) > LargeFileLimit() {
+		// Declarations alone (see LargeFileLimit), parsed as an initial
+		// package's files are, whatever parsed it ahead.
+		return parser.ParseFile(c.fset, name, declarationsOnly(src), ParseMode)
+	}
 	if root && c.cfg.ParseFile != nil {
 		return c.cfg.ParseFile(c.fset, name, src)
 	}
