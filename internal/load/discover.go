@@ -18,6 +18,7 @@ package load
 import (
 	"errors"
 	"fmt"
+	"go/version"
 	"io/fs"
 	"maps"
 	"os"
@@ -375,13 +376,14 @@ func enclosingModule(dir string) string {
 func units(root string, mods []graph.Module, excluded map[string]string, diags *[]graph.Diagnostic) []Unit {
 	var used map[string]bool
 	ok := false
+	workGo := ""                                                    // the go.work's go version
 	if _, skip := excluded[filepath.Join(root, "go.work")]; !skip { // a FIFO would block the read
-		used, ok = workspaceUses(root, diags)
+		used, workGo, ok = workspaceUses(root, diags)
 	}
 	var out []Unit
 	var rest []graph.Module
 	if ok {
-		ws := Unit{Dir: root, Workspace: true, Vendor: hasVendor(root)}
+		ws := Unit{Dir: root, Workspace: true, Vendor: hasVendor(root, workGo)}
 		for _, m := range mods {
 			if !used[m.Dir] {
 				rest = append(rest, m)
@@ -401,7 +403,7 @@ func units(root string, mods []graph.Module, excluded map[string]string, diags *
 		out = append(out, Unit{
 			Dir:      dir,
 			Patterns: []string{"./..."},
-			Vendor:   hasVendor(dir),
+			Vendor:   hasVendor(dir, m.GoVersion),
 			Modules:  []graph.Module{m},
 		})
 	}
@@ -420,26 +422,30 @@ func dirPattern(dir string) string {
 }
 
 // workspaceUses parses root/go.work and returns the repo-relative
-// directories (forward slashes, "." for root) of the modules it uses. ok
+// directories (forward slashes, "." for root) of the modules it uses,
+// and its go version. ok
 // is false when there is no go.work or it does not parse (then a
 // diagnostic is recorded and the modules load on their own).
-func workspaceUses(root string, diags *[]graph.Diagnostic) (used map[string]bool, ok bool) {
+func workspaceUses(root string, diags *[]graph.Diagnostic) (used map[string]bool, goVersion string, ok bool) {
 	path := filepath.Join(root, "go.work")
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false
+		return nil, "", false
 	}
 	if err != nil {
 		*diags = append(*diags, graph.Diagnostic{Path: "go.work", Kind: "list",
 			Message: fmt.Sprintf("reading go.work: %v; loading each module on its own", err)})
-		return nil, false
+		return nil, "", false
 	}
 	wf, err := modfile.ParseWork(path, data, nil)
 	if err != nil {
 		d := modfileDiagnostic(root, path, err)
 		d.Message += "; loading each module on its own"
 		*diags = append(*diags, d)
-		return nil, false
+		return nil, "", false
+	}
+	if wf.Go != nil {
+		goVersion = wf.Go.Version
 	}
 	used = map[string]bool{}
 	for _, u := range wf.Use {
@@ -457,7 +463,7 @@ func workspaceUses(root string, diags *[]graph.Diagnostic) (used map[string]bool
 		}
 		used[filepath.ToSlash(rel)] = true
 	}
-	return used, true
+	return used, goVersion, true
 }
 
 // MissingUse reports whether u, a use directive of the go.work in root,
@@ -491,10 +497,17 @@ func missingUseDiagnostic(u *modfile.Use) graph.Diagnostic {
 	return d
 }
 
-// hasVendor reports whether dir holds a vendor directory the go command
-// would use by default. The indexer then passes -mod=vendor instead of
-// -mod=readonly, which is just as read-only but needs no module cache.
-func hasVendor(dir string) bool {
+// hasVendor reports whether the go command uses the vendor directory of
+// dir by default: it holds one (with its modules.txt) and the go.mod, or
+// the go.work, of dir says go 1.14 or later (goVersion, without "go").
+// The indexer then passes -mod=vendor instead of -mod=readonly, which is
+// just as read-only but needs no module cache, and downloads nothing.
+// An older module is built from the module cache, vendor or not, and so
+// is it indexed.
+func hasVendor(dir, goVersion string) bool {
+	if goVersion == "" || version.Compare("go"+goVersion, "go1.14") < 0 {
+		return false
+	}
 	info, err := os.Stat(filepath.Join(dir, "vendor", "modules.txt"))
 	return err == nil && info.Mode().IsRegular()
 }
