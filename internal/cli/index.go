@@ -236,12 +236,12 @@ func runIndex(ctx context.Context, e env, argv []string) error {
 				"repository": res.Repository.Name, "root": res.Repository.Root, "snapshot_id": res.Snapshot.ID,
 				"packages": res.Packages, "files": res.Files, "symbols": res.Symbols,
 				"diagnostics": res.Diagnostics, "duration_ms": res.Duration.Milliseconds(),
-				"skipped": skippedLines(res),
+				"skipped": skippedLines(res), "build": res.Build,
 			})
 			continue
 		}
-		fmt.Fprintf(e.stdout, "%s: snapshot %d: %d packages, %d files, %d symbols, %d diagnostics in %s\n",
-			res.Repository.Name, res.Snapshot.ID, res.Packages, res.Files, res.Symbols, res.Diagnostics, res.Duration.Round(1e6))
+		fmt.Fprintf(e.stdout, "%s: snapshot %d: %d packages, %d files, %d symbols, %d diagnostics in %s; build %s\n",
+			res.Repository.Name, res.Snapshot.ID, res.Packages, res.Files, res.Symbols, res.Diagnostics, res.Duration.Round(1e6), res.Build)
 		if lines := skippedLines(res); len(lines) > 0 {
 			fmt.Fprintf(e.stdout, "%s: skipped %d:\n", res.Repository.Name, len(lines))
 			for _, l := range lines {

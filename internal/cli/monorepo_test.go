@@ -41,7 +41,7 @@ func TestIndexSaysWhatItSkipped(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("index exited %d: %s%s", code, out, errOut)
 	}
-	if !strings.Contains(out, "1 packages") || !strings.Contains(out, "skipped 1:") || !strings.Contains(out, "go.work:5: go.work uses ./gone") {
+	if !strings.Contains(out, "1 packages") || !strings.Contains(out, "skipped 1:") || !strings.Contains(out, "go.work:5: go.work uses ./gone") || !strings.Contains(out, "build GOOS=") {
 		t.Errorf("the summary does not say what was skipped:\n%s", out)
 	}
 	out, errOut, code = cliRun("index", "--json", "--db", db, dir)
@@ -51,11 +51,15 @@ func TestIndexSaysWhatItSkipped(t *testing.T) {
 	var sums []struct {
 		Packages int      `json:"packages"`
 		Skipped  []string `json:"skipped"`
+		Build    string   `json:"build"`
 	}
 	if err := json.Unmarshal([]byte(out), &sums); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
 	if len(sums) != 1 || sums[0].Packages != 1 || len(sums[0].Skipped) != 1 || !strings.HasPrefix(sums[0].Skipped[0], "go.work:5: go.work uses ./gone") {
 		t.Errorf("JSON summary %+v, want one package and go.work:5 skipped", sums)
+	}
+	if len(sums) == 1 && !strings.HasPrefix(sums[0].Build, "GOOS=") {
+		t.Errorf("JSON summary %+v does not say the build configuration", sums)
 	}
 }

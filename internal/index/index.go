@@ -20,6 +20,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -110,6 +111,9 @@ type Result struct {
 	// uses whose directory is missing, files indexed for their
 	// declarations alone (load.LargeFileEnv).
 	Skipped []graph.Diagnostic
+	// Build is the build configuration loaded (load.Build): GOOS, GOARCH
+	// and build tags, from the environment.
+	Build string
 	// Refs, CallEdges and Implementations count the cross-reference
 	// records written: references and call edges whose target is in the
 	// graph (and unresolved calls), and implementation pairs (of types and
@@ -381,7 +385,7 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 			"no module under %s could be loaded; see diagnostics", abs).WithData("diagnostics", diags)
 	}
 
-	res := Result{Repository: repo, Modules: len(plan.Modules)}
+	res := Result{Repository: repo, Modules: len(plan.Modules), Build: load.Build(os.Environ())}
 	for _, d := range diags {
 		if d.Skipped() {
 			res.Skipped = append(res.Skipped, d)

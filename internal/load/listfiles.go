@@ -3,6 +3,7 @@ package load
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"go/build"
 	"io"
 	"io/fs"
@@ -130,4 +131,19 @@ func buildContext(env []string) *build.Context {
 		}
 	}
 	return &ctxt
+}
+
+// Build names the build configuration a load with env sees: GOOS, GOARCH
+// and the build tags of GOFLAGS, as "GOOS=linux GOARCH=amd64 tags=none".
+// The go command and the file lists read them from the environment
+// (Env keeps GOOS, GOARCH and GOFLAGS' -tags), so setting them is how
+// another configuration is indexed; the index summary and the overview
+// say which one was.
+func Build(env []string) string {
+	ctxt := buildContext(env)
+	tags := "none"
+	if len(ctxt.BuildTags) > 0 {
+		tags = strings.Join(ctxt.BuildTags, ",")
+	}
+	return fmt.Sprintf("GOOS=%s GOARCH=%s tags=%s", ctxt.GOOS, ctxt.GOARCH, tags)
 }

@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
+	"github.com/sextant-dev/sextant/internal/load"
 	"github.com/sextant-dev/sextant/internal/overview"
 )
 
@@ -49,6 +51,7 @@ type GetRepositoryOverviewOutput struct {
 	Section        string            `json:"section,omitempty" jsonschema:"the one section asked for"`
 	Modules        []OverviewModule  `json:"modules" jsonschema:"the modules"`
 	Unavailable    []string          `json:"unavailable,omitempty" jsonschema:"INDEXING_FAILED: required modules that could not be loaded, so their importers lack types"`
+	Build          string            `json:"build" jsonschema:"the build configuration indexed: GOOS, GOARCH, build tags (set GOOS, GOARCH, GOFLAGS=-tags=... to index another)"`
 	Skipped        []string          `json:"skipped,omitempty" jsonschema:"what the index left out: go.work modules whose directory is missing, files indexed for declarations only"`
 	EntryPoints    []OverviewPackage `json:"entry_points" jsonschema:"packages most used from outside themselves"`
 	Commands       []OverviewPackage `json:"commands" jsonschema:"main packages"`
@@ -214,6 +217,9 @@ func newOverview(fx *overview.Facts, changed []OverviewFile, commits int) *GetRe
 		ov.Modules = append(ov.Modules, OverviewModule{Path: m.Path, Dir: m.Dir, GoVersion: m.GoVersion})
 	}
 	ov.Unavailable, ov.Skipped = fx.Unavailable, fx.Skipped
+	// The configuration this process loads with, which is the one its
+	// index used (see load.Build).
+	ov.Build = load.Build(os.Environ())
 	for _, p := range fx.Packages {
 		if p.Main {
 			ov.Commands = append(ov.Commands, p)
@@ -266,6 +272,9 @@ func (o *GetRepositoryOverviewOutput) Text() string {
 		}
 		for _, u := range o.Unavailable {
 			fmt.Fprintf(&b, "%s\n", u)
+		}
+		if o.Build != "" {
+			fmt.Fprintf(&b, "build: %s\n", o.Build)
 		}
 		for _, s := range o.Skipped {
 			fmt.Fprintf(&b, "skipped: %s\n", s)

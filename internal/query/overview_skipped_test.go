@@ -39,3 +39,19 @@ func TestOverviewSkipped(t *testing.T) {
 		t.Errorf("the overview's text does not say it:\n%s", ov.Text())
 	}
 }
+
+// The overview says which build configuration was indexed: GOOS, GOARCH
+// and the build tags of GOFLAGS, which pick another.
+func TestOverviewBuild(t *testing.T) {
+	f := newFixture(t, filepath.Join("testdata", "protocol.txtar")) // sets the environment, then indexes on first use
+	t.Setenv("GOOS", "windows")
+	t.Setenv("GOARCH", "arm64")
+	t.Setenv("GOFLAGS", "-tags=integration,e2e")
+	ov := ok[*GetRepositoryOverviewOutput](t, f, "get_repository_overview", `{}`)
+	if want := "GOOS=windows GOARCH=arm64 tags=integration,e2e"; ov.Build != want {
+		t.Errorf("build %q, want %q", ov.Build, want)
+	}
+	if !strings.Contains(ov.Text(), "build: GOOS=windows GOARCH=arm64 tags=integration,e2e") {
+		t.Errorf("the overview's text does not say it:\n%s", ov.Text())
+	}
+}
