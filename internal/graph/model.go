@@ -261,6 +261,14 @@ type Ref struct {
 	TestOnly   bool   // the use is in a _test.go file
 	Repository string // the repository of the use (filled by readers; writers need not set it)
 	Layer      Layer  // see Symbol.Layer
+	// Implicit marks a use of a method declared outside the graph
+	// (io.Writer.Write) recorded against Target, a method of the graph
+	// that corresponds to it through interface satisfaction, as gopls
+	// counts it. It counts for Target alone, not for the methods related
+	// to Target in turn: a reader asks for it by RefQuery.Implicit, never
+	// by RefQuery.Targets, so that a query of a method's references reads
+	// only that method's own implicit uses.
+	Implicit bool
 }
 
 // Coverage says how sure a call edge is.

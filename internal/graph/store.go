@@ -172,7 +172,10 @@ type Lookup struct {
 
 // RefQuery selects references for find_references.
 type RefQuery struct {
-	Targets      []string  // stable keys; a use of any of them matches
+	Targets []string // stable keys; a plain use of any of them matches
+	// Implicit are stable keys whose implicit uses match (see
+	// Ref.Implicit); a key may be in both lists.
+	Implicit     []string
 	Kinds        []RefKind // any of these; empty means all
 	PathPrefix   string    // repo-relative path prefix of the use
 	IncludeTests bool      // include uses in _test.go files

@@ -379,7 +379,8 @@ func (r *reader) SymbolsByKeys(ctx context.Context, keys []string) ([]graph.Symb
 }
 
 // Refs implements graph.Reader: every match of each side's repositories,
-// merged in order and paged here, so totals are exact.
+// merged in order (as a store orders them: a plain use before an implicit
+// one at the same position) and paged here, so totals are exact.
 func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, error) {
 	whole := q
 	whole.Offset, whole.Limit = 0, 0
@@ -398,7 +399,8 @@ func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, 
 	}
 	slices.SortStableFunc(all, func(a, b graph.Ref) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col),
-			strings.Compare(a.Repository, b.Repository), strings.Compare(a.Target, b.Target))
+			strings.Compare(a.Repository, b.Repository), strings.Compare(a.Target, b.Target),
+			cmp.Compare(b2i(a.Implicit), b2i(b.Implicit)))
 	})
 	total := len(all)
 	all = all[min(max(q.Offset, 0), total):]
@@ -406,6 +408,14 @@ func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, 
 		all = all[:q.Limit]
 	}
 	return all, total, nil
+}
+
+// b2i orders false before true.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // CallEdges implements graph.Reader.

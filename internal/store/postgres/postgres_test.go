@@ -51,11 +51,15 @@ func TestMigrations(t *testing.T) {
 		t.Fatalf("recorded version = %d, %v; want %d", v, err, postgres.SchemaVersion)
 	}
 
-	// A database at version 1 (before effects and text search) is
-	// upgraded on open.
+	// A database at version 1 (before effects, text search and implicit
+	// references of their own) is upgraded on open; an implicit reference
+	// stored under its target key + "~implicit" moves to the key.
 	if _, err := conn.Exec(ctx, `DROP TABLE effects;
 		ALTER TABLE symbols DROP COLUMN search, DROP COLUMN w_name, DROP COLUMN w_doc, DROP COLUMN w_sig,
 			DROP COLUMN w_body, DROP COLUMN w_path;
+		ALTER TABLE refs DROP COLUMN implicit;
+		INSERT INTO refs (snapshot_id, seq, target, path, line, col, end_col, kind, test_only)
+			VALUES (7, 0, 'K', 'p.go', 3, 2, 5, 1, false), (7, 1, 'K~implicit', 'p.go', 4, 2, 5, 1, false);
 		DELETE FROM sextant_schema WHERE version >= 2`); err != nil {
 		t.Fatal(err)
 	}
@@ -64,6 +68,11 @@ func TestMigrations(t *testing.T) {
 	var effects bool
 	if err := conn.QueryRow(ctx, `SELECT to_regclass('effects') IS NOT NULL`).Scan(&effects); err != nil || !effects {
 		t.Fatalf("after upgrading from version 1: effects table = %v, %v", effects, err)
+	}
+	var refs string
+	if err := conn.QueryRow(ctx, `SELECT string_agg(target || ' ' || line || ' ' || implicit, ', ' ORDER BY seq)
+		FROM refs WHERE snapshot_id = 7`).Scan(&refs); err != nil || refs != "K 3 false, K 4 true" {
+		t.Errorf("after upgrading from version 1: references %q, %v; want K 3 false, K 4 true", refs, err)
 	}
 	if err := conn.QueryRow(ctx, `SELECT max(version) FROM sextant_schema`).Scan(&v); err != nil || v != postgres.SchemaVersion {
 		t.Fatalf("after upgrading from version 1: version = %d, %v; want %d", v, err, postgres.SchemaVersion)

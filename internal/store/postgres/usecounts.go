@@ -7,7 +7,8 @@ import (
 	"github.com/sextant-dev/sextant/internal/graph"
 )
 
-// useCountsQuery counts, per target declared in the snapshot, its uses in
+// useCountsQuery counts, per target declared in the snapshot, its plain
+// uses (an implicit use is no use of its target for the counts) in
 // non-test files, those from files of other packages, and the calls. A
 // file that no package loaded counts as another package's. The DISTINCT
 // ON keeps one declaring row per key.
@@ -17,7 +18,7 @@ const useCountsQuery = `SELECT x.target, s.package_path, count(*),
 	FROM refs x
 	JOIN (SELECT DISTINCT ON (key) key, package_path FROM symbols WHERE snapshot_id = $1) s ON s.key = x.target
 	LEFT JOIN files f ON f.snapshot_id = x.snapshot_id AND f.path = x.path
-	WHERE x.snapshot_id = $1 AND NOT x.test_only
+	WHERE x.snapshot_id = $1 AND NOT x.test_only AND NOT x.implicit
 	GROUP BY x.target, s.package_path
 	ORDER BY x.target`
 

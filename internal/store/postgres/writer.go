@@ -318,10 +318,10 @@ func (w *writer) copyRows(ctx context.Context, tx pgx.Tx, id int64) error {
 		},
 		func() error {
 			return copyTable("refs", []string{"snapshot_id", "seq", "target", "path", "line", "col", "end_col",
-				"enclosing", "kind", "test_only"}, len(w.refs), func(i int) []any {
+				"enclosing", "kind", "test_only", "implicit"}, len(w.refs), func(i int) []any {
 				r := &w.refs[i]
 				return []any{id, i, r.Target, r.Path, r.Line, r.Col, r.EndCol, nullable(r.Enclosing),
-					codes.RefKind[r.Kind], r.TestOnly}
+					codes.RefKind[r.Kind], r.TestOnly, r.Implicit}
 			})
 		},
 		func() error {

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -13,13 +14,17 @@ import (
 // refsColumns are what Refs reads of each match, the total number of
 // matches last, in a window count.
 const refsColumns = `x.target, x.path, x.line, x.col, x.end_col, coalesce(x.enclosing, ''), x.kind, x.test_only,
-	r.name, count(*) OVER ()`
+	x.implicit, r.name, count(*) OVER ()`
 
 // refsQuery returns the SQL of one page of matches, selecting cols, with
-// its arguments added to b.
-func (r *reader) refsQuery(b *builder, cols string, q graph.RefQuery, targets []string) (string, error) {
+// its arguments added to b: the plain uses of q.Targets and the implicit
+// uses of q.Implicit, found by the index on target for keys, which are
+// both lists.
+func (r *reader) refsQuery(b *builder, cols string, q graph.RefQuery, keys []string) (string, error) {
 	from := r.from(b, "refs", "x")
-	b.Where("x.target = ANY(%s)", targets)
+	b.Where("x.target = ANY(%s)", keys)
+	b.Where("(x.implicit AND x.target = ANY(%s) OR NOT x.implicit AND x.target = ANY(%s))",
+		uniq(q.Implicit), uniq(q.Targets))
 	if len(q.Kinds) > 0 {
 		kinds := make([]int16, len(q.Kinds))
 		for i, k := range q.Kinds {
@@ -42,19 +47,21 @@ func (r *reader) refsQuery(b *builder, cols string, q graph.RefQuery, targets []
 		limit = q.Limit
 	}
 	return `SELECT ` + cols + from + b.Clause() + `
-		ORDER BY x.path, x.line, x.col, r.name, x.target, x.seq
+		ORDER BY x.path, x.line, x.col, r.name, x.target, x.implicit, x.seq
 		LIMIT ` + b.Arg(limit) + ` OFFSET ` + b.Arg(max(q.Offset, 0)), nil
 }
 
 // Refs implements graph.Reader. It searches every pinned current snapshot;
 // uses at the same position are ordered by repository name, then target
-// key, then the order they were written. An unknown kind is an
-// INVALID_ARGUMENT error; no targets match nothing. In the same round trip
-// it reads the declarations enclosing the page's uses (see prefetch.go).
+// key, plain before implicit, then the order they were written. An
+// unknown kind is an INVALID_ARGUMENT error; no keys match nothing. In
+// the same round trip it reads the declarations enclosing the page's uses
+// (see prefetch.go).
 func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, error) {
+	keys := uniq(slices.Concat(q.Targets, q.Implicit))
 	var b builder
-	query, err := r.refsQuery(&b, refsColumns, q, uniq(q.Targets))
-	if err != nil || len(q.Targets) == 0 {
+	query, err := r.refsQuery(&b, refsColumns, q, keys)
+	if err != nil || len(keys) == 0 {
 		return nil, 0, err
 	}
 	if err := r.lock(); err != nil {
@@ -64,7 +71,7 @@ func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, 
 	// The enclosing declarations: the same page again, in a subquery
 	// without the count, whose aliases hide the outer ones.
 	var eb builder
-	sub, _ := r.refsQuery(&eb, "x.enclosing", q, uniq(q.Targets))
+	sub, _ := r.refsQuery(&eb, "x.enclosing", q, keys)
 	eb.Conds = []string{"s.key IN (SELECT p.enclosing FROM (" + sub + ") AS p)"}
 	from := r.from(&eb, "symbols", "s")
 	batch := &pgx.Batch{}
@@ -87,19 +94,19 @@ func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, 
 	if err := rs.Close(); err != nil {
 		return nil, 0, fmt.Errorf("querying references: %w", err)
 	}
-	var keys []string
+	var encls []string
 	for _, ref := range refs {
 		if ref.Enclosing != "" {
-			keys = append(keys, ref.Enclosing)
+			encls = append(encls, ref.Enclosing)
 		}
 	}
-	r.keepSymbols(keys, encl)
+	r.keepSymbols(encls, encl)
 	if len(refs) == 0 && q.Offset > 0 {
 		// A page past the end has no row to carry the total.
 		first := q
 		first.Offset, first.Limit = 0, 1
 		var fb builder
-		query, _ := r.refsQuery(&fb, refsColumns, first, uniq(q.Targets))
+		query, _ := r.refsQuery(&fb, refsColumns, first, keys)
 		rows, err := r.tx.Query(ctx, query, fb.Args...)
 		if err != nil {
 			return nil, 0, fmt.Errorf("querying references: %w", err)
@@ -119,7 +126,7 @@ func scanRefs(rows pgx.Rows) ([]graph.Ref, int, error) {
 		var ref graph.Ref
 		var kind int16
 		if err := rows.Scan(&ref.Target, &ref.Path, &ref.Line, &ref.Col, &ref.EndCol, &ref.Enclosing, &kind,
-			&ref.TestOnly, &ref.Repository, &total); err != nil {
+			&ref.TestOnly, &ref.Implicit, &ref.Repository, &total); err != nil {
 			return nil, 0, fmt.Errorf("reading references: %w", err)
 		}
 		ref.Kind = sqlbase.RefKind(kind)

@@ -192,32 +192,39 @@ const unresolvedCode = 3
 
 // rowPacker packs entries into rows: uses into refs rows, call sites into
 // calls_by_caller or calls_by_callee rows. Entries are put in the order of
-// their rows, (snapshot, key, path), and within a row in the order they
-// were written; add inserts each row once it is complete, as the values
-// snapshot, key, path, the entries and, when counted (calls_by_caller),
-// before the entries, how many of its call sites are unresolved.
+// their rows, (snapshot, key, [implicit,] path), and within a row in the
+// order they were written; add inserts each row once it is complete, as
+// the values snapshot, key, path, the entries and, before the entries,
+// whether its uses are implicit when flagged (refs since schema version
+// 9) and how many of its call sites are unresolved when counted
+// (calls_by_caller).
 type rowPacker struct {
 	add             func(vals ...any) error
 	counted         bool
+	flagged         bool
 	snap, key, path int64
+	implicit        bool
 	unresolved      int
 	p               packer
 }
 
-// start makes (snap, key, path) the row being packed, inserting the one
-// before it when it is another.
-func (g *rowPacker) start(snap, key, path int64) error {
-	if g.p.n > 0 && (snap != g.snap || key != g.key || path != g.path) {
+// start makes (snap, key, path, implicit) the row being packed, inserting
+// the one before it when it is another.
+func (g *rowPacker) start(snap, key, path int64, implicit bool) error {
+	if g.p.n > 0 && (snap != g.snap || key != g.key || path != g.path || implicit != g.implicit) {
 		if err := g.flush(); err != nil {
 			return err
 		}
 	}
-	g.snap, g.key, g.path = snap, key, path
+	g.snap, g.key, g.path, g.implicit = snap, key, path, implicit
 	return nil
 }
 
-func (g *rowPacker) use(snap, target, path int64, u useEntry) error {
-	if err := g.start(snap, target, path); err != nil {
+// use packs u, a use of target in path, implicit or not (see
+// graph.Ref.Implicit; a rowPacker that is not flagged writes plain uses
+// only).
+func (g *rowPacker) use(snap, target, path int64, implicit bool, u useEntry) error {
+	if err := g.start(snap, target, path, implicit); err != nil {
 		return err
 	}
 	g.p.use(u)
@@ -225,7 +232,7 @@ func (g *rowPacker) use(snap, target, path int64, u useEntry) error {
 }
 
 func (g *rowPacker) site(snap, key, path int64, s siteEntry) error {
-	if err := g.start(snap, key, path); err != nil {
+	if err := g.start(snap, key, path, false); err != nil {
 		return err
 	}
 	if s.cov == unresolvedCode {
@@ -241,6 +248,9 @@ func (g *rowPacker) flush() error {
 		return nil
 	}
 	vals := []any{g.snap, g.key, g.path}
+	if g.flagged {
+		vals = append(vals, g.implicit)
+	}
 	if g.counted {
 		vals = append(vals, int64(g.unresolved))
 	}
@@ -322,7 +332,7 @@ func upgradeToPacked(ctx context.Context, tx *sql.Tx) error {
 			}}
 			for _, e := range entries {
 				if t.uses {
-					err = g.use(snap, e.key, e.path, e.u)
+					err = g.use(snap, e.key, e.path, false, e.u)
 				} else {
 					err = g.site(snap, e.key, e.path, e.s)
 				}

@@ -21,8 +21,10 @@ import (
 // edges by callee through a table of its own (schemaCallees). Version 7
 // packs references and call sites, a row per target or caller or callee
 // and file (schemaPacked, see packed.go). Version 8 records the stage of
-// a snapshot published early (schemaStage).
-const SchemaVersion = 8
+// a snapshot published early (schemaStage). Version 9 marks implicit
+// references in a column of their own rather than in their target
+// (schemaImplicit).
+const SchemaVersion = 9
 
 // ErrNewerSchema is returned (wrapped) by Open when the database was written
 // by a newer Sextant whose schema this build does not understand.
@@ -39,6 +41,35 @@ var schemaV6 = slices.Concat(schemaV1, schemaV2, schemaEffects, schemaSearch, sc
 var schemaStage = []string{
 	`ALTER TABLE snapshots ADD COLUMN stage TEXT NOT NULL DEFAULT ''`,
 }
+
+// implicitSuffix ended the target of an implicit reference before schema
+// version 9 (the key, then this): upgradeToImplicit finds such targets
+// by it.
+const implicitSuffix = "~implicit"
+
+// schemaImplicit (schema version 9) gives refs the column implicit, 1
+// for the uses of a method declared outside the graph recorded against a
+// method of the graph (graph.Ref.Implicit), whose target is then a stable
+// key like any other. A row holds plain or implicit uses, not both.
+// Before, such a use was stored under the target key + implicitSuffix;
+// the upgrade moves those rows to the key itself, interning it where the
+// snapshot did not have it, so an upgraded database keeps its snapshots
+// and answers as it did.
+var schemaImplicit = []string{
+	`ALTER TABLE refs ADD COLUMN implicit INTEGER NOT NULL DEFAULT 0`,
+	`INSERT OR IGNORE INTO interned (snapshot_id, value)
+		SELECT snapshot_id, substr(value, 1, length(value) - ` + suffixLen + `) FROM interned
+		WHERE value GLOB '*` + implicitSuffix + `'`,
+	`UPDATE refs SET implicit = 1, target = (
+		SELECT b.id FROM interned a
+		JOIN interned b ON b.snapshot_id = a.snapshot_id AND b.value = substr(a.value, 1, length(a.value) - ` + suffixLen + `)
+		WHERE a.id = refs.target)
+		WHERE target IN (SELECT id FROM interned WHERE value GLOB '*` + implicitSuffix + `')`,
+	`DELETE FROM interned WHERE value GLOB '*` + implicitSuffix + `'`,
+}
+
+// suffixLen is the length of implicitSuffix, as SQL spells it.
+var suffixLen = strconv.Itoa(len(implicitSuffix))
 
 // schemaPacked creates the tables of packed references and call sites
 // (schema version 7, see packed.go), which replace refs, edges and
@@ -366,13 +397,16 @@ func upgradeToSearch(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-// upgradeAndCommit brings a version 6 layout to version 7 and commits.
+// upgradeAndCommit brings a version 6 layout to SchemaVersion and commits.
 func upgradeAndCommit(ctx context.Context, tx *sql.Tx) error {
 	if err := upgradeToPacked(ctx, tx); err != nil {
 		return fmt.Errorf("upgrading schema to packed references: %w", err)
 	}
 	if err := applyAll(ctx, tx, schemaStage); err != nil {
 		return fmt.Errorf("upgrading schema to staged snapshots: %w", err)
+	}
+	if err := applyAll(ctx, tx, schemaImplicit); err != nil {
+		return fmt.Errorf("upgrading schema to implicit references: %w", err)
 	}
 	return commitUpgrade(ctx, tx)
 }
@@ -466,8 +500,13 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return nil
 	case v > SchemaVersion:
 		return fmt.Errorf("schema version %d, this build supports %d: %w", v, SchemaVersion, ErrNewerSchema)
+	case v == 8:
+		if err := applyAll(ctx, tx, schemaImplicit); err != nil {
+			return fmt.Errorf("upgrading schema to implicit references: %w", err)
+		}
+		return commitUpgrade(ctx, tx)
 	case v == 7:
-		if err := applyAll(ctx, tx, schemaStage); err != nil {
+		if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit)); err != nil {
 			return fmt.Errorf("upgrading schema to staged snapshots: %w", err)
 		}
 		return commitUpgrade(ctx, tx)
@@ -520,7 +559,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if err := upgradeToPacked(ctx, tx); err != nil {
 		return fmt.Errorf("creating schema: %w", err)
 	}
-	if err := applyAll(ctx, tx, schemaStage); err != nil {
+	if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit)); err != nil {
 		return fmt.Errorf("creating schema: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('schema_version', ?)`,

@@ -10,7 +10,8 @@ import (
 )
 
 // UseCounts implements graph.Reader. It reads the repository's packed
-// reference rows once, counting their entries, and names each target's
+// rows of plain references once (an implicit use is no use of its target
+// for the counts), counting their entries, and names each target's
 // package and each file's package from the snapshot's symbols and files.
 func (r *reader) UseCounts(ctx context.Context, repo string) ([]graph.UseCount, error) {
 	snap, err := r.snapshotOf(ctx, repo)
@@ -29,7 +30,7 @@ func (r *reader) UseCounts(ctx context.Context, repo string) ([]graph.UseCount, 
 	rows, err := r.query(ctx, `SELECT t.value, p.value, x.uses FROM refs x
 		JOIN interned t ON t.id = x.target
 		JOIN interned p ON p.id = x.path
-		WHERE x.snapshot_id = ?`, snap)
+		WHERE x.snapshot_id = ? AND NOT x.implicit`, snap)
 	if err != nil {
 		return nil, fmt.Errorf("counting uses: %w", err)
 	}

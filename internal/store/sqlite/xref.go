@@ -34,7 +34,7 @@ type refRow struct {
 	target, path, encl int32
 	line, col, endCol  int32
 	kind               uint8
-	test               bool
+	test, implicit     bool
 }
 
 // edgeRow is a buffered graph.CallEdge.
@@ -240,13 +240,11 @@ func (x *xrefBuffer) insertRows(ctx context.Context, tx wtx, snap int64, ids []i
 	}
 
 	// pack inserts the packed rows of head's table (snapshot, key, path,
-	// [unresolved when counted,] entries) through a batch; put puts their
-	// entries into g in the order of the rows.
-	pack := func(head string, counted bool, put func(g *rowPacker) error) error {
-		b := &batch{head: head, cols: 4}
-		if counted {
-			b.cols++
-		}
+	// [implicit when flagged,] [unresolved when counted,] entries: cols
+	// columns) through a batch; put puts their entries into g in the order
+	// of the rows.
+	pack := func(head string, cols int, counted bool, put func(g *rowPacker) error) error {
+		b := &batch{head: head, cols: cols}
 		defer b.close(tx)
 		g := rowPacker{counted: counted, add: func(vals ...any) error { return b.add(ctx, tx, vals...) }}
 		if err := put(&g); err != nil {
@@ -257,11 +255,14 @@ func (x *xrefBuffer) insertRows(ctx context.Context, tx wtx, snap int64, ids []i
 		}
 		return b.flush(ctx, tx)
 	}
+	// References by target, then plain before implicit, then path.
 	path := func(r *refRow) int32 { return r.path }
-	err := pack(`INSERT INTO refs (snapshot_id, target, path, uses) VALUES `, false, func(g *rowPacker) error {
-		for _, r := range sortByID(sortByID(x.refs, ids, path), ids, func(r *refRow) int32 { return r.target }) {
-			if err := g.use(snap, id(r.target), id(r.path), useEntry{line: r.line, col: r.col, endCol: r.endCol,
-				encl: id(r.encl), kind: r.kind, test: r.test}); err != nil {
+	err := pack(`INSERT INTO refs (snapshot_id, target, path, implicit, uses) VALUES `, 5, false, func(g *rowPacker) error {
+		g.flagged = true
+		byPath := plainFirst(sortByID(x.refs, ids, path))
+		for _, r := range sortByID(byPath, ids, func(r *refRow) int32 { return r.target }) {
+			if err := g.use(snap, id(r.target), id(r.path), r.implicit, useEntry{line: r.line, col: r.col,
+				endCol: r.endCol, encl: id(r.encl), kind: r.kind, test: r.test}); err != nil {
 				return err
 			}
 		}
@@ -274,7 +275,11 @@ func (x *xrefBuffer) insertRows(ctx context.Context, tx wtx, snap int64, ids []i
 	// Call sites by caller, then those that have a callee by callee.
 	edges := sortByID(x.edges, ids, func(e *edgeRow) int32 { return e.path })
 	sites := func(head string, counted bool, key, other func(e *edgeRow) int32) error {
-		return pack(head, counted, func(g *rowPacker) error {
+		cols := 4
+		if counted {
+			cols++
+		}
+		return pack(head, cols, counted, func(g *rowPacker) error {
 			for _, e := range sortByID(edges, ids, key) {
 				if err := g.site(snap, id(key(&e)), id(e.path), e.site(id(other(&e)), id)); err != nil {
 					return err
@@ -305,6 +310,24 @@ func (x *xrefBuffer) insertRows(ctx context.Context, tx wtx, snap int64, ids []i
 		return fmt.Errorf("inserting implementations: %w", err)
 	}
 	return nil
+}
+
+// plainFirst returns refs with the plain uses before the implicit ones,
+// each in their order in refs.
+func plainFirst(refs []refRow) []refRow {
+	i := slices.IndexFunc(refs, func(r refRow) bool { return r.implicit })
+	if i < 0 {
+		return refs
+	}
+	out := make([]refRow, 0, len(refs))
+	for _, implicit := range []bool{false, true} {
+		for _, r := range refs {
+			if r.implicit == implicit {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
 }
 
 // site returns e as a call site whose other end has the interned id
@@ -387,7 +410,8 @@ func (w *writer) AddRefs(ctx context.Context, refs []graph.Ref) error {
 			return fmt.Errorf("reference at %s:%d:%d: position out of range", ref.Path, ref.Line, ref.Col)
 		}
 		x.refs = append(x.refs, refRow{target: x.num(ref.Target), path: x.num(ref.Path), encl: x.optNum(ref.Enclosing),
-			line: int32(ref.Line), col: int32(ref.Col), endCol: int32(ref.EndCol), kind: uint8(kind), test: ref.TestOnly})
+			line: int32(ref.Line), col: int32(ref.Col), endCol: int32(ref.EndCol), kind: uint8(kind), test: ref.TestOnly,
+			implicit: ref.Implicit})
 	}
 	return nil
 }
@@ -567,17 +591,34 @@ const keyFrom = ` FROM repositories r
 	CROSS JOIN interned k ON k.snapshot_id = r.current_snapshot AND k.value IN %s
 	CROSS JOIN %s x ON x.snapshot_id = k.snapshot_id AND x.%s = k.id`
 
-// refFilter is what of a RefQuery Refs applies to each use it decodes.
+// refFilter is what of a RefQuery Refs applies to each row it reads and
+// each use it decodes.
 type refFilter struct {
-	kinds      [8]bool // by code; all false keeps every kind
-	anyKind    bool
-	withTests  bool
-	pathPrefix string
+	plain, implicit map[string]bool // the keys whose plain, implicit uses match
+	kinds           [8]bool         // by code; all false keeps every kind
+	anyKind         bool
+	withTests       bool
+	pathPrefix      string
+}
+
+// wants reports whether the uses of a row of key, implicit or not, match.
+func (f *refFilter) wants(key string, implicit bool) bool {
+	if implicit {
+		return f.implicit[key]
+	}
+	return f.plain[key]
 }
 
 // newRefFilter returns q's filter; an unknown kind is INVALID_ARGUMENT.
 func newRefFilter(q graph.RefQuery) (refFilter, error) {
-	f := refFilter{anyKind: len(q.Kinds) == 0, withTests: q.IncludeTests, pathPrefix: q.PathPrefix}
+	f := refFilter{plain: map[string]bool{}, implicit: map[string]bool{}, anyKind: len(q.Kinds) == 0,
+		withTests: q.IncludeTests, pathPrefix: q.PathPrefix}
+	for _, k := range q.Targets {
+		f.plain[k] = true
+	}
+	for _, k := range q.Implicit {
+		f.implicit[k] = true
+	}
 	for _, k := range q.Kinds {
 		code, ok := codes.RefKind[k]
 		if !ok || code >= int64(len(f.kinds)) {
@@ -594,18 +635,20 @@ func (f *refFilter) keeps(u *useEntry) bool {
 
 // packedQuery returns the SQL and arguments that read, in no order, the
 // packed rows of table whose key column is one of keys: snapshot, key,
-// path, the entries column, rowid and repository name (see readPacked).
-func packedQuery(table, key, entries string, keys []string) (string, []any) {
+// path, the entries column, rowid, repository name and flag, an SQL
+// expression (see readPacked).
+func packedQuery(table, key, entries, flag string, keys []string) (string, []any) {
 	var b builder
 	from := fmt.Sprintf(keyFrom, inList(&b, keys), table, key)
-	return `SELECT k.snapshot_id, k.value, x.path, x.` + entries + `, x.rowid, r.name` + from, b.Args
+	return `SELECT k.snapshot_id, k.value, x.path, x.` + entries + `, x.rowid, r.name, ` + flag + from, b.Args
 }
 
-// refsQuery returns the packedQuery of the references to targets: Refs
-// decodes and filters them, names them from memory (see
-// internedStrings), then sorts and pages them.
-func refsQuery(targets []string) (string, []any) {
-	return packedQuery("refs", "target", "uses", targets)
+// refsQuery returns the packedQuery of the references, plain or implicit,
+// to keys: Refs keeps the rows of the kind it was asked for, decodes and
+// filters them, names them from memory (see internedStrings), then sorts
+// and pages them.
+func refsQuery(keys []string) (string, []any) {
+	return packedQuery("refs", "target", "uses", "x.implicit", keys)
 }
 
 // refHit is a reference as Refs orders it: the row and the entry's place
@@ -618,9 +661,10 @@ type refHit struct {
 
 // Refs implements graph.Reader. It searches every pinned current snapshot.
 // Uses at the same position are ordered by repository name, then target
-// key, then the order they were written. An unknown kind in q.Kinds is an
-// INVALID_ARGUMENT error; no targets match nothing. Targets are looked up
-// keyChunk at a time, so there may be any number.
+// key, plain before implicit, then the order they were written. An
+// unknown kind in q.Kinds is an INVALID_ARGUMENT error; no keys match
+// nothing. A key in both q.Targets and q.Implicit is read once; keys are
+// looked up keyChunk at a time, so there may be any number.
 func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, error) {
 	// Validate the kinds first, so a bad query fails the same way
 	// whatever its targets.
@@ -628,9 +672,17 @@ func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, 
 	if err != nil {
 		return nil, 0, err
 	}
+	var keys []string
+	seen := make(map[string]bool, len(q.Targets)+len(q.Implicit))
+	for _, k := range slices.Concat(q.Targets, q.Implicit) {
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
 	var hits []refHit
 	names := snapshotStrings{r: r}
-	err = chunks(q.Targets, func(part []string) error {
+	err = chunks(keys, func(part []string) error {
 		query, args := refsQuery(part)
 		var err error
 		hits, err = r.appendRefs(ctx, hits, &names, query, args, &f)
@@ -656,7 +708,8 @@ func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, 
 }
 
 // compareRefHits orders references by path, line, column, repository
-// name, target key and the order they were written.
+// name, target key, plain before implicit and the order they were
+// written.
 func compareRefHits(a, b refHit) int {
 	if c := strings.Compare(a.Path, b.Path); c != 0 {
 		return c
@@ -672,6 +725,12 @@ func compareRefHits(a, b refHit) int {
 	}
 	if c := strings.Compare(a.Target, b.Target); c != 0 {
 		return c
+	}
+	if a.Implicit != b.Implicit {
+		if a.Implicit {
+			return 1
+		}
+		return -1
 	}
 	return cmp.Or(cmp.Compare(a.rowid, b.rowid), cmp.Compare(a.entry, b.entry))
 }
@@ -731,6 +790,7 @@ type packedRow struct {
 	entries []byte
 	rowid   int64
 	repo    string
+	flag    bool // of refs, whether the row's uses are implicit
 }
 
 // readPacked runs a packedQuery and returns its rows.
@@ -743,7 +803,7 @@ func (r *reader) readPacked(ctx context.Context, query string, args []any) ([]pa
 	var out []packedRow
 	for rows.Next() {
 		var p packedRow
-		if err := rows.Scan(&p.snap, &p.key, &p.path, &p.entries, &p.rowid, &p.repo); err != nil {
+		if err := rows.Scan(&p.snap, &p.key, &p.path, &p.entries, &p.rowid, &p.repo, &p.flag); err != nil {
 			return nil, err
 		}
 		out = append(out, p)
@@ -761,6 +821,9 @@ func (r *reader) appendRefs(ctx context.Context, hits []refHit, names *snapshotS
 		return nil, fmt.Errorf("querying references: %w", err)
 	}
 	for _, row := range rows {
+		if !f.wants(row.key, row.flag) {
+			continue
+		}
 		if err := names.use(ctx, row.snap); err != nil {
 			return nil, fmt.Errorf("querying references: %w", err)
 		}
@@ -786,7 +849,7 @@ func (r *reader) appendRefs(ctx context.Context, hits []refHit, names *snapshotS
 			}
 			hits = append(hits, refHit{Ref: graph.Ref{Target: row.key, Path: path, Line: int(e.line),
 				Col: int(e.col), EndCol: int(e.endCol), Enclosing: encl, Kind: sqlbase.RefKind(int64(e.kind)),
-				TestOnly: e.test, Repository: row.repo}, rowid: row.rowid, entry: i})
+				TestOnly: e.test, Repository: row.repo, Implicit: row.flag}, rowid: row.rowid, entry: i})
 		}
 	}
 	return hits, nil
@@ -796,9 +859,9 @@ func (r *reader) appendRefs(ctx context.Context, hits []refHit, names *snapshotS
 // are callers when byCaller, else callees.
 func edgesQuery(keys []string, byCaller bool) (string, []any) {
 	if byCaller {
-		return packedQuery("calls_by_caller", "caller", "sites", keys)
+		return packedQuery("calls_by_caller", "caller", "sites", "0", keys)
 	}
-	return packedQuery("calls_by_callee", "callee", "sites", keys)
+	return packedQuery("calls_by_callee", "callee", "sites", "0", keys)
 }
 
 // edgeHit is a call edge as CallEdges orders it.

@@ -43,6 +43,7 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store) {
 	t.Run("GarbageCollection", func(t *testing.T) { testGarbageCollection(t, fresh(t)) })
 	t.Run("XrefVisibility", func(t *testing.T) { testXrefVisibility(t, fresh(t)) })
 	t.Run("XrefWriteErrors", func(t *testing.T) { testXrefWriteErrors(t, fresh(t)) })
+	t.Run("ImplicitRefs", func(t *testing.T) { testImplicitRefs(t, fresh(t)) })
 	t.Run("Effects", func(t *testing.T) { testEffects(t, fresh(t)) })
 	t.Run("SearchText", func(t *testing.T) { testSearchText(t, fresh(t)) })
 
