@@ -295,7 +295,7 @@ func (o *goplsOracle) ours(key string) []string {
 	}
 	var out []string
 	for _, r := range o.out.refs {
-		if r.Target == key || r.Target == graph.ImplicitTarget(key) || targets[r.Target] {
+		if r.Target == key || !r.Implicit && targets[r.Target] {
 			out = append(out, fmt.Sprintf("%s:%d:%d", r.Path, r.Line, r.Col))
 		}
 	}

@@ -55,9 +55,13 @@ func TestIndexStoresExtractedXRefs(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			var targets, callers, ifaces []string
+			var targets, implicit, callers, ifaces []string
 			for _, ref := range want.refs {
-				targets = append(targets, ref.Target)
+				if ref.Implicit {
+					implicit = append(implicit, ref.Target)
+				} else {
+					targets = append(targets, ref.Target)
+				}
 			}
 			for _, e := range want.edges {
 				callers = append(callers, e.Caller)
@@ -72,7 +76,7 @@ func TestIndexStoresExtractedXRefs(t *testing.T) {
 					ifaces = append(ifaces, im.Interface)
 				}
 			}
-			gotRefs, _, err := r.Refs(ctx, graph.RefQuery{Targets: targets, IncludeTests: true})
+			gotRefs, _, err := r.Refs(ctx, graph.RefQuery{Targets: targets, Implicit: implicit, IncludeTests: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,8 +119,11 @@ func TestIndexStoresExtractedXRefs(t *testing.T) {
 			defer db.Close()
 			// References and call sites are packed a row per key and file,
 			// so every key stored must be one queried above.
-			for table, keys := range map[string][]string{"refs target": targets, "calls_by_caller caller": callers,
-				"implements iface": ifaces} {
+			for table, keys := range map[string][]string{
+				"refs target":            slices.Concat(targets, implicit),
+				"calls_by_caller caller": callers,
+				"implements iface":       ifaces,
+			} {
 				name, col, _ := strings.Cut(table, " ")
 				rows, err := db.Query(`SELECT DISTINCT i.value FROM ` + name + ` x JOIN interned i ON i.id = x.` + col + ` ORDER BY 1`)
 				if err != nil {

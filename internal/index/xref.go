@@ -142,7 +142,7 @@ type pendingRef struct {
 	test              bool
 	// implicit marks the use of a method outside the graph recorded
 	// against a method of the package whose receiver is related to it
-	// (see correspondingMethods; stored under graph.ImplicitTarget).
+	// (see correspondingMethods and graph.Ref.Implicit).
 	implicit bool
 }
 
@@ -830,9 +830,6 @@ func (x *extractor) resolvedRefs(r resolver, n int, emit func([]graph.Ref) error
 		if p.enclosing >= 0 {
 			encl = r.strs[p.enclosing]
 		}
-		if p.implicit {
-			key = graph.ImplicitTarget(key)
-		}
 		batch = append(batch, graph.Ref{
 			Target:    key,
 			Path:      r.strs[p.path],
@@ -842,6 +839,7 @@ func (x *extractor) resolvedRefs(r resolver, n int, emit func([]graph.Ref) error
 			Enclosing: encl,
 			Kind:      refKinds[p.kind],
 			TestOnly:  p.test,
+			Implicit:  p.implicit,
 		})
 		if len(batch) == n {
 			if err := flush(); err != nil {

@@ -95,11 +95,9 @@ func checkXRefInvariants(t *testing.T, out xrefOutput) {
 			t.Errorf("reference repeats: %+v", r)
 		}
 		seen[r] = true
-		target := r.Target
-		if k, ok := graph.ImplicitOf(target); ok {
-			target = k
-		}
-		if _, ok := syms[target]; !ok {
+		if !graph.ValidKey(r.Target) {
+			t.Errorf("reference %s:%d:%d: target %q is not a stable key", r.Path, r.Line, r.Col, r.Target)
+		} else if _, ok := syms[r.Target]; !ok {
 			t.Errorf("reference %s:%d:%d: target %s is no symbol", r.Path, r.Line, r.Col, r.Target)
 		}
 		if _, ok := syms[r.Enclosing]; r.Enclosing != "" && !ok {
@@ -169,15 +167,16 @@ func renderXRefs(out xrefOutput) string {
 		if n, ok := names[key]; ok {
 			return n
 		}
-		if k, ok := graph.ImplicitOf(key); ok && names[k] != "" {
-			return "implicit " + names[k]
-		}
 		return "?" + key
 	}
 	var b strings.Builder
 	b.WriteString("-- refs\n")
 	for _, r := range out.refs {
-		fmt.Fprintf(&b, "%s:%d:%d-%d %s %s in %s", r.Path, r.Line, r.Col, r.EndCol, r.Kind, name(r.Target), name(r.Enclosing))
+		target := name(r.Target)
+		if r.Implicit {
+			target = "implicit " + target
+		}
+		fmt.Fprintf(&b, "%s:%d:%d-%d %s %s in %s", r.Path, r.Line, r.Col, r.EndCol, r.Kind, target, name(r.Enclosing))
 		if r.TestOnly {
 			b.WriteString(" test")
 		}

@@ -112,13 +112,16 @@ func FindReferences(ctx context.Context, s *Service, in FindReferencesInput, pro
 	if err != nil {
 		return nil, err
 	}
-	targets := []string{sym.Key, graph.ImplicitTarget(sym.Key)}
+	targets := []string{sym.Key}
 	names := map[string]string{sym.Key: sym.QualifiedName}
 	for _, r := range related {
 		targets = append(targets, r.Key)
 		names[r.Key] = r.QualifiedName
 	}
-	q := graph.RefQuery{Targets: targets, Kinds: kinds, PathPrefix: pathPrefix, IncludeTests: includeTests}
+	// The symbol's own implicit uses count, not those of the methods
+	// related to it (see graph.Ref.Implicit).
+	q := graph.RefQuery{Targets: targets, Implicit: []string{sym.Key}, Kinds: kinds, PathPrefix: pathPrefix,
+		IncludeTests: includeTests}
 	fp := refsFingerprint(sym.Key, q)
 	vk := v.Key([]string{sym.Repository})
 	offset, err := decodeCursor(in.Cursor, fp, vk)
@@ -265,7 +268,7 @@ func refRows(ctx context.Context, v *session.View, repo string, refs []graph.Ref
 		if keys {
 			row.EnclosingKey = r.Enclosing
 		}
-		if r.Target != subject && r.Target != graph.ImplicitTarget(subject) {
+		if r.Target != subject {
 			row.Target = names[r.Target]
 		}
 		rows = append(rows, refRow{path: r.Path, row: row})

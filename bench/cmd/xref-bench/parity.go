@@ -56,7 +56,7 @@ type parityCount struct {
 var goplsKnownDifferences = map[string]string{
 	// The four uses of netPiper.Close through io.Closer and
 	// io.ReadWriteCloser in its own package that were listed here are
-	// now found: see graph.ImplicitTarget.
+	// now found: see graph.Ref.Implicit.
 }
 
 func parity(ctx context.Context, gopls, db, corpus string) (*parityResult, error) {
