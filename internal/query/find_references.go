@@ -122,7 +122,7 @@ func FindReferences(ctx context.Context, s *Service, in FindReferencesInput, pro
 	// related to it (see graph.Ref.Implicit).
 	q := graph.RefQuery{Targets: targets, Implicit: []string{sym.Key}, Kinds: kinds, PathPrefix: pathPrefix,
 		IncludeTests: includeTests}
-	fp := refsFingerprint(sym.Key, q)
+	fp := fingerprint("find_references", sym.Key, q)
 	vk := v.Key([]string{sym.Repository})
 	offset, err := decodeCursor(in.Cursor, fp, vk)
 	if err != nil {
@@ -156,32 +156,6 @@ func FindReferences(ctx context.Context, s *Service, in FindReferencesInput, pro
 		out.setRows(rows[:n], total, offset, fp, vk, n < len(rows))
 	}, out.Text)
 	return out, nil
-}
-
-// refsFingerprint is the fingerprint a cursor of find_references is
-// bound to: that of its query as it was spelled when an implicit use was
-// stored under its target's key with "~implicit" appended (before
-// graph.Ref.Implicit), so that the cursors of an answer, and a cursor
-// handed out before that change for a snapshot kept since, stay the same.
-func refsFingerprint(key string, q graph.RefQuery) string {
-	implicit := make(map[string]bool, len(q.Implicit))
-	for _, k := range q.Implicit {
-		implicit[k] = true
-	}
-	var targets []string
-	for _, k := range q.Targets {
-		targets = append(targets, k)
-		if implicit[k] {
-			targets = append(targets, k+"~implicit")
-		}
-	}
-	return fingerprint("find_references", key, struct {
-		Targets       []string
-		Kinds         []graph.RefKind
-		PathPrefix    string
-		IncludeTests  bool
-		Offset, Limit int
-	}{targets, q.Kinds, q.PathPrefix, q.IncludeTests, q.Offset, q.Limit})
 }
 
 // refRow is a RefRow with its file, before grouping.
