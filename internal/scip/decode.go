@@ -152,14 +152,14 @@ func (o Occurrence) Definition() bool { return o.SymbolRoles&RoleDefinition != 0
 // strings, the first often a code block with the signature), its
 // relationships, kind, display name and signature.
 type SymbolInformation struct {
-	Symbol                 string
-	Documentation          []string
-	Relationships          []Relationship
-	Kind                   int32
-	DisplayName            string
-	SignatureLanguage      string
-	SignatureText          string // signature_documentation.text
-	EnclosingSymbol        string
+	Symbol            string
+	Documentation     []string
+	Relationships     []Relationship
+	Kind              int32
+	DisplayName       string
+	SignatureLanguage string
+	SignatureText     string // signature_documentation.text
+	EnclosingSymbol   string
 }
 
 // Relationship links a symbol to another: the interface method it
