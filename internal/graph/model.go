@@ -163,8 +163,12 @@ type File struct {
 // declarations, Type.Method for methods, Type.Field for fields and
 // Interface.Method for interface methods.
 type Symbol struct {
-	Key           string // stable key; see StableKey
-	Repository    string // repository name
+	Key        string // stable key; see StableKey
+	Repository string // repository name
+	// Language is the language the symbol is declared in: "go",
+	// "typescript", "javascript" or "python". "" is Go: the rows of stores
+	// written before the other languages were indexed have none.
+	Language      string
 	PackagePath   string
 	PackageName   string
 	ModulePath    string

@@ -295,7 +295,7 @@ func (w *writer) copyRows(ctx context.Context, tx pgx.Tx, id int64) error {
 			return copyTable("symbols", []string{"snapshot_id", "id", "key", "name", "lname", "qname", "kind",
 				"exported", "test_only", "start_line", "start_col", "end_line", "end_col", "package_path",
 				"package_name", "module_path", "path", "parent", "receiver", "signature", "doc",
-				"w_name", "w_doc", "w_sig", "w_body", "w_path"},
+				"w_name", "w_doc", "w_sig", "w_body", "w_path", "language"},
 				len(w.symbols), func(i int) []any {
 					s := &w.symbols[i]
 					var qname any
@@ -306,7 +306,7 @@ func (w *writer) copyRows(ctx context.Context, tx pgx.Tx, id int64) error {
 					return []any{id, i + 1, s.Key, s.Name, strings.ToLower(s.Name), qname, codes.Kind[s.Kind],
 						s.Exported, s.TestOnly, s.StartLine, s.StartCol, s.EndLine, s.EndCol, s.PackagePath,
 						s.PackageName, s.ModulePath, s.Path, nullable(s.Parent), s.Receiver, s.Signature, s.Doc,
-						wName, wDoc, wSig, wBody, wPath}
+						wName, wDoc, wSig, wBody, wPath, s.Language}
 				})
 		},
 		func() error {

@@ -227,7 +227,7 @@ func ScanDiagnostic(sc Scanner) (graph.Diagnostic, error) {
 // each backend selects its row id, repository and unit columns before
 // them.
 const SymbolColumns = `s.name, coalesce(s.qname, s.name), s.kind, s.signature, s.doc, s.receiver, coalesce(s.parent, ''),
-	s.exported, s.test_only, s.start_line, s.start_col, s.end_line, s.end_col`
+	s.exported, s.test_only, s.start_line, s.start_col, s.end_line, s.end_col, s.language`
 
 // AppendSymbolFields appends to dest the scan destinations of s for its
 // key, repository, package path, package name, module path and path, then
@@ -235,7 +235,7 @@ const SymbolColumns = `s.name, coalesce(s.qname, s.name), s.kind, s.signature, s
 func AppendSymbolFields(dest []any, s *graph.Symbol, kind any) []any {
 	return append(dest, &s.Key, &s.Repository, &s.PackagePath, &s.PackageName, &s.ModulePath, &s.Path,
 		&s.Name, &s.QualifiedName, kind, &s.Signature, &s.Doc, &s.Receiver, &s.Parent,
-		&s.Exported, &s.TestOnly, &s.StartLine, &s.StartCol, &s.EndLine, &s.EndCol)
+		&s.Exported, &s.TestOnly, &s.StartLine, &s.StartCol, &s.EndLine, &s.EndCol, &s.Language)
 }
 
 // ScanSymbols reads rows that select a backend's row id columns and then
@@ -248,7 +248,7 @@ func ScanSymbols[ID any, C Code](rows Rows, id func(dest []any, id *ID) []any) (
 		var s graph.Symbol
 		var rid ID
 		var kind C
-		if err := rows.Scan(AppendSymbolFields(id(make([]any, 0, 22), &rid), &s, &kind)...); err != nil {
+		if err := rows.Scan(AppendSymbolFields(id(make([]any, 0, 23), &rid), &s, &kind)...); err != nil {
 			return nil, nil, fmt.Errorf("reading symbols: %w", err)
 		}
 		s.Kind = Kind(kind)

@@ -23,8 +23,9 @@ import (
 // and file (schemaPacked, see packed.go). Version 8 records the stage of
 // a snapshot published early (schemaStage). Version 9 marks implicit
 // references in a column of their own rather than in their target
-// (schemaImplicit).
-const SchemaVersion = 9
+// (schemaImplicit). Version 10 records the
+// language of a symbol (schemaLanguage).
+const SchemaVersion = 10
 
 // ErrNewerSchema is returned (wrapped) by Open when the database was written
 // by a newer Sextant whose schema this build does not understand.
@@ -70,6 +71,13 @@ var schemaImplicit = []string{
 
 // suffixLen is the length of implicitSuffix, as SQL spells it.
 var suffixLen = strconv.Itoa(len(implicitSuffix))
+
+// schemaLanguage records the language of each symbol (graph.Symbol.
+// Language): ” for the Go symbols of older snapshots, which read back as
+// they were written.
+var schemaLanguage = []string{
+	`ALTER TABLE symbols ADD COLUMN language TEXT NOT NULL DEFAULT ''`,
+}
 
 // schemaPacked creates the tables of packed references and call sites
 // (schema version 7, see packed.go), which replace refs, edges and
@@ -402,11 +410,8 @@ func upgradeAndCommit(ctx context.Context, tx *sql.Tx) error {
 	if err := upgradeToPacked(ctx, tx); err != nil {
 		return fmt.Errorf("upgrading schema to packed references: %w", err)
 	}
-	if err := applyAll(ctx, tx, schemaStage); err != nil {
+	if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage)); err != nil {
 		return fmt.Errorf("upgrading schema to staged snapshots: %w", err)
-	}
-	if err := applyAll(ctx, tx, schemaImplicit); err != nil {
-		return fmt.Errorf("upgrading schema to implicit references: %w", err)
 	}
 	return commitUpgrade(ctx, tx)
 }
@@ -500,13 +505,18 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return nil
 	case v > SchemaVersion:
 		return fmt.Errorf("schema version %d, this build supports %d: %w", v, SchemaVersion, ErrNewerSchema)
+	case v == 9:
+		if err := applyAll(ctx, tx, schemaLanguage); err != nil {
+			return fmt.Errorf("upgrading schema to symbol languages: %w", err)
+		}
+		return commitUpgrade(ctx, tx)
 	case v == 8:
-		if err := applyAll(ctx, tx, schemaImplicit); err != nil {
+		if err := applyAll(ctx, tx, slices.Concat(schemaImplicit, schemaLanguage)); err != nil {
 			return fmt.Errorf("upgrading schema to implicit references: %w", err)
 		}
 		return commitUpgrade(ctx, tx)
 	case v == 7:
-		if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit)); err != nil {
+		if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage)); err != nil {
 			return fmt.Errorf("upgrading schema to staged snapshots: %w", err)
 		}
 		return commitUpgrade(ctx, tx)
@@ -559,7 +569,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if err := upgradeToPacked(ctx, tx); err != nil {
 		return fmt.Errorf("creating schema: %w", err)
 	}
-	if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit)); err != nil {
+	if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage)); err != nil {
 		return fmt.Errorf("creating schema: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('schema_version', ?)`,

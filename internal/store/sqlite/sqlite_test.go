@@ -821,3 +821,55 @@ func TestBeginSnapshotCollects(t *testing.T) {
 		t.Errorf("after BeginSnapshot: %v, want the rows of snapshot %d alone", counts, cur.ID)
 	}
 }
+
+// TestUpgradeToLanguage opens a version 8 database, whose symbols have no
+// language: the upgrade adds the column, and the old Go symbols read back
+// with none ("" is Go).
+func TestUpgradeToLanguage(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v8.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := s.EnsureRepository(ctx, "/src/old", "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	publishGeneration(t, s, repo, 1, 3)
+	s.Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{`ALTER TABLE symbols DROP COLUMN language`, `UPDATE meta SET value = '8' WHERE key = 'schema_version'`} {
+		if _, err := db.Exec(stmt); err != nil {
+			db.Close()
+			t.Fatalf("making a version 8 database: %v", err)
+		}
+	}
+	db.Close()
+
+	s, err = Open(ctx, path)
+	if err != nil {
+		t.Fatalf("opening a version 8 database: %v", err)
+	}
+	defer s.Close()
+	if v, err := schemaVersion(ctx, s.rdb); err != nil || v != SchemaVersion {
+		t.Errorf("schema version after upgrade = %d, %v; want %d", v, err, SchemaVersion)
+	}
+	r, err := s.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	syms, n, err := r.FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchPrefix})
+	if err != nil || n == 0 {
+		t.Fatalf("FindSymbols after upgrade: %d, %v", n, err)
+	}
+	for _, sym := range syms {
+		if sym.Language != "" {
+			t.Errorf("%s: language %q after upgrade, want none", sym.QualifiedName, sym.Language)
+		}
+	}
+}

@@ -103,7 +103,7 @@ func (w *writer) begin(ctx context.Context) (err error) {
 		return fmt.Errorf("allocating symbol ids: %w", err)
 	}
 	w.symbols = &batch{head: `INSERT INTO symbols (id, snapshot_id, unit_id, name, lname, qname, kind, exported,
-		test_only, start_line, start_col, end_line, end_col, key, parent, receiver, signature, doc) VALUES `, cols: 18}
+		test_only, start_line, start_col, end_line, end_col, key, parent, receiver, signature, doc, language) VALUES `, cols: 19}
 	w.text = &batch{head: `INSERT INTO symbol_text (rowid, name, doc, signature, body, path) VALUES `, cols: 6,
 		rows: textBatchRows}
 	w.conn, w.tx, w.snapID, w.revID = conn, tx, id, rev
@@ -242,7 +242,7 @@ func (w *writer) addSymbols(ctx context.Context, syms []graph.Symbol) error {
 		w.nextSym++
 		if err := w.symbols.add(ctx, w.wtx(), id, w.snapID, unit, sym.Name, strings.ToLower(sym.Name), qname,
 			kind, sym.Exported, sym.TestOnly, sym.StartLine, sym.StartCol, sym.EndLine, sym.EndCol,
-			sym.Key, parent, sym.Receiver, sym.Signature, sym.Doc); err != nil {
+			sym.Key, parent, sym.Receiver, sym.Signature, sym.Doc, sym.Language); err != nil {
 			return fmt.Errorf("inserting symbols: %w", err)
 		}
 		switch w.stage {
