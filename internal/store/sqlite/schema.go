@@ -73,7 +73,7 @@ var schemaImplicit = []string{
 var suffixLen = strconv.Itoa(len(implicitSuffix))
 
 // schemaLanguage records the language of each symbol (graph.Symbol.
-// Language): ” for the Go symbols of older snapshots, which read back as
+// Language): empty for the Go symbols of older snapshots, which read back as
 // they were written.
 var schemaLanguage = []string{
 	`ALTER TABLE symbols ADD COLUMN language TEXT NOT NULL DEFAULT ''`,
