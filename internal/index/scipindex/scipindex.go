@@ -1,0 +1,910 @@
+// Package scipindex turns the SCIP index of one project (written by
+// scip-typescript or scip-python) into graph records: files, a package per
+// directory, symbols, references, implementations and call edges, written
+// through a graph.SnapshotWriter as internal/index writes Go's.
+//
+// The index is untrusted. Every document's path is checked (relative, no
+// "..", nothing through a symlink out of the root: files are read through
+// internal/rootfs), every range against its file's lines, and a document
+// or range that fails is dropped and counted in a diagnostic; the decoder
+// (internal/scip) bounds what one document may cost.
+//
+// Naming, so that a key stays the same across re-indexes (nothing that
+// places a symbol goes into its identity):
+//   - a graph.Package is a directory of the repository holding indexed
+//     files: Path and Dir are the repo-relative directory ("." for the
+//     root), Name its last element (the project's name at the root),
+//     ModulePath the project's package name from its symbols (the npm or
+//     Python distribution name), or the project directory;
+//   - a symbol's QualifiedName is its descriptors after the leading
+//     namespaces, joined by "." (Square.area, Base.run); the leading
+//     namespaces, joined by "/", are the module it is declared in
+//     (src/a.ts, pkg.m) and stand as the PackagePath of its
+//     graph.Identity, so two files of one directory may declare the same
+//     name; Language, Repository and Kind complete the identity.
+package scipindex
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/position"
+	"github.com/sextant-dev/sextant/internal/rootfs"
+	"github.com/sextant-dev/sextant/internal/scip"
+)
+
+// Options say where an index belongs.
+type Options struct {
+	// Repository is the repository the records are written to (its Name
+	// goes into every key).
+	Repository graph.Repository
+	// Root is the repository's directory, opened by the caller; every
+	// document is read under it.
+	Root *os.Root
+	// ProjectDir is the repo-relative directory (forward slashes, "." for
+	// the root) the indexer ran in: documents' paths are relative to it.
+	ProjectDir string
+	// Limits bound the decoder (zero fields: scip.DefaultLimits).
+	Limits scip.Limits
+	// MaxFileBytes bounds a source file read for its text (default 16 MiB);
+	// a larger one is skipped with its document.
+	MaxFileBytes int64
+}
+
+// Result counts what an import wrote and dropped.
+type Result struct {
+	Documents  int // documents imported
+	Files      int
+	Packages   int
+	Symbols    int
+	Refs       int
+	CallEdges  int
+	Implements int
+	// Dropped documents (bad path, unreadable file, over a decoder limit,
+	// malformed), occurrences whose range does not fit their file, and
+	// definitions of a symbol already defined.
+	DroppedDocuments int
+	BadRanges        int
+	Duplicates       int
+	// Diagnostics says what was dropped, one per document; they are
+	// written with the snapshot too.
+	Diagnostics []graph.Diagnostic
+}
+
+// DefaultMaxFileBytes bounds a source file read for its text.
+const DefaultMaxFileBytes = 16 << 20
+
+// Import reads the SCIP index from r and writes its records to w (not
+// published: the caller publishes, or aborts on an error). A framing error
+// of the index (truncated, not SCIP) is a PARSE_ERROR and nothing is
+// written; a bad document is dropped with a diagnostic and the rest is
+// imported. Memory: one document at a time is decoded, and the records
+// are held until the end (references need every definition's key).
+func Import(ctx context.Context, r io.Reader, w graph.SnapshotWriter, opt Options) (Result, error) {
+	if opt.Root == nil {
+		return Result{}, graph.Errorf(graph.CodeInvalidArgument, "scip import: no root")
+	}
+	if opt.MaxFileBytes <= 0 {
+		opt.MaxFileBytes = DefaultMaxFileBytes
+	}
+	pdir, ok := cleanRel(opt.ProjectDir)
+	if !ok {
+		return Result{}, graph.Errorf(graph.CodeOutsideRoots, "scip import: project directory %q is not a relative path inside the root", opt.ProjectDir)
+	}
+	if pdir == "" {
+		pdir = "."
+	}
+	im := &importer{opt: opt, projectDir: pdir, defs: map[string]*def{}, impls: map[string][]string{}}
+	ordinal := 0
+	_, err := scip.Decode(ctx, r, opt.Limits, scip.Visitor{
+		Document: func(d *scip.Document) error {
+			ordinal++
+			im.document(d)
+			return nil
+		},
+		Skipped: func(s scip.Skip) {
+			if s.Document >= 0 {
+				ordinal++
+			}
+			im.drop(s.Path, "document skipped: %s", s.Reason)
+		},
+	})
+	if err != nil {
+		return im.res, err
+	}
+	if err := im.write(ctx, w); err != nil {
+		return im.res, err
+	}
+	return im.res, nil
+}
+
+// importer holds what the documents read so far define and reference.
+type importer struct {
+	opt        Options
+	projectDir string
+	res        Result
+
+	files   []fileRec
+	defs    map[string]*def // by SCIP symbol
+	order   []*def          // in the order read
+	refs    []pendingRef
+	impls   map[string][]string // SCIP symbol of a supertype or overridden method → its implementations
+	implsOf [][2]string         // (implementation, super) pairs, in the order read
+	module  string              // the project's package name, from its symbols
+}
+
+type fileRec struct {
+	file graph.File
+	dir  string
+}
+
+// def is one defined symbol, its key and kind decided in write.
+type def struct {
+	symbol   string
+	parsed   scip.Symbol
+	lang     string
+	path     string // repo-relative
+	dir      string
+	rng      scip.Range // the declaration: enclosing range, else the name
+	start    [2]int     // 1-based line, character column
+	end      [2]int
+	info     scip.SymbolInformation
+	hasInfo  bool
+	testOnly bool
+
+	key  string
+	kind graph.Kind
+	sym  graph.Symbol
+}
+
+type pendingRef struct {
+	target    string // SCIP symbol
+	path      string
+	line, col int
+	endCol    int
+	enclosing *def
+	kind      graph.RefKind
+	testOnly  bool
+}
+
+// drop records a dropped document.
+func (im *importer) drop(p, format string, args ...any) {
+	im.res.DroppedDocuments++
+	im.res.Diagnostics = append(im.res.Diagnostics, graph.Diagnostic{Path: safePath(p), Kind: "parse",
+		Message: "scip: " + fmt.Sprintf(format, args...)})
+}
+
+// safePath is p when it is a clean relative path, else "" (a hostile
+// path is named in the message, quoted, not as a file).
+func safePath(p string) string {
+	if c, ok := cleanRel(p); ok {
+		return c
+	}
+	return ""
+}
+
+// cleanRel checks a slash-separated relative path: not absolute, no ".."
+// element, no backslash, NUL or empty element; "." is "".
+func cleanRel(p string) (string, bool) {
+	if p == "" || p == "." {
+		return "", true
+	}
+	if strings.ContainsAny(p, "\\\x00") || strings.HasPrefix(p, "/") || len(p) >= 2 && p[1] == ':' {
+		return "", false
+	}
+	for _, e := range strings.Split(p, "/") {
+		if e == ".." {
+			return "", false
+		}
+	}
+	c := path.Clean(p)
+	if c == "." {
+		return "", true
+	}
+	return c, true
+}
+
+// languageOf names a document's language: the document's own, else its
+// extension's; "" for a language Sextant does not index.
+func languageOf(d *scip.Document) string {
+	switch strings.ToLower(d.Language) {
+	case "typescript", "typescriptreact":
+		return "typescript"
+	case "javascript", "javascriptreact":
+		return "javascript"
+	case "python":
+		return "python"
+	}
+	switch path.Ext(d.RelativePath) {
+	case ".ts", ".tsx", ".mts", ".cts":
+		return "typescript"
+	case ".js", ".jsx", ".mjs", ".cjs":
+		return "javascript"
+	case ".py", ".pyi":
+		return "python"
+	}
+	return ""
+}
+
+// encodingOf is what a document's character offsets count. SCIP leaves
+// it unspecified in the indexes of scip-typescript and scip-python, whose
+// offsets are UTF-16 code units (TypeScript's and pyright's strings).
+func encodingOf(d *scip.Document) position.Encoding {
+	switch d.PositionEncoding {
+	case 1:
+		return position.UTF8
+	case 3:
+		return position.UTF32
+	}
+	return position.UTF16
+}
+
+// testPath reports whether a file is test code by the conventions of its
+// language's test runners.
+func testPath(p string) bool {
+	base := path.Base(p)
+	return strings.HasPrefix(base, "test_") && strings.HasSuffix(base, ".py") ||
+		strings.HasSuffix(base, "_test.py") || base == "conftest.py" ||
+		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
+		slices.ContainsFunc(strings.Split(path.Dir(p), "/"), func(e string) bool {
+			return e == "__tests__" || e == "tests" || e == "test"
+		})
+}
+
+// document takes one document's definitions and references.
+func (im *importer) document(d *scip.Document) {
+	rel, ok := cleanRel(d.RelativePath)
+	if !ok || rel == "" {
+		im.drop(d.RelativePath, "document path %q is not a relative path inside the project", d.RelativePath)
+		return
+	}
+	full := path.Join(im.projectDir, rel)
+	lang := languageOf(d)
+	if lang == "" {
+		im.drop(full, "document %q is in no language indexed from SCIP", d.RelativePath)
+		return
+	}
+	f, err := rootfs.OpenRegular(im.opt.Root, full)
+	if err != nil {
+		if rootfs.Outside(err) {
+			im.drop(full, "document %q leaves the root", d.RelativePath)
+		} else {
+			im.drop(full, "document %q cannot be read: %v", d.RelativePath, err)
+		}
+		return
+	}
+	fi, err := f.Stat()
+	var src []byte
+	if err == nil {
+		src, err = io.ReadAll(io.LimitReader(f, im.opt.MaxFileBytes+1))
+	}
+	f.Close()
+	if err != nil {
+		im.drop(full, "document %q cannot be read: %v", d.RelativePath, err)
+		return
+	}
+	if int64(len(src)) > im.opt.MaxFileBytes {
+		im.drop(full, "document %q is larger than %d bytes", d.RelativePath, im.opt.MaxFileBytes)
+		return
+	}
+	im.res.Documents++
+	dir := path.Dir(full)
+	test := testPath(full)
+	sum := sha256.Sum256(src)
+	im.files = append(im.files, fileRec{dir: dir, file: graph.File{Path: full, Package: dir, Hash: hex.EncodeToString(sum[:]),
+		Size: int64(len(src)), ModTimeNS: fi.ModTime().UnixNano(), Test: test}})
+
+	lines := newLineTable(src, encodingOf(d))
+	bad := d.BadRanges
+	infos := make(map[string]*scip.SymbolInformation, len(d.Symbols))
+	for i := range d.Symbols {
+		if _, dup := infos[d.Symbols[i].Symbol]; !dup {
+			infos[d.Symbols[i].Symbol] = &d.Symbols[i]
+		}
+	}
+	// Definitions first, so that references find their enclosing one.
+	var spans []*def // the document's definitions with a declaration range
+	for _, o := range d.Occurrences {
+		if !o.Definition() || o.Symbol == "" || scip.IsLocalSymbol(o.Symbol) {
+			continue
+		}
+		if !lines.valid(o.Range) {
+			bad++
+			continue
+		}
+		rng, hasSpan := o.Range, false
+		if o.HasEnclosing {
+			if lines.valid(o.EnclosingRange) {
+				rng, hasSpan = o.EnclosingRange, true
+			} else {
+				bad++
+			}
+		}
+		if prev, ok := im.defs[o.Symbol]; ok {
+			if prev.path != full || prev.rng != rng {
+				im.res.Duplicates++
+			}
+			continue
+		}
+		parsed, err := scip.ParseSymbol(o.Symbol)
+		if err != nil {
+			bad++
+			continue
+		}
+		if im.module == "" && parsed.Package.Name != "" {
+			im.module = parsed.Package.Name
+		}
+		df := &def{symbol: o.Symbol, parsed: parsed, lang: lang, path: full, dir: dir, rng: rng, testOnly: test}
+		df.start = [2]int{int(rng.StartLine) + 1, lines.column(rng.StartLine, rng.StartChar)}
+		df.end = [2]int{int(rng.EndLine) + 1, lines.column(rng.EndLine, rng.EndChar)}
+		if info := infos[o.Symbol]; info != nil {
+			df.info, df.hasInfo = *info, true
+			for _, rel := range info.Relationships {
+				if rel.IsImplementation && rel.Symbol != o.Symbol && !scip.IsLocalSymbol(rel.Symbol) {
+					im.impls[rel.Symbol] = append(im.impls[rel.Symbol], o.Symbol)
+					im.implsOf = append(im.implsOf, [2]string{o.Symbol, rel.Symbol})
+				}
+			}
+		}
+		im.defs[o.Symbol] = df
+		im.order = append(im.order, df)
+		if hasSpan && member(parsed) {
+			spans = append(spans, df)
+		}
+	}
+	// References, each with the innermost definition around it: a sweep
+	// over the definitions by start, keeping those still open on a stack.
+	var uses []scip.Occurrence
+	for _, o := range d.Occurrences {
+		if o.Definition() || o.Symbol == "" || scip.IsLocalSymbol(o.Symbol) {
+			continue
+		}
+		if !lines.valid(o.Range) {
+			bad++
+			continue
+		}
+		uses = append(uses, o)
+	}
+	sort.SliceStable(spans, func(i, j int) bool {
+		a, b := spans[i].rng, spans[j].rng
+		if a.StartLine != b.StartLine || a.StartChar != b.StartChar {
+			return less(a.StartLine, a.StartChar, b.StartLine, b.StartChar)
+		}
+		return less(b.EndLine, b.EndChar, a.EndLine, a.EndChar) // outer first
+	})
+	sort.SliceStable(uses, func(i, j int) bool {
+		return less(uses[i].Range.StartLine, uses[i].Range.StartChar, uses[j].Range.StartLine, uses[j].Range.StartChar)
+	})
+	var stack []*def
+	next := 0
+	for _, u := range uses {
+		for next < len(spans) && !less(u.Range.StartLine, u.Range.StartChar, spans[next].rng.StartLine, spans[next].rng.StartChar) {
+			stack = push(stack, spans[next])
+			next++
+		}
+		// Drop what ended before this use: it contains no later one.
+		for len(stack) > 0 && less(stack[len(stack)-1].rng.EndLine, stack[len(stack)-1].rng.EndChar, u.Range.StartLine, u.Range.StartChar) {
+			stack = stack[:len(stack)-1]
+		}
+		var enc *def
+		for i := len(stack) - 1; i >= 0; i-- {
+			if stack[i].rng.Contains(u.Range) {
+				enc = stack[i]
+				break
+			}
+		}
+		line := int(u.Range.StartLine) + 1
+		endCol := lines.column(u.Range.StartLine, u.Range.EndChar)
+		if u.Range.EndLine != u.Range.StartLine {
+			endCol = lines.column(u.Range.StartLine, 1<<30)
+		}
+		im.refs = append(im.refs, pendingRef{target: u.Symbol, path: full, line: line,
+			col: lines.column(u.Range.StartLine, u.Range.StartChar), endCol: endCol, enclosing: enc,
+			kind: lines.refKind(u, enc == nil), testOnly: test || u.SymbolRoles&scip.RoleTest != 0})
+	}
+	if bad > 0 {
+		im.res.BadRanges += bad
+		im.res.Diagnostics = append(im.res.Diagnostics, graph.Diagnostic{Path: full, Kind: "parse",
+			Message: fmt.Sprintf("scip: %d occurrences dropped: their range is not in the file", bad)})
+	}
+}
+
+// member reports whether a symbol may be a graph symbol by its last
+// descriptor (a type, a method or function, a term): only those enclose
+// references (a module's definition spans its whole file).
+func member(s scip.Symbol) bool {
+	if len(s.Descriptors) == 0 {
+		return false
+	}
+	switch s.Descriptors[len(s.Descriptors)-1].Suffix {
+	case scip.SuffixType, scip.SuffixMethod, scip.SuffixTerm:
+		return true
+	}
+	return false
+}
+
+// push pushes d after dropping what ended before it starts.
+func push(stack []*def, d *def) []*def {
+	for len(stack) > 0 && less(stack[len(stack)-1].rng.EndLine, stack[len(stack)-1].rng.EndChar, d.rng.StartLine, d.rng.StartChar) {
+		stack = stack[:len(stack)-1]
+	}
+	return append(stack, d)
+}
+
+func less(l1, c1, l2, c2 int32) bool { return l1 < l2 || l1 == l2 && c1 < c2 }
+
+// lineTable is a file's lines, for checking ranges and converting their
+// offsets to character columns.
+type lineTable struct {
+	lines [][]byte
+	enc   position.Encoding
+	units []int // units of each line in enc, computed on demand (-1)
+}
+
+func newLineTable(src []byte, enc position.Encoding) *lineTable {
+	t := &lineTable{enc: enc}
+	for {
+		i := bytes.IndexByte(src, '\n')
+		if i < 0 {
+			t.lines = append(t.lines, trimCR(src))
+			break
+		}
+		t.lines = append(t.lines, trimCR(src[:i]))
+		src = src[i+1:]
+	}
+	t.units = make([]int, len(t.lines))
+	for i := range t.units {
+		t.units[i] = -1
+	}
+	return t
+}
+
+func trimCR(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		return b[:n-1]
+	}
+	return b
+}
+
+func (t *lineTable) lineUnits(l int32) int {
+	if t.units[l] < 0 {
+		t.units[l] = position.Units(t.lines[l], 1<<30, t.enc)
+	}
+	return t.units[l]
+}
+
+// valid reports whether r lies within the file: its lines exist and its
+// offsets are within them (an end may be just past its line's end).
+func (t *lineTable) valid(r scip.Range) bool {
+	n := int32(len(t.lines))
+	return r.StartLine < n && r.EndLine < n &&
+		int(r.StartChar) <= t.lineUnits(r.StartLine) && int(r.EndChar) <= t.lineUnits(r.EndLine)
+}
+
+// column is the 1-based character column of an offset on a 0-based line.
+func (t *lineTable) column(l, units int32) int {
+	return position.Column(t.lines[l], int(units), t.enc)
+}
+
+// refKind says how a use uses its target: import and write when the
+// indexer says so, call when the name is followed by "(" (after spaces,
+// or a TypeScript type argument list), an import when it stands at file
+// level in an import statement (scip-typescript marks no imports), else a
+// read.
+func (t *lineTable) refKind(o scip.Occurrence, fileLevel bool) graph.RefKind {
+	switch {
+	case o.SymbolRoles&scip.RoleImport != 0:
+		return graph.RefImport
+	case o.SymbolRoles&scip.RoleWriteAccess != 0:
+		return graph.RefWrite
+	}
+	line := t.lines[o.Range.EndLine]
+	at := t.column(o.Range.EndLine, o.Range.EndChar) - 1 // characters before the end
+	rest := []rune(string(line))
+	if at <= len(rest) {
+		rest = rest[at:]
+		rest = []rune(strings.TrimLeft(string(rest), " \t"))
+		if len(rest) > 0 && rest[0] == '(' {
+			return graph.RefCall
+		}
+	}
+	if fileLevel {
+		s := strings.TrimSpace(string(t.lines[o.Range.StartLine]))
+		if strings.HasPrefix(s, "import ") || strings.HasPrefix(s, "from ") && strings.Contains(s, " import ") {
+			return graph.RefImport
+		}
+	}
+	return graph.RefRead
+}
+
+// kindOf decides a definition's kind from its SCIP kind, else its last
+// descriptor and its signature; ok is false for what is no graph symbol
+// (modules, parameters, type parameters, meta and macro descriptors).
+func kindOf(d *def, parentKind func(string) graph.Kind) (graph.Kind, bool) {
+	ds := d.parsed.Descriptors
+	if len(ds) == 0 {
+		return "", false
+	}
+	last := ds[len(ds)-1]
+	sig := signatureOf(d)
+	if k, ok := scipKind(d.info.Kind); ok && d.hasInfo && d.info.Kind != 0 {
+		if k == graph.KindMethod && parentKind(d.symbol) == graph.KindInterface {
+			return graph.KindInterfaceMethod, true
+		}
+		return k, true
+	} else if d.hasInfo && d.info.Kind != 0 {
+		return "", false
+	}
+	switch last.Suffix {
+	case scip.SuffixType:
+		if strings.HasPrefix(sig, "interface ") || strings.Contains(sig, "(Protocol)") {
+			return graph.KindInterface, true
+		}
+		return graph.KindType, true
+	case scip.SuffixMethod:
+		if len(ds) >= 2 && ds[len(ds)-2].Suffix == scip.SuffixType {
+			if parentKind(d.symbol) == graph.KindInterface {
+				return graph.KindInterfaceMethod, true
+			}
+			return graph.KindMethod, true
+		}
+		return graph.KindFunc, true
+	case scip.SuffixTerm:
+		if len(ds) >= 2 && ds[len(ds)-2].Suffix == scip.SuffixType {
+			return graph.KindField, true
+		}
+		if strings.HasPrefix(sig, "const ") {
+			return graph.KindConst, true
+		}
+		return graph.KindVar, true
+	}
+	return "", false
+}
+
+// scipKind maps SymbolInformation.Kind (scip.proto's enum) to a graph
+// kind; ok is false for kinds that are no graph symbol.
+func scipKind(k int32) (graph.Kind, bool) {
+	switch k {
+	case 7, 11, 49, 54, 55, 59, 33, 75: // Class, Enum, Struct, Type, TypeAlias, Union, Object, SingletonClass
+		return graph.KindType, true
+	case 21, 42, 53, 56: // Interface, Protocol, Trait, TypeClass
+		return graph.KindInterface, true
+	case 17: // Function
+		return graph.KindFunc, true
+	case 26, 66, 9, 18, 45, 72, 80, 76, 74, 68, 69, 70, 71, 67: // Method, AbstractMethod, Constructor, Getter, Setter, Accessor, StaticMethod, SingletonMethod, MethodAlias, ProtocolMethod, PureVirtualMethod, TraitMethod, TypeClassMethod, MethodSpecification
+		return graph.KindMethod, true
+	case 15, 41, 79, 81, 77: // Field, Property, StaticField, StaticProperty, StaticDataMember
+		return graph.KindField, true
+	case 8, 12: // Constant, EnumMember
+		return graph.KindConst, true
+	case 61, 82, 60: // Variable, StaticVariable, Value
+		return graph.KindVar, true
+	}
+	return "", false
+}
+
+// signatureOf is a definition's signature: signature_documentation's
+// text, else the first documentation string when it is a code block.
+func signatureOf(d *def) string {
+	if d.info.SignatureText != "" {
+		return strings.TrimSpace(d.info.SignatureText)
+	}
+	if len(d.info.Documentation) > 0 {
+		if code, ok := codeBlock(d.info.Documentation[0]); ok {
+			return code
+		}
+	}
+	return ""
+}
+
+// docOf is a definition's documentation, without the code block that
+// gives its signature.
+func docOf(d *def) string {
+	docs := d.info.Documentation
+	if d.info.SignatureText == "" && len(docs) > 0 {
+		if _, ok := codeBlock(docs[0]); ok {
+			docs = docs[1:]
+		}
+	}
+	return strings.TrimSpace(strings.Join(docs, "\n\n"))
+}
+
+// codeBlock returns the content of a Markdown fenced code block that is
+// all of s.
+func codeBlock(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if !strings.HasPrefix(s, "```") || !strings.HasSuffix(s, "```") || len(s) < 6 {
+		return "", false
+	}
+	body := s[3 : len(s)-3]
+	if i := strings.IndexByte(body, '\n'); i >= 0 {
+		body = body[i+1:] // the language tag
+	} else {
+		return "", false
+	}
+	return strings.TrimSpace(body), true
+}
+
+// names returns a definition's identity module (its leading namespaces)
+// and qualified name (the rest, without parameters).
+func names(s scip.Symbol) (module, qname, name string) {
+	ds := s.Descriptors
+	i := 0
+	var mod []string
+	for i < len(ds) && ds[i].Suffix == scip.SuffixNamespace {
+		mod = append(mod, ds[i].Name)
+		i++
+	}
+	var q []string
+	for _, d := range ds[i:] {
+		if d.Suffix == scip.SuffixParameter || d.Suffix == scip.SuffixTypeParameter {
+			continue
+		}
+		n := d.Name
+		if n == "<constructor>" {
+			n = "constructor"
+		}
+		q = append(q, n)
+	}
+	if len(q) > 0 {
+		name = q[len(q)-1]
+	}
+	return strings.Join(mod, "/"), strings.Join(q, "."), name
+}
+
+// parentSymbol is the SCIP symbol of the type a member belongs to, "" for
+// a top-level definition.
+func parentSymbol(s scip.Symbol) string {
+	ds := s.Descriptors
+	if len(ds) < 2 || ds[len(ds)-2].Suffix != scip.SuffixType {
+		return ""
+	}
+	p := s
+	p.Descriptors = ds[:len(ds)-1]
+	return p.String()
+}
+
+// write decides every definition's key and writes the records.
+func (im *importer) write(ctx context.Context, w graph.SnapshotWriter) error {
+	repo := im.opt.Repository.Name
+	module := im.module
+	if module == "" {
+		module = im.projectDir
+	}
+	// Kinds: types first, so that a method knows whether its type is an
+	// interface.
+	typeKind := map[string]graph.Kind{}
+	noParent := func(string) graph.Kind { return "" }
+	for _, d := range im.order {
+		if ds := d.parsed.Descriptors; len(ds) > 0 && ds[len(ds)-1].Suffix == scip.SuffixType {
+			if k, ok := kindOf(d, noParent); ok {
+				typeKind[d.symbol] = k
+			}
+		}
+	}
+	parentKind := func(sym string) graph.Kind {
+		p, err := scip.ParseSymbol(sym)
+		if err != nil {
+			return ""
+		}
+		return typeKind[parentSymbol(p)]
+	}
+	byKey := map[string]*def{}
+	var kept []*def
+	for _, d := range im.order {
+		k, ok := kindOf(d, parentKind)
+		if !ok {
+			continue
+		}
+		mod, qname, name := names(d.parsed)
+		if qname == "" {
+			continue
+		}
+		d.kind = k
+		d.key = graph.StableKey(graph.Identity{Language: d.lang, Repository: repo, PackagePath: mod, QualifiedName: qname, Kind: k})
+		if _, dup := byKey[d.key]; dup {
+			im.res.Duplicates++ // overloads told apart by a disambiguator, or declarations merged
+			continue
+		}
+		byKey[d.key] = d
+		kept = append(kept, d)
+		d.sym = graph.Symbol{Key: d.key, Repository: repo, Language: d.lang, PackagePath: d.dir, PackageName: packageName(d.dir, module),
+			ModulePath: module, Path: d.path, Name: name, QualifiedName: qname, Kind: k, Signature: signatureOf(d), Doc: docOf(d),
+			Exported: !strings.HasPrefix(name, "_") && !strings.HasPrefix(name, "#"), TestOnly: d.testOnly,
+			StartLine: d.start[0], StartCol: d.start[1], EndLine: d.end[0], EndCol: d.end[1]}
+	}
+	keyOf := func(sym string) *def {
+		if d := im.defs[sym]; d != nil && d.key != "" {
+			return byKey[d.key]
+		}
+		return nil
+	}
+	for _, d := range kept {
+		if p := parentSymbol(d.parsed); p != "" {
+			if pd := keyOf(p); pd != nil {
+				d.sym.Parent = pd.key
+				if d.kind.IsFunction() {
+					d.sym.Receiver = pd.sym.Name
+				}
+			}
+		}
+	}
+
+	// Packages: one per directory, with its files and symbols.
+	type pkgRec struct {
+		files []graph.File
+		syms  []graph.Symbol
+	}
+	pkgs := map[string]*pkgRec{}
+	seenFile := map[string]bool{}
+	for _, f := range im.files {
+		if seenFile[f.file.Path] {
+			continue // a document listed twice
+		}
+		seenFile[f.file.Path] = true
+		p := pkgs[f.dir]
+		if p == nil {
+			p = &pkgRec{}
+			pkgs[f.dir] = p
+		}
+		p.files = append(p.files, f.file)
+	}
+	for _, d := range kept {
+		pkgs[d.dir].syms = append(pkgs[d.dir].syms, d.sym)
+	}
+	dirs := make([]string, 0, len(pkgs))
+	for dir := range pkgs {
+		dirs = append(dirs, dir)
+	}
+	sort.Strings(dirs)
+	for _, dir := range dirs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		p := pkgs[dir]
+		h := sha256.New()
+		for _, f := range p.files {
+			h.Write([]byte(f.Path + "\x00" + f.Hash + "\x00"))
+		}
+		pkg := graph.Package{Path: dir, Name: packageName(dir, module), ModulePath: module, Dir: dir, Hash: hex.EncodeToString(h.Sum(nil)),
+			TestOnly: !slices.ContainsFunc(p.files, func(f graph.File) bool { return !f.Test })}
+		if err := w.AddPackage(ctx, pkg, p.files, p.syms, nil); err != nil {
+			return fmt.Errorf("writing package %s: %w", dir, err)
+		}
+		im.res.Packages++
+		im.res.Files += len(p.files)
+		im.res.Symbols += len(p.syms)
+	}
+
+	// Implementations: type pairs and method pairs alike, as the Go
+	// indexer records method pairs for find_implementations.
+	var impls []graph.Implements
+	seenImpl := map[[2]string]bool{}
+	for _, pr := range im.implsOf {
+		t, s := keyOf(pr[0]), keyOf(pr[1])
+		if t == nil || s == nil || t == s || seenImpl[[2]string{t.key, s.key}] {
+			continue
+		}
+		seenImpl[[2]string{t.key, s.key}] = true
+		impls = append(impls, graph.Implements{Type: t.key, Interface: s.key})
+	}
+	if err := w.AddImplements(ctx, impls); err != nil {
+		return fmt.Errorf("writing implementations: %w", err)
+	}
+	im.res.Implements = len(impls)
+
+	// References and call edges.
+	var refs []graph.Ref
+	var edges []graph.CallEdge
+	for _, r := range im.refs {
+		target := keyOf(r.target)
+		var enc *def
+		if r.enclosing != nil && r.enclosing.key != "" {
+			enc = byKey[r.enclosing.key]
+		}
+		if target != nil {
+			ref := graph.Ref{Target: target.key, Path: r.path, Line: r.line, Col: r.col, EndCol: r.endCol, Kind: r.kind, TestOnly: r.testOnly}
+			if enc != nil {
+				ref.Enclosing = enc.key
+			}
+			refs = append(refs, ref)
+		}
+		if r.kind != graph.RefCall || enc == nil || (enc.kind != graph.KindFunc && enc.kind != graph.KindMethod) {
+			continue
+		}
+		site := graph.CallEdge{Caller: enc.key, Path: r.path, Line: r.line, Col: r.col}
+		if target == nil {
+			p, err := scip.ParseSymbol(r.target)
+			if err != nil {
+				continue
+			}
+			_, qname, _ := names(p)
+			if qname == "" {
+				continue
+			}
+			e := site
+			e.CalleeName, e.Coverage, e.Via = strings.TrimPrefix(p.Package.Name+"."+qname, "."), graph.CoverageExact, graph.ViaStatic
+			edges = append(edges, e)
+			continue
+		}
+		if !target.kind.IsFunction() {
+			continue // a call of a value: a type's constructor is its own symbol
+		}
+		impl := im.implementations(r.target, keyOf)
+		if target.kind != graph.KindInterfaceMethod && len(impl) == 0 {
+			e := site
+			e.Callee, e.Coverage, e.Via = target.key, graph.CoverageExact, graph.ViaStatic
+			edges = append(edges, e)
+			continue
+		}
+		// Dynamic dispatch: the method itself when it has a body, and
+		// every implementation or override of it.
+		if target.kind != graph.KindInterfaceMethod {
+			impl = append([]*def{target}, impl...)
+		}
+		if len(impl) == 0 {
+			impl = []*def{target}
+		}
+		for _, c := range impl {
+			e := site
+			e.Callee, e.Coverage, e.Via = c.key, graph.CoverageCandidate, graph.ViaInterface
+			edges = append(edges, e)
+		}
+	}
+	if err := w.AddRefs(ctx, refs); err != nil {
+		return fmt.Errorf("writing references: %w", err)
+	}
+	if err := w.AddCallEdges(ctx, edges); err != nil {
+		return fmt.Errorf("writing call edges: %w", err)
+	}
+	im.res.Refs, im.res.CallEdges = len(refs), len(edges)
+	if len(im.res.Diagnostics) > 0 {
+		if err := w.AddDiagnostics(ctx, im.res.Diagnostics); err != nil {
+			return fmt.Errorf("writing diagnostics: %w", err)
+		}
+	}
+	return nil
+}
+
+// implementations returns the graph definitions that implement or
+// override the method sym, transitively (an override of an override),
+// each once.
+func (im *importer) implementations(sym string, keyOf func(string) *def) []*def {
+	var out []*def
+	seen := map[string]bool{sym: true}
+	queue := []string{sym}
+	for len(queue) > 0 && len(seen) < 10000 {
+		s := queue[0]
+		queue = queue[1:]
+		for _, sub := range im.impls[s] {
+			if seen[sub] {
+				continue
+			}
+			seen[sub] = true
+			queue = append(queue, sub)
+			if d := keyOf(sub); d != nil && d.kind.IsFunction() {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// packageName is the Name of a directory's package: its last element, or
+// the project's name at the root.
+func packageName(dir, module string) string {
+	if dir == "." {
+		return path.Base(module)
+	}
+	return path.Base(dir)
+}

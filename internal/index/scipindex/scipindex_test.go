@@ -1,0 +1,478 @@
+package scipindex_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/index/scipindex"
+	"github.com/sextant-dev/sextant/internal/scip"
+	"github.com/sextant-dev/sextant/internal/store/sqlite"
+)
+
+// indexer returns the path of a SCIP indexer pinned by e2e/lsp/package.json
+// (npm ci --prefix e2e/lsp installs them). Without it the test is skipped
+// loudly, except in CI (CI=true), where its absence is a failure.
+func indexer(t *testing.T, name string) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(wd, "..", "..", "..", "e2e", "lsp", "node_modules", ".bin", name)
+	if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+		return p
+	}
+	msg := fmt.Sprintf("%s is not installed (npm ci --prefix e2e/lsp installs it): the SCIP import was NOT tested against it", name)
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip("SKIPPED LOUDLY: " + msg)
+	return ""
+}
+
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// runIndexer runs an indexer in dir and returns the index it wrote.
+func runIndexer(t *testing.T, dir, bin string, args ...string) []byte {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "index.scip")
+	cmd := exec.Command(bin, append(args, "--output", out)...)
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", filepath.Base(bin), args, err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// imported is what an import wrote, read back from a real SQLite store.
+type imported struct {
+	res  scipindex.Result
+	r    graph.Reader
+	repo string
+	syms map[string]graph.Symbol // by qualified name
+}
+
+func importIndex(t *testing.T, root, projectDir string, index []byte, lim scip.Limits) (*imported, error) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	repo, err := st.EnsureRepository(ctx, root, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := st.BeginSnapshot(ctx, repo, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	rt, err := os.OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	res, err := scipindex.Import(ctx, bytes.NewReader(index), w, scipindex.Options{Repository: repo, Root: rt, ProjectDir: projectDir, Limits: lim})
+	if err != nil {
+		return &imported{res: res}, err
+	}
+	if _, err := w.Publish(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, err := st.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	syms, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchPrefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	im := &imported{res: res, r: r, repo: repo.Name, syms: map[string]graph.Symbol{}}
+	for _, s := range syms {
+		full, err := r.SymbolByKey(ctx, s.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, dup := im.syms[s.QualifiedName]; dup {
+			t.Errorf("two symbols named %s", s.QualifiedName)
+		}
+		im.syms[s.QualifiedName] = full
+	}
+	return im, nil
+}
+
+func (im *imported) sym(t *testing.T, qname string) graph.Symbol {
+	t.Helper()
+	s, ok := im.syms[qname]
+	if !ok {
+		names := make([]string, 0, len(im.syms))
+		for n := range im.syms {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		t.Fatalf("no symbol %s among %v", qname, names)
+	}
+	return s
+}
+
+// implements reports whether typ is recorded as implementing super.
+func (im *imported) implements(t *testing.T, typ, super string) bool {
+	t.Helper()
+	impls, err := im.r.Implementations(context.Background(), im.sym(t, super).Key, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.ContainsFunc(impls, func(i graph.Implements) bool { return i.Type == im.sym(t, typ).Key })
+}
+
+// callees lists caller's call edges as "callee coverage" strings (the
+// callee by qualified name, or its CalleeName outside the graph).
+func (im *imported) callees(t *testing.T, caller string) []string {
+	t.Helper()
+	edges, err := im.r.CallEdges(context.Background(), graph.EdgeQuery{Callers: []string{im.sym(t, caller).Key}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKey := map[string]string{}
+	for q, s := range im.syms {
+		byKey[s.Key] = q
+	}
+	var out []string
+	for _, e := range edges {
+		name := e.CalleeName
+		if e.Callee != "" {
+			name = byKey[e.Callee]
+		}
+		out = append(out, name+" "+string(e.Coverage))
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// refs lists the uses of target as "path:line kind enclosing" strings.
+func (im *imported) refs(t *testing.T, target string) []string {
+	t.Helper()
+	refs, _, err := im.r.Refs(context.Background(), graph.RefQuery{Targets: []string{im.sym(t, target).Key}, IncludeTests: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKey := map[string]string{}
+	for q, s := range im.syms {
+		byKey[s.Key] = q
+	}
+	var out []string
+	for _, r := range refs {
+		out = append(out, fmt.Sprintf("%s:%d:%d %s %s", r.Path, r.Line, r.Col, r.Kind, byKey[r.Enclosing]))
+	}
+	return out
+}
+
+func check(t *testing.T, what string, got, want any) {
+	t.Helper()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("%s:\n got %v\nwant %v", what, got, want)
+	}
+}
+
+const tsShapes = `/** Shape is a thing with an area. */
+export interface Shape { area(): number }
+
+export class Square implements Shape {
+  constructor(private s: number) {}
+  area(): number { return this.s * this.s }
+}
+
+/** total sums the areas. */
+export function total(xs: Shape[]): number {
+  let sum = 0
+  for (const x of xs) { sum += x.area() }
+  return sum
+}
+`
+
+const tsMain = `import { Square, total } from "./shapes";
+
+export function run(): number {
+  const sq = new Square(2);
+  return total([sq]) + sq.area();
+}
+
+export let counter = 0;
+export function bump() { counter = counter + 1; }
+`
+
+// TestImportTypeScript indexes a TypeScript project, in a directory of
+// the repository, with scip-typescript and imports it.
+func TestImportTypeScript(t *testing.T) {
+	bin := indexer(t, "scip-typescript")
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"web/tsconfig.json":   `{"compilerOptions":{"target":"es2020","module":"commonjs","strict":true},"include":["src"]}`,
+		"web/src/shapes.ts":   tsShapes,
+		"web/src/main.ts":     tsMain,
+		"web/src/é/deep.ts":   "export const deep = 1;\n",
+		"web/node_modules/.k": "",
+	})
+	index := runIndexer(t, filepath.Join(root, "web"), bin, "index")
+	im, err := importIndex(t, root, "web", index, scip.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", im.res)
+	if im.res.DroppedDocuments != 0 || im.res.BadRanges != 0 {
+		t.Errorf("dropped %d documents, %d ranges: %v", im.res.DroppedDocuments, im.res.BadRanges, im.res.Diagnostics)
+	}
+	for _, c := range []struct {
+		qname, kind, path, sig, doc string
+		line, col                   int
+	}{
+		{"Shape", "interface", "web/src/shapes.ts", "interface Shape", "Shape is a thing with an area.", 2, 1},
+		{"Shape.area", "interface_method", "web/src/shapes.ts", "(method) area() => number", "", 2, 26},
+		{"Square", "type", "web/src/shapes.ts", "class Square", "", 4, 1},
+		{"Square.area", "method", "web/src/shapes.ts", "(method) area(): number", "", 6, 3},
+		{"total", "func", "web/src/shapes.ts", "function total(xs: Shape[]): number", "total sums the areas.", 10, 1},
+		{"run", "func", "web/src/main.ts", "function run(): number", "", 3, 1},
+		{"counter", "var", "web/src/main.ts", "var counter: number", "", 8, 12},
+		{"deep", "var", "web/src/é/deep.ts", "var deep: 1", "", 1, 14},
+	} {
+		s := im.sym(t, c.qname)
+		got := fmt.Sprintf("%s %s %s %q %q %d:%d", s.Language, s.Kind, s.Path, s.Signature, s.Doc, s.StartLine, s.StartCol)
+		want := fmt.Sprintf("typescript %s %s %q %q %d:%d", c.kind, c.path, c.sig, c.doc, c.line, c.col)
+		if got != want {
+			t.Errorf("%s:\n got %s\nwant %s", c.qname, got, want)
+		}
+	}
+	if s := im.sym(t, "Square.area"); s.Parent != im.sym(t, "Square").Key || s.Receiver != "Square" || s.PackagePath != "web/src" {
+		t.Errorf("Square.area: parent %s, receiver %q, package %q", s.Parent, s.Receiver, s.PackagePath)
+	}
+	if !im.implements(t, "Square", "Shape") || !im.implements(t, "Square.area", "Shape.area") {
+		t.Errorf("Square does not implement Shape (or its area Shape.area)")
+	}
+	check(t, "uses of total", im.refs(t, "total"), []string{"web/src/main.ts:1:18 import ", "web/src/main.ts:5:10 call run"})
+	check(t, "uses of Shape.area", im.refs(t, "Shape.area"), []string{"web/src/shapes.ts:12:34 call total"})
+	check(t, "callees of total", im.callees(t, "total"), []string{"Square.area candidate"})
+	check(t, "callees of run", im.callees(t, "run"), []string{"Square.area exact", "Square.constructor exact", "total exact"})
+	pkgs, err := im.r.Packages(context.Background(), im.repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, p := range pkgs {
+		paths = append(paths, p.Path+"="+p.Name)
+	}
+	check(t, "packages", paths, []string{"web/src=src", "web/src/é=é"})
+}
+
+const pyModule = `class Base:
+    """Base docs."""
+    def run(self) -> int:
+        return 1
+
+
+class Child(Base):
+    def run(self) -> int:
+        return helper(2)
+
+
+def helper(x: int) -> int:
+    return x + 1
+
+
+def drive(b: Base) -> int:
+    total = b.run()
+    return total
+`
+
+// TestImportPython indexes a Python package with scip-python and imports
+// it.
+func TestImportPython(t *testing.T) {
+	bin := indexer(t, "scip-python")
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"pkg/__init__.py":   "",
+		"pkg/m.py":          pyModule,
+		"tests/test_m.py":   "from pkg.m import helper\n\n\ndef test_helper():\n    assert helper(1) == 2\n",
+		"pyproject.toml":    "[project]\nname = \"demo\"\nversion = \"0.1\"\n",
+		"tests/__init__.py": "",
+	})
+	index := runIndexer(t, root, bin, "index", "--project-name", "demo", "--project-version", "0.1", ".")
+	im, err := importIndex(t, root, ".", index, scip.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", im.res)
+	for _, c := range []struct{ qname, kind, doc string }{
+		{"Base", "type", "Base docs."}, {"Base.run", "method", ""}, {"Child", "type", ""},
+		{"Child.run", "method", ""}, {"helper", "func", ""}, {"drive", "func", ""},
+	} {
+		s := im.sym(t, c.qname)
+		if s.Language != "python" || string(s.Kind) != c.kind || s.Doc != c.doc || s.PackagePath != "pkg" || s.ModulePath != "demo" {
+			t.Errorf("%s: %s %s doc %q package %s module %s", c.qname, s.Language, s.Kind, s.Doc, s.PackagePath, s.ModulePath)
+		}
+	}
+	if s := im.sym(t, "test_helper"); !s.TestOnly {
+		t.Errorf("test_helper is not test code")
+	}
+	if !im.implements(t, "Child", "Base") || !im.implements(t, "Child.run", "Base.run") {
+		t.Errorf("Child does not subclass Base (or Child.run override Base.run)")
+	}
+	check(t, "callees of Child.run", im.callees(t, "Child.run"), []string{"helper exact"})
+	check(t, "callees of drive", im.callees(t, "drive"), []string{"Base.run candidate", "Child.run candidate"})
+	check(t, "uses of helper", im.refs(t, "helper"), []string{"pkg/m.py:9:16 call Child.run", "tests/test_m.py:1:19 import ", "tests/test_m.py:5:12 call test_helper"})
+
+	// A second index of the same code gives the same keys.
+	again, err := importIndex(t, root, ".", runIndexer(t, root, bin, "index", "--project-name", "demo", "--project-version", "0.2", "."), scip.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q, s := range im.syms {
+		if again.syms[q].Key != s.Key {
+			t.Errorf("%s: key %s, then %s", q, s.Key, again.syms[q].Key)
+		}
+	}
+}
+
+func sym(name string) string { return "scip-python python demo 0.1 `pkg.m`/" + name }
+
+func defOcc(name string, line int32) scip.Occurrence {
+	return scip.Occurrence{Symbol: sym(name), SymbolRoles: scip.RoleDefinition,
+		Range: scip.Range{StartLine: line, StartChar: 4, EndLine: line, EndChar: 5}}
+}
+
+// TestImportHostile: a hostile index drops what is wrong, counted and
+// named, and imports the rest; an index that is no SCIP index is a
+// PARSE_ERROR and writes nothing.
+func TestImportHostile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks and FIFOs: the refusals are rootfs's, tested there on Windows")
+	}
+	outside := t.TempDir()
+	writeTree(t, outside, map[string]string{"secret.py": "def s(): pass\n", "d/x.py": "def x(): pass\n"})
+	good := &scip.Document{RelativePath: "pkg/m.py", Occurrences: []scip.Occurrence{defOcc("f().", 0)}}
+	doc := func(path string) *scip.Document {
+		return &scip.Document{RelativePath: path, Occurrences: []scip.Occurrence{defOcc("g().", 0)}}
+	}
+	index := func(docs ...*scip.Document) []byte {
+		b := scip.AppendMetadata(nil, scip.Metadata{ToolName: "t"})
+		for _, d := range docs {
+			b = scip.AppendDocument(b, d)
+		}
+		return scip.AppendDocument(b, good)
+	}
+	for _, tc := range []struct {
+		name       string
+		index      []byte
+		lim        scip.Limits
+		code       graph.Code // an import error
+		dropped    int
+		badRanges  int
+		duplicates int
+		symbols    []string
+	}{
+		{name: "absolute path", index: index(doc(filepath.Join(outside, "secret.py"))), dropped: 1, symbols: []string{"f"}},
+		{name: "dotdot", index: index(doc("../" + filepath.Base(outside) + "/secret.py")), dropped: 1, symbols: []string{"f"}},
+		{name: "dotdot inside", index: index(doc("pkg/../../secret.py")), dropped: 1, symbols: []string{"f"}},
+		{name: "symlink out", index: index(doc("link.py")), dropped: 1, symbols: []string{"f"}},
+		{name: "symlinked directory out", index: index(doc("dlink/x.py")), dropped: 1, symbols: []string{"f"}},
+		{name: "backslash", index: index(doc(`pkg\m.py`)), dropped: 1, symbols: []string{"f"}},
+		{name: "missing file", index: index(doc("pkg/none.py")), dropped: 1, symbols: []string{"f"}},
+		{name: "a fifo", index: index(doc("pkg/fifo.py")), dropped: 1, symbols: []string{"f"}},
+		{name: "line past end", index: index(&scip.Document{RelativePath: "pkg/n.py", Occurrences: []scip.Occurrence{defOcc("g().", 99), defOcc("h().", 0)}}),
+			badRanges: 1, symbols: []string{"f", "h"}},
+		{name: "column past end", index: index(&scip.Document{RelativePath: "pkg/n.py", Occurrences: []scip.Occurrence{
+			{Symbol: sym("g()."), SymbolRoles: scip.RoleDefinition, Range: scip.Range{StartLine: 0, StartChar: 4, EndLine: 0, EndChar: 400}}}}),
+			badRanges: 1, symbols: []string{"f"}},
+		{name: "enclosing range past end", index: index(&scip.Document{RelativePath: "pkg/n.py", Occurrences: []scip.Occurrence{
+			{Symbol: sym("g()."), SymbolRoles: scip.RoleDefinition, Range: scip.Range{StartLine: 0, StartChar: 4, EndLine: 0, EndChar: 5},
+				HasEnclosing: true, EnclosingRange: scip.Range{StartLine: 0, StartChar: 0, EndLine: 50, EndChar: 0}}}}),
+			badRanges: 1, symbols: []string{"f", "g"}},
+		{name: "huge symbol", index: index(&scip.Document{RelativePath: "pkg/n.py", Occurrences: []scip.Occurrence{defOcc(strings.Repeat("g", 5000)+"().", 0)}}),
+			dropped: 1, symbols: []string{"f"}},
+		{name: "huge document", index: index(&scip.Document{RelativePath: "pkg/n.py", Text: strings.Repeat("x", 5000)}),
+			lim: scip.Limits{MaxDocumentBytes: 4096}, dropped: 1, symbols: []string{"f"}},
+		{name: "duplicate definition", index: index(&scip.Document{RelativePath: "pkg/n.py", Occurrences: []scip.Occurrence{defOcc("f().", 0)}}),
+			duplicates: 1, symbols: []string{"f"}},
+		{name: "document twice", index: index(doc("pkg/n.py"), doc("pkg/n.py")), symbols: []string{"f", "g"}},
+		{name: "invalid symbol", index: index(&scip.Document{RelativePath: "pkg/n.py", Occurrences: []scip.Occurrence{
+			{Symbol: "s a b c `unclosed", SymbolRoles: scip.RoleDefinition, Range: scip.Range{EndChar: 1}}}}),
+			badRanges: 1, symbols: []string{"f"}},
+		{name: "truncated", index: index()[:len(index())-3], code: graph.CodeParseError},
+		{name: "garbage", index: []byte("\x12\xff\xff\xff\xff\x0f not an index"), code: graph.CodeParseError},
+		{name: "text", index: []byte("def f(): pass\n"), code: graph.CodeParseError},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			writeTree(t, root, map[string]string{"pkg/m.py": "def f(): pass\n", "pkg/n.py": "def g(): pass\ndef h(): pass\n"})
+			if err := os.Symlink(filepath.Join(outside, "secret.py"), filepath.Join(root, "link.py")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(outside, "d"), filepath.Join(root, "dlink")); err != nil {
+				t.Fatal(err)
+			}
+			if err := mkfifo(filepath.Join(root, "pkg", "fifo.py")); err != nil {
+				t.Fatal(err)
+			}
+			im, err := importIndex(t, root, ".", tc.index, tc.lim)
+			if tc.code != "" {
+				if graph.CodeOf(err) != tc.code {
+					t.Fatalf("err %v, want %s", err, tc.code)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := im.res
+			if res.DroppedDocuments != tc.dropped || res.BadRanges != tc.badRanges || res.Duplicates != tc.duplicates {
+				t.Errorf("dropped %d documents, %d ranges, %d duplicates; want %d, %d, %d (%v)", res.DroppedDocuments, res.BadRanges,
+					res.Duplicates, tc.dropped, tc.badRanges, tc.duplicates, res.Diagnostics)
+			}
+			if (tc.dropped > 0 || tc.badRanges > 0) && len(res.Diagnostics) == 0 {
+				t.Errorf("nothing dropped is named in a diagnostic")
+			}
+			var names []string
+			for q := range im.syms {
+				names = append(names, q)
+			}
+			sort.Strings(names)
+			check(t, "symbols", names, tc.symbols)
+			files, err := im.r.Files(context.Background(), im.repo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range files {
+				if strings.Contains(f.Path, "..") || filepath.IsAbs(f.Path) || f.Path == "link.py" || strings.HasPrefix(f.Path, "dlink") {
+					t.Errorf("a file outside the root was written: %s", f.Path)
+				}
+			}
+		})
+	}
+}
