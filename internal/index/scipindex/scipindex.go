@@ -497,10 +497,11 @@ func (t *lineTable) column(l, units int32) int {
 }
 
 // refKind says how a use uses its target: import and write when the
-// indexer says so, call when the name is followed by "(" (after spaces,
-// or a TypeScript type argument list), an import when it stands at file
-// level in an import statement (scip-typescript marks no imports), else a
-// read.
+// indexer says so; call when the name is followed by "(" (after spaces);
+// write when it is followed by an assignment operator or stands next to
+// "++" or "--" (neither indexer marks writes); import when it stands at
+// file level in an import statement (scip-typescript marks no imports);
+// else read.
 func (t *lineTable) refKind(o scip.Occurrence, fileLevel bool) graph.RefKind {
 	switch {
 	case o.SymbolRoles&scip.RoleImport != 0:
@@ -508,14 +509,22 @@ func (t *lineTable) refKind(o scip.Occurrence, fileLevel bool) graph.RefKind {
 	case o.SymbolRoles&scip.RoleWriteAccess != 0:
 		return graph.RefWrite
 	}
-	line := t.lines[o.Range.EndLine]
-	at := t.column(o.Range.EndLine, o.Range.EndChar) - 1 // characters before the end
-	rest := []rune(string(line))
-	if at <= len(rest) {
-		rest = rest[at:]
-		rest = []rune(strings.TrimLeft(string(rest), " \t"))
-		if len(rest) > 0 && rest[0] == '(' {
+	line := []rune(string(t.lines[o.Range.EndLine]))
+	if at := t.column(o.Range.EndLine, o.Range.EndChar) - 1; at <= len(line) { // characters before the end
+		rest := strings.TrimLeft(string(line[at:]), " \t")
+		switch {
+		case strings.HasPrefix(rest, "("):
 			return graph.RefCall
+		case assigns(rest):
+			return graph.RefWrite
+		}
+	}
+	if o.Range.StartLine == o.Range.EndLine {
+		if at := t.column(o.Range.StartLine, o.Range.StartChar) - 1; at <= len(line) {
+			before := strings.TrimRight(string(line[:at]), " \t")
+			if strings.HasSuffix(before, "++") || strings.HasSuffix(before, "--") {
+				return graph.RefWrite
+			}
 		}
 	}
 	if fileLevel {
@@ -525,6 +534,18 @@ func (t *lineTable) refKind(o scip.Occurrence, fileLevel bool) graph.RefKind {
 		}
 	}
 	return graph.RefRead
+}
+
+// assigns reports whether the text after a name assigns to it: "=" (not
+// "==" or "=>"), a compound assignment, or an increment or decrement.
+func assigns(rest string) bool {
+	for _, op := range []string{"+=", "-=", "*=", "/=", "%=", "**=", "//=", "<<=", ">>=", ">>>=", "&=", "|=", "^=",
+		"&&=", "||=", "??=", "@=", ":=", "++", "--"} {
+		if strings.HasPrefix(rest, op) {
+			return true
+		}
+	}
+	return strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "==") && !strings.HasPrefix(rest, "=>")
 }
 
 // kindOf decides a definition's kind from its SCIP kind, else its last

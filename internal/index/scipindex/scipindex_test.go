@@ -278,6 +278,7 @@ func TestImportTypeScript(t *testing.T) {
 	}
 	check(t, "uses of total", im.refs(t, "total"), []string{"web/src/main.ts:1:18 import ", "web/src/main.ts:5:10 call run"})
 	check(t, "uses of Shape.area", im.refs(t, "Shape.area"), []string{"web/src/shapes.ts:12:34 call total"})
+	check(t, "uses of counter", im.refs(t, "counter"), []string{"web/src/main.ts:9:26 write bump", "web/src/main.ts:9:36 read bump"})
 	check(t, "callees of total", im.callees(t, "total"), []string{"Square.area candidate"})
 	check(t, "callees of run", im.callees(t, "run"), []string{"Square.area exact", "Square.constructor exact", "total exact"})
 	pkgs, err := im.r.Packages(context.Background(), im.repo)
@@ -473,6 +474,49 @@ func TestImportHostile(t *testing.T) {
 					t.Errorf("a file outside the root was written: %s", f.Path)
 				}
 			}
+		})
+	}
+}
+
+// TestImportColumns: offsets count UTF-16 units unless the document says
+// otherwise, and become character columns; a use is a call, a write or a
+// read by the text after it, and is enclosed by the innermost definition
+// around it.
+func TestImportColumns(t *testing.T) {
+	src := "def helper(s):\n    s = \"é😀\"; helper(s)\n    n = helper\n    helper  (n)\n"
+	call := func(line, start, end int32) scip.Occurrence {
+		return scip.Occurrence{Symbol: sym("helper()."), Range: scip.Range{StartLine: line, StartChar: start, EndLine: line, EndChar: end}}
+	}
+	for _, tc := range []struct {
+		name string
+		enc  int32
+		occ  scip.Occurrence
+		want string
+	}{
+		{"utf-16", 0, call(1, 15, 21), "pkg/m.py:2:15 call helper"},
+		{"utf-8", 1, call(1, 18, 24), "pkg/m.py:2:15 call helper"},
+		{"utf-32", 3, call(1, 14, 20), "pkg/m.py:2:15 call helper"},
+		{"read", 0, call(2, 8, 14), "pkg/m.py:3:9 read helper"},
+		{"write", 0, call(2, 4, 5), "pkg/m.py:3:5 write helper"}, // as if helper stood where n does
+		{"call after spaces", 0, call(3, 4, 10), "pkg/m.py:4:5 call helper"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			writeTree(t, root, map[string]string{"pkg/m.py": src})
+			d := &scip.Document{RelativePath: "pkg/m.py", PositionEncoding: tc.enc, Occurrences: []scip.Occurrence{
+				{Symbol: sym("helper()."), SymbolRoles: scip.RoleDefinition, Range: scip.Range{StartChar: 4, EndChar: 10},
+					HasEnclosing: true, EnclosingRange: scip.Range{EndLine: 3, EndChar: 15}},
+				tc.occ,
+			}}
+			im, err := importIndex(t, root, ".", scip.AppendDocument(nil, d), scip.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string{}
+			if tc.want != "" {
+				want = append(want, tc.want)
+			}
+			check(t, "uses", im.refs(t, "helper"), want)
 		})
 	}
 }
