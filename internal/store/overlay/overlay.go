@@ -40,7 +40,6 @@ import (
 
 var _ graph.Store = (*Store)(nil)
 
-
 // Store is the overlay of local on shared. It is safe for concurrent use.
 type Store struct {
 	shared, local graph.Store

@@ -58,7 +58,6 @@ import (
 
 var _ graph.Store = (*Store)(nil)
 
-
 // readerIdleTimeout ends a reader transaction left idle this long (a
 // leaked Reader), so it cannot hold back VACUUM for ever.
 const readerIdleTimeout = 10 * time.Minute

@@ -67,7 +67,6 @@ import (
 
 var _ graph.Store = (*Store)(nil)
 
-
 const (
 	// busyTimeoutMS is how long, in milliseconds, a connection waits for a
 	// lock held by another connection or process before failing with
