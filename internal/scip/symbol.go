@@ -178,15 +178,7 @@ func (p *symbolParser) descriptor() (Descriptor, error) {
 	case '!':
 		return Descriptor{Name: name, Suffix: SuffixMacro}, nil
 	case '(':
-		start := p.i
-		for p.i < len(p.s) {
-			r, n := utf8.DecodeRuneInString(p.s[p.i:])
-			if !simple(r) {
-				break
-			}
-			p.i += n
-		}
-		dis := p.s[start:p.i]
+		dis := p.simpleRun()
 		if !p.eat(')') || !p.eat('.') {
 			return Descriptor{}, p.fail("method without ').'")
 		}
@@ -194,6 +186,20 @@ func (p *symbolParser) descriptor() (Descriptor, error) {
 	}
 	p.i--
 	return Descriptor{}, p.fail(fmt.Sprintf("unknown suffix %q", c))
+}
+
+// simpleRun reads the simple identifier characters from here and returns
+// them.
+func (p *symbolParser) simpleRun() string {
+	start := p.i
+	for p.i < len(p.s) {
+		r, n := utf8.DecodeRuneInString(p.s[p.i:])
+		if !simple(r) {
+			break
+		}
+		p.i += n
+	}
+	return p.s[start:p.i]
 }
 
 func (p *symbolParser) eat(c byte) bool {
@@ -229,13 +235,7 @@ func (p *symbolParser) name() (string, error) {
 		return "", p.fail("unclosed backtick")
 	}
 	start := p.i
-	for p.i < len(p.s) {
-		r, n := utf8.DecodeRuneInString(p.s[p.i:])
-		if !simple(r) {
-			break
-		}
-		p.i += n
-	}
+	p.simpleRun()
 	if p.i == start {
 		return "", p.fail("empty name")
 	}
