@@ -827,7 +827,7 @@ func TestBeginSnapshotCollects(t *testing.T) {
 // with none ("" is Go).
 func TestUpgradeToLanguage(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "v8.db")
+	path := filepath.Join(t.TempDir(), "v9.db")
 	s, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
@@ -842,17 +842,17 @@ func TestUpgradeToLanguage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, stmt := range []string{`ALTER TABLE symbols DROP COLUMN language`, `UPDATE meta SET value = '8' WHERE key = 'schema_version'`} {
+	for _, stmt := range []string{`ALTER TABLE symbols DROP COLUMN language`, `UPDATE meta SET value = '9' WHERE key = 'schema_version'`} {
 		if _, err := db.Exec(stmt); err != nil {
 			db.Close()
-			t.Fatalf("making a version 8 database: %v", err)
+			t.Fatalf("making a version 9 database: %v", err)
 		}
 	}
 	db.Close()
 
 	s, err = Open(ctx, path)
 	if err != nil {
-		t.Fatalf("opening a version 8 database: %v", err)
+		t.Fatalf("opening a version 9 database: %v", err)
 	}
 	defer s.Close()
 	if v, err := schemaVersion(ctx, s.rdb); err != nil || v != SchemaVersion {
