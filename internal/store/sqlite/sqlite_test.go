@@ -822,7 +822,7 @@ func TestBeginSnapshotCollects(t *testing.T) {
 	}
 }
 
-// TestUpgradeToLanguage opens a version 8 database, whose symbols have no
+// TestUpgradeToLanguage opens a version 9 database, whose symbols have no
 // language: the upgrade adds the column, and the old Go symbols read back
 // with none ("" is Go).
 func TestUpgradeToLanguage(t *testing.T) {
