@@ -29,6 +29,19 @@ import (
 // the complete load, which asks the go command, may differ in which
 // files it excludes.
 func ListFiles(u Unit) []*packages.Package {
+	var out []*packages.Package
+	walkPackages(u, func(ctxt *build.Context, dir, importPath string, mod *packages.Module) {
+		out = append(out, dirPackages(ctxt, dir, importPath, mod)...)
+	})
+	return out
+}
+
+// walkPackages calls fn with each directory of u's modules that may hold
+// a package, and the import path it would have, as "./..." walks them:
+// without the directories the go command skips and the nested modules.
+// ctxt is the build context of u's environment, reading the files the go
+// command is not let read as their stubs.
+func walkPackages(u Unit, fn func(ctxt *build.Context, dir, importPath string, mod *packages.Module)) {
 	ctxt := buildContext(Env(os.Environ(), u))
 	// Files the go command is not let read (FIFOs, links out of the root)
 	// are read as their stubs here too.
@@ -38,7 +51,6 @@ func ListFiles(u Unit) []*packages.Package {
 		}
 		return os.Open(name)
 	}
-	var out []*packages.Package
 	for _, m := range u.Modules {
 		dir := u.Dir
 		if u.Workspace {
@@ -65,11 +77,10 @@ func ListFiles(u Unit) []*packages.Package {
 			if rel != "." {
 				importPath = path.Join(m.Path, filepath.ToSlash(rel))
 			}
-			out = append(out, dirPackages(ctxt, p, importPath, mod)...)
+			fn(ctxt, p, importPath, mod)
 			return nil
 		})
 	}
-	return out
 }
 
 // dirPackages returns the packages of one directory: the package, its

@@ -1,0 +1,47 @@
+package load
+
+import (
+	"reflect"
+	"testing"
+)
+
+// Dependents follows imports backwards through packages of its own and
+// other modules of a workspace, adds the packages whose tests alone
+// import one, stops at a package that only tests import, takes an
+// external test package's path for its package's, and leaves out
+// directories the go command skips.
+func TestDependents(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		"go.work":             "go 1.22\n\nuse (\n\t./a\n\t./b\n)\n",
+		"a/go.mod":            "module example.com/a\n\ngo 1.22\n",
+		"a/lib/lib.go":        "package lib\n",
+		"a/lib/lib_test.go":   "package lib_test\n\nimport _ \"example.com/a/lib\"\n",
+		"a/app/app.go":        "package app\n\nimport _ \"example.com/a/lib\"\n",
+		"a/top/top.go":        "package top\n\nimport _ \"example.com/a/app\"\n",
+		"a/tested/t.go":       "package tested\n",
+		"a/tested/t_test.go":  "package tested\n\nimport _ \"example.com/a/app\"\n",
+		"a/aftertest/x.go":    "package aftertest\n\nimport _ \"example.com/a/tested\"\n",
+		"a/alone/alone.go":    "package alone\n",
+		"a/testdata/td/td.go": "package td\n\nimport _ \"example.com/a/lib\"\n",
+		"b/go.mod":            "module example.com/b\n\ngo 1.22\n",
+		"b/use/use.go":        "package use\n\nimport _ \"example.com/a/top\"\n",
+		"b/other/other.go":    "package other\n",
+	})
+	plan, err := Discover(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Units) != 1 {
+		t.Fatalf("%d units, want the workspace's one", len(plan.Units))
+	}
+	want := []string{"example.com/a/app", "example.com/a/lib", "example.com/a/tested", "example.com/a/top", "example.com/b/use"}
+	for _, seed := range []string{"example.com/a/lib", "example.com/a/lib_test"} {
+		got := Dependents(plan.Units, seed)
+		if !reflect.DeepEqual(got, [][]string{want}) {
+			t.Errorf("Dependents(%s) = %v, want %v", seed, got, want)
+		}
+	}
+	if got := Dependents(plan.Units, "example.com/nowhere"); len(got[0]) != 0 {
+		t.Errorf("Dependents of an unknown path = %v, want none", got)
+	}
+}
