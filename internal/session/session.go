@@ -39,13 +39,14 @@ type IndexFunc func(ctx context.Context, root string, progress func(Progress)) e
 // each snapshot, the line cache, the live package cache). Each request
 // opens a View of it. It is safe for concurrent use.
 type Session struct {
-	store graph.Store
-	roots []string // absolute, symlinks resolved, sorted
-	now   func() time.Time
-	set   Settings
-	live  *live.Cache // the position tools' packages, compiled from disk
-	runs  *runs       // the indexing runs of the roots
-	fresh *freshness  // how the snapshots compare with the disk
+	store  graph.Store
+	roots  []string // absolute, symlinks resolved, sorted
+	now    func() time.Time
+	set    Settings
+	live   *live.Cache // the position tools' packages, compiled from disk
+	runs   *runs       // the indexing runs of the roots
+	fresh  *freshness  // how the snapshots compare with the disk
+	checks checks      // parts of repositories checked ahead of their index (see OpenChecked)
 
 	mu     sync.Mutex
 	facts  map[string]*Facts         // repository name → completeness facts of one snapshot

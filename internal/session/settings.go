@@ -19,6 +19,7 @@ type Settings struct {
 	patience   time.Duration   // how long a call waits for indexing by default (see SetPatience)
 	bounded    bool            // patience was set: without, a call waits until the run ends
 	life       context.Context // ends the indexing runs (see SetLifetime); nil: never
+	check      CheckFunc       // checks part of a repository ahead of its index (see SetCheck); nil: never
 
 	mu     sync.Mutex
 	scoped bool // views hold the roots' repositories only (see SetScope)
@@ -46,6 +47,12 @@ func (c *Settings) SetPatience(d time.Duration) { c.patience, c.bounded = max(d,
 // SetLifetime ties the indexing runs to ctx: they outlive the calls that
 // started them, but not the server, whose shutdown cancels them.
 func (c *Settings) SetLifetime(ctx context.Context) { c.life = ctx }
+
+// SetCheck lets a question about the uses of a declaration, asked while
+// the first index of its root has not reached the types stage, be
+// answered from a check of the declaration's package and its dependents
+// alone (see Session.OpenChecked). Set it before the first call.
+func (c *Settings) SetCheck(check CheckFunc) { c.check = check }
 
 // SetScope narrows every view to the repositories of the roots when on:
 // those whose root is one of the roots, lies under one or holds one. A

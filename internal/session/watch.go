@@ -72,6 +72,10 @@ func (d *dirWatch) changed() bool { return d.w.Changed() }
 
 func (d *dirWatch) close() { d.w.Close() }
 
-// Close ends the session's directory watches. The session keeps
-// answering afterwards, statting files as it would without a watch.
-func (s *Session) Close() { s.fresh.close() }
+// Close ends the session's directory watches and closes the stores of
+// its checks (see OpenChecked). The session keeps answering afterwards,
+// statting files as it would without a watch.
+func (s *Session) Close() {
+	s.fresh.close()
+	s.checks.close()
+}

@@ -1,0 +1,163 @@
+package session
+
+import (
+	"context"
+	"sync"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// Checked is what a CheckFunc made: a store of its own holding one
+// snapshot of a part of a repository, and how many packages it holds.
+type Checked struct {
+	Store    graph.Store
+	Packages int
+}
+
+// CheckFunc type-checks, into a store of its own, the part of the
+// repository at root (named repo in the session's store) that the uses of
+// the declarations of the packages pkgs lie in: those packages and the
+// packages that depend on them (internal/index's Check). A question about
+// such uses reads it while the first index of the root has not reached
+// its types stage, on a large workspace many times sooner. The CLI wires
+// it to internal/index; the session closes the store when it ends.
+type CheckFunc func(ctx context.Context, root, repo string, pkgs []string) (Checked, error)
+
+// checks are the checks of parts of repositories made for questions
+// asked before the types stage of their root: one per root and package,
+// which the questions about it share, kept until the session ends.
+type checks struct {
+	mu     sync.Mutex
+	byKey  map[string]*checkFlight
+	serial int64 // the last check's serial (see checkFlight.id)
+}
+
+// checkFlight is one check; done is closed when it has ended.
+type checkFlight struct {
+	done chan struct{}
+	res  Checked
+	err  error
+	// id is the negative snapshot id the check's views give their
+	// repository: unlike any id of the session's store, so the caches
+	// kept per snapshot (facts, file sets, watches) never mix the two.
+	id int64
+}
+
+// start returns the check of pkg in root, starting it unless a question
+// already did. It runs until it ends or life does, whoever waits for it.
+func (c *checks) start(life context.Context, check CheckFunc, root, repo, pkg string) *checkFlight {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := root + "\x00" + pkg
+	if f, ok := c.byKey[key]; ok {
+		return f
+	}
+	if c.byKey == nil {
+		c.byKey = map[string]*checkFlight{}
+	}
+	c.serial++
+	f := &checkFlight{done: make(chan struct{}), id: -c.serial}
+	c.byKey[key] = f
+	go func() {
+		defer close(f.done)
+		f.res, f.err = check(life, root, repo, []string{pkg})
+	}()
+	return f
+}
+
+// close closes the stores of the checks that have ended, and of the
+// others once they end.
+func (c *checks) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, f := range c.byKey {
+		go func() {
+			<-f.done
+			if f.res.Store != nil {
+				f.res.Store.Close()
+			}
+		}()
+	}
+	c.byKey = nil
+}
+
+// OpenChecked is Open for a question about the uses of a declaration of
+// package pkg of rp, a repository of a root whose snapshot has not
+// reached the types stage (a first index is under way): while the index
+// goes on, the package and the packages that depend on it are checked on
+// their own (see CheckFunc), and the view reads whichever comes first,
+// that check or the index's types stage. Several questions about one
+// package share one check; none starts a second index. checked is the
+// check's package count when the view reads it, 0 when it reads the
+// session's store. Without a CheckFunc, or for a call that waits for the
+// complete snapshot (a command line), it is Open for the types stage.
+func (s *Session) OpenChecked(ctx context.Context, rp graph.RepositoryStatus, pkg string, progress func(Progress)) (v *View, checked int, _ error) {
+	typedCtx := WithStage(ctx, graph.StageTypes)
+	if s.set.check == nil || s.set.stageOf(typedCtx) == "" || !s.IsRoot(rp.Root) {
+		v, err := s.Open(typedCtx, progress)
+		return v, 0, err
+	}
+	life := s.set.life
+	if life == nil {
+		life = context.Background()
+	}
+	f := s.checks.start(life, s.set.check, rp.Root, rp.Name, pkg)
+	type opened struct {
+		v   *View
+		err error
+	}
+	cctx, cancel := context.WithCancel(typedCtx)
+	defer cancel()
+	typed := make(chan opened, 1)
+	go func() {
+		v, err := s.Open(cctx, progress)
+		typed <- opened{v, err}
+	}()
+	select {
+	case o := <-typed:
+		if o.err == nil || graph.CodeOf(o.err) != graph.CodeIndexNotReady {
+			return o.v, 0, o.err
+		}
+		select {
+		case <-f.done: // the check ended as the call's patience ran out
+		default:
+			return nil, 0, o.err
+		}
+		if f.err != nil {
+			return nil, 0, o.err
+		}
+	case <-f.done:
+		if f.err != nil {
+			// The index's types stage answers, as without a check.
+			o := <-typed
+			return o.v, 0, o.err
+		}
+		cancel()
+		if o := <-typed; o.err == nil {
+			return o.v, 0, nil // the types stage came at the same moment
+		}
+	}
+	v, err := f.view(ctx, s)
+	if err != nil {
+		return nil, 0, err
+	}
+	return v, f.res.Packages, nil
+}
+
+// view opens a view of the check for a request of s, its repository's
+// snapshot id made the check's own (see checkFlight.id).
+func (f *checkFlight) view(ctx context.Context, s *Session) (*View, error) {
+	r, err := f.res.Store.Read(ctx)
+	if err != nil {
+		return nil, graph.Wrap(graph.CodeInternal, err, "opening the check")
+	}
+	repos, err := r.Repositories(ctx)
+	if err != nil {
+		r.Close()
+		return nil, graph.Wrap(graph.CodeInternal, err, "listing repositories")
+	}
+	for i := range repos {
+		repos[i].Snapshot.ID = f.id
+	}
+	return &View{s: s, r: r, repos: repos, used: map[string]bool{}, stale: map[string][]string{}}, nil
+}
