@@ -64,6 +64,9 @@ type FindReferencesOutput struct {
 	Symbol       *SymbolRef `json:"symbol,omitempty" jsonschema:"the symbol whose uses these are"`
 	Related      []string   `json:"related,omitempty" jsonschema:"qualified names of the methods related through interfaces whose uses count too"`
 	Results      []RefFile  `json:"results" jsonschema:"uses grouped by file, in path order"`
+	// Checked says what was type-checked for an answer given before the
+	// first index of the repository had checked it whole.
+	Checked string `json:"checked,omitempty" jsonschema:"set when answered before the whole index: what was type-checked for it"`
 
 	budgetCut bool // the page was cut to fit the budget
 	offset    int  // where the page starts
@@ -103,7 +106,7 @@ func FindReferences(ctx context.Context, s *Service, in FindReferencesInput, pro
 		return nil, err
 	}
 	includeTests := in.IncludeTests == nil || *in.IncludeTests
-	v, sym, err := openTyped(ctx, s, sel, progress)
+	v, sym, checked, err := openUses(ctx, s, sel, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -146,6 +149,9 @@ func FindReferences(ctx context.Context, s *Service, in FindReferencesInput, pro
 	}
 	ref := symbolRef(sym)
 	out := &FindReferencesOutput{Symbol: &ref, Results: []RefFile{}, offset: offset}
+	if checked > 0 {
+		out.Checked = fmt.Sprintf("%d packages ahead of the whole index: %s and those that import it, directly or not, or whose tests do, with their tests; no use can lie elsewhere", checked, sym.PackagePath)
+	}
 	out.Completeness, out.BlindSpots = c.Verdict()
 	for _, r := range related {
 		out.Related = append(out.Related, r.QualifiedName)
@@ -412,6 +418,9 @@ func (o *FindReferencesOutput) Text() string {
 		b.WriteString("No uses found with these filters.\n")
 	}
 	blind.Write(&b, o.Completeness, o.BlindSpots)
+	if o.Checked != "" {
+		b.WriteString("checked " + o.Checked + "\n")
+	}
 	writeMore(&b, o.Envelope, o.offset, o.budgetCut, "references")
 	writeFreshness(&b, o.Envelope)
 	return b.String()

@@ -473,6 +473,47 @@ func openTyped(ctx context.Context, s *Service, sel selector, progress func(Prog
 	return openSymbol(session.WithStage(ctx, graph.StageTypes), s, sel, progress)
 }
 
+// openUses is openTyped for find_references: before the first index of
+// the symbol's root reaches its types stage, the symbol is found in the
+// syntax stage and its package and the packages depending on it are
+// checked on their own (session.Session.OpenChecked), which holds every
+// use of it, the way gopls checks only the packages a question needs.
+// checked is the number of packages that check holds when the view reads
+// it, 0 when the view reads the index. A method, whose uses count those
+// of the interface methods it is related to (relatedMethods), which any
+// package may declare, waits for the types stage.
+func openUses(ctx context.Context, s *Service, sel selector, progress func(Progress)) (_ *session.View, _ graph.Symbol, checked int, _ error) {
+	v, sym, err := openSymbol(session.WithSyntax(ctx), s, sel, progress)
+	if err != nil {
+		return nil, sym, 0, err
+	}
+	rp, err := v.Repo(sym.Repository)
+	if err != nil {
+		v.Close()
+		return nil, sym, 0, err
+	}
+	if graph.StageReached(rp.Snapshot.Stage, graph.StageTypes) {
+		return v, sym, 0, nil
+	}
+	v.Close()
+	if sym.Kind == graph.KindMethod || sym.Kind == graph.KindInterfaceMethod {
+		v, sym, err := openTyped(ctx, s, sel, progress)
+		return v, sym, 0, err
+	}
+	v, checked, err = s.sess.OpenChecked(ctx, rp, sym.PackagePath, progress)
+	if err != nil {
+		return nil, sym, 0, err
+	}
+	// By key: the symbol found in the syntax stage, whatever the
+	// selector would find among the packages checked.
+	typed, err := resolve(ctx, v, selector{StableKey: sym.Key})
+	if err != nil {
+		v.Close()
+		return nil, sym, 0, err
+	}
+	return v, typed, checked, nil
+}
+
 // typeErrorSpots starts the blind spots of an answer read from the types
 // of repo: its packages that did not type-check hide what.
 func typeErrorSpots(ctx context.Context, v *session.View, repo, what string) (blind.Spots, error) {

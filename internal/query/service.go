@@ -44,6 +44,17 @@ func CanonicalDir(dir string) (string, error) { return session.CanonicalDir(dir)
 // SetRefresh turns refreshing on or off (see session.Settings.SetRefresh).
 func (s *Service) SetRefresh(on bool) { s.sess.Settings().SetRefresh(on) }
 
+// CheckFunc checks part of a repository ahead of its index (see
+// session.CheckFunc).
+type CheckFunc = session.CheckFunc
+
+// Checked is what a CheckFunc made (see session.Checked).
+type Checked = session.Checked
+
+// SetCheck lets find_references answer before the first index of a root
+// reaches its types stage (see session.Settings.SetCheck).
+func (s *Service) SetCheck(check CheckFunc) { s.sess.Settings().SetCheck(check) }
+
 // SetScope narrows every answer to the repositories of the roots (see
 // session.Settings.SetScope).
 func (s *Service) SetScope(on bool) { s.sess.Settings().SetScope(on) }
