@@ -146,7 +146,11 @@ func newService(st graph.Store, roots []string, e env) (*query.Service, error) {
 func newServingService(st graph.Store, roots []string) (*query.Service, error) {
 	w, ok := st.(interface{ WarmNames(roots []string) })
 	if !ok {
-		return query.New(st, roots, slowIndex(checkedIndex(st, indexFunc(st, nil))))
+		svc, err := query.New(st, roots, slowIndex(checkedIndex(st, indexFunc(st, nil))))
+		if err == nil {
+			svc.SetCheck(checkFunc())
+		}
+		return svc, err
 	}
 	warm := func(dirs ...string) {
 		var abs []string
@@ -159,6 +163,7 @@ func newServingService(st graph.Store, roots []string) (*query.Service, error) {
 	}
 	svc, err := query.New(st, roots, slowIndex(checkedIndex(st, indexFunc(st, func(root string) { warm(root) }))))
 	if err == nil {
+		svc.SetCheck(checkFunc())
 		warm(roots...)
 	}
 	return svc, err
