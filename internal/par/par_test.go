@@ -1,9 +1,11 @@
 package par
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestEachCallsEveryIndexOnce(t *testing.T) {
@@ -44,4 +46,37 @@ func TestEachBoundsGoroutines(t *testing.T) {
 	if peak != workers {
 		t.Errorf("peak concurrency %d, want %d", peak, workers)
 	}
+}
+
+// Work that yields waits while the gate is held, by every holder, and
+// goes on once it opens or its context ends.
+func TestGate(t *testing.T) {
+	var g Gate
+	ctx := WithGate(context.Background(), &g)
+	Yield(ctx) // open: at once
+	Yield(context.Background())
+	r1, r2 := g.Hold(), g.Hold()
+	passed := make(chan struct{})
+	go func() {
+		Yield(ctx)
+		close(passed)
+	}()
+	r1()
+	r1() // a second release does nothing
+	select {
+	case <-passed:
+		t.Fatal("passed a gate one holder still holds")
+	case <-time.After(50 * time.Millisecond):
+	}
+	r2()
+	select {
+	case <-passed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("still waiting at an open gate")
+	}
+	release := g.Hold()
+	defer release()
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	Yield(cancelled) // its context ended: at once
 }
