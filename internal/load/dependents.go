@@ -1,10 +1,15 @@
 package load
 
 import (
+	"bytes"
 	"errors"
 	"go/build"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -20,11 +25,13 @@ import (
 // files with go/build, as ListFiles reads the files, without the go
 // command; like ListFiles it ignores settings written with `go env -w`.
 //
-// The paths are listed per unit, in the order of units, sorted, for each
-// unit's load to take as its patterns; a path no unit has is left out.
-func Dependents(units []Unit, paths ...string) [][]string {
+// The packages are listed per unit, in the order of units, sorted by
+// path, for each unit's load to take as its patterns; a path no unit has
+// is left out.
+func Dependents(units []Unit, paths ...string) [][]Dependent {
 	type node struct {
 		unit        int
+		files       []string
 		imports     []string // of the package's own files
 		testImports []string // of its test files, in-package and external
 	}
@@ -39,7 +46,13 @@ func Dependents(units []Unit, paths ...string) [][]string {
 			if _, dup := nodes[importPath]; dup {
 				return // the first unit to list a path loads it, as the index keeps the first
 			}
-			nodes[importPath] = &node{unit: i, imports: bp.Imports,
+			var files []string
+			for _, l := range [][]string{bp.GoFiles, bp.CgoFiles, bp.TestGoFiles, bp.XTestGoFiles} {
+				for _, f := range l {
+					files = append(files, filepath.Join(dir, f))
+				}
+			}
+			nodes[importPath] = &node{unit: i, files: files, imports: bp.Imports,
 				testImports: append(slices.Clone(bp.TestImports), bp.XTestImports...)}
 		})
 	}
@@ -82,15 +95,72 @@ func Dependents(units []Unit, paths ...string) [][]string {
 			}
 		}
 	}
-	out := make([][]string, len(units))
+	out := make([][]Dependent, len(units))
 	for _, set := range []map[string]bool{in, tested} {
 		for path := range set {
-			u := nodes[path].unit
-			out[u] = append(out[u], path)
+			n := nodes[path]
+			out[n.unit] = append(out[n.unit], Dependent{Path: path, Files: n.files})
 		}
 	}
 	for _, l := range out {
-		slices.Sort(l)
+		slices.SortFunc(l, func(a, b Dependent) int { return strings.Compare(a.Path, b.Path) })
 	}
 	return out
+}
+
+// Dependent is a package Dependents found: its import path and the
+// absolute paths of the Go files go/build selects for it, its tests'
+// included.
+type Dependent struct {
+	Path  string
+	Files []string
+}
+
+// Spells reports whether one of the files holds name as a whole word
+// (an identifier, or the same letters in a comment or string), reading
+// them whole: a package none of whose files does holds no use of a
+// declaration called name, for a use is an identifier spelling it.
+// A file that cannot be read counts as spelling it.
+func Spells(files []string, name string) bool {
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil || hasWord(data, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasWord reports whether data holds word not inside a longer
+// identifier.
+func hasWord(data []byte, word string) bool {
+	w := []byte(word)
+	for off := 0; ; {
+		i := bytes.Index(data[off:], w)
+		if i < 0 {
+			return false
+		}
+		i += off
+		end := i + len(w)
+		if !identByteBefore(data, i) && (end == len(data) || !identByte(data[end])) {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+// identByteBefore reports whether the character before data[i] may be
+// part of an identifier (a non-ASCII one counts: a letter, perhaps).
+func identByteBefore(data []byte, i int) bool {
+	if i == 0 {
+		return false
+	}
+	r, _ := utf8.DecodeLastRune(data[:i])
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// identByte reports whether b may continue an identifier (a byte of a
+// non-ASCII character counts).
+func identByte(b byte) bool {
+	return b == '_' || b >= utf8.RuneSelf || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9'
 }

@@ -37,11 +37,41 @@ func TestDependents(t *testing.T) {
 	want := []string{"example.com/a/app", "example.com/a/lib", "example.com/a/tested", "example.com/a/top", "example.com/b/use"}
 	for _, seed := range []string{"example.com/a/lib", "example.com/a/lib_test"} {
 		got := Dependents(plan.Units, seed)
-		if !reflect.DeepEqual(got, [][]string{want}) {
-			t.Errorf("Dependents(%s) = %v, want %v", seed, got, want)
+		var paths []string
+		for _, d := range got[0] {
+			paths = append(paths, d.Path)
+		}
+		if len(got) != 1 || !reflect.DeepEqual(paths, want) {
+			t.Errorf("Dependents(%s) = %v, want %v", seed, paths, want)
+		}
+		if len(got[0]) > 1 && len(got[0][1].Files) != 2 {
+			t.Errorf("files of %s: %v, want lib.go and lib_test.go", got[0][1].Path, got[0][1].Files)
 		}
 	}
 	if got := Dependents(plan.Units, "example.com/nowhere"); len(got[0]) != 0 {
 		t.Errorf("Dependents of an unknown path = %v, want none", got)
+	}
+}
+
+// Spells finds a name as a word, not inside a longer identifier.
+func TestSpells(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		want bool
+	}{
+		{"x := lib.Load(cfg)", true},
+		{"Load", true},
+		{"x.Load\n", true},
+		{"Loader{}", false},
+		{"doLoad()", false},
+		{"_Load", false},
+		{"éLoad", false},
+		{"Load2", false},
+		{"// Load them", true},
+		{"Loaded, Load", true},
+	} {
+		if got := hasWord([]byte(c.src), "Load"); got != c.want {
+			t.Errorf("hasWord(%q, Load) = %v, want %v", c.src, got, c.want)
+		}
 	}
 }

@@ -279,6 +279,7 @@ func (c *checker) run(roots []*packages.Package) {
 			if c.ctx.Err() != nil {
 				return
 			}
+			par.Yield(c.ctx) // work ahead of this load's (see par.Gate)
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			c.check(p)
