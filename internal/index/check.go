@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -15,7 +16,10 @@ import (
 // source without function bodies, and publishes them as a snapshot of
 // stage graph.StageTypes: their packages, files, symbols, references and
 // implementations, and no call graph. name is the repository's name in
-// the store whose snapshot this one stands in for: keys hash it.
+// the store whose snapshot this one stands in for: keys hash it. With
+// ident set, the dependents none of whose files spells ident
+// (load.Spells) are checked only as dependencies, without their bodies:
+// no use of a declaration called ident lies in them.
 //
 // It is how a question about the uses of a declaration is answered
 // before the whole repository is type-checked: every use of a
@@ -25,7 +29,7 @@ import (
 // to declarations outside paths are partial in it and answer nothing.
 // Result.Packages counts the packages written; Result.KeepTypes keeps
 // the types of the dependencies checked, as after Index.
-func Check(ctx context.Context, store graph.Store, root, name string, paths []string) (Result, error) {
+func Check(ctx context.Context, store graph.Store, root, name string, paths []string, ident string) (Result, error) {
 	started := time.Now()
 	abs, err := canonicalRoot(root)
 	if err != nil {
@@ -36,6 +40,11 @@ func Check(ctx context.Context, store graph.Store, root, name string, paths []st
 		return Result{}, err
 	}
 	closure := load.Dependents(plan.Units, paths...)
+	seeds := map[string]bool{}
+	for _, p := range paths {
+		seeds[p] = true
+		seeds[strings.TrimSuffix(p, "_test")] = true
+	}
 	repo, err := store.EnsureRepository(ctx, abs, name)
 	if err != nil {
 		return Result{}, fmt.Errorf("registering repository: %w", err)
@@ -62,10 +71,15 @@ func Check(ctx context.Context, store graph.Store, root, name string, paths []st
 	seen := map[string]bool{}
 	var keeps []func() // see Result.KeepTypes
 	for i, u := range plan.Units {
-		if len(closure[i]) == 0 {
+		u.Patterns = nil
+		for _, d := range closure[i] {
+			if ident == "" || seeds[d.Path] || load.Spells(d.Files, ident) {
+				u.Patterns = append(u.Patterns, d.Path)
+			}
+		}
+		if len(u.Patterns) == 0 {
 			continue
 		}
-		u.Patterns = closure[i]
 		pkgs, keep, err := load.LoadWhen(ctx, u, nil)
 		if err != nil {
 			return Result{}, fmt.Errorf("checking %s: %w", abs, err)

@@ -33,6 +33,7 @@ import (
 	"github.com/sextant-dev/sextant/internal/index/callgraph"
 	"github.com/sextant-dev/sextant/internal/live"
 	"github.com/sextant-dev/sextant/internal/load"
+	"github.com/sextant-dev/sextant/internal/par"
 )
 
 // Options tune one Index run.
@@ -307,6 +308,7 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 		var unreleased []*group
 		for j, g := range groups {
 			report(PhaseExtract, j, len(groups), g.path)
+			par.Yield(ctx) // work ahead of this index's (see par.Gate)
 			if err := ctx.Err(); err != nil {
 				pending.Open()
 				return Result{}, fmt.Errorf("indexing %s: %w", abs, err)
