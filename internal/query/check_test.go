@@ -79,13 +79,13 @@ func newCheckFixture(t *testing.T, withCheck bool) *checkFixture {
 	}
 	f.svc.SetPatience(20 * time.Second) // a server's
 	if withCheck {
-		f.svc.SetCheck(func(ctx context.Context, root, repo string, pkgs []string) (Checked, error) {
+		f.svc.SetCheck(func(ctx context.Context, root, repo, pkg, ident string) (Checked, error) {
 			f.checks.Add(1)
 			cst, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "check.db"))
 			if err != nil {
 				return Checked{}, err
 			}
-			res, err := index.Check(ctx, cst, root, repo, pkgs)
+			res, err := index.Check(ctx, cst, root, repo, []string{pkg}, ident)
 			if err != nil {
 				cst.Close()
 				return Checked{}, err
@@ -118,11 +118,12 @@ func (f *checkFixture) refs(t *testing.T, args string) (*FindReferencesOutput, e
 // checked its types answers from a check of the symbol's package and its
 // dependents alone, before the whole index, exactly: the same rows as
 // the whole index's answer afterwards, complete. Questions about one
-// package asked at once share one check; none starts a second index.
+// name asked at once share one check; none starts a second index.
 func TestReferencesBeforeTypes(t *testing.T) {
 	f := newCheckFixture(t, true)
 	questions := []string{
 		`{"qualified_name":"Used","wait":20}`,
+		`{"qualified_name":"Used","wait":20,"include_tests":true}`,
 		`{"qualified_name":"T.F","wait":20}`,
 		`{"qualified_name":"T","wait":20}`,
 	}
@@ -147,8 +148,8 @@ func TestReferencesBeforeTypes(t *testing.T) {
 		t.Fatalf("the whole index ended before the answers (%v)", err)
 	default:
 	}
-	if n := f.checks.Load(); n != 1 {
-		t.Errorf("%d checks for three questions about one package, want 1", n)
+	if n := f.checks.Load(); n != 3 {
+		t.Errorf("%d checks for questions about three names, want 3: the two about Used share one", n)
 	}
 	for i, o := range early {
 		if o.Checked == "" {

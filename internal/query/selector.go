@@ -475,9 +475,10 @@ func openTyped(ctx context.Context, s *Service, sel selector, progress func(Prog
 
 // openUses is openTyped for find_references: before the first index of
 // the symbol's root reaches its types stage, the symbol is found in the
-// syntax stage and its package and the packages depending on it are
-// checked on their own (session.Session.OpenChecked), which holds every
-// use of it, the way gopls checks only the packages a question needs.
+// syntax stage and its package and the packages depending on it that
+// spell its name are checked on their own (session.Session.OpenChecked),
+// which holds every use of it, the way gopls checks only the packages a
+// question needs.
 // checked is the number of packages that check holds when the view reads
 // it, 0 when the view reads the index. A method, whose uses count those
 // of the interface methods it is related to (relatedMethods), which any
@@ -500,7 +501,11 @@ func openUses(ctx context.Context, s *Service, sel selector, progress func(Progr
 		v, sym, err := openTyped(ctx, s, sel, progress)
 		return v, sym, 0, err
 	}
-	v, checked, err = s.sess.OpenChecked(ctx, rp, sym.PackagePath, progress)
+	ident := sym.Name // every use spells it, but an import's
+	if sym.Kind == graph.KindPackage {
+		ident = ""
+	}
+	v, checked, err = s.sess.OpenChecked(ctx, rp, sym.PackagePath, ident, progress)
 	if err != nil {
 		return nil, sym, 0, err
 	}

@@ -16,12 +16,13 @@ type Checked struct {
 
 // CheckFunc type-checks, into a store of its own, the part of the
 // repository at root (named repo in the session's store) that the uses of
-// the declarations of the packages pkgs lie in: those packages and the
-// packages that depend on them (internal/index's Check). A question about
-// such uses reads it while the first index of the root has not reached
-// its types stage, on a large workspace many times sooner. The CLI wires
-// it to internal/index; the session closes the store when it ends.
-type CheckFunc func(ctx context.Context, root, repo string, pkgs []string) (Checked, error)
+// a declaration called ident of package pkg lie in: that package and the
+// packages that depend on it and spell ident (internal/index's Check;
+// ident "" for every dependent). A question about such uses reads it
+// while the first index of the root has not reached its types stage, on
+// a large workspace many times sooner. The CLI wires it to
+// internal/index; the session closes the store when it ends.
+type CheckFunc func(ctx context.Context, root, repo, pkg, ident string) (Checked, error)
 
 // checks are the checks of parts of repositories made for questions
 // asked before the types stage of their root: one per root and package,
@@ -43,12 +44,13 @@ type checkFlight struct {
 	id int64
 }
 
-// start returns the check of pkg in root, starting it unless a question
-// already did. It runs until it ends or life does, whoever waits for it.
-func (c *checks) start(life context.Context, check CheckFunc, root, repo, pkg string) *checkFlight {
+// start returns the check of ident in pkg in root, starting it unless a
+// question already did. It runs until it ends or life does, whoever
+// waits for it.
+func (c *checks) start(life context.Context, check CheckFunc, root, repo, pkg, ident string) *checkFlight {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	key := root + "\x00" + pkg
+	key := root + "\x00" + pkg + "\x00" + ident
 	if f, ok := c.byKey[key]; ok {
 		return f
 	}
@@ -60,7 +62,7 @@ func (c *checks) start(life context.Context, check CheckFunc, root, repo, pkg st
 	c.byKey[key] = f
 	go func() {
 		defer close(f.done)
-		f.res, f.err = check(life, root, repo, []string{pkg})
+		f.res, f.err = check(life, root, repo, pkg, ident)
 	}()
 	return f
 }
@@ -81,17 +83,17 @@ func (c *checks) close() {
 	c.byKey = nil
 }
 
-// OpenChecked is Open for a question about the uses of a declaration of
-// package pkg of rp, a repository of a root whose snapshot has not
+// OpenChecked is Open for a question about the uses of a declaration
+// called ident of package pkg of rp, a repository of a root whose snapshot has not
 // reached the types stage (a first index is under way): while the index
 // goes on, the package and the packages that depend on it are checked on
 // their own (see CheckFunc), and the view reads whichever comes first,
 // that check or the index's types stage. Several questions about one
-// package share one check; none starts a second index. checked is the
+// name of a package share one check; none starts a second index. checked is the
 // check's package count when the view reads it, 0 when it reads the
 // session's store. Without a CheckFunc, or for a call that waits for the
 // complete snapshot (a command line), it is Open for the types stage.
-func (s *Session) OpenChecked(ctx context.Context, rp graph.RepositoryStatus, pkg string, progress func(Progress)) (v *View, checked int, _ error) {
+func (s *Session) OpenChecked(ctx context.Context, rp graph.RepositoryStatus, pkg, ident string, progress func(Progress)) (v *View, checked int, _ error) {
 	typedCtx := WithStage(ctx, graph.StageTypes)
 	if s.set.check == nil || s.set.stageOf(typedCtx) == "" || !s.IsRoot(rp.Root) {
 		v, err := s.Open(typedCtx, progress)
@@ -101,7 +103,7 @@ func (s *Session) OpenChecked(ctx context.Context, rp graph.RepositoryStatus, pk
 	if life == nil {
 		life = context.Background()
 	}
-	f := s.checks.start(life, s.set.check, rp.Root, rp.Name, pkg)
+	f := s.checks.start(life, s.set.check, rp.Root, rp.Name, pkg, ident)
 	type opened struct {
 		v   *View
 		err error
