@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/sextant-dev/sextant/internal/index"
+	"github.com/sextant-dev/sextant/internal/par"
 	"github.com/sextant-dev/sextant/internal/query"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
 )
@@ -13,9 +14,13 @@ import (
 // checkFunc adapts index.Check to the query layer's CheckFunc, for a
 // server: each check writes into a SQLite database of its own, in a new
 // temporary directory only the user may read (os.MkdirTemp), removed when
-// the session closes the store.
-func checkFunc() query.CheckFunc {
-	return func(ctx context.Context, root, repo string, pkgs []string) (query.Checked, error) {
+// the session closes the store. While it runs it holds first, at which
+// the server's indexing runs wait between packages (see indexFunc): on
+// two cores the question's packages are checked at full speed instead of
+// sharing the cores with the whole repository's.
+func checkFunc(first *par.Gate) query.CheckFunc {
+	return func(ctx context.Context, root, repo, pkg, ident string) (query.Checked, error) {
+		defer first.Hold()()
 		dir, err := os.MkdirTemp("", "sextant-check-")
 		if err != nil {
 			return query.Checked{}, err
@@ -27,7 +32,7 @@ func checkFunc() query.CheckFunc {
 		}
 		cs := checkStore{Store: st, dir: dir}
 		defer indexingGC()()
-		res, err := index.Check(ctx, cs, root, repo, pkgs)
+		res, err := index.Check(ctx, cs, root, repo, []string{pkg}, ident)
 		if err != nil {
 			cs.Close()
 			return query.Checked{}, err
@@ -49,4 +54,12 @@ func (c checkStore) Close() error {
 		err = rerr
 	}
 	return err
+}
+
+// yielding makes index wait, between the packages it checks and
+// extracts, while a check holds first (see checkFunc).
+func yielding(first *par.Gate, index query.IndexFunc) query.IndexFunc {
+	return func(ctx context.Context, root string, progress func(query.Progress)) error {
+		return index(par.WithGate(ctx, first), root, progress)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/sextant-dev/sextant/internal/index"
 	"github.com/sextant-dev/sextant/internal/index/callgraph"
 	"github.com/sextant-dev/sextant/internal/live"
+	"github.com/sextant-dev/sextant/internal/par"
 	"github.com/sextant-dev/sextant/internal/query"
 	"github.com/sextant-dev/sextant/internal/store/postgres"
 )
@@ -145,10 +146,11 @@ func newService(st graph.Store, roots []string, e env) (*query.Service, error) {
 // that a search after an edit does not wait for one.
 func newServingService(st graph.Store, roots []string) (*query.Service, error) {
 	w, ok := st.(interface{ WarmNames(roots []string) })
+	first := &par.Gate{} // see checkFunc
 	if !ok {
-		svc, err := query.New(st, roots, slowIndex(checkedIndex(st, indexFunc(st, nil))))
+		svc, err := query.New(st, roots, yielding(first, slowIndex(checkedIndex(st, indexFunc(st, nil)))))
 		if err == nil {
-			svc.SetCheck(checkFunc())
+			svc.SetCheck(checkFunc(first))
 		}
 		return svc, err
 	}
@@ -161,9 +163,9 @@ func newServingService(st graph.Store, roots []string) (*query.Service, error) {
 		}
 		w.WarmNames(abs)
 	}
-	svc, err := query.New(st, roots, slowIndex(checkedIndex(st, indexFunc(st, func(root string) { warm(root) }))))
+	svc, err := query.New(st, roots, yielding(first, slowIndex(checkedIndex(st, indexFunc(st, func(root string) { warm(root) })))))
 	if err == nil {
-		svc.SetCheck(checkFunc())
+		svc.SetCheck(checkFunc(first))
 		warm(roots...)
 	}
 	return svc, err
