@@ -19,6 +19,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -53,10 +54,15 @@ var corpora = map[string]target{
 // launch is one launch of one server: seconds from the start of the
 // process to each first answer (-1: none), and the tree's peak RSS.
 type launch struct {
-	Server       string  `json:"server"`
-	Launch       string  `json:"launch"` // cold or warm
-	FirstSymbol  float64 `json:"first_symbol_s"`
-	FirstRefs    float64 `json:"first_references_s"`
+	Server      string  `json:"server"`
+	Launch      string  `json:"launch"` // cold or warm
+	FirstSymbol float64 `json:"first_symbol_s"`
+	FirstRefs   float64 `json:"first_references_s"`
+	// RefsFrom is what Sextant's first find_references answer read: a
+	// check of the symbol's package and its dependents ahead of the
+	// whole index ("check"), the index's types stage ("types") or its
+	// complete snapshot ("complete").
+	RefsFrom     string  `json:"first_references_from,omitempty"`
 	FirstCallers float64 `json:"first_callers_s"`
 	Complete     float64 `json:"complete_snapshot_s"`
 	// Settled is when the tree went idle after its last answer (below a
@@ -158,8 +164,8 @@ func run(ctx context.Context, f *harness.Flags, corpusName, only string, timeout
 			}
 			l.Launch = which
 			res.Launches = append(res.Launches, l)
-			harness.Logf("%s %s: symbol %.2f s, references %.2f s, callers %.2f s, complete %.2f s, idle %.2f s, peak %d MiB",
-				which, server, l.FirstSymbol, l.FirstRefs, l.FirstCallers, l.Complete, l.Settled, l.PeakTreeKiB>>10)
+			harness.Logf("%s %s: symbol %.2f s, references %.2f s%s, callers %.2f s, complete %.2f s, idle %.2f s, peak %d MiB",
+				which, server, l.FirstSymbol, l.FirstRefs, fromNote(l.RefsFrom), l.FirstCallers, l.Complete, l.Settled, l.PeakTreeKiB>>10)
 		}
 	}
 	res.LoadAvg = append(res.LoadAvg, harness.LoadAvg())
@@ -254,20 +260,51 @@ func session(ctx context.Context, cmd *exec.Cmd) (*mcp.ClientSession, time.Time,
 // INDEX_NOT_READY when its wait runs out: it is called again), and returns
 // the seconds from start to the answer.
 func first(ctx context.Context, cs *mcp.ClientSession, start time.Time, tool string, args map[string]any) (float64, error) {
+	secs, _, err := firstAnswer(ctx, cs, start, tool, args)
+	return secs, err
+}
+
+// firstAnswer is first, with the answer.
+func firstAnswer(ctx context.Context, cs *mcp.ClientSession, start time.Time, tool string, args map[string]any) (float64, *mcp.CallToolResult, error) {
 	for {
 		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 		if err != nil {
-			return -1, fmt.Errorf("%s: %w", tool, err)
+			return -1, nil, fmt.Errorf("%s: %w", tool, err)
 		}
 		text := textOf(r)
 		if r.IsError && strings.Contains(text, "INDEX_NOT_READY") {
 			continue
 		}
 		if r.IsError {
-			return -1, fmt.Errorf("%s: %s", tool, text)
+			return -1, nil, fmt.Errorf("%s: %s", tool, text)
 		}
-		return time.Since(start).Seconds(), nil
+		return time.Since(start).Seconds(), r, nil
 	}
+}
+
+func fromNote(from string) string {
+	if from == "" {
+		return ""
+	}
+	return " (from " + from + ")"
+}
+
+// refsFrom says what a find_references answer read (see launch.RefsFrom).
+func refsFrom(r *mcp.CallToolResult) string {
+	var out struct {
+		Stage   string `json:"stage"`
+		Checked string `json:"checked"`
+	}
+	if b, err := json.Marshal(r.StructuredContent); err == nil {
+		_ = json.Unmarshal(b, &out)
+	}
+	switch {
+	case out.Checked != "":
+		return "check"
+	case out.Stage != "":
+		return out.Stage
+	}
+	return "complete"
 }
 
 // textOf joins the text content of a tool result.
@@ -291,9 +328,11 @@ func runSextant(ctx context.Context, bin, db, corpus string, env []string, tg ta
 		return nil, err
 	}
 	sel := map[string]any{"qualified_name": tg.qualified, "wait": 60}
-	if l.FirstRefs, err = first(ctx, cs, start, "find_references", sel); err != nil {
+	var refs *mcp.CallToolResult
+	if l.FirstRefs, refs, err = firstAnswer(ctx, cs, start, "find_references", sel); err != nil {
 		return nil, err
 	}
+	l.RefsFrom = refsFrom(refs)
 	if l.FirstCallers, err = first(ctx, cs, start, "get_callers", sel); err != nil {
 		return nil, err
 	}
