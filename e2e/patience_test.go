@@ -44,7 +44,8 @@ func (b *lockedBuffer) String() string {
 // one run started: the references from the types stage, a call that
 // needs the call graph from the complete snapshot. A call that syntax
 // answers (find_symbol) is answered from the syntax stage long before,
-// and says so.
+// and says so; the uses of a function from a check of the packages that
+// can hold them, before the whole index, and say so.
 func TestWaitNotReady(t *testing.T) {
 	root := t.TempDir()
 	write := func(rel, text string) {
@@ -59,7 +60,9 @@ func TestWaitNotReady(t *testing.T) {
 	// Two modules are two load units: the second unit's wait comes after
 	// one unit is measured, when there is an estimate.
 	write("go.mod", "module example.com/slow\n\ngo 1.22\n")
-	write("slow.go", "package slow\n\n// Hello greets.\nfunc Hello() string { return \"hi\" }\n")
+	write("slow.go", "package slow\n\n// Hello greets.\nfunc Hello() string { return \"hi\" }\n\n"+
+		"// Greeter greets.\ntype Greeter struct{}\n\n// Greet greets.\nfunc (Greeter) Greet() string { return Hello() }\n\n"+
+		"// Use greets.\nfunc Use() string { return Greeter{}.Greet() }\n")
 	write("sub/go.mod", "module example.com/slow/sub\n\ngo 1.22\n")
 	write("sub/sub.go", "package sub\n\n// World is greeted.\nfunc World() string { return \"world\" }\n")
 
@@ -88,8 +91,11 @@ func TestWaitNotReady(t *testing.T) {
 		}
 		return answerOf(t, res), time.Since(start)
 	}
+	// The uses of a method count those of the interface methods related
+	// to it, which any package may declare: they wait for the types of
+	// the whole repository.
 	callWait := func(wait int, token string) (answer, time.Duration) {
-		return callTool("find_references", map[string]any{"qualified_name": "Hello", "wait": wait}, token)
+		return callTool("find_references", map[string]any{"qualified_name": "Greeter.Greet", "wait": wait}, token)
 	}
 
 	// find_symbol is answered from the syntax stage, published before
@@ -103,6 +109,20 @@ func TestWaitNotReady(t *testing.T) {
 	}
 	if stageOf(a) != "syntax" || !strings.Contains(a.text, "slow.go") {
 		t.Errorf("find_symbol during the index: stage %v, want syntax:\n%s", stageOf(a), a.text)
+	}
+
+	// The uses of a function are answered from a check of its package and
+	// the packages depending on it, long before the whole index.
+	a, took = callTool("find_references", map[string]any{"qualified_name": "Hello", "wait": 20}, "check")
+	var checked struct {
+		Checked string `json:"checked"`
+	}
+	_ = json.Unmarshal(a.structured, &checked)
+	if a.res.IsError || checked.Checked == "" || !strings.Contains(a.text, "in Greeter.Greet") {
+		t.Errorf("find_references of a function during the index: not from a check:\n%s", a.text)
+	}
+	if took > 2*delay {
+		t.Errorf("find_references from a check took %v, longer than two load delays", took)
 	}
 
 	// Out of range is refused before anything waits.
@@ -161,8 +181,8 @@ func TestWaitNotReady(t *testing.T) {
 	if !estimated {
 		t.Error("no INDEX_NOT_READY answer estimated the time left")
 	}
-	if !strings.Contains(got.text, "Hello") {
-		t.Errorf("the answer does not find Hello:\n%s", got.text)
+	if !strings.Contains(got.text, "in Use") {
+		t.Errorf("the answer does not find Greeter.Greet's use:\n%s", got.text)
 	}
 	// The references come from the types stage, or from the complete
 	// snapshot if the call graph was done first; a call that needs the

@@ -184,4 +184,7 @@ func TestReferencesBeforeTypes(t *testing.T) {
 	if n := f.runs.Load(); n != 1 {
 		t.Errorf("%d indexing runs, want 1", n)
 	}
+	if n := f.checks.Load(); n != 3 {
+		t.Errorf("%d checks in all, want the 3 before the index: the index answers after it", n)
+	}
 }

@@ -25,8 +25,9 @@ type Checked struct {
 type CheckFunc func(ctx context.Context, root, repo, pkg, ident string) (Checked, error)
 
 // checks are the checks of parts of repositories made for questions
-// asked before the types stage of their root: one per root and package,
-// which the questions about it share, kept until the session ends.
+// asked before the types stage of their root: one per root, package and
+// name, which the questions about it share, kept until the root's
+// snapshot reaches the types stage (or the session ends).
 type checks struct {
 	mu     sync.Mutex
 	byKey  map[string]*checkFlight
@@ -35,6 +36,7 @@ type checks struct {
 
 // checkFlight is one check; done is closed when it has ended.
 type checkFlight struct {
+	root string
 	done chan struct{}
 	res  Checked
 	err  error
@@ -42,6 +44,10 @@ type checkFlight struct {
 	// repository: unlike any id of the session's store, so the caches
 	// kept per snapshot (facts, file sets, watches) never mix the two.
 	id int64
+
+	mu      sync.Mutex
+	views   int  // views reading the store
+	dropped bool // no longer wanted: the last view closes the store
 }
 
 // start returns the check of ident in pkg in root, starting it unless a
@@ -58,7 +64,7 @@ func (c *checks) start(life context.Context, check CheckFunc, root, repo, pkg, i
 		c.byKey = map[string]*checkFlight{}
 	}
 	c.serial++
-	f := &checkFlight{done: make(chan struct{}), id: -c.serial}
+	f := &checkFlight{root: root, done: make(chan struct{}), id: -c.serial}
 	c.byKey[key] = f
 	go func() {
 		defer close(f.done)
@@ -67,20 +73,55 @@ func (c *checks) start(life context.Context, check CheckFunc, root, repo, pkg, i
 	return f
 }
 
-// close closes the stores of the checks that have ended, and of the
-// others once they end.
+// close drops every check (see drop).
 func (c *checks) close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, f := range c.byKey {
-		go func() {
-			<-f.done
-			if f.res.Store != nil {
-				f.res.Store.Close()
-			}
-		}()
+		f.drop()
 	}
 	c.byKey = nil
+}
+
+// reached drops the checks of the roots whose snapshot among repos has
+// reached the types stage: the questions read the index from now on.
+func (c *checks) reached(repos []graph.RepositoryStatus) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.byKey) == 0 {
+		return
+	}
+	for _, rp := range repos {
+		if !graph.StageReached(rp.Snapshot.Stage, graph.StageTypes) {
+			continue
+		}
+		for key, f := range c.byKey {
+			if f.root == rp.Root {
+				f.drop()
+				delete(c.byKey, key)
+			}
+		}
+	}
+}
+
+// drop closes the check's store once it has ended and no view reads it.
+func (f *checkFlight) drop() {
+	go func() {
+		<-f.done
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.dropped = true
+		f.closeUnused()
+	}()
+}
+
+// closeUnused closes the store of a dropped check no view reads. The
+// caller holds f.mu.
+func (f *checkFlight) closeUnused() {
+	if f.dropped && f.views == 0 && f.res.Store != nil {
+		f.res.Store.Close()
+		f.res.Store = nil
+	}
 }
 
 // OpenChecked is Open for a question about the uses of a declaration
@@ -141,7 +182,9 @@ func (s *Session) OpenChecked(ctx context.Context, rp graph.RepositoryStatus, pk
 	}
 	v, err := f.view(ctx, s)
 	if err != nil {
-		return nil, 0, err
+		// Dropped as the types stage came: read that.
+		v, err := s.Open(typedCtx, progress)
+		return v, 0, err
 	}
 	return v, f.res.Packages, nil
 }
@@ -149,17 +192,33 @@ func (s *Session) OpenChecked(ctx context.Context, rp graph.RepositoryStatus, pk
 // view opens a view of the check for a request of s, its repository's
 // snapshot id made the check's own (see checkFlight.id).
 func (f *checkFlight) view(ctx context.Context, s *Session) (*View, error) {
+	f.mu.Lock()
+	if f.res.Store == nil {
+		f.mu.Unlock()
+		return nil, graph.Errorf(graph.CodeIndexNotReady, "the check of %s was dropped; call again", f.root)
+	}
 	r, err := f.res.Store.Read(ctx)
+	if err == nil {
+		f.views++
+	}
+	f.mu.Unlock()
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "opening the check")
+	}
+	release := func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.views--
+		f.closeUnused()
 	}
 	repos, err := r.Repositories(ctx)
 	if err != nil {
 		r.Close()
+		release()
 		return nil, graph.Wrap(graph.CodeInternal, err, "listing repositories")
 	}
 	for i := range repos {
 		repos[i].Snapshot.ID = f.id
 	}
-	return &View{s: s, r: r, repos: repos, used: map[string]bool{}, stale: map[string][]string{}}, nil
+	return &View{s: s, r: r, repos: repos, used: map[string]bool{}, stale: map[string][]string{}, done: []func(){release}}, nil
 }

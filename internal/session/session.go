@@ -132,6 +132,7 @@ func (s *Session) Open(ctx context.Context, progress func(Progress)) (*View, err
 			// still stale says why.
 			return v, nil
 		}
+		s.checks.reached(repos)
 		missing := unindexedRoots(s.roots, repos, s.set.stageOf(ctx))
 		if s.set.stageOf(ctx) != "" {
 			s.completeStages(ctx, repos)
