@@ -1,8 +1,12 @@
 package load
 
 import (
+	"context"
 	"reflect"
 	"testing"
+	"time"
+
+	"github.com/sextant-dev/sextant/internal/par"
 )
 
 // Dependents follows imports backwards through packages of its own and
@@ -73,5 +77,40 @@ func TestSpells(t *testing.T) {
 		if got := hasWord([]byte(c.src), "Load"); got != c.want {
 			t.Errorf("hasWord(%q, Load) = %v, want %v", c.src, got, c.want)
 		}
+	}
+}
+
+// A load whose context carries a held gate checks nothing until the gate
+// opens: a server's whole index waits while a question's check runs.
+func TestLoadWaitsAtGate(t *testing.T) {
+	t.Setenv("GOPROXY", "off")
+	dir := writeTree(t, map[string]string{
+		"go.mod": "module example.com/g\n\ngo 1.22\n",
+		"g.go":   "package g\n\nfunc G() int { return 1 }\n",
+	})
+	plan, err := Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gate par.Gate
+	release := gate.Hold()
+	done := make(chan error, 1)
+	go func() {
+		_, err := Load(par.WithGate(context.Background(), &gate), plan.Units[0])
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("the load ended (%v) while the gate was held", err)
+	case <-time.After(3 * time.Second): // the go command lists meanwhile
+	}
+	release()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the load did not end once the gate opened")
 	}
 }
