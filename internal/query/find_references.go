@@ -150,7 +150,7 @@ func FindReferences(ctx context.Context, s *Service, in FindReferencesInput, pro
 	ref := symbolRef(sym)
 	out := &FindReferencesOutput{Symbol: &ref, Results: []RefFile{}, offset: offset}
 	if checked > 0 {
-		out.Checked = fmt.Sprintf("ahead of the whole index, %s and the packages that import it, directly or not, or whose tests do, and spell %s (%d with tests): no use in the repository lies elsewhere", sym.PackagePath, sym.Name, checked)
+		out.Checked = fmt.Sprintf("ahead of the whole index: %s and, of the packages importing it (directly or not, or in tests), those that spell %s; %d packages with their tests; no use in the repository lies elsewhere", sym.PackagePath, sym.Name, checked)
 	}
 	out.Completeness, out.BlindSpots = c.Verdict()
 	for _, r := range related {
