@@ -125,15 +125,16 @@ func (f *checkFlight) closeUnused() {
 }
 
 // OpenChecked is Open for a question about the uses of a declaration
-// called ident of package pkg of rp, a repository of a root whose snapshot has not
-// reached the types stage (a first index is under way): while the index
-// goes on, the package and the packages that depend on it are checked on
-// their own (see CheckFunc), and the view reads whichever comes first,
-// that check or the index's types stage. Several questions about one
-// name of a package share one check; none starts a second index. checked is the
-// check's package count when the view reads it, 0 when it reads the
-// session's store. Without a CheckFunc, or for a call that waits for the
-// complete snapshot (a command line), it is Open for the types stage.
+// called ident of package pkg of rp, a repository of a root whose
+// snapshot has not reached the types stage (a first index is under way):
+// while the index goes on, the package and the packages that depend on
+// it are checked on their own (see CheckFunc), and the view reads
+// whichever comes first, that check or the index's types stage. Several
+// questions about one name of a package share one check; none starts a
+// second index. checked is the check's package count when the view reads
+// it, 0 when it reads the session's store. Without a CheckFunc, or for a
+// call that waits for the complete snapshot (a command line), it is Open
+// for the types stage.
 func (s *Session) OpenChecked(ctx context.Context, rp graph.RepositoryStatus, pkg, ident string, progress func(Progress)) (v *View, checked int, _ error) {
 	typedCtx := WithStage(ctx, graph.StageTypes)
 	if s.set.check == nil || s.set.stageOf(typedCtx) == "" || !s.IsRoot(rp.Root) {
