@@ -104,15 +104,25 @@ func (c *checks) reached(repos []graph.RepositoryStatus) {
 	}
 }
 
-// drop closes the check's store once it has ended and no view reads it.
+// drop closes the check's store once it has ended and no view reads it:
+// at once when it has (a server shutting down removes its directory
+// before it exits), else when it ends.
 func (f *checkFlight) drop() {
-	go func() {
-		<-f.done
+	closeDone := func() {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.dropped = true
 		f.closeUnused()
-	}()
+	}
+	select {
+	case <-f.done:
+		closeDone()
+	default:
+		go func() {
+			<-f.done
+			closeDone()
+		}()
+	}
 }
 
 // closeUnused closes the store of a dropped check no view reads. The
