@@ -6,9 +6,11 @@ import (
 	"reflect"
 	"sort"
 	"testing"
+
+	"github.com/sextant-dev/sextant/internal/answer"
 )
 
-// decodeInto decodes args into a new value of t as decodeArgs does.
+// decodeInto decodes args into a new value of t as answer.DecodeArgs does.
 func decodeInto(t reflect.Type, args string) (any, error) {
 	v := reflect.New(t)
 	dec := json.NewDecoder(bytes.NewReader([]byte(args)))
@@ -27,7 +29,7 @@ func TestNullIsOmitted(t *testing.T) {
 			t.Fatalf("%s {}: %v", tl.Name, err)
 		}
 		names := make([]string, 0)
-		for name := range jsonFields(tl.Input) {
+		for name := range answer.JSONFields(tl.Input) {
 			names = append(names, name)
 		}
 		sort.Strings(names)

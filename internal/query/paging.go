@@ -19,3 +19,10 @@ var (
 	approxTokens = answer.ApproxTokens
 	fitRows      = answer.FitRows
 )
+
+// invalid is the INVALID_ARGUMENT error of a field; asError finds the
+// coded error in a chain (see the answer package).
+var (
+	invalid = answer.Invalid
+	asError = answer.AsError
+)

@@ -3,6 +3,8 @@ package query
 import (
 	"reflect"
 	"testing"
+
+	"github.com/sextant-dev/sextant/internal/answer"
 )
 
 // TestSelectorDeclaredOnce: every tool that selects a symbol takes the
@@ -12,7 +14,7 @@ import (
 func TestSelectorDeclaredOnce(t *testing.T) {
 	id := reflect.TypeFor[SymbolID]()
 	for _, tl := range Tools() {
-		fields := jsonFields(tl.Input)
+		fields := answer.JSONFields(tl.Input)
 		for name := range tl.ParamDocs {
 			if _, ok := fields[name]; !ok {
 				t.Errorf("%s: ParamDocs describes %q, which is not a parameter", tl.Name, name)

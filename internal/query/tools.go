@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 
+	"github.com/sextant-dev/sextant/internal/answer"
 	"github.com/sextant-dev/sextant/internal/lsptools"
 )
 
@@ -50,7 +51,7 @@ func tool[In any, Out Answer](name, title, desc string, run func(context.Context
 		Input:     reflect.TypeFor[In](),
 		Output:    reflect.TypeFor[Out]().Elem(),
 		Call: func(ctx context.Context, s *Service, args json.RawMessage, progress func(Progress)) (Answer, error) {
-			in, err := decodeArgs[In](args)
+			in, err := answer.DecodeArgs[In](args)
 			if err != nil {
 				return nil, err
 			}

@@ -1,4 +1,4 @@
-package query
+package answer
 
 import (
 	"bytes"
@@ -39,7 +39,7 @@ func checkKeys(t reflect.Type, v any, prefix string) error {
 		if !ok {
 			return nil // a type error, the decoder's to report
 		}
-		fields := jsonFields(t)
+		fields := JSONFields(t)
 		keys := make([]string, 0, len(obj))
 		for k := range obj {
 			keys = append(keys, k)
@@ -75,16 +75,16 @@ func checkKeys(t reflect.Type, v any, prefix string) error {
 func unknownKey(field, key string, fields map[string]reflect.Type) error {
 	for name := range fields {
 		if strings.EqualFold(name, key) {
-			return invalid(field, "is not a parameter of this tool; parameter names are case-sensitive: did you mean %q?", name)
+			return Invalid(field, "is not a parameter of this tool; parameter names are case-sensitive: did you mean %q?", name)
 		}
 	}
-	return invalid(field, "is not a parameter of this tool")
+	return Invalid(field, "is not a parameter of this tool")
 }
 
-// jsonFields maps the JSON names of t's fields, as encoding/json names
+// JSONFields maps the JSON names of t's fields, as encoding/json names
 // them (tag name, else the Go name; embedded structs without a name
 // promote their fields), to their types.
-func jsonFields(t reflect.Type) map[string]reflect.Type {
+func JSONFields(t reflect.Type) map[string]reflect.Type {
 	fields := map[string]reflect.Type{}
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -98,7 +98,7 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 			ft = ft.Elem()
 		}
 		if f.Anonymous && name == "" && ft.Kind() == reflect.Struct {
-			for n, sub := range jsonFields(ft) {
+			for n, sub := range JSONFields(ft) {
 				if _, shadowed := fields[n]; !shadowed {
 					fields[n] = sub
 				}

@@ -1,4 +1,4 @@
-package query
+package answer
 
 import (
 	"bytes"
@@ -9,21 +9,20 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/sextant-dev/sextant/internal/answer"
 	"github.com/sextant-dev/sextant/internal/graph"
 )
 
-// maxArgBytes bounds the arguments of one call.
-const maxArgBytes = 1 << 20
+// MaxArgBytes bounds the arguments of one call.
+const MaxArgBytes = 1 << 20
 
-// decodeArgs decodes tool arguments strictly: unknown fields (a key in
+// DecodeArgs decodes tool arguments strictly: unknown fields (a key in
 // another letter case than its parameter's is unknown), duplicate keys,
 // wrong types, trailing data and invalid UTF-8 are INVALID_ARGUMENT
 // naming the field, never silently ignored.
-func decodeArgs[In any](args json.RawMessage) (In, error) {
+func DecodeArgs[In any](args json.RawMessage) (In, error) {
 	var in In
-	if len(args) > maxArgBytes {
-		return in, graph.Errorf(graph.CodeInvalidArgument, "arguments are larger than %d bytes", maxArgBytes)
+	if len(args) > MaxArgBytes {
+		return in, graph.Errorf(graph.CodeInvalidArgument, "arguments are larger than %d bytes", MaxArgBytes)
 	}
 	trimmed := bytes.TrimSpace(args)
 	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
@@ -50,18 +49,18 @@ func decodeArgs[In any](args json.RawMessage) (In, error) {
 }
 
 func argError(err error) error {
-	if e, ok := asError(err); ok {
+	if e, ok := AsError(err); ok {
 		return e // a parameter type that checks its own value (Depth)
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		field := te.Field
-		return invalid(field, "must be a %s (got %s)", kindName(te.Type.Kind().String()), te.Value)
+		return Invalid(field, "must be a %s (got %s)", kindName(te.Type.Kind().String()), te.Value)
 	}
 	msg := err.Error()
 	if rest, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
 		field := strings.Trim(rest, `"`)
-		return invalid(field, "is not a parameter of this tool")
+		return Invalid(field, "is not a parameter of this tool")
 	}
 	return graph.Errorf(graph.CodeInvalidArgument, "arguments are not a JSON object of this tool's parameters: %s", msg)
 }
@@ -96,7 +95,7 @@ func duplicateKeys(data []byte) error {
 		if top >= 0 && stack[top].object && stack[top].key {
 			if k, ok := tok.(string); ok {
 				if stack[top].keys[k] {
-					return invalid(k, "is given twice; give each parameter once")
+					return Invalid(k, "is given twice; give each parameter once")
 				}
 				stack[top].keys[k] = true
 				stack[top].key = false
@@ -122,10 +121,3 @@ func duplicateKeys(data []byte) error {
 		}
 	}
 }
-
-// invalid is the INVALID_ARGUMENT error of a field; asError finds the
-// coded error in a chain (see the answer package).
-var (
-	invalid = answer.Invalid
-	asError = answer.AsError
-)
