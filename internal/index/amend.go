@@ -360,6 +360,7 @@ func changedDirs(abs string, base baseState, plan load.Plan) ([]string, error) {
 	}
 	changed := map[string]bool{}
 	dirs := map[string]bool{".": true}
+	scipRoot := scipEnabled() // a file of another language is the SCIP indexers' (scip.go)
 	published := base.repo.Snapshot.CreatedAt.UnixNano()
 	for p, f := range base.files {
 		for d := path.Dir(p); !dirs[d]; d = path.Dir(d) {
@@ -378,6 +379,9 @@ func changedDirs(abs string, base baseState, plan load.Plan) ([]string, error) {
 			// Even touched with the same content: the whole index
 			// records its new time, which an amend does not rewrite.
 			return nil, fmt.Errorf("%w: %s changed", errWhole, p)
+		}
+		if scipSource(p) {
+			return nil, fmt.Errorf("%w: %s changed, which Go does not declare", errWhole, p)
 		}
 		d := path.Dir(p)
 		if !pkgDirs[d] {
@@ -415,7 +419,7 @@ func changedDirs(abs string, base baseState, plan load.Plan) ([]string, error) {
 				if err == nil && info.ModTime().UnixNano() <= published {
 					continue
 				}
-				if hasGoFiles(filepath.Join(full, e.Name())) {
+				if hasGoFiles(filepath.Join(full, e.Name())) || scipRoot && hasSCIPFiles(filepath.Join(full, e.Name())) {
 					return nil, fmt.Errorf("%w: %s is new", errWhole, rel)
 				}
 			case strings.HasSuffix(e.Name(), ".go"):
@@ -424,6 +428,10 @@ func changedDirs(abs string, base baseState, plan load.Plan) ([]string, error) {
 						return nil, fmt.Errorf("%w: %s is new", errWhole, rel)
 					}
 					changed[d] = true
+				}
+			case scipRoot && scipSource(e.Name()):
+				if _, known := base.files[rel]; !known {
+					return nil, fmt.Errorf("%w: %s is new", errWhole, rel)
 				}
 			case isManifestName(e.Name()):
 				if !manifests[rel] {

@@ -112,6 +112,9 @@ type Result struct {
 	// uses whose directory is missing, files indexed for their
 	// declarations alone (load.LargeFileEnv).
 	Skipped []graph.Diagnostic
+	// Languages are the languages other than Go found under the root,
+	// one per SCIP indexer, with what was indexed of them or why not.
+	Languages []LanguageResult
 	// Build is the build configuration loaded (load.Build): GOOS, GOARCH
 	// and build tags, from the environment.
 	Build string
@@ -166,8 +169,11 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 
 	report(PhaseDiscover, 0, 0, abs)
 	plan, err := load.Discover(abs)
-	if err != nil {
+	scipProjects := discoverSCIP(abs) // TypeScript, JavaScript and Python (scip.go)
+	if err != nil && (!noGoModule(err) || len(scipProjects.projects) == 0) {
 		return Result{}, err
+	} else if err != nil {
+		plan = load.Plan{Root: abs} // other languages alone
 	}
 	name := filepath.Base(abs)
 	for _, m := range plan.Modules {
@@ -382,7 +388,7 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	} else {
 		kept = x.xt.resolver() // every call graph is finished
 	}
-	if loaded == 0 {
+	if loaded == 0 && len(scipProjects.projects) == 0 {
 		return Result{}, graph.Errorf(graph.CodeIndexingFailed,
 			"no module under %s could be loaded; see diagnostics", abs).WithData("diagnostics", diags)
 	}
@@ -518,6 +524,13 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	xn.edges = streamedN + n
 	res.Refs, res.CallEdges, res.Implementations = xn.refs, xn.edges, xn.impls
 	res.Coarse = x.coarse // every call graph has finished
+	// The other languages after Go, into the same snapshot (scip.go).
+	if len(scipProjects.projects) > 0 {
+		report(PhaseExtract, 0, len(scipProjects.projects), "TypeScript, JavaScript and Python")
+	}
+	if err := indexSCIP(ctx, w, repo, abs, scipProjects, &res); err != nil {
+		return Result{}, err
+	}
 	pending := lastDiags
 	if !typesStage { // else the stage wrote them
 		res.Unavailable = x.missingModules()

@@ -59,6 +59,11 @@ type Options struct {
 	// MaxFileBytes bounds a source file read for its text (default 16 MiB);
 	// a larger one is skipped with its document.
 	MaxFileBytes int64
+	// Skip are repo-relative directories whose documents are left out
+	// without a diagnostic: those of the projects nested in this one
+	// (scipindexer.Project.Nested), which their own, innermost project
+	// imports, so that a file is imported once.
+	Skip []string
 }
 
 // Result counts what an import wrote and dropped.
@@ -70,6 +75,11 @@ type Result struct {
 	Refs       int
 	CallEdges  int
 	Implements int
+	// Tool and Version name the indexer that wrote the index, from its
+	// metadata ("scip-typescript", "0.4.0").
+	Tool, Version string
+	// Skipped counts the documents left out under Options.Skip.
+	Skipped int
 	// Dropped documents (bad path, unreadable file, over a decoder limit,
 	// malformed), occurrences whose range does not fit their file, and
 	// definitions of a symbol already defined.
@@ -107,6 +117,10 @@ func Import(ctx context.Context, r io.Reader, w graph.SnapshotWriter, opt Option
 	im := &importer{opt: opt, projectDir: pdir, defs: map[string]*def{}, impls: map[string][]string{}}
 	ordinal := 0
 	_, err := scip.Decode(ctx, r, opt.Limits, scip.Visitor{
+		Metadata: func(m scip.Metadata) error {
+			im.res.Tool, im.res.Version = m.ToolName, m.ToolVersion
+			return nil
+		},
 		Document: func(d *scip.Document) error {
 			ordinal++
 			im.document(d)
@@ -269,6 +283,10 @@ func (im *importer) document(d *scip.Document) {
 		return
 	}
 	full := path.Join(im.projectDir, rel)
+	if slices.ContainsFunc(im.opt.Skip, func(dir string) bool { return dir == "." || strings.HasPrefix(full, dir+"/") }) {
+		im.res.Skipped++
+		return
+	}
 	lang := languageOf(d)
 	if lang == "" {
 		im.drop(full, "document %q is in no language indexed from SCIP", d.RelativePath)
