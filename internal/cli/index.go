@@ -243,12 +243,15 @@ func runIndex(ctx context.Context, e env, argv []string) error {
 				"repository": res.Repository.Name, "root": res.Repository.Root, "snapshot_id": res.Snapshot.ID,
 				"packages": res.Packages, "files": res.Files, "symbols": res.Symbols,
 				"diagnostics": res.Diagnostics, "duration_ms": res.Duration.Milliseconds(),
-				"skipped": skippedLines(res), "build": res.Build,
+				"skipped": skippedLines(res), "build": res.Build, "languages": languages(res),
 			})
 			continue
 		}
 		fmt.Fprintf(e.stdout, "%s: snapshot %d: %d packages, %d files, %d symbols, %d diagnostics in %s; build %s\n",
 			res.Repository.Name, res.Snapshot.ID, res.Packages, res.Files, res.Symbols, res.Diagnostics, res.Duration.Round(1e6), res.Build)
+		for _, l := range res.Languages {
+			fmt.Fprintf(e.stdout, "%s: %s\n", res.Repository.Name, languageLine(l))
+		}
 		if lines := skippedLines(res); len(lines) > 0 {
 			fmt.Fprintf(e.stdout, "%s: skipped %d:\n", res.Repository.Name, len(lines))
 			for _, l := range lines {
@@ -318,4 +321,27 @@ func skippedLines(res index.Result) []string {
 		}
 	}
 	return lines
+}
+
+// languages is the languages other than Go that the index found
+// (index.Result.Languages), never nil, so the JSON summary has an empty
+// list rather than null.
+func languages(res index.Result) []index.LanguageResult {
+	if res.Languages == nil {
+		return []index.LanguageResult{}
+	}
+	return res.Languages
+}
+
+// languageLine says what the index did with one language found besides
+// Go: what its indexer wrote, or why it indexed nothing.
+func languageLine(l index.LanguageResult) string {
+	if l.NotIndexed != "" {
+		return fmt.Sprintf("%s: not indexed (%d projects): %s", l.Language, len(l.Projects), l.NotIndexed)
+	}
+	line := fmt.Sprintf("%s: %d of %d projects, %d files, %d symbols (%s %s)", l.Language, l.Indexed, len(l.Projects), l.Files, l.Symbols, l.Indexer, l.Version)
+	if len(l.Failed) > 0 {
+		line += fmt.Sprintf("; %d failed: %s", len(l.Failed), strings.Join(l.Failed, "; "))
+	}
+	return line
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,5 +62,64 @@ func TestIndexSaysWhatItSkipped(t *testing.T) {
 	}
 	if len(sums) == 1 && !strings.HasPrefix(sums[0].Build, "GOOS=") {
 		t.Errorf("JSON summary %+v does not say the build configuration", sums)
+	}
+}
+
+// `sextant index` of a root with a TypeScript and a Python project whose
+// indexers are not installed indexes its Go and names, in its summary and
+// its JSON, each language it found but did not index, with the command
+// that installs its indexer.
+func TestIndexSaysLanguagesNotIndexed(t *testing.T) {
+	t.Setenv("GOPROXY", "off")
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", filepath.Dir(goBin)) // no SCIP indexer there
+	dir := writeNested(t, map[string]string{
+		"go.mod":            "module example.com/m\n\ngo 1.22\n",
+		"m.go":              "package m\n\nfunc M() {}\n",
+		"web/package.json":  `{"name": "web"}`,
+		"web/tsconfig.json": `{}`,
+		"web/a.ts":          "export const a = 1;\n",
+		"py/pyproject.toml": "[project]\nname = \"p\"\n",
+		"py/p/m.py":         "def f():\n    return 1\n",
+	})
+	for _, name := range []string{"scip-typescript", "scip-python"} {
+		if _, err := exec.LookPath(name); err == nil {
+			t.Skipf("SKIPPED LOUDLY: %s is installed beside go", name)
+		}
+	}
+	db := filepath.Join(t.TempDir(), "db")
+	out, errOut, code := cliRun("index", "--db", db, dir)
+	if code != 0 {
+		t.Fatalf("index exited %d: %s%s", code, out, errOut)
+	}
+	for _, want := range []string{"typescript: not indexed", "npm install -g @sourcegraph/scip-typescript@0.4.0", "python: not indexed", "npm install -g @sourcegraph/scip-python@0.6.6"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the summary does not say %q:\n%s", want, out)
+		}
+	}
+	out, errOut, code = cliRun("index", "--json", "--db", db, dir)
+	if code != 0 {
+		t.Fatalf("index --json exited %d: %s%s", code, out, errOut)
+	}
+	var sums []struct {
+		Symbols   int `json:"symbols"`
+		Languages []struct {
+			Language   string `json:"language"`
+			NotIndexed string `json:"not_indexed"`
+		} `json:"languages"`
+	}
+	if err := json.Unmarshal([]byte(out), &sums); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(sums) != 1 || len(sums[0].Languages) != 2 || sums[0].Symbols == 0 {
+		t.Fatalf("JSON summary %+v, want Go's symbols and two languages", sums)
+	}
+	for _, l := range sums[0].Languages {
+		if !strings.Contains(l.NotIndexed, "npm install -g @sourcegraph/scip-") {
+			t.Errorf("%s: not_indexed %q, want the install command", l.Language, l.NotIndexed)
+		}
 	}
 }
