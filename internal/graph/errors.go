@@ -27,7 +27,11 @@ const (
 	CodeLSPUnavailable     Code = "LSP_UNAVAILABLE"
 	CodeLSPTimeout         Code = "LSP_TIMEOUT"
 	CodeDatabaseCorrupt    Code = "DATABASE_CORRUPT" // the index database file is damaged; re-indexing rebuilds it
-	CodeInternal           Code = "INTERNAL"
+	// CodeUnsupportedLanguage: the tool reads Go's types or SSA and the
+	// symbol or file is of another language (TypeScript, JavaScript,
+	// Python); the message names the tools that do answer for it.
+	CodeUnsupportedLanguage Code = "UNSUPPORTED_LANGUAGE"
+	CodeInternal            Code = "INTERNAL"
 )
 
 // Error is an error with a stable code, a message written for the caller,

@@ -198,6 +198,21 @@ type Symbol struct {
 	Layer Layer
 }
 
+// LanguageGo is the language of Go symbols, which older rows leave "".
+const LanguageGo = "go"
+
+// Lang is the symbol's language, LanguageGo for a row that has none.
+func (s Symbol) Lang() string {
+	if s.Language == "" {
+		return LanguageGo
+	}
+	return s.Language
+}
+
+// IsGo reports whether the symbol is Go's, which the tools that read Go's
+// types, SSA and effects can describe.
+func (s Symbol) IsGo() bool { return s.Lang() == LanguageGo }
+
 // Diagnostic is a load, parse or type error recorded while indexing.
 type Diagnostic struct {
 	Package string // import path
