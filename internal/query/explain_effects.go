@@ -43,6 +43,9 @@ func ExplainEffects(ctx context.Context, s *Service, in EffectsInput, progress f
 		return nil, err
 	}
 	defer v.Close()
+	if err := goOnly(sym, "explain_effects"); err != nil {
+		return nil, err
+	}
 	if !sym.Kind.IsFunction() || sym.Kind == graph.KindInterfaceMethod {
 		return nil, graph.Errorf(graph.CodeNotAFunction, "%s is %s %s, not a function or method with a body: explain_effects describes what calling one does; use find_symbol --kind func to find one",
 			sym.QualifiedName, article(string(sym.Kind)), sym.Kind).WithData("kind", string(sym.Kind))

@@ -139,6 +139,9 @@ func ExplainType(ctx context.Context, s *Service, in ExplainTypeInput, progress 
 		return nil, err
 	}
 	defer v.Close()
+	if err := goOnly(sym, "explain_type"); err != nil {
+		return nil, err
+	}
 	if sym.Kind != graph.KindType && sym.Kind != graph.KindInterface {
 		return nil, invalid("qualified_name", "%s is %s %s, not a type: explain_type describes types; for functions use explain_effects, for any symbol get_symbol",
 			sym.QualifiedName, article(string(sym.Kind)), sym.Kind)

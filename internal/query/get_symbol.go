@@ -40,6 +40,7 @@ type SymbolDetail struct {
 	StableKey      string      `json:"stable_key" jsonschema:"durable key of the symbol"`
 	Layer          string      `json:"layer,omitempty" jsonschema:"shared-graph overlay: local (edited) or shared"`
 	Repository     string      `json:"repository" jsonschema:"repository name"`
+	Language       string      `json:"language,omitempty" jsonschema:"typescript, javascript or python; omitted for Go"`
 	RepositoryPath string      `json:"repository_path" jsonschema:"absolute root of the repository"`
 	PackagePath    string      `json:"package_path" jsonschema:"import path of the package"`
 	PackageName    string      `json:"package_name" jsonschema:"package name"`
@@ -102,6 +103,9 @@ func detail(ctx context.Context, v *session.View, sym graph.Symbol, format Forma
 		Doc: sym.Doc, Receiver: sym.Receiver, Exported: sym.Exported, TestOnly: sym.TestOnly,
 		StartLine: sym.StartLine, EndLine: sym.EndLine,
 	}
+	if !sym.IsGo() {
+		d.Language = sym.Language
+	}
 	for _, r := range v.Repos() {
 		if r.Name == sym.Repository {
 			d.RepositoryPath = r.Root
@@ -113,7 +117,7 @@ func detail(ctx context.Context, v *session.View, sym graph.Symbol, format Forma
 		if sym.TestOnly {
 			variant = "test"
 		}
-		d.Identity = graph.Identity{Language: "go", Repository: sym.Repository, PackagePath: sym.PackagePath,
+		d.Identity = graph.Identity{Language: sym.Lang(), Repository: sym.Repository, PackagePath: sym.PackagePath,
 			QualifiedName: sym.QualifiedName, Kind: sym.Kind, Variant: variant}.String()
 		d.Identity = strings.ReplaceAll(d.Identity, "\x00", " ")
 	} else if len(d.Doc) > maxConciseDoc {

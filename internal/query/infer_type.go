@@ -57,6 +57,9 @@ func InferType(ctx context.Context, s *Service, in InferTypeInput, _ func(Progre
 	if in.Column < 1 {
 		return nil, invalid("column", "must be 1 or more (got %d)", in.Column)
 	}
+	if err := goOnlyFile(in.File, "infer_type"); err != nil {
+		return nil, err
+	}
 	p, err := s.sess.LivePackage(ctx, "file", in.File)
 	if err != nil {
 		return nil, err

@@ -409,6 +409,9 @@ func verify(ctx context.Context, v *session.View, files *srcfile.Cache, sym grap
 	if rec, err := v.Reader().File(ctx, repo.Name, sym.Path); err == nil && rec.Hash == f.Hash {
 		changed = false
 	}
+	if !sym.IsGo() {
+		return verifyIndexed(f, sym, changed, repo.Snapshot.ID)
+	}
 	if sym.Kind == graph.KindPackage {
 		line := 1
 		if f.Syntax != nil {
@@ -708,4 +711,69 @@ func (o *ReadSourceOutput) Text() string {
 	}
 	writeFreshness(&b, o.Envelope)
 	return b.String()
+}
+
+// verifyIndexed locates a symbol of a language Sextant does not parse
+// (TypeScript, JavaScript, Python: indexed through SCIP) in its file as it
+// is now: the indexed span while the file is as indexed; after a change,
+// the span moved to the line nearest its old start that names it, else
+// SYMBOL_NOT_FOUND, never text that may no longer be the declaration.
+func verifyIndexed(f *srcfile.File, sym graph.Symbol, changed bool, snapshot int64) (verifiedSpan, error) {
+	n := f.LineCount()
+	from, to := sym.StartLine, sym.EndLine
+	note := ""
+	if changed {
+		at := nearestNaming(f, sym.Name, sym.StartLine)
+		if at == 0 || to-from+at > n {
+			return verifiedSpan{}, graph.Errorf(graph.CodeSymbolNotFound,
+				"%s was at %s:%d-%d in snapshot %d, but the file changed and no longer names it (renamed or deleted); find it again with find_symbol",
+				sym.QualifiedName, sym.Path, sym.StartLine, sym.EndLine, snapshot).WithData("file_changed", true)
+		}
+		from, to = at, to-from+at
+		note = fmt.Sprintf("file changed since snapshot %d; re-located by name to lines %d-%d (snapshot had %d-%d), its length as indexed",
+			snapshot, from, to, sym.StartLine, sym.EndLine)
+	}
+	if from < 1 || to < from || to > n {
+		return verifiedSpan{}, graph.Errorf(graph.CodeSymbolNotFound,
+			"%s was at %s:%d-%d in snapshot %d, which the file's %d lines do not hold", sym.QualifiedName, sym.Path, sym.StartLine, sym.EndLine, snapshot, n).
+			WithData("file_changed", true)
+	}
+	return verifiedSpan{file: f, from: from, to: to, note: note,
+		decl: srcfile.Decl{QualifiedName: sym.QualifiedName, Kind: sym.Kind, DocLine: from, Line: from, EndLine: to}}, nil
+}
+
+// nearestNaming is the line of f nearest to line that holds name as a
+// whole word, 0 if none.
+func nearestNaming(f *srcfile.File, name string, line int) int {
+	if name == "" {
+		return 0
+	}
+	word := func(b byte) bool {
+		return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
+	}
+	names := func(l int) bool {
+		text := f.Text(l, l)
+		for i := 0; ; {
+			j := strings.Index(text[i:], name)
+			if j < 0 {
+				return false
+			}
+			j += i
+			end := j + len(name)
+			if (j == 0 || !word(text[j-1])) && (end == len(text) || !word(text[end])) {
+				return true
+			}
+			i = j + 1
+		}
+	}
+	n := f.LineCount()
+	for d := 0; d <= n; d++ {
+		if l := line - d; l >= 1 && l <= n && names(l) {
+			return l
+		}
+		if l := line + d; d > 0 && l >= 1 && l <= n && names(l) {
+			return l
+		}
+	}
+	return 0
 }

@@ -91,6 +91,9 @@ func RenderSSA(ctx context.Context, s *Service, in RenderSSAInput, progress func
 		return nil, err
 	}
 	defer v.Close()
+	if err := goOnly(sym, "render_ssa"); err != nil {
+		return nil, err
+	}
 	if sym.Kind != graph.KindFunc && sym.Kind != graph.KindMethod {
 		return nil, graph.Errorf(graph.CodeNotAFunction, "%s is a %s, not a function or method with a body", sym.QualifiedName, sym.Kind)
 	}

@@ -300,6 +300,9 @@ func resolveInFile(ctx context.Context, v *session.View, file, name, repository 
 		return graph.Symbol{}, err
 	}
 	v.Use(loc.Repo.Name)
+	if lang := fileLanguage(loc.Rel); lang != "" && lang != graph.LanguageGo {
+		return resolveInIndexedFile(ctx, v, loc, name)
+	}
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, loc.Rel, src, parser.ImportsOnly|parser.SkipObjectResolution)
 	if f == nil || f.Name == nil || !f.Package.IsValid() {
@@ -546,4 +549,30 @@ func openPath(ctx context.Context, s *Service, path, repository string, progress
 	}
 	v.Use(loc.Repo.Name)
 	return v, loc, nil
+}
+
+// resolveInIndexedFile resolves name among the declarations the index
+// holds for a file of a language it reads through SCIP (TypeScript,
+// JavaScript, Python): Sextant parses only Go, so the file's own
+// declarations, by qualified name, are what it can resolve there.
+func resolveInIndexedFile(ctx context.Context, v *session.View, loc session.Located, name string) (graph.Symbol, error) {
+	syms, err := v.Reader().LookupSymbols(ctx, graph.Lookup{Repository: loc.Repo.Name, PathPrefix: loc.Rel, QualifiedName: name})
+	if err != nil {
+		return graph.Symbol{}, graph.Wrap(graph.CodeInternal, err, "looking up "+name)
+	}
+	var found []graph.Symbol
+	for _, s := range syms {
+		if s.Path == loc.Rel {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return graph.Symbol{}, graph.Errorf(graph.CodeSymbolNotFound,
+			"%s is not declared in %s as indexed (of a %s file, its own declarations resolve)", name, loc.Rel, languageName(fileLanguage(loc.Rel))).
+			WithData("suggestions", suggest(ctx, v, name))
+	}
+	return graph.Symbol{}, ambiguous(name, found, "file")
 }

@@ -1,0 +1,69 @@
+package query
+
+import (
+	"path"
+	"strings"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// languageTools are the tools that answer for a symbol of any indexed
+// language (Go, TypeScript, JavaScript, Python), from the graph.
+const languageTools = "find_symbol, get_symbol, get_file_outline, read_source, find_references, find_implementations, get_callers, get_callees, search_code"
+
+// goOnly is the UNSUPPORTED_LANGUAGE error of a tool that reads Go's
+// types or SSA (explain_effects, explain_type, infer_type, render_ssa)
+// asked about a symbol of another language; nil for a Go symbol.
+func goOnly(sym graph.Symbol, tool string) error {
+	if sym.IsGo() {
+		return nil
+	}
+	return unsupported(sym.Lang(), sym.QualifiedName+" ("+sym.Path+")", tool)
+}
+
+// goOnlyFile is goOnly for a file named by its path: nil unless its
+// extension is one of another indexed language's.
+func goOnlyFile(p, tool string) error {
+	if lang := fileLanguage(p); lang != "" && lang != graph.LanguageGo {
+		return unsupported(lang, p, tool)
+	}
+	return nil
+}
+
+func unsupported(lang, what, tool string) error {
+	return graph.Errorf(graph.CodeUnsupportedLanguage,
+		"%s is %s; %s reads Go's types and answers for Go alone; for %s use %s",
+		what, languageName(lang), tool, languageName(lang), languageTools).
+		WithData("language", lang).WithData("tools", strings.Split(languageTools, ", "))
+}
+
+// fileLanguage names the language of a file by its extension, as the
+// SCIP importer does; "" for an extension of no indexed language.
+func fileLanguage(p string) string {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".go":
+		return graph.LanguageGo
+	case ".ts", ".tsx", ".mts", ".cts":
+		return "typescript"
+	case ".js", ".jsx", ".mjs", ".cjs":
+		return "javascript"
+	case ".py", ".pyi":
+		return "python"
+	}
+	return ""
+}
+
+// languageName is a language as a sentence names it.
+func languageName(lang string) string {
+	switch lang {
+	case "typescript":
+		return "TypeScript"
+	case "javascript":
+		return "JavaScript"
+	case "python":
+		return "Python"
+	case graph.LanguageGo:
+		return "Go"
+	}
+	return lang
+}

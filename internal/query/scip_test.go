@@ -1,0 +1,102 @@
+package query
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// scipIndexers puts the SCIP indexers pinned by e2e/lsp/package.json (npm
+// ci --prefix e2e/lsp installs them) first on PATH. Without them the test
+// is skipped loudly, except in CI (CI=true), where their absence is a
+// failure.
+func scipIndexers(t *testing.T) {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(wd, "..", "..", "e2e", "lsp", "node_modules", ".bin")
+	for _, name := range []string{"scip-typescript", "scip-python"} {
+		if fi, err := os.Stat(filepath.Join(bin, name)); err != nil || fi.IsDir() {
+			msg := fmt.Sprintf("%s is not installed (npm ci --prefix e2e/lsp installs it): the tools were NOT tested on other languages", name)
+			if os.Getenv("CI") == "true" {
+				t.Fatal(msg)
+			}
+			t.Skip("SKIPPED LOUDLY: " + msg)
+		}
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("SEXTANT_SCIP", "")
+}
+
+// The tools about symbols answer for TypeScript and Python as for Go,
+// with the same arguments, from one snapshot of a root of the three; the
+// tools that read Go's types answer UNSUPPORTED_LANGUAGE, naming the
+// language and the tools that do answer.
+func TestSCIPLanguages(t *testing.T) {
+	scipIndexers(t)
+	f := newFixture(t, "../index/testdata/scip/mixed.txtar")
+	answer := func(tool, args string) string {
+		t.Helper()
+		a, err := f.call(t, tool, args)
+		if err != nil {
+			t.Errorf("%s %s: %v", tool, args, err)
+			return ""
+		}
+		b, _ := json.Marshal(a)
+		return string(b)
+	}
+	for _, c := range []struct {
+		lang, file, name, function, caller, line string
+	}{
+		{"go", "main.go", "Greet", "Greet", "main", `return \"hello \" + name`},
+		{"typescript", "web/src/shapes.ts", "Square", "totalArea", "main", "return t;"},
+		{"python", "py/shapes/geometry.py", "Circle", "total_area", "main", "return sum(s.area() for s in shapes)"},
+	} {
+		t.Run(c.lang, func(t *testing.T) {
+			if got := answer("find_symbol", fmt.Sprintf(`{"name":%q,"mode":"exact"}`, c.name)); !strings.Contains(got, c.file) {
+				t.Errorf("find_symbol %s: %s", c.name, got)
+			}
+			lang := `"language":"` + c.lang + `"`
+			if c.lang == "go" {
+				lang = `"path"` // no language said for Go
+			}
+			if got := answer("get_symbol", fmt.Sprintf(`{"qualified_name":%q,"path":%q}`, c.name, c.file)); !strings.Contains(got, `"path":"`+c.file+`"`) || !strings.Contains(got, lang) {
+				t.Errorf("get_symbol %s: %s", c.name, got)
+			}
+			if got := answer("get_symbol", fmt.Sprintf(`{"file":%q,"name":%q}`, c.file, c.function)); !strings.Contains(got, `"qualified_name":"`+c.function+`"`) {
+				t.Errorf("get_symbol file+name %s: %s", c.function, got)
+			}
+			if got := answer("read_source", fmt.Sprintf(`{"qualified_name":%q,"path":%q}`, c.function, c.file)); !strings.Contains(got, c.line) {
+				t.Errorf("read_source %s: %s", c.function, got)
+			}
+			if got := answer("find_references", fmt.Sprintf(`{"qualified_name":%q,"path":%q}`, c.function, c.file)); !strings.Contains(got, `"total":1`) {
+				t.Errorf("find_references %s: %s", c.function, got)
+			}
+			if got := answer("get_callers", fmt.Sprintf(`{"qualified_name":%q,"path":%q}`, c.function, c.file)); !strings.Contains(got, `"qualified_name":"`+c.caller+`"`) {
+				t.Errorf("get_callers %s: %s", c.function, got)
+			}
+			if c.lang == "go" {
+				return
+			}
+			for _, call := range []struct{ tool, args string }{
+				{"explain_effects", fmt.Sprintf(`{"qualified_name":%q,"path":%q}`, c.function, c.file)},
+				{"render_ssa", fmt.Sprintf(`{"qualified_name":%q,"path":%q}`, c.function, c.file)},
+				{"explain_type", fmt.Sprintf(`{"qualified_name":%q,"path":%q}`, c.name, c.file)},
+				{"infer_type", fmt.Sprintf(`{"file":%q,"line":1,"column":1}`, c.file)},
+			} {
+				_, err := f.call(t, call.tool, call.args)
+				e, coded := asError(err)
+				if !coded || e.Code != graph.CodeUnsupportedLanguage || !strings.Contains(e.Message, "find_references") || e.Data["language"] != c.lang {
+					t.Errorf("%s %s: %v, want UNSUPPORTED_LANGUAGE naming %s and the tools that answer", call.tool, call.args, err, c.lang)
+				}
+			}
+		})
+	}
+}
