@@ -1,9 +1,13 @@
 package query
 
 import (
+	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -14,7 +18,7 @@ import (
 
 // GetFileOutlineInput is the input of get_file_outline.
 type GetFileOutlineInput struct {
-	Path           string `json:"path" jsonschema:"Go file or directory (not recursive)"`
+	Path           string `json:"path" jsonschema:"Go, TypeScript, JavaScript or Python file, or directory (not recursive)"`
 	Repository     string `json:"repository,omitempty" jsonschema:"repository of a relative path"`
 	Limit          int    `json:"limit,omitempty" jsonschema:"files per page 1-500 (default 50)"`
 	Cursor         string `json:"cursor,omitempty" jsonschema:"next_cursor of the last page"`
@@ -36,8 +40,9 @@ type GetFileOutlineOutput struct {
 	Results    []OutlineFile `json:"results" jsonschema:"one outline per file"`
 }
 
-// GetFileOutline outlines a file, or each Go file of a directory, from the
-// source on disk: it works on files that do not compile.
+// GetFileOutline outlines a file, or each file of a directory: Go from
+// the source on disk, so it works on files that do not compile; the
+// languages read through SCIP from the snapshot's symbols.
 func GetFileOutline(ctx context.Context, s *Service, in GetFileOutlineInput, progress func(Progress)) (*GetFileOutlineOutput, error) {
 	format, err := parseFormat(in.ResponseFormat)
 	if err != nil {
@@ -59,14 +64,14 @@ func GetFileOutline(ctx context.Context, s *Service, in GetFileOutlineInput, pro
 	root, files, isDir, err := srcfile.List(loc, func(e fs.DirEntry) bool {
 		// Regular files and symlinks (resolved, and refused if they
 		// leave the root, when read); never FIFOs, sockets or devices.
-		return (e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0) && strings.HasSuffix(e.Name(), ".go")
+		return (e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0) && fileLanguage(e.Name()) != ""
 	})
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	if !isDir && !strings.HasSuffix(loc.Rel, ".go") {
-		return nil, invalid("path", "%s is not a Go file (.go); outline a .go file or a directory", loc.Rel)
+	if !isDir && fileLanguage(loc.Rel) == "" {
+		return nil, invalid("path", "%s is not a Go, TypeScript, JavaScript or Python file; outline one of those or a directory", loc.Rel)
 	}
 	fp := fingerprint("get_file_outline", loc.Repo.Name, loc.Rel)
 	offset, err := decodeCursor(in.Cursor, fp, "disk")
@@ -79,6 +84,7 @@ func GetFileOutline(ctx context.Context, s *Service, in GetFileOutlineInput, pro
 	}
 	pageFiles := files[offset:min(total, offset+limit)]
 	out := &GetFileOutlineOutput{Repository: loc.Repo.Name, Results: []OutlineFile{}}
+	indexed := false // an outline read from the snapshot, as fresh as it is
 	for _, rel := range pageFiles {
 		src, err := session.ReadIn(root, "path", rel)
 		if err != nil {
@@ -92,6 +98,15 @@ func GetFileOutline(ctx context.Context, s *Service, in GetFileOutlineInput, pro
 				ParseErrors: []string{"not read: " + string(info.Code) + ": " + info.Message}})
 			continue
 		}
+		if lang := fileLanguage(rel); lang != graph.LanguageGo {
+			of, err := indexedOutline(ctx, v, loc.Repo.Name, rel, src, format == Detailed)
+			if err != nil {
+				return nil, err
+			}
+			indexed = true
+			out.Results = append(out.Results, of)
+			continue
+		}
 		of, err := outline.Parse(ctx, rel, src, format == Detailed)
 		if err != nil {
 			return nil, err
@@ -102,8 +117,11 @@ func GetFileOutline(ctx context.Context, s *Service, in GetFileOutlineInput, pro
 		out.Results = append(out.Results, of)
 	}
 	out.Envelope = v.Envelope()
-	// Outlines are read from disk, so they are fresh whatever the snapshot.
-	out.Fresh, out.StaleReasons = true, nil
+	// Outlines are read from disk, so they are fresh whatever the snapshot;
+	// those of other languages are the snapshot's.
+	if !indexed {
+		out.Fresh, out.StaleReasons = true, nil
+	}
 	out.Page(total, offset, len(pageFiles), fp, "disk")
 	return out, nil
 }
@@ -154,8 +172,73 @@ func (o *GetFileOutlineOutput) Text() string {
 		}
 	}
 	if len(o.Results) == 0 {
-		b.WriteString("No Go files here; give a .go file or a directory that holds some.\n")
+		b.WriteString("No Go, TypeScript, JavaScript or Python files here; give one or a directory that holds some.\n")
 	}
 	writePaging(&b, o.Envelope)
 	return b.String()
+}
+
+// indexedOutline outlines a file of a language Sextant does not parse
+// (TypeScript, JavaScript, Python) from the snapshot's symbols of it, as
+// its SCIP indexer declared them: top-level declarations with their
+// members, in source order. A file changed since the snapshot says so in
+// its ParseErrors.
+func indexedOutline(ctx context.Context, v *session.View, repo, rel string, src []byte, detailed bool) (OutlineFile, error) {
+	of := OutlineFile{Path: rel, Entries: []OutlineEntry{}, Lines: strings.Count(string(src), "\n")}
+	if len(src) > 0 && src[len(src)-1] != '\n' {
+		of.Lines++
+	}
+	syms, _, err := v.Reader().FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring, Repositories: []string{repo}, PathPrefix: rel, Limit: 100000})
+	if err != nil {
+		return of, graph.Wrap(graph.CodeInternal, err, "reading the symbols of "+rel)
+	}
+	var top, members []graph.Symbol
+	for _, s := range syms {
+		if s.Path != rel || s.Kind == graph.KindPackage {
+			continue
+		}
+		if of.Package == "" {
+			of.Package = s.PackageName
+		}
+		if s.Parent == "" {
+			top = append(top, s)
+		} else {
+			members = append(members, s)
+		}
+	}
+	byLine := func(a, b graph.Symbol) int {
+		return cmp.Or(a.StartLine-b.StartLine, strings.Compare(a.QualifiedName, b.QualifiedName))
+	}
+	slices.SortFunc(top, byLine)
+	slices.SortFunc(members, byLine)
+	at := map[string]int{}
+	for _, s := range top {
+		e := OutlineEntry{Name: s.Name, Kind: string(s.Kind), Signature: s.Signature, StartLine: s.StartLine, EndLine: s.EndLine, Exported: s.Exported}
+		if e.Signature == "" {
+			e.Signature = string(s.Kind) + " " + s.Name
+		}
+		if detailed {
+			e.Doc, _, _ = strings.Cut(s.Doc, "\n")
+			e.StableKey = s.Key
+		}
+		at[s.Key] = len(of.Entries)
+		of.Entries = append(of.Entries, e)
+	}
+	for _, s := range members {
+		i, ok := at[s.Parent]
+		if !ok {
+			continue // a member of a member: the outline has two levels
+		}
+		m := OutlineMember{Name: s.Name, Kind: string(s.Kind), Signature: s.Signature, StartLine: s.StartLine, EndLine: s.EndLine, Exported: s.Exported}
+		if detailed {
+			m.Doc, _, _ = strings.Cut(s.Doc, "\n")
+			m.StableKey = s.Key
+		}
+		of.Entries[i].Members = append(of.Entries[i].Members, m)
+	}
+	sum := sha256.Sum256(src)
+	if f, err := v.Reader().File(ctx, repo, rel); err != nil || f.Hash != hex.EncodeToString(sum[:]) {
+		of.ParseErrors = append(of.ParseErrors, fmt.Sprintf("%s declarations as indexed in the snapshot: the file is not as indexed (Sextant parses Go alone)", languageName(fileLanguage(rel))))
+	}
+	return of, nil
 }

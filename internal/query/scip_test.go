@@ -76,6 +76,9 @@ func TestSCIPLanguages(t *testing.T) {
 			if got := answer("read_source", fmt.Sprintf(`{"qualified_name":%q,"path":%q}`, c.function, c.file)); !strings.Contains(got, c.line) {
 				t.Errorf("read_source %s: %s", c.function, got)
 			}
+			if got := answer("get_file_outline", fmt.Sprintf(`{"path":%q}`, c.file)); !strings.Contains(got, `"name":"`+c.name+`"`) || !strings.Contains(got, `"name":"`+c.function+`"`) {
+				t.Errorf("get_file_outline %s: %s", c.file, got)
+			}
 			if got := answer("find_references", fmt.Sprintf(`{"qualified_name":%q,"path":%q}`, c.function, c.file)); !strings.Contains(got, `"total":1`) {
 				t.Errorf("find_references %s: %s", c.function, got)
 			}
