@@ -41,28 +41,29 @@ type (
 // GetRepositoryOverviewOutput is the answer of get_repository_overview.
 type GetRepositoryOverviewOutput struct {
 	Envelope
-	Repository     string            `json:"repository" jsonschema:"repository name"`
-	Root           string            `json:"root" jsonschema:"absolute directory"`
-	Packages       int               `json:"packages" jsonschema:"non-test packages"`
-	Files          int               `json:"files" jsonschema:"files indexed"`
-	Symbols        int               `json:"symbols" jsonschema:"symbols indexed"`
-	TestDirs       int               `json:"test_dirs" jsonschema:"directories with _test.go files"`
-	Commits        int               `json:"commits,omitempty" jsonschema:"recent git commits read for most_changed"`
-	Section        string            `json:"section,omitempty" jsonschema:"the one section asked for"`
-	Modules        []OverviewModule  `json:"modules" jsonschema:"the modules"`
-	Unavailable    []string          `json:"unavailable,omitempty" jsonschema:"INDEXING_FAILED: required modules that could not be loaded, so their importers lack types"`
-	Build          string            `json:"build" jsonschema:"the build configuration indexed: GOOS, GOARCH, build tags (set GOOS, GOARCH, GOFLAGS=-tags=... to index another)"`
-	Skipped        []string          `json:"skipped,omitempty" jsonschema:"what the index left out: go.work modules whose directory is missing, files indexed for declarations only"`
-	EntryPoints    []OverviewPackage `json:"entry_points" jsonschema:"packages most used from outside themselves"`
-	Commands       []OverviewPackage `json:"commands" jsonschema:"main packages"`
-	API            []OverviewSymbol  `json:"api" jsonschema:"exported symbols most used from outside their package"`
-	Layers         []OverviewLayer   `json:"layers" jsonschema:"the import graph's layers, bottom up"`
-	MostReferenced []OverviewSymbol  `json:"most_referenced" jsonschema:"symbols with the most references"`
-	MostCalled     []OverviewSymbol  `json:"most_called" jsonschema:"functions with the most calls"`
-	MostChanged    []OverviewFile    `json:"most_changed" jsonschema:"files most changed by recent commits"`
-	Tests          []OverviewTests   `json:"tests" jsonschema:"directories with tests, most first"`
-	Results        []OverviewPackage `json:"results" jsonschema:"the packages, most used from outside first"`
-	Omitted        []SectionOmitted  `json:"omitted,omitempty" jsonschema:"sections the budget cut"`
+	Repository     string             `json:"repository" jsonschema:"repository name"`
+	Root           string             `json:"root" jsonschema:"absolute directory"`
+	Packages       int                `json:"packages" jsonschema:"non-test packages"`
+	Files          int                `json:"files" jsonschema:"files indexed"`
+	Symbols        int                `json:"symbols" jsonschema:"symbols indexed"`
+	TestDirs       int                `json:"test_dirs" jsonschema:"directories with _test.go files"`
+	Commits        int                `json:"commits,omitempty" jsonschema:"recent git commits read for most_changed"`
+	Section        string             `json:"section,omitempty" jsonschema:"the one section asked for"`
+	Modules        []OverviewModule   `json:"modules" jsonschema:"the modules"`
+	Unavailable    []string           `json:"unavailable,omitempty" jsonschema:"INDEXING_FAILED: required modules that could not be loaded, so their importers lack types"`
+	Build          string             `json:"build" jsonschema:"the build configuration indexed: GOOS, GOARCH, build tags (set GOOS, GOARCH, GOFLAGS=-tags=... to index another)"`
+	Skipped        []string           `json:"skipped,omitempty" jsonschema:"what the index left out: go.work modules whose directory is missing, files indexed for declarations only"`
+	Languages      []OverviewLanguage `json:"languages,omitempty" jsonschema:"each language found: files, symbols, its indexer, or why it is not indexed"`
+	EntryPoints    []OverviewPackage  `json:"entry_points" jsonschema:"packages most used from outside themselves"`
+	Commands       []OverviewPackage  `json:"commands" jsonschema:"main packages"`
+	API            []OverviewSymbol   `json:"api" jsonschema:"exported symbols most used from outside their package"`
+	Layers         []OverviewLayer    `json:"layers" jsonschema:"the import graph's layers, bottom up"`
+	MostReferenced []OverviewSymbol   `json:"most_referenced" jsonschema:"symbols with the most references"`
+	MostCalled     []OverviewSymbol   `json:"most_called" jsonschema:"functions with the most calls"`
+	MostChanged    []OverviewFile     `json:"most_changed" jsonschema:"files most changed by recent commits"`
+	Tests          []OverviewTests    `json:"tests" jsonschema:"directories with tests, most first"`
+	Results        []OverviewPackage  `json:"results" jsonschema:"the packages, most used from outside first"`
+	Omitted        []SectionOmitted   `json:"omitted,omitempty" jsonschema:"sections the budget cut"`
 
 	layerSizes []int // packages of each layer, of which Layers may name fewer
 }
@@ -156,6 +157,9 @@ func GetRepositoryOverview(ctx context.Context, s *Service, in GetRepositoryOver
 	slices.SortFunc(changed, func(a, b OverviewFile) int { return cmp.Or(b.Commits-a.Commits, strings.Compare(a.Path, b.Path)) })
 
 	ov := newOverview(fx, changed, commits)
+	if ov.Languages, err = overviewLanguages(ctx, v, repo.Name, fx.Status.Symbols, fx.Skipped); err != nil {
+		return nil, err
+	}
 	ov.Envelope = v.Envelope()
 	vk := v.Key([]string{repo.Name})
 	offsets := make([]int, len(overviewSections))
@@ -278,6 +282,13 @@ func (o *GetRepositoryOverviewOutput) Text() string {
 		}
 		for _, s := range o.Skipped {
 			fmt.Fprintf(&b, "skipped: %s\n", s)
+		}
+		for _, l := range o.Languages {
+			if l.NotIndexed != "" {
+				fmt.Fprintf(&b, "language %s: not indexed: %s\n", l.Language, l.NotIndexed)
+				continue
+			}
+			fmt.Fprintf(&b, "language %s: %s, %s (%s)\n", l.Language, plural(l.Files, "file"), plural(l.Symbols, "symbol"), l.Indexer)
 		}
 	} else {
 		fmt.Fprintf(&b, "repository %s, section %s\n", o.Repository, o.Section)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -99,6 +100,50 @@ func TestSCIPLanguages(t *testing.T) {
 				if !coded || e.Code != graph.CodeUnsupportedLanguage || !strings.Contains(e.Message, "find_references") || e.Data["language"] != c.lang {
 					t.Errorf("%s %s: %v, want UNSUPPORTED_LANGUAGE naming %s and the tools that answer", call.tool, call.args, err, c.lang)
 				}
+			}
+		})
+	}
+}
+
+// get_repository_overview names each language of a mixed root with its
+// files, symbols and indexer; one whose indexer is not installed is
+// named with the command that installs it.
+func TestSCIPOverviewLanguages(t *testing.T) {
+	for _, installed := range []bool{true, false} {
+		t.Run(fmt.Sprint("installed=", installed), func(t *testing.T) {
+			want := map[string]string{"go": "go/types", "typescript": "scip-typescript", "python": "scip-python"}
+			if installed {
+				scipIndexers(t)
+			} else {
+				goBin, err := exec.LookPath("go")
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Setenv("PATH", filepath.Dir(goBin)) // no SCIP indexer there
+				if _, err := exec.LookPath("scip-typescript"); err == nil {
+					t.Skip("SKIPPED LOUDLY: scip-typescript is installed beside go")
+				}
+				want["typescript"], want["python"] = "npm install -g @sourcegraph/scip-typescript@0.4.0", "npm install -g @sourcegraph/scip-python@0.6.6"
+			}
+			f := newFixture(t, "../index/testdata/scip/mixed.txtar")
+			a, err := f.call(t, "get_repository_overview", `{}`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ov := a.(*GetRepositoryOverviewOutput)
+			got := map[string]OverviewLanguage{}
+			for _, l := range ov.Languages {
+				got[l.Language] = l
+			}
+			for lang, says := range want {
+				l := got[lang]
+				indexed := lang == "go" || installed
+				if indexed && (l.Files == 0 || l.Symbols == 0 || l.Indexer != says) || !indexed && !strings.Contains(l.NotIndexed, says) {
+					t.Errorf("%s: %+v, want it to say %s", lang, l, says)
+				}
+			}
+			if text := ov.Text(); !strings.Contains(text, "language typescript") || !strings.Contains(text, "language python") {
+				t.Errorf("the overview's text does not name the languages:\n%s", text)
 			}
 		})
 	}

@@ -1,0 +1,98 @@
+package query
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/session"
+)
+
+// OverviewLanguage is one language of a repository's snapshot.
+type OverviewLanguage struct {
+	Language   string `json:"language" jsonschema:"go, typescript, javascript or python"`
+	Files      int    `json:"files" jsonschema:"its files indexed"`
+	Symbols    int    `json:"symbols" jsonschema:"its symbols indexed"`
+	Indexer    string `json:"indexer,omitempty" jsonschema:"what indexed it: go/types, scip-typescript, scip-python"`
+	NotIndexed string `json:"not_indexed,omitempty" jsonschema:"why it was found but not indexed, with the command that installs its indexer"`
+}
+
+// overviewLanguages counts the snapshot's files and symbols of each
+// language, and names the languages found but not indexed (the index's
+// skipped diagnostics that say so); none for a repository of Go alone,
+// which costs a read of its files. total is the snapshot's symbols, of
+// which Go has what the other languages do not.
+func overviewLanguages(ctx context.Context, v *session.View, repo string, total int, skipped []string) ([]OverviewLanguage, error) {
+	files, err := v.Reader().Files(ctx, repo)
+	if err != nil {
+		return nil, graph.Wrap(graph.CodeInternal, err, "reading files")
+	}
+	rows := map[string]*OverviewLanguage{}
+	var order []string
+	row := func(lang string) *OverviewLanguage {
+		if rows[lang] == nil {
+			rows[lang] = &OverviewLanguage{Language: lang, Indexer: indexerOf(lang)}
+			order = append(order, lang)
+		}
+		return rows[lang]
+	}
+	for _, f := range files {
+		if lang := fileLanguage(f.Path); lang != "" {
+			row(lang).Files++
+		}
+	}
+	others := 0
+	if len(order) > 1 || len(order) == 1 && order[0] != graph.LanguageGo {
+		syms, _, err := v.Reader().FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring, Repositories: []string{repo}})
+		if err != nil {
+			return nil, graph.Wrap(graph.CodeInternal, err, "reading symbols")
+		}
+		for _, s := range syms {
+			if !s.IsGo() {
+				row(s.Lang()).Symbols++
+				others++
+			}
+		}
+	}
+	if r := rows[graph.LanguageGo]; r != nil {
+		r.Symbols = max(0, total-others)
+	}
+	for _, s := range skipped {
+		for _, nl := range []struct{ words, lang string }{{"TypeScript and JavaScript not indexed", "typescript"}, {"Python not indexed", "python"}} {
+			if i := strings.Index(s, nl.words); i >= 0 && rows[nl.lang] == nil {
+				r := row(nl.lang)
+				r.Indexer = ""
+				r.NotIndexed = s[i+len(nl.words):]
+				if _, why, ok := strings.Cut(r.NotIndexed, "): "); ok {
+					r.NotIndexed = why // after the projects' directories
+				}
+			}
+		}
+	}
+	if len(order) == 1 && order[0] == graph.LanguageGo {
+		return nil, nil
+	}
+	out := make([]OverviewLanguage, 0, len(order))
+	for _, l := range order {
+		out = append(out, *rows[l])
+	}
+	slices.SortStableFunc(out, func(a, b OverviewLanguage) int {
+		return cmp.Or(b.Files-a.Files, strings.Compare(a.Language, b.Language))
+	})
+	return out, nil
+}
+
+// indexerOf names what indexes a language.
+func indexerOf(lang string) string {
+	switch lang {
+	case graph.LanguageGo:
+		return "go/types"
+	case "typescript", "javascript":
+		return "scip-typescript"
+	case "python":
+		return "scip-python"
+	}
+	return ""
+}
