@@ -122,7 +122,7 @@ func runTool(ctx context.Context, e env, t query.Tool, argv []string) error {
 	asJSON := fs.Bool("json", false, "print the structured answer as JSON instead of text")
 	dbPath := dbFlag(fs)
 	var roots stringList
-	fs.Var(&roots, "root", "a directory the tool may read (repeatable; default: the indexed repository the working directory is in, else the working directory if it holds a go.mod or go.work, else none: answers from the database alone)")
+	fs.Var(&roots, "root", "a directory the tool may read (repeatable; default: the indexed repository the working directory is in, else the working directory if it holds a go.mod, go.work or a TypeScript or Python project file, else none: answers from the database alone)")
 	// Flags may come before and after the positional argument:
 	// `sextant get_callers Server.Start --depth 2` parses like
 	// `sextant get_callers --depth 2 Server.Start`.

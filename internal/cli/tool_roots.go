@@ -13,7 +13,8 @@ import (
 // defaultToolRoots returns the roots of a tool subcommand run without
 // --root, from the working directory wd: the root of the indexed
 // repository wd is in (its own, or the one of an enclosing directory);
-// else wd when it holds a go.mod or go.work, indexed on first use; else
+// else wd when it holds a go.mod or go.work, or a TypeScript, JavaScript
+// or Python project's file (projectFiles), indexed on first use; else
 // none, and the tool answers from the database alone and reads no file.
 // A person runs tools from anywhere, not only from a module's root: a
 // directory that is no module is no reason to fail.
@@ -34,10 +35,15 @@ func defaultToolRoots(ctx context.Context, st graph.Store, wd string) []string {
 			return []string{best}
 		}
 	}
-	for _, name := range []string{"go.mod", "go.work"} {
+	for _, name := range projectFiles {
 		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() {
 			return []string{dir}
 		}
 	}
 	return nil
 }
+
+// projectFiles are the files that make a directory a root to index: a Go
+// module or workspace, and the projects the SCIP indexers read (see
+// scipindexer.Discover).
+var projectFiles = []string{"go.mod", "go.work", "tsconfig.json", "jsconfig.json", "package.json", "pyproject.toml", "setup.py", "setup.cfg"}
