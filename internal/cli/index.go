@@ -179,7 +179,7 @@ func runIndex(ctx context.Context, e env, argv []string) error {
 	watch := fs.Bool("watch", false, "after indexing, keep watching the directories and re-index each as its files change, until interrupted")
 	staged := fs.Bool("staged", false, "for a repository indexed for the first time, publish its declarations from syntax first, for a server reading the same database meanwhile (some 30% more CPU)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: sextant index [--db PATH] [--json] [--watch] [--staged] [DIR...]\n\nIndex the Go modules under each DIR (default: the working directory) and publish a new snapshot of each.\n\nFlags:\n")
+		fmt.Fprint(fs.Output(), "Usage: sextant index [--db PATH] [--json] [--watch] [--staged] [DIR...]\n\nIndex the Go modules under each DIR (default: the working directory), and its TypeScript, JavaScript and Python projects with scip-typescript and scip-python when they are on PATH (SEXTANT_SCIP=off: Go alone), and publish a new snapshot of each.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(argv); err != nil {
