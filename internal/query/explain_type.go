@@ -16,7 +16,7 @@ import (
 	"github.com/sextant-dev/sextant/internal/typeproto"
 )
 
-const descExplainType = `A Go type's protocol: kind, underlying type, type parameters, constructors, method sets of T and *T with effects, the interfaces it satisfies (standard library too), channel fields with who sends, receives and closes, goroutines its methods start, whether a copy is safe. Selectors as get_symbol; within budget, with cursors. Errors: INVALID_ARGUMENT (not a type), SYMBOL_NOT_FOUND, AMBIGUOUS_SYMBOL, CHECK_ERROR, CURSOR_INVALID.`
+const descExplainType = `A Go type's protocol: kind, underlying type, type parameters, constructors, method sets of T and *T with effects, the interfaces it satisfies (standard library too), channel fields with who sends, receives and closes, goroutines its methods start, whether a copy is safe. Selectors as get_symbol; within budget, with cursors. Errors: INVALID_ARGUMENT (not a type), SYMBOL_NOT_FOUND, AMBIGUOUS_SYMBOL, CHECK_ERROR, CURSOR_INVALID, UNSUPPORTED_LANGUAGE.`
 
 // ExplainTypeInput selects a type as get_symbol selects a symbol.
 type ExplainTypeInput struct {

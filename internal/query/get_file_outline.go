@@ -18,7 +18,7 @@ import (
 
 // GetFileOutlineInput is the input of get_file_outline.
 type GetFileOutlineInput struct {
-	Path           string `json:"path" jsonschema:"Go, TypeScript, JavaScript or Python file, or directory (not recursive)"`
+	Path           string `json:"path" jsonschema:"file or directory (not recursive)"`
 	Repository     string `json:"repository,omitempty" jsonschema:"repository of a relative path"`
 	Limit          int    `json:"limit,omitempty" jsonschema:"files per page 1-500 (default 50)"`
 	Cursor         string `json:"cursor,omitempty" jsonschema:"next_cursor of the last page"`
