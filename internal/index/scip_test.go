@@ -282,6 +282,29 @@ func TestRefreshSCIPFile(t *testing.T) {
 	}
 }
 
+// A root without go.mod is refreshed after an edit, as it was indexed.
+func TestRefreshSCIPWithoutGo(t *testing.T) {
+	scipIndexers(t)
+	hermeticEnv(t)
+	root := t.TempDir()
+	writeFileIn(t, root, "package.json", `{"name": "lib", "version": "1.0.0"}`)
+	writeFileIn(t, root, "tsconfig.json", `{"compilerOptions": {"strict": true}}`)
+	writeFileIn(t, root, "lib.ts", "export function double(n: number): number { return 2 * n; }\n")
+	st := openStore(t)
+	ctx := context.Background()
+	if _, err := index.Index(ctx, st, root, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // a later modification time
+	writeFileIn(t, root, "lib.ts", "export function double(n: number): number { return 2 * n; }\nexport function half(n: number): number { return n / 2; }\n")
+	if _, err := index.Refresh(ctx, st, root, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := symbolsByLanguage(t, st); got["typescript"]["half"] != 1 {
+		t.Errorf("half not indexed by the refresh: %v", got)
+	}
+}
+
 func diagnostics(t *testing.T, st graph.Store) []graph.Diagnostic {
 	t.Helper()
 	ctx := context.Background()
