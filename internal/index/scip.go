@@ -51,7 +51,10 @@ type LanguageResult struct {
 type scipPlan struct {
 	projects []scipindexer.Project
 	cfg      scipindexer.Config
-	diags    []graph.Diagnostic // discovery or configuration that failed
+	diags    []graph.Diagnostic // discovery that failed
+	// refused says why no indexer runs: the [scip] configuration does
+	// not load (or may not be applied, untrusted).
+	refused string
 }
 
 // discoverSCIP finds the TypeScript, JavaScript and Python projects under
@@ -71,8 +74,7 @@ func discoverSCIP(abs string) scipPlan {
 	}
 	cfg, err := scipindexer.LoadConfig(abs)
 	if err != nil {
-		return scipPlan{projects: projects, diags: []graph.Diagnostic{{Kind: graph.KindSkipped,
-			Message: "TypeScript, JavaScript and Python not indexed: " + err.Error()}}}
+		return scipPlan{projects: projects, refused: err.Error()}
 	}
 	return scipPlan{projects: projects, cfg: cfg}
 }
@@ -115,6 +117,12 @@ func indexSCIP(ctx context.Context, w graph.SnapshotWriter, repo graph.Repositor
 	}
 	for _, l := range order {
 		lr := byLang[l]
+		if plan.refused != "" {
+			lr.NotIndexed = plan.refused
+			diags = append(diags, graph.Diagnostic{Path: markerOf(plan.projects, l), Kind: graph.KindSkipped,
+				Message: fmt.Sprintf("%s not indexed (%s): %s", languageWords(l), strings.Join(lr.Projects, ", "), lr.NotIndexed)})
+			continue
+		}
 		if err := runner.Available(l); err != nil {
 			lr.NotIndexed = err.Error()
 			var ie *scipindexer.Error

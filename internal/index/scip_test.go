@@ -232,6 +232,32 @@ func TestIndexSCIPFailed(t *testing.T) {
 	}
 }
 
+// A sextant.toml naming an indexer's command, not trusted, runs no
+// indexer: each language is a diagnostic saying why; Go is indexed.
+func TestIndexSCIPUntrustedConfig(t *testing.T) {
+	scipIndexers(t)
+	hermeticEnv(t)
+	t.Setenv(scipindexer.TrustEnv, "")
+	root := txtartest.Write(t, "testdata/scip/mixed.txtar")
+	writeFileIn(t, root, "sextant.toml", "[scip.python]\ncommand = \"/bin/false\"\n")
+	st := openStore(t)
+	res, err := index.Index(context.Background(), st, root, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := symbolsByLanguage(t, st); len(got) != 1 || got["go"]["Greet"] != 1 {
+		t.Errorf("symbols %v, want Go's alone", got)
+	}
+	if len(res.Languages) != 2 {
+		t.Fatalf("languages %+v, want typescript and python", res.Languages)
+	}
+	for _, l := range res.Languages {
+		if !strings.Contains(l.NotIndexed, scipindexer.TrustEnv) {
+			t.Errorf("%s: %+v, want it not indexed, naming %s", l.Language, l, scipindexer.TrustEnv)
+		}
+	}
+}
+
 // SEXTANT_SCIP=off indexes Go alone.
 func TestIndexSCIPOff(t *testing.T) {
 	scipIndexers(t)
