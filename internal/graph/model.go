@@ -198,8 +198,48 @@ type Symbol struct {
 	Layer Layer
 }
 
-// LanguageGo is the language of Go symbols, which older rows leave "".
-const LanguageGo = "go"
+// The languages of the graph. Go's symbols of older rows leave it "".
+const (
+	LanguageGo         = "go"
+	LanguageTypeScript = "typescript"
+	LanguageJavaScript = "javascript"
+	LanguagePython     = "python"
+)
+
+// LanguageOf names the language a file is source of by its extension
+// (case aside), "" for none of the graph's.
+func LanguageOf(path string) string {
+	ext := path[strings.LastIndexByte(path, '.')+1:]
+	if !strings.Contains(path, ".") || strings.ContainsAny(ext, "/\\") {
+		return ""
+	}
+	switch strings.ToLower(ext) {
+	case "go":
+		return LanguageGo
+	case "ts", "tsx", "mts", "cts":
+		return LanguageTypeScript
+	case "js", "jsx", "mjs", "cjs":
+		return LanguageJavaScript
+	case "py", "pyi":
+		return LanguagePython
+	}
+	return ""
+}
+
+// LanguageName is a language as a sentence names it.
+func LanguageName(lang string) string {
+	switch lang {
+	case LanguageTypeScript:
+		return "TypeScript"
+	case LanguageJavaScript:
+		return "JavaScript"
+	case LanguagePython:
+		return "Python"
+	case LanguageGo, "":
+		return "Go"
+	}
+	return lang
+}
 
 // Lang is the symbol's language, LanguageGo for a row that has none.
 func (s Symbol) Lang() string {

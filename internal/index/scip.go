@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -274,11 +273,8 @@ func markerOf(ps []scipindexer.Project, l scipindexer.Language) string {
 // indexer reads: a change to one is not a Go package's, and an amend
 // cannot re-derive it.
 func scipSource(name string) bool {
-	switch path.Ext(name) {
-	case ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".py", ".pyi":
-		return true
-	}
-	return false
+	lang := graph.LanguageOf(name)
+	return lang != "" && lang != graph.LanguageGo
 }
 
 // scipEnabled reports whether SCIPEnv leaves the SCIP frontend on.

@@ -64,13 +64,13 @@ func GetFileOutline(ctx context.Context, s *Service, in GetFileOutlineInput, pro
 	root, files, isDir, err := srcfile.List(loc, func(e fs.DirEntry) bool {
 		// Regular files and symlinks (resolved, and refused if they
 		// leave the root, when read); never FIFOs, sockets or devices.
-		return (e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0) && fileLanguage(e.Name()) != ""
+		return (e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0) && graph.LanguageOf(e.Name()) != ""
 	})
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	if !isDir && fileLanguage(loc.Rel) == "" {
+	if !isDir && graph.LanguageOf(loc.Rel) == "" {
 		return nil, invalid("path", "%s is not a Go, TypeScript, JavaScript or Python file; outline one of those or a directory", loc.Rel)
 	}
 	fp := fingerprint("get_file_outline", loc.Repo.Name, loc.Rel)
@@ -98,7 +98,7 @@ func GetFileOutline(ctx context.Context, s *Service, in GetFileOutlineInput, pro
 				ParseErrors: []string{"not read: " + string(info.Code) + ": " + info.Message}})
 			continue
 		}
-		if lang := fileLanguage(rel); lang != graph.LanguageGo {
+		if lang := graph.LanguageOf(rel); lang != graph.LanguageGo {
 			of, err := indexedOutline(ctx, v, loc.Repo.Name, rel, src, format == Detailed)
 			if err != nil {
 				return nil, err
@@ -238,7 +238,7 @@ func indexedOutline(ctx context.Context, v *session.View, repo, rel string, src 
 	}
 	sum := sha256.Sum256(src)
 	if f, err := v.Reader().File(ctx, repo, rel); err != nil || f.Hash != hex.EncodeToString(sum[:]) {
-		of.ParseErrors = append(of.ParseErrors, fmt.Sprintf("%s declarations as indexed in the snapshot: the file is not as indexed (Sextant parses Go alone)", languageName(fileLanguage(rel))))
+		of.ParseErrors = append(of.ParseErrors, fmt.Sprintf("%s declarations as indexed in the snapshot: the file is not as indexed (Sextant parses Go alone)", graph.LanguageName(graph.LanguageOf(rel))))
 	}
 	return of, nil
 }

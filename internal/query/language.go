@@ -1,7 +1,6 @@
 package query
 
 import (
-	"path"
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -24,7 +23,7 @@ func goOnly(sym graph.Symbol, tool string) error {
 // goOnlyFile is goOnly for a file named by its path: nil unless its
 // extension is one of another indexed language's.
 func goOnlyFile(p, tool string) error {
-	if lang := fileLanguage(p); lang != "" && lang != graph.LanguageGo {
+	if lang := graph.LanguageOf(p); lang != "" && lang != graph.LanguageGo {
 		return unsupported(lang, p, tool)
 	}
 	return nil
@@ -33,37 +32,6 @@ func goOnlyFile(p, tool string) error {
 func unsupported(lang, what, tool string) error {
 	return graph.Errorf(graph.CodeUnsupportedLanguage,
 		"%s is %s; %s reads Go's types and answers for Go alone; for %s use %s",
-		what, languageName(lang), tool, languageName(lang), languageTools).
+		what, graph.LanguageName(lang), tool, graph.LanguageName(lang), languageTools).
 		WithData("language", lang).WithData("tools", strings.Split(languageTools, ", "))
-}
-
-// fileLanguage names the language of a file by its extension, as the
-// SCIP importer does; "" for an extension of no indexed language.
-func fileLanguage(p string) string {
-	switch strings.ToLower(path.Ext(p)) {
-	case ".go":
-		return graph.LanguageGo
-	case ".ts", ".tsx", ".mts", ".cts":
-		return "typescript"
-	case ".js", ".jsx", ".mjs", ".cjs":
-		return "javascript"
-	case ".py", ".pyi":
-		return "python"
-	}
-	return ""
-}
-
-// languageName is a language as a sentence names it.
-func languageName(lang string) string {
-	switch lang {
-	case "typescript":
-		return "TypeScript"
-	case "javascript":
-		return "JavaScript"
-	case "python":
-		return "Python"
-	case graph.LanguageGo:
-		return "Go"
-	}
-	return lang
 }

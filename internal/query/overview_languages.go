@@ -39,7 +39,7 @@ func overviewLanguages(ctx context.Context, v *session.View, repo string, total 
 		return rows[lang]
 	}
 	for _, f := range files {
-		if lang := fileLanguage(f.Path); lang != "" {
+		if lang := graph.LanguageOf(f.Path); lang != "" {
 			row(lang).Files++
 		}
 	}

@@ -364,114 +364,17 @@ func materialize(ctx context.Context, v *session.View, files *srcfile.Cache, rep
 		return SourceBlock{QualifiedName: r.name, Kind: string(r.kind), Path: r.file.Rel, StartLine: from, EndLine: to,
 			Source: r.file.Text(from, to), Note: r.note}, nil
 	}
-	vs, err := verify(ctx, v, files, *p.sym)
+	vs, err := srcfile.Verify(ctx, v, files, *p.sym)
 	if err != nil {
 		return SourceBlock{}, err
 	}
-	from, to := max(1, vs.from-ctxLines), min(vs.file.LineCount(), vs.to+ctxLines)
+	from, to := max(1, vs.From-ctxLines), min(vs.File.LineCount(), vs.To+ctxLines)
 	if p.depth > 0 {
-		from, to = vs.from, vs.to
+		from, to = vs.From, vs.To
 	}
 	return SourceBlock{QualifiedName: p.sym.QualifiedName, StableKey: p.sym.Key, Kind: string(p.sym.Kind),
 		Path: p.sym.Path, StartLine: from, EndLine: to, Depth: p.depth, Coverage: p.coverage,
-		Source: vs.file.Text(from, to), Note: vs.note}, nil
-}
-
-// verifiedSpan is a symbol located in its file as the file is now.
-type verifiedSpan struct {
-	file     *srcfile.File
-	from, to int // the declaration with its doc comment
-	decl     srcfile.Decl
-	note     string
-}
-
-// verify locates sym in its file as it is on disk now. When the file
-// changed since the snapshot the declaration is found again by name; when
-// it is gone the answer is SYMBOL_NOT_FOUND saying so, never stale text.
-func verify(ctx context.Context, v *session.View, files *srcfile.Cache, sym graph.Symbol) (verifiedSpan, error) {
-	repo, err := v.Repo(sym.Repository)
-	if err != nil {
-		return verifiedSpan{}, err
-	}
-	if !v.Session().IsRoot(repo.Root) {
-		return verifiedSpan{}, graph.Errorf(graph.CodeOutsideRoots, "repository %s (%s) is not under this server's roots, so its files are not read", repo.Name, repo.Root)
-	}
-	f, err := files.Load(repo.Root, sym.Path)
-	if err != nil {
-		if e, ok := asError(err); ok && e.Code == graph.CodeFileNotFound {
-			return verifiedSpan{}, graph.Errorf(graph.CodeSymbolNotFound,
-				"%s was declared in %s, which was deleted since snapshot %d (the file changed); find it again with find_symbol or search_code",
-				sym.QualifiedName, sym.Path, repo.Snapshot.ID).WithData("file_changed", true)
-		}
-		return verifiedSpan{}, err
-	}
-	changed := true
-	if rec, err := v.Reader().File(ctx, repo.Name, sym.Path); err == nil && rec.Hash == f.Hash {
-		changed = false
-	}
-	if !sym.IsGo() {
-		return verifyIndexed(f, sym, changed, repo.Snapshot.ID)
-	}
-	if sym.Kind == graph.KindPackage {
-		line := 1
-		if f.Syntax != nil {
-			line = f.Fset.PositionFor(f.Syntax.Package, false).Line
-		}
-		return verifiedSpan{file: f, from: line, to: line, decl: srcfile.Decl{QualifiedName: sym.QualifiedName, Kind: sym.Kind, DocLine: line, Line: line, EndLine: line}}, nil
-	}
-	cands := f.Find(sym.QualifiedName, sym.Kind)
-	if len(cands) == 0 {
-		e := graph.Errorf(graph.CodeSymbolNotFound,
-			"%s was at %s:%d-%d in snapshot %d, but the file changed and no longer declares it (renamed or deleted); names declared near there now are in data.suggestions",
-			sym.QualifiedName, sym.Path, sym.StartLine, sym.EndLine, repo.Snapshot.ID).WithData("file_changed", true)
-		if sug := nearbyDecls(f, sym.StartLine, sym.Kind); len(sug) > 0 {
-			e.WithData("suggestions", sug)
-		}
-		return verifiedSpan{}, e
-	}
-	best := cands[0]
-	for _, d := range cands[1:] {
-		if abs(d.Line-sym.StartLine) < abs(best.Line-sym.StartLine) {
-			best = d
-		}
-	}
-	vs := verifiedSpan{file: f, from: best.DocLine, to: best.EndLine, decl: best}
-	if changed {
-		if best.Line == sym.StartLine && best.EndLine == sym.EndLine {
-			vs.note = fmt.Sprintf("file changed since snapshot %d; this declaration did not move", repo.Snapshot.ID)
-		} else {
-			vs.note = fmt.Sprintf("file changed since snapshot %d; re-located to lines %d-%d (snapshot had %d-%d)",
-				repo.Snapshot.ID, best.Line, best.EndLine, sym.StartLine, sym.EndLine)
-		}
-	}
-	return vs, nil
-}
-
-// nearbyDecls names up to 8 declarations of f, those of kind first, then
-// nearest to line, as suggestions after a rename.
-func nearbyDecls(f *srcfile.File, line int, kind graph.Kind) []string {
-	ds := append([]srcfile.Decl(nil), f.Decls...)
-	sort.SliceStable(ds, func(i, j int) bool {
-		if a, b := ds[i].Kind == kind, ds[j].Kind == kind; a != b {
-			return a
-		}
-		return abs(ds[i].Line-line) < abs(ds[j].Line-line)
-	})
-	var out []string
-	for _, d := range ds {
-		if len(out) == 8 {
-			break
-		}
-		out = append(out, fmt.Sprintf("%s (%s %s:%d)", d.QualifiedName, d.Kind, f.Rel, d.Line))
-	}
-	return out
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
+		Source: vs.File.Text(from, to), Note: vs.Note}, nil
 }
 
 // splitRef splits a ref into a path and either a declaration name
@@ -551,7 +454,7 @@ func parseRef(ctx context.Context, v *session.View, files *srcfile.Cache, ref, r
 	ds := f.Find(name, "")
 	if len(ds) == 0 {
 		e := graph.Errorf(graph.CodeSymbolNotFound, "%s declares no %s now; its declarations nearest the top are in data.suggestions", loc.Rel, name)
-		if sug := nearbyDecls(f, 1, ""); len(sug) > 0 {
+		if sug := srcfile.NearbyDecls(f, 1, ""); len(sug) > 0 {
 			e.WithData("suggestions", sug)
 		}
 		return graph.RepositoryStatus{}, nil, nil, e
@@ -711,69 +614,4 @@ func (o *ReadSourceOutput) Text() string {
 	}
 	writeFreshness(&b, o.Envelope)
 	return b.String()
-}
-
-// verifyIndexed locates a symbol of a language Sextant does not parse
-// (TypeScript, JavaScript, Python: indexed through SCIP) in its file as it
-// is now: the indexed span while the file is as indexed; after a change,
-// the span moved to the line nearest its old start that names it, else
-// SYMBOL_NOT_FOUND, never text that may no longer be the declaration.
-func verifyIndexed(f *srcfile.File, sym graph.Symbol, changed bool, snapshot int64) (verifiedSpan, error) {
-	n := f.LineCount()
-	from, to := sym.StartLine, sym.EndLine
-	note := ""
-	if changed {
-		at := nearestNaming(f, sym.Name, sym.StartLine)
-		if at == 0 || to-from+at > n {
-			return verifiedSpan{}, graph.Errorf(graph.CodeSymbolNotFound,
-				"%s was at %s:%d-%d in snapshot %d, but the file changed and no longer names it (renamed or deleted); find it again with find_symbol",
-				sym.QualifiedName, sym.Path, sym.StartLine, sym.EndLine, snapshot).WithData("file_changed", true)
-		}
-		from, to = at, to-from+at
-		note = fmt.Sprintf("file changed since snapshot %d; re-located by name to lines %d-%d (snapshot had %d-%d), its length as indexed",
-			snapshot, from, to, sym.StartLine, sym.EndLine)
-	}
-	if from < 1 || to < from || to > n {
-		return verifiedSpan{}, graph.Errorf(graph.CodeSymbolNotFound,
-			"%s was at %s:%d-%d in snapshot %d, which the file's %d lines do not hold", sym.QualifiedName, sym.Path, sym.StartLine, sym.EndLine, snapshot, n).
-			WithData("file_changed", true)
-	}
-	return verifiedSpan{file: f, from: from, to: to, note: note,
-		decl: srcfile.Decl{QualifiedName: sym.QualifiedName, Kind: sym.Kind, DocLine: from, Line: from, EndLine: to}}, nil
-}
-
-// nearestNaming is the line of f nearest to line that holds name as a
-// whole word, 0 if none.
-func nearestNaming(f *srcfile.File, name string, line int) int {
-	if name == "" {
-		return 0
-	}
-	word := func(b byte) bool {
-		return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
-	}
-	names := func(l int) bool {
-		text := f.Text(l, l)
-		for i := 0; ; {
-			j := strings.Index(text[i:], name)
-			if j < 0 {
-				return false
-			}
-			j += i
-			end := j + len(name)
-			if (j == 0 || !word(text[j-1])) && (end == len(text) || !word(text[end])) {
-				return true
-			}
-			i = j + 1
-		}
-	}
-	n := f.LineCount()
-	for d := 0; d <= n; d++ {
-		if l := line - d; l >= 1 && l <= n && names(l) {
-			return l
-		}
-		if l := line + d; d > 0 && l >= 1 && l <= n && names(l) {
-			return l
-		}
-	}
-	return 0
 }

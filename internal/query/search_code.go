@@ -9,6 +9,7 @@ import (
 	"github.com/sextant-dev/sextant/internal/answer"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/rank"
+	"github.com/sextant-dev/sextant/internal/srcfile"
 )
 
 // Bounds of search_code.
@@ -179,13 +180,13 @@ func SearchCode(ctx context.Context, s *Service, in SearchCodeInput, progress fu
 				continue
 			}
 		}
-		vs, err := verify(ctx, v, s.files, sym)
+		vs, err := srcfile.Verify(ctx, v, s.files, sym)
 		if err != nil {
 			out.Withheld = append(out.Withheld, pkgBase(r.PackagePath)+"."+r.QualifiedName+" (file changed; not found)")
 			continue
 		}
-		r.Source, r.SourceLine = vs.file.Text(vs.decl.Line, vs.to), vs.decl.Line
-		r.StartLine, r.EndLine = vs.decl.Line, vs.to
+		r.Source, r.SourceLine = vs.File.Text(vs.Decl.Line, vs.To), vs.Decl.Line
+		r.StartLine, r.EndLine = vs.Decl.Line, vs.To
 		if len(out.Text()) > limitBytes-120 {
 			r.Source, r.SourceLine = "", 0
 			out.Withheld = append(out.Withheld, pkgBase(r.PackagePath)+"."+r.QualifiedName)

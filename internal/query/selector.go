@@ -300,7 +300,7 @@ func resolveInFile(ctx context.Context, v *session.View, file, name, repository 
 		return graph.Symbol{}, err
 	}
 	v.Use(loc.Repo.Name)
-	if lang := fileLanguage(loc.Rel); lang != "" && lang != graph.LanguageGo {
+	if lang := graph.LanguageOf(loc.Rel); lang != "" && lang != graph.LanguageGo {
 		return resolveInIndexedFile(ctx, v, loc, name)
 	}
 	fset := token.NewFileSet()
@@ -571,7 +571,7 @@ func resolveInIndexedFile(ctx context.Context, v *session.View, loc session.Loca
 		return found[0], nil
 	case 0:
 		return graph.Symbol{}, graph.Errorf(graph.CodeSymbolNotFound,
-			"%s is not declared in %s as indexed (of a %s file, its own declarations resolve)", name, loc.Rel, languageName(fileLanguage(loc.Rel))).
+			"%s is not declared in %s as indexed (of a %s file, its own declarations resolve)", name, loc.Rel, graph.LanguageName(graph.LanguageOf(loc.Rel))).
 			WithData("suggestions", suggest(ctx, v, name))
 	}
 	return graph.Symbol{}, ambiguous(name, found, "file")

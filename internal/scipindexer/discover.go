@@ -12,6 +12,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/rootfs"
 )
 
@@ -37,10 +38,10 @@ var (
 
 // sourceExt reports which language a file of this name is source of.
 func sourceExt(name string) Language {
-	switch path.Ext(name) {
-	case ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs":
+	switch graph.LanguageOf(name) {
+	case graph.LanguageTypeScript, graph.LanguageJavaScript:
 		return TypeScript
-	case ".py", ".pyi":
+	case graph.LanguagePython:
 		return Python
 	}
 	return ""

@@ -239,13 +239,8 @@ func languageOf(d *scip.Document) string {
 	case "python":
 		return "python"
 	}
-	switch path.Ext(d.RelativePath) {
-	case ".ts", ".tsx", ".mts", ".cts":
-		return "typescript"
-	case ".js", ".jsx", ".mjs", ".cjs":
-		return "javascript"
-	case ".py", ".pyi":
-		return "python"
+	if lang := graph.LanguageOf(d.RelativePath); lang != graph.LanguageGo {
+		return lang
 	}
 	return ""
 }

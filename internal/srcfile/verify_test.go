@@ -1,4 +1,4 @@
-package query
+package srcfile
 
 import (
 	"os"
@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/sextant-dev/sextant/internal/graph"
-	"github.com/sextant-dev/sextant/internal/srcfile"
 )
 
 // A symbol of a language Sextant does not parse is read at its indexed
@@ -31,19 +30,19 @@ func TestVerifyIndexed(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(root, "a.ts"), []byte(c.src), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			f, err := srcfile.NewCache().Load(root, "a.ts")
+			f, err := NewCache().Load(root, "a.ts")
 			if err != nil {
 				t.Fatal(err)
 			}
 			vs, err := verifyIndexed(f, sym, c.changed, 1)
 			if c.notFound {
-				if e, ok := asError(err); !ok || e.Code != graph.CodeSymbolNotFound {
+				if graph.CodeOf(err) != graph.CodeSymbolNotFound {
 					t.Errorf("got %+v, %v; want SYMBOL_NOT_FOUND", vs, err)
 				}
 				return
 			}
-			if err != nil || vs.from != c.from || vs.to != c.to || (vs.note != "") != c.note {
-				t.Errorf("got lines %d-%d note %q, %v; want %d-%d", vs.from, vs.to, vs.note, err, c.from, c.to)
+			if err != nil || vs.From != c.from || vs.To != c.to || (vs.Note != "") != c.note {
+				t.Errorf("got lines %d-%d note %q, %v; want %d-%d", vs.From, vs.To, vs.Note, err, c.from, c.to)
 			}
 		})
 	}
