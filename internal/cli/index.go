@@ -333,13 +333,21 @@ func languages(res index.Result) []index.LanguageResult {
 	return res.Languages
 }
 
+// projects counts projects in words: "1 project", "2 projects".
+func projects(n int) string {
+	if n == 1 {
+		return "1 project"
+	}
+	return fmt.Sprintf("%d projects", n)
+}
+
 // languageLine says what the index did with one language found besides
 // Go: what its indexer wrote, or why it indexed nothing.
 func languageLine(l index.LanguageResult) string {
 	if l.NotIndexed != "" {
-		return fmt.Sprintf("%s: not indexed (%d projects): %s", l.Language, len(l.Projects), l.NotIndexed)
+		return fmt.Sprintf("%s: not indexed (%s): %s", l.Language, projects(len(l.Projects)), l.NotIndexed)
 	}
-	line := fmt.Sprintf("%s: %d of %d projects, %d files, %d symbols (%s %s)", l.Language, l.Indexed, len(l.Projects), l.Files, l.Symbols, l.Indexer, l.Version)
+	line := fmt.Sprintf("%s: %d of %s, %d files, %d symbols (%s %s)", l.Language, l.Indexed, projects(len(l.Projects)), l.Files, l.Symbols, l.Indexer, l.Version)
 	if len(l.Failed) > 0 {
 		line += fmt.Sprintf("; %d failed: %s", len(l.Failed), strings.Join(l.Failed, "; "))
 	}
