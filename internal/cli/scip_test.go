@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"fmt"
+	"github.com/sextant-dev/sextant/internal/lsptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,20 +14,7 @@ import (
 // failure.
 func scipIndexers(t *testing.T) {
 	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(wd, "..", "..", "e2e", "lsp", "node_modules", ".bin")
-	for _, name := range []string{"scip-typescript", "scip-python"} {
-		if fi, err := os.Stat(filepath.Join(bin, name)); err != nil || fi.IsDir() {
-			msg := fmt.Sprintf("%s is not installed (npm ci --prefix e2e/lsp installs it): the command line was NOT tested on other languages", name)
-			if os.Getenv("CI") == "true" {
-				t.Fatal(msg)
-			}
-			t.Skip("SKIPPED LOUDLY: " + msg)
-		}
-	}
+	bin := lsptest.NodeBin(t, "the command line on other languages", "scip-typescript", "scip-python")
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index"
+	"github.com/sextant-dev/sextant/internal/lsptest"
 	"github.com/sextant-dev/sextant/internal/scipindexer"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
 	"github.com/sextant-dev/sextant/internal/txtartest"
@@ -23,20 +24,7 @@ import (
 // failure.
 func scipIndexers(t *testing.T) {
 	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(wd, "..", "..", "e2e", "lsp", "node_modules", ".bin")
-	for _, name := range []string{scipindexer.TypeScriptCommand, scipindexer.PythonCommand} {
-		if fi, err := os.Stat(filepath.Join(bin, name)); err != nil || fi.IsDir() {
-			msg := fmt.Sprintf("%s is not installed (npm ci --prefix e2e/lsp installs it): indexing other languages was NOT tested", name)
-			if os.Getenv("CI") == "true" {
-				t.Fatal(msg)
-			}
-			t.Skip("SKIPPED LOUDLY: " + msg)
-		}
-	}
+	bin := lsptest.NodeBin(t, "indexing other languages", scipindexer.TypeScriptCommand, scipindexer.PythonCommand)
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv(index.SCIPEnv, "")
 }

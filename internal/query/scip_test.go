@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/lsptest"
 )
 
 // scipIndexers puts the SCIP indexers pinned by e2e/lsp/package.json (npm
@@ -18,20 +19,7 @@ import (
 // failure.
 func scipIndexers(t *testing.T) {
 	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(wd, "..", "..", "e2e", "lsp", "node_modules", ".bin")
-	for _, name := range []string{"scip-typescript", "scip-python"} {
-		if fi, err := os.Stat(filepath.Join(bin, name)); err != nil || fi.IsDir() {
-			msg := fmt.Sprintf("%s is not installed (npm ci --prefix e2e/lsp installs it): the tools were NOT tested on other languages", name)
-			if os.Getenv("CI") == "true" {
-				t.Fatal(msg)
-			}
-			t.Skip("SKIPPED LOUDLY: " + msg)
-		}
-	}
+	bin := lsptest.NodeBin(t, "the tools on other languages", "scip-typescript", "scip-python")
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("SEXTANT_SCIP", "")
 }

@@ -85,22 +85,6 @@ func TestLoadConfig(t *testing.T) {
 	}
 }
 
-// TestLoadConfigSymlinkOut: a sextant.toml linked out of the root is not
-// read.
-func TestLoadConfigSymlinkOut(t *testing.T) {
-	outside := filepath.Join(t.TempDir(), "sextant.toml")
-	if err := os.WriteFile(outside, []byte("[scip]\ntimeout = \"1m\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := os.Symlink(outside, filepath.Join(dir, "sextant.toml")); err != nil {
-		t.Skipf("no symbolic links here: %v", err)
-	}
-	if _, err := scipindexer.LoadConfig(dir); err == nil {
-		t.Fatal("a configuration linked out of the root was read")
-	}
-}
-
 // TestDisabledIndexer: a disabled indexer is not run, and says so.
 func TestDisabledIndexer(t *testing.T) {
 	r := scipindexer.NewRunner(scipindexer.Config{Python: scipindexer.Tool{Disabled: true}})

@@ -7,10 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/sextant-dev/sextant/internal/lsptest"
 	"github.com/sextant-dev/sextant/internal/scipindexer"
 )
 
@@ -20,24 +20,7 @@ import (
 // absence is a failure.
 func realIndexers(t *testing.T, need ...string) {
 	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(wd, "..", "..", "e2e", "lsp", "node_modules", ".bin")
-	for _, n := range need {
-		name := n
-		if runtime.GOOS == "windows" {
-			name += ".cmd"
-		}
-		if _, err := os.Stat(filepath.Join(bin, name)); err != nil {
-			msg := fmt.Sprintf("%s is not installed (npm ci --prefix e2e/lsp installs it): the SCIP indexers were NOT tested against it", n)
-			if os.Getenv("CI") == "true" {
-				t.Fatal(msg)
-			}
-			t.Skip("SKIPPED LOUDLY: " + msg)
-		}
-	}
+	bin := lsptest.NodeBin(t, "the SCIP indexers", need...)
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index/scipindex"
+	"github.com/sextant-dev/sextant/internal/lsptest"
 	"github.com/sextant-dev/sextant/internal/scip"
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
 )
@@ -24,20 +25,7 @@ import (
 // loudly, except in CI (CI=true), where its absence is a failure.
 func indexer(t *testing.T, name string) string {
 	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(wd, "..", "..", "..", "e2e", "lsp", "node_modules", ".bin", name)
-	if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-		return p
-	}
-	msg := fmt.Sprintf("%s is not installed (npm ci --prefix e2e/lsp installs it): the SCIP import was NOT tested against it", name)
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip("SKIPPED LOUDLY: " + msg)
-	return ""
+	return filepath.Join(lsptest.NodeBin(t, "the SCIP import", name), name)
 }
 
 func writeTree(t *testing.T, dir string, files map[string]string) {
