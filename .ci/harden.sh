@@ -46,6 +46,8 @@ fuzz FuzzParse ./internal/diff
 fuzz FuzzWatchEnded ./internal/fswatch
 fuzz FuzzDecode ./internal/filecache
 fuzz FuzzBlankBodies ./internal/load
+fuzz FuzzDecode ./internal/scip
+fuzz FuzzParseSymbol ./internal/scip
 fuzz FuzzBlankBodiesSame ./internal/load
 
 echo "== load: 100 clients over streamable HTTP for ${SEXTANT_LOAD_SECONDS:=60} s (p99 in the log)"
