@@ -189,6 +189,9 @@ type pendingRef struct {
 	enclosing *def
 	kind      graph.RefKind
 	testOnly  bool
+	// naming says the use names a class whose constructor it calls: the
+	// constructor's own use makes the call edge.
+	naming bool
 }
 
 // drop records a dropped document.
@@ -424,12 +427,34 @@ func (im *importer) document(d *scip.Document) {
 		im.refs = append(im.refs, pendingRef{target: u.Symbol, path: full, line: line,
 			col: lines.column(u.Range.StartLine, u.Range.StartChar), endCol: endCol, enclosing: enc,
 			kind: lines.refKind(u, enc == nil), testOnly: test || u.SymbolRoles&scip.RoleTest != 0})
+		// `new Square(2)` names the class: scip-typescript gives the
+		// constructor alone, the language server both.
+		if class, ok := constructed(u.Symbol, lines.text(u.Range)); ok {
+			r := im.refs[len(im.refs)-1]
+			r.target, r.naming = class, true
+			im.refs = append(im.refs, r)
+		}
 	}
 	if bad > 0 {
 		im.res.BadRanges += bad
 		im.res.Diagnostics = append(im.res.Diagnostics, graph.Diagnostic{Path: full, Kind: "parse",
 			Message: fmt.Sprintf("scip: %d occurrences dropped: their range is not in the file", bad)})
 	}
+}
+
+// constructed returns the class whose constructor symbol is used at a
+// name spelled text, when text is the class's name (an instantiation,
+// not super(...)).
+func constructed(symbol, text string) (string, bool) {
+	class, ok := strings.CutSuffix(symbol, "`<constructor>`().")
+	if !ok || !strings.HasSuffix(class, "#") {
+		return "", false
+	}
+	parsed, err := scip.ParseSymbol(class)
+	if err != nil || len(parsed.Descriptors) == 0 || parsed.Descriptors[len(parsed.Descriptors)-1].Name != text {
+		return "", false
+	}
+	return class, true
 }
 
 // member reports whether a symbol may be a graph symbol by its last
@@ -462,6 +487,19 @@ type lineTable struct {
 	lines [][]byte
 	enc   position.Encoding
 	units []int // units of each line in enc, computed on demand (-1)
+}
+
+// text is the text of a range on one line ("" across lines).
+func (t *lineTable) text(r scip.Range) string {
+	if r.EndLine != r.StartLine {
+		return ""
+	}
+	line := []rune(string(t.lines[r.StartLine]))
+	from, to := t.column(r.StartLine, r.StartChar)-1, t.column(r.StartLine, r.EndChar)-1
+	if from < 0 || to > len(line) || from > to {
+		return ""
+	}
+	return string(line[from:to])
 }
 
 func newLineTable(src []byte, enc position.Encoding) *lineTable {
@@ -853,7 +891,7 @@ func (im *importer) write(ctx context.Context, w graph.SnapshotWriter) error {
 			}
 			refs = append(refs, ref)
 		}
-		if r.kind != graph.RefCall || enc == nil || (enc.kind != graph.KindFunc && enc.kind != graph.KindMethod) {
+		if r.kind != graph.RefCall || r.naming || enc == nil || (enc.kind != graph.KindFunc && enc.kind != graph.KindMethod) {
 			continue
 		}
 		site := graph.CallEdge{Caller: enc.key, Path: r.path, Line: r.line, Col: r.col}
