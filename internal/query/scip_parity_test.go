@@ -132,12 +132,14 @@ func TestSCIPParity(t *testing.T) {
 				t.Fatal(err)
 			}
 			openAll(t, c, f.dir, s)
-			asked := 0
+			asked, names := 0, []string(nil)
+			defer func() { t.Logf("asked about %s", strings.Join(names, ", ")) }()
 			for _, sym := range syms {
 				if sym.Language != s.lang {
 					continue
 				}
 				asked++
+				names = append(names, sym.QualifiedName)
 				at, ok := declIdent(t, f.dir, sym)
 				if !ok {
 					t.Errorf("%s %s:%d: no identifier %q at or after the declaration's start", sym.QualifiedName, sym.Path, sym.StartLine, sym.Name)
@@ -168,6 +170,7 @@ func TestSCIPParity(t *testing.T) {
 				})
 				compare(diffs, tally, "find_implementations", sym, server, sextantImpls(t, f, sym.Key))
 			}
+			t.Logf("%d %s symbols asked about", asked, s.lang)
 			if asked < 10 {
 				t.Errorf("%d %s symbols asked about, want at least 10", asked, s.lang)
 			}
