@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -101,16 +102,7 @@ var parityKnown = map[string]string{
 // their causes in parityKnown.
 func TestSCIPParity(t *testing.T) {
 	scipIndexers(t)
-	bin := filepath.Dir(lookBin(t, "scip-typescript"))
-	for _, s := range parityServers {
-		if fi, err := os.Stat(filepath.Join(bin, s.command)); err != nil || fi.IsDir() {
-			msg := fmt.Sprintf("%s is not installed (npm ci --prefix e2e/lsp installs it): SCIP parity was NOT tested", s.command)
-			if os.Getenv("CI") == "true" {
-				t.Fatal(msg)
-			}
-			t.Skip("SKIPPED LOUDLY: " + msg)
-		}
-	}
+	bin := lsptest.NodeBin(t, "SCIP parity", parityServers[0].command, parityServers[1].command)
 	f := newFixture(t, "testdata/scipparity.txtar")
 	syms := paritySymbols(t, f)
 	diffs := map[string]bool{}
@@ -122,7 +114,11 @@ func TestSCIPParity(t *testing.T) {
 	}()
 	for _, s := range parityServers {
 		t.Run(s.lang, func(t *testing.T) {
-			c, err := lsptest.Start(filepath.Join(bin, s.command), filepath.Join(f.dir, s.dir), "--stdio")
+			server, err := exec.LookPath(filepath.Join(bin, s.command)) // on Windows, its .cmd shim
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := lsptest.Start(server, filepath.Join(f.dir, s.dir), "--stdio")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -191,18 +187,6 @@ func TestSCIPParity(t *testing.T) {
 			t.Errorf("listed difference no longer occurs: %q", d)
 		}
 	}
-}
-
-// lookBin is the path of name on PATH.
-func lookBin(t *testing.T, name string) string {
-	t.Helper()
-	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
-		if fi, err := os.Stat(filepath.Join(d, name)); err == nil && !fi.IsDir() {
-			return filepath.Join(d, name)
-		}
-	}
-	t.Fatalf("%s is not on PATH", name)
-	return ""
 }
 
 // paritySymbols lists every TypeScript and Python symbol of the index,
