@@ -54,8 +54,8 @@ echo "== load: 100 clients over streamable HTTP for ${SEXTANT_LOAD_SECONDS:=60} 
 SEXTANT_LOAD_SECONDS=$SEXTANT_LOAD_SECONDS go test -count=1 -run='^TestLoad$' -v ./internal/mcpserver | grep -v '^=== RUN'
 echo "== the concurrent tests under -race (load for 10 s)"
 SEXTANT_LOAD_SECONDS=10 go test -race -count=1 \
-	-run='^(TestLoad|TestSymlinkSwapRace|TestCancelledCallHearsNothingMore|TestProgressIncreasesAndStops|TestHTTPPerClientLimit|TestPanicRecovery|TestHTTPSessionBounds|TestHTTPSessionEviction|TestHTTPRefusedDeleteKeepsPlace|TestHTTPClosedConnectionCancelsCall|TestStdioCancelledCallIsNotAnswered|TestStdioRequestIDs|TestHTTPRequestIDs)$' \
-	./internal/mcpserver ./internal/query
+	-run='^(TestLoad|TestSymlinkSwapRace|TestCancelledCallHearsNothingMore|TestProgressIncreasesAndStops|TestHTTPPerClientLimit|TestPanicRecovery|TestHTTPSessionBounds|TestHTTPSessionEviction|TestHTTPRefusedDeleteKeepsPlace|TestHTTPClosedConnectionCancelsCall|TestStdioCancelledCallIsNotAnswered|TestStdioRequestIDs|TestHTTPRequestIDs|TestReferencesBeforeTypes|TestGate)$' \
+	./internal/mcpserver ./internal/query ./internal/par
 
 tmp="$(mktemp -d)"
 server_pid=""
