@@ -226,6 +226,40 @@ func LanguageOf(path string) string {
 	return ""
 }
 
+// notIndexedWords names each language whose indexer is not run as the
+// diagnostic saying so does: TypeScript and JavaScript share one.
+var notIndexedWords = []struct{ lang, words string }{
+	{LanguageTypeScript, "TypeScript and JavaScript"},
+	{LanguagePython, "Python"},
+}
+
+// NotIndexedMessage is the message of the skipped diagnostic that says
+// the projects (root-relative directories) of lang were found and not
+// indexed, and why; NotIndexedOf reads it back.
+func NotIndexedMessage(lang string, projects []string, why string) string {
+	words := LanguageName(lang)
+	for _, w := range notIndexedWords {
+		if w.lang == lang {
+			words = w.words
+		}
+	}
+	return words + " not indexed (" + strings.Join(projects, ", ") + "): " + why
+}
+
+// NotIndexedOf returns the language and the reason of a message of
+// NotIndexedMessage in text (the message, or a line that places it
+// first); ok is false for any other text.
+func NotIndexedOf(text string) (lang, why string, ok bool) {
+	for _, w := range notIndexedWords {
+		if i := strings.Index(text, w.words+" not indexed ("); i >= 0 {
+			if _, why, found := strings.Cut(text[i:], "): "); found {
+				return w.lang, why, true
+			}
+		}
+	}
+	return "", "", false
+}
+
 // LanguageName is a language as a sentence names it.
 func LanguageName(lang string) string {
 	switch lang {

@@ -98,7 +98,7 @@ func amend(ctx context.Context, store graph.Store, am graph.Amender, root string
 		}
 	}()
 	plan, err := load.Discover(abs)
-	if noGoModule(err) {
+	if load.NoModule(err) {
 		return Result{}, fmt.Errorf("%w: %v", errWhole, err) // other languages alone (scip.go)
 	} else if err != nil {
 		return Result{}, err

@@ -170,7 +170,7 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	report(PhaseDiscover, 0, 0, abs)
 	plan, err := load.Discover(abs)
 	scipProjects := discoverSCIP(abs) // TypeScript, JavaScript and Python (scip.go)
-	if err != nil && (!noGoModule(err) || len(scipProjects.projects) == 0) {
+	if err != nil && (!load.NoModule(err) || len(scipProjects.projects) == 0) {
 		return Result{}, err
 	} else if err != nil {
 		plan = load.Plan{Root: abs} // other languages alone

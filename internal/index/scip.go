@@ -78,13 +78,6 @@ func discoverSCIP(abs string) scipPlan {
 	return scipPlan{projects: projects, cfg: cfg}
 }
 
-// noGoModule reports whether load.Discover's err says the root holds no
-// Go module, which a root of other languages alone may well not.
-func noGoModule(err error) bool {
-	var ge *graph.Error
-	return errors.As(err, &ge) && ge.Code == graph.CodeIndexingFailed && strings.Contains(ge.Message, "no Go module")
-}
-
 // indexSCIP runs each project's indexer and imports its index into w,
 // beside the Go records, before the snapshot is published; it adds what
 // it wrote to res, and its diagnostics (written to w) to res.Diagnostics,
@@ -116,20 +109,19 @@ func indexSCIP(ctx context.Context, w graph.SnapshotWriter, repo graph.Repositor
 	}
 	for _, l := range order {
 		lr := byLang[l]
-		if plan.refused != "" {
-			lr.NotIndexed = plan.refused
-			diags = append(diags, graph.Diagnostic{Path: markerOf(plan.projects, l), Kind: graph.KindSkipped,
-				Message: fmt.Sprintf("%s not indexed (%s): %s", languageWords(l), strings.Join(lr.Projects, ", "), lr.NotIndexed)})
-			continue
-		}
-		if err := runner.Available(l); err != nil {
-			lr.NotIndexed = err.Error()
-			var ie *scipindexer.Error
-			if errors.As(err, &ie) {
-				lr.NotIndexed = ie.Message
+		lr.NotIndexed = plan.refused
+		if lr.NotIndexed == "" {
+			if err := runner.Available(l); err != nil {
+				lr.NotIndexed = err.Error()
+				var ie *scipindexer.Error
+				if errors.As(err, &ie) {
+					lr.NotIndexed = ie.Message
+				}
 			}
+		}
+		if lr.NotIndexed != "" {
 			diags = append(diags, graph.Diagnostic{Path: markerOf(plan.projects, l), Kind: graph.KindSkipped,
-				Message: fmt.Sprintf("%s not indexed (%s): %s", languageWords(l), strings.Join(lr.Projects, ", "), lr.NotIndexed)})
+				Message: graph.NotIndexedMessage(string(l), lr.Projects, lr.NotIndexed)})
 			continue
 		}
 		for _, p := range plan.projects {
@@ -243,13 +235,6 @@ func indexerName(l scipindexer.Language) string {
 	return scipindexer.TypeScriptCommand
 }
 
-func languageWords(l scipindexer.Language) string {
-	if l == scipindexer.Python {
-		return "Python"
-	}
-	return "TypeScript and JavaScript"
-}
-
 // projectPath is the file that made p a project, else its directory.
 func projectPath(p scipindexer.Project) string {
 	if len(p.Markers) > 0 {
@@ -285,13 +270,15 @@ func scipEnabled() bool { return !strings.EqualFold(os.Getenv(SCIPEnv), "off") }
 func hasSCIPFiles(dir string) bool {
 	found := false
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || found {
+		if err != nil {
 			return filepath.SkipDir
 		}
 		if d.IsDir() && p != dir && scipindexer.SkipDir(d.Name()) {
 			return filepath.SkipDir
 		}
-		found = !d.IsDir() && scipSource(d.Name())
+		if found = !d.IsDir() && scipSource(d.Name()); found {
+			return filepath.SkipAll
+		}
 		return nil
 	})
 	return found

@@ -172,7 +172,7 @@ func Discover(root string) (Plan, error) {
 			fix = fmt.Sprintf("it is inside the module rooted at %s: index that directory instead", up)
 		}
 		return Plan{}, graph.Errorf(graph.CodeIndexingFailed,
-			"no Go module was found under %s: no go.mod in it or its subdirectories "+
+			noModule+"%s: no go.mod in it or its subdirectories "+
 				"(vendor, testdata, node_modules and directories starting with '.' or '_' are skipped); %s", abs, fix)
 	}
 
@@ -495,6 +495,16 @@ func missingUseDiagnostic(u *modfile.Use) graph.Diagnostic {
 		d.Line, d.Col = u.Syntax.Start.Line, max(u.Syntax.Start.LineRune, 1)
 	}
 	return d
+}
+
+// noModule begins the error of a root that holds no Go module.
+const noModule = "no Go module was found under "
+
+// NoModule reports whether err is Discover's for a root that holds no Go
+// module, which a root of other languages alone may well not.
+func NoModule(err error) bool {
+	var ge *graph.Error
+	return errors.As(err, &ge) && ge.Code == graph.CodeIndexingFailed && strings.HasPrefix(ge.Message, noModule)
 }
 
 // hasVendor reports whether the go command uses the vendor directory of

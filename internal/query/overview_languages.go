@@ -60,15 +60,9 @@ func overviewLanguages(ctx context.Context, v *session.View, repo string, total 
 		r.Symbols = max(0, total-others)
 	}
 	for _, s := range skipped {
-		for _, nl := range []struct{ words, lang string }{{"TypeScript and JavaScript not indexed", "typescript"}, {"Python not indexed", "python"}} {
-			if i := strings.Index(s, nl.words); i >= 0 && rows[nl.lang] == nil {
-				r := row(nl.lang)
-				r.Indexer = ""
-				r.NotIndexed = s[i+len(nl.words):]
-				if _, why, ok := strings.Cut(r.NotIndexed, "): "); ok {
-					r.NotIndexed = why // after the projects' directories
-				}
-			}
+		if lang, why, ok := graph.NotIndexedOf(s); ok && rows[lang] == nil {
+			r := row(lang)
+			r.Indexer, r.NotIndexed = "", why
 		}
 	}
 	if len(order) == 1 && order[0] == graph.LanguageGo {
