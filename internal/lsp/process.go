@@ -1,13 +1,11 @@
 package lsp
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -22,7 +20,7 @@ type process struct {
 	tree   *proctree.Tree
 	stdin  *os.File
 	stdout *os.File
-	stderr *tail
+	stderr *proctree.Tail
 	exited chan struct{} // closed once the process has been reaped
 	state  *os.ProcessState
 	// capMB is the memory cap in force, 0 for none.
@@ -65,7 +63,7 @@ func startProcess(spec *ServerSpec, dir string, capMB int) (*process, error) {
 		inW.Close()
 		return nil, err
 	}
-	p := &process{cmd: cmd, tree: proctree.New(), stdin: inW, stdout: outR, stderr: newTail(16 << 10), exited: make(chan struct{}), capMB: capMB}
+	p := &process{cmd: cmd, tree: proctree.New(), stdin: inW, stdout: outR, stderr: proctree.NewTail(16 << 10), exited: make(chan struct{}), capMB: capMB}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, p.stderr
 	err = p.tree.Start(cmd, capMB)
 	inR.Close()
@@ -171,47 +169,6 @@ func (m memoryPoller) watch(pid int, limit int64, done <-chan struct{}, stop fun
 		case <-t.C:
 		}
 	}
-}
-
-// tail is an io.Writer keeping the last n bytes written: a server's stderr,
-// drained continuously so that a flood never blocks the server.
-type tail struct {
-	mu      sync.Mutex
-	buf     []byte
-	n       int
-	dropped int64
-}
-
-func newTail(n int) *tail { return &tail{n: n} }
-
-func (t *tail) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(b) >= t.n {
-		t.dropped += int64(len(t.buf) + len(b) - t.n)
-		t.buf = append(t.buf[:0], b[len(b)-t.n:]...)
-		return len(b), nil
-	}
-	if over := len(t.buf) + len(b) - t.n; over > 0 {
-		t.dropped += int64(over)
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	t.buf = append(t.buf, b...)
-	return len(b), nil
-}
-
-// String returns the last lines of the tail, at most max bytes.
-func (t *tail) String(max int) string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	b := t.buf
-	if len(b) > max {
-		b = b[len(b)-max:]
-		if i := bytes.IndexByte(b, '\n'); i >= 0 && i < len(b)-1 {
-			b = b[i+1:]
-		}
-	}
-	return strings.TrimSpace(string(b))
 }
 
 // Footprint is a server's memory as the platform counts it, summed over

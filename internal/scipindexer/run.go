@@ -1,7 +1,6 @@
 package scipindexer
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -14,7 +13,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sextant-dev/sextant/internal/proctree"
@@ -144,7 +142,7 @@ func (r *Runner) Index(ctx context.Context, root string, p Project) (*Output, er
 	cmd := exec.Command(command, args...)
 	cmd.Dir = projDir
 	cmd.Env = r.env(p.Language, dir, absRoot)
-	log := &tail{n: StderrTail}
+	log := proctree.NewTail(StderrTail)
 	cmd.Stdout, cmd.Stderr = log, log
 	// Grandchildren holding the output pipes must not stall the reaping.
 	cmd.WaitDelay = time.Second
@@ -173,7 +171,7 @@ func (r *Runner) Index(ctx context.Context, root string, p Project) (*Output, er
 		if ctx.Err() != nil {
 			e = fail(Canceled, ctx.Err(), "stopped with every process it started: the run was cancelled")
 		}
-		e.Output = log.String()
+		e.Output = log.String(StderrTail)
 		return nil, e
 	}
 	elapsed := time.Since(start)
@@ -186,17 +184,17 @@ func (r *Runner) Index(ctx context.Context, root string, p Project) (*Output, er
 			}
 		}
 		e := fail(Crashed, nil, "failed (%s) after %s", status, elapsed.Round(time.Millisecond))
-		e.Output = log.String()
+		e.Output = log.String(StderrTail)
 		return nil, e
 	}
 	size, err := checkIndex(out)
 	if err != nil {
 		e := fail(BadOutput, err, "exited cleanly but wrote no usable index")
-		e.Output = log.String()
+		e.Output = log.String(StderrTail)
 		return nil, e
 	}
 	ok = true
-	return &Output{Project: p, Tool: name, Path: out, Size: size, Elapsed: elapsed, Log: log.String(), dir: dir}, nil
+	return &Output{Project: p, Tool: name, Path: out, Size: size, Elapsed: elapsed, Log: log.String(StderrTail), dir: dir}, nil
 }
 
 // args are the indexer's arguments for p of root, whose directory is
@@ -473,35 +471,4 @@ func checkIndex(path string) (int64, error) {
 		return size, fmt.Errorf("the index is truncated: its first field needs %d bytes, the file has %d", end, size)
 	}
 	return size, nil
-}
-
-// tail keeps the last n bytes written to it: an indexer's output, drained
-// as it comes so that a flood never blocks the indexer.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-	n   int
-}
-
-func (t *tail) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, b...)
-	if over := len(t.buf) - t.n; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(b), nil
-}
-
-// String returns the tail from its first whole line, trimmed.
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	b := t.buf
-	if len(b) == t.n {
-		if i := bytes.IndexByte(b, '\n'); i >= 0 && i < len(b)-1 {
-			b = b[i+1:]
-		}
-	}
-	return strings.TrimSpace(string(b))
 }
