@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -397,7 +395,7 @@ func (x *extractor) extract(ctx context.Context, g *group) (PackageRecords, *pkg
 	s.refs()
 	s.typeSummaries(ctx)
 
-	pkg.Hash = packageHash(s.rec.Files)
+	pkg.Hash = graph.PackageHash(s.rec.Files)
 	pkg.API = apiHash(s.types)
 	pkg.Errors = len(s.rec.Diagnostics)
 	return s.rec, s.xr
@@ -446,7 +444,7 @@ func (s *pkgState) readFiles() {
 		f := graph.File{
 			Path:      rel,
 			Package:   s.g.path,
-			Hash:      hashBytes(content),
+			Hash:      graph.ContentHash(content),
 			Size:      int64(len(content)),
 			ModTimeNS: mtime,
 			Test:      strings.HasSuffix(path, "_test.go"),
@@ -801,27 +799,4 @@ func readFile(path string) ([]byte, int64, error) {
 		return nil, 0, fmt.Errorf("reading file: %w", err)
 	}
 	return b.Bytes(), info.ModTime().UnixNano(), nil
-}
-
-// hashBytes returns the hex SHA-256 of b.
-func hashBytes(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
-// packageHash is the hex SHA-256 over the package's (path, file hash)
-// pairs in path order: it changes exactly when a file of the package is
-// added, removed, renamed or edited, which is what incremental re-indexing
-// needs to know.
-func packageHash(files []graph.File) string {
-	sorted := slices.Clone(files)
-	slices.SortFunc(sorted, func(a, b graph.File) int { return strings.Compare(a.Path, b.Path) })
-	h := sha256.New()
-	for _, f := range sorted {
-		h.Write([]byte(f.Path))
-		h.Write([]byte{0})
-		h.Write([]byte(f.Hash))
-		h.Write([]byte{'\n'})
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }

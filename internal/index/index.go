@@ -655,7 +655,7 @@ func manifestFiles(root string, paths []string) []graph.File {
 		if err != nil {
 			continue // gone since Discover; the next freshness check sees it
 		}
-		files = append(files, graph.File{Path: rel, Hash: hashBytes(content), Size: int64(len(content)), ModTimeNS: mtime})
+		files = append(files, graph.File{Path: rel, Hash: graph.ContentHash(content), Size: int64(len(content)), ModTimeNS: mtime})
 	}
 	return files
 }

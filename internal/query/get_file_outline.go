@@ -3,8 +3,6 @@ package query
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -236,8 +234,7 @@ func indexedOutline(ctx context.Context, v *session.View, repo, rel string, src 
 		}
 		of.Entries[i].Members = append(of.Entries[i].Members, m)
 	}
-	sum := sha256.Sum256(src)
-	if f, err := v.Reader().File(ctx, repo, rel); err != nil || f.Hash != hex.EncodeToString(sum[:]) {
+	if f, err := v.Reader().File(ctx, repo, rel); err != nil || f.Hash != graph.ContentHash(src) {
 		of.ParseErrors = append(of.ParseErrors, fmt.Sprintf("%s declarations as indexed in the snapshot: the file is not as indexed (Sextant parses Go alone)", graph.LanguageName(graph.LanguageOf(rel))))
 	}
 	return of, nil

@@ -8,8 +8,6 @@
 package srcfile
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -108,8 +106,7 @@ func (c *Cache) Load(root, rel string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(content)
-	hash := hex.EncodeToString(sum[:])
+	hash := graph.ContentHash(content)
 	abs := filepath.Join(root, filepath.FromSlash(rel))
 	c.mu.Lock()
 	if f, ok := c.files[abs]; ok && f.Hash == hash {

@@ -27,8 +27,6 @@ package scipindex
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -316,8 +314,7 @@ func (im *importer) document(d *scip.Document) {
 	im.res.Documents++
 	dir := path.Dir(full)
 	test := testPath(full)
-	sum := sha256.Sum256(src)
-	im.files = append(im.files, fileRec{dir: dir, file: graph.File{Path: full, Package: dir, Hash: hex.EncodeToString(sum[:]),
+	im.files = append(im.files, fileRec{dir: dir, file: graph.File{Path: full, Package: dir, Hash: graph.ContentHash(src),
 		Size: int64(len(src)), ModTimeNS: fi.ModTime().UnixNano(), Test: test}})
 
 	lines := newLineTable(src, encodingOf(d))
@@ -844,11 +841,7 @@ func (im *importer) write(ctx context.Context, w graph.SnapshotWriter) error {
 			return err
 		}
 		p := pkgs[dir]
-		h := sha256.New()
-		for _, f := range p.files {
-			h.Write([]byte(f.Path + "\x00" + f.Hash + "\x00"))
-		}
-		pkg := graph.Package{Path: dir, Name: packageName(dir, module), ModulePath: module, Dir: dir, Hash: hex.EncodeToString(h.Sum(nil)),
+		pkg := graph.Package{Path: dir, Name: packageName(dir, module), ModulePath: module, Dir: dir, Hash: graph.PackageHash(p.files),
 			TestOnly: !slices.ContainsFunc(p.files, func(f graph.File) bool { return !f.Test })}
 		if err := w.AddPackage(ctx, pkg, p.files, p.syms, nil); err != nil {
 			return fmt.Errorf("writing package %s: %w", dir, err)
