@@ -158,10 +158,7 @@ func importProject(ctx context.Context, w graph.SnapshotWriter, runner *scipinde
 		}
 		var ie *scipindexer.Error
 		if errors.As(err, &ie) {
-			msg := fmt.Sprintf("%s: %s on %s: %s: %s", graph.CodeIndexingFailed, ie.Tool, ie.Project, ie.Reason, ie.Message)
-			if ie.Err != nil {
-				msg += ": " + ie.Err.Error()
-			}
+			msg := ie.Coded().Error()
 			if ie.Output != "" {
 				msg += "\n" + ie.Output
 			}

@@ -142,10 +142,11 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Coded returns e as the tool contract's INDEXING_FAILED, with the
-// reason, tool, project and output in its data.
+// Coded returns e as the tool contract's INDEXING_FAILED, saying the
+// tool, project, reason and message (and the cause, in its Error), with
+// the reason, tool, project and output in its data.
 func (e *Error) Coded() *graph.Error {
-	g := graph.Wrap(graph.CodeIndexingFailed, e.Err, fmt.Sprintf("%s on %s: %s", e.Tool, e.Project, e.Message))
+	g := graph.Wrap(graph.CodeIndexingFailed, e.Err, fmt.Sprintf("%s on %s: %s: %s", e.Tool, e.Project, e.Reason, e.Message))
 	g.WithData("reason", string(e.Reason)).WithData("tool", e.Tool).WithData("project", e.Project)
 	if e.Output != "" {
 		g.WithData("output", e.Output)
