@@ -14,6 +14,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/sextant-dev/sextant/internal/proctree"
 	"github.com/sextant-dev/sextant/internal/rootfs"
 )
 
@@ -47,15 +48,8 @@ type ServerSpec struct {
 	Timeout Duration `toml:"timeout"`
 }
 
-// Duration is a time.Duration written as "30s" in TOML.
-type Duration struct{ time.Duration }
-
-// UnmarshalText parses a Go duration string.
-func (d *Duration) UnmarshalText(b []byte) error {
-	v, err := time.ParseDuration(string(b))
-	d.Duration = v
-	return err
-}
+// Duration is a duration written as "30s" in TOML.
+type Duration = proctree.Duration
 
 // PoolConfig bounds the pool. Every field has a range (see Bounds); 0
 // means the default.

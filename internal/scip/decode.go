@@ -484,6 +484,25 @@ func wrongType(what string, typ protowire.Type) error {
 	return fmt.Errorf("%s has wire type %d", what, typ)
 }
 
+// wantBytes fails unless a field holds bytes (a string or a message).
+func wantBytes(what string, typ protowire.Type) error {
+	if typ != protowire.BytesType {
+		return wrongType(what, typ)
+	}
+	return nil
+}
+
+// stringFields walks a message whose fields of interest are strings,
+// passing over any field that is not bytes.
+func stringFields(b []byte, f func(num protowire.Number, s string)) error {
+	return fields(b, func(num protowire.Number, typ protowire.Type, _ uint64, val []byte) error {
+		if typ == protowire.BytesType {
+			f(num, string(val))
+		}
+		return nil
+	})
+}
+
 func decodeMetadata(b []byte) (Metadata, error) {
 	var m Metadata
 	err := fields(b, func(num protowire.Number, typ protowire.Type, v uint64, val []byte) error {
@@ -494,26 +513,22 @@ func decodeMetadata(b []byte) (Metadata, error) {
 			}
 			m.Version = int32(v)
 		case metaToolInfo:
-			if typ != protowire.BytesType {
-				return wrongType("tool_info", typ)
+			if err := wantBytes("tool_info", typ); err != nil {
+				return err
 			}
-			return fields(val, func(num protowire.Number, typ protowire.Type, _ uint64, val []byte) error {
-				if typ != protowire.BytesType {
-					return nil
-				}
+			return stringFields(val, func(num protowire.Number, s string) {
 				switch num {
 				case toolName:
-					m.ToolName = string(val)
+					m.ToolName = s
 				case toolVersion:
-					m.ToolVersion = string(val)
+					m.ToolVersion = s
 				case toolArguments:
-					m.ToolArguments = append(m.ToolArguments, string(val))
+					m.ToolArguments = append(m.ToolArguments, s)
 				}
-				return nil
 			})
 		case metaProjectRoot:
-			if typ != protowire.BytesType {
-				return wrongType("project_root", typ)
+			if err := wantBytes("project_root", typ); err != nil {
+				return err
 			}
 			m.ProjectRoot = string(val)
 		case metaTextEncoding:
@@ -553,17 +568,17 @@ func decodeDocument(b []byte, lim Limits) (*Document, error) {
 	err = fields(b, func(num protowire.Number, typ protowire.Type, v uint64, val []byte) error {
 		switch num {
 		case docRelativePath:
-			if typ != protowire.BytesType {
-				return wrongType("relative_path", typ)
+			if err := wantBytes("relative_path", typ); err != nil {
+				return err
 			}
 		case docLanguage:
-			if typ != protowire.BytesType {
-				return wrongType("language", typ)
+			if err := wantBytes("language", typ); err != nil {
+				return err
 			}
 			doc.Language = string(val)
 		case docText:
-			if typ != protowire.BytesType {
-				return wrongType("text", typ)
+			if err := wantBytes("text", typ); err != nil {
+				return err
 			}
 			doc.Text = string(val)
 		case docPositionEncoding:
@@ -571,8 +586,8 @@ func decodeDocument(b []byte, lim Limits) (*Document, error) {
 				doc.PositionEncoding = int32(v)
 			}
 		case docOccurrences:
-			if typ != protowire.BytesType {
-				return wrongType("occurrence", typ)
+			if err := wantBytes("occurrence", typ); err != nil {
+				return err
 			}
 			o, ok, err := decodeOccurrence(val, lim, &in)
 			if err != nil {
@@ -584,8 +599,8 @@ func decodeDocument(b []byte, lim Limits) (*Document, error) {
 			}
 			doc.Occurrences = append(doc.Occurrences, o)
 		case docSymbols:
-			if typ != protowire.BytesType {
-				return wrongType("symbol information", typ)
+			if err := wantBytes("symbol information", typ); err != nil {
+				return err
 			}
 			info, err := decodeSymbolInformation(val, lim, &in)
 			if err != nil {
@@ -645,8 +660,8 @@ func decodeOccurrence(b []byte, lim Limits, in *intern) (o Occurrence, ok bool, 
 				return wrongType("range", typ)
 			}
 		case occSymbol:
-			if typ != protowire.BytesType {
-				return wrongType("symbol", typ)
+			if err := wantBytes("symbol", typ); err != nil {
+				return err
 			}
 			s, err := symbolString(val, lim, in)
 			if err != nil {
@@ -707,8 +722,8 @@ func decodeSymbolInformation(b []byte, lim Limits, in *intern) (SymbolInformatio
 	err := fields(b, func(num protowire.Number, typ protowire.Type, v uint64, val []byte) error {
 		switch num {
 		case infoSymbol, infoEnclosingSymbol:
-			if typ != protowire.BytesType {
-				return wrongType("symbol", typ)
+			if err := wantBytes("symbol", typ); err != nil {
+				return err
 			}
 			s, err := symbolString(val, lim, in)
 			if err != nil {
@@ -724,15 +739,15 @@ func decodeSymbolInformation(b []byte, lim Limits, in *intern) (SymbolInformatio
 				info.Documentation = append(info.Documentation, string(val))
 			}
 		case infoRelationships:
-			if typ != protowire.BytesType {
-				return wrongType("relationship", typ)
+			if err := wantBytes("relationship", typ); err != nil {
+				return err
 			}
 			var rel Relationship
 			err := fields(val, func(num protowire.Number, typ protowire.Type, v uint64, val []byte) error {
 				switch num {
 				case relSymbol:
-					if typ != protowire.BytesType {
-						return wrongType("relationship symbol", typ)
+					if err := wantBytes("relationship symbol", typ); err != nil {
+						return err
 					}
 					s, err := symbolString(val, lim, in)
 					if err != nil {
@@ -763,20 +778,16 @@ func decodeSymbolInformation(b []byte, lim Limits, in *intern) (SymbolInformatio
 				info.DisplayName = string(val)
 			}
 		case infoSignatureDocumentation:
-			if typ != protowire.BytesType {
-				return wrongType("signature_documentation", typ)
+			if err := wantBytes("signature_documentation", typ); err != nil {
+				return err
 			}
-			return fields(val, func(num protowire.Number, typ protowire.Type, _ uint64, val []byte) error {
-				if typ != protowire.BytesType {
-					return nil
-				}
+			return stringFields(val, func(num protowire.Number, s string) {
 				switch num {
 				case docLanguage:
-					info.SignatureLanguage = string(val)
+					info.SignatureLanguage = s
 				case docText:
-					info.SignatureText = string(val)
+					info.SignatureText = s
 				}
-				return nil
 			})
 		}
 		return nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/sextant-dev/sextant/internal/proctree"
 	"github.com/sextant-dev/sextant/internal/rootfs"
 )
 
@@ -40,15 +41,8 @@ type Config struct {
 	Source string `toml:"-"`
 }
 
-// Duration is a time.Duration written as "10m" in TOML.
-type Duration struct{ time.Duration }
-
-// UnmarshalText parses a Go duration string.
-func (d *Duration) UnmarshalText(b []byte) error {
-	v, err := time.ParseDuration(string(b))
-	d.Duration = v
-	return err
-}
+// Duration is a duration written as "10m" in TOML.
+type Duration = proctree.Duration
 
 // The defaults and bounds of Config.
 const (

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/names"
 )
 
 // Call is one tool call of the latency benchmark.
@@ -175,41 +176,14 @@ type hump struct {
 }
 
 // humps splits name at upper-case letters, digit runs and underscores,
-// keeping acronyms whole (HTTPServer: HTTP, Server).
+// keeping acronyms whole (HTTPServer: HTTP, Server), as the name table's
+// fuzzy match does.
 func humps(name string) []hump {
-	rs := []rune(name)
 	var out []hump
-	start, under := -1, false
-	for i, r := range rs {
-		if r == '_' {
-			if start >= 0 {
-				out = append(out, hump{rs[start:i], under})
-				start = -1
-			}
-			under = true
-			continue
+	for i, part := range strings.Split(name, "_") {
+		for j, h := range names.SplitHumps(part, true) {
+			out = append(out, hump{h, i > 0 && j == 0})
 		}
-		if start < 0 {
-			start = i
-			continue
-		}
-		prev := rs[i-1]
-		boundary := false
-		switch {
-		case unicode.IsDigit(r):
-			boundary = !unicode.IsDigit(prev)
-		case unicode.IsDigit(prev):
-			boundary = true
-		case unicode.IsUpper(r):
-			boundary = !unicode.IsUpper(prev) || i+1 < len(rs) && unicode.IsLower(rs[i+1])
-		}
-		if boundary {
-			out = append(out, hump{rs[start:i], under})
-			start, under = i, false
-		}
-	}
-	if start >= 0 {
-		out = append(out, hump{rs[start:], under})
 	}
 	return out
 }

@@ -16,10 +16,11 @@ import (
 // T, T, P, Server, so HSrv and HTTPSrv match it) and once keeping acronyms
 // whole (HTTP, Server, so HttpSrv matches it); either split may match.
 
-// splitHumps splits s into humps. With acronyms, a run of upper-case
+// SplitHumps splits s into humps at upper-case letters, digit runs and
+// underscores (which belong to no hump). With acronyms, a run of upper-case
 // letters stays one hump, except that its last letter starts the next hump
 // when a lower-case letter follows it (HTTPServer: HTTP, Server).
-func splitHumps(s string, acronyms bool) [][]rune {
+func SplitHumps(s string, acronyms bool) [][]rune {
 	rs := []rune(s)
 	var out [][]rune
 	start := -1
@@ -72,7 +73,7 @@ type fuzzyMatcher struct {
 }
 
 func newFuzzyMatcher(query string) *fuzzyMatcher {
-	return &fuzzyMatcher{humps: lowerRunes(splitHumps(query, false))}
+	return &fuzzyMatcher{humps: lowerRunes(SplitHumps(query, false))}
 }
 
 // match reports whether name matches the query.
@@ -80,10 +81,10 @@ func (m *fuzzyMatcher) match(name string) bool {
 	if len(m.humps) == 0 {
 		return true
 	}
-	if matchHumps(m.humps, lowerRunes(splitHumps(name, false))) {
+	if matchHumps(m.humps, lowerRunes(SplitHumps(name, false))) {
 		return true
 	}
-	return matchHumps(m.humps, lowerRunes(splitHumps(name, true)))
+	return matchHumps(m.humps, lowerRunes(SplitHumps(name, true)))
 }
 
 // matchSplit is match on a name already split both ways (Table.humps).

@@ -28,11 +28,11 @@ func TestSplitHumps(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var got []string
-		for _, h := range splitHumps(tt.in, tt.acronyms) {
+		for _, h := range SplitHumps(tt.in, tt.acronyms) {
 			got = append(got, string(h))
 		}
 		if !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("splitHumps(%q, %v) = %q, want %q", tt.in, tt.acronyms, got, tt.want)
+			t.Errorf("SplitHumps(%q, %v) = %q, want %q", tt.in, tt.acronyms, got, tt.want)
 		}
 	}
 }

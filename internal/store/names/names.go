@@ -152,8 +152,8 @@ func (t *Table) fuzzyHumps() []entryHumps {
 		t.humps = make([]entryHumps, len(t.Entries))
 		for i := range t.Entries {
 			name := t.Entries[i].Name
-			h := entryHumps{plain: lowerRunes(splitHumps(name, false))}
-			if acr := lowerRunes(splitHumps(name, true)); !sameHumps(h.plain, acr) {
+			h := entryHumps{plain: lowerRunes(SplitHumps(name, false))}
+			if acr := lowerRunes(SplitHumps(name, true)); !sameHumps(h.plain, acr) {
 				h.acronym = acr
 			}
 			t.humps[i] = h

@@ -14,21 +14,16 @@ import (
 // sqlite store's BM25 weights.
 const rankWeights = "{0.1, 0.3, 0.4, 1.0}"
 
-// tsQuery turns words into a tsquery source matching any of them. Every
-// term is made of letters and digits only (sqlbase.SearchTerms), so
-// nothing in it is tsquery syntax.
-func tsQuery(words []string) string {
-	return strings.Join(sqlbase.SearchTerms(words), " | ")
-}
-
 // SearchText implements graph.Reader with PostgreSQL full-text search
 // (ts_rank over the weighted tsvector of migration 3).
 func (r *reader) SearchText(ctx context.Context, q graph.TextQuery) ([]graph.TextHit, error) {
-	expr := tsQuery(q.Words)
+	// A tsquery source matching any term: every term is made of letters
+	// and digits only (sqlbase.SearchTerms), so nothing in it is tsquery
+	// syntax.
+	expr, limit := sqlbase.Search(q, func(t string) string { return t }, " | ")
 	if expr == "" {
 		return nil, nil
 	}
-	limit := sqlbase.SearchLimit(q)
 	var b builder
 	from := r.from(&b, "symbols", "s")
 	// The query is a FROM item, parsed once: sessions use generic plans

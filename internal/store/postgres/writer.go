@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -18,17 +17,14 @@ import (
 // effects (sqlbase), as written: smallint columns.
 var codes = sqlbase.NewCodes[int16]()
 
-// errWriterDone is returned by a SnapshotWriter used after Publish or Abort.
-var errWriterDone = errors.New("snapshot writer already published or aborted")
-
 // lock takes w.mu for a call that adds to the snapshot, failing with
-// errWriterDone (and not holding it) once the writer has published or
+// sqlbase.ErrWriterDone (and not holding it) once the writer has published or
 // aborted.
 func (w *writer) lock() error {
 	w.mu.Lock()
 	if w.done {
 		w.mu.Unlock()
-		return errWriterDone
+		return sqlbase.ErrWriterDone
 	}
 	return nil
 }
@@ -201,7 +197,7 @@ func (w *writer) Publish(ctx context.Context) (graph.Snapshot, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.done {
-		return graph.Snapshot{}, errWriterDone
+		return graph.Snapshot{}, sqlbase.ErrWriterDone
 	}
 	snap, err := w.commit(ctx)
 	w.end()

@@ -304,13 +304,24 @@ func SearchColumns(sym *graph.Symbol) (name, doc, sig, body, path string) {
 		words(sym.Path + " " + sym.PackagePath)
 }
 
-// SearchLimit is the number of hits SearchText returns for q: its limit,
-// 100 when it sets none.
-func SearchLimit(q graph.TextQuery) int {
-	if q.Limit <= 0 {
-		return 100
+// ErrWriterDone is returned by a store's SnapshotWriter used after
+// Publish or Abort.
+var ErrWriterDone = errors.New("snapshot writer already published or aborted")
+
+// Search is what a store's SearchText asks its full-text index for q:
+// the search terms of q's words (SearchTerms), each written by term and
+// joined by or, so that any of them matches ("" when q has none); and
+// the number of hits to return, q's limit or 100 when it sets none.
+func Search(q graph.TextQuery, term func(string) string, or string) (expr string, limit int) {
+	terms := SearchTerms(q.Words)
+	for i, t := range terms {
+		terms[i] = term(t)
 	}
-	return q.Limit
+	limit = q.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	return strings.Join(terms, or), limit
 }
 
 // RepositoryRoot checks and normalises the arguments of EnsureRepository:

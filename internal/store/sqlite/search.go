@@ -16,23 +16,16 @@ import (
 // element least.
 const searchWeights = "10.0, 4.0, 2.0, 1.0, 3.0"
 
-// matchExpr turns words into an FTS5 query that matches any of them.
-// Terms are quoted, so nothing in them is FTS5 syntax.
-func matchExpr(words []string) string {
-	terms := sqlbase.SearchTerms(words)
-	for i, t := range terms {
-		terms[i] = `"` + t + `"`
-	}
-	return strings.Join(terms, " OR ")
-}
+// ftsTerm quotes a search term for an FTS5 query, so nothing in it is
+// FTS5 syntax.
+func ftsTerm(t string) string { return `"` + t + `"` }
 
 // SearchText implements graph.Reader with SQLite FTS5 and BM25.
 func (r *reader) SearchText(ctx context.Context, q graph.TextQuery) ([]graph.TextHit, error) {
-	expr := matchExpr(q.Words)
+	expr, limit := sqlbase.Search(q, ftsTerm, " OR ")
 	if expr == "" {
 		return nil, nil
 	}
-	limit := sqlbase.SearchLimit(q)
 	var b builder
 	b.Where("symbol_text MATCH %s", expr)
 	if len(q.Repositories) > 0 {

@@ -18,9 +18,6 @@ import (
 // effects (sqlbase), as written.
 var codes = sqlbase.NewCodes[int64]()
 
-// errWriterDone is returned by a SnapshotWriter used after Publish or Abort.
-var errWriterDone = errors.New("snapshot writer already published or aborted")
-
 // unitKey is what a symbol shares with the other symbols of its file.
 type unitKey struct {
 	pkgPath, pkgName, modPath, path string
@@ -71,7 +68,7 @@ type heldText struct {
 // The caller holds w.mu.
 func (w *writer) begin(ctx context.Context) (err error) {
 	if w.done {
-		return errWriterDone
+		return sqlbase.ErrWriterDone
 	}
 	if w.tx != nil {
 		return nil
