@@ -3,14 +3,19 @@ package query
 import (
 	"context"
 	"fmt"
+	"path"
+	"path/filepath"
 	"strings"
 
+	"github.com/sextant-dev/sextant/internal/answer"
+	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/live"
+	"github.com/sextant-dev/sextant/internal/lsptools"
 )
 
 // CheckFileInput selects the file whose package is checked.
 type CheckFileInput struct {
-	File      string `json:"file" jsonschema:"Go file, repo-relative or absolute"`
+	File      string `json:"file" jsonschema:"repo-relative or absolute"`
 	Analyzers *bool  `json:"analyzers,omitempty" jsonschema:"also run go vet analyzers (default false)"`
 	Limit     int    `json:"limit,omitempty" jsonschema:"page size 1-500 (default 50)"`
 	Cursor    string `json:"cursor,omitempty" jsonschema:"next_cursor of the last page"`
@@ -41,6 +46,8 @@ type CheckFileOutput struct {
 	Envelope
 	OK      bool            `json:"ok" jsonschema:"true when the package has no diagnostics"`
 	Package string          `json:"package" jsonschema:"import path of the package checked"`
+	Checker string          `json:"checker,omitempty" jsonschema:"the language server that checked a file of another language"`
+	Pending []string        `json:"pending,omitempty" jsonschema:"what that server had not finished when the wait ended: the list may be partial"`
 	Results []DiagnosticRow `json:"results" jsonschema:"the diagnostics, by file and position"`
 }
 
@@ -50,6 +57,9 @@ func CheckFile(ctx context.Context, s *Service, in CheckFileInput, _ func(Progre
 	limit, err := pageLimit(in.Limit)
 	if err != nil {
 		return nil, err
+	}
+	if lang := graph.LanguageOf(in.File); lang != "" && lang != graph.LanguageGo {
+		return checkWithServer(ctx, s, in, lang)
 	}
 	p, err := s.sess.LivePackage(ctx, "file", in.File)
 	if err != nil {
@@ -89,14 +99,48 @@ func CheckFile(ctx context.Context, s *Service, in CheckFileInput, _ func(Progre
 	return out, nil
 }
 
+// checkWithServer answers check_file for a file of another language
+// than Go from its language server's diagnostics (lsp_diagnostics), in
+// the rows Go's answer has: the package is the file's directory, and a
+// server that had not settled when the wait ended is said in pending.
+func checkWithServer(ctx context.Context, s *Service, in CheckFileInput, lang string) (*CheckFileOutput, error) {
+	if in.Analyzers != nil && *in.Analyzers {
+		return nil, answer.Invalid("analyzers", "go vet's analyzers check Go; %s is %s", in.File, graph.LanguageName(lang))
+	}
+	d, err := s.lsp.Diagnostics(ctx, lsptools.DiagnosticsInput{File: in.File, Limit: in.Limit, Cursor: in.Cursor})
+	if err != nil {
+		return nil, err
+	}
+	out := &CheckFileOutput{Envelope: d.Envelope, OK: d.Total == 0 && d.Complete, Checker: d.Server, Pending: d.Pending,
+		Results: make([]DiagnosticRow, 0, len(d.Results))}
+	for _, r := range d.Results {
+		out.Results = append(out.Results, DiagnosticRow{Path: r.Path, Line: r.Line, Column: r.Column, EndLine: r.EndLine, EndColumn: r.EndColumn,
+			Severity: r.Severity, Source: r.Source, Code: r.Code, Message: r.Message})
+		if out.Package == "" {
+			out.Package = path.Dir(r.Path)
+		}
+	}
+	if out.Package == "" {
+		out.Package = path.Dir(filepath.ToSlash(in.File))
+	}
+	return out, nil
+}
+
 // Text renders the diagnostics one per line, as a compiler prints them.
 func (o *CheckFileOutput) Text() string {
 	var b strings.Builder
+	what := "package " + o.Package
+	if o.Checker != "" {
+		what = o.Checker + " on " + o.Package
+	}
 	if o.OK {
-		fmt.Fprintf(&b, "ok: package %s has no diagnostics\n", o.Package)
+		fmt.Fprintf(&b, "ok: %s has no diagnostics\n", what)
 		return b.String()
 	}
-	fmt.Fprintf(&b, "package %s: %d diagnostics\n", o.Package, o.Total)
+	fmt.Fprintf(&b, "%s: %d diagnostics\n", what, o.Total)
+	if len(o.Pending) > 0 {
+		fmt.Fprintf(&b, "partial: the server had not finished %s\n", strings.Join(o.Pending, ", "))
+	}
 	for _, d := range o.Results {
 		where := d.Path
 		if d.Line > 0 {

@@ -136,3 +136,57 @@ func TestSCIPOverviewLanguages(t *testing.T) {
 		})
 	}
 }
+
+// check_file on a TypeScript or Python file lists its language server's
+// diagnostics (typescript-language-server, pyright from e2e/lsp) in the
+// shape it gives Go's: clean files are ok, a type error is listed at its
+// line with the server's code, and go vet's analyzers are refused.
+func TestCheckFileOtherLanguages(t *testing.T) {
+	scipIndexers(t)
+	lsptest.NodeBin(t, "check_file on other languages", "typescript-language-server", "pyright-langserver")
+	f := newFixture(t, "../index/testdata/scip/mixed.txtar")
+	for _, c := range []struct {
+		lang, file, bad, checker string
+	}{
+		{"typescript", "web/src/shapes.ts", "export const wrong: number = \"text\";\n", "typescript"},
+		{"python", "py/shapes/geometry.py", "wrong: int = \"text\"\n", "pyright"},
+	} {
+		t.Run(c.lang, func(t *testing.T) {
+			a, err := f.call(t, "check_file", fmt.Sprintf(`{"file":%q}`, c.file))
+			if err != nil {
+				t.Fatalf("check_file %s: %v", c.file, err)
+			}
+			if out := a.(*CheckFileOutput); !out.OK || out.Checker != c.checker || len(out.Results) != 0 {
+				t.Errorf("check_file %s, a clean file: %+v, want ok from %s", c.file, out, c.checker)
+			}
+			path := filepath.Join(f.dir, c.file)
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			line := strings.Count(string(src), "\n") + 1
+			if err := os.WriteFile(path, append(src, c.bad...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			a, err = f.call(t, "check_file", fmt.Sprintf(`{"file":%q}`, c.file))
+			if err != nil {
+				t.Fatalf("check_file %s: %v", c.file, err)
+			}
+			out := a.(*CheckFileOutput)
+			if out.OK || len(out.Results) == 0 {
+				t.Fatalf("check_file %s with a type error: %+v", c.file, out)
+			}
+			d := out.Results[0]
+			if d.Path != c.file || d.Line != line || d.Severity != "error" || d.Code == "" || d.Message == "" {
+				t.Errorf("check_file %s: %+v, want an error with a code at line %d", c.file, d, line)
+			}
+			if text := out.Text(); !strings.Contains(text, fmt.Sprintf("%s:%d:", c.file, line)) {
+				t.Errorf("check_file %s text:\n%s", c.file, text)
+			}
+			_, err = f.call(t, "check_file", fmt.Sprintf(`{"file":%q,"analyzers":true}`, c.file))
+			if e, ok := asError(err); !ok || e.Code != graph.CodeInvalidArgument {
+				t.Errorf("check_file %s with analyzers: %v, want INVALID_ARGUMENT", c.file, err)
+			}
+		})
+	}
+}

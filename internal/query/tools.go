@@ -152,7 +152,7 @@ const descGetContextBudget = `What loading a Go file or package directory costs 
 
 const descSearchCode = `Find code by a question in words ("parse the config file"): BM25 over identifiers, docs, signatures, strings and paths. Returns the top symbols with paths, lines, signatures and doc summaries, and the best match's body within budget. Known name: find_symbol; another hit's body: read_source. Errors: INVALID_ARGUMENT, REPOSITORY_NOT_FOUND.`
 
-const descCheckFile = `Compile a file's package from disk now (no index needed) and list its problems: parse and type errors, and with analyzers the go vet checks; each with position, severity, stable code (UnusedVar, printf), message and fixes as diffs; ok when clean. Run it after an edit. One expression's type: infer_type. Errors: FILE_NOT_FOUND, OUTSIDE_ROOTS, INVALID_ARGUMENT, CHECK_ERROR.`
+const descCheckFile = `Compile a file's package from disk now (no index needed) and list its problems: parse and type errors, and with analyzers the go vet checks; each with position, severity, stable code (UnusedVar, printf), message and fixes as diffs; ok when clean. TypeScript, JavaScript, Python: the language server's diagnostics. Run it after an edit; a type: infer_type. Errors: FILE_NOT_FOUND, OUTSIDE_ROOTS, INVALID_ARGUMENT, CHECK_ERROR.`
 
 const descInferType = `The type at file:line:column (column in characters), from the type checker on the files on disk: token, type, kind, signature (instantiated for generics), definition. A declaration by name: get_symbol; a named type's protocol: explain_type; errors: check_file. Errors: INVALID_ARGUMENT (not in the file), SYMBOL_NOT_FOUND (no expression there), OUTSIDE_ROOTS, UNSUPPORTED_LANGUAGE.`
 
