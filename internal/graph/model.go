@@ -84,6 +84,14 @@ type Snapshot struct {
 	// need the call graph. A complete snapshot replaces it when the run
 	// ends.
 	Stage string
+	// Build is the build configuration its Go packages were loaded with
+	// (GOOS, GOARCH, build tags), and Indexers the indexers of its other
+	// languages, one "language tool version" each: what made it, said by
+	// the process that indexed it, which need not be the one reading it.
+	// Empty when the writer did not say (a store that does not keep them,
+	// a snapshot of an older schema).
+	Build    string
+	Indexers []string
 }
 
 // The stages of a snapshot published early (see Snapshot.Stage), in the

@@ -58,6 +58,13 @@ type SnapshotWriter interface {
 	Abort() error
 }
 
+// Provenancer is an optional SnapshotWriter capability, of a store that
+// keeps what made a snapshot (Snapshot.Build and Snapshot.Indexers). An
+// amended snapshot keeps its base's unless it is set again.
+type Provenancer interface {
+	SetProvenance(build string, indexers []string)
+}
+
 // Stager is an optional SnapshotWriter capability, of a store that can
 // publish a snapshot as an early stage of an index (see Snapshot.Stage):
 // the indexer then publishes the symbols of a repository it has never

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -66,7 +67,8 @@ func Check(ctx context.Context, store graph.Store, root, name string, paths []st
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Repository: repo, Modules: len(plan.Modules)}
+	res := Result{Repository: repo, Modules: len(plan.Modules), Build: load.Build(os.Environ())}
+	setProvenance(w, &res)
 	var recs []PackageRecords
 	seen := map[string]bool{}
 	var keeps []func() // see Result.KeepTypes

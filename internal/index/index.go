@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -394,6 +395,7 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	}
 
 	res := Result{Repository: repo, Modules: len(plan.Modules), Build: load.Build(os.Environ())}
+	setProvenance(w, &res) // for the stages published before the SCIP indexers ran
 	for _, d := range diags {
 		if d.Skipped() {
 			res.Skipped = append(res.Skipped, d)
@@ -545,6 +547,7 @@ func Index(ctx context.Context, store graph.Store, root string, opts Options) (R
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("indexing %s: %w", abs, err)
 	}
+	setProvenance(w, &res)
 	snap, err := w.Publish(ctx)
 	if err != nil {
 		return Result{}, fmt.Errorf("publishing snapshot: %w", err)
@@ -667,4 +670,24 @@ func unitLabel(u load.Unit) string {
 		paths = append(paths, m.Path)
 	}
 	return strings.Join(paths, ", ")
+}
+
+// setProvenance says what made the snapshot, to a store that keeps it
+// (graph.Provenancer): the build configuration, and each language's
+// indexer that imported a project, with its version.
+func setProvenance(w graph.SnapshotWriter, res *Result) {
+	p, ok := w.(graph.Provenancer)
+	if !ok {
+		return
+	}
+	var indexers []string
+	if res.Modules > 0 {
+		indexers = append(indexers, graph.LanguageGo+" go/types "+runtime.Version())
+	}
+	for _, l := range res.Languages {
+		if l.Indexed > 0 {
+			indexers = append(indexers, strings.TrimSpace(l.Language+" "+l.Indexer+" "+l.Version))
+		}
+	}
+	p.SetProvenance(res.Build, indexers)
 }

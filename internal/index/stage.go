@@ -163,6 +163,7 @@ func publishSyntax(ctx context.Context, store graph.Store, repo graph.Repository
 	if err := w.AddFiles(ctx, manifestFiles(abs, plan.Manifests)); err != nil {
 		return ahead, err
 	}
+	setProvenance(w, &Result{Build: load.Build(os.Environ())})
 	if _, err := w.Publish(ctx); err != nil {
 		return ahead, err
 	}

@@ -157,7 +157,7 @@ func GetRepositoryOverview(ctx context.Context, s *Service, in GetRepositoryOver
 	slices.SortFunc(changed, func(a, b OverviewFile) int { return cmp.Or(b.Commits-a.Commits, strings.Compare(a.Path, b.Path)) })
 
 	ov := newOverview(fx, changed, commits)
-	if ov.Languages, err = overviewLanguages(ctx, v, repo.Name, fx.Status.Symbols, fx.Skipped); err != nil {
+	if ov.Languages, err = overviewLanguages(ctx, v, fx.Status, fx.Skipped); err != nil {
 		return nil, err
 	}
 	ov.Envelope = v.Envelope()
@@ -221,9 +221,13 @@ func newOverview(fx *overview.Facts, changed []OverviewFile, commits int) *GetRe
 		ov.Modules = append(ov.Modules, OverviewModule{Path: m.Path, Dir: m.Dir, GoVersion: m.GoVersion})
 	}
 	ov.Unavailable, ov.Skipped = fx.Unavailable, fx.Skipped
-	// The configuration this process loads with, which is the one its
-	// index used (see load.Build).
-	ov.Build = load.Build(os.Environ())
+	// The configuration the snapshot was indexed with, as its indexer
+	// said; for a snapshot that does not say (an older schema), the one
+	// this process loads with, which is the one its own index uses.
+	ov.Build = st.Snapshot.Build
+	if ov.Build == "" {
+		ov.Build = load.Build(os.Environ())
+	}
 	for _, p := range fx.Packages {
 		if p.Main {
 			ov.Commands = append(ov.Commands, p)
@@ -288,7 +292,7 @@ func (o *GetRepositoryOverviewOutput) Text() string {
 				fmt.Fprintf(&b, "language %s: not indexed: %s\n", l.Language, l.NotIndexed)
 				continue
 			}
-			fmt.Fprintf(&b, "language %s: %s, %s (%s)\n", l.Language, plural(l.Files, "file"), plural(l.Symbols, "symbol"), l.Indexer)
+			fmt.Fprintf(&b, "language %s: %s, %s (%s)\n", l.Language, plural(l.Files, "file"), plural(l.Symbols, "symbol"), strings.TrimSpace(l.Indexer+" "+l.Version))
 		}
 	} else {
 		fmt.Fprintf(&b, "repository %s, section %s\n", o.Repository, o.Section)

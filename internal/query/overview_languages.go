@@ -16,15 +16,18 @@ type OverviewLanguage struct {
 	Files      int    `json:"files" jsonschema:"its files indexed"`
 	Symbols    int    `json:"symbols" jsonschema:"its symbols indexed"`
 	Indexer    string `json:"indexer,omitempty" jsonschema:"what indexed it: go/types, scip-typescript, scip-python"`
+	Version    string `json:"version,omitempty" jsonschema:"the indexer's version, as the snapshot recorded it"`
 	NotIndexed string `json:"not_indexed,omitempty" jsonschema:"why it was found but not indexed, with the command that installs its indexer"`
 }
 
 // overviewLanguages counts the snapshot's files and symbols of each
 // language, and names the languages found but not indexed (the index's
 // skipped diagnostics that say so); none for a repository of Go alone,
-// which costs a read of its files. total is the snapshot's symbols, of
-// which Go has what the other languages do not.
-func overviewLanguages(ctx context.Context, v *session.View, repo string, total int, skipped []string) ([]OverviewLanguage, error) {
+// which costs a read of its files. Of the snapshot's symbols, Go has what
+// the other languages do not; each indexer's version is the one the
+// snapshot recorded (graph.Snapshot.Indexers).
+func overviewLanguages(ctx context.Context, v *session.View, st graph.RepositoryStatus, skipped []string) ([]OverviewLanguage, error) {
+	repo, total := st.Name, st.Symbols
 	files, err := v.Reader().Files(ctx, repo)
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "reading files")
@@ -58,6 +61,19 @@ func overviewLanguages(ctx context.Context, v *session.View, repo string, total 
 	}
 	if r := rows[graph.LanguageGo]; r != nil {
 		r.Symbols = max(0, total-others)
+	}
+	for _, rec := range st.Snapshot.Indexers {
+		// "language tool version", as the index wrote it; TypeScript's
+		// indexer serves JavaScript too.
+		f := strings.Fields(rec)
+		if len(f) != 3 {
+			continue
+		}
+		for _, r := range rows {
+			if r.Indexer == f[1] {
+				r.Version = f[2]
+			}
+		}
 	}
 	for _, s := range skipped {
 		if lang, why, ok := graph.NotIndexedOf(s); ok && rows[lang] == nil {

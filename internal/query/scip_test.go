@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -114,6 +115,8 @@ func TestSCIPOverviewLanguages(t *testing.T) {
 				want["typescript"], want["python"] = "npm install -g @sourcegraph/scip-typescript@0.4.0", "npm install -g @sourcegraph/scip-python@0.6.6"
 			}
 			f := newFixture(t, "../index/testdata/scip/mixed.txtar")
+			t.Setenv("GOOS", "windows")
+			t.Setenv("GOARCH", "arm64")
 			a, err := f.call(t, "get_repository_overview", `{}`)
 			if err != nil {
 				t.Fatal(err)
@@ -129,6 +132,18 @@ func TestSCIPOverviewLanguages(t *testing.T) {
 				if indexed && (l.Files == 0 || l.Symbols == 0 || l.Indexer != says) || !indexed && !strings.Contains(l.NotIndexed, says) {
 					t.Errorf("%s: %+v, want it to say %s", lang, l, says)
 				}
+				// The indexer's version, as the snapshot recorded it.
+				if version := map[string]string{"go": runtime.Version(), "typescript": "0.4.0", "python": "0.6.6"}[lang]; indexed && l.Version != version {
+					t.Errorf("%s: indexer version %q, want %q", lang, l.Version, version)
+				}
+			}
+			if want := "(scip-typescript 0.4.0)"; installed && !strings.Contains(ov.Text(), want) {
+				t.Errorf("the overview's text does not say %s:\n%s", want, ov.Text())
+			}
+			// The configuration the snapshot was made with, not the one
+			// of the process reading it.
+			if !strings.HasPrefix(ov.Build, "GOOS=linux GOARCH=amd64") {
+				t.Errorf("build %q, want the configuration the fixture was indexed with (linux/amd64)", ov.Build)
 			}
 			if text := ov.Text(); !strings.Contains(text, "language typescript") || !strings.Contains(text, "language python") {
 				t.Errorf("the overview's text does not name the languages:\n%s", text)

@@ -268,7 +268,8 @@ func (s *Store) BeginSnapshot(ctx context.Context, repo graph.Repository, vcsHea
 // prepared once per connection like every other.
 const (
 	pinBegin = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`
-	pinRepos = `SELECT r.id, r.name, r.root, r.vcs_head, s.id, s.created_at, s.packages, s.files, s.symbols, s.diagnostics
+	pinRepos = `SELECT r.id, r.name, r.root, r.vcs_head, s.id, s.created_at, s.packages, s.files, s.symbols, s.diagnostics,
+	s.build, s.indexers
 	FROM repositories r JOIN snapshots s ON s.id = r.current_snapshot ORDER BY r.name`
 	pinModules = `SELECT m.snapshot_id, m.path, m.dir, m.go_version
 	FROM repositories r JOIN modules m ON m.snapshot_id = r.current_snapshot ORDER BY m.dir, m.path`
@@ -312,13 +313,17 @@ func (r *reader) pin(ctx context.Context) error {
 	for rows.Next() {
 		var st graph.RepositoryStatus
 		var created int64
+		var indexers string
 		if err := rows.Scan(&st.ID, &st.Name, &st.Root, &st.VCSHead, &st.Snapshot.ID, &created,
-			&st.Packages, &st.Files, &st.Symbols, &st.Diagnostics); err != nil {
+			&st.Packages, &st.Files, &st.Symbols, &st.Diagnostics, &st.Snapshot.Build, &indexers); err != nil {
 			rows.Close()
 			return err
 		}
 		st.Snapshot.RepositoryID = st.ID
 		st.Snapshot.CreatedAt = time.UnixMilli(created)
+		if indexers != "" {
+			st.Snapshot.Indexers = strings.Split(indexers, "\n")
+		}
 		bySnap[st.Snapshot.ID] = len(r.statuses)
 		r.statuses = append(r.statuses, st)
 		r.pins = append(r.pins, pinned{name: st.Name, snapshot: st.Snapshot.ID})

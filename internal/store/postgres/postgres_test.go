@@ -52,13 +52,15 @@ func TestMigrations(t *testing.T) {
 	}
 
 	// A database at version 1 (before effects, text search, implicit
-	// references of their own and languages) is upgraded on open; an
+	// references of their own, languages and snapshot provenance) is
+	// upgraded on open; an
 	// implicit reference stored under its target key + "~implicit" moves
 	// to the key.
 	if _, err := conn.Exec(ctx, `DROP TABLE effects;
 		ALTER TABLE symbols DROP COLUMN search, DROP COLUMN w_name, DROP COLUMN w_doc, DROP COLUMN w_sig,
 			DROP COLUMN w_body, DROP COLUMN w_path, DROP COLUMN language;
 		ALTER TABLE refs DROP COLUMN implicit;
+		ALTER TABLE snapshots DROP COLUMN build, DROP COLUMN indexers;
 		INSERT INTO refs (snapshot_id, seq, target, path, line, col, end_col, kind, test_only)
 			VALUES (7, 0, 'K', 'p.go', 3, 2, 5, 1, false), (7, 1, 'K~implicit', 'p.go', 4, 2, 5, 1, false);
 		DELETE FROM sextant_schema WHERE version >= 2`); err != nil {

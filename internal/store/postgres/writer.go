@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -53,6 +54,15 @@ type writer struct {
 	impls     []graph.Implements
 	implsSeen map[[2]string]bool
 	effects   []graph.EffectRecord
+	build     string   // graph.Provenancer
+	indexers  []string // graph.Provenancer
+}
+
+// SetProvenance implements graph.Provenancer.
+func (w *writer) SetProvenance(build string, indexers []string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.build, w.indexers = build, slices.Clone(indexers)
 }
 
 func newWriter(s *Store, repo graph.Repository, vcsHead string) *writer {
@@ -223,9 +233,9 @@ func (w *writer) commit(ctx context.Context) (graph.Snapshot, error) {
 	}
 	created := w.createdAt.UnixMilli()
 	var id int64
-	if err := tx.QueryRow(ctx, `INSERT INTO snapshots (repo_id, created_at, vcs_head, packages, files, symbols, diagnostics)
-		VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`, w.repo.ID, created, w.vcsHead,
-		len(w.packages), len(w.files), len(w.symbols), len(w.diags)).Scan(&id); err != nil {
+	if err := tx.QueryRow(ctx, `INSERT INTO snapshots (repo_id, created_at, vcs_head, packages, files, symbols, diagnostics, build, indexers)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`, w.repo.ID, created, w.vcsHead,
+		len(w.packages), len(w.files), len(w.symbols), len(w.diags), w.build, strings.Join(w.indexers, "\n")).Scan(&id); err != nil {
 		return graph.Snapshot{}, fmt.Errorf("inserting snapshot: %w", err)
 	}
 	if err := w.copyRows(ctx, tx, id); err != nil {
@@ -238,7 +248,8 @@ func (w *writer) commit(ctx context.Context) (graph.Snapshot, error) {
 	if err := tx.Commit(ctx); err != nil {
 		return graph.Snapshot{}, fmt.Errorf("committing snapshot: %w", err)
 	}
-	return graph.Snapshot{ID: id, RepositoryID: w.repo.ID, CreatedAt: time.UnixMilli(created)}, nil
+	return graph.Snapshot{ID: id, RepositoryID: w.repo.ID, CreatedAt: time.UnixMilli(created),
+		Build: w.build, Indexers: slices.Clone(w.indexers)}, nil
 }
 
 // nullable returns nil for "", so optional strings are stored as NULL.

@@ -69,8 +69,10 @@ func (w *writer) insertSnapshot(ctx context.Context, tx *sql.Tx) (rev, data int6
 			return 0, 0, fmt.Errorf("amending snapshot %d: %w", w.amendBase, err)
 		}
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO snapshots (repo_id, created_at, vcs_head) VALUES (?, ?, ?)`,
-		w.repo.ID, w.createdAt.UnixMilli(), w.vcsHead)
+	// An amend keeps what made its base, unless it is said again.
+	res, err := tx.ExecContext(ctx, `INSERT INTO snapshots (repo_id, created_at, vcs_head, build, indexers) VALUES (?1, ?2, ?3,
+		coalesce((SELECT build FROM snapshots WHERE id = ?4), ''), coalesce((SELECT indexers FROM snapshots WHERE id = ?4), ''))`,
+		w.repo.ID, w.createdAt.UnixMilli(), w.vcsHead, w.amendBase)
 	if err != nil {
 		return 0, 0, fmt.Errorf("inserting snapshot: %w", err)
 	}
@@ -278,8 +280,8 @@ func (x *xrefBuffer) amendIDs(ctx context.Context, tx wtx, snap int64) ([]int64,
 	return ids, nil
 }
 
-// splitAmended parses snapshots.amended.
-func splitAmended(s string) []string {
+// splitLines parses a column of lines (snapshots.amended, .indexers).
+func splitLines(s string) []string {
 	if s == "" {
 		return nil
 	}

@@ -151,7 +151,7 @@ func (r *reader) statuses(ctx context.Context, name string) ([]graph.RepositoryS
 		b.Where("r.name = %s", name)
 	}
 	rows, err := r.query(ctx, `SELECT r.id, r.name, r.root, r.vcs_head, r.current_snapshot,
-		s.id, s.created_at, s.packages, s.files, s.symbols, s.diagnostics, s.amended, s.stage
+		s.id, s.created_at, s.packages, s.files, s.symbols, s.diagnostics, s.amended, s.stage, s.build, s.indexers
 		FROM repositories r JOIN snapshots s ON s.id = coalesce(r.current_revision, r.current_snapshot)`+b.Clause()+` ORDER BY r.name`, b.Args...)
 	if err != nil {
 		return nil, fmt.Errorf("listing repositories: %w", err)
@@ -161,15 +161,17 @@ func (r *reader) statuses(ctx context.Context, name string) ([]graph.RepositoryS
 	for rows.Next() {
 		var st graph.RepositoryStatus
 		var data, created int64
-		var amended string
+		var amended, indexers string
 		if err := rows.Scan(&st.ID, &st.Name, &st.Root, &st.VCSHead, &data, &st.Snapshot.ID, &created,
-			&st.Packages, &st.Files, &st.Symbols, &st.Diagnostics, &amended, &st.Snapshot.Stage); err != nil {
+			&st.Packages, &st.Files, &st.Symbols, &st.Diagnostics, &amended, &st.Snapshot.Stage,
+			&st.Snapshot.Build, &indexers); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("listing repositories: %w", err)
 		}
 		st.Snapshot.RepositoryID = st.ID
 		st.Snapshot.CreatedAt = time.UnixMilli(created)
-		st.Snapshot.Amended = splitAmended(amended)
+		st.Snapshot.Amended = splitLines(amended)
+		st.Snapshot.Indexers = splitLines(indexers)
 		bySnap[data] = len(out)
 		out = append(out, st)
 	}

@@ -24,8 +24,9 @@ import (
 // a snapshot published early (schemaStage). Version 9 marks implicit
 // references in a column of their own rather than in their target
 // (schemaImplicit). Version 10 records the
-// language of a symbol (schemaLanguage).
-const SchemaVersion = 10
+// language of a symbol (schemaLanguage). Version 11 records what made a
+// snapshot: its build configuration and indexers (schemaProvenance).
+const SchemaVersion = 11
 
 // ErrNewerSchema is returned (wrapped) by Open when the database was written
 // by a newer Sextant whose schema this build does not understand.
@@ -77,6 +78,13 @@ var suffixLen = strconv.Itoa(len(implicitSuffix))
 // they were written.
 var schemaLanguage = []string{
 	`ALTER TABLE symbols ADD COLUMN language TEXT NOT NULL DEFAULT ''`,
+}
+
+// schemaProvenance records what made a snapshot (graph.Snapshot.Build and
+// Indexers, one per line): empty in the snapshots of an older version.
+var schemaProvenance = []string{
+	`ALTER TABLE snapshots ADD COLUMN build TEXT NOT NULL DEFAULT ''`,
+	`ALTER TABLE snapshots ADD COLUMN indexers TEXT NOT NULL DEFAULT ''`,
 }
 
 // schemaPacked creates the tables of packed references and call sites
@@ -410,7 +418,7 @@ func upgradeAndCommit(ctx context.Context, tx *sql.Tx) error {
 	if err := upgradeToPacked(ctx, tx); err != nil {
 		return fmt.Errorf("upgrading schema to packed references: %w", err)
 	}
-	if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage)); err != nil {
+	if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage, schemaProvenance)); err != nil {
 		return fmt.Errorf("upgrading schema to staged snapshots: %w", err)
 	}
 	return commitUpgrade(ctx, tx)
@@ -505,18 +513,23 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return nil
 	case v > SchemaVersion:
 		return fmt.Errorf("schema version %d, this build supports %d: %w", v, SchemaVersion, ErrNewerSchema)
+	case v == 10:
+		if err := applyAll(ctx, tx, schemaProvenance); err != nil {
+			return fmt.Errorf("upgrading schema to snapshot provenance: %w", err)
+		}
+		return commitUpgrade(ctx, tx)
 	case v == 9:
-		if err := applyAll(ctx, tx, schemaLanguage); err != nil {
+		if err := applyAll(ctx, tx, slices.Concat(schemaLanguage, schemaProvenance)); err != nil {
 			return fmt.Errorf("upgrading schema to symbol languages: %w", err)
 		}
 		return commitUpgrade(ctx, tx)
 	case v == 8:
-		if err := applyAll(ctx, tx, slices.Concat(schemaImplicit, schemaLanguage)); err != nil {
+		if err := applyAll(ctx, tx, slices.Concat(schemaImplicit, schemaLanguage, schemaProvenance)); err != nil {
 			return fmt.Errorf("upgrading schema to implicit references: %w", err)
 		}
 		return commitUpgrade(ctx, tx)
 	case v == 7:
-		if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage)); err != nil {
+		if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage, schemaProvenance)); err != nil {
 			return fmt.Errorf("upgrading schema to staged snapshots: %w", err)
 		}
 		return commitUpgrade(ctx, tx)
@@ -569,7 +582,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if err := upgradeToPacked(ctx, tx); err != nil {
 		return fmt.Errorf("creating schema: %w", err)
 	}
-	if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage)); err != nil {
+	if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage, schemaProvenance)); err != nil {
 		return fmt.Errorf("creating schema: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('schema_version', ?)`,

@@ -842,7 +842,8 @@ func TestUpgradeToLanguage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, stmt := range []string{`ALTER TABLE symbols DROP COLUMN language`, `UPDATE meta SET value = '9' WHERE key = 'schema_version'`} {
+	for _, stmt := range []string{`ALTER TABLE symbols DROP COLUMN language`, `ALTER TABLE snapshots DROP COLUMN build`,
+		`ALTER TABLE snapshots DROP COLUMN indexers`, `UPDATE meta SET value = '9' WHERE key = 'schema_version'`} {
 		if _, err := db.Exec(stmt); err != nil {
 			db.Close()
 			t.Fatalf("making a version 9 database: %v", err)
@@ -871,5 +872,46 @@ func TestUpgradeToLanguage(t *testing.T) {
 		if sym.Language != "" {
 			t.Errorf("%s: language %q after upgrade, want none", sym.QualifiedName, sym.Language)
 		}
+	}
+}
+
+// A version 10 database, whose snapshots do not say what made them,
+// upgrades in place: its snapshot serves on, saying nothing of it.
+func TestUpgradeToProvenance(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v10.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := s.EnsureRepository(ctx, "/src/old", "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	publishGeneration(t, s, repo, 1, 3)
+	s.Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{`ALTER TABLE snapshots DROP COLUMN build`, `ALTER TABLE snapshots DROP COLUMN indexers`,
+		`UPDATE meta SET value = '10' WHERE key = 'schema_version'`} {
+		if _, err := db.Exec(stmt); err != nil {
+			db.Close()
+			t.Fatalf("making a version 10 database: %v", err)
+		}
+	}
+	db.Close()
+	s, err = Open(ctx, path)
+	if err != nil {
+		t.Fatalf("opening a version 10 database: %v", err)
+	}
+	defer s.Close()
+	if v, err := schemaVersion(ctx, s.rdb); err != nil || v != SchemaVersion {
+		t.Errorf("schema version after upgrade = %d, %v; want %d", v, err, SchemaVersion)
+	}
+	sts, err := graph.Repositories(ctx, s)
+	if err != nil || len(sts) != 1 || sts[0].Symbols == 0 || sts[0].Snapshot.Build != "" || sts[0].Snapshot.Indexers != nil {
+		t.Errorf("repositories after upgrade = %+v, %v; want the old snapshot, saying nothing of what made it", sts, err)
 	}
 }

@@ -35,6 +35,9 @@ type writer struct {
 	amendBase int64
 	amended   []string
 	stage     string // graph.Snapshot.Stage
+	// prov is what made the snapshot (graph.Provenancer), nil when
+	// unsaid: an amend keeps its base's.
+	prov *provenance
 
 	mu     sync.Mutex
 	done   bool
@@ -368,6 +371,12 @@ func (w *writer) commit(ctx context.Context) (graph.Snapshot, error) {
 		amended = ?, stage = ? WHERE id = ?`, counts[0], counts[1], counts[2], counts[3], strings.Join(w.amended, "\n"), w.stage, w.revID); err != nil {
 		return graph.Snapshot{}, fmt.Errorf("recording counts: %w", err)
 	}
+	if w.prov != nil {
+		if _, err := w.tx.ExecContext(ctx, `UPDATE snapshots SET build = ?, indexers = ? WHERE id = ?`,
+			w.prov.build, strings.Join(w.prov.indexers, "\n"), w.revID); err != nil {
+			return graph.Snapshot{}, fmt.Errorf("recording provenance: %w", err)
+		}
+	}
 	var rev any // NULL: the snapshot is its own data set
 	if w.revID != id {
 		rev = w.revID
@@ -383,8 +392,12 @@ func (w *writer) commit(ctx context.Context) (graph.Snapshot, error) {
 	if err := w.tx.Commit(); err != nil {
 		return graph.Snapshot{}, fmt.Errorf("committing snapshot: %w", err)
 	}
-	return graph.Snapshot{ID: w.revID, RepositoryID: w.repo.ID, CreatedAt: time.UnixMilli(w.createdAt.UnixMilli()),
-		Amended: slices.Clone(w.amended)}, nil
+	snap := graph.Snapshot{ID: w.revID, RepositoryID: w.repo.ID, CreatedAt: time.UnixMilli(w.createdAt.UnixMilli()),
+		Amended: slices.Clone(w.amended)}
+	if w.prov != nil {
+		snap.Build, snap.Indexers = w.prov.build, slices.Clone(w.prov.indexers)
+	}
+	return snap, nil
 }
 
 // PublishStage implements graph.StagePublisher: it commits what was
@@ -450,6 +463,19 @@ func (w *writer) resume(ctx context.Context) error {
 // the way to make sure a failed indexing run releases the write lock.
 // SetStage implements graph.Stager: the snapshot is published as stage
 // (graph.StageSyntax), to be replaced by the complete one.
+// provenance is what made a snapshot (graph.Provenancer).
+type provenance struct {
+	build    string
+	indexers []string
+}
+
+// SetProvenance implements graph.Provenancer.
+func (w *writer) SetProvenance(build string, indexers []string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.prov = &provenance{build, slices.Clone(indexers)}
+}
+
 func (w *writer) SetStage(stage string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
