@@ -137,6 +137,22 @@ type AmendWriter interface {
 	RemoveDirs(ctx context.Context, dirs []string) error
 }
 
+// FileRemover is an optional AmendWriter capability: removing files of
+// any language, where RemoveDirs removes Go packages. An edit of the
+// files of a TypeScript or Python project re-imports that project's
+// index alone: its files' records go with RemoveFiles, the new ones are
+// added, and the Go packages and the other projects stay as they are.
+type FileRemover interface {
+	// RemoveFiles drops from the snapshot the files at paths
+	// (repo-relative), with their symbols and diagnostics, the
+	// references and call edges whose site is in one of them, the
+	// implementation pairs either side of which is one of their
+	// symbols, and the packages left without a file. It does not mark
+	// the snapshot amended (Snapshot.Amended): nothing is carried over
+	// that a whole index would restore.
+	RemoveFiles(ctx context.Context, paths []string) error
+}
+
 // ErrBaseMoved is returned by AmendWriter.Publish when the repository's
 // current snapshot is no longer the amend's base.
 var ErrBaseMoved = errors.New("the snapshot to amend is no longer current")

@@ -152,73 +152,8 @@ func (w *amendWriter) RemoveDirs(ctx context.Context, dirs []string) error {
 		return fmt.Errorf("listing packages: %w", err)
 	}
 
-	exec := func(what, q string, a ...any) error {
-		if _, err := tx.ExecContext(ctx, q, a...); err != nil {
-			return fmt.Errorf("removing %s: %w", what, err)
-		}
-		return nil
-	}
-	if len(files) > 0 {
-		// The symbols of the files, by their unit (symbols_unit): their
-		// row ids for the symbol and search rows, their keys for the
-		// effect rows. References and call edges go by their site's path.
-		rows, err := tx.QueryContext(ctx, `SELECT s.id, s.key FROM units u JOIN symbols s ON s.unit_id = u.id
-			WHERE u.snapshot_id = ? AND u.path IN `+in(len(files)), args(data, files)...)
-		if err != nil {
-			return fmt.Errorf("listing symbols: %w", err)
-		}
-		var ids []any
-		var keys []string
-		for rows.Next() {
-			var id int64
-			var key string
-			if err := rows.Scan(&id, &key); err != nil {
-				rows.Close()
-				return fmt.Errorf("listing symbols: %w", err)
-			}
-			ids, keys = append(ids, id), append(keys, key)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("listing symbols: %w", err)
-		}
-		const chunk = 500
-		for lo := 0; lo < len(ids); lo += chunk {
-			hi := min(lo+chunk, len(ids))
-			if err := exec("effect rows", `DELETE FROM effects WHERE snapshot_id = ? AND func IN `+in(hi-lo), args(data, keys[lo:hi])...); err != nil {
-				return err
-			}
-			if err := exec("search rows", `DELETE FROM symbol_text WHERE rowid IN `+in(hi-lo), ids[lo:hi]...); err != nil {
-				return err
-			}
-			if err := exec("symbols", `DELETE FROM symbols WHERE id IN `+in(hi-lo), ids[lo:hi]...); err != nil {
-				return err
-			}
-		}
-		if err := exec("units", `DELETE FROM units WHERE snapshot_id = ? AND path IN `+in(len(files)), args(data, files)...); err != nil {
-			return err
-		}
-		paths := `SELECT id FROM interned WHERE snapshot_id = ? AND value IN ` + in(len(files))
-		pathArgs := append([]any{data}, args(data, files)...)
-		for _, table := range []string{"refs", "calls_by_caller", "calls_by_callee"} {
-			if err := exec(table, `DELETE FROM `+table+` WHERE snapshot_id = ? AND path IN (`+paths+`)`, pathArgs...); err != nil {
-				return err
-			}
-		}
-		if err := exec("diagnostics", `DELETE FROM diagnostics WHERE snapshot_id = ? AND path IN `+in(len(files)), args(data, files)...); err != nil {
-			return err
-		}
-		if err := exec("files", `DELETE FROM files WHERE snapshot_id = ? AND path IN `+in(len(files)), args(data, files)...); err != nil {
-			return err
-		}
-	}
-	if len(pkgs) > 0 {
-		if err := exec("diagnostics", `DELETE FROM diagnostics WHERE snapshot_id = ? AND package IN `+in(len(pkgs)), args(data, pkgs)...); err != nil {
-			return err
-		}
-		if err := exec("packages", `DELETE FROM packages WHERE snapshot_id = ? AND path IN `+in(len(pkgs)), args(data, pkgs)...); err != nil {
-			return err
-		}
+	if _, err := w.removeRows(ctx, files, pkgs, false); err != nil {
+		return err
 	}
 	for _, d := range dirs {
 		if !slices.Contains(w.amended, d) {
@@ -226,6 +161,170 @@ func (w *amendWriter) RemoveDirs(ctx context.Context, dirs []string) error {
 		}
 	}
 	return nil
+}
+
+var _ graph.FileRemover = (*amendWriter)(nil)
+
+// RemoveFiles implements graph.FileRemover: the files' rows go as
+// RemoveDirs' do, with the implementations their symbols are in and the
+// packages they leave without a file. The snapshot is not marked
+// amended: nothing whole-program is carried over.
+func (w *amendWriter) RemoveFiles(ctx context.Context, paths []string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.begin(ctx); err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	tx, data := w.tx, w.snapID
+	want := map[string]bool{}
+	for _, p := range paths {
+		want[p] = true
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT path, package FROM files WHERE snapshot_id = ?`, data)
+	if err != nil {
+		return fmt.Errorf("listing files: %w", err)
+	}
+	var files []string
+	left := map[string]bool{} // packages that keep a file
+	var touched []string
+	for rows.Next() {
+		var p, pkg string
+		if err := rows.Scan(&p, &pkg); err != nil {
+			rows.Close()
+			return fmt.Errorf("listing files: %w", err)
+		}
+		if !want[p] {
+			left[pkg] = true
+			continue
+		}
+		files = append(files, p)
+		if pkg != "" && !slices.Contains(touched, pkg) {
+			touched = append(touched, pkg)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("listing files: %w", err)
+	}
+	// A file of the paths that the snapshot has no row for may still
+	// have a unit (its symbols): removed all the same.
+	for _, p := range paths {
+		if !slices.Contains(files, p) {
+			files = append(files, p)
+		}
+	}
+	var pkgs []string
+	for _, p := range touched {
+		if !left[p] {
+			pkgs = append(pkgs, p)
+		}
+	}
+	_, err = w.removeRows(ctx, files, pkgs, true)
+	return err
+}
+
+// removeRows deletes from the amend's data set the rows of files (their
+// symbols, search rows, effect rows, units, references and call edges
+// whose site is in them, diagnostics and the files) and of the packages
+// pkgs (their diagnostics and package rows); with impls, the
+// implementation pairs either side of which is one of the files'
+// symbols too. It returns the keys of the symbols removed. The caller
+// holds w.mu.
+func (w *amendWriter) removeRows(ctx context.Context, files, pkgs []string, impls bool) ([]string, error) {
+	tx, data := w.tx, w.snapID
+	in := func(n int) string { return "(" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")" }
+	args := func(lead any, vals []string) []any {
+		out := []any{lead}
+		for _, v := range vals {
+			out = append(out, v)
+		}
+		return out
+	}
+	exec := func(what, q string, a ...any) error {
+		if _, err := tx.ExecContext(ctx, q, a...); err != nil {
+			return fmt.Errorf("removing %s: %w", what, err)
+		}
+		return nil
+	}
+	var keys []string
+	if len(files) > 0 {
+		// The symbols of the files, by their unit (symbols_unit): their
+		// row ids for the symbol and search rows, their keys for the
+		// effect rows. References and call edges go by their site's path.
+		rows, err := tx.QueryContext(ctx, `SELECT s.id, s.key FROM units u JOIN symbols s ON s.unit_id = u.id
+			WHERE u.snapshot_id = ? AND u.path IN `+in(len(files)), args(data, files)...)
+		if err != nil {
+			return nil, fmt.Errorf("listing symbols: %w", err)
+		}
+		var ids []any
+		for rows.Next() {
+			var id int64
+			var key string
+			if err := rows.Scan(&id, &key); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("listing symbols: %w", err)
+			}
+			ids, keys = append(ids, id), append(keys, key)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("listing symbols: %w", err)
+		}
+		const chunk = 500
+		for lo := 0; lo < len(ids); lo += chunk {
+			hi := min(lo+chunk, len(ids))
+			if err := exec("effect rows", `DELETE FROM effects WHERE snapshot_id = ? AND func IN `+in(hi-lo), args(data, keys[lo:hi])...); err != nil {
+				return nil, err
+			}
+			if err := exec("search rows", `DELETE FROM symbol_text WHERE rowid IN `+in(hi-lo), ids[lo:hi]...); err != nil {
+				return nil, err
+			}
+			if err := exec("symbols", `DELETE FROM symbols WHERE id IN `+in(hi-lo), ids[lo:hi]...); err != nil {
+				return nil, err
+			}
+		}
+		if impls {
+			// Either side of a pair may be one of the symbols; the new
+			// records add the pairs that still hold.
+			for lo := 0; lo < len(keys); lo += chunk {
+				hi := min(lo+chunk, len(keys))
+				ids := `SELECT id FROM interned WHERE snapshot_id = ? AND value IN ` + in(hi-lo)
+				a := append([]any{data}, args(data, keys[lo:hi])...)
+				a = append(a, args(data, keys[lo:hi])...)
+				if err := exec("implementations", `DELETE FROM implements WHERE snapshot_id = ? AND (type IN (`+ids+`) OR iface IN (`+ids+`))`, a...); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if err := exec("units", `DELETE FROM units WHERE snapshot_id = ? AND path IN `+in(len(files)), args(data, files)...); err != nil {
+			return nil, err
+		}
+		paths := `SELECT id FROM interned WHERE snapshot_id = ? AND value IN ` + in(len(files))
+		pathArgs := append([]any{data}, args(data, files)...)
+		for _, table := range []string{"refs", "calls_by_caller", "calls_by_callee"} {
+			if err := exec(table, `DELETE FROM `+table+` WHERE snapshot_id = ? AND path IN (`+paths+`)`, pathArgs...); err != nil {
+				return nil, err
+			}
+		}
+		if err := exec("diagnostics", `DELETE FROM diagnostics WHERE snapshot_id = ? AND path IN `+in(len(files)), args(data, files)...); err != nil {
+			return nil, err
+		}
+		if err := exec("files", `DELETE FROM files WHERE snapshot_id = ? AND path IN `+in(len(files)), args(data, files)...); err != nil {
+			return nil, err
+		}
+	}
+	if len(pkgs) > 0 {
+		if err := exec("diagnostics", `DELETE FROM diagnostics WHERE snapshot_id = ? AND package IN `+in(len(pkgs)), args(data, pkgs)...); err != nil {
+			return nil, err
+		}
+		if err := exec("packages", `DELETE FROM packages WHERE snapshot_id = ? AND path IN `+in(len(pkgs)), args(data, pkgs)...); err != nil {
+			return nil, err
+		}
+	}
+	return keys, nil
 }
 
 // amendIDs gives every buffered string its interned id in data set snap:
