@@ -118,6 +118,13 @@ func StageReached(have, need string) bool {
 	return rank(have) >= rank(need)
 }
 
+// PhaseBackground is the progress phase a refresh reports when what it
+// has left to do is to run the indexers of other languages' projects
+// (seconds to minutes) and amend the snapshot with their indexes: the
+// snapshot serving meanwhile answers, marked stale by the files that
+// changed, and a call waiting for the refresh need not wait longer.
+const PhaseBackground = "background"
+
 // RepositoryStatus is a repository with its current snapshot and counts,
 // as list_repositories shows it.
 type RepositoryStatus struct {

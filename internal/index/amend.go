@@ -98,14 +98,29 @@ func amend(ctx context.Context, store graph.Store, am graph.Amender, root string
 		}
 	}()
 	plan, err := load.Discover(abs)
-	if load.NoModule(err) {
-		return Result{}, fmt.Errorf("%w: %v", errWhole, err) // other languages alone (scip.go)
+	noModule := load.NoModule(err)
+	if noModule {
+		plan = load.Plan{Root: abs} // other languages alone (scip.go)
 	} else if err != nil {
 		return Result{}, err
 	}
-	dirs, err := changedDirs(abs, base, plan)
+	dirs, others, err := changedDirs(abs, base, plan)
 	if err != nil {
 		return Result{}, err
+	}
+	if len(others) > 0 {
+		if len(dirs) > 0 {
+			return Result{}, fmt.Errorf("%w: Go and other languages changed together", errWhole)
+		}
+		res, err := amendSCIP(ctx, w, base, abs, others, opts)
+		if err == nil {
+			published = true
+			res.Duration = time.Since(started)
+		}
+		return res, err
+	}
+	if noModule {
+		return Result{}, fmt.Errorf("%w: no Go module under %s", errWhole, abs)
 	}
 	if opts.Progress != nil {
 		opts.Progress(Progress{Phase: PhaseLoad, Total: 1, Message: strings.Join(dirs, ", ")})
@@ -342,10 +357,12 @@ func readBase(ctx context.Context, store graph.Store, abs string) (baseState, er
 }
 
 // changedDirs compares the base's files with the disk and returns the
-// package directories whose Go files changed, were added or were removed.
-// A change elsewhere (a manifest, a new directory with Go files, a
-// package directory gone) returns errWhole.
-func changedDirs(abs string, base baseState, plan load.Plan) ([]string, error) {
+// package directories whose Go files changed, were added or were removed,
+// and the files of the other languages (see scipSource) changed, added or
+// removed in directories the base has. A change elsewhere (a manifest, a
+// new directory with Go files or others, a package directory gone)
+// returns errWhole.
+func changedDirs(abs string, base baseState, plan load.Plan) (_ []string, others []string, _ error) {
 	pkgDirs := map[string]bool{}
 	for _, p := range base.pkgs {
 		pkgDirs[p.Dir] = true
@@ -354,11 +371,11 @@ func changedDirs(abs string, base baseState, plan load.Plan) ([]string, error) {
 	for _, m := range plan.Manifests {
 		manifests[m] = true
 		if _, ok := base.files[m]; !ok {
-			return nil, fmt.Errorf("%w: %s is new", errWhole, m)
+			return nil, nil, fmt.Errorf("%w: %s is new", errWhole, m)
 		}
 	}
 	if len(plan.Diagnostics) > 0 {
-		return nil, fmt.Errorf("%w: %s", errWhole, plan.Diagnostics[0].Message)
+		return nil, nil, fmt.Errorf("%w: %s", errWhole, plan.Diagnostics[0].Message)
 	}
 	changed := map[string]bool{}
 	dirs := map[string]bool{".": true}
@@ -370,7 +387,7 @@ func changedDirs(abs string, base baseState, plan load.Plan) ([]string, error) {
 		}
 		isManifest := f.Package == "" && isManifestName(path.Base(p))
 		if isManifest && !manifests[p] {
-			return nil, fmt.Errorf("%w: %s is gone", errWhole, p)
+			return nil, nil, fmt.Errorf("%w: %s is gone", errWhole, p)
 		}
 		fi, err := os.Lstat(filepath.Join(abs, filepath.FromSlash(p)))
 		same := err == nil && fi.Mode().IsRegular() && fi.Size() == f.Size && fi.ModTime().UnixNano() == f.ModTimeNS
@@ -380,14 +397,15 @@ func changedDirs(abs string, base baseState, plan load.Plan) ([]string, error) {
 		if isManifest {
 			// Even touched with the same content: the whole index
 			// records its new time, which an amend does not rewrite.
-			return nil, fmt.Errorf("%w: %s changed", errWhole, p)
+			return nil, nil, fmt.Errorf("%w: %s changed", errWhole, p)
 		}
 		if scipSource(p) {
-			return nil, fmt.Errorf("%w: %s changed, which Go does not declare", errWhole, p)
+			others = append(others, p) // its indexer's (scip_amend.go)
+			continue
 		}
 		d := path.Dir(p)
 		if !pkgDirs[d] {
-			return nil, fmt.Errorf("%w: %s changed outside any package", errWhole, p)
+			return nil, nil, fmt.Errorf("%w: %s changed outside any package", errWhole, p)
 		}
 		changed[d] = true
 	}
@@ -397,7 +415,7 @@ func changedDirs(abs string, base baseState, plan load.Plan) ([]string, error) {
 		fi, err := os.Lstat(full)
 		if err != nil {
 			if pkgDirs[d] {
-				return nil, fmt.Errorf("%w: %s is gone", errWhole, d)
+				return nil, nil, fmt.Errorf("%w: %s is gone", errWhole, d)
 			}
 			continue
 		}
@@ -406,7 +424,7 @@ func changedDirs(abs string, base baseState, plan load.Plan) ([]string, error) {
 		}
 		entries, err := os.ReadDir(full)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", errWhole, err)
+			return nil, nil, fmt.Errorf("%w: %v", errWhole, err)
 		}
 		for _, e := range entries {
 			rel := path.Join(d, e.Name())
@@ -422,35 +440,36 @@ func changedDirs(abs string, base baseState, plan load.Plan) ([]string, error) {
 					continue
 				}
 				if hasGoFiles(filepath.Join(full, e.Name())) || scipRoot && hasSCIPFiles(filepath.Join(full, e.Name())) {
-					return nil, fmt.Errorf("%w: %s is new", errWhole, rel)
+					return nil, nil, fmt.Errorf("%w: %s is new", errWhole, rel)
 				}
 			case strings.HasSuffix(e.Name(), ".go"):
 				if _, known := base.files[rel]; !known {
 					if !pkgDirs[d] {
-						return nil, fmt.Errorf("%w: %s is new", errWhole, rel)
+						return nil, nil, fmt.Errorf("%w: %s is new", errWhole, rel)
 					}
 					changed[d] = true
 				}
 			case scipRoot && scipSource(e.Name()):
 				if _, known := base.files[rel]; !known {
-					return nil, fmt.Errorf("%w: %s is new", errWhole, rel)
+					others = append(others, rel)
 				}
 			case isManifestName(e.Name()):
 				if !manifests[rel] {
-					return nil, fmt.Errorf("%w: %s is new", errWhole, rel)
+					return nil, nil, fmt.Errorf("%w: %s is new", errWhole, rel)
 				}
 			}
 		}
 	}
 	if len(changed) > maxAmendDirs {
-		return nil, fmt.Errorf("%w: %d package directories changed", errWhole, len(changed))
+		return nil, nil, fmt.Errorf("%w: %d package directories changed", errWhole, len(changed))
 	}
 	out := make([]string, 0, len(changed))
 	for d := range changed {
 		out = append(out, d)
 	}
 	sort.Strings(out)
-	return out, nil
+	sort.Strings(others)
+	return out, others, nil
 }
 
 func isManifestName(name string) bool {

@@ -20,11 +20,52 @@ type flight struct {
 	// (see WithStage), or has ended.
 	syntax, types         chan struct{}
 	syntaxOnce, typesOnce sync.Once
+	// background is closed when the run reports graph.PhaseBackground:
+	// what is left runs other languages' indexers, and the calls waiting
+	// answer from the snapshot there, stale, instead of waiting on.
+	background     chan struct{}
+	backgroundOnce sync.Once
+	watchOnce      sync.Once // see Session.watchBackground
 }
 
 func newFlight(now time.Time) *flight {
-	return &flight{done: make(chan struct{}), syntax: make(chan struct{}), types: make(chan struct{}), t: newTracker(now)}
+	return &flight{done: make(chan struct{}), syntax: make(chan struct{}), types: make(chan struct{}),
+		background: make(chan struct{}), t: newTracker(now)}
 }
+
+// inBackground reports whether the run has reported graph.PhaseBackground
+// and not yet ended, and what it said it was doing.
+func (f *flight) inBackground() (string, bool) {
+	select {
+	case <-f.done:
+		return "", false
+	case <-f.background:
+		p, _, _ := f.t.status(time.Now())
+		return p.Message, true
+	default:
+		return "", false
+	}
+}
+
+// failure is the run's error as a call reports it: coded, INDEXING_FAILED
+// when the index said no code. The run must have ended.
+func (f *flight) failure(root string) error {
+	if f.err == nil {
+		return nil
+	}
+	var ge *graph.Error
+	if errors.As(f.err, &ge) {
+		return ge
+	}
+	return graph.Wrap(graph.CodeIndexingFailed, f.err, "indexing "+root+" failed")
+}
+
+// backgroundRun is indexOnce's answer when the run it waited for went on
+// in the background (see flight.background): the caller answers from
+// the snapshot there, and learns how the run ended from f.
+type backgroundRun struct{ f *flight }
+
+func (b *backgroundRun) Error() string { return "indexing goes on in the background" }
 
 // reached records that the run has published stage, and with it the
 // stages before ("": every stage, the run has ended).
@@ -115,6 +156,9 @@ func (s *runs) indexOnce(ctx context.Context, root string, since time.Time, prog
 				if (p.Phase == graph.StageSyntax || p.Phase == graph.StageTypes) && p.Total > 0 && p.Done == p.Total {
 					f.reached(p.Phase)
 				}
+				if p.Phase == graph.PhaseBackground {
+					f.backgroundOnce.Do(func() { close(f.background) })
+				}
 			})
 			s.mu.Lock()
 			delete(s.indexing, root)
@@ -145,6 +189,12 @@ func (s *runs) indexOnce(ctx context.Context, root string, since time.Time, prog
 		default:
 			return nil // the stage answers this call
 		}
+	case <-f.background:
+		select {
+		case <-f.done:
+		default:
+			return &backgroundRun{f: f}
+		}
 	case <-expired:
 		select {
 		case <-f.done: // done at the same moment: answer
@@ -154,12 +204,17 @@ func (s *runs) indexOnce(ctx context.Context, root string, since time.Time, prog
 	case <-ctx.Done():
 		return graph.Wrap(graph.CodeIndexNotReady, ctx.Err(), root+" is still being indexed; call again shortly")
 	}
-	if f.err != nil {
-		var ge *graph.Error
-		if errors.As(f.err, &ge) {
-			return ge
-		}
-		return graph.Wrap(graph.CodeIndexingFailed, f.err, "indexing "+root+" failed")
+	return f.failure(root)
+}
+
+// inBackground reports whether the run of root goes on in the background
+// (see flight.background), and what it said it was doing.
+func (s *runs) inBackground(root string) (string, bool) {
+	s.mu.Lock()
+	f := s.indexing[root]
+	s.mu.Unlock()
+	if f == nil {
+		return "", false
 	}
-	return nil
+	return f.inBackground()
 }

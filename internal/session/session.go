@@ -153,6 +153,13 @@ func (s *Session) Open(ctx context.Context, progress func(Progress)) (*View, err
 				if ctx.Err() != nil {
 					return nil, err
 				}
+				var bg *backgroundRun
+				if errors.As(err, &bg) {
+					// Other languages' indexers run on: answer from the
+					// snapshot there, which says it is stale and why.
+					s.watchBackground(bg.f, rp)
+					continue
+				}
 				if graph.CodeOf(err) == graph.CodeIndexNotReady {
 					// The call's patience ran out while the refresh goes
 					// on: answer from the snapshot there, which says it
@@ -169,6 +176,25 @@ func (s *Session) Open(ctx context.Context, progress func(Progress)) (*View, err
 			s.mu.Unlock()
 		}
 	}
+}
+
+// watchBackground records, once the run f that went on in the background
+// ends, how it went, as Open records a refresh it waited for: a failure
+// keeps rp's snapshot serving, stale, with the error, until a file
+// changes again.
+func (s *Session) watchBackground(f *flight, rp graph.RepositoryStatus) {
+	f.watchOnce.Do(func() {
+		go func() {
+			<-f.done
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if err := f.failure(rp.Root); err != nil {
+				s.failed[rp.Root] = refreshFailure{snapshot: rp.Snapshot.ID, at: f.t.started, err: err.Error()}
+				return
+			}
+			delete(s.failed, rp.Root)
+		}()
+	})
 }
 
 // staleRoots returns the repositories of the roots whose snapshots no

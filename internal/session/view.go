@@ -134,6 +134,9 @@ func (v *View) Envelope() answer.Envelope {
 			if failed && f.snapshot == r.Snapshot.ID {
 				env.StaleReasons = append(env.StaleReasons, "refreshing failed, so this is the last good snapshot: "+f.err)
 			}
+			if doing, ok := v.s.runs.inBackground(r.Root); ok {
+				env.StaleReasons = append(env.StaleReasons, "being indexed again in the background ("+doing+"); answers are fresh once it is done")
+			}
 			env.StaleReasons = append(env.StaleReasons, reasons...)
 		}
 	}
