@@ -40,7 +40,8 @@ type GetFileOutlineOutput struct {
 
 // GetFileOutline outlines a file, or each file of a directory: Go from
 // the source on disk, so it works on files that do not compile; the
-// languages read through SCIP from the snapshot's symbols.
+// languages read through SCIP from the snapshot's symbols, or from the
+// source on disk (outline.ParseScript) when the file is not as indexed.
 func GetFileOutline(ctx context.Context, s *Service, in GetFileOutlineInput, progress func(Progress)) (*GetFileOutlineOutput, error) {
 	format, err := parseFormat(in.ResponseFormat)
 	if err != nil {
@@ -97,6 +98,16 @@ func GetFileOutline(ctx context.Context, s *Service, in GetFileOutlineInput, pro
 			continue
 		}
 		if lang := graph.LanguageOf(rel); lang != graph.LanguageGo {
+			if f, err := v.Reader().File(ctx, loc.Repo.Name, rel); err != nil || f.Hash != graph.ContentHash(src) {
+				// Edited since its indexer ran: outlined from the file,
+				// as fresh as Go's.
+				of, err := outline.ParseScript(ctx, rel, src, lang)
+				if err != nil {
+					return nil, err
+				}
+				out.Results = append(out.Results, of)
+				continue
+			}
 			of, err := indexedOutline(ctx, v, loc.Repo.Name, rel, src, format == Detailed)
 			if err != nil {
 				return nil, err
@@ -116,7 +127,7 @@ func GetFileOutline(ctx context.Context, s *Service, in GetFileOutlineInput, pro
 	}
 	out.Envelope = v.Envelope()
 	// Outlines are read from disk, so they are fresh whatever the snapshot;
-	// those of other languages are the snapshot's.
+	// those of other languages read from the snapshot are the snapshot's.
 	if !indexed {
 		out.Fresh, out.StaleReasons = true, nil
 	}
@@ -179,8 +190,8 @@ func (o *GetFileOutlineOutput) Text() string {
 // indexedOutline outlines a file of a language Sextant does not parse
 // (TypeScript, JavaScript, Python) from the snapshot's symbols of it, as
 // its SCIP indexer declared them: top-level declarations with their
-// members, in source order. A file changed since the snapshot says so in
-// its ParseErrors.
+// members, in source order. The caller has checked that the file is as
+// indexed.
 func indexedOutline(ctx context.Context, v *session.View, repo, rel string, src []byte, detailed bool) (OutlineFile, error) {
 	of := OutlineFile{Path: rel, Entries: []OutlineEntry{}, Lines: strings.Count(string(src), "\n")}
 	if len(src) > 0 && src[len(src)-1] != '\n' {
@@ -233,9 +244,6 @@ func indexedOutline(ctx context.Context, v *session.View, repo, rel string, src 
 			m.StableKey = s.Key
 		}
 		of.Entries[i].Members = append(of.Entries[i].Members, m)
-	}
-	if f, err := v.Reader().File(ctx, repo, rel); err != nil || f.Hash != graph.ContentHash(src) {
-		of.ParseErrors = append(of.ParseErrors, fmt.Sprintf("%s declarations as indexed in the snapshot: the file is not as indexed (Sextant parses Go alone)", graph.LanguageName(graph.LanguageOf(rel))))
 	}
 	return of, nil
 }
