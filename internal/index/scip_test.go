@@ -262,8 +262,10 @@ func TestIndexSCIPOff(t *testing.T) {
 	}
 }
 
-// A TypeScript file edited or added after the index is read by the
-// refresh, which cannot amend it as a Go package: it indexes whole.
+// A TypeScript or Python file edited or added after the index is read by
+// the refresh, which amends the snapshot with the index of its project
+// alone, Go's packages and the other projects as they were, and reports
+// graph.PhaseBackground before the indexer runs.
 func TestRefreshSCIPFile(t *testing.T) {
 	scipIndexers(t)
 	hermeticEnv(t)
@@ -284,14 +286,22 @@ func TestRefreshSCIPFile(t *testing.T) {
 		if err := os.WriteFile(p, append(b, step.add...), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		res, err := index.Refresh(ctx, st, root, index.Options{})
+		var background []string
+		res, err := index.Refresh(ctx, st, root, index.Options{Progress: func(p index.Progress) {
+			if p.Phase == graph.PhaseBackground {
+				background = append(background, p.Message)
+			}
+		}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		got := symbolsByLanguage(t, st)
 		n := got["typescript"][step.want] + got["python"][step.want]
-		if n != 1 || got["go"]["Greet"] != 1 {
-			t.Errorf("after %s changed, the refresh (whole: %q, amended %v) has %s %d times; want once", step.file, res.Whole, res.Amended, step.want, n)
+		if n != 1 || got["go"]["Greet"] != 1 || got["typescript"]["clamp"] != 1 || got["python"]["Circle"] != 1 || got["typescript"]["Square"] != 1 {
+			t.Errorf("after %s changed, the refresh (whole: %q, amended %v) has %s %d times; want once, and the rest once: %v", step.file, res.Whole, res.Amended, step.want, n, got)
+		}
+		if res.Whole != "" || len(res.Amended) != 0 || len(background) != 1 {
+			t.Errorf("after %s changed: whole %q, amended %v, background %q; want one project indexed again in the background", step.file, res.Whole, res.Amended, background)
 		}
 	}
 }
