@@ -1,10 +1,13 @@
 package query
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sextant-dev/sextant/internal/index"
 )
 
 // The overview says what the index skipped: here a module a go.work uses
@@ -40,13 +43,20 @@ func TestOverviewSkipped(t *testing.T) {
 	}
 }
 
-// The overview says which build configuration was indexed: GOOS, GOARCH
-// and the build tags of GOFLAGS, which pick another.
+// The overview says which build configuration the snapshot was indexed
+// with: GOOS, GOARCH and the build tags of GOFLAGS, which pick another. It
+// is what the index recorded, not what the reading process would load.
 func TestOverviewBuild(t *testing.T) {
-	f := newFixture(t, filepath.Join("testdata", "protocol.txtar")) // sets the environment, then indexes on first use
+	f := newFixture(t, filepath.Join("testdata", "protocol.txtar")) // indexed for linux/amd64 with no tags
 	t.Setenv("GOOS", "windows")
 	t.Setenv("GOARCH", "arm64")
-	t.Setenv("GOFLAGS", "-tags=integration,e2e")
+	t.Setenv("GOFLAGS", "-mod=mod -tags=integration,e2e")
+	if _, err := index.Index(context.Background(), f.store, f.dir, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOOS", "linux") // the reading process's own configuration must not leak into the answer
+	t.Setenv("GOARCH", "amd64")
+	t.Setenv("GOFLAGS", "-mod=mod")
 	ov := ok[*GetRepositoryOverviewOutput](t, f, "get_repository_overview", `{}`)
 	if want := "GOOS=windows GOARCH=arm64 tags=integration,e2e"; ov.Build != want {
 		t.Errorf("build %q, want %q", ov.Build, want)

@@ -97,6 +97,48 @@ type refreshFailure struct {
 	err      string
 }
 
+// failures are the last failed refresh of each root. It is safe for
+// concurrent use.
+type failures struct {
+	mu   sync.Mutex
+	last map[string]refreshFailure // root → the last refresh that failed
+}
+
+// record keeps how the refresh of rp's root that started at started went:
+// err, or nil for a refresh that succeeded.
+func (fs *failures) record(rp graph.RepositoryStatus, started time.Time, err error) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if err == nil {
+		delete(fs.last, rp.Root)
+		return
+	}
+	if fs.last == nil {
+		fs.last = map[string]refreshFailure{}
+	}
+	fs.last[rp.Root] = refreshFailure{snapshot: rp.Snapshot.ID, at: started, err: err.Error()}
+}
+
+// of returns the last failed refresh of root, if any.
+func (fs *failures) of(root string) (refreshFailure, bool) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	f, ok := fs.last[root]
+	return f, ok
+}
+
+// watch records, once the run f that went on in the background ends, how
+// it went, as Open records a refresh it waited for: a failure keeps rp's
+// snapshot serving, stale, with the error, until a file changes again.
+func (fs *failures) watch(f *flight, rp graph.RepositoryStatus) {
+	f.watchOnce.Do(func() {
+		go func() {
+			<-f.done
+			fs.record(rp, f.t.started, f.failure(rp.Root))
+		}()
+	})
+}
+
 // runs are the indexing runs of a session's roots: the one in flight for
 // each root, which the calls that need it share, and when each root's last
 // run ended.

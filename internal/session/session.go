@@ -49,8 +49,8 @@ type Session struct {
 	checks checks      // parts of repositories checked ahead of their index (see OpenChecked)
 
 	mu     sync.Mutex
-	facts  map[string]*Facts         // repository name → completeness facts of one snapshot
-	failed map[string]refreshFailure // root → the last refresh that failed
+	facts  map[string]*Facts // repository name → completeness facts of one snapshot
+	failed failures          // the last refresh of each root that failed
 
 	lines   lineCache    // source lines quoted by answers, checked against the disk on each use
 	imports importsCache // the import paths of files, checked against the disk on each use
@@ -62,7 +62,7 @@ type Session struct {
 func New(store graph.Store, roots []string, index IndexFunc) (*Session, error) {
 	s := &Session{store: store, now: time.Now, live: live.New(0),
 		set:   Settings{canIndex: index != nil, refresh: index != nil},
-		facts: map[string]*Facts{}, failed: map[string]refreshFailure{}}
+		facts: map[string]*Facts{}}
 	s.runs = &runs{index: index, now: s.now, set: &s.set, indexing: map[string]*flight{}, ended: map[string]time.Time{}}
 	s.fresh = &freshness{set: &s.set, files: map[string]fileSet{}, watches: map[string]*watchState{}}
 	for _, r := range roots {
@@ -157,7 +157,7 @@ func (s *Session) Open(ctx context.Context, progress func(Progress)) (*View, err
 				if errors.As(err, &bg) {
 					// Other languages' indexers run on: answer from the
 					// snapshot there, which says it is stale and why.
-					s.watchBackground(bg.f, rp)
+					s.failed.watch(bg.f, rp)
 					continue
 				}
 				if graph.CodeOf(err) == graph.CodeIndexNotReady {
@@ -166,35 +166,12 @@ func (s *Session) Open(ctx context.Context, progress func(Progress)) (*View, err
 					// is stale; the refresh has not failed.
 					continue
 				}
-				s.mu.Lock()
-				s.failed[rp.Root] = refreshFailure{snapshot: rp.Snapshot.ID, at: started, err: err.Error()}
-				s.mu.Unlock()
+				s.failed.record(rp, started, err)
 				continue
 			}
-			s.mu.Lock()
-			delete(s.failed, rp.Root)
-			s.mu.Unlock()
+			s.failed.record(rp, started, nil)
 		}
 	}
-}
-
-// watchBackground records, once the run f that went on in the background
-// ends, how it went, as Open records a refresh it waited for: a failure
-// keeps rp's snapshot serving, stale, with the error, until a file
-// changes again.
-func (s *Session) watchBackground(f *flight, rp graph.RepositoryStatus) {
-	f.watchOnce.Do(func() {
-		go func() {
-			<-f.done
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			if err := f.failure(rp.Root); err != nil {
-				s.failed[rp.Root] = refreshFailure{snapshot: rp.Snapshot.ID, at: f.t.started, err: err.Error()}
-				return
-			}
-			delete(s.failed, rp.Root)
-		}()
-	})
 }
 
 // staleRoots returns the repositories of the roots whose snapshots no
@@ -209,9 +186,7 @@ func (s *Session) staleRoots(v *View) []graph.RepositoryStatus {
 		if !s.IsRoot(rp.Root) || len(v.Staleness(rp)) == 0 {
 			continue
 		}
-		s.mu.Lock()
-		f, failed := s.failed[rp.Root]
-		s.mu.Unlock()
+		f, failed := s.failed.of(rp.Root)
 		if failed && f.snapshot == rp.Snapshot.ID && !s.fresh.changedSince(context.Background(), v.r.Catalog, rp, f.at) {
 			continue
 		}

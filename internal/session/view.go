@@ -128,9 +128,7 @@ func (v *View) Envelope() answer.Envelope {
 		}
 		if reasons := v.Staleness(r); len(reasons) > 0 {
 			env.Fresh = false
-			v.s.mu.Lock()
-			f, failed := v.s.failed[r.Root]
-			v.s.mu.Unlock()
+			f, failed := v.s.failed.of(r.Root)
 			if failed && f.snapshot == r.Snapshot.ID {
 				env.StaleReasons = append(env.StaleReasons, "refreshing failed, so this is the last good snapshot: "+f.err)
 			}
