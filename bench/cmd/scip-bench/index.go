@@ -68,11 +68,13 @@ type indexRound struct {
 // indexRounds runs o.Runs rounds of the indexers alone and `sextant
 // index`, alternated (indexers first on even rounds, sextant first on
 // odd ones), and leaves the last index at db. An untimed first index
-// warms the page cache and Node's compile cache for both.
+// (-warm) warms the page cache and Node's compile cache for both.
 func indexRounds(ctx context.Context, o options, sextant, root, db string, lr *languageResult) error {
-	logf("%s: warm-up index (untimed)", lr.Language)
-	if _, err := indexOnce(ctx, o, sextant, root, db); err != nil {
-		return err
+	if o.warm {
+		logf("%s: warm-up index (untimed)", lr.Language)
+		if _, err := indexOnce(ctx, o, sextant, root, db); err != nil {
+			return err
+		}
 	}
 	for i := range o.Runs {
 		var round indexRound

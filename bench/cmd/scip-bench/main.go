@@ -58,6 +58,7 @@ type options struct {
 	calls         int
 	skip          string
 	reuse         bool
+	warm          bool
 }
 
 func main() {
@@ -75,6 +76,7 @@ func main() {
 	o.SextantFlag("")
 	o.OutFlag("scip", "")
 	flag.StringVar(&o.skip, "skip", "", "comma-separated parts to skip: index, parity, latency, python, typescript")
+	flag.BoolVar(&o.warm, "warm", true, "index each corpus once, untimed, before the measured rounds")
 	flag.BoolVar(&o.reuse, "reuse", false, "with -skip index and -work: use the index an earlier run left in the work directory, when there is one")
 	o.Usage("Measure find_references and find_implementations on TypeScript and Python against\ntheir language servers, and SCIP indexing and query speed.\n")
 	flag.Parse()

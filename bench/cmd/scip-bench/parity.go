@@ -249,8 +249,24 @@ func (c *comparer) differ(t *parityTool, sym graph.Symbol, side, at, direction s
 	t.Causes[d.Cause]++
 }
 
+// The classes of cause a difference is given, the first word of each.
+const (
+	// byDesign: the tool answers another question than the server's
+	// request, on purpose (the design says which).
+	byDesign = "by design"
+	// indexer: the SCIP indexer wrote no occurrence, or one naming
+	// another symbol, where the server finds a use.
+	indexer = "indexer"
+	// serverSide: the server answers what the language does not make a
+	// use (a name in a string), or skips code it deems unreachable.
+	serverSide = "server"
+	// ours: Sextant's importer or query; to fix.
+	ours = "sextant"
+)
+
 // classify names the cause of a difference by rules, each written from
 // differences looked at one by one; "unclassified" is one no rule names.
+// A cause starts with its class (byDesign, indexer, serverSide, ours).
 func (c *comparer) classify(tool string, sym graph.Symbol, side, at, text string, col int, direction string) string {
 	path, line, _ := splitLoc(at)
 	r := []rune(text)
@@ -262,42 +278,72 @@ func (c *comparer) classify(tool string, sym graph.Symbol, side, at, text string
 	if col >= 1 && col-1 <= len(r) {
 		head = string(r[:col-1])
 	}
-	trimmed := strings.TrimSpace(text)
 	if c.unreachable(path, line) {
-		return "pyright: the module asserts another platform (assert sys.platform == \"win32\"), so pyright reads no code after it on Linux"
+		return serverSide + ": pyright reads no code after the module's assert sys.platform == \"win32\" on Linux"
 	}
 	if strings.HasSuffix(strings.TrimRight(head, " "), " as") {
-		return side + ": the new name of a renamed import or export (x as y): the server counts it as a name of its own, scip names the original there"
+		if side == "server" {
+			return indexer + ": the new name of a renamed import or export (x as y): the server counts it as a use, scip-python gives it the name's own symbol"
+		}
+		return indexer + ": the new name of a renamed export (x as y): scip-typescript names the original there, the server counts it as a name of its own"
 	}
 	switch side {
 	case "server":
 		if tool == "find_implementations" && direction != "implementations" {
-			return "server: a subclass or override of a concrete class or method (find_implementations answers the interfaces it satisfies)"
+			return byDesign + ": a subclass or override of a concrete class or method, or the declaration a function's name stands for (find_implementations answers the interfaces a concrete type satisfies)"
 		}
 		if other, ok := c.decl[at]; ok && other.Key != sym.Key {
 			if other.Name == sym.Name && (other.Kind == graph.KindMethod || other.Kind == graph.KindInterfaceMethod) {
-				return "server: the declaration of another method of the family (one it overrides or implements, or overriding or implementing it)"
+				return byDesign + ": the declaration of another method of the family (find_references lists uses, not the declarations of the methods it overrides, implements or is overridden by)"
 			}
-			return "server: the declaration of a related symbol (" + string(other.Kind) + ")"
+			return byDesign + ": the declaration of a related symbol (" + string(other.Kind) + ")"
 		}
 		if declares(head, sym.Name) {
-			return "server: another declaration of the same name (if/else, overloads), which the server merges with the one asked about"
+			return indexer + ": another declaration of the same name (if/else branches), which the server merges with the one asked about and the indexer gives the same symbol without a second definition"
+		}
+		if ns, ok := namespaceMember(head); ok && c.namespaceImport(path, ns) {
+			return indexer + ": a name reached through a namespace import (ns.name) of a module that re-exports it with export { … } from: scip-typescript 0.4.0 gives it a document-local symbol"
 		}
 		if before == '"' || before == '\'' || before == '`' {
-			return "server: a name in a string literal"
-		}
-		if strings.HasPrefix(trimmed, "export {") || strings.HasPrefix(trimmed, "export type {") {
-			return "server: a name in an export list"
+			return serverSide + ": a name in a string literal"
 		}
 	case "sextant":
 		if at2, ok := c.src.declIdent(sym); ok && loc(sym.Path, at2) == at {
-			return "sextant: the symbol's own declaration"
+			return ours + ": the symbol's own declaration"
 		}
 		if c.merged(sym) {
-			return "sextant: a use of the other meaning of a name declared both as a value and as a type (scip-typescript gives both one symbol; the server answers for the meaning asked)"
+			return indexer + ": a use of the other meaning of a name declared both as a value and as a type (scip-typescript gives both one symbol; the server answers for the meaning asked)"
 		}
 	}
 	return "unclassified"
+}
+
+// namespaceMember returns ns when the text before a name ends in "ns.".
+func namespaceMember(head string) (string, bool) {
+	h, ok := strings.CutSuffix(head, ".")
+	if !ok {
+		return "", false
+	}
+	r := []rune(h)
+	i := len(r)
+	for i > 0 && isIdent(r[i-1]) {
+		i--
+	}
+	if i == len(r) {
+		return "", false
+	}
+	return string(r[i:]), true
+}
+
+// namespaceImport reports whether path imports a module as ns
+// (import * as ns from).
+func (c *comparer) namespaceImport(path, ns string) bool {
+	for _, l := range c.src.file(path) {
+		if strings.Contains(l, "import * as "+ns+" from") || strings.Contains(l, "import type * as "+ns+" from") {
+			return true
+		}
+	}
+	return false
 }
 
 // declares reports whether the text before a name declares it: "class ",
@@ -622,7 +668,7 @@ func parity(ctx context.Context, o options, s *server, src *sources, all []graph
 // times in a row: typescript-language-server answers from the files
 // already open (an inferred project) until the configured project has
 // loaded, which takes tens of seconds on a corpus this size, and its
-// answers before are incomplete, not wrong. Its first call and how long
+// answers before are incomplete, not wrong (a timed-out ask counts -1). Its first call and how long
 // the answers took to settle are recorded.
 func warmUp(ctx context.Context, s *server, src *sources, syms []graph.Symbol, lr *languageResult) error {
 	var probe graph.Symbol
@@ -641,6 +687,13 @@ func warmUp(ctx context.Context, s *server, src *sources, syms []graph.Symbol, l
 	last, same := -1, 0
 	for time.Since(start) < 5*time.Minute {
 		locs, _, d, err := serverRefs(ctx, s, probe, at)
+		var te *toolError
+		if errors.As(err, &te) && strings.Contains(te.text, "LSP_TIMEOUT") {
+			// A server still reading its project may miss the bridge's
+			// deadline: asked again.
+			lr.WarmUpCounts = append(lr.WarmUpCounts, -1)
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("warming the server up on %s: %w", probe.QualifiedName, err)
 		}
