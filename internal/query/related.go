@@ -19,16 +19,26 @@ import (
 // methods m in the method sets of the types that satisfy I (declared on
 // the type, or promoted to it from an embedded type) and of the interfaces
 // that I embeds or that embed I. Concrete methods never lead to other
-// concrete methods, as in gopls. Other kinds have no related methods.
+// concrete methods, as in gopls, but for TypeScript and JavaScript, where
+// a method also counts the uses of the methods it overrides in the
+// classes its class extends. Other kinds have no related methods.
 func relatedMethods(ctx context.Context, v *session.View, sym graph.Symbol) ([]graph.Symbol, error) {
 	if sym.Parent == "" || (sym.Kind != graph.KindMethod && sym.Kind != graph.KindInterfaceMethod) {
 		return nil, nil
 	}
 	out := map[string]graph.Symbol{}
+	goSym := sym.Language == "" || sym.Language == graph.LanguageGo
 	sameID := func(m graph.Symbol) bool {
-		// Unexported method names are qualified by their package.
-		return m.Name == sym.Name && (token.IsExported(sym.Name) || m.PackagePath == sym.PackagePath)
+		// Go's unexported method names are qualified by their package;
+		// other languages' names are not.
+		return m.Name == sym.Name && (!goSym || token.IsExported(sym.Name) || m.PackagePath == sym.PackagePath)
 	}
+	// A TypeScript or JavaScript method overrides the methods of the
+	// classes its class extends: a call through one of them may run it
+	// (this.visit() in an abstract class), and typescript-language-server
+	// counts it. Go has no classes; pyright counts only the method a call
+	// resolves to, and so does find_references for Python.
+	overrides := sym.Language == graph.LanguageTypeScript || sym.Language == graph.LanguageJavaScript
 	// Interfaces the receiver type satisfies (for an interface: the
 	// interfaces whose method sets its own includes).
 	supers, err := v.Reader().Implementations(ctx, sym.Parent, false)
@@ -41,7 +51,7 @@ func relatedMethods(ctx context.Context, v *session.View, sym graph.Symbol) ([]g
 			return nil, graph.Wrap(graph.CodeInternal, err, "reading interface methods")
 		}
 		for _, k := range kids {
-			if k.Kind == graph.KindInterfaceMethod && sameID(k) && k.Key != sym.Key {
+			if (k.Kind == graph.KindInterfaceMethod || overrides && k.Kind == graph.KindMethod) && sameID(k) && k.Key != sym.Key {
 				out[k.Key] = k
 			}
 		}

@@ -44,33 +44,35 @@ var parityKnown = map[string]string{
 	// overriding the same one) – only the asked one's own declaration is
 	// left out. find_references lists uses, and the uses of the interface
 	// method (the related methods it names): no declaration.
-	"find_references Shape.area +ts/src/shapes.ts:10:3":   "declaration of Square.area, an implementation",
-	"find_references Shape.area +ts/src/shapes.ts:23:3":   "declaration of Circle.area, an implementation",
-	"find_references Shape.label +ts/src/shapes.ts:13:3":  "declaration of Square.label, an implementation",
-	"find_references Shape.label +ts/src/shapes.ts:26:3":  "declaration of Circle.label, an implementation",
-	"find_references Shape.label +ts/src/shapes.ts:32:3":  "declaration of Tile.label, an override of an implementation",
-	"find_references Square.area +ts/src/shapes.ts:4:3":   "declaration of Shape.area, the interface method",
-	"find_references Square.area +ts/src/shapes.ts:23:3":  "declaration of Circle.area, a sibling implementation",
-	"find_references Square.label +ts/src/shapes.ts:5:3":  "declaration of Shape.label, the interface method",
-	"find_references Square.label +ts/src/shapes.ts:26:3": "declaration of Circle.label, a sibling implementation",
-	"find_references Square.label +ts/src/shapes.ts:32:3": "declaration of Tile.label, its override",
-	"find_references Circle.area +ts/src/shapes.ts:4:3":   "declaration of Shape.area, the interface method",
-	"find_references Circle.area +ts/src/shapes.ts:10:3":  "declaration of Square.area, a sibling implementation",
-	"find_references Circle.label +ts/src/shapes.ts:5:3":  "declaration of Shape.label, the interface method",
-	"find_references Circle.label +ts/src/shapes.ts:13:3": "declaration of Square.label, a sibling implementation",
-	"find_references Circle.label +ts/src/shapes.ts:32:3": "declaration of Tile.label, a sibling's override",
-	"find_references Tile.label +ts/src/shapes.ts:5:3":    "declaration of Shape.label, the interface method",
-	"find_references Tile.label +ts/src/shapes.ts:13:3":   "declaration of Square.label, the method it overrides",
-	"find_references Tile.label +ts/src/shapes.ts:26:3":   "declaration of Circle.label, a sibling implementation",
+	"find_references Shape.area +ts/src/shapes.ts:10:3":     "declaration of Square.area, an implementation",
+	"find_references Shape.area +ts/src/shapes.ts:23:3":     "declaration of Circle.area, an implementation",
+	"find_references Shape.label +ts/src/shapes.ts:13:3":    "declaration of Square.label, an implementation",
+	"find_references Shape.label +ts/src/shapes.ts:26:3":    "declaration of Circle.label, an implementation",
+	"find_references Shape.label +ts/src/shapes.ts:32:3":    "declaration of Tile.label, an override of an implementation",
+	"find_references Square.area +ts/src/shapes.ts:4:3":     "declaration of Shape.area, the interface method",
+	"find_references Square.area +ts/src/shapes.ts:23:3":    "declaration of Circle.area, a sibling implementation",
+	"find_references Square.label +ts/src/shapes.ts:5:3":    "declaration of Shape.label, the interface method",
+	"find_references Square.label +ts/src/shapes.ts:26:3":   "declaration of Circle.label, a sibling implementation",
+	"find_references Square.label +ts/src/shapes.ts:32:3":   "declaration of Tile.label, its override",
+	"find_references Circle.area +ts/src/shapes.ts:4:3":     "declaration of Shape.area, the interface method",
+	"find_references Circle.area +ts/src/shapes.ts:10:3":    "declaration of Square.area, a sibling implementation",
+	"find_references Circle.label +ts/src/shapes.ts:5:3":    "declaration of Shape.label, the interface method",
+	"find_references Circle.label +ts/src/shapes.ts:13:3":   "declaration of Square.label, a sibling implementation",
+	"find_references Circle.label +ts/src/shapes.ts:32:3":   "declaration of Tile.label, a sibling's override",
+	"find_references Tile.label +ts/src/shapes.ts:5:3":      "declaration of Shape.label, the interface method",
+	"find_references Tile.label +ts/src/shapes.ts:13:3":     "declaration of Square.label, the method it overrides",
+	"find_references Tile.label +ts/src/shapes.ts:26:3":     "declaration of Circle.label, a sibling implementation",
+	"find_references Leaf.visit +ts/src/nodes/base.ts:2:12": "declaration of Node.visit, the abstract method it overrides",
+	"find_references Node.visit +ts/src/leaf.ts:4:3":        "declaration of Leaf.visit, its override",
 	// The same family, for uses: the server counts a call of any method of
 	// the family as a reference of each. find_references counts a call
 	// through the interface (s.area() in totalArea) for every
-	// implementation, but not a call on another class of the family,
-	// which cannot reach the method asked about.
+	// implementation, and a call through a method of a class it extends
+	// (sq.label() for Tile.label: sq may be a Tile; super.label() in Tile
+	// too, as the server counts it), but not a call on a sibling class of
+	// the family, which cannot reach the method asked about.
 	"find_references Circle.label +ts/src/main.ts:7:21":    "sq.label() calls Square.label: sq is a Square",
 	"find_references Circle.label +ts/src/shapes.ts:33:28": "super.label() in Tile calls Square.label",
-	"find_references Tile.label +ts/src/main.ts:7:21":      "sq.label() calls Square.label: sq is a Square, not a Tile",
-	"find_references Tile.label +ts/src/shapes.ts:33:28":   "super.label() in Tile calls Square.label, not itself",
 	// The server counts the names of a re-export (export { Square } from)
 	// as references of the class's constructor; find_references counts
 	// them as references of the class (where they match).
@@ -88,6 +90,8 @@ var parityKnown = map[string]string{
 	// concrete class or method answers the interfaces it satisfies.
 	"find_implementations Square +ts/src/shapes.ts:31:14":      "Tile extends Square",
 	"find_implementations Square.label +ts/src/shapes.ts:32:3": "Tile.label overrides Square.label",
+	"find_implementations Node +ts/src/leaf.ts:3:14":           "Leaf extends the abstract class Node",
+	"find_implementations Node.visit +ts/src/leaf.ts:4:3":      "Leaf.visit overrides the abstract method Node.visit",
 	// The server counts the initialiser of a variable declared with the
 	// interface's type (const all: Shape[] = [...]) as an implementation.
 	"find_implementations Shape +ts/src/main.ts:6:24": "the array literal assigned to a Shape[]",
