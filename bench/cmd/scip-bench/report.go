@@ -104,8 +104,8 @@ func printReport(w io.Writer, res *results) {
 				r.Sextant.Wall.Round(time.Millisecond), (r.Sextant.UserCPU + r.Sextant.SysCPU).Round(time.Millisecond), r.Sextant.SelfHWMKiB>>10, r.Ratio, r.CPURatio)
 		}
 		for _, p := range lr.Parity {
-			fmt.Fprintf(w, "%s vs %s: %d symbols, server %d locations (+%d outside the root), sextant %d; found %d (%.1f%%), extra %d (%.1f%%)\n",
-				p.Tool, p.Request, p.Symbols, p.Server, p.OutsideRoot, p.Sextant, p.Found, p.FoundPc, p.Extra, p.ExtraPc)
+			fmt.Fprintf(w, "%s vs %s: %d symbols, server %d locations (+%d outside the root), sextant %d; found %d (%.1f%%), extra %d (%.1f%%); without the differences by design found %.1f%%, extra %.1f%%\n",
+				p.Tool, p.Request, p.Symbols, p.Server, p.OutsideRoot, p.Sextant, p.Found, p.FoundPc, p.Extra, p.ExtraPc, p.FoundPcNotByDesign, p.ExtraPcNotByDesign)
 			causes := make([]string, 0, len(p.Causes))
 			for c := range p.Causes {
 				causes = append(causes, c)
