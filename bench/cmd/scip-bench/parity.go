@@ -291,6 +291,14 @@ func (c *comparer) classify(tool string, sym graph.Symbol, side, at, text string
 		}
 		return indexer + ": the new name of a renamed export (x as y): scip-typescript names the original there, the server counts it as a name of its own"
 	}
+	if tok := token(r, col); tool == "find_references" && tok != "" && tok != sym.Name {
+		if side == "server" && sym.Language == "typescript" {
+			return indexer + ": a use under the name of a renamed export (export { x as y }) through a namespace object (z.y): scip-typescript 0.4.0 gives it a document-local symbol"
+		}
+		if side == "sextant" && sym.Language == "python" {
+			return indexer + ": a use under a local alias (import x as f; f()): scip-python names the original there, pyright counts it as the alias's"
+		}
+	}
 	switch side {
 	case "server":
 		if tool == "find_implementations" && strings.HasPrefix(strings.TrimSpace(text), sym.Name+"(") && direction == "implementations" {
@@ -329,6 +337,20 @@ func (c *comparer) classify(tool string, sym graph.Symbol, side, at, text string
 		}
 	}
 	return "unclassified"
+}
+
+// token is the identifier at the 1-based character column col of a
+// line, "" when there is none.
+func token(line []rune, col int) string {
+	i := col - 1
+	if i < 0 || i >= len(line) {
+		return ""
+	}
+	j := i
+	for j < len(line) && isIdent(line[j]) {
+		j++
+	}
+	return string(line[i:j])
 }
 
 // namespaceMember returns ns when the text before a name ends in "ns.".

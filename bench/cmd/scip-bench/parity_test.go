@@ -15,6 +15,15 @@ func TestSplitLoc(t *testing.T) {
 	}
 }
 
+func TestToken(t *testing.T) {
+	line := []rune("é = z.number();")
+	for col, want := range map[int]string{1: "é", 5: "z", 7: "number", 6: "", 0: "", 99: ""} {
+		if got := token(line, col); got != want {
+			t.Errorf("token(%d) = %q, want %q", col, got, want)
+		}
+	}
+}
+
 func TestTextRules(t *testing.T) {
 	for _, c := range []struct {
 		head   string
