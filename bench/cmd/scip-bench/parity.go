@@ -293,7 +293,7 @@ func (c *comparer) classify(tool string, sym graph.Symbol, side, at, text string
 	}
 	if tok := token(r, col); tool == "find_references" && tok != "" && tok != sym.Name {
 		if side == "server" && sym.Language == "typescript" {
-			return indexer + ": a use under the name of a renamed export (export { x as y }) through a namespace object (z.y): scip-typescript 0.4.0 gives it a document-local symbol"
+			return indexer + ": a use under the name of a renamed export (export { x as y }) through a namespace object (z.y): scip-typescript 0.4.0 writes no occurrence there, or one with a document-local symbol"
 		}
 		if side == "sextant" && sym.Language == "python" {
 			return indexer + ": a use under a local alias (import x as f; f()): scip-python names the original there, pyright counts it as the alias's"
@@ -323,7 +323,7 @@ func (c *comparer) classify(tool string, sym graph.Symbol, side, at, text string
 			return indexer + ": a use through the project's own package, laid out under src/, from outside src/: pyright adds src to its import paths, scip-python 0.6.6 resolves no import of it there"
 		}
 		if ns, ok := namespaceMember(head); ok && c.namespaceImport(path, ns) {
-			return indexer + ": a name reached through a namespace import (ns.name) of a module that re-exports it with export { … } from: scip-typescript 0.4.0 gives it a document-local symbol"
+			return indexer + ": a name reached through a namespace import (ns.name) of a module that re-exports it with export { … } from: scip-typescript 0.4.0 writes no occurrence there, or one with a document-local symbol"
 		}
 		if before == '"' || before == '\'' || before == '`' {
 			return serverSide + ": a name in a string literal"
