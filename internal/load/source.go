@@ -90,6 +90,10 @@ type ParsedFile struct {
 // comments, but without object resolution, which nothing reads.
 const ParseMode = parser.AllErrors | parser.ParseComments | parser.SkipObjectResolution
 
+// checkedHook is called with each package once it is checked, before the
+// packages importing it are; a test replaces it.
+var checkedHook = func(*packages.Package) {}
+
 // listed is called when a load that waits for its ready channel has
 // listed the package graph and begins to wait; a test replaces it.
 var listed = func() {}
@@ -199,7 +203,7 @@ func fromSourceWith(cfg *packages.Config, opts sourceOptions, patterns ...string
 	for p := range c.state {
 		p.Fset = c.fset
 		if !c.roots[p] {
-			p.Syntax = nil // a dependency's syntax served its check
+			p.Syntax = nil // released once checked; a failed check may have left some
 		}
 		if cfg.Mode&packages.NeedTypesSizes == 0 {
 			p.TypesSizes = nil
@@ -283,6 +287,7 @@ func (c *checker) run(roots []*packages.Package) {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			c.check(p)
+			checkedHook(p)
 		}()
 	}
 	wg.Wait()
@@ -365,6 +370,13 @@ func (c *checker) check(p *packages.Package) {
 		ill = ill || ip.IllTyped
 	}
 	p.IllTyped = ill
+	if !root {
+		// A dependency's syntax served its check: its importers read its
+		// types alone. Released now rather than when the load ends, the
+		// load holds the syntax of the packages being checked, not of
+		// every dependency (the declarations of a vendor tree).
+		p.Syntax = nil
+	}
 	if st.keyed && !ill && c.ctx.Err() == nil {
 		c.mu.Lock()
 		c.checked = append(c.checked, checkedTypes{p, st.key})

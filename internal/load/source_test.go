@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/tools/go/packages"
@@ -202,6 +203,39 @@ func TestSourceSkipsDependencyBodies(t *testing.T) {
 	})
 	if deps < 10 {
 		t.Errorf("only %d dependencies were loaded", deps)
+	}
+}
+
+// A dependency's syntax serves its own check alone (its importers read
+// its types): it is released as soon as the dependency is checked, so
+// that a load holds the syntax of the packages being checked and of the
+// initial packages, not of every dependency of a large workspace (on a
+// vendored monorepo, the declarations of thousands of files) until the
+// load ends.
+func TestSourceReleasesDependencySyntaxOnceChecked(t *testing.T) {
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	t.Setenv(TypeCacheEnv, "off") // every dependency checked from source
+	dir := sourceFixture(t)
+	var mu sync.Mutex
+	var kept []string // dependencies with syntax when an importer was checked
+	checkedHook = func(p *packages.Package) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, ip := range p.Imports {
+			if ip.Syntax != nil && ip.TypesInfo == nil {
+				kept = append(kept, ip.ID+" (imported by "+p.ID+")")
+			}
+		}
+	}
+	defer func() { checkedHook = func(*packages.Package) {} }()
+	roots := loadWith(t, "source", dir)
+	if len(roots) == 0 {
+		t.Fatal("nothing loaded")
+	}
+	if len(kept) > 0 {
+		sort.Strings(kept)
+		t.Errorf("%d dependencies still had their syntax when an importer was checked, e.g. %s", len(kept), kept[0])
 	}
 }
 
