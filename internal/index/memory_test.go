@@ -1,9 +1,14 @@
 package index
 
 import (
+	"context"
+	"io/fs"
 	"math"
+	"path/filepath"
 	"runtime/debug"
 	"testing"
+
+	"github.com/sextant-dev/sextant/internal/load"
 )
 
 // capHeap, when the environment asks for it, sets a soft memory limit
@@ -90,4 +95,58 @@ func TestLoosenGC(t *testing.T) {
 		t.Errorf("GOGC set in the environment, yet changed to %d", got)
 	}
 	restore()
+}
+
+// The dependencies' types a unit checked reach the type cache before the
+// next unit loads (it may import them), but only once the unit's own
+// syntax, types and call graph are released: encoding them takes memory
+// of its own, which would add to the unit's peak if it ran while the unit
+// is extracted.
+func TestTypeCacheWrittenBetweenUnits(t *testing.T) {
+	hermetic(t)
+	typeCache := t.TempDir()
+	t.Setenv(load.TypeCacheEnv, typeCache)
+	dir := realDir(t)
+	writeFile(t, dir, "a/go.mod", "module example.com/a\n\ngo 1.22\n")
+	writeFile(t, dir, "a/a.go", "package a\n\nimport \"strings\"\n\nfunc A(s string) string { return strings.ToUpper(s) }\n")
+	writeFile(t, dir, "b/go.mod", "module example.com/b\n\ngo 1.22\n")
+	writeFile(t, dir, "b/b.go", "package b\n\nimport \"strings\"\n\nfunc B(s string) string { return strings.ToLower(s) }\n")
+
+	cached := func() int {
+		n := 0
+		_ = filepath.WalkDir(typeCache, func(path string, d fs.DirEntry, err error) error {
+			// Entries, fanned out below the top, where the cache keeps its
+			// own bookkeeping.
+			if err == nil && d.Type().IsRegular() && filepath.Dir(path) != typeCache {
+				n++
+			}
+			return nil
+		})
+		return n
+	}
+	unit := -1
+	var atExtract, atNextLoad []int // files in the cache when each unit's extraction began, and when each later unit's load began
+	progress := func(p Progress) {
+		switch {
+		case p.Phase == PhaseLoad:
+			unit = p.Done
+			if unit > 0 {
+				atNextLoad = append(atNextLoad, cached())
+			}
+		case p.Phase == PhaseExtract && p.Message == "call graph":
+			atExtract = append(atExtract, cached())
+		}
+	}
+	if _, err := Index(context.Background(), &fakeStore{}, dir, Options{Progress: progress}); err != nil {
+		t.Fatal(err)
+	}
+	if unit != 1 || len(atExtract) != 2 || len(atNextLoad) != 1 {
+		t.Fatalf("saw %d units, %d extractions, %d later loads; want 2, 2, 1", unit+1, len(atExtract), len(atNextLoad))
+	}
+	if atExtract[0] != 0 {
+		t.Errorf("the type cache held %d files when the first unit's extraction began, want none yet", atExtract[0])
+	}
+	if atNextLoad[0] == 0 {
+		t.Errorf("the type cache was empty when the second unit's load began")
+	}
 }
