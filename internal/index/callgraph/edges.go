@@ -46,6 +46,7 @@ func (u *unit) run(ctx context.Context) (res *Result, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("building SSA: %w", err)
 	}
+	u.pruneRetained()
 	u.stats.SSA = time.Since(t)
 	u.stats.Packages = len(build)
 

@@ -51,6 +51,11 @@ type unit struct {
 	// import path and name of the function the linker binds them to.
 	linknames map[token.Pos]linkTarget
 
+	// retained are the type information of the packages created from
+	// syntax that declare generic functions, which go/ssa keeps for as
+	// long as the program lives (see pruneRetained).
+	retained []retainedInfo
+
 	gate    *gate  // nil: build in any order, at once
 	onBuilt func() // called once the SSA bodies are built, or failed to be
 
@@ -205,7 +210,15 @@ func prepare(pkgs []*packages.Package, opts Options) *unit {
 		chosen := best[path] == p
 		var sp *ssa.Package
 		if chosen || u.algorithm == VTA {
-			sp = u.prog.CreatePackage(p.Types, p.Syntax, p.TypesInfo, true)
+			// SSA is given a copy of the package's Info, whose maps it
+			// may replace once the bodies are built (see pruneRetained)
+			// while the indexer still reads the package's own.
+			info := new(types.Info)
+			*info = *p.TypesInfo
+			sp = u.prog.CreatePackage(p.Types, p.Syntax, info, true)
+			if generic := genericRanges(p.Syntax); len(generic) > 0 {
+				u.retained = append(u.retained, retainedInfo{info, generic})
+			}
 		} else {
 			sp = u.prog.CreatePackage(p.Types, nil, nil, true)
 		}
@@ -554,4 +567,114 @@ func (g *gate) set(at string, open bool) {
 	}
 	close(g.changed)
 	g.changed = make(chan struct{})
+}
+
+// go/ssa keeps the type information of a package with a generic function
+// for as long as the program lives (the function's instances are built
+// from its syntax and that information, some of them on demand, while the
+// edges are read), and the Info's maps hold every expression, identifier
+// and scope of the package, with the syntax trees of all its files as
+// their keys. On golang.org/x/tools, whose packages use generics here and
+// there, that was a fifth of the heap once the bodies were built.
+//
+// pruneRetained replaces the maps of each such Info, once every body is
+// built, with the entries inside the declarations of generic functions
+// and methods, which is all an instance's build reads (FileVersions,
+// which go/ssa reads only when it creates a package, goes). The rest of
+// the package's syntax and type information is then released. It must
+// run when no package is being built.
+func (u *unit) pruneRetained() {
+	for _, r := range u.retained {
+		r.prune()
+	}
+	u.retained = nil
+}
+
+// retainedInfo is the Info go/ssa keeps for a package that declares
+// generic functions, and where their declarations are.
+type retainedInfo struct {
+	info    *types.Info
+	generic []posRange // sorted, disjoint
+}
+
+// posRange is the extent of a declaration, from its first character to
+// just after its last.
+type posRange struct{ from, to token.Pos }
+
+// genericRanges returns the extents of the generic function and method
+// declarations of files, sorted.
+func genericRanges(files []*ast.File) []posRange {
+	var out []posRange
+	for _, f := range files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && isGenericDecl(fd) {
+				out = append(out, posRange{fd.Pos(), fd.End()})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].from < out[j].from })
+	return out
+}
+
+// isGenericDecl reports whether fd declares a generic function or a
+// method of a generic type.
+func isGenericDecl(fd *ast.FuncDecl) bool {
+	if fd.Type.TypeParams != nil && len(fd.Type.TypeParams.List) > 0 {
+		return true
+	}
+	if fd.Recv == nil || len(fd.Recv.List) == 0 {
+		return false
+	}
+	t := fd.Recv.List[0].Type
+	for {
+		switch x := t.(type) {
+		case *ast.StarExpr:
+			t = x.X
+			continue
+		case *ast.ParenExpr:
+			t = x.X
+			continue
+		case *ast.IndexExpr, *ast.IndexListExpr:
+			return true
+		}
+		return false
+	}
+}
+
+// inside reports whether pos is inside one of r's generic declarations.
+func (r retainedInfo) inside(pos token.Pos) bool {
+	i := sort.Search(len(r.generic), func(i int) bool { return r.generic[i].to > pos })
+	return i < len(r.generic) && r.generic[i].from <= pos
+}
+
+// prune replaces r.info's maps with their entries inside the generic
+// declarations.
+func (r retainedInfo) prune() {
+	info := r.info
+	info.Types = keepInside(r, info.Types)
+	info.Instances = keepInside(r, info.Instances)
+	info.Defs = keepInside(r, info.Defs)
+	info.Uses = keepInside(r, info.Uses)
+	info.Implicits = keepInside(r, info.Implicits)
+	info.Selections = keepInside(r, info.Selections)
+	info.Scopes = keepInside(r, info.Scopes)
+	info.FileVersions = nil
+}
+
+// keepInside returns the entries of m whose key is inside r's generic
+// declarations, in a new map (nil for a nil m).
+func keepInside[K interface {
+	comparable
+	Pos() token.Pos
+}, V any](r retainedInfo, m map[K]V) map[K]V {
+	if m == nil {
+		return nil
+	}
+	out := map[K]V{}
+	for k, v := range m {
+		if r.inside(k.Pos()) {
+			out[k] = v
+		}
+	}
+	return out
 }

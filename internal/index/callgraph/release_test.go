@@ -3,10 +3,14 @@ package callgraph
 import (
 	"bytes"
 	"context"
+	"go/ast"
+	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"weak"
 
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
@@ -167,5 +171,84 @@ func TestSyntaxSwitch(t *testing.T) {
 				t.Errorf("%s, MaxVTACalls %d: the syntax release changes the answer:\n%s", archive, maxVTA, lineDiff(out[1], out[0]))
 			}
 		}
+	}
+}
+
+// go/ssa keeps the type information of a package that declares a generic
+// function for as long as the program lives, and with it every syntax
+// tree of the package (the keys of its maps). Once the bodies are built,
+// the build keeps only what the generic declarations need: while the
+// edges are read, the syntax of the package's other functions is gone.
+func TestGenericPackageInfoReleased(t *testing.T) {
+	hermetic(t)
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"p/p.go": `package p
+
+import "strings"
+
+func Map[T any](xs []T, f func(T) T) []T {
+	out := make([]T, 0, len(xs))
+	for _, x := range xs {
+		out = append(out, f(x))
+	}
+	return out
+}
+
+func Plain(s string) int { return strings.Count(s, "a") }
+
+func Use() []string { return Map([]string{"x"}, strings.ToUpper) }
+`,
+	} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pkgs := loadUnits(t, dir)[0]
+	// The call in Plain's body, which nothing needs once Plain is built.
+	var plainCall weak.Pointer[ast.CallExpr]
+	for _, p := range pkgs {
+		for _, f := range p.Syntax {
+			ast.Inspect(f, func(n ast.Node) bool {
+				if c, ok := n.(*ast.CallExpr); ok {
+					if sel, ok := c.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Count" {
+						plainCall = weak.Make(c)
+					}
+				}
+				return true
+			})
+		}
+	}
+	if plainCall.Value() == nil {
+		t.Fatal("no call of strings.Count in the fixture")
+	}
+	var checked, alive bool
+	opts := Options{InRepo: under(dir), Emit: func([]Edge) {
+		if !checked {
+			checked = true
+			runtime.GC()
+			alive = plainCall.Value() != nil
+		}
+	}}
+	pending := Start(context.Background(), pkgs, opts)
+	for _, p := range pkgs {
+		p.Syntax, p.TypesInfo = nil, nil // as the indexer releases them
+	}
+	res, err := pending.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Algorithm != VTA {
+		t.Fatalf("algorithm %v, want VTA (which builds every body)", res.Algorithm)
+	}
+	if !checked {
+		t.Fatal("no edges were emitted")
+	}
+	if alive {
+		t.Error("the syntax of a non-generic function was still held while the edges were read")
 	}
 }
