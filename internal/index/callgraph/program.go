@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"go/types"
 	"math"
+	"math/bits"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -54,7 +55,12 @@ type unit struct {
 	// retained are the type information of the packages created from
 	// syntax that declare generic functions, which go/ssa keeps for as
 	// long as the program lives (see pruneRetained).
-	retained []retainedInfo
+	retained []*retainedInfo
+	// pruneMu guards the counts of retainedInfo.waiting while the
+	// packages are built; reaches lists, for each package to build, the
+	// retained information its build may read (see pruneWhenBuilt).
+	pruneMu sync.Mutex
+	reaches map[*ssa.Package][]*retainedInfo
 
 	gate    *gate  // nil: build in any order, at once
 	onBuilt func() // called once the SSA bodies are built, or failed to be
@@ -217,7 +223,7 @@ func prepare(pkgs []*packages.Package, opts Options) *unit {
 			*info = *p.TypesInfo
 			sp = u.prog.CreatePackage(p.Types, p.Syntax, info, true)
 			if generic := genericRanges(p.Syntax); len(generic) > 0 {
-				u.retained = append(u.retained, retainedInfo{info, generic})
+				u.retained = append(u.retained, &retainedInfo{pkg: p.Types, info: info, generic: generic})
 			}
 		} else {
 			sp = u.prog.CreatePackage(p.Types, nil, nil, true)
@@ -444,6 +450,7 @@ func (u *unit) buildSSA(ctx context.Context, pkgs []*ssa.Package) error {
 			fl.Built = true
 		}
 	}
+	u.pruneWhenBuilt(pkgs)
 	work := make(chan *ssa.Package)
 	failed := make(chan error, 1)
 	var wg sync.WaitGroup
@@ -460,6 +467,7 @@ func (u *unit) buildSSA(ctx context.Context, pkgs []*ssa.Package) error {
 					}
 					return
 				}
+				u.builtForPruning(p)
 			}
 		}()
 	}
@@ -583,18 +591,94 @@ func (g *gate) set(at string, open bool) {
 // which go/ssa reads only when it creates a package, goes). The rest of
 // the package's syntax and type information is then released. It must
 // run when no package is being built.
+//
+// Most are pruned earlier, while other packages are still being built
+// (see pruneWhenBuilt); this prunes the rest.
 func (u *unit) pruneRetained() {
 	for _, r := range u.retained {
+		if !r.pruned {
+			r.prune()
+		}
+	}
+	u.retained, u.reaches = nil, nil
+}
+
+// pruneWhenBuilt prepares the building of pkgs to prune each retained
+// Info as soon as no build can read more of it than its generic
+// declarations: the instances of a package's generic functions are
+// built by the builds of the packages that import it, directly or
+// through others (a call, or a method promoted through a type of a
+// package in between), so once the package itself and every package to
+// build that reaches it are built, only the instances made on demand
+// after the build remain, from the generic declarations alone. Pruned
+// then rather than once everything is built, a package's syntax does not
+// wait for the slowest part of the build: the peak of a large unit is
+// while its packages are built, with the bodies built so far beside the
+// syntax and types of the rest.
+func (u *unit) pruneWhenBuilt(pkgs []*ssa.Package) {
+	if len(u.retained) == 0 {
+		return
+	}
+	index := map[*types.Package]int{}
+	for i, r := range u.retained {
+		index[r.pkg] = i
+	}
+	words := (len(u.retained) + 63) / 64
+	memo := map[*types.Package][]uint64{}
+	var reach func(p *types.Package) []uint64
+	reach = func(p *types.Package) []uint64 {
+		if set, ok := memo[p]; ok {
+			return set
+		}
+		set := make([]uint64, words)
+		memo[p] = set // an import cycle (not in code that checks) ends here
+		if i, ok := index[p]; ok {
+			set[i/64] |= 1 << (i % 64)
+		}
+		for _, imp := range p.Imports() {
+			for w, word := range reach(imp) {
+				set[w] |= word
+			}
+		}
+		return set
+	}
+	u.reaches = map[*ssa.Package][]*retainedInfo{}
+	for _, p := range pkgs {
+		for w, word := range reach(p.Pkg) {
+			for ; word != 0; word &= word - 1 {
+				r := u.retained[w*64+bits.TrailingZeros64(word)]
+				r.waiting++
+				u.reaches[p] = append(u.reaches[p], r)
+			}
+		}
+	}
+}
+
+// builtForPruning counts p as built for the retained information its build could
+// read, and prunes what no build still to come can read more of.
+func (u *unit) builtForPruning(p *ssa.Package) {
+	var ready []*retainedInfo
+	u.pruneMu.Lock()
+	for _, r := range u.reaches[p] {
+		if r.waiting--; r.waiting == 0 {
+			r.pruned = true
+			ready = append(ready, r)
+		}
+	}
+	u.pruneMu.Unlock()
+	for _, r := range ready {
 		r.prune()
 	}
-	u.retained = nil
 }
 
 // retainedInfo is the Info go/ssa keeps for a package that declares
 // generic functions, and where their declarations are.
 type retainedInfo struct {
+	pkg     *types.Package
 	info    *types.Info
 	generic []posRange // sorted, disjoint
+	waiting int        // packages to build that may read info (see pruneWhenBuilt)
+	pruned  bool
 }
 
 // posRange is the extent of a declaration, from its first character to
@@ -642,14 +726,14 @@ func isGenericDecl(fd *ast.FuncDecl) bool {
 }
 
 // inside reports whether pos is inside one of r's generic declarations.
-func (r retainedInfo) inside(pos token.Pos) bool {
+func (r *retainedInfo) inside(pos token.Pos) bool {
 	i := sort.Search(len(r.generic), func(i int) bool { return r.generic[i].to > pos })
 	return i < len(r.generic) && r.generic[i].from <= pos
 }
 
 // prune replaces r.info's maps with their entries inside the generic
 // declarations.
-func (r retainedInfo) prune() {
+func (r *retainedInfo) prune() {
 	info := r.info
 	info.Types = keepInside(r, info.Types)
 	info.Instances = keepInside(r, info.Instances)
@@ -666,7 +750,7 @@ func (r retainedInfo) prune() {
 func keepInside[K interface {
 	comparable
 	Pos() token.Pos
-}, V any](r retainedInfo, m map[K]V) map[K]V {
+}, V any](r *retainedInfo, m map[K]V) map[K]V {
 	if m == nil {
 		return nil
 	}

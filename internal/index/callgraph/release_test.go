@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"weak"
 
 	"golang.org/x/tools/go/packages"
@@ -250,5 +251,85 @@ func Use() []string { return Map([]string{"x"}, strings.ToUpper) }
 	}
 	if alive {
 		t.Error("the syntax of a non-generic function was still held while the edges were read")
+	}
+}
+
+// The type information of a package with generic functions is pruned as
+// soon as the package and every package that imports it are built, not
+// when the whole build is: the rest of the build no longer holds its
+// syntax.
+func TestGenericPackageInfoReleasedDuringBuild(t *testing.T) {
+	hermetic(t)
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"a/a.go": `package a
+
+import "strings"
+
+func Map[T any](xs []T, f func(T) T) []T {
+	out := make([]T, 0, len(xs))
+	for _, x := range xs {
+		out = append(out, f(x))
+	}
+	return out
+}
+
+func Plain(s string) int { return strings.Count(s, "a") }
+
+func Use() []string { return Map([]string{"x"}, strings.ToUpper) }
+`,
+		"z/z.go": "package z\n\nfunc Z() int { return len(\"z\") }\n",
+	} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pkgs := loadUnits(t, dir)[0]
+	var plainCall weak.Pointer[ast.CallExpr]
+	for _, p := range pkgs {
+		for _, f := range p.Syntax {
+			ast.Inspect(f, func(n ast.Node) bool {
+				if c, ok := n.(*ast.CallExpr); ok {
+					if sel, ok := c.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Count" {
+						plainCall = weak.Make(c)
+					}
+				}
+				return true
+			})
+		}
+	}
+	if plainCall.Value() == nil {
+		t.Fatal("no call of strings.Count in the fixture")
+	}
+	pending := Start(context.Background(), pkgs, Options{InRepo: under(dir), Paced: true})
+	pending.WaitPrepared()
+	for _, p := range pkgs {
+		p.Syntax, p.TypesInfo = nil, nil // as the indexer releases them
+	}
+	// The build may reach a, not z: a is built, nothing that imports it
+	// is left, and z waits.
+	pending.Reached("example.com/m/a")
+	released := false
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		runtime.GC()
+		if plainCall.Value() == nil {
+			released = true
+			break
+		}
+	}
+	select {
+	case <-pending.built:
+		t.Fatal("the build finished before the indexer reached z")
+	default:
+	}
+	if _, err := pending.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if !released {
+		t.Error("a's syntax was still held while z waited to be built")
 	}
 }
