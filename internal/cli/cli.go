@@ -86,7 +86,7 @@ func run(ctx context.Context, e env, args []string) int {
 		fmt.Fprint(e.stdout, query.InstructionsFor(tools))
 		return ExitOK
 	case "version", "--version":
-		fmt.Fprintln(e.stdout, "sextant", version)
+		fmt.Fprintln(e.stdout, versionLine())
 		return ExitOK
 	case "help", "-h", "--help":
 		if len(rest) > 0 {
@@ -107,8 +107,6 @@ func run(ctx context.Context, e env, args []string) int {
 	usage(e.stderr)
 	return ExitUsage
 }
-
-var version = "0.1.0"
 
 func usage(w io.Writer) {
 	fmt.Fprint(w, `Sextant: compiler-accurate answers about Go code, for coding agents and people.

@@ -101,6 +101,7 @@ func runServe(ctx context.Context, e env, argv []string) error {
 			}
 		})
 	}
+	mcpserver.Version, _, _ = buildVersion() // the initialize answer's server info
 	server, err := mcpserver.New(svc, logger, tools)
 	if err != nil {
 		return err

@@ -25,7 +25,8 @@ import (
 // a larger one is refused with a coded error instead of being sent.
 const MaxResultBytes = 8 << 20
 
-// Version is the server version reported at initialize.
+// Version is the server version reported at initialize; serve sets it
+// to the binary's own (internal/cli, stamped by a release).
 var Version = "0.1.0"
 
 // New returns an MCP server with the given tools (the default profile
