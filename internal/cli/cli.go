@@ -64,6 +64,8 @@ func run(ctx context.Context, e env, args []string) int {
 		return e.exit(runServe(ctx, e, rest))
 	case "gc":
 		return e.exit(runGC(ctx, e, rest))
+	case "doctor":
+		return e.exit(runDoctor(ctx, e, rest))
 	case "publish":
 		err := runPublish(ctx, e, rest)
 		if err != nil && isDatabaseError(err) {
@@ -119,6 +121,10 @@ Usage:
                                             index a checkout and publish it into the shared graph (CI)
   sextant gc [--db PATH] [--dry-run]        drop repositories of the local database whose root is gone
   sextant instructions                      print the guide the server gives agents
+  sextant doctor [--json] [DIR...]          what this machine has and lacks, with the fixes
+  sextant completion bash|zsh|fish|powershell
+                                            a shell completion script
+  sextant --version                         the version, commit and build date
   sextant TOOL [flags]                      run one tool; --json prints the structured answer
   sextant help TOOL                         a tool's flags
 

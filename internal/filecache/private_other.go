@@ -18,3 +18,16 @@ func PrivateDir(base string, elems ...string) (string, error) {
 	}
 	return dir, nil
 }
+
+// CheckPrivate reports whether PrivateDir would accept dir as it is:
+// here, whether it is a directory (owners and modes are not checked).
+func CheckPrivate(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("refusing %s: not a directory", dir)
+	}
+	return nil
+}

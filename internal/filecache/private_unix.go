@@ -60,3 +60,8 @@ func private(dir string) error {
 	}
 	return nil
 }
+
+// CheckPrivate reports whether PrivateDir would accept dir as it is,
+// creating and changing nothing: nil, or the reason it is refused.
+// `sextant doctor` reads the directories Sextant keeps with it.
+func CheckPrivate(dir string) error { return private(dir) }
