@@ -66,6 +66,8 @@ func run(ctx context.Context, e env, args []string) int {
 		return e.exit(runGC(ctx, e, rest))
 	case "doctor":
 		return e.exit(runDoctor(ctx, e, rest))
+	case "completion":
+		return e.exit(runCompletion(e, rest))
 	case "publish":
 		err := runPublish(ctx, e, rest)
 		if err != nil && isDatabaseError(err) {
