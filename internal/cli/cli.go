@@ -38,13 +38,18 @@ type env struct {
 //
 // The binary is also the guard of the go commands it starts (package
 // proc): started as one, it is nothing else. Otherwise every go command
-// it starts is guarded, so that none outlives it.
+// it starts is guarded, so that none outlives it (doctor, which changes
+// nothing, only reports whether the guard can be made).
 func Main(args []string) int {
 	if code, ok := proc.ShimMain(); ok {
 		return code
 	}
-	if err := proc.GuardGo(); err != nil {
-		fmt.Fprintf(os.Stderr, "sextant: %v; go commands it starts may outlive it if it is killed\n", err)
+	// doctor reports on the guard's directory rather than make it, and
+	// completion starts no go command.
+	if len(args) == 0 || args[0] != "doctor" && args[0] != "completion" {
+		if err := proc.GuardGo(); err != nil {
+			fmt.Fprintf(os.Stderr, "sextant: %v; go commands it starts may outlive it if it is killed\n", err)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -5,8 +5,9 @@
 // language servers and SCIP indexers on PATH, the directories Sextant
 // keeps its cache, go shim and database in (which it refuses when others
 // may write to them), the database's health, and which platform guards
-// hold. It changes nothing: no directory is created, the database is
-// opened read-only, and each program is only asked its version.
+// hold. It changes nothing of Sextant's: no directory is created, the
+// database is opened read-only, and each program is only asked its
+// version (which may make that program's own cache, as gopls does).
 //
 // What the given roots need decides the verdict: a root with a go.mod
 // needs go, a git work tree needs git, a TypeScript or Python project its
