@@ -54,8 +54,18 @@ func newMachine(t *testing.T) *machine {
 	if out, err := exec.Command(m.programs["git"], "init", "-q", m.root).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
+	// The user cache directory, wherever the platform puts it, is empty.
 	t.Setenv("XDG_CACHE_HOME", m.cache)
+	t.Setenv("HOME", m.cache)
 	t.Setenv("SEXTANT_TYPE_CACHE", "")
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(cache, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	m.cache = cache
 	return m
 }
 
