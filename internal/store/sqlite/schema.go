@@ -26,7 +26,9 @@ import (
 // (schemaImplicit). Version 10 records the
 // language of a symbol (schemaLanguage). Version 11 records what made a
 // snapshot: its build configuration and indexers (schemaProvenance).
-const SchemaVersion = 11
+// Version 12 adds the per-test coverage `sextant tests record` writes
+// (schemaTestRuns, see testrun.go).
+const SchemaVersion = 12
 
 // ErrNewerSchema is returned (wrapped) by Open when the database was written
 // by a newer Sextant whose schema this build does not understand.
@@ -418,7 +420,7 @@ func upgradeAndCommit(ctx context.Context, tx *sql.Tx) error {
 	if err := upgradeToPacked(ctx, tx); err != nil {
 		return fmt.Errorf("upgrading schema to packed references: %w", err)
 	}
-	if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage, schemaProvenance)); err != nil {
+	if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage, schemaProvenance, schemaTestRuns)); err != nil {
 		return fmt.Errorf("upgrading schema to staged snapshots: %w", err)
 	}
 	return commitUpgrade(ctx, tx)
@@ -513,23 +515,28 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return nil
 	case v > SchemaVersion:
 		return fmt.Errorf("schema version %d, this build supports %d: %w", v, SchemaVersion, ErrNewerSchema)
+	case v == 11:
+		if err := applyAll(ctx, tx, schemaTestRuns); err != nil {
+			return fmt.Errorf("upgrading schema to test recordings: %w", err)
+		}
+		return commitUpgrade(ctx, tx)
 	case v == 10:
-		if err := applyAll(ctx, tx, schemaProvenance); err != nil {
+		if err := applyAll(ctx, tx, slices.Concat(schemaProvenance, schemaTestRuns)); err != nil {
 			return fmt.Errorf("upgrading schema to snapshot provenance: %w", err)
 		}
 		return commitUpgrade(ctx, tx)
 	case v == 9:
-		if err := applyAll(ctx, tx, slices.Concat(schemaLanguage, schemaProvenance)); err != nil {
+		if err := applyAll(ctx, tx, slices.Concat(schemaLanguage, schemaProvenance, schemaTestRuns)); err != nil {
 			return fmt.Errorf("upgrading schema to symbol languages: %w", err)
 		}
 		return commitUpgrade(ctx, tx)
 	case v == 8:
-		if err := applyAll(ctx, tx, slices.Concat(schemaImplicit, schemaLanguage, schemaProvenance)); err != nil {
+		if err := applyAll(ctx, tx, slices.Concat(schemaImplicit, schemaLanguage, schemaProvenance, schemaTestRuns)); err != nil {
 			return fmt.Errorf("upgrading schema to implicit references: %w", err)
 		}
 		return commitUpgrade(ctx, tx)
 	case v == 7:
-		if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage, schemaProvenance)); err != nil {
+		if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage, schemaProvenance, schemaTestRuns)); err != nil {
 			return fmt.Errorf("upgrading schema to staged snapshots: %w", err)
 		}
 		return commitUpgrade(ctx, tx)
@@ -582,7 +589,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if err := upgradeToPacked(ctx, tx); err != nil {
 		return fmt.Errorf("creating schema: %w", err)
 	}
-	if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage, schemaProvenance)); err != nil {
+	if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage, schemaProvenance, schemaTestRuns)); err != nil {
 		return fmt.Errorf("creating schema: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('schema_version', ?)`,

@@ -842,8 +842,8 @@ func TestUpgradeToLanguage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, stmt := range []string{`ALTER TABLE symbols DROP COLUMN language`, `ALTER TABLE snapshots DROP COLUMN build`,
-		`ALTER TABLE snapshots DROP COLUMN indexers`, `UPDATE meta SET value = '9' WHERE key = 'schema_version'`} {
+	for _, stmt := range append(dropTestRuns, `ALTER TABLE symbols DROP COLUMN language`, `ALTER TABLE snapshots DROP COLUMN build`,
+		`ALTER TABLE snapshots DROP COLUMN indexers`, `UPDATE meta SET value = '9' WHERE key = 'schema_version'`) {
 		if _, err := db.Exec(stmt); err != nil {
 			db.Close()
 			t.Fatalf("making a version 9 database: %v", err)
@@ -894,8 +894,8 @@ func TestUpgradeToProvenance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, stmt := range []string{`ALTER TABLE snapshots DROP COLUMN build`, `ALTER TABLE snapshots DROP COLUMN indexers`,
-		`UPDATE meta SET value = '10' WHERE key = 'schema_version'`} {
+	for _, stmt := range append(dropTestRuns, `ALTER TABLE snapshots DROP COLUMN build`, `ALTER TABLE snapshots DROP COLUMN indexers`,
+		`UPDATE meta SET value = '10' WHERE key = 'schema_version'`) {
 		if _, err := db.Exec(stmt); err != nil {
 			db.Close()
 			t.Fatalf("making a version 10 database: %v", err)

@@ -48,6 +48,7 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store) {
 	t.Run("SearchText", func(t *testing.T) { testSearchText(t, fresh(t)) })
 	t.Run("Language", func(t *testing.T) { testLanguage(t, fresh(t)) })
 	t.Run("Provenance", func(t *testing.T) { testProvenance(t, fresh(t)) })
+	t.Run("TestRuns", func(t *testing.T) { testTestRuns(t, fresh(t)) })
 
 	// The query tests share one store holding the fixture.
 	s := fresh(t)

@@ -1,0 +1,112 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+var _ graph.TestRecorder = (*Store)(nil)
+
+// RecordTests implements graph.TestRecorder: a team's CI records once
+// into the shared graph, and every developer's get_impact reads it.
+func (s *Store) RecordTests(ctx context.Context, rec graph.TestRecording, runs []graph.TestRun) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("recording tests: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if _, err := tx.Exec(ctx, `INSERT INTO test_recordings (repository, recorded_at, vcs_head, go_version) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (repository) DO UPDATE SET recorded_at = excluded.recorded_at, vcs_head = excluded.vcs_head, go_version = excluded.go_version`,
+		rec.Repository, rec.RecordedAt, rec.VCSHead, rec.GoVersion); err != nil {
+		return fmt.Errorf("recording tests: %w", err)
+	}
+	for _, r := range runs {
+		// The covered rows of a replaced run go with it (ON DELETE CASCADE).
+		if _, err := tx.Exec(ctx, `DELETE FROM test_runs WHERE repository = $1 AND package = $2 AND name = $3`, rec.Repository, r.Package, r.Name); err != nil {
+			return fmt.Errorf("recording %s: %w", r.Name, err)
+		}
+		var id int64
+		if err := tx.QueryRow(ctx, `INSERT INTO test_runs (repository, package, dir, name, kind, status, binary_hash, message, duration_ms)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+			rec.Repository, r.Package, r.Dir, r.Name, r.Kind, r.Status, r.Binary, r.Message, r.Duration.Milliseconds()).Scan(&id); err != nil {
+			return fmt.Errorf("recording %s: %w", r.Name, err)
+		}
+		if len(r.Covered) == 0 {
+			continue
+		}
+		rows := make([][]any, 0, len(r.Covered))
+		seen := map[string]bool{}
+		for _, c := range r.Covered {
+			if !seen[c.Key] {
+				seen[c.Key] = true
+				rows = append(rows, []any{rec.Repository, c.Key, id, c.BodyHash})
+			}
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"test_cover"}, []string{"repository", "key", "run_id", "body_hash"}, pgx.CopyFromRows(rows)); err != nil {
+			return fmt.Errorf("recording %s: %w", r.Name, err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("recording tests: %w", err)
+	}
+	return nil
+}
+
+// TestRecording implements graph.TestRecorder.
+func (s *Store) TestRecording(ctx context.Context, repo string) (graph.TestRecording, []graph.TestRun, error) {
+	rec := graph.TestRecording{Repository: repo}
+	err := s.pool.QueryRow(ctx, `SELECT recorded_at, vcs_head, go_version FROM test_recordings WHERE repository = $1`, repo).
+		Scan(&rec.RecordedAt, &rec.VCSHead, &rec.GoVersion)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return rec, nil, fmt.Errorf("test recording of %s: %w", repo, graph.ErrNotFound)
+	}
+	if err != nil {
+		return rec, nil, fmt.Errorf("reading the test recording: %w", err)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT package, dir, name, kind, status, binary_hash, message, duration_ms FROM test_runs
+		WHERE repository = $1 ORDER BY package, name`, repo)
+	if err != nil {
+		return rec, nil, fmt.Errorf("reading the test recording: %w", err)
+	}
+	defer rows.Close()
+	var runs []graph.TestRun
+	for rows.Next() {
+		var r graph.TestRun
+		var ms int64
+		if err := rows.Scan(&r.Package, &r.Dir, &r.Name, &r.Kind, &r.Status, &r.Binary, &r.Message, &ms); err != nil {
+			return rec, nil, fmt.Errorf("reading the test recording: %w", err)
+		}
+		r.Duration = time.Duration(ms) * time.Millisecond
+		runs = append(runs, r)
+	}
+	return rec, runs, rows.Err()
+}
+
+// TestsCovering implements graph.TestRecorder.
+func (s *Store) TestsCovering(ctx context.Context, repo string, keys []string) ([]graph.TestCover, error) {
+	rows, err := s.pool.Query(ctx, `SELECT c.key, c.body_hash, r.package, r.dir, r.name FROM test_cover c
+		JOIN test_runs r ON r.id = c.run_id
+		WHERE c.repository = $1 AND c.key = ANY($2) ORDER BY c.key, r.package, r.name`, repo, graph.Dedupe(keys))
+	if err != nil {
+		return nil, fmt.Errorf("reading the test recording: %w", err)
+	}
+	defer rows.Close()
+	var out []graph.TestCover
+	for rows.Next() {
+		var c graph.TestCover
+		if err := rows.Scan(&c.Key, &c.BodyHash, &c.Package, &c.Dir, &c.Name); err != nil {
+			return nil, fmt.Errorf("reading the test recording: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading the test recording: %w", err)
+	}
+	return out, nil
+}

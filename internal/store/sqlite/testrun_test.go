@@ -1,0 +1,65 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// dropTestRuns turns a database back into one from before schema version
+// 11, for the upgrade tests.
+var dropTestRuns = []string{`DROP TABLE test_cover`, `DROP TABLE test_runs`, `DROP TABLE test_recordings`}
+
+// TestUpgradeToTestRuns opens a version 11 database, which has no test
+// recordings: the upgrade adds their tables in place, the snapshots stay,
+// and a recording is written and read back.
+func TestUpgradeToTestRuns(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v11.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := s.EnsureRepository(ctx, "/src/old", "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	publishGeneration(t, s, repo, 1, 3)
+	s.Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range append(dropTestRuns, `UPDATE meta SET value = '11' WHERE key = 'schema_version'`) {
+		if _, err := db.Exec(stmt); err != nil {
+			db.Close()
+			t.Fatalf("making a version 11 database: %v", err)
+		}
+	}
+	db.Close()
+
+	s, err = Open(ctx, path)
+	if err != nil {
+		t.Fatalf("opening a version 11 database: %v", err)
+	}
+	defer s.Close()
+	if v, err := schemaVersion(ctx, s.rdb); err != nil || v != SchemaVersion {
+		t.Errorf("schema version after upgrade = %d, %v; want %d", v, err, SchemaVersion)
+	}
+	repos, err := graph.Repositories(ctx, s)
+	if err != nil || len(repos) != 1 {
+		t.Fatalf("repositories after upgrade = %v, %v; want the one", repos, err)
+	}
+	rec := graph.TestRecording{Repository: "old", RecordedAt: time.Now()}
+	if err := s.RecordTests(ctx, rec, []graph.TestRun{{Package: "old/a", Dir: "a", Name: "TestA", Kind: "test", Status: graph.TestPassed,
+		Covered: []graph.Covered{{Key: "K", BodyHash: "h"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if cov, err := s.TestsCovering(ctx, "old", []string{"K"}); err != nil || len(cov) != 1 {
+		t.Fatalf("TestsCovering after upgrade = %v, %v", cov, err)
+	}
+}

@@ -1,0 +1,73 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// testTestRuns checks a store's per-test coverage (graph.TestRecorder):
+// none before a recording, the runs and covering tests after, a run
+// recorded again replacing the old one with its coverage, and another
+// repository's recording apart.
+func testTestRuns(t *testing.T, s graph.Store) {
+	tr, ok := s.(graph.TestRecorder)
+	if !ok {
+		t.Skip("the store keeps no test recordings")
+	}
+	ctx := context.Background()
+	if _, _, err := tr.TestRecording(ctx, "m"); !errors.Is(err, graph.ErrNotFound) {
+		t.Fatalf("TestRecording before any = %v, want ErrNotFound", err)
+	}
+	at := time.UnixMilli(time.Now().UnixMilli()).UTC()
+	rec := graph.TestRecording{Repository: "m", RecordedAt: at, VCSHead: "abc", GoVersion: "go1.26"}
+	runs := []graph.TestRun{
+		{Package: "m/a", Dir: "a", Name: "TestA", Kind: "test", Status: graph.TestPassed, Binary: "b1", Duration: 3 * time.Millisecond,
+			Covered: []graph.Covered{{Key: "K1", BodyHash: "h1"}, {Key: "K2", BodyHash: "h2"}}},
+		{Package: "m/a", Dir: "a", Name: "TestB", Kind: "test", Status: graph.TestFailed, Binary: "b1",
+			Covered: []graph.Covered{{Key: "K1", BodyHash: "h1"}}},
+		{Package: "m/c", Dir: "c", Name: "TestHang", Kind: "test", Status: graph.TestTimedOut, Message: "killed"},
+	}
+	if err := tr.RecordTests(ctx, rec, runs); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.RecordTests(ctx, graph.TestRecording{Repository: "other", RecordedAt: at},
+		[]graph.TestRun{{Package: "o", Dir: ".", Name: "TestO", Kind: "test", Status: graph.TestPassed, Covered: []graph.Covered{{Key: "K1", BodyHash: "x"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	got, gotRuns, err := tr.TestRecording(ctx, "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.RecordedAt.Equal(at) || got.VCSHead != "abc" || got.GoVersion != "go1.26" || len(gotRuns) != 3 {
+		t.Fatalf("TestRecording = %+v, %d runs; want %+v, 3", got, len(gotRuns), rec)
+	}
+	if r := gotRuns[2]; r.Name != "TestHang" || r.Status != graph.TestTimedOut || r.Message != "killed" || r.Covered != nil {
+		t.Errorf("run 3 = %+v", r)
+	}
+	if r := gotRuns[0]; r.Binary != "b1" || r.Duration != 3*time.Millisecond {
+		t.Errorf("run 1 = %+v", r)
+	}
+	cov, err := tr.TestsCovering(ctx, "m", []string{"K1", "K3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cov) != 2 || cov[0].Name != "TestA" || cov[1].Name != "TestB" || cov[0].BodyHash != "h1" || cov[0].Dir != "a" {
+		t.Fatalf("TestsCovering(K1) = %+v, want TestA and TestB", cov)
+	}
+	// TestA again, now covering K3 only: its old coverage goes.
+	if err := tr.RecordTests(ctx, rec, []graph.TestRun{{Package: "m/a", Dir: "a", Name: "TestA", Kind: "test", Status: graph.TestPassed,
+		Covered: []graph.Covered{{Key: "K3", BodyHash: "h3"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	cov, err = tr.TestsCovering(ctx, "m", []string{"K1", "K2", "K3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cov) != 2 || cov[0].Key != "K1" || cov[0].Name != "TestB" || cov[1].Key != "K3" || cov[1].Name != "TestA" {
+		t.Fatalf("after re-recording TestA: %+v, want K1 by TestB and K3 by TestA", cov)
+	}
+}
