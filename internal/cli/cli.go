@@ -73,6 +73,8 @@ func run(ctx context.Context, e env, args []string) int {
 		return e.exit(runDoctor(ctx, e, rest))
 	case "completion":
 		return e.exit(runCompletion(e, rest))
+	case "tests":
+		return e.exit(runTests(ctx, e, rest))
 	case "publish":
 		err := runPublish(ctx, e, rest)
 		if err != nil && isDatabaseError(err) {
@@ -127,6 +129,8 @@ Usage:
   sextant publish --db URL [--commit SHA] [DIR]
                                             index a checkout and publish it into the shared graph (CI)
   sextant gc [--db PATH] [--dry-run]        drop repositories of the local database whose root is gone
+  sextant tests record [--db PATH] [DIR]    run the module's tests once with coverage and record what each runs,
+                                            for get_impact (this one RUNS the repository's code)
   sextant instructions                      print the guide the server gives agents
   sextant doctor [--json] [DIR...]          what this machine has and lacks, with the fixes
   sextant completion bash|zsh|fish|powershell

@@ -22,6 +22,13 @@ type TestRecording struct {
 	RecordedAt time.Time
 	VCSHead    string
 	GoVersion  string
+	// Known are the declarations the recorded test binaries were
+	// instrumented for, each with its body hash then, whether a test ran
+	// it or not: a declaration known with the hash it has now and no test
+	// covering it is run by no recorded test, where one not known is new
+	// since. Written by RecordTests (kept, by key, from the last write
+	// naming it); not read back by TestRecording.
+	Known []Covered
 }
 
 // TestRun is one top-level test (or example, or benchmark) run once with
@@ -71,7 +78,9 @@ type TestRecorder interface {
 	// TestRecording returns the repository's recording metadata and its
 	// runs without their Covered lists; ErrNotFound when it has none.
 	TestRecording(ctx context.Context, repo string) (TestRecording, []TestRun, error)
-	// TestsCovering returns the recorded runs that executed any of keys,
-	// ordered by key, package and name.
-	TestsCovering(ctx context.Context, repo string, keys []string) ([]TestCover, error)
+	// TestsCovering returns the body hash the recording knows of each of
+	// keys (see TestRecording.Known; a key it does not know is absent),
+	// and the recorded runs that executed any of keys, ordered by key,
+	// package and name.
+	TestsCovering(ctx context.Context, repo string, keys []string) (known map[string]string, covers []TestCover, err error)
 }

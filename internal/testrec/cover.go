@@ -29,6 +29,7 @@ type fileDecls struct {
 type block struct {
 	file     string
 	from, to int
+	ran      bool // its count is not zero
 }
 
 // maxProfileLine bounds one line of a coverage profile.
@@ -36,8 +37,7 @@ const maxProfileLine = 64 << 10
 
 // parseProfile reads a coverage profile in the text format the test
 // binary writes (-test.coverprofile: "mode: set", then "file:l1.c1,l2.c2
-// statements count" a line) and returns the blocks whose count is not
-// zero. Anything else in it is an error: a profile that does not read
+// statements count" a line) and returns its blocks. Anything else in it is an error: a profile that does not read
 // as one is never guessed at.
 func parseProfile(data []byte) ([]block, error) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -60,9 +60,8 @@ func parseProfile(data []byte) ([]block, error) {
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %v", n, err)
 		}
-		if count > 0 {
-			out = append(out, b)
-		}
+		b.ran = count > 0
+		out = append(out, b)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("line %d: %v", n+1, err)
@@ -117,41 +116,45 @@ func cut(s string) string {
 	return s
 }
 
-// covered reads a run's profile and maps its covered blocks to the
-// declarations that hold them, each with its key and hash.
-func (r *recorder) covered(profile string) ([]graph.Covered, error) {
+// covered reads a run's profile and maps its blocks to the
+// declarations that hold them, each with its key and hash: those a block
+// that ran is in, and every one the profile has a block of (known).
+func (r *recorder) covered(profile string) (covered, known []graph.Covered, _ error) {
 	data, err := os.ReadFile(profile)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, errors.New("the test binary wrote no coverage profile (it exited before the testing framework could)")
+		return nil, nil, errors.New("the test binary wrote no coverage profile (it exited before the testing framework could)")
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	blocks, err := parseProfile(data)
 	if err != nil {
-		return nil, fmt.Errorf("the coverage profile is corrupt: %v", err)
+		return nil, nil, fmt.Errorf("the coverage profile is corrupt: %v", err)
 	}
-	var out []graph.Covered
 	for _, b := range blocks {
 		fd := r.decls(b.file)
 		if fd == nil {
 			continue // a file of no package of the module
 		}
 		if fd.err != nil {
-			return nil, fd.err
+			return nil, nil, fd.err
 		}
 		if b.to > fd.lines {
-			return nil, fmt.Errorf("the coverage profile is corrupt: %s has %d lines, and a block ends on line %d", b.file, fd.lines, b.to)
+			return nil, nil, fmt.Errorf("the coverage profile is corrupt: %s has %d lines, and a block ends on line %d", b.file, fd.lines, b.to)
 		}
 		for _, d := range fd.decls {
 			if d.Line <= b.from && b.to <= d.EndLine {
 				key := graph.StableKey(graph.Identity{Language: "go", Repository: r.opts.Repository, PackagePath: pkgOfFile(b.file),
 					QualifiedName: d.QualifiedName, Kind: d.Kind})
-				out = append(out, graph.Covered{Key: key, BodyHash: d.Hash})
+				c := graph.Covered{Key: key, BodyHash: d.Hash}
+				known = append(known, c)
+				if b.ran {
+					covered = append(covered, c)
+				}
 			}
 		}
 	}
-	return sortCovered(out), nil
+	return sortCovered(covered), sortCovered(known), nil
 }
 
 // decls returns the declarations of a file a profile names, nil for a

@@ -49,8 +49,10 @@ type Options struct {
 	// a test binary of this hash: it is not run again.
 	Recorded func(pkg, name, binary string) bool
 	// Write is called with each package's runs as the package is done,
-	// so that an interrupted recording keeps what it did.
-	Write func(runs []graph.TestRun) error
+	// so that an interrupted recording keeps what it did, and with the
+	// declarations its test binary was instrumented for (see
+	// graph.TestRecording.Known).
+	Write func(runs []graph.TestRun, known []graph.Covered) error
 	// Progress is called as tests finish (nil: not reported).
 	Progress func(Progress)
 }
@@ -140,11 +142,11 @@ func Record(ctx context.Context, opts Options) (Summary, error) {
 		if ctx.Err() != nil {
 			break
 		}
-		runs, diags, skipped := r.pkg(ctx, i, p)
+		runs, known, diags, skipped := r.pkg(ctx, i, p)
 		sum.Diagnostics = append(sum.Diagnostics, diags...)
 		sum.Skipped += skipped
 		if len(runs) > 0 && opts.Write != nil {
-			if err := opts.Write(runs); err != nil {
+			if err := opts.Write(runs, known); err != nil {
 				return sum, fmt.Errorf("writing the runs of %s: %w", p.ImportPath, err)
 			}
 		}
@@ -230,7 +232,7 @@ type recorder struct {
 }
 
 // pkg builds one package's test binary and runs its tests.
-func (r *recorder) pkg(ctx context.Context, i int, p listed) (runs []graph.TestRun, diags []string, skipped int) {
+func (r *recorder) pkg(ctx context.Context, i int, p listed) (runs []graph.TestRun, known []graph.Covered, diags []string, skipped int) {
 	dir := r.rel(p.Dir)
 	bin := filepath.Join(r.work, fmt.Sprintf("p%d.test", i))
 	build := exec.CommandContext(ctx, "go", "test", "-c", "-cover", "-covermode=set", "-coverpkg="+r.coverPkgs, "-o", bin, p.ImportPath)
@@ -239,30 +241,30 @@ func (r *recorder) pkg(ctx context.Context, i int, p listed) (runs []graph.TestR
 	build.Stdout, build.Stderr = out, out
 	if err := build.Run(); err != nil {
 		if ctx.Err() != nil {
-			return nil, nil, 0
+			return nil, nil, nil, 0
 		}
 		msg := out.String(tailBytes)
 		if msg == "" {
 			msg = err.Error()
 		}
 		diags = append(diags, fmt.Sprintf("%s: not built: %s", p.ImportPath, firstLine(msg)))
-		return []graph.TestRun{{Package: p.ImportPath, Dir: dir, Status: graph.TestNotBuilt, Message: msg}}, diags, 0
+		return []graph.TestRun{{Package: p.ImportPath, Dir: dir, Status: graph.TestNotBuilt, Message: msg}}, nil, diags, 0
 	}
 	if _, err := os.Stat(bin); err != nil {
-		return nil, nil, 0 // no test functions: go test -c writes nothing
+		return nil, nil, nil, 0 // no test functions: go test -c writes nothing
 	}
 	binHash, err := fileHash(bin)
 	if err != nil {
-		return nil, []string{fmt.Sprintf("%s: reading the test binary: %v", p.ImportPath, err)}, 0
+		return nil, nil, []string{fmt.Sprintf("%s: reading the test binary: %v", p.ImportPath, err)}, 0
 	}
 	names, err := r.list(ctx, bin, p.Dir)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, nil, 0
+			return nil, nil, nil, 0
 		}
 		msg := err.Error()
 		diags = append(diags, fmt.Sprintf("%s: listing its tests: %s", p.ImportPath, firstLine(msg)))
-		return []graph.TestRun{{Package: p.ImportPath, Dir: dir, Status: graph.TestFailed, Binary: binHash, Message: msg}}, diags, 0
+		return []graph.TestRun{{Package: p.ImportPath, Dir: dir, Status: graph.TestFailed, Binary: binHash, Message: msg}}, nil, diags, 0
 	}
 	var todo []string
 	for _, n := range names {
@@ -275,6 +277,7 @@ func (r *recorder) pkg(ctx context.Context, i int, p listed) (runs []graph.TestR
 	r.total.Add(int64(len(names)))
 	r.done.Add(int64(skipped))
 	results := make([]*graph.TestRun, len(todo))
+	knownOf := make([][]graph.Covered, len(todo))
 	diagOf := make([]string, len(todo))
 	sem := make(chan struct{}, r.opts.Parallel)
 	var wg sync.WaitGroup
@@ -286,11 +289,11 @@ func (r *recorder) pkg(ctx context.Context, i int, p listed) (runs []graph.TestR
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			run, diag := r.run(ctx, bin, p, name, k)
+			run, kn, diag := r.run(ctx, bin, p, name, k)
 			if run != nil {
 				run.Binary = binHash
 			}
-			results[k], diagOf[k] = run, diag
+			results[k], knownOf[k], diagOf[k] = run, kn, diag
 			r.done.Add(1)
 			r.progress(p.ImportPath, i)
 		}()
@@ -300,12 +303,15 @@ func (r *recorder) pkg(ctx context.Context, i int, p listed) (runs []graph.TestR
 		if results[k] != nil {
 			runs = append(runs, *results[k])
 		}
+		if known == nil {
+			known = knownOf[k] // every run of one binary has the same blocks
+		}
 		if diagOf[k] != "" {
 			diags = append(diags, diagOf[k])
 		}
 	}
 	r.progress(p.ImportPath, i+1)
-	return runs, diags, skipped
+	return runs, known, diags, skipped
 }
 
 func (r *recorder) progress(pkg string, pkgsDone int) {
@@ -369,7 +375,7 @@ func (r *recorder) testTimeout() time.Duration {
 // run runs one test of the binary, and reads what it covered. A run
 // whose coverage cannot be read is recorded without any, with a
 // diagnostic: never a guess.
-func (r *recorder) run(ctx context.Context, bin string, p listed, name string, k int) (*graph.TestRun, string) {
+func (r *recorder) run(ctx context.Context, bin string, p listed, name string, k int) (*graph.TestRun, []graph.Covered, string) {
 	profile := filepath.Join(r.work, fmt.Sprintf("%s-%d.cov", filepath.Base(bin), k))
 	kind := kindOf(name)
 	args := []string{"-test.v", "-test.count=1", "-test.coverprofile=" + profile, "-test.timeout=" + (r.testTimeout() + time.Minute).String()}
@@ -383,11 +389,11 @@ func (r *recorder) run(ctx context.Context, bin string, p listed, name string, k
 	run := &graph.TestRun{Package: testPackage(p, name), Dir: r.rel(p.Dir), Name: name, Kind: kind, Duration: res.elapsed}
 	switch {
 	case ctx.Err() != nil:
-		return nil, "" // interrupted, or the recording's deadline: not recorded, run again next time
+		return nil, nil, "" // interrupted, or the recording's deadline: not recorded, run again next time
 	case res.timedOut:
 		run.Status = graph.TestTimedOut
 		run.Message = fmt.Sprintf("did not finish within %s and was stopped with every process it started", r.testTimeout())
-		return run, fmt.Sprintf("%s %s: timed out after %s", p.ImportPath, name, r.testTimeout())
+		return run, nil, fmt.Sprintf("%s %s: timed out after %s", p.ImportPath, name, r.testTimeout())
 	case res.err != nil:
 		run.Status = graph.TestFailed
 		run.Message = tail.String(2 << 10)
@@ -396,14 +402,14 @@ func (r *recorder) run(ctx context.Context, bin string, p listed, name string, k
 	default:
 		run.Status = graph.TestPassed
 	}
-	covered, err := r.covered(profile)
+	covered, known, err := r.covered(profile)
 	if err != nil {
 		run.Message = strings.TrimSpace(run.Message + "\ncoverage not recorded: " + err.Error())
 		run.Status = graph.TestNoCover
-		return run, fmt.Sprintf("%s %s: coverage not recorded: %v", p.ImportPath, name, err)
+		return run, nil, fmt.Sprintf("%s %s: coverage not recorded: %v", p.ImportPath, name, err)
 	}
 	run.Covered = covered
-	return run, ""
+	return run, known, ""
 }
 
 // testPackage is the import path of the package of p's tests declaring

@@ -21,7 +21,7 @@ func recordFixture(t *testing.T, archive string, opts Options) (map[string]graph
 	dir := txtartest.Write(t, archive)
 	opts.Dir, opts.RepoRoot, opts.Repository = dir, dir, "example.com/m"
 	runs := map[string]graph.TestRun{}
-	opts.Write = func(rs []graph.TestRun) error {
+	opts.Write = func(rs []graph.TestRun, _ []graph.Covered) error {
 		for _, r := range rs {
 			runs[r.Dir+" "+r.Name] = r
 		}
@@ -127,7 +127,7 @@ func TestRecordResumes(t *testing.T) {
 	dir := txtartest.Write(t, "testdata/faults.txtar")
 	done := map[string]string{}
 	opts := Options{Dir: dir, RepoRoot: dir, Repository: "example.com/m", Packages: []string{"./b"},
-		Write: func(rs []graph.TestRun) error {
+		Write: func(rs []graph.TestRun, _ []graph.Covered) error {
 			for _, r := range rs {
 				done[r.Package+" "+r.Name] = r.Binary
 			}

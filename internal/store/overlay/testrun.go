@@ -33,13 +33,13 @@ func (s *Store) TestRecording(ctx context.Context, repo string) (graph.TestRecor
 
 // TestsCovering implements graph.TestRecorder from the recording
 // TestRecording reads.
-func (s *Store) TestsCovering(ctx context.Context, repo string, keys []string) ([]graph.TestCover, error) {
+func (s *Store) TestsCovering(ctx context.Context, repo string, keys []string) (map[string]string, []graph.TestCover, error) {
 	tr, err := s.recorder(ctx, repo)
 	if err != nil {
 		if errors.Is(err, graph.ErrNotFound) {
-			return nil, nil
+			return map[string]string{}, nil, nil
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	return tr.TestsCovering(ctx, repo, keys)
 }

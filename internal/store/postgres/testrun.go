@@ -26,6 +26,17 @@ func (s *Store) RecordTests(ctx context.Context, rec graph.TestRecording, runs [
 		rec.Repository, rec.RecordedAt, rec.VCSHead, rec.GoVersion); err != nil {
 		return fmt.Errorf("recording tests: %w", err)
 	}
+	if len(rec.Known) > 0 {
+		keys, hashes := make([]string, len(rec.Known)), make([]string, len(rec.Known))
+		for i, k := range rec.Known {
+			keys[i], hashes[i] = k.Key, k.BodyHash
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO test_decls (repository, key, body_hash)
+			SELECT DISTINCT ON (k) $1, k, h FROM unnest($2::text[], $3::text[]) AS t(k, h)
+			ON CONFLICT (repository, key) DO UPDATE SET body_hash = excluded.body_hash`, rec.Repository, keys, hashes); err != nil {
+			return fmt.Errorf("recording tests: %w", err)
+		}
+	}
 	for _, r := range runs {
 		// The covered rows of a replaced run go with it (ON DELETE CASCADE).
 		if _, err := tx.Exec(ctx, `DELETE FROM test_runs WHERE repository = $1 AND package = $2 AND name = $3`, rec.Repository, r.Package, r.Name); err != nil {
@@ -89,24 +100,42 @@ func (s *Store) TestRecording(ctx context.Context, repo string) (graph.TestRecor
 }
 
 // TestsCovering implements graph.TestRecorder.
-func (s *Store) TestsCovering(ctx context.Context, repo string, keys []string) ([]graph.TestCover, error) {
+func (s *Store) TestsCovering(ctx context.Context, repo string, keys []string) (map[string]string, []graph.TestCover, error) {
+	keys = graph.Dedupe(keys)
+	known := map[string]string{}
+	krows, err := s.pool.Query(ctx, `SELECT key, body_hash FROM test_decls WHERE repository = $1 AND key = ANY($2)`, repo, keys)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the test recording: %w", err)
+	}
+	for krows.Next() {
+		var k, h string
+		if err := krows.Scan(&k, &h); err != nil {
+			krows.Close()
+			return nil, nil, fmt.Errorf("reading the test recording: %w", err)
+		}
+		known[k] = h
+	}
+	krows.Close()
+	if err := krows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("reading the test recording: %w", err)
+	}
 	rows, err := s.pool.Query(ctx, `SELECT c.key, c.body_hash, r.package, r.dir, r.name FROM test_cover c
 		JOIN test_runs r ON r.id = c.run_id
-		WHERE c.repository = $1 AND c.key = ANY($2) ORDER BY c.key, r.package, r.name`, repo, graph.Dedupe(keys))
+		WHERE c.repository = $1 AND c.key = ANY($2) ORDER BY c.key, r.package, r.name`, repo, keys)
 	if err != nil {
-		return nil, fmt.Errorf("reading the test recording: %w", err)
+		return nil, nil, fmt.Errorf("reading the test recording: %w", err)
 	}
 	defer rows.Close()
 	var out []graph.TestCover
 	for rows.Next() {
 		var c graph.TestCover
 		if err := rows.Scan(&c.Key, &c.BodyHash, &c.Package, &c.Dir, &c.Name); err != nil {
-			return nil, fmt.Errorf("reading the test recording: %w", err)
+			return nil, nil, fmt.Errorf("reading the test recording: %w", err)
 		}
 		out = append(out, c)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading the test recording: %w", err)
+		return nil, nil, fmt.Errorf("reading the test recording: %w", err)
 	}
-	return out, nil
+	return known, out, nil
 }

@@ -43,6 +43,12 @@ var schemaTestRuns = []string{
 		PRIMARY KEY (repository, key, run_id)
 	) WITHOUT ROWID`,
 	`CREATE INDEX test_cover_run ON test_cover (run_id)`,
+	`CREATE TABLE test_decls (
+		repository TEXT NOT NULL,
+		key        TEXT NOT NULL,
+		body_hash  TEXT NOT NULL,
+		PRIMARY KEY (repository, key)
+	) WITHOUT ROWID`,
 }
 
 var _ graph.TestRecorder = (*Store)(nil)
@@ -58,6 +64,12 @@ func (s *Store) RecordTests(ctx context.Context, rec graph.TestRecording, runs [
 		ON CONFLICT (repository) DO UPDATE SET recorded_at = excluded.recorded_at, vcs_head = excluded.vcs_head, go_version = excluded.go_version`,
 		rec.Repository, rec.RecordedAt.UnixMilli(), rec.VCSHead, rec.GoVersion); err != nil {
 		return fmt.Errorf("recording tests: %w", err)
+	}
+	for _, k := range rec.Known {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO test_decls (repository, key, body_hash) VALUES (?, ?, ?)`,
+			rec.Repository, k.Key, k.BodyHash); err != nil {
+			return fmt.Errorf("recording tests: %w", err)
+		}
 	}
 	for _, r := range runs {
 		var old int64
@@ -127,9 +139,27 @@ func (s *Store) TestRecording(ctx context.Context, repo string) (graph.TestRecor
 }
 
 // TestsCovering implements graph.TestRecorder.
-func (s *Store) TestsCovering(ctx context.Context, repo string, keys []string) ([]graph.TestCover, error) {
+func (s *Store) TestsCovering(ctx context.Context, repo string, keys []string) (map[string]string, []graph.TestCover, error) {
 	var out []graph.TestCover
+	known := map[string]string{}
 	err := chunks(keys, func(chunk []string) error {
+		kb := &builder{}
+		krows, err := s.rdb.QueryContext(ctx, `SELECT key, body_hash FROM test_decls WHERE repository = `+kb.Arg(repo)+` AND key IN `+inList(kb, chunk), kb.Args...)
+		if err != nil {
+			return err
+		}
+		for krows.Next() {
+			var k, h string
+			if err := krows.Scan(&k, &h); err != nil {
+				krows.Close()
+				return err
+			}
+			known[k] = h
+		}
+		krows.Close()
+		if err := krows.Err(); err != nil {
+			return err
+		}
 		b := &builder{}
 		q := `SELECT c.key, c.body_hash, r.package, r.dir, r.name FROM test_cover c
 			JOIN test_runs r ON r.id = c.run_id
@@ -149,7 +179,7 @@ func (s *Store) TestsCovering(ctx context.Context, repo string, keys []string) (
 		return rows.Err()
 	})
 	if err != nil {
-		return nil, fmt.Errorf("reading the test recording: %w", err)
+		return nil, nil, fmt.Errorf("reading the test recording: %w", err)
 	}
-	return out, nil
+	return known, out, nil
 }

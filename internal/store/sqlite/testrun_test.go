@@ -12,7 +12,7 @@ import (
 
 // dropTestRuns turns a database back into one from before schema version
 // 11, for the upgrade tests.
-var dropTestRuns = []string{`DROP TABLE test_cover`, `DROP TABLE test_runs`, `DROP TABLE test_recordings`}
+var dropTestRuns = []string{`DROP TABLE test_decls`, `DROP TABLE test_cover`, `DROP TABLE test_runs`, `DROP TABLE test_recordings`}
 
 // TestUpgradeToTestRuns opens a version 11 database, which has no test
 // recordings: the upgrade adds their tables in place, the snapshots stay,
@@ -59,7 +59,7 @@ func TestUpgradeToTestRuns(t *testing.T) {
 		Covered: []graph.Covered{{Key: "K", BodyHash: "h"}}}}); err != nil {
 		t.Fatal(err)
 	}
-	if cov, err := s.TestsCovering(ctx, "old", []string{"K"}); err != nil || len(cov) != 1 {
+	if _, cov, err := s.TestsCovering(ctx, "old", []string{"K"}); err != nil || len(cov) != 1 {
 		t.Fatalf("TestsCovering after upgrade = %v, %v", cov, err)
 	}
 }

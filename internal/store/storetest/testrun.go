@@ -23,7 +23,8 @@ func testTestRuns(t *testing.T, s graph.Store) {
 		t.Fatalf("TestRecording before any = %v, want ErrNotFound", err)
 	}
 	at := time.UnixMilli(time.Now().UnixMilli()).UTC()
-	rec := graph.TestRecording{Repository: "m", RecordedAt: at, VCSHead: "abc", GoVersion: "go1.26"}
+	rec := graph.TestRecording{Repository: "m", RecordedAt: at, VCSHead: "abc", GoVersion: "go1.26",
+		Known: []graph.Covered{{Key: "K1", BodyHash: "h1"}, {Key: "K2", BodyHash: "h2"}, {Key: "K4", BodyHash: "h4"}}}
 	runs := []graph.TestRun{
 		{Package: "m/a", Dir: "a", Name: "TestA", Kind: "test", Status: graph.TestPassed, Binary: "b1", Duration: 3 * time.Millisecond,
 			Covered: []graph.Covered{{Key: "K1", BodyHash: "h1"}, {Key: "K2", BodyHash: "h2"}}},
@@ -51,19 +52,23 @@ func testTestRuns(t *testing.T, s graph.Store) {
 	if r := gotRuns[0]; r.Binary != "b1" || r.Duration != 3*time.Millisecond {
 		t.Errorf("run 1 = %+v", r)
 	}
-	cov, err := tr.TestsCovering(ctx, "m", []string{"K1", "K3"})
+	known, cov, err := tr.TestsCovering(ctx, "m", []string{"K1", "K3", "K4"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(known) != 2 || known["K1"] != "h1" || known["K4"] != "h4" {
+		t.Errorf("known = %v, want K1 and K4 (K3 is not known, K2 not asked)", known)
 	}
 	if len(cov) != 2 || cov[0].Name != "TestA" || cov[1].Name != "TestB" || cov[0].BodyHash != "h1" || cov[0].Dir != "a" {
 		t.Fatalf("TestsCovering(K1) = %+v, want TestA and TestB", cov)
 	}
 	// TestA again, now covering K3 only: its old coverage goes.
+	rec.Known = nil
 	if err := tr.RecordTests(ctx, rec, []graph.TestRun{{Package: "m/a", Dir: "a", Name: "TestA", Kind: "test", Status: graph.TestPassed,
 		Covered: []graph.Covered{{Key: "K3", BodyHash: "h3"}}}}); err != nil {
 		t.Fatal(err)
 	}
-	cov, err = tr.TestsCovering(ctx, "m", []string{"K1", "K2", "K3"})
+	_, cov, err = tr.TestsCovering(ctx, "m", []string{"K1", "K2", "K3"})
 	if err != nil {
 		t.Fatal(err)
 	}

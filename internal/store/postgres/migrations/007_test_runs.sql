@@ -29,3 +29,9 @@ CREATE TABLE test_cover (
 	PRIMARY KEY (repository, key, run_id)
 );
 CREATE INDEX test_cover_run ON test_cover (run_id);
+CREATE TABLE test_decls (
+	repository text NOT NULL,
+	key        text NOT NULL,
+	body_hash  text NOT NULL,
+	PRIMARY KEY (repository, key)
+);
