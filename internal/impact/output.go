@@ -49,6 +49,7 @@ type Test struct {
 	Coverage string   `json:"coverage" jsonschema:"exact, candidate or package_level, the weakest step on the way"`
 	Via      string   `json:"via" jsonschema:"call, reference, init (the change runs when a package of the test binary is initialised), test_main, changed (the test itself changed) or breaks (the test no longer compiles)"`
 	Reach    []string `json:"reach" jsonschema:"the declarations from the test back to the changed one"`
+	Source   string   `json:"source" jsonschema:"recorded (the test recording saw it run the changed declaration as it was) or static (reached through calls and uses in the index)"`
 }
 
 // BrokenSite is code that no longer compiles, or a type that no longer
@@ -93,6 +94,7 @@ type Output struct {
 	Results      []Test           `json:"results" jsonschema:"this page's tests reached"`
 	AffectedTot  int              `json:"affected_total" jsonschema:"declarations reached, tests excluded"`
 	Affected     []AffectedDecl   `json:"affected" jsonschema:"this page's declarations reached, nearest first"`
+	Recording    *Recording       `json:"recording,omitempty" jsonschema:"the test recording used (sextant tests record): its age and how much of the change it answered"`
 
 	format     string
 	compact    bool // the text abbreviates long commands to fit the budget

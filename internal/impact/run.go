@@ -53,6 +53,9 @@ func Run(ctx context.Context, v *session.View, req Request) (*Output, error) {
 	if err := a.reach(ctx); err != nil {
 		return nil, err
 	}
+	if err := a.recording(ctx); err != nil {
+		return nil, err
+	}
 	if err := a.collectTests(ctx); err != nil {
 		return nil, err
 	}
@@ -79,6 +82,7 @@ type run struct {
 	tests   []Test
 	cmds    []TestCommand
 	c       blind.Spots
+	rec     *recordedRun // the test recording, when the store has one for the repository
 }
 
 // changes finds what the change touches, and the index's symbol for each

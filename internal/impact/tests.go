@@ -52,11 +52,49 @@ func testEntryKind(s *graph.Symbol) string {
 	return ""
 }
 
-// collectTests lists the tests the walk reached: directly, through a TestMain,
-// and through package initialisation, which runs in every test binary
-// that links the package.
+// collectTests lists the tests the change runs: those the walk reached,
+// or with a recording that speaks for some of the change, those it saw
+// run it and those the static reach finds for the rest (mergeRecorded);
+// then the go test lines that run them.
 func (a *run) collectTests(ctx context.Context) error {
-	w := a.walk
+	tests, err := a.testsOf(ctx, a.walk)
+	if err != nil {
+		return err
+	}
+	if a.rec != nil && len(a.rec.keys) > 0 {
+		if tests, err = a.mergeRecorded(ctx, tests); err != nil {
+			return err
+		}
+	} else {
+		for i := range tests {
+			tests[i].Source = SourceStatic
+		}
+	}
+	a.tests = tests
+	// The tests a recording or a static path reaches come first: the
+	// others are reached only through a call through an interface or
+	// function value, or through initialisation, and may not run the
+	// change at all.
+	sort.SliceStable(a.tests, func(i, j int) bool {
+		x, y := a.tests[i], a.tests[j]
+		if rx, ry := coverageRank(graph.Coverage(x.Coverage)), coverageRank(graph.Coverage(y.Coverage)); rx != ry {
+			return rx < ry
+		}
+		if x.Dir != y.Dir {
+			return x.Dir < y.Dir
+		}
+		return x.Name < y.Name
+	})
+	cmds, err := testCommands(ctx, a.g, a.v.Reader(), a.repo.Modules, a.tests)
+	a.cmds = append(a.cmds, cmds...)
+	return err
+}
+
+// testsOf lists the tests the walk w reached: directly, through a
+// TestMain, and through package initialisation, which runs in every test
+// binary that links the package.
+func (a *run) testsOf(ctx context.Context, w *walker) ([]Test, error) {
+	var tests []Test
 	found := map[string]*Test{}   // by dir + name
 	fromOf := map[string]string{} // by dir + name: the reached key the test's way in goes through
 	add := func(t Test, from string) {
@@ -85,7 +123,7 @@ func (a *run) collectTests(ctx context.Context) error {
 	for _, m := range mains {
 		all, err := a.g.testsIn(ctx, a.v.Reader(), path.Dir(m.sym.Path))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, t := range all {
 			t.Depth, t.Coverage, t.Via = m.depth+1, string(m.coverage), viaTestMain
@@ -115,7 +153,7 @@ func (a *run) collectTests(ctx context.Context) error {
 	if len(w.initPkgs) > 0 {
 		dirs, err := a.g.linkers(ctx, a.v, a.repo.Root, sortedKeys(w.initPkgs))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for d, why := range dirs {
 			initBy[d] = initRun{why, w.initPkgs[why]}
@@ -131,7 +169,7 @@ func (a *run) collectTests(ctx context.Context) error {
 		n := w.nodes[run.key]
 		all, err := a.g.testsIn(ctx, a.v.Reader(), d)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, t := range all {
 			t.Coverage, t.Via = string(graph.CoveragePackageLevel), viaInit
@@ -155,7 +193,7 @@ func (a *run) collectTests(ctx context.Context) error {
 			if !ok {
 				var err error
 				if l, err = a.g.linkersOf(ctx, a.v, a.repo.Root, seed.PackagePath); err != nil {
-					return err
+					return nil, err
 				}
 				links[seed.PackagePath] = l
 			}
@@ -163,24 +201,9 @@ func (a *run) collectTests(ctx context.Context) error {
 				continue
 			}
 		}
-		a.tests = append(a.tests, *t)
+		tests = append(tests, *t)
 	}
-	// The tests a static path reaches come first: the others are reached
-	// only through a call through an interface or function value, or
-	// through initialisation, and may not run the change at all.
-	sort.Slice(a.tests, func(i, j int) bool {
-		x, y := a.tests[i], a.tests[j]
-		if rx, ry := coverageRank(graph.Coverage(x.Coverage)), coverageRank(graph.Coverage(y.Coverage)); rx != ry {
-			return rx < ry
-		}
-		if x.Dir != y.Dir {
-			return x.Dir < y.Dir
-		}
-		return x.Name < y.Name
-	})
-	cmds, err := testCommands(ctx, a.g, a.v.Reader(), a.repo.Modules, a.tests)
-	a.cmds = append(a.cmds, cmds...)
-	return err
+	return tests, nil
 }
 
 // linkers returns the package directories whose test binaries link one of

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/sextant-dev/sextant/internal/answer"
 	"github.com/sextant-dev/sextant/internal/blind"
@@ -18,6 +19,9 @@ func (a *run) answer(ctx context.Context) (*Output, error) {
 	w := a.walk
 	out := &Output{Mode: a.req.Mode, Base: a.base, format: a.req.Format, notes: a.notes,
 		Commands: a.cmds, Breaking: a.broken, TestsTotal: len(a.tests)}
+	if a.rec != nil {
+		out.Recording = a.rec.info
+	}
 	for _, t := range a.tests {
 		if coverageRank(graph.Coverage(t.Coverage)) == 0 {
 			out.testsExact++
@@ -137,6 +141,17 @@ func (o *Output) Text() string {
 	for _, n := range o.notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
+	if r := o.Recording; r != nil {
+		fmt.Fprintf(&b, "recording of %s (%s old): %d of %d changes answered by the tests that ran them", r.RecordedAt,
+			(time.Duration(r.AgeMS) * time.Millisecond).Round(time.Second), r.Covered, r.Changes)
+		if r.Unrecorded > 0 {
+			fmt.Fprintf(&b, "; %d tests it has no coverage of, from the static reach", r.Unrecorded)
+		}
+		b.WriteString("\n")
+		for _, s := range r.Static {
+			fmt.Fprintf(&b, "  static: %s\n", s)
+		}
+	}
 	if o.Mode != ModeSymbol && len(o.Changed) > 0 {
 		b.WriteString("changed:\n")
 		for _, c := range o.Changed {
@@ -181,6 +196,10 @@ func (o *Output) Text() string {
 			if t.Dir != dir {
 				dir = t.Dir
 				fmt.Fprintf(&b, " %s\n", dir)
+			}
+			if t.Source == SourceRecorded {
+				fmt.Fprintf(&b, "  %s [recorded] ran %s\n", t.Name, t.Reach[len(t.Reach)-1])
+				continue
 			}
 			if len(t.Reach) < 2 {
 				fmt.Fprintf(&b, "  %s [%s]\n", t.Name, t.Via) // changed, or broken, itself

@@ -1,0 +1,216 @@
+package impact
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/session"
+)
+
+// The sources of a test get_impact names (Test.Source).
+const (
+	SourceRecorded = "recorded" // the recording saw it run the changed declaration's body as it was
+	SourceStatic   = "static"   // reached through calls and uses in the index
+)
+
+// viaRecorded is the way in of a test the recording saw run the change.
+const viaRecorded = "recorded"
+
+// Recording is what an answer says of the test recording (`sextant
+// tests record`) it used: how old it is and how much of the change it
+// spoke for.
+type Recording struct {
+	RecordedAt string   `json:"recorded_at" jsonschema:"when it was last written, RFC 3339"`
+	AgeMS      int64    `json:"age_ms" jsonschema:"its age in milliseconds"`
+	VCSHead    string   `json:"vcs_head,omitempty" jsonschema:"the commit it was recorded at"`
+	Changes    int      `json:"changes" jsonschema:"declarations the change touches"`
+	Covered    int      `json:"covered" jsonschema:"of them, answered from the recording: exactly the tests that ran the declaration's body as it was before the change"`
+	Static     []string `json:"static,omitempty" jsonschema:"the others, answered by the static reach, each with why the recording cannot speak for it"`
+	Unrecorded int      `json:"unrecorded_tests,omitempty" jsonschema:"tests the static reach found that the recording has no coverage of (added since, not recorded, timed out, not built), named as static"`
+}
+
+// recordedRun is what get_impact takes from the recording.
+type recordedRun struct {
+	info    *Recording
+	keys    map[string]string // changed declarations it answers: key to qualified name
+	covers  []graph.TestCover // the runs that executed them
+	covered map[string]bool   // dir + name of the runs that have coverage
+}
+
+// recording reads the store's test recording of the repository and
+// settles which changed declarations it answers: a body change of a
+// function, method or variable it knows with the hash it had before the
+// change, every run covering it with that hash. The rest (new since, a
+// signature, a test file's code, an init function, a body changed since
+// the recording) are answered by the static reach.
+func (a *run) recording(ctx context.Context) error {
+	tr := session.Recorder(a.v)
+	if tr == nil || len(a.changed) == 0 {
+		return nil
+	}
+	rec, runs, err := tr.TestRecording(ctx, a.repo.Name)
+	if errors.Is(err, graph.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return graph.Wrap(graph.CodeInternal, err, "reading the test recording")
+	}
+	now := a.v.Session().Now()
+	r := &recordedRun{keys: map[string]string{}, covered: map[string]bool{},
+		info: &Recording{RecordedAt: rec.RecordedAt.UTC().Format(time.RFC3339), AgeMS: now.Sub(rec.RecordedAt).Milliseconds(),
+			VCSHead: rec.VCSHead, Changes: len(a.changed)}}
+	for _, run := range runs {
+		switch run.Status {
+		case graph.TestPassed, graph.TestFailed, graph.TestSkipped:
+			r.covered[run.Dir+"\x00"+run.Name] = true
+		}
+	}
+	var cand []*changedDecl
+	var keys []string
+	for _, c := range a.changed {
+		if why := unrecordable(c); why != "" {
+			r.info.Static = append(r.info.Static, c.QualifiedName+" ("+why+")")
+			continue
+		}
+		cand = append(cand, c)
+		keys = append(keys, c.sym.Key)
+	}
+	known, covers, err := tr.TestsCovering(ctx, a.repo.Name, keys)
+	if err != nil {
+		return graph.Wrap(graph.CodeInternal, err, "reading the test recording")
+	}
+	byKey := map[string][]graph.TestCover{}
+	for _, cv := range covers {
+		byKey[cv.Key] = append(byKey[cv.Key], cv)
+	}
+	for _, c := range cand {
+		k := c.sym.Key
+		h := a.hashBefore(c)
+		why := ""
+		switch {
+		case h == "":
+			why = "its body before the change could not be read"
+		case known[k] == "":
+			why = "not in the recording: added since, or in a package it did not record"
+		case known[k] != h:
+			why = "changed since the recording"
+		}
+		for _, cv := range byKey[k] {
+			if why == "" && cv.BodyHash != h {
+				why = "recorded at more than one version"
+			}
+		}
+		if why != "" {
+			r.info.Static = append(r.info.Static, c.QualifiedName+" ("+why+")")
+			continue
+		}
+		r.keys[k] = c.QualifiedName
+		r.covers = append(r.covers, byKey[k]...)
+		r.info.Covered++
+	}
+	a.rec = r
+	return nil
+}
+
+// unrecordable says why the recording cannot speak for a changed
+// declaration whatever it holds, "" when it may.
+func unrecordable(c *changedDecl) string {
+	switch {
+	case !c.found:
+		return "not in the index"
+	case c.test:
+		return "declared in a test file, whose code coverage does not record: what it reaches is answered statically"
+	case c.Change != ChangeBody:
+		return "a " + c.Change + " change, answered through its uses"
+	case c.QualifiedName == "init" || c.sym.Name == "init":
+		return "an init function, which runs in every test binary linking its package"
+	case c.sym.Kind != graph.KindFunc && c.sym.Kind != graph.KindMethod && c.sym.Kind != graph.KindVar:
+		return "a " + string(c.sym.Kind) + ", whose uses coverage does not record"
+	}
+	return ""
+}
+
+// hashBefore is the hash of the changed declaration as it was before the
+// change (for a symbol or lines: as it is on disk), "" when it cannot be
+// read.
+func (a *run) hashBefore(c *changedDecl) string {
+	if c.old != nil {
+		return declHash(c.old)
+	}
+	content, err := session.ReadFile(a.repo.Root, c.sym.Path)
+	if err != nil {
+		return ""
+	}
+	for _, d := range DeclHashes(c.sym.Path, content) {
+		if d.QualifiedName == c.sym.QualifiedName && (d.Kind == c.sym.Kind || graph.SameKindFamily(d.Kind, c.sym.Kind)) {
+			return d.Hash
+		}
+	}
+	return ""
+}
+
+// mergeRecorded makes the tests of the answer when the recording speaks
+// for some of the change: the tests it saw run those declarations; the
+// tests the static reach from all of the change finds that the recording
+// has no coverage of; and all the tests the static reach from the rest
+// of the change finds.
+func (a *run) mergeRecorded(ctx context.Context, static []Test) ([]Test, error) {
+	r := a.rec
+	found := map[string]bool{}
+	var out []Test
+	for _, cv := range r.covers {
+		k := cv.Dir + "\x00" + cv.Name
+		if found[k] {
+			continue
+		}
+		all, err := a.g.testsIn(ctx, a.v.Reader(), cv.Dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range all {
+			if t.Name == cv.Name {
+				t.Depth, t.Coverage, t.Via, t.Source = 1, string(graph.CoverageExact), viaRecorded, SourceRecorded
+				t.Reach = []string{t.Name, r.keys[cv.Key]}
+				found[k] = true
+				out = append(out, t)
+				break
+			}
+		}
+	}
+	add := func(t Test) {
+		k := t.Dir + "\x00" + t.Name
+		if !found[k] {
+			found[k] = true
+			t.Source = SourceStatic
+			out = append(out, t)
+		}
+	}
+	for _, t := range static {
+		if !r.covered[t.Dir+"\x00"+t.Name] {
+			r.info.Unrecorded++
+			add(t)
+		}
+	}
+	var seeds []graph.Symbol
+	for _, s := range a.seeds {
+		if _, ok := r.keys[s.Key]; !ok || a.seedVia[s.Key] != "" {
+			seeds = append(seeds, s)
+		}
+	}
+	if len(seeds) > 0 {
+		w := newWalker(a.v, a.g, a.repo.Name, a.repo.Root, a.req.Depth)
+		if err := w.walk(ctx, seeds, a.seedVia); err != nil {
+			return nil, err
+		}
+		more, err := a.testsOf(ctx, w)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range more {
+			add(t)
+		}
+	}
+	return out, nil
+}
