@@ -57,6 +57,7 @@ func TestMigrations(t *testing.T) {
 	// implicit reference stored under its target key + "~implicit" moves
 	// to the key.
 	if _, err := conn.Exec(ctx, `DROP TABLE effects;
+		DROP TABLE test_cover, test_runs, test_recordings, test_decls;
 		ALTER TABLE symbols DROP COLUMN search, DROP COLUMN w_name, DROP COLUMN w_doc, DROP COLUMN w_sig,
 			DROP COLUMN w_body, DROP COLUMN w_path, DROP COLUMN language;
 		ALTER TABLE refs DROP COLUMN implicit;
@@ -69,8 +70,8 @@ func TestMigrations(t *testing.T) {
 	s = open(t, dsn)
 	s.Close()
 	var effects bool
-	if err := conn.QueryRow(ctx, `SELECT to_regclass('effects') IS NOT NULL`).Scan(&effects); err != nil || !effects {
-		t.Fatalf("after upgrading from version 1: effects table = %v, %v", effects, err)
+	if err := conn.QueryRow(ctx, `SELECT to_regclass('effects') IS NOT NULL AND to_regclass('test_decls') IS NOT NULL`).Scan(&effects); err != nil || !effects {
+		t.Fatalf("after upgrading from version 1: effects and test_decls tables = %v, %v", effects, err)
 	}
 	var refs string
 	if err := conn.QueryRow(ctx, `SELECT string_agg(target || ' ' || line || ' ' || implicit, ', ' ORDER BY seq)
