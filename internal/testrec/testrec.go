@@ -243,7 +243,7 @@ func (r *recorder) pkg(ctx context.Context, i int, p listed) (runs []graph.TestR
 		if ctx.Err() != nil {
 			return nil, nil, nil, 0
 		}
-		msg := out.String(tailBytes)
+		msg := buildMessage(out.String(tailBytes))
 		if msg == "" {
 			msg = err.Error()
 		}
@@ -488,6 +488,19 @@ func fileHash(name string) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16]), nil
+}
+
+// buildMessage is the go command's output of a failed build without
+// the warnings -coverpkg makes it print for every package no test
+// imports, so that the compiler's message comes first.
+func buildMessage(out string) string {
+	var keep []string
+	for _, l := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(l, "warning: no packages being tested depend on matches for pattern ") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.TrimSpace(strings.Join(keep, "\n"))
 }
 
 func firstLine(s string) string {

@@ -102,7 +102,7 @@ func TestRecordFaults(t *testing.T) {
 		t.Errorf("a timed-out test covers nothing known: %+v", r.Covered)
 	}
 	diags := strings.Join(sum.Diagnostics, "\n")
-	for _, w := range []string{"corrupt TestF: coverage not recorded", "broken: not built", "TestHang: timed out", "TestFlood: timed out"} {
+	for _, w := range []string{"corrupt TestF: coverage not recorded", "broken: not built: # example.com/m/broken", "TestHang: timed out", "TestFlood: timed out"} {
 		if !strings.Contains(diags, w) {
 			t.Errorf("diagnostics lack %q:\n%s", w, diags)
 		}
@@ -157,7 +157,7 @@ func TestParseProfile(t *testing.T) {
 		blocks   int
 		bad      string
 	}{
-		{"ok", "mode: set\nm/a/a.go:3.24,3.40 1 1\nm/a/a.go:5.24,7.25 2 0\n", 1, ""},
+		{"ok", "mode: set\nm/a/a.go:3.24,3.40 1 1\nm/a/a.go:5.24,7.25 2 0\n", 2, ""},
 		{"empty", "", 0, "empty"},
 		{"no mode", "m/a/a.go:3.24,3.40 1 1\n", 0, "not the mode"},
 		{"garbage", "mode: set\n\x00\x01binary\n", 0, "not a coverage block"},
@@ -174,6 +174,9 @@ func TestParseProfile(t *testing.T) {
 			}
 			if err != nil || len(got) != tc.blocks {
 				t.Fatalf("= %v, %v; want %d blocks", got, err, tc.blocks)
+			}
+			if len(got) == 2 && (!got[0].ran || got[1].ran) {
+				t.Errorf("= %v; want the first block run, the second not", got)
 			}
 		})
 	}
