@@ -138,26 +138,58 @@ func Record(ctx context.Context, opts Options) (Summary, error) {
 		}
 	}
 	r.pkgsTotal = len(withTests)
+	// Two packages at a time, so that the next package's test binary
+	// builds while the tests of one run; the tests of all of them share
+	// the processors (r.sem).
+	r.sem = make(chan struct{}, opts.Parallel)
+	pkgSem := make(chan struct{}, 2)
+	var (
+		mu       sync.Mutex
+		writeErr error
+		wg       sync.WaitGroup
+	)
 	for i, p := range withTests {
 		if ctx.Err() != nil {
 			break
 		}
-		runs, known, diags, skipped := r.pkg(ctx, i, p)
-		sum.Diagnostics = append(sum.Diagnostics, diags...)
-		sum.Skipped += skipped
-		if len(runs) > 0 && opts.Write != nil {
-			if err := opts.Write(runs, known); err != nil {
-				return sum, fmt.Errorf("writing the runs of %s: %w", p.ImportPath, err)
-			}
+		pkgSem <- struct{}{}
+		mu.Lock()
+		failed := writeErr != nil
+		mu.Unlock()
+		if failed {
+			<-pkgSem
+			break
 		}
-		for _, run := range runs {
-			sum.ByStatus[run.Status]++
-			if run.Name != "" {
-				sum.Tests++
+		wg.Add(1)
+		go func() {
+			defer func() { <-pkgSem; wg.Done() }()
+			runs, known, diags, skipped := r.pkg(ctx, i, p)
+			r.pkgsDone.Add(1)
+			r.progress(p.ImportPath)
+			mu.Lock()
+			defer mu.Unlock()
+			sum.Diagnostics = append(sum.Diagnostics, diags...)
+			sum.Skipped += skipped
+			if len(runs) > 0 && opts.Write != nil && writeErr == nil {
+				if err := opts.Write(runs, known); err != nil {
+					writeErr = fmt.Errorf("writing the runs of %s: %w", p.ImportPath, err)
+					return
+				}
 			}
-		}
-		sum.Packages++
+			for _, run := range runs {
+				sum.ByStatus[run.Status]++
+				if run.Name != "" {
+					sum.Tests++
+				}
+			}
+			sum.Packages++
+		}()
 	}
+	wg.Wait()
+	if writeErr != nil {
+		return sum, writeErr
+	}
+	sort.Strings(sum.Diagnostics)
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		sum.Stopped = fmt.Sprintf("the recording's deadline of %s passed; run it again to go on where it stopped", opts.Timeout)
@@ -224,6 +256,8 @@ type recorder struct {
 	pkgsTotal int
 	done      atomic.Int64
 	total     atomic.Int64
+	pkgsDone  atomic.Int64
+	sem       chan struct{} // one slot per test run at once
 
 	dirs map[string]string // import path to directory, of the module's packages
 
@@ -279,23 +313,22 @@ func (r *recorder) pkg(ctx context.Context, i int, p listed) (runs []graph.TestR
 	results := make([]*graph.TestRun, len(todo))
 	knownOf := make([][]graph.Covered, len(todo))
 	diagOf := make([]string, len(todo))
-	sem := make(chan struct{}, r.opts.Parallel)
 	var wg sync.WaitGroup
 	for k, name := range todo {
 		if ctx.Err() != nil {
 			break
 		}
-		sem <- struct{}{}
+		r.sem <- struct{}{}
 		wg.Add(1)
 		go func() {
-			defer func() { <-sem; wg.Done() }()
+			defer func() { <-r.sem; wg.Done() }()
 			run, kn, diag := r.run(ctx, bin, p, name, k)
 			if run != nil {
 				run.Binary = binHash
 			}
 			results[k], knownOf[k], diagOf[k] = run, kn, diag
 			r.done.Add(1)
-			r.progress(p.ImportPath, i)
+			r.progress(p.ImportPath)
 		}()
 	}
 	wg.Wait()
@@ -310,15 +343,14 @@ func (r *recorder) pkg(ctx context.Context, i int, p listed) (runs []graph.TestR
 			diags = append(diags, diagOf[k])
 		}
 	}
-	r.progress(p.ImportPath, i+1)
 	return runs, known, diags, skipped
 }
 
-func (r *recorder) progress(pkg string, pkgsDone int) {
+func (r *recorder) progress(pkg string) {
 	if r.opts.Progress == nil {
 		return
 	}
-	r.opts.Progress(Progress{Package: pkg, Done: int(r.done.Load()), Total: int(r.total.Load()), Packages: pkgsDone,
+	r.opts.Progress(Progress{Package: pkg, Done: int(r.done.Load()), Total: int(r.total.Load()), Packages: int(r.pkgsDone.Load()),
 		PkgsTotal: r.pkgsTotal, Elapsed: time.Since(r.start)})
 }
 

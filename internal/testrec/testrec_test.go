@@ -181,3 +181,21 @@ func TestParseProfile(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordDeadline stops a recording at its deadline: the test still
+// running then is killed and not recorded (it did not time out by
+// itself, and the next recording runs it), and the summary says why the
+// recording stopped.
+func TestRecordDeadline(t *testing.T) {
+	start := time.Now()
+	runs, sum := recordFixture(t, "testdata/faults.txtar", Options{Packages: []string{"./hang"}, Timeout: 5 * time.Second, TestTimeout: time.Minute})
+	if took := time.Since(start); took > 30*time.Second {
+		t.Errorf("the recording took %s past its deadline of 5s", took)
+	}
+	if r, ok := runs["hang TestHang"]; ok {
+		t.Errorf("TestHang recorded as %q; the recording's deadline is not the test's", r.Status)
+	}
+	if !strings.Contains(sum.Stopped, "deadline") {
+		t.Errorf("Stopped = %q, want the deadline", sum.Stopped)
+	}
+}
