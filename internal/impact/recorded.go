@@ -39,23 +39,23 @@ type recordedRun struct {
 	covered map[string]bool   // dir + name of the runs that have coverage
 }
 
-// recording reads the store's test recording of the repository and
+// readRecording reads the store's test recording of the repository and
 // settles which changed declarations it answers: a body change of a
 // function, method or variable it knows with the hash it had before the
 // change, every run covering it with that hash. The rest (new since, a
 // signature, a test file's code, an init function, a body changed since
 // the recording) are answered by the static reach.
-func (a *run) recording(ctx context.Context) error {
+func readRecording(ctx context.Context, a *run) (*recordedRun, error) {
 	tr := session.Recorder(a.v)
 	if tr == nil || len(a.changed) == 0 {
-		return nil
+		return nil, nil
 	}
 	rec, runs, err := tr.TestRecording(ctx, a.repo.Name)
 	if errors.Is(err, graph.ErrNotFound) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return graph.Wrap(graph.CodeInternal, err, "reading the test recording")
+		return nil, graph.Wrap(graph.CodeInternal, err, "reading the test recording")
 	}
 	now := a.v.Session().Now()
 	r := &recordedRun{keys: map[string]string{}, covered: map[string]bool{},
@@ -79,7 +79,7 @@ func (a *run) recording(ctx context.Context) error {
 	}
 	known, covers, err := tr.TestsCovering(ctx, a.repo.Name, keys)
 	if err != nil {
-		return graph.Wrap(graph.CodeInternal, err, "reading the test recording")
+		return nil, graph.Wrap(graph.CodeInternal, err, "reading the test recording")
 	}
 	byKey := map[string][]graph.TestCover{}
 	for _, cv := range covers {
@@ -87,7 +87,7 @@ func (a *run) recording(ctx context.Context) error {
 	}
 	for _, c := range cand {
 		k := c.sym.Key
-		h := a.hashBefore(c)
+		h := hashBefore(a.repo.Root, c)
 		why := ""
 		switch {
 		case h == "":
@@ -110,8 +110,7 @@ func (a *run) recording(ctx context.Context) error {
 		r.covers = append(r.covers, byKey[k]...)
 		r.info.Covered++
 	}
-	a.rec = r
-	return nil
+	return r, nil
 }
 
 // unrecordable says why the recording cannot speak for a changed
@@ -135,11 +134,11 @@ func unrecordable(c *changedDecl) string {
 // hashBefore is the hash of the changed declaration as it was before the
 // change (for a symbol or lines: as it is on disk), "" when it cannot be
 // read.
-func (a *run) hashBefore(c *changedDecl) string {
+func hashBefore(root string, c *changedDecl) string {
 	if c.old != nil {
 		return declHash(c.old)
 	}
-	content, err := session.ReadFile(a.repo.Root, c.sym.Path)
+	content, err := session.ReadFile(root, c.sym.Path)
 	if err != nil {
 		return ""
 	}
@@ -151,13 +150,12 @@ func (a *run) hashBefore(c *changedDecl) string {
 	return ""
 }
 
-// mergeRecorded makes the tests of the answer when the recording speaks
+// merge makes the tests of the answer when the recording speaks
 // for some of the change: the tests it saw run those declarations; the
 // tests the static reach from all of the change finds that the recording
 // has no coverage of; and all the tests the static reach from the rest
 // of the change finds.
-func (a *run) mergeRecorded(ctx context.Context, static []Test) ([]Test, error) {
-	r := a.rec
+func (r *recordedRun) merge(ctx context.Context, a *run, static []Test) ([]Test, error) {
 	found := map[string]bool{}
 	var out []Test
 	for _, cv := range r.covers {
@@ -204,7 +202,7 @@ func (a *run) mergeRecorded(ctx context.Context, static []Test) ([]Test, error) 
 		if err := w.walk(ctx, seeds, a.seedVia); err != nil {
 			return nil, err
 		}
-		more, err := a.testsOf(ctx, w)
+		more, err := w.tests(ctx)
 		if err != nil {
 			return nil, err
 		}

@@ -53,7 +53,8 @@ func Run(ctx context.Context, v *session.View, req Request) (*Output, error) {
 	if err := a.reach(ctx); err != nil {
 		return nil, err
 	}
-	if err := a.recording(ctx); err != nil {
+	var err error
+	if a.rec, err = readRecording(ctx, a); err != nil {
 		return nil, err
 	}
 	if err := a.collectTests(ctx); err != nil {

@@ -54,15 +54,15 @@ func testEntryKind(s *graph.Symbol) string {
 
 // collectTests lists the tests the change runs: those the walk reached,
 // or with a recording that speaks for some of the change, those it saw
-// run it and those the static reach finds for the rest (mergeRecorded);
+// run it and those the static reach finds for the rest (recordedRun.merge);
 // then the go test lines that run them.
 func (a *run) collectTests(ctx context.Context) error {
-	tests, err := a.testsOf(ctx, a.walk)
+	tests, err := a.walk.tests(ctx)
 	if err != nil {
 		return err
 	}
 	if a.rec != nil && len(a.rec.keys) > 0 {
-		if tests, err = a.mergeRecorded(ctx, tests); err != nil {
+		if tests, err = a.rec.merge(ctx, a, tests); err != nil {
 			return err
 		}
 	} else {
@@ -90,10 +90,10 @@ func (a *run) collectTests(ctx context.Context) error {
 	return err
 }
 
-// testsOf lists the tests the walk w reached: directly, through a
-// TestMain, and through package initialisation, which runs in every test
-// binary that links the package.
-func (a *run) testsOf(ctx context.Context, w *walker) ([]Test, error) {
+// tests lists the tests the walk reached: directly, through a TestMain,
+// and through package initialisation, which runs in every test binary
+// that links the package.
+func (w *walker) tests(ctx context.Context) ([]Test, error) {
 	var tests []Test
 	found := map[string]*Test{}   // by dir + name
 	fromOf := map[string]string{} // by dir + name: the reached key the test's way in goes through
@@ -121,7 +121,7 @@ func (a *run) testsOf(ctx context.Context, w *walker) ([]Test, error) {
 	}
 	// A TestMain runs every test of its package's binary around it.
 	for _, m := range mains {
-		all, err := a.g.testsIn(ctx, a.v.Reader(), path.Dir(m.sym.Path))
+		all, err := w.g.testsIn(ctx, w.v.Reader(), path.Dir(m.sym.Path))
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +135,7 @@ func (a *run) testsOf(ctx context.Context, w *walker) ([]Test, error) {
 	// reached function.
 	for p, target := range w.fileLevel {
 		if n := w.nodes[target]; n != nil && n.sym.Kind.IsFunction() {
-			if f, err := a.v.Reader().File(ctx, a.repo.Name, p); err == nil && f.Package != "" {
+			if f, err := w.v.Reader().File(ctx, w.repo, p); err == nil && f.Package != "" {
 				if f.Test {
 					if d := path.Dir(p); w.testInit[d] == "" {
 						w.testInit[d] = target
@@ -151,7 +151,7 @@ func (a *run) testsOf(ctx context.Context, w *walker) ([]Test, error) {
 	type initRun struct{ what, key string } // what is initialised, and the reached key it runs
 	initBy := map[string]initRun{}
 	if len(w.initPkgs) > 0 {
-		dirs, err := a.g.linkers(ctx, a.v, a.repo.Root, sortedKeys(w.initPkgs))
+		dirs, err := w.g.linkers(ctx, w.v, w.root, sortedKeys(w.initPkgs))
 		if err != nil {
 			return nil, err
 		}
@@ -167,7 +167,7 @@ func (a *run) testsOf(ctx context.Context, w *walker) ([]Test, error) {
 	for _, d := range sortedKeys(initBy) {
 		run := initBy[d]
 		n := w.nodes[run.key]
-		all, err := a.g.testsIn(ctx, a.v.Reader(), d)
+		all, err := w.g.testsIn(ctx, w.v.Reader(), d)
 		if err != nil {
 			return nil, err
 		}
@@ -192,7 +192,7 @@ func (a *run) testsOf(ctx context.Context, w *walker) ([]Test, error) {
 			l, ok := links[seed.PackagePath]
 			if !ok {
 				var err error
-				if l, err = a.g.linkersOf(ctx, a.v, a.repo.Root, seed.PackagePath); err != nil {
+				if l, err = w.g.linkersOf(ctx, w.v, w.root, seed.PackagePath); err != nil {
 					return nil, err
 				}
 				links[seed.PackagePath] = l
