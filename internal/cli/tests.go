@@ -78,7 +78,7 @@ Flags:
 	if !ok {
 		return errors.New("this database keeps no test recordings")
 	}
-	rp, err := indexedRepo(ctx, e, st, mod, postgres.IsURL(dbName(e, *dbPath)))
+	rp, root, err := indexedRepo(ctx, e, st, mod, postgres.IsURL(dbName(e, *dbPath)))
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ Flags:
 	rec := graph.TestRecording{Repository: rp.Name, VCSHead: rp.VCSHead, GoVersion: runtime.Version()}
 	show := testProgress(e)
 	sum, err := testrec.Record(ctx, testrec.Options{
-		Dir: mod, RepoRoot: rp.Root, Repository: rp.Name, Packages: patterns, Benchmarks: *bench,
+		Dir: mod, RepoRoot: root, Repository: rp.Name, Packages: patterns, Benchmarks: *bench,
 		TestTimeout: *testTimeout, Timeout: *timeout, Parallel: *parallel,
 		Recorded: func(pkg, name, binary string) bool { b, ok := done[pkg+"\x00"+name]; return ok && b == binary },
 		Write: func(runs []graph.TestRun, known []graph.Covered) error {
@@ -145,36 +145,35 @@ func sortedStatus(m map[string]int) []string {
 }
 
 // indexedRepo returns the repository whose root holds dir, indexing dir
-// first when no repository does.
-func indexedRepo(ctx context.Context, e env, st graph.Store, dir string, shared bool) (graph.RepositoryStatus, error) {
-	find := func() (graph.RepositoryStatus, bool, error) {
+// first when no repository does, and the directory its paths are
+// relative to. Into a shared graph, where a repository is registered by
+// name (its directory means nothing on other machines), dir is indexed
+// and published first, as publish does, so that the recording describes
+// the snapshot it is published with.
+func indexedRepo(ctx context.Context, e env, st graph.Store, dir string, shared bool) (graph.Repository, string, error) {
+	if !shared {
 		repos, err := graph.Repositories(ctx, st)
 		if err != nil {
-			return graph.RepositoryStatus{}, false, err
+			return graph.Repository{}, "", err
 		}
-		var best graph.RepositoryStatus
+		var best graph.Repository
 		for _, rp := range repos {
 			if (rp.Root == dir || strings.HasPrefix(dir, rp.Root+string(filepath.Separator))) && len(rp.Root) > len(best.Root) {
-				best = rp
+				best = rp.Repository
 			}
 		}
-		return best, best.Root != "", nil
-	}
-	if rp, ok, err := find(); err != nil || ok {
-		return rp, err
+		if best.Root != "" {
+			return best, best.Root, nil
+		}
 	}
 	show := progressPrinter(e)
 	res, err := index.Index(ctx, st, dir, index.Options{Progress: adaptProgress(dir, show), Shared: shared, FirstMaxVTACalls: callgraph.DefaultMaxVTACalls})
 	show(query.Progress{Root: dir, Phase: "done"})
 	if err != nil {
-		return graph.RepositoryStatus{}, fmt.Errorf("indexing %s: %w", dir, err)
+		return graph.Repository{}, "", fmt.Errorf("indexing %s: %w", dir, err)
 	}
 	res.KeepTypes()
-	rp, ok, err := find()
-	if err == nil && !ok {
-		err = fmt.Errorf("indexing %s published no repository", dir)
-	}
-	return rp, err
+	return res.Repository, dir, nil
 }
 
 // testProgress shows a recording's progress on stderr, with an estimate

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sextant-dev/sextant/internal/store/postgres/pgtest"
 	"github.com/sextant-dev/sextant/internal/txtartest"
 )
 
@@ -114,5 +115,27 @@ func TestTestsRecordImpact(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("answer for the helper lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestTestsRecordShared records into a shared PostgreSQL graph, as a
+// team's CI does, and a working copy's get_impact (the overlay of a
+// local index over the shared graph) answers a body change from that
+// recording.
+func TestTestsRecordShared(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir := txtartest.Write(t, "testdata/testrec.txtar")
+	gitCommitAll(t, dir)
+	vars := map[string]string{"SEXTANT_DB": dsn, "SEXTANT_LOCAL_DB": filepath.Join(t.TempDir(), "local.db")}
+	if out, code := sextant(t, vars, "tests", "record", dir); code != 0 || !strings.Contains(out, "recorded 6 tests") {
+		t.Fatalf("tests record into the shared graph: exit %d: %s", code, out)
+	}
+	edit(t, dir, "a/a.go", "r := 0", "r := 0 * x")
+	out, code := sextant(t, vars, "get_impact", "--root", dir, "--diff", "--format", "commands")
+	if want := "go test -run '^(TestSq)$' ./b\n"; code != 0 || out != want {
+		t.Errorf("commands from the shared recording: exit %d:\n%s\nwant\n%s", code, out, want)
 	}
 }
