@@ -42,6 +42,7 @@ const (
 	Amended    = "amended"          // an edit was indexed alone; the whole-program pass is pending
 	Syntax     = "syntax_errors"    // a changed file does not parse: what the parser lost is not compared
 	Depth      = "depth"            // depth stopped a change-impact walk before it ran out of code to reach
+	Recording  = "stale_recording"  // the test recording was made at another commit than the one a change is against
 )
 
 // AddAmended names the blind spot of an amended snapshot (see

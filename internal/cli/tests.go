@@ -173,7 +173,16 @@ func indexedRepo(ctx context.Context, e env, st graph.Store, dir string, shared 
 		return graph.Repository{}, "", fmt.Errorf("indexing %s: %w", dir, err)
 	}
 	res.KeepTypes()
-	return res.Repository, dir, nil
+	rp := res.Repository
+	// The commit is the published snapshot's: read it back.
+	if repos, err := graph.Repositories(ctx, st); err == nil {
+		for _, r := range repos {
+			if r.Name == rp.Name {
+				rp.VCSHead = r.VCSHead
+			}
+		}
+	}
+	return rp, dir, nil
 }
 
 // testProgress shows a recording's progress on stderr, with an estimate

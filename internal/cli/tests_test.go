@@ -116,6 +116,31 @@ func TestTestsRecordImpact(t *testing.T) {
 			t.Errorf("answer for the helper lacks %q:\n%s", want, out)
 		}
 	}
+	edit(t, dir, "b/b_test.go", "if got != want || got < 0 {", "if got != want {")
+
+	// A commit after the recording: what it says of Mul is still
+	// answered, and the answer says the recording may be stale.
+	edit(t, dir, "b/b.go", "return a.Add(x, x)", "return a.Add(x, x) + 0")
+	gitRun(t, dir, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "later")
+	edit(t, dir, "a/a.go", "r := 0", "r := 0 * x")
+	out, errOut, code = cliRun("get_impact", "--db", db, "--diff")
+	if code != 0 {
+		t.Fatalf("get_impact exited %d: %s%s", code, out, errOut)
+	}
+	for _, want := range []string{"go test -run '^(TestSq)$' ./b", "stale_recording: the test recording was made at"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("answer after a later commit lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func gitRun(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v: %s", args, err, out)
+	}
 }
 
 // TestTestsRecordShared records into a shared PostgreSQL graph, as a

@@ -3,8 +3,10 @@ package impact
 import (
 	"context"
 	"errors"
+	"sort"
 	"time"
 
+	"github.com/sextant-dev/sextant/internal/blind"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
 )
@@ -109,6 +111,23 @@ func readRecording(ctx context.Context, a *run) (*recordedRun, error) {
 		r.keys[k] = c.QualifiedName
 		r.covers = append(r.covers, byKey[k]...)
 		r.info.Covered++
+	}
+	// What the recording says of a declaration whose body did not change
+	// is exact at the commit it was made at; code changed since (a new
+	// caller, a test that calls more) may run it from a test the
+	// recording did not see run it.
+	cur := a.base
+	if cur == "" {
+		cur = a.repo.VCSHead
+	}
+	if r.info.Covered > 0 && rec.VCSHead != "" && cur != "" && rec.VCSHead != cur {
+		var names []string
+		for _, n := range r.keys {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		a.c.Add(blind.Recording, "the test recording was made at %s and the change is against %s: code changed between them may run %s from tests the recording did not see run it (sextant tests record again)",
+			shortID(rec.VCSHead), shortID(cur), blind.ListSome(names, 3))
 	}
 	return r, nil
 }
