@@ -37,6 +37,13 @@ var builtins = []struct {
 	{"publish", "index a checkout into the shared graph", true, runPublish},
 	{"gc", "drop repositories whose root is gone", false, runGC},
 	{"doctor", "what this machine has and lacks", true, runDoctor},
+	{"tests", "record what each test runs (runs the tests)", true, runTestsRecord},
+}
+
+// runTestsRecord is tests record, the one verb of tests, as completion
+// asks it for its flags.
+func runTestsRecord(ctx context.Context, e env, argv []string) error {
+	return runTests(ctx, e, append([]string{"record"}, argv...))
 }
 
 // commands lists every subcommand with its flags: each built-in's and
