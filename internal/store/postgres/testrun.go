@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/sqlbase"
 )
 
 var _ graph.TestRecorder = (*Store)(nil)
@@ -86,17 +86,8 @@ func (s *Store) TestRecording(ctx context.Context, repo string) (graph.TestRecor
 		return rec, nil, fmt.Errorf("reading the test recording: %w", err)
 	}
 	defer rows.Close()
-	var runs []graph.TestRun
-	for rows.Next() {
-		var r graph.TestRun
-		var ms int64
-		if err := rows.Scan(&r.Package, &r.Dir, &r.Name, &r.Kind, &r.Status, &r.Binary, &r.Message, &ms); err != nil {
-			return rec, nil, fmt.Errorf("reading the test recording: %w", err)
-		}
-		r.Duration = time.Duration(ms) * time.Millisecond
-		runs = append(runs, r)
-	}
-	return rec, runs, rows.Err()
+	runs, err := sqlbase.Collect(rows, sqlbase.TestRun, "reading the test recording")
+	return rec, runs, err
 }
 
 // TestsCovering implements graph.TestRecorder.

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 )
@@ -352,4 +353,14 @@ func SearchTerms(words []string) []string {
 		}
 	}
 	return terms
+}
+
+// TestRun scans a row of package, dir, name, kind, status, binary hash,
+// message and duration in milliseconds, in that order.
+func TestRun(row Scanner) (graph.TestRun, error) {
+	var r graph.TestRun
+	var ms int64
+	err := row.Scan(&r.Package, &r.Dir, &r.Name, &r.Kind, &r.Status, &r.Binary, &r.Message, &ms)
+	r.Duration = time.Duration(ms) * time.Millisecond
+	return r, err
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/sqlbase"
 )
 
 // schemaTestRuns (schema version 11) holds the per-test coverage
@@ -125,17 +126,8 @@ func (s *Store) TestRecording(ctx context.Context, repo string) (graph.TestRecor
 		return rec, nil, fmt.Errorf("reading the test recording: %w", err)
 	}
 	defer rows.Close()
-	var runs []graph.TestRun
-	for rows.Next() {
-		var r graph.TestRun
-		var ms int64
-		if err := rows.Scan(&r.Package, &r.Dir, &r.Name, &r.Kind, &r.Status, &r.Binary, &r.Message, &ms); err != nil {
-			return rec, nil, fmt.Errorf("reading the test recording: %w", err)
-		}
-		r.Duration = time.Duration(ms) * time.Millisecond
-		runs = append(runs, r)
-	}
-	return rec, runs, rows.Err()
+	runs, err := sqlbase.Collect(rows, sqlbase.TestRun, "reading the test recording")
+	return rec, runs, err
 }
 
 // TestsCovering implements graph.TestRecorder.
