@@ -43,7 +43,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/sextant-dev/sextant/bench/internal/harness"
@@ -56,7 +55,6 @@ type options struct {
 	nodeBin       string
 	symbols       int
 	calls         int
-	skip          string
 	reuse         bool
 	warm          bool
 }
@@ -75,7 +73,7 @@ func main() {
 	o.SampleFlag()
 	o.SextantFlag("")
 	o.OutFlag("scip", "")
-	flag.StringVar(&o.skip, "skip", "", "comma-separated parts to skip: index, parity, latency, python, typescript")
+	o.SkipFlag("comma-separated parts to skip: index, parity, latency, python, typescript")
 	flag.BoolVar(&o.warm, "warm", true, "index each corpus once, untimed, before the measured rounds")
 	flag.BoolVar(&o.reuse, "reuse", false, "with -skip index and -work: use the index an earlier run left in the work directory, when there is one")
 	o.Usage("Measure find_references and find_implementations on TypeScript and Python against\ntheir language servers, and SCIP indexing and query speed.\n")
@@ -83,19 +81,10 @@ func main() {
 	if flag.NArg() > 0 || o.Runs < 1 || o.symbols < 1 || o.calls < 1 {
 		o.Fail("")
 	}
-	if o.ts == "" && !o.skips("typescript") || o.py == "" && !o.skips("python") {
+	if o.ts == "" && !o.Skips("typescript") || o.py == "" && !o.Skips("python") {
 		o.Fail("-ts and -py name the corpora (see -h for how to get them)")
 	}
 	o.Run(false, func(ctx context.Context, env harness.Env) error { return run(ctx, env, o) })
-}
-
-func (o options) skips(part string) bool {
-	for _, s := range strings.Split(o.skip, ",") {
-		if strings.TrimSpace(s) == part {
-			return true
-		}
-	}
-	return false
 }
 
 // logf reports progress on stderr, time-stamped.
@@ -132,7 +121,7 @@ func run(ctx context.Context, env harness.Env, o options) error {
 		corpus pinned
 		dir    string
 	}{{tsCorpus, o.ts}, {pyCorpus, o.py}} {
-		if o.skips(c.corpus.Language) {
+		if o.Skips(c.corpus.Language) {
 			continue
 		}
 		lr, err := runLanguage(ctx, o, sextant, work, c.corpus, c.dir)
@@ -141,7 +130,7 @@ func run(ctx context.Context, env harness.Env, o options) error {
 		}
 		res.Languages = append(res.Languages, lr)
 	}
-	if !o.skips("latency") && !o.skips("typescript") {
+	if !o.Skips("latency") && !o.Skips("typescript") {
 		g, err := goLatency(ctx, o, sextant, root, work)
 		if err != nil {
 			return fmt.Errorf("go latency: %w", err)
@@ -166,10 +155,10 @@ func runLanguage(ctx context.Context, o options, sextant, work string, c pinned,
 	if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(db); err == nil && o.reuse && o.skips("index") {
+	if _, err := os.Stat(db); err == nil && o.reuse && o.Skips("index") {
 		logf("%s: reusing %s", c.Language, db)
 		lr.Summary.Files = files
-	} else if o.skips("index") {
+	} else if o.Skips("index") {
 		run, err := indexOnce(ctx, o, sextant, corpusRoot, db)
 		if err != nil {
 			return nil, err

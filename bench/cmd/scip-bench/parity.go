@@ -620,12 +620,12 @@ func serveParts(ctx context.Context, o options, sextant, root, db string, lr *la
 		return err
 	}
 	defer s.Close()
-	if !o.skips("parity") {
+	if !o.Skips("parity") {
 		if err := parity(ctx, o, s, src, all, lr); err != nil {
 			return err
 		}
 	}
-	if !o.skips("latency") {
+	if !o.Skips("latency") {
 		lat, err := latency(ctx, o, s, all)
 		if err != nil {
 			return err

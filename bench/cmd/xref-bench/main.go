@@ -45,7 +45,6 @@ type options struct {
 	promTimeout time.Duration
 	repeat      int
 	popular     int
-	skip        string
 	dump        string
 	db          string
 }
@@ -65,27 +64,18 @@ func main() {
 	o.BinariesFlag("compare sextant binaries on -module, NAME=PATH,NAME=PATH: each indexes (c) and answers (b) in every round, alternated, and each figure is divided by the first binary's of the same round; (a) and -prom-module are left out")
 	o.GoplsFlag("")
 	o.OutFlag("xref", "")
-	flag.StringVar(&o.skip, "skip", "", "comma-separated parts to skip: index, parity, mcp")
+	o.SkipFlag("comma-separated parts to skip: index, parity, mcp")
 	flag.StringVar(&o.db, "db", "", "with -skip index: an existing index of -corpus to use for the parity part instead of indexing it")
 	flag.StringVar(&o.dump, "dump", "", "write each symbol's answers of the gopls mcp comparison (sextant and gopls text) to this directory")
 	o.Usage("Measure find_references, find_implementations and get_callers against gopls,\nand indexing with references against a bare go/packages load.\n")
 	flag.Parse()
-	if o.Binaries != "" && (o.Sextant != "" || o.db != "" || o.skip != "") {
+	if o.Binaries != "" && (o.Sextant != "" || o.db != "" || o.Skip != "") {
 		o.Fail("-binaries goes without -sextant, -db and -skip")
 	}
 	if flag.NArg() > 0 || o.Runs < 1 || o.repeat < 1 || o.popular < 1 {
 		o.Fail("")
 	}
 	o.Run(false, func(ctx context.Context, env harness.Env) error { return run(ctx, env, o) })
-}
-
-func (o options) skips(part string) bool {
-	for _, s := range strings.Split(o.skip, ",") {
-		if strings.TrimSpace(s) == part {
-			return true
-		}
-	}
-	return false
 }
 
 func run(ctx context.Context, env harness.Env, o options) error {
@@ -108,7 +98,7 @@ func run(ctx context.Context, env harness.Env, o options) error {
 		err error
 	}
 	promCh := make(chan prepared, 1)
-	if !o.skips("mcp") && o.Binaries == "" {
+	if !o.Skips("mcp") && o.Binaries == "" {
 		pctx, cancel := context.WithTimeout(ctx, o.promTimeout)
 		go func() {
 			defer cancel()
@@ -142,11 +132,11 @@ func run(ctx context.Context, env harness.Env, o options) error {
 
 	// (c) indexing, which also leaves the index (a) uses.
 	var db string
-	if o.skips("index") && o.db != "" {
+	if o.Skips("index") && o.db != "" {
 		db = o.db
-	} else if o.skips("index") && o.skips("parity") {
+	} else if o.Skips("index") && o.Skips("parity") {
 		logf("index and parity skipped: %s is not indexed", corpus)
-	} else if o.skips("index") {
+	} else if o.Skips("index") {
 		logf("indexing %s once (index comparison skipped)", corpus)
 		run, err := c.Index(ctx, "xtools", nil)
 		if err != nil {
@@ -158,7 +148,7 @@ func run(ctx context.Context, env harness.Env, o options) error {
 	}
 
 	// (a) parity with gopls.
-	if !o.skips("parity") {
+	if !o.Skips("parity") {
 		p, err := parity(ctx, goplsBin, db, corpus)
 		if err != nil {
 			return err
@@ -167,7 +157,7 @@ func run(ctx context.Context, env harness.Env, o options) error {
 	}
 
 	// (b) against gopls mcp.
-	if !o.skips("mcp") {
+	if !o.Skips("mcp") {
 		logf("waiting for the %s corpus", o.promModule)
 		var pr prepared
 		select {

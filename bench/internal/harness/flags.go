@@ -36,6 +36,7 @@ type Flags struct {
 	Seed     uint64        // -seed: the seed of a sample or query set
 	Sample   time.Duration // -sample: how often child memory is sampled
 	MaxLoad  float64       // -max-load: wait for a quiet machine first
+	Skip     string        // -skip: comma-separated parts of the run to leave out
 
 	fs *flag.FlagSet
 }
@@ -107,6 +108,21 @@ func (f *Flags) SampleFlag() {
 // MaxLoadFlag registers -max-load (see WaitQuiet).
 func (f *Flags) MaxLoadFlag(usage string) {
 	f.fs.Float64Var(&f.MaxLoad, "max-load", 0, or(usage, "before measuring, wait (up to 15 minutes) until the 1-minute load average is at most this; 0 does not wait"))
+}
+
+// SkipFlag registers -skip; usage names the parts a command has.
+func (f *Flags) SkipFlag(usage string) {
+	f.fs.StringVar(&f.Skip, "skip", "", usage)
+}
+
+// Skips reports whether -skip names part.
+func (f *Flags) Skips(part string) bool {
+	for _, s := range strings.Split(f.Skip, ",") {
+		if strings.TrimSpace(s) == part {
+			return true
+		}
+	}
+	return false
 }
 
 // Usage sets the -h text: the command line, then what the command does,
