@@ -49,6 +49,7 @@ fuzz FuzzBlankBodies ./internal/load
 fuzz FuzzDecode ./internal/scip
 fuzz FuzzParseSymbol ./internal/scip
 fuzz FuzzBlankBodiesSame ./internal/load
+fuzz FuzzParseProfile ./internal/testrec
 
 echo "== load: 100 clients over streamable HTTP for ${SEXTANT_LOAD_SECONDS:=60} s (p99 in the log)"
 SEXTANT_LOAD_SECONDS=$SEXTANT_LOAD_SECONDS go test -count=1 -run='^TestLoad$' -v ./internal/mcpserver | grep -v '^=== RUN'
