@@ -151,11 +151,20 @@ type impactOut struct {
 	Affected []struct {
 		QualifiedName string `json:"qualified_name"`
 	} `json:"affected"`
+	Results []struct {
+		Name     string `json:"name"`
+		Path     string `json:"path"`
+		Coverage string `json:"coverage"`
+	} `json:"results"`
+	Commands []struct {
+		Command string `json:"command"`
+	} `json:"commands"`
 }
 
 // TestMixedLanguages serves a root of Go, TypeScript and Python through
 // the built binary, the SCIP indexers pinned in e2e/lsp: the overview
-// names the three languages; the tools about symbols answer in each; a
+// names the three languages; the tools about symbols answer in each, and
+// get_impact names each language's tests with the line that runs them; a
 // Go-only tool on a Python symbol is UNSUPPORTED_LANGUAGE. An edit of
 // the TypeScript file that adds a reference is outlined at once, from
 // the file, while its references are answered from the last snapshot,
@@ -192,10 +201,16 @@ func TestMixedLanguages(t *testing.T) {
 
 	for _, c := range []struct {
 		lang, file, typ, function, caller, line string
+		tests                                   []string // the tests get_impact names: file: name
+		command                                 string   // and the line that runs them
 	}{
-		{"go", "main.go", "Greet", "Greet", "main", `return "hello " + name`},
-		{"typescript", "web/src/shapes.ts", "Square", "totalArea", "main", "return t;"},
-		{"python", "py/shapes/geometry.py", "Circle", "total_area", "main", "return sum(s.area() for s in shapes)"},
+		{"go", "main.go", "Greet", "Greet", "main", `return "hello " + name`,
+			[]string{"main_test.go: TestGreeting"}, `go test -run '^(TestGreeting)$' .`},
+		{"typescript", "web/src/shapes.ts", "Square", "totalArea", "main", "return t;",
+			[]string{"web/src/shapes.test.ts: main's area is positive", "web/src/shapes.test.ts: shapes > sums the areas"},
+			`cd web && npx vitest run src/shapes.test.ts -t '^ ?(shapes( > | )sums the areas|main'\''s area is positive)$'`},
+		{"python", "py/shapes/geometry.py", "Circle", "total_area", "main", "return sum(s.area() for s in shapes)",
+			[]string{"py/tests/test_geometry.py: test_main"}, "cd py && python -m pytest tests/test_geometry.py::test_main"},
 	} {
 		t.Run(c.lang, func(t *testing.T) {
 			sel := map[string]any{"qualified_name": c.function, "path": c.file}
@@ -230,6 +245,13 @@ func TestMixedLanguages(t *testing.T) {
 			}
 			if len(imp.Changed) != 1 || imp.Changed[0].QualifiedName != c.function || !reached {
 				t.Errorf("get_impact %s: changed %+v, affected %+v, want %s reached", c.function, imp.Changed, imp.Affected, c.caller)
+			}
+			var tests []string
+			for _, r := range imp.Results {
+				tests = append(tests, r.Path+": "+r.Name)
+			}
+			if fmt.Sprint(tests) != fmt.Sprint(c.tests) || len(imp.Commands) != 1 || imp.Commands[0].Command != c.command {
+				t.Errorf("get_impact %s: tests %q, commands %+v; want %q run by %s", c.function, tests, imp.Commands, c.tests, c.command)
 			}
 		})
 	}

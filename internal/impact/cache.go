@@ -57,6 +57,8 @@ type cache struct {
 	testImps     map[string][]string // by package directory: what its _test.go files import, read from the disk
 
 	linked map[string]map[string]string // by import path: linkers of it alone (read only)
+
+	scriptTests map[string]keptScriptTests // by test file of TypeScript, JavaScript or Python
 }
 
 // cacheOf returns the session's cache of repo for the
@@ -320,7 +322,16 @@ func (l *lazy) do(f func() error) error {
 // that call or use it, and the files that use it at file level.
 type nodeSteps struct {
 	steps     []step
-	fileLevel []string
+	fileLevel []string  // Go files
+	fileUses  []fileUse // uses in files of the languages read through SCIP
+}
+
+// fileUse is a use at file level in a file of TypeScript, JavaScript or
+// Python: in a test file, the test blocks around its line run it.
+type fileUse struct {
+	path string
+	line int
+	via  string // call or reference
 }
 
 // stepsOf returns the nodeSteps of each of syms, in order, working out
@@ -410,6 +421,14 @@ func (g *cache) makeSteps(ctx context.Context, v *session.View, syms []*graph.Sy
 		}
 		referenced[x.Target] = true
 		ns := made[x.Target]
+		if x.Enclosing == "" && graph.LanguageOf(x.Path) != graph.LanguageGo {
+			via := viaReference
+			if x.Kind == graph.RefCall {
+				via = viaCall
+			}
+			ns.fileUses = append(ns.fileUses, fileUse{path: x.Path, line: x.Line, via: via})
+			continue
+		}
 		if x.Enclosing == "" {
 			if !slices.Contains(ns.fileLevel, x.Path) {
 				ns.fileLevel = append(ns.fileLevel, x.Path)

@@ -1,7 +1,8 @@
 // Package impact is change impact: what a change (a symbol, a file's
 // lines, the working tree against a commit, or a unified diff) touches,
 // the API it breaks, the code it reaches through callers and uses, and
-// exactly which tests run it, with the go test lines that run them. It
+// exactly which tests run it, with the command lines that run them (go
+// test; pytest, jest or vitest for the languages read through SCIP). It
 // reads one repository of a session's pinned view, and keeps what it reads
 // of it in the session's facts for the calls that follow; get_impact is
 // its tool.
@@ -39,7 +40,7 @@ type AffectedDecl struct {
 // Test is a test, benchmark, example or fuzz target the change
 // reaches.
 type Test struct {
-	Name     string   `json:"name" jsonschema:"TestX, BenchmarkX, ExampleX or FuzzX"`
+	Name     string   `json:"name" jsonschema:"TestX, BenchmarkX, ExampleX or FuzzX; pytest's test_x or Class.test_x; jest's or vitest's describe > it names"`
 	Kind     string   `json:"kind" jsonschema:"test, benchmark, example or fuzz"`
 	Package  string   `json:"package" jsonschema:"import path of the package it is declared in"`
 	Dir      string   `json:"dir" jsonschema:"repo-relative package directory, where go test runs it"`
@@ -47,7 +48,7 @@ type Test struct {
 	Line     int      `json:"line" jsonschema:"first line of its declaration"`
 	Depth    int      `json:"depth" jsonschema:"steps from the change"`
 	Coverage string   `json:"coverage" jsonschema:"exact, candidate or package_level, the weakest step on the way"`
-	Via      string   `json:"via" jsonschema:"call, reference, init (the change runs when a package of the test binary is initialised), test_main, changed (the test itself changed) or breaks (the test no longer compiles)"`
+	Via      string   `json:"via" jsonschema:"call, reference, init (the change runs when a package of the test binary is initialised, or a test file or describe block loads), test_main, changed (the test itself changed) or breaks (the test no longer compiles)"`
 	Reach    []string `json:"reach" jsonschema:"the declarations from the test back to the changed one"`
 	Source   string   `json:"source" jsonschema:"recorded (the test recording saw it run the changed declaration as it was) or static (reached through calls and uses in the index)"`
 }
@@ -71,10 +72,11 @@ type BreakingChange struct {
 	Broken        []BrokenSite `json:"broken" jsonschema:"callers, users and implementations in the index that break"`
 }
 
-// TestCommand runs the tests of one package directory.
+// TestCommand runs the tests of one Go package directory, one Python
+// project or one JavaScript or TypeScript file.
 type TestCommand struct {
-	Dir     string `json:"dir" jsonschema:"repo-relative package directory"`
-	Command string `json:"command" jsonschema:"a go test command line, to run from the repository root"`
+	Dir     string `json:"dir" jsonschema:"repo-relative package directory (Python: the project's)"`
+	Command string `json:"command" jsonschema:"a go test, python -m pytest, npx vitest run or npx jest command line, to run from the repository root"`
 	Tests   int    `json:"tests" jsonschema:"how many of the tests named run"`
 }
 
@@ -89,7 +91,7 @@ type Output struct {
 	Base         string           `json:"base,omitempty" jsonschema:"the commit the working tree was compared with"`
 	Changed      []ChangedDecl    `json:"changed" jsonschema:"the declarations the change touches"`
 	Breaking     []BreakingChange `json:"breaking,omitempty" jsonschema:"breaking API changes and what they break"`
-	Commands     []TestCommand    `json:"commands" jsonschema:"go test command lines that run exactly the tests reached, one per package directory (benchmarks in their own)"`
+	Commands     []TestCommand    `json:"commands" jsonschema:"command lines that run exactly the tests reached: go test one per package directory (benchmarks in their own), pytest one per project, jest or vitest one per file"`
 	TestsTotal   int              `json:"tests_total" jsonschema:"tests, benchmarks, examples and fuzz targets reached"`
 	Results      []Test           `json:"results" jsonschema:"this page's tests reached"`
 	AffectedTot  int              `json:"affected_total" jsonschema:"declarations reached, tests excluded"`

@@ -27,6 +27,9 @@ const (
 // nothing or a character that is not a lower-case letter, taking what
 // that kind takes.
 func testEntryKind(s *graph.Symbol) string {
+	if graph.LanguageOf(s.Path) == graph.LanguagePython {
+		return pytestKind(s)
+	}
 	if s.Kind != graph.KindFunc || !strings.HasSuffix(s.Path, "_test.go") {
 		return ""
 	}
@@ -87,6 +90,7 @@ func (a *run) collectTests(ctx context.Context) error {
 	})
 	cmds, err := testCommands(ctx, a.g, a.v.Reader(), a.repo.Modules, a.tests)
 	a.cmds = append(a.cmds, cmds...)
+	a.cmds = append(a.cmds, scriptCommands(ctx, a.g, a.repo.Root, a.tests)...)
 	return err
 }
 
@@ -99,6 +103,9 @@ func (w *walker) tests(ctx context.Context) ([]Test, error) {
 	fromOf := map[string]string{} // by dir + name: the reached key the test's way in goes through
 	add := func(t Test, from string) {
 		k := t.Dir + "\x00" + t.Name
+		if !strings.HasSuffix(t.Path, ".go") {
+			k = t.Path + "\x00" + t.Name // a runner names a test within its file
+		}
 		if old, ok := found[k]; ok && (old.Via != viaInit || t.Via == viaInit) {
 			return // the first (nearest) way in is kept; a direct one beats init
 		}
@@ -116,7 +123,11 @@ func (w *walker) tests(ctx context.Context) ([]Test, error) {
 			mains = append(mains, n)
 			continue
 		}
-		add(Test{Name: n.sym.Name, Kind: kind, Package: n.sym.PackagePath, Dir: path.Dir(n.sym.Path),
+		name := n.sym.Name
+		if !n.sym.IsGo() {
+			name = n.sym.QualifiedName // pytest's Class.test_x
+		}
+		add(Test{Name: name, Kind: kind, Package: n.sym.PackagePath, Dir: path.Dir(n.sym.Path),
 			Path: n.sym.Path, Line: n.sym.StartLine, Depth: n.depth, Coverage: string(n.coverage), Via: n.via, Reach: w.reach(k)}, k)
 	}
 	// A TestMain runs every test of its package's binary around it.
@@ -131,6 +142,7 @@ func (w *walker) tests(ctx context.Context) ([]Test, error) {
 			add(t, m.sym.Key)
 		}
 	}
+	collectScriptTests(ctx, w, w.g, w.root, add)
 	// Uses at file level run at initialisation when they are calls of a
 	// reached function.
 	for p, target := range w.fileLevel {
@@ -188,7 +200,7 @@ func (w *walker) tests(ctx context.Context) ([]Test, error) {
 	// package directory whose binary does not link the changed code.
 	links := map[string]map[string]string{} // package of a change -> directories linking it
 	for k, t := range found {
-		if seed := w.seedOf(fromOf[k]); seed.PackagePath != "" {
+		if seed := w.seedOf(fromOf[k]); seed.PackagePath != "" && seed.IsGo() {
 			l, ok := links[seed.PackagePath]
 			if !ok {
 				var err error
@@ -264,14 +276,16 @@ func (g *cache) linkers(ctx context.Context, v *session.View, root string, paths
 	return out, nil
 }
 
-// commands writes one go test line per package directory for its tests,
+// testCommands writes one go test line per Go package directory for its tests,
 // examples and fuzz targets (their seed corpora), and one for its
 // benchmarks. A directory all of whose tests are named runs whole.
 func testCommands(ctx context.Context, g *cache, r graph.Reader, modules []graph.Module, tests []Test) ([]TestCommand, error) {
 	var cmds []TestCommand
 	byDir := map[string][]Test{}
 	for _, t := range tests {
-		byDir[t.Dir] = append(byDir[t.Dir], t)
+		if strings.HasSuffix(t.Path, ".go") { // scriptCommands writes the others
+			byDir[t.Dir] = append(byDir[t.Dir], t)
+		}
 	}
 	for _, d := range sortedKeys(byDir) {
 		var run, bench []string

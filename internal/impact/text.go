@@ -104,7 +104,7 @@ const rowReserve = 80
 
 // Text renders the answer: what changed, what breaks, the commands, then
 // this page's tests and affected declarations. With format commands it is
-// the go test lines alone, one per line, for a shell to run.
+// the command lines alone, one per line, for a shell to run.
 func (o *Output) Text() string {
 	var b strings.Builder
 	if o.format == "commands" {

@@ -54,11 +54,21 @@ type walker struct {
 	cut       bool              // depth stopped the walk with more to find
 	stopped   bool              // maxNodes stopped it
 	fileLevel map[string]string // files with a use at file level (no enclosing declaration), to the key used
+	// scriptUses: by file of TypeScript, JavaScript or Python, its uses
+	// at file level of reached declarations
+	scriptUses map[string][]scriptUse
+}
+
+// scriptUse is a use at file level of the reached declaration key.
+type scriptUse struct {
+	line     int
+	key, via string
 }
 
 func newWalker(v *session.View, g *cache, repo, root string, depth int) *walker {
 	return &walker{v: v, g: g, repo: repo, root: root, maxDepth: depth, nodes: map[string]*reached{},
-		initPkgs: map[string]string{}, testInit: map[string]string{}, varInit: map[string]bool{}, fileLevel: map[string]string{}}
+		initPkgs: map[string]string{}, testInit: map[string]string{}, varInit: map[string]bool{}, fileLevel: map[string]string{},
+		scriptUses: map[string][]scriptUse{}}
 }
 
 // weaker combines the coverage of a path with the coverage of one more
@@ -232,6 +242,9 @@ func (w *walker) steps(ctx context.Context, expand []string) ([]*nodeSteps, erro
 				w.fileLevel[p] = expand[i]
 			}
 		}
+		for _, u := range info.fileUses {
+			w.scriptUses[u.path] = append(w.scriptUses[u.path], scriptUse{line: u.line, key: expand[i], via: u.via})
+		}
 	}
 	return infos, nil
 }
@@ -258,6 +271,9 @@ func (w *walker) runsAtInit(p *reached, s *step) bool {
 // initialiser is where a call or use in it happens.
 func (w *walker) noteInit(n *reached) {
 	s := n.sym
+	if !s.IsGo() {
+		return // a module's code runs as it is imported, not in a test binary
+	}
 	if (s.Kind == graph.KindVar && s.Parent == "") || (s.Kind == graph.KindFunc && s.Name == "init") {
 		if s.TestOnly {
 			// Declared in a _test.go file: only its package's test

@@ -205,3 +205,48 @@ func TestCheckFileOtherLanguages(t *testing.T) {
 		})
 	}
 }
+
+// get_impact names the tests of TypeScript and Python that reach a
+// change by their runners' conventions, as it names Go's (vitest's describe/it/test blocks,
+// named from their string arguments; pytest's test functions and the
+// test methods of Test classes), each with how it is reached, and the
+// command lines that run exactly them, from the project that runs them.
+func TestSCIPImpactTests(t *testing.T) {
+	scipIndexers(t)
+	f := newFixture(t, "../index/testdata/scip/mixed.txtar")
+	for _, c := range []struct {
+		name, args string
+		tests      []string // name [coverage via]
+		commands   []string
+	}{
+		{"go", `{"qualified_name":"Greet","path":"main.go"}`,
+			[]string{"TestGreeting [exact call]"},
+			[]string{`go test -run '^(TestGreeting)$' .`}},
+		{"typescript", `{"qualified_name":"main","path":"web/src/shapes.ts"}`,
+			[]string{"main's area is positive [exact call]", "shapes > sums the areas [exact call]"},
+			[]string{`cd web && npx vitest run src/shapes.test.ts -t '^ ?(shapes( > | )sums the areas|main'\''s area is positive)$'`}},
+		{"typescript method", `{"qualified_name":"Square.area","path":"web/src/shapes.ts"}`,
+			[]string{"shapes > squares a side [exact call]", "main's area is positive [candidate call]", "shapes > sums the areas [candidate call]"},
+			[]string{`cd web && npx vitest run src/shapes.test.ts -t '^ ?(shapes( > | )sums the areas|shapes( > | )squares a side|main'\''s area is positive)$'`}},
+		{"python", `{"qualified_name":"total_area","path":"py/shapes/geometry.py"}`,
+			[]string{"test_main [exact call]"},
+			[]string{`cd py && python -m pytest tests/test_geometry.py::test_main`}},
+		{"python method", `{"qualified_name":"Circle.area","path":"py/shapes/geometry.py"}`,
+			[]string{"TestCircle.test_area [exact call]", "test_main [candidate call]"},
+			[]string{`cd py && python -m pytest tests/test_geometry.py::test_main tests/test_geometry.py::TestCircle::test_area`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := ok[*GetImpactOutput](t, f, "get_impact", c.args)
+			var tests, commands []string
+			for _, x := range out.Results {
+				tests = append(tests, fmt.Sprintf("%s [%s %s]", x.Name, x.Coverage, x.Via))
+			}
+			for _, x := range out.Commands {
+				commands = append(commands, x.Command)
+			}
+			if fmt.Sprint(tests) != fmt.Sprint(c.tests) || fmt.Sprint(commands) != fmt.Sprint(c.commands) || out.TestsTotal != len(c.tests) {
+				t.Errorf("get_impact %s:\ntests    %q\nwant     %q\ncommands %q\nwant     %q\n%s", c.args, tests, c.tests, commands, c.commands, out.Text())
+			}
+		})
+	}
+}

@@ -1,0 +1,417 @@
+package impact
+
+import (
+	"context"
+	"encoding/json"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/outline"
+	"github.com/sextant-dev/sextant/internal/session"
+)
+
+// The tests of TypeScript, JavaScript and Python are their runners':
+// pytest collects test* functions and the test* methods of Test* classes
+// (unittest's TestCase classes among them) from test_*.py and *_test.py
+// files; jest and vitest run the it and test blocks, inside describe
+// blocks, of *.test.*, *.spec.* and __tests__ files. A Python test is a
+// symbol the walk reaches and stops at; a block is not a symbol, so the
+// uses at file level in a test file (which is where a block's code is)
+// are placed in their blocks by the file's syntax (outline.ScriptTests).
+
+// The test runners a command line is written for.
+const (
+	runnerPytest = "pytest"
+	runnerJest   = "jest"
+	runnerVitest = "vitest"
+)
+
+// pytestFile reports whether p is a file pytest collects by default.
+func pytestFile(p string) bool {
+	base := path.Base(p)
+	return strings.HasSuffix(base, ".py") && (strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py"))
+}
+
+// jsTestFile reports whether p is a file jest or vitest runs by default.
+func jsTestFile(p string) bool {
+	switch graph.LanguageOf(p) {
+	case graph.LanguageTypeScript, graph.LanguageJavaScript:
+	default:
+		return false
+	}
+	base := path.Base(p)
+	return strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
+		slices.Contains(strings.Split(path.Dir(p), "/"), "__tests__")
+}
+
+// scriptTestFile reports whether p is a test file of a language read
+// through SCIP.
+func scriptTestFile(p string) bool { return pytestFile(p) || jsTestFile(p) }
+
+// pytestKind is testEntryKind for a Python symbol: test for a test*
+// function of a test file, or a test* method of its Test* class.
+func pytestKind(s *graph.Symbol) string {
+	if !pytestFile(s.Path) || !strings.HasPrefix(s.Name, "test") {
+		return ""
+	}
+	class, _, method := strings.Cut(s.QualifiedName, ".")
+	switch {
+	case !method && s.Kind == graph.KindFunc:
+		return testKindTest
+	case method && s.Kind == graph.KindMethod && strings.HasPrefix(class, "Test") && !strings.Contains(s.QualifiedName[len(class)+1:], "."):
+		return testKindTest
+	}
+	return ""
+}
+
+// scriptTest is one test of a test file as its syntax has it: a Python
+// test (Class.test_x, or test_x), or a jest or vitest block.
+type scriptTest struct {
+	name          string // Class.test_x, or the describe names and the block's, joined by " > "
+	names         []string
+	line, endLine int
+	blocks        []int // js: the block and the describes around it, innermost first
+}
+
+// scriptTestsOf returns the tests of the test file p, read from the disk
+// under root (nil when it cannot be read), kept for the calls that
+// follow. A js file's blocks come too, for placing uses in them.
+func (g *cache) scriptTestsOf(ctx context.Context, root, p string) ([]scriptTest, []outline.TestBlock) {
+	g.mu.Lock()
+	kept, ok := g.scriptTests[p]
+	g.mu.Unlock()
+	if ok {
+		return kept.tests, kept.blocks
+	}
+	var k keptScriptTests
+	if src, err := session.ReadFile(root, p); err == nil {
+		if pytestFile(p) {
+			if f, err := outline.ParseScript(ctx, p, src, graph.LanguagePython); err == nil {
+				for _, e := range f.Entries {
+					if e.Kind == "func" && strings.HasPrefix(e.Name, "test") {
+						k.tests = append(k.tests, scriptTest{name: e.Name, names: []string{e.Name}, line: e.StartLine, endLine: e.EndLine})
+					}
+					if e.Kind != "type" || !strings.HasPrefix(e.Name, "Test") {
+						continue
+					}
+					for _, m := range e.Members {
+						if m.Kind == "method" && strings.HasPrefix(m.Name, "test") {
+							k.tests = append(k.tests, scriptTest{name: e.Name + "." + m.Name, names: []string{e.Name, m.Name}, line: m.StartLine, endLine: m.EndLine})
+						}
+					}
+				}
+			}
+		} else {
+			k.blocks = outline.ScriptTests(src)
+			for i, b := range k.blocks {
+				if b.Suite {
+					continue
+				}
+				t := scriptTest{line: b.Line, endLine: b.EndLine}
+				skipped := false
+				for j := i; j >= 0; j = k.blocks[j].Parent {
+					t.blocks = append(t.blocks, j)
+					t.names = append([]string{k.blocks[j].Name}, t.names...)
+					skipped = skipped || k.blocks[j].Skipped
+				}
+				if !skipped {
+					t.name = strings.Join(t.names, " > ")
+					k.tests = append(k.tests, t)
+				}
+			}
+		}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.scriptTests == nil {
+		g.scriptTests = map[string]keptScriptTests{}
+	}
+	g.scriptTests[p] = k
+	return k.tests, k.blocks
+}
+
+// keptScriptTests is what scriptTestsOf read of one file.
+type keptScriptTests struct {
+	tests  []scriptTest
+	blocks []outline.TestBlock
+}
+
+// testsAt returns the tests of a file that run its line: the innermost
+// block holding the line, or every test of the describe holding it, or
+// of the file when nothing does (code run as the file loads). whole says
+// the line is outside every test.
+func testsAt(tests []scriptTest, blocks []outline.TestBlock, line int) (out []scriptTest, whole bool) {
+	inner := -1
+	for i, b := range blocks {
+		if b.Line <= line && line <= b.EndLine {
+			inner = i // blocks are outer before inner
+		}
+	}
+	if inner < 0 {
+		return tests, true
+	}
+	if blocks[inner].Skipped {
+		return nil, false
+	}
+	for _, t := range tests {
+		if slices.Contains(t.blocks, inner) {
+			out = append(out, t)
+		}
+	}
+	return out, blocks[inner].Suite
+}
+
+// collectScriptTests adds the tests of TypeScript, JavaScript and Python
+// that the walk reached: the js blocks holding a use at file level of a
+// reached declaration, and every test of a test file whose module-level
+// code uses one (a Python test function or method is a reached node,
+// added with Go's).
+func collectScriptTests(ctx context.Context, w *walker, g *cache, root string, add func(Test, string)) {
+	for _, p := range sortedKeys(w.scriptUses) {
+		if !scriptTestFile(p) {
+			continue
+		}
+		tests, blocks := g.scriptTestsOf(ctx, root, p)
+		for _, u := range w.scriptUses[p] {
+			n := w.nodes[u.key]
+			if n == nil {
+				continue
+			}
+			at, whole := testsAt(tests, blocks, u.line)
+			for _, st := range at {
+				t := Test{Name: st.name, Kind: testKindTest, Package: path.Dir(p), Dir: path.Dir(p), Path: p, Line: st.line,
+					Depth: n.depth + 1, Coverage: string(n.coverage), Via: u.via, Reach: append([]string{st.name}, w.reach(u.key)...)}
+				if whole {
+					t.Via = viaInit // the code of the file or a describe, run as it loads
+				}
+				add(t, u.key)
+			}
+		}
+	}
+	// A variable or constant of a test file's module level that a
+	// change reaches runs as the file loads, for each of its tests.
+	for _, k := range w.order {
+		n := w.nodes[k]
+		s := n.sym
+		if s.IsGo() || !scriptTestFile(s.Path) || s.Parent != "" || s.Kind != graph.KindVar && s.Kind != graph.KindConst {
+			continue
+		}
+		tests, _ := g.scriptTestsOf(ctx, root, s.Path)
+		for _, st := range tests {
+			add(Test{Name: st.name, Kind: testKindTest, Package: path.Dir(s.Path), Dir: path.Dir(s.Path), Path: s.Path, Line: st.line,
+				Depth: n.depth + 1, Coverage: string(n.coverage), Via: viaInit, Reach: append([]string{st.name}, w.reach(k)...)}, k)
+		}
+	}
+}
+
+// scriptCommands writes the command lines that run exactly the tests of
+// TypeScript, JavaScript and Python among tests, each from the directory
+// of the project that runs it (a cd first, to run from the repository
+// root): python -m pytest with the tests' node ids, one line a project;
+// npx vitest run or npx jest with the file and a pattern of the tests'
+// full names, one line a file. A runner the project does not name is
+// assumed, and the line says so in a shell comment.
+func scriptCommands(ctx context.Context, g *cache, root string, tests []Test) []TestCommand {
+	type group struct {
+		dir, runner, assumed string
+		files                map[string][]Test
+	}
+	groups := map[string]*group{}
+	var order []string
+	for _, t := range tests {
+		var dir, runner, assumed string
+		key := t.Path
+		switch {
+		case pytestFile(t.Path):
+			dir, assumed = pythonProject(root, path.Dir(t.Path))
+			runner, key = runnerPytest, dir
+		case jsTestFile(t.Path):
+			dir, runner, assumed = jsRunner(root, t.Path)
+		default:
+			continue
+		}
+		gr := groups[key]
+		if gr == nil {
+			gr = &group{dir: dir, runner: runner, assumed: assumed, files: map[string][]Test{}}
+			groups[key] = gr
+			order = append(order, key)
+		}
+		gr.files[t.Path] = append(gr.files[t.Path], t)
+	}
+	sort.Strings(order)
+	var cmds []TestCommand
+	for _, key := range order {
+		gr := groups[key]
+		cd := ""
+		if gr.dir != "." {
+			cd = "cd " + shellArg(gr.dir) + " && "
+		}
+		rel := func(p string) string {
+			if gr.dir == "." {
+				return p
+			}
+			return strings.TrimPrefix(p, gr.dir+"/")
+		}
+		n := 0
+		var args []string
+		for _, p := range sortedKeys(gr.files) {
+			ts := gr.files[p]
+			n += len(ts)
+			all, _ := g.scriptTestsOf(ctx, root, p)
+			byLine := func(ts []Test) { sort.SliceStable(ts, func(i, j int) bool { return ts[i].Line < ts[j].Line }) }
+			byLine(ts)
+			var names [][]string
+			for _, t := range ts {
+				i := slices.IndexFunc(all, func(st scriptTest) bool { return st.name == t.Name })
+				switch {
+				case i >= 0:
+					names = append(names, all[i].names)
+				case gr.runner == runnerPytest:
+					names = append(names, strings.Split(t.Name, "."))
+				default:
+					names = append(names, strings.Split(t.Name, " > "))
+				}
+			}
+			every := len(ts) > 10 && len(ts) == len(all)
+			switch gr.runner {
+			case runnerPytest:
+				if every {
+					args = append(args, shellArg(rel(p)))
+					continue
+				}
+				for _, nm := range names {
+					args = append(args, shellArg(rel(p)+"::"+strings.Join(nm, "::")))
+				}
+			default:
+				cmd := cd + "npx vitest run " + shellArg(rel(p))
+				sep, prefix := "( > | )", " ?"
+				if gr.runner == runnerJest {
+					cmd, sep, prefix = cd+"npx jest --runTestsByPath "+shellArg(rel(p)), " ", ""
+				}
+				if !every {
+					pats := make([]string, len(names))
+					for i, nm := range names {
+						q := make([]string, len(nm))
+						for j, s := range nm {
+							q[j] = regexp.QuoteMeta(s)
+						}
+						pats[i] = strings.Join(q, sep)
+					}
+					cmd += " -t " + shellQuote("^"+prefix+"("+strings.Join(pats, "|")+")$")
+				}
+				cmds = append(cmds, TestCommand{Dir: path.Dir(p), Command: cmd + gr.assumed, Tests: len(ts)})
+			}
+		}
+		if gr.runner == runnerPytest && len(args) > 0 {
+			cmds = append(cmds, TestCommand{Dir: gr.dir, Command: cd + "python -m pytest " + strings.Join(args, " ") + gr.assumed, Tests: n})
+		}
+	}
+	return cmds
+}
+
+// pythonProject returns the directory pytest runs from for tests in dir:
+// the nearest at or above it with a pyproject.toml, setup.cfg, setup.py,
+// pytest.ini or tox.ini, else the repository's; and a shell comment when
+// none of those names pytest.
+func pythonProject(root, dir string) (string, string) {
+	for d := dir; ; d = path.Dir(d) {
+		found := false
+		for _, f := range []string{"pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "setup.py"} {
+			src, err := session.ReadFile(root, path.Join(d, f))
+			if err != nil {
+				continue
+			}
+			found = true
+			if strings.Contains(string(src), "pytest") {
+				return d, ""
+			}
+		}
+		if found || d == "." {
+			return d, "  # pytest assumed: " + d + " names no test runner"
+		}
+	}
+}
+
+// jsRunner returns the directory and runner of a js test file: the
+// runner its imports name (vitest, @jest/globals), or the one the nearest
+// package.json at or above it names in its scripts or dependencies, run
+// from that package.json's directory; jest when none does, said in a
+// shell comment.
+func jsRunner(root, p string) (dir, runner, assumed string) {
+	if src, err := session.ReadFile(root, p); err == nil {
+		switch s := string(src); {
+		case strings.Contains(s, `"vitest"`) || strings.Contains(s, `'vitest'`):
+			runner = runnerVitest
+		case strings.Contains(s, `"@jest/globals"`) || strings.Contains(s, `'@jest/globals'`):
+			runner = runnerJest
+		}
+	}
+	nearest := ""
+	for d := path.Dir(p); ; d = path.Dir(d) {
+		if src, err := session.ReadFile(root, path.Join(d, "package.json")); err == nil {
+			if nearest == "" {
+				nearest = d
+			}
+			if r := packageRunner(src); r != "" && (runner == "" || r == runner) {
+				return d, r, ""
+			}
+		}
+		if d == "." {
+			break
+		}
+	}
+	if nearest == "" {
+		nearest = "."
+	}
+	if runner != "" {
+		return nearest, runner, ""
+	}
+	return nearest, runnerJest, "  # jest assumed: no package.json names jest or vitest"
+}
+
+// packageRunner is the test runner a package.json names: vitest or jest
+// in its scripts or dependencies, "" for neither.
+func packageRunner(src []byte) string {
+	var pkg struct {
+		Scripts         map[string]string `json:"scripts"`
+		Dependencies    map[string]string `json:"dependencies"`
+		DevDependencies map[string]string `json:"devDependencies"`
+	}
+	if json.Unmarshal(src, &pkg) != nil {
+		return ""
+	}
+	for _, r := range []string{runnerVitest, runnerJest} {
+		if _, ok := pkg.DevDependencies[r]; ok {
+			return r
+		}
+		if _, ok := pkg.Dependencies[r]; ok {
+			return r
+		}
+		for _, s := range pkg.Scripts {
+			if slices.Contains(strings.Fields(s), r) {
+				return r
+			}
+		}
+	}
+	return ""
+}
+
+// shellArg quotes s for a POSIX shell when it holds more than letters,
+// digits and ./_-:
+func shellArg(s string) string {
+	for _, c := range s {
+		if !(c == '.' || c == '/' || c == '_' || c == '-' || c == ':' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return shellQuote(s)
+		}
+	}
+	return s
+}
+
+// shellQuote quotes s in single quotes for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
