@@ -170,7 +170,52 @@ func scriptMembers(lines []string, scan []tsLine, from, to int, iface bool) []Me
 		end := endOf(scan, i, 1, kind == "method")
 		ms = append(ms, Member{Name: m[1], Kind: kind, Signature: signatureLine(text), StartLine: i + 1, EndLine: end + 1,
 			Exported: !strings.HasPrefix(text, "private") && !strings.HasPrefix(m[1], "#")})
+		if m[1] == "constructor" && !iface {
+			ms = append(ms, parameterProperties(lines, i, end)...)
+		}
 		i = end
+	}
+	return ms
+}
+
+// tsParamProperty is a constructor's parameter that declares a field:
+// one with an accessibility or readonly modifier.
+var tsParamProperty = regexp.MustCompile(`^(?:(?:public|private|protected|readonly|override)\s+)+([A-Za-z_$][\w$]*)\s*[?:=,)]?`)
+
+// parameterProperties lists the fields a constructor on lines from to to
+// declares with its parameters (constructor(private readonly x: T)), as
+// the SCIP importer gives them: fields of the class, at their lines.
+func parameterProperties(lines []string, from, to int) []Member {
+	var ms []Member
+	depth := 0     // of brackets, the parameter list's at 1
+	start := false // a parameter starts at the next character that is not a space
+	for i := from; i <= to && i < len(lines); i++ {
+		l := lines[i]
+		for j := 0; j < len(l); j++ {
+			c := l[j]
+			if start && depth == 1 && c != ' ' && c != '\t' {
+				start = false
+				param := l[j:]
+				if m := tsParamProperty.FindStringSubmatch(param); m != nil {
+					ms = append(ms, Member{Name: m[1], Kind: "field", Signature: signatureLine(strings.TrimRight(param, ",){ ")), StartLine: i + 1, EndLine: i + 1,
+						Exported: !strings.HasPrefix(param, "private") && !strings.HasPrefix(param, "protected")})
+				}
+			}
+			switch c {
+			case '(', '[', '{', '<':
+				depth++
+				start = depth == 1
+			case ',':
+				start = depth == 1
+			case ')', ']', '}', '>':
+				if c == '>' && j > 0 && l[j-1] == '=' {
+					continue // an arrow in a default value
+				}
+				if depth--; depth == 0 {
+					return ms
+				}
+			}
+		}
 	}
 	return ms
 }

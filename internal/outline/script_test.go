@@ -19,11 +19,13 @@ func TestParseScript(t *testing.T) {
 			"/** Shape has an area. { */\nexport interface Shape {\n  area(): number;\n  name?: string;\n}\n\n" +
 			"export class Square implements Shape {\n  private readonly s = `a ${\"}\"} b`;\n  constructor(private side: number) {}\n" +
 			"  area(): number {\n    // function hidden() {\n    return this.side;\n  }\n}\n\n" +
+			"export class Box {\n  constructor(\n    public readonly w: number,\n    h: Map<string, number>,\n    protected d = (x: number) => x,\n  ) {}\n}\n" +
 			"export function totalArea(\n  shapes: Shape[],\n): number {\n  return 0;\n}\n" +
 			"const limit = 3;\ntype Pair = [number, number];\nexport default async function main() { return 1 }\n",
 			[]string{"Shape interface 4-7", " area interface_method 5-5", " name field 6-6",
-				"Square type 9-16", " s field 10-10", " constructor method 11-11", " area method 12-15",
-				"totalArea func 18-22", "limit const 23-23", "Pair type 24-24", "main func 25-25"}},
+				"Square type 9-16", " s field 10-10", " constructor method 11-11", " side field 11-11", " area method 12-15",
+				"Box type 18-24", " constructor method 19-23", " w field 20-20", " d field 22-22",
+				"totalArea func 25-29", "limit const 30-30", "Pair type 31-31", "main func 32-32"}},
 		{"python", "python", "import os\n\n\nclass Base:\n    \"\"\"Base.\n\ndef not_one():\n    \"\"\"\n\n    def area(self) -> float:\n        return 0.0\n\n\n" +
 			"@decorated\ndef total(\n    shapes,\n) -> float:\n    s = '''\ndef nor_this(): pass\n'''\n    return 1\n\n\nasync def main():\n    pass\n",
 			[]string{"Base type 4-11", " area method 10-11", "total func 15-21", "main func 24-25"}},

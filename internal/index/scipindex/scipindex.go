@@ -369,6 +369,9 @@ func (im *importer) document(d *scip.Document) {
 				}
 			}
 		}
+		if field, ok := parameterProperty(parsed, signatureOf(df)); ok {
+			df.parsed = field
+		}
 		im.defs[o.Symbol] = df
 		im.order = append(im.order, df)
 		if hasSpan && member(parsed) {
@@ -452,6 +455,23 @@ func constructed(symbol, text string) (string, bool) {
 		return "", false
 	}
 	return class, true
+}
+
+// parameterProperty returns the field a TypeScript parameter property
+// declares (constructor(private readonly x: T)), which scip-typescript
+// names as the constructor's parameter, its hover a property's: the
+// class's term of the parameter's name, a field like one declared in the
+// class body, which the uses through this.x name.
+func parameterProperty(s scip.Symbol, sig string) (scip.Symbol, bool) {
+	ds := s.Descriptors
+	n := len(ds)
+	if n < 3 || ds[n-1].Suffix != scip.SuffixParameter || ds[n-2].Suffix != scip.SuffixMethod || ds[n-2].Name != "<constructor>" ||
+		ds[n-3].Suffix != scip.SuffixType || !strings.HasPrefix(sig, "(property) ") {
+		return s, false
+	}
+	field := s
+	field.Descriptors = append(slices.Clip(ds[:n-2]), scip.Descriptor{Name: ds[n-1].Name, Suffix: scip.SuffixTerm})
+	return field, true
 }
 
 // member reports whether a symbol may be a graph symbol by its last

@@ -250,6 +250,8 @@ func TestImportTypeScript(t *testing.T) {
 		{"run", "func", "web/src/main.ts", "function run(): number", "", 3, 1},
 		{"counter", "var", "web/src/main.ts", "var counter: number", "", 8, 12},
 		{"deep", "var", "web/src/é/deep.ts", "var deep: 1", "", 1, 14},
+		// A parameter property is a field of its class.
+		{"Square.s", "field", "web/src/shapes.ts", "(property) s: number", "", 5, 23},
 	} {
 		s := im.sym(t, c.qname)
 		got := fmt.Sprintf("%s %s %s %q %q %d:%d", s.Language, s.Kind, s.Path, s.Signature, s.Doc, s.StartLine, s.StartCol)
@@ -264,6 +266,10 @@ func TestImportTypeScript(t *testing.T) {
 	if !im.implements(t, "Square", "Shape") || !im.implements(t, "Square.area", "Shape.area") {
 		t.Errorf("Square does not implement Shape (or its area Shape.area)")
 	}
+	if s := im.sym(t, "Square.s"); s.Parent != im.sym(t, "Square").Key || s.Name != "s" {
+		t.Errorf("Square.s: parent %s, name %q, want Square's field s", s.Parent, s.Name)
+	}
+	check(t, "uses of Square.s", im.refs(t, "Square.s"), []string{"web/src/shapes.ts:6:32 read Square.area", "web/src/shapes.ts:6:41 read Square.area"})
 	check(t, "uses of total", im.refs(t, "total"), []string{"web/src/main.ts:1:18 import ", "web/src/main.ts:5:10 call run"})
 	check(t, "uses of Shape.area", im.refs(t, "Shape.area"), []string{"web/src/shapes.ts:12:34 call total"})
 	check(t, "uses of counter", im.refs(t, "counter"), []string{"web/src/main.ts:9:26 write bump", "web/src/main.ts:9:36 read bump"})
