@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -147,6 +148,28 @@ func TestSCIPOverviewLanguages(t *testing.T) {
 			}
 			if text := ov.Text(); !strings.Contains(text, "language typescript") || !strings.Contains(text, "language python") {
 				t.Errorf("the overview's text does not name the languages:\n%s", text)
+			}
+			if installed {
+				return
+			}
+			// Without the indexers Go answers, and a file of the others is
+			// outlined from its source.
+			if got := ok[*GetSymbolOutput](t, f, "get_symbol", `{"qualified_name":"Greet"}`); got.Results == nil || got.Results.Path != "main.go" {
+				t.Errorf("get_symbol Greet without the SCIP indexers: %+v", got.Results)
+			}
+			for file, names := range map[string][]string{"web/src/shapes.ts": {"Square", "totalArea"}, "py/shapes/geometry.py": {"Circle", "total_area"}} {
+				ol := ok[*GetFileOutlineOutput](t, f, "get_file_outline", fmt.Sprintf(`{"path":%q}`, file))
+				var got []string
+				for _, r := range ol.Results {
+					for _, e := range r.Entries {
+						got = append(got, e.Name)
+					}
+				}
+				for _, n := range names {
+					if !slices.Contains(got, n) {
+						t.Errorf("the outline of %s without its indexer: %v, want %s", file, got, n)
+					}
+				}
 			}
 		})
 	}
