@@ -38,6 +38,8 @@ func (a *run) breaking(ctx context.Context) error {
 		var b *BreakingChange
 		var err error
 		switch {
+		case scriptSource(c.Path):
+			continue // no type checker's errors say what breaks
 		case c.Kind == string(graph.KindInterfaceMethod):
 			b, err = a.interfaceBreak(ctx, c, changedHere, diags)
 		case c.Kind == string(graph.KindInterface) && c.Change == ChangeSignature:

@@ -224,11 +224,13 @@ func gitChanges(ctx context.Context, root, base string) ([]fileChange, string, e
 	}
 	inTree := map[string]string{}
 	for _, b := range tree {
-		if isGoSource(b.Path) {
+		if isSource(b.Path) {
 			inTree[b.Path] = b.ID
 		}
 	}
-	disk, err := goFilesOnDisk(root)
+	// Of the other languages, the files the commit has: a new one is
+	// not told from a generated or installed one.
+	disk, err := sourceFilesOnDisk(root, func(p string) bool { _, ok := inTree[p]; return ok })
 	if err != nil {
 		return nil, "", graph.Wrap(graph.CodeReadError, err, "listing the working tree")
 	}
@@ -263,9 +265,10 @@ func gitChanges(ctx context.Context, root, base string) ([]fileChange, string, e
 	return changes, commit, nil
 }
 
-// goFilesOnDisk reads the Go source files under root through os.Root
-// (symlinks that leave it are not followed).
-func goFilesOnDisk(root string) (map[string][]byte, error) {
+// sourceFilesOnDisk reads the Go source files under root through
+// os.Root (symlinks that leave it are not followed), and the files of
+// the other languages that known says.
+func sourceFilesOnDisk(root string, known func(string) bool) (map[string][]byte, error) {
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil, err
@@ -277,12 +280,12 @@ func goFilesOnDisk(root string) (map[string][]byte, error) {
 			return nil // unreadable: not part of the change
 		}
 		if d.IsDir() {
-			if p != "." && !isGoSource(p+"/x.go") {
+			if p != "." && !isGoSource(p+"/x.go") && !scriptSource(p+"/x.py") {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || !isGoSource(p) {
+		if !d.Type().IsRegular() || !isGoSource(p) && !(scriptSource(p) && known(p)) {
 			return nil
 		}
 		data, err := session.ReadIn(r, "diff", p)
@@ -326,7 +329,7 @@ func textChanges(root string, text string) ([]fileChange, bool, error) {
 			}
 			*p = path.Clean(*p) // a/../b.go is b.go
 		}
-		if f.Binary || (!isGoSource(f.OldPath) && !isGoSource(f.NewPath)) {
+		if f.Binary || (!isSource(f.OldPath) && !isSource(f.NewPath)) {
 			continue
 		}
 		var disk []byte

@@ -62,6 +62,9 @@ const maxSyntaxErr = 200
 
 // parseVersion reads the declarations of a Go file's content.
 func parseVersion(name string, content []byte) fileVersion {
+	if scriptSource(name) {
+		return scriptVersion(name, content)
+	}
 	var fv fileVersion
 	if len(content) == 0 {
 		return fv

@@ -110,8 +110,8 @@ func (a *run) changes(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if !strings.HasSuffix(loc.Rel, ".go") {
-			return answer.Invalid("file", "must be a Go file (got %s)", loc.Rel)
+		if !strings.HasSuffix(loc.Rel, ".go") && !scriptSource(loc.Rel) {
+			return answer.Invalid("file", "must be a Go, TypeScript, JavaScript or Python file (got %s)", loc.Rel)
 		}
 		content, err := session.ReadFile(loc.Repo.Root, loc.Rel)
 		if err != nil {
@@ -202,6 +202,9 @@ func packageOf(pkgs []graph.Package, dir, name string) string {
 // its package and test variant with its qualified name, in its file for
 // an init function.
 func (a *run) find(ctx context.Context, c *changedDecl) error {
+	if scriptSource(c.Path) {
+		return findScript(ctx, a.v.Reader(), a.repo.Name, c)
+	}
 	c.Package = packageOf(a.pkgs, c.dir, c.pkgName)
 	if c.Package == "" {
 		return nil
@@ -256,6 +259,9 @@ func (a *run) fill(c *changedDecl) {
 		name = name[i+1:]
 	}
 	c.Exported = isExportedName(name) && !c.test && c.pkgName != "main"
+	if scriptSource(c.Path) {
+		c.Exported = c.found && c.sym.Exported
+	}
 }
 
 // reach walks from the seeds, and names what the walk cannot see.

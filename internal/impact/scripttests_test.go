@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -84,5 +85,44 @@ func TestTestsAt(t *testing.T) {
 		if got := fmt.Sprint(names); got != c.want || whole != c.whole {
 			t.Errorf("line %d: %s whole=%v, want %s whole=%v", c.line, got, whole, c.want, c.whole)
 		}
+	}
+}
+
+// A change to a TypeScript or Python file names the declarations it
+// touches, as one to a Go file does: a method's body is the method's
+// change, not its class's; layout is no change; each file is a namespace
+// of its own.
+func TestCompareScriptFiles(t *testing.T) {
+	const ts = "export class Square {\n  constructor(private side: number) {}\n  area(): number {\n    return this.side * this.side;\n  }\n}\n\nexport function main(): number {\n  return new Square(2).area();\n}\n"
+	for _, c := range []struct {
+		name     string
+		old, new map[string]string
+		want     []string
+	}{
+		{"method body", map[string]string{"a.ts": ts}, map[string]string{"a.ts": strings.Replace(ts, "this.side * this.side", "this.side ** 2", 1)},
+			[]string{"a.ts:3 method Square.area body"}},
+		{"layout", map[string]string{"a.ts": ts}, map[string]string{"a.ts": strings.Replace(ts, "return new Square(2).area();", "return new Square(2)\n    .area();", 1)},
+			nil},
+		{"signature, added, removed", map[string]string{"m.py": "def f(x):\n    return x\n\n\ndef g():\n    pass\n"},
+			map[string]string{"m.py": "def f(x, y):\n    return x\n\n\nclass H:\n    def k(self):\n        pass\n"},
+			[]string{"m.py:1 func f signature", "m.py:5 func g removed", "m.py:5 type H added", "m.py:6 method H.k added"}},
+		{"two files, one name", map[string]string{"a.py": "def main():\n    pass\n", "b.py": "def main():\n    pass\n"},
+			map[string]string{"a.py": "def main():\n    return 1\n", "b.py": "def main():\n    pass\n"},
+			[]string{"a.py:1 func main body"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var changes []fileChange
+			for _, p := range sortedKeys(c.old) {
+				changes = append(changes, fileChange{path: p, old: []byte(c.old[p]), new: []byte(c.new[p])})
+			}
+			out, unparsable := compareFiles(changes, parseVersion)
+			var got []string
+			for _, d := range out {
+				got = append(got, fmt.Sprintf("%s:%d %s %s %s", d.Path, d.Line, d.Kind, d.QualifiedName, d.Change))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(c.want) || len(unparsable) > 0 {
+				t.Errorf("got %q (unparsable %v), want %q", got, unparsable, c.want)
+			}
+		})
 	}
 }

@@ -257,6 +257,15 @@ func TestSCIPImpactTests(t *testing.T) {
 		{"python method", `{"qualified_name":"Circle.area","path":"py/shapes/geometry.py"}`,
 			[]string{"TestCircle.test_area [exact call]", "test_main [candidate call]"},
 			[]string{`cd py && python -m pytest tests/test_geometry.py::test_main tests/test_geometry.py::TestCircle::test_area`}},
+		// A file's lines, and a diff, name the declarations they touch
+		// from the source, as for Go.
+		{"typescript lines", `{"file":"web/src/shapes.ts","lines":"23"}`,
+			[]string{"main's area is positive [exact call]", "shapes > sums the areas [exact call]"},
+			[]string{`cd web && npx vitest run src/shapes.test.ts -t '^ ?(shapes( > | )sums the areas|main'\''s area is positive)$'`}},
+		{"python diff", fmt.Sprintf(`{"diff_text":%q}`, "--- a/py/shapes/geometry.py\n+++ b/py/shapes/geometry.py\n@@ -17 +17 @@\n"+
+			"-    return sum(s.area() for s in shapes)\n+    return float(sum(s.area() for s in shapes))\n"),
+			[]string{"test_main [exact call]"},
+			[]string{`cd py && python -m pytest tests/test_geometry.py::test_main`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := ok[*GetImpactOutput](t, f, "get_impact", c.args)
@@ -266,6 +275,9 @@ func TestSCIPImpactTests(t *testing.T) {
 			}
 			for _, x := range out.Commands {
 				commands = append(commands, x.Command)
+			}
+			if len(out.Changed) != 1 || out.Changed[0].StableKey == "" {
+				t.Errorf("get_impact %s: changed %+v, want one declaration of the index", c.args, out.Changed)
 			}
 			if fmt.Sprint(tests) != fmt.Sprint(c.tests) || fmt.Sprint(commands) != fmt.Sprint(c.commands) || out.TestsTotal != len(c.tests) {
 				t.Errorf("get_impact %s:\ntests    %q\nwant     %q\ncommands %q\nwant     %q\n%s", c.args, tests, c.tests, commands, c.commands, out.Text())
