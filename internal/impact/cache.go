@@ -453,8 +453,8 @@ func (g *cache) makeSteps(ctx context.Context, v *session.View, syms []*graph.Sy
 	typeOf := map[string][]string{}
 	var byReflection []string
 	for _, s := range syms {
-		if s.Kind != graph.KindMethod || s.Parent == "" {
-			continue
+		if s.Kind != graph.KindMethod || s.Parent == "" || !s.IsGo() {
+			continue // Go's interfaces and reflection call Go's methods alone
 		}
 		switch {
 		case outsideCalled[s.Name]:

@@ -283,11 +283,15 @@ func (a *run) reach(ctx context.Context) error {
 	if w.stopped {
 		a.c.Add(blind.MaxNodes, "the walk stopped at %d declarations; give a smaller change", maxNodes)
 	}
-	var methods, values []string
+	var methods, values, others []string
 	for _, k := range w.order {
 		n := w.nodes[k]
 		switch {
 		case n.test != "":
+		case !n.sym.IsGo():
+			if n.sym.Kind == graph.KindMethod || n.sym.Kind == graph.KindInterfaceMethod {
+				others = append(others, n.sym.QualifiedName)
+			}
 		case n.sym.Kind == graph.KindMethod || n.sym.Kind == graph.KindInterfaceMethod:
 			methods = append(methods, n.sym.QualifiedName)
 		case n.sym.Kind == graph.KindFunc && n.via == viaReference:
@@ -309,6 +313,9 @@ func (a *run) reach(ctx context.Context) error {
 				len(refl), blind.ListSome(methods, 3))
 		}
 		a.c.Add(blind.Outside, "code outside the index (the standard library, dependencies) may call %s back through an interface value it was given (fmt calls String, sort calls Less)", blind.ListSome(methods, 3))
+	}
+	if len(others) > 0 {
+		a.c.Add(blind.Outside, "code outside the index (libraries, frameworks, the runtime) may call %s on an object it was given", blind.ListSome(others, 3))
 	}
 	for _, c := range a.changed {
 		if !c.found && c.Change != ChangeRemoved {

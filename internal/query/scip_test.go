@@ -276,6 +276,9 @@ func TestSCIPImpactTests(t *testing.T) {
 			for _, x := range out.Commands {
 				commands = append(commands, x.Command)
 			}
+			if spots := strings.Join(out.BlindSpots, "; "); strings.Contains(spots, "fmt calls") || strings.Contains(spots, "reflection") {
+				t.Errorf("get_impact %s: Go's blind spots said of another language: %s", c.args, spots)
+			}
 			if len(out.Changed) != 1 || out.Changed[0].StableKey == "" {
 				t.Errorf("get_impact %s: changed %+v, want one declaration of the index", c.args, out.Changed)
 			}
