@@ -68,6 +68,15 @@ func pytestKind(s *graph.Symbol) string {
 	return ""
 }
 
+// unittestClass reports whether a class's first line makes it a
+// unittest.TestCase, which pytest collects whatever its name:
+// class GeometryTests(unittest.TestCase), or a TestCase of its own
+// (IsolatedAsyncioTestCase, django's TestCase).
+func unittestClass(sig string) bool {
+	_, bases, ok := strings.Cut(sig, "(")
+	return ok && strings.Contains(bases, "TestCase")
+}
+
 // scriptTest is one test of a test file as its syntax has it: a Python
 // test (Class.test_x, or test_x), or a jest or vitest block.
 type scriptTest struct {
@@ -95,7 +104,7 @@ func (g *cache) scriptTestsOf(ctx context.Context, root, p string) ([]scriptTest
 					if e.Kind == "func" && strings.HasPrefix(e.Name, "test") {
 						k.tests = append(k.tests, scriptTest{name: e.Name, names: []string{e.Name}, line: e.StartLine, endLine: e.EndLine})
 					}
-					if e.Kind != "type" || !strings.HasPrefix(e.Name, "Test") {
+					if e.Kind != "type" || !strings.HasPrefix(e.Name, "Test") && !unittestClass(e.Signature) {
 						continue
 					}
 					for _, m := range e.Members {
@@ -193,10 +202,21 @@ func collectScriptTests(ctx context.Context, w *walker, g *cache, root string, a
 		}
 	}
 	// A variable or constant of a test file's module level that a
-	// change reaches runs as the file loads, for each of its tests.
+	// change reaches runs as the file loads, for each of its tests; a
+	// test method of a unittest class not named Test is a test too, which
+	// its class's first line says (pytestKind has its name alone).
 	for _, k := range w.order {
 		n := w.nodes[k]
 		s := n.sym
+		if n.test == "" && s.Kind == graph.KindMethod && pytestFile(s.Path) && strings.HasPrefix(s.Name, "test") {
+			tests, _ := g.scriptTestsOf(ctx, root, s.Path)
+			if slices.ContainsFunc(tests, func(st scriptTest) bool { return st.name == s.QualifiedName }) {
+				n.test = testKindTest // not an affected declaration
+				add(Test{Name: s.QualifiedName, Kind: testKindTest, Package: s.PackagePath, Dir: path.Dir(s.Path), Path: s.Path, Line: s.StartLine,
+					Depth: n.depth, Coverage: string(n.coverage), Via: n.via, Reach: w.reach(k)}, k)
+			}
+			continue
+		}
 		if s.IsGo() || !scriptTestFile(s.Path) || s.Parent != "" || s.Kind != graph.KindVar && s.Kind != graph.KindConst {
 			continue
 		}
