@@ -210,8 +210,8 @@ func TestMixedLanguages(t *testing.T) {
 			[]string{"web/src/shapes.test.ts: main's area is positive", "web/src/shapes.test.ts: shapes > sums the areas"},
 			`cd web && npx vitest run src/shapes.test.ts -t '^ ?(shapes( > | )sums the areas|main'\''s area is positive)$'`},
 		{"python", "py/shapes/geometry.py", "Circle", "total_area", "main", "return sum(s.area() for s in shapes)",
-			[]string{"py/tests/test_geometry.py: GeometryTests.test_main_again", "py/tests/test_geometry.py: test_main"},
-			"cd py && python -m pytest tests/test_geometry.py::test_main tests/test_geometry.py::GeometryTests::test_main_again"},
+			[]string{"py/tests/test_geometry.py: GeometryTests.test_main_again", "py/tests/test_geometry.py: test_answer", "py/tests/test_geometry.py: test_main"},
+			"cd py && python -m pytest tests/test_geometry.py::test_main tests/test_geometry.py::GeometryTests::test_main_again tests/test_geometry.py::test_answer"},
 	} {
 		t.Run(c.lang, func(t *testing.T) {
 			sel := map[string]any{"qualified_name": c.function, "path": c.file}

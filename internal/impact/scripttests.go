@@ -83,7 +83,8 @@ type scriptTest struct {
 	name          string // Class.test_x, or the describe names and the block's, joined by " > "
 	names         []string
 	line, endLine int
-	blocks        []int // js: the block and the describes around it, innermost first
+	blocks        []int  // js: the block and the describes around it, innermost first
+	params        string // Python: the def's parameters, which name the fixtures it takes
 }
 
 // scriptTestsOf returns the tests of the test file p, read from the disk
@@ -98,18 +99,21 @@ func (g *cache) scriptTestsOf(ctx context.Context, root, p string) ([]scriptTest
 	}
 	var k keptScriptTests
 	if src, err := session.ReadFile(root, p); err == nil {
+		lines := strings.Split(string(src), "\n")
 		if pytestFile(p) {
 			if f, err := outline.ParseScript(ctx, p, src, graph.LanguagePython); err == nil {
 				for _, e := range f.Entries {
 					if e.Kind == "func" && strings.HasPrefix(e.Name, "test") {
-						k.tests = append(k.tests, scriptTest{name: e.Name, names: []string{e.Name}, line: e.StartLine, endLine: e.EndLine})
+						k.tests = append(k.tests, scriptTest{name: e.Name, names: []string{e.Name}, line: e.StartLine, endLine: e.EndLine,
+							params: defParams(lines, e.StartLine, e.EndLine)})
 					}
 					if e.Kind != "type" || !strings.HasPrefix(e.Name, "Test") && !unittestClass(e.Signature) {
 						continue
 					}
 					for _, m := range e.Members {
 						if m.Kind == "method" && strings.HasPrefix(m.Name, "test") {
-							k.tests = append(k.tests, scriptTest{name: e.Name + "." + m.Name, names: []string{e.Name, m.Name}, line: m.StartLine, endLine: m.EndLine})
+							k.tests = append(k.tests, scriptTest{name: e.Name + "." + m.Name, names: []string{e.Name, m.Name}, line: m.StartLine, endLine: m.EndLine,
+								params: defParams(lines, m.StartLine, m.EndLine)})
 						}
 					}
 				}
@@ -141,6 +145,59 @@ func (g *cache) scriptTestsOf(ctx context.Context, root, p string) ([]scriptTest
 	}
 	g.scriptTests[p] = k
 	return k.tests, k.blocks
+}
+
+// defParams is the parameter list of the def on lines from to to
+// (1-based), decorators before it skipped: the text between its
+// parentheses.
+func defParams(lines []string, from, to int) string {
+	var b strings.Builder
+	depth, opened := 0, false
+	for l := max(from, 1); l <= min(to, len(lines)); l++ {
+		s := lines[l-1]
+		if !opened {
+			i := strings.Index(s, "def ")
+			if i < 0 {
+				continue
+			}
+			j := strings.IndexByte(s[i:], '(')
+			if j < 0 {
+				continue
+			}
+			s, opened = s[i+j:], true
+		}
+		for _, c := range s {
+			switch c {
+			case '(', '[', '{':
+				depth++
+			case ')', ']', '}':
+				if depth--; depth == 0 {
+					return b.String()
+				}
+			}
+			if depth > 0 && !(depth == 1 && c == '(') {
+				b.WriteRune(c)
+			}
+		}
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// pytestFixture reports whether the Python function on lines from its
+// first (decorators included) is a pytest fixture, and one every test in
+// its scope uses (autouse).
+func pytestFixture(lines []string, first int) (fixture, autouse bool) {
+	for l := max(first, 1); l <= len(lines); l++ {
+		s := strings.TrimSpace(lines[l-1])
+		if !strings.HasPrefix(s, "@") {
+			break
+		}
+		if strings.Contains(s, "fixture") {
+			fixture, autouse = true, autouse || strings.Contains(s, "autouse=True")
+		}
+	}
+	return fixture, autouse
 }
 
 // keptScriptTests is what scriptTestsOf read of one file.
@@ -179,7 +236,7 @@ func testsAt(tests []scriptTest, blocks []outline.TestBlock, line int) (out []sc
 // reached declaration, and every test of a test file whose module-level
 // code uses one (a Python test function or method is a reached node,
 // added with Go's).
-func collectScriptTests(ctx context.Context, w *walker, g *cache, root string, add func(Test, string)) {
+func collectScriptTests(ctx context.Context, w *walker, g *cache, root string, files func() ([]graph.File, error), add func(Test, string)) error {
 	for _, p := range sortedKeys(w.scriptUses) {
 		if !scriptTestFile(p) {
 			continue
@@ -208,6 +265,12 @@ func collectScriptTests(ctx context.Context, w *walker, g *cache, root string, a
 	for _, k := range w.order {
 		n := w.nodes[k]
 		s := n.sym
+		if n.test == "" && s.Kind == graph.KindFunc && s.Parent == "" && (pytestFile(s.Path) || path.Base(s.Path) == "conftest.py") {
+			if err := fixtureTests(ctx, w, g, root, files, k, add); err != nil {
+				return err
+			}
+			continue
+		}
 		if n.test == "" && s.Kind == graph.KindMethod && pytestFile(s.Path) && strings.HasPrefix(s.Name, "test") {
 			tests, _ := g.scriptTestsOf(ctx, root, s.Path)
 			if slices.ContainsFunc(tests, func(st scriptTest) bool { return st.name == s.QualifiedName }) {
@@ -226,6 +289,48 @@ func collectScriptTests(ctx context.Context, w *walker, g *cache, root string, a
 				Depth: n.depth + 1, Coverage: string(n.coverage), Via: viaInit, Reach: append([]string{st.name}, w.reach(k)...)}, k)
 		}
 	}
+	return nil
+}
+
+// fixtureTests adds the tests that take the pytest fixture key, when it
+// is one: those of its scope (its file; a conftest.py's directory and
+// below) that name it as a parameter, or all of them for an autouse
+// fixture. A fixture taking it is not followed.
+func fixtureTests(ctx context.Context, w *walker, g *cache, root string, listFiles func() ([]graph.File, error), key string, add func(Test, string)) error {
+	n := w.nodes[key]
+	s := n.sym
+	src, err := session.ReadFile(root, s.Path)
+	if err != nil {
+		return nil // gone since the index: nothing to say of it
+	}
+	fixture, autouse := pytestFixture(strings.Split(string(src), "\n"), s.StartLine)
+	if !fixture {
+		return nil
+	}
+	files, err := listFiles()
+	if err != nil {
+		return err
+	}
+	name := regexp.MustCompile(`(^|[^\w])` + regexp.QuoteMeta(s.Name) + `([^\w]|$)`)
+	scope := path.Dir(s.Path) + "/"
+	for _, f := range files {
+		if !pytestFile(f.Path) || f.Path != s.Path && (path.Base(s.Path) != "conftest.py" || scope != "./" && !strings.HasPrefix(f.Path, scope)) {
+			continue
+		}
+		tests, _ := g.scriptTestsOf(ctx, root, f.Path)
+		for _, st := range tests {
+			if !autouse && !name.MatchString(st.params) {
+				continue
+			}
+			t := Test{Name: st.name, Kind: testKindTest, Package: path.Dir(f.Path), Dir: path.Dir(f.Path), Path: f.Path, Line: st.line,
+				Depth: n.depth + 1, Coverage: string(n.coverage), Via: viaReference, Reach: append([]string{st.name}, w.reach(key)...)}
+			if autouse {
+				t.Via = viaInit
+			}
+			add(t, key)
+		}
+	}
+	return nil
 }
 
 // scriptCommands writes the command lines that run exactly the tests of
@@ -351,6 +456,9 @@ func pythonProject(root, dir string) (string, string) {
 			}
 		}
 		if found || d == "." {
+			if _, err := session.ReadFile(root, path.Join(dir, "conftest.py")); err == nil {
+				return d, "" // pytest's own file
+			}
 			return d, "  # pytest assumed: " + d + " names no test runner"
 		}
 	}

@@ -126,3 +126,26 @@ func TestCompareScriptFiles(t *testing.T) {
 		})
 	}
 }
+
+// A pytest fixture is known by its decorator, and the tests that take it
+// by their parameters, on one line or several.
+func TestPytestFixtures(t *testing.T) {
+	lines := strings.Split("@pytest.fixture(autouse=True)\ndef a():\n    pass\n@fixture\n@other\ndef b(): pass\n@other\ndef c(): pass\n"+
+		"def test_x(\n    a,\n    d: dict[str, int] = {},\n) -> None:\n    pass\nclass TestY:\n    def test_z(self, b): pass\n", "\n")
+	for _, c := range []struct {
+		line             int
+		fixture, autouse bool
+	}{{1, true, true}, {4, true, false}, {7, false, false}} {
+		if f, a := pytestFixture(lines, c.line); f != c.fixture || a != c.autouse {
+			t.Errorf("line %d: fixture %v autouse %v, want %v %v", c.line, f, a, c.fixture, c.autouse)
+		}
+	}
+	for _, c := range []struct {
+		from, to int
+		want     string
+	}{{9, 13, " a, d: dict[str, int] = {}, "}, {15, 15, "self, b"}} {
+		if got := defParams(lines, c.from, c.to); strings.Join(strings.Fields(got), " ") != strings.Join(strings.Fields(c.want), " ") {
+			t.Errorf("defParams %d-%d = %q, want %q", c.from, c.to, got, c.want)
+		}
+	}
+}

@@ -142,7 +142,21 @@ func (w *walker) tests(ctx context.Context) ([]Test, error) {
 			add(t, m.sym.Key)
 		}
 	}
-	collectScriptTests(ctx, w, w.g, w.root, add)
+	var files []graph.File // read once a fixture of pytest is reached
+	listFiles := func() ([]graph.File, error) {
+		if files != nil {
+			return files, nil
+		}
+		fs, err := w.v.Reader().Files(ctx, w.repo)
+		if err != nil {
+			return nil, graph.Wrap(graph.CodeInternal, err, "reading files")
+		}
+		files = append(fs, graph.File{})[:len(fs)]
+		return files, nil
+	}
+	if err := collectScriptTests(ctx, w, w.g, w.root, listFiles, add); err != nil {
+		return nil, err
+	}
 	// Uses at file level run at initialisation when they are calls of a
 	// reached function.
 	for p, target := range w.fileLevel {

@@ -232,8 +232,8 @@ func TestCheckFileOtherLanguages(t *testing.T) {
 // get_impact names the tests of TypeScript and Python that reach a
 // change by their runners' conventions, as it names Go's (vitest's describe/it/test blocks,
 // named from their string arguments; pytest's test functions and the
-// test methods of Test classes and of unittest's TestCase classes), each
-// with how it is reached, and the
+// test methods of Test classes and of unittest's TestCase classes, and
+// the tests taking a fixture reached), each with how it is reached, and the
 // command lines that run exactly them, from the project that runs them.
 func TestSCIPImpactTests(t *testing.T) {
 	scipIndexers(t)
@@ -253,11 +253,11 @@ func TestSCIPImpactTests(t *testing.T) {
 			[]string{"shapes > squares a side [exact call]", "main's area is positive [candidate call]", "shapes > sums the areas [candidate call]"},
 			[]string{`cd web && npx vitest run src/shapes.test.ts -t '^ ?(shapes( > | )sums the areas|shapes( > | )squares a side|main'\''s area is positive)$'`}},
 		{"python", `{"qualified_name":"total_area","path":"py/shapes/geometry.py"}`,
-			[]string{"GeometryTests.test_main_again [exact call]", "test_main [exact call]"},
-			[]string{`cd py && python -m pytest tests/test_geometry.py::test_main tests/test_geometry.py::GeometryTests::test_main_again`}},
+			[]string{"GeometryTests.test_main_again [exact call]", "test_answer [exact reference]", "test_main [exact call]"},
+			[]string{`cd py && python -m pytest tests/test_geometry.py::test_main tests/test_geometry.py::GeometryTests::test_main_again tests/test_geometry.py::test_answer`}},
 		{"python method", `{"qualified_name":"Circle.area","path":"py/shapes/geometry.py"}`,
-			[]string{"TestCircle.test_area [exact call]", "GeometryTests.test_main_again [candidate call]", "test_main [candidate call]"},
-			[]string{`cd py && python -m pytest tests/test_geometry.py::test_main tests/test_geometry.py::TestCircle::test_area tests/test_geometry.py::GeometryTests::test_main_again`}},
+			[]string{"TestCircle.test_area [exact call]", "GeometryTests.test_main_again [candidate call]", "test_answer [candidate reference]", "test_main [candidate call]"},
+			[]string{`cd py && python -m pytest tests/test_geometry.py::test_main tests/test_geometry.py::TestCircle::test_area tests/test_geometry.py::GeometryTests::test_main_again tests/test_geometry.py::test_answer`}},
 		// A file's lines, and a diff, name the declarations they touch
 		// from the source, as for Go.
 		{"typescript lines", `{"file":"web/src/shapes.ts","lines":"23"}`,
@@ -265,8 +265,8 @@ func TestSCIPImpactTests(t *testing.T) {
 			[]string{`cd web && npx vitest run src/shapes.test.ts -t '^ ?(shapes( > | )sums the areas|main'\''s area is positive)$'`}},
 		{"python diff", fmt.Sprintf(`{"diff_text":%q}`, "--- a/py/shapes/geometry.py\n+++ b/py/shapes/geometry.py\n@@ -17 +17 @@\n"+
 			"-    return sum(s.area() for s in shapes)\n+    return float(sum(s.area() for s in shapes))\n"),
-			[]string{"GeometryTests.test_main_again [exact call]", "test_main [exact call]"},
-			[]string{`cd py && python -m pytest tests/test_geometry.py::test_main tests/test_geometry.py::GeometryTests::test_main_again`}},
+			[]string{"GeometryTests.test_main_again [exact call]", "test_answer [exact reference]", "test_main [exact call]"},
+			[]string{`cd py && python -m pytest tests/test_geometry.py::test_main tests/test_geometry.py::GeometryTests::test_main_again tests/test_geometry.py::test_answer`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := ok[*GetImpactOutput](t, f, "get_impact", c.args)
