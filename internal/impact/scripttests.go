@@ -82,6 +82,7 @@ func unittestClass(sig string) bool {
 type scriptTest struct {
 	name          string // Class.test_x, or the describe names and the block's, joined by " > "
 	names         []string
+	each          []bool // js: which of names is a table's, with placeholders
 	line, endLine int
 	blocks        []int  // js: the block and the describes around it, innermost first
 	params        string // Python: the def's parameters, which name the fixtures it takes
@@ -129,6 +130,7 @@ func (g *cache) scriptTestsOf(ctx context.Context, root, p string) ([]scriptTest
 				for j := i; j >= 0; j = k.blocks[j].Parent {
 					t.blocks = append(t.blocks, j)
 					t.names = append([]string{k.blocks[j].Name}, t.names...)
+					t.each = append([]bool{k.blocks[j].Each}, t.each...)
 					skipped = skipped || k.blocks[j].Skipped
 				}
 				if !skipped {
@@ -389,16 +391,16 @@ func scriptCommands(ctx context.Context, g *cache, root string, tests []Test) []
 			all, _ := g.scriptTestsOf(ctx, root, p)
 			byLine := func(ts []Test) { sort.SliceStable(ts, func(i, j int) bool { return ts[i].Line < ts[j].Line }) }
 			byLine(ts)
-			var names [][]string
+			var names []scriptTest
 			for _, t := range ts {
 				i := slices.IndexFunc(all, func(st scriptTest) bool { return st.name == t.Name })
 				switch {
 				case i >= 0:
-					names = append(names, all[i].names)
+					names = append(names, all[i])
 				case gr.runner == runnerPytest:
-					names = append(names, strings.Split(t.Name, "."))
+					names = append(names, scriptTest{names: strings.Split(t.Name, ".")})
 				default:
-					names = append(names, strings.Split(t.Name, " > "))
+					names = append(names, scriptTest{names: strings.Split(t.Name, " > ")})
 				}
 			}
 			every := len(ts) > 10 && len(ts) == len(all)
@@ -409,7 +411,7 @@ func scriptCommands(ctx context.Context, g *cache, root string, tests []Test) []
 					continue
 				}
 				for _, nm := range names {
-					args = append(args, shellArg(rel(p)+"::"+strings.Join(nm, "::")))
+					args = append(args, shellArg(rel(p)+"::"+strings.Join(nm.names, "::")))
 				}
 			default:
 				cmd := cd + "npx vitest run " + shellArg(rel(p))
@@ -420,9 +422,12 @@ func scriptCommands(ctx context.Context, g *cache, root string, tests []Test) []
 				if !every {
 					pats := make([]string, len(names))
 					for i, nm := range names {
-						q := make([]string, len(nm))
-						for j, s := range nm {
+						q := make([]string, len(nm.names))
+						for j, s := range nm.names {
 							q[j] = regexp.QuoteMeta(s)
+							if j < len(nm.each) && nm.each[j] {
+								q[j] = tablePattern(s)
+							}
 						}
 						pats[i] = strings.Join(q, sep)
 					}
@@ -436,6 +441,29 @@ func scriptCommands(ctx context.Context, g *cache, root string, tests []Test) []
 		}
 	}
 	return cmds
+}
+
+// tablePlaceholder is a placeholder of a table's test name, which jest
+// and vitest fill with each row's values: printf's (%s, %i, %p, %#), or a
+// column of a template table ($a, $a.b).
+var tablePlaceholder = regexp.MustCompile(`%[sdifjoOpc#$]|\$[A-Za-z_$][\w$]*(?:\.[\w$]+)*`)
+
+// tablePattern is a pattern of the names a table's test name gives, its
+// placeholders any text; %% is a %.
+func tablePattern(name string) string {
+	var b strings.Builder
+	for i, part := range strings.Split(name, "%%") {
+		if i > 0 {
+			b.WriteString("%")
+		}
+		last := 0
+		for _, m := range tablePlaceholder.FindAllStringIndex(part, -1) {
+			b.WriteString(regexp.QuoteMeta(part[last:m[0]]) + ".*")
+			last = m[1]
+		}
+		b.WriteString(regexp.QuoteMeta(part[last:]))
+	}
+	return b.String()
 }
 
 // pythonProject returns the directory pytest runs from for tests in dir:

@@ -12,6 +12,7 @@ type TestBlock struct {
 	Name          string // the string literal's value
 	Suite         bool   // a describe: the tests it holds run under its name
 	Skipped       bool   // .skip, .todo, xit, xdescribe: runs nothing
+	Each          bool   // a table's (test.each): Name has its placeholders (%s, $a)
 	Line, EndLine int    // the lines of the call, 1-based
 	Parent        int    // the enclosing describe's index, -1 at the top level
 }
@@ -21,14 +22,22 @@ type TestBlock struct {
 // opening of the first argument, a string or template literal.
 var testCall = regexp.MustCompile("^(x?describe|suite|x?it|x?test)((?:\\.(?:only|skip|concurrent|sequential|todo))*)\\s*\\(\\s*(['\"`])")
 
+// testEach is the start of a table's test block (test.each(table)(name,
+// fn), describe.each`table`(name, fn)): up to the table's opening.
+var testEach = regexp.MustCompile("^(x?describe|suite|x?it|x?test)((?:\\.(?:only|skip|concurrent|sequential))*)\\.each\\s*([(`])")
+
+// eachName is the opening of a table block's name, after its table.
+var eachName = regexp.MustCompile("^\\s*\\(\\s*(['\"`])")
+
 // ScriptTests lists the test blocks of a TypeScript or JavaScript file
 // from its source alone, outer before inner, in the order they start:
 // the calls of describe, it and test (suite too, vitest's describe)
 // whose first argument is a string literal, with the lines up to their
-// closing parenthesis. A template literal with a substitution, and the
-// table forms (test.each), name no block. Comments and strings are
-// skipped; a regular expression literal holding a bracket may end a
-// block early. Its work is linear in the size of src.
+// closing parenthesis; a table's (test.each(table)(name, fn)) too, its
+// name with its placeholders. A template literal with a substitution
+// names no block. Comments and strings are skipped; a regular expression
+// literal holding a bracket may end a block early. Its work is linear in
+// the size of src, but for tables' names, each looked for after its table.
 func ScriptTests(src []byte) []TestBlock {
 	s := string(src)
 	var blocks []TestBlock
@@ -37,6 +46,7 @@ func ScriptTests(src []byte) []TestBlock {
 		block int  // the block this parenthesis ends, -1 for none
 	}
 	var stack []open
+	pending := map[int]TestBlock{} // a table's block, by the offset of its name's parenthesis
 	line := 1
 	inner := func() int { // the innermost open describe
 		for i := len(stack) - 1; i >= 0; i-- {
@@ -90,7 +100,13 @@ func ScriptTests(src []byte) []TestBlock {
 		case c == '\'' || c == '"' || c == '`':
 			i = skipString(i+1, c)
 		case c == '(' || c == '[' || c == '{':
-			stack = append(stack, open{c: c, block: -1})
+			b := -1
+			if tb, ok := pending[i]; ok && c == '(' {
+				tb.Line, tb.EndLine, tb.Parent = line, line, inner()
+				b = len(blocks)
+				blocks = append(blocks, tb)
+			}
+			stack = append(stack, open{c: c, block: b})
 			i++
 		case c == ')' || c == ']' || c == '}':
 			if n := len(stack); n > 0 {
@@ -123,6 +139,18 @@ func ScriptTests(src []byte) []TestBlock {
 				i = j
 				continue
 			}
+			if m := testEach.FindStringSubmatchIndex(s[i:min(len(s), i+200)]); m != nil {
+				end := balancedEnd(s, i+m[6])
+				if n := eachName.FindStringSubmatchIndex(s[end:min(len(s), end+200)]); n != nil {
+					if name, ok := literalValue(s[end+n[2]:]); ok {
+						fn, mods := s[i+m[2]:i+m[3]], s[i+m[4]:i+m[5]]
+						pending[end+strings.IndexByte(s[end:], '(')] = TestBlock{Name: name, Suite: strings.HasSuffix(fn, "describe") || fn == "suite",
+							Skipped: fn[0] == 'x' || strings.Contains(mods, ".skip"), Each: true}
+					}
+				}
+				i = j
+				continue
+			}
 			m := testCall.FindStringSubmatchIndex(s[i:min(len(s), i+200)])
 			if m == nil {
 				i = j
@@ -146,6 +174,33 @@ func ScriptTests(src []byte) []TestBlock {
 		}
 	}
 	return blocks
+}
+
+// balancedEnd is the offset after the bracketed expression or template
+// literal that opens at s[i], strings and templates skipped; len(s) when
+// it does not close.
+func balancedEnd(s string, i int) int {
+	depth := 0
+	for ; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			if depth--; depth <= 0 {
+				return i + 1
+			}
+		case '\'', '"', '`':
+			for i++; i < len(s) && s[i] != c && (c == '`' || s[i] != '\n'); i++ {
+				if s[i] == '\\' {
+					i++
+				}
+			}
+			if depth == 0 {
+				return min(i+1, len(s)) // the table is a template literal
+			}
+		}
+	}
+	return len(s)
 }
 
 // literalValue is the value of the string literal s starts with, when

@@ -32,6 +32,8 @@ test(` + "`n ${i}`" + `, () => {});
 xit("off", () => {});
 /* describe("c", () => {}) */
 `, []string{"off 5-5 skipped"}},
+		{"tables", "describe.each([[1], [2]])('n=%i', (n) => {\n  test.each`\n    a    | b\n    ${1} | ${'(x'}\n  `('adds $a', ({ a }) => {\n    f(a);\n  });\n  it.each([1])(`t ${n}`, () => {});\n});\n",
+			[]string{"n=%i 1-9 each", "n=%i > adds $a 5-7 each"}},
 		{"multi-line call", "describe(\n  'a b',\n  function () {\n    it('c', done => done());\n  }\n);\n",
 			[]string{"a b 1-6", "a b > c 4-4"}},
 	} {
@@ -42,6 +44,9 @@ xit("off", () => {});
 				s := fmt.Sprintf("%s %d-%d", FullName(blocks, i, " > "), b.Line, b.EndLine)
 				if b.Skipped {
 					s += " skipped"
+				}
+				if b.Each {
+					s += " each"
 				}
 				got = append(got, s)
 			}
