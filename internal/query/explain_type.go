@@ -94,7 +94,7 @@ type TypeProtocol struct {
 	CopyHazard   string          `json:"copy_hazard,omitempty" jsonschema:"the lock a copy would copy"`
 	Embedded     []string        `json:"embedded" jsonschema:"embedded types"`
 	Constructors []TypeFunc      `json:"constructors" jsonschema:"functions of its package returning it"`
-	Methods      []TypeMethod    `json:"methods" jsonschema:"method set of *T, declared first"`
+	Methods      []TypeMethod    `json:"methods" jsonschema:"method set of *T, most used first"`
 	Satisfies    []TypeInterface `json:"satisfies" jsonschema:"interfaces it satisfies"`
 	Channels     []TypeChannel   `json:"channels" jsonschema:"its channel fields"`
 	Goroutines   []TypeGoroutine `json:"goroutines" jsonschema:"go statements in its methods"`
@@ -250,6 +250,9 @@ func typeProtocol(ctx context.Context, v *session.View, p *live.Package, repo gr
 	if err := methodEffects(ctx, v, sym, tp.Methods); err != nil {
 		return nil, err
 	}
+	if err := orderMethods(ctx, v, sym, tp.Methods); err != nil {
+		return nil, err
+	}
 	if !invalidType {
 		tp.Satisfies = typeproto.SatisfiedInterfaces(p.Pkg.Types, t, obj)
 		if err := indexedInterfaces(ctx, v, sym, tp); err != nil {
@@ -379,6 +382,48 @@ func methodEffects(ctx context.Context, v *session.View, sym graph.Symbol, metho
 	for i := range methods {
 		methods[i].Effects = row[methods[i].StableKey]
 	}
+	return nil
+}
+
+// orderMethods orders methods the way an agent reads them: declared on
+// the type before promoted, and within each the most used from outside
+// the type first, then the most used at all (the type's own methods
+// calling them), then by name. A type of a web framework has a hundred
+// methods, and the one that drives its middleware chain matters more
+// than its getters, whatever its name; uses in tests are not counted.
+func orderMethods(ctx context.Context, v *session.View, sym graph.Symbol, methods []TypeMethod) error {
+	own := map[string]bool{sym.Key: true}
+	var keys []string
+	for _, m := range methods {
+		if m.StableKey != "" {
+			keys = append(keys, m.StableKey)
+			if m.Promoted == "" {
+				own[m.StableKey] = true
+			}
+		}
+	}
+	outside, all := map[string]int{}, map[string]int{}
+	if len(keys) > 0 {
+		refs, _, err := v.Reader().Refs(ctx, graph.RefQuery{Targets: keys})
+		if err != nil {
+			return graph.Wrap(graph.CodeInternal, err, "counting uses of methods")
+		}
+		for _, r := range refs {
+			all[r.Target]++
+			if !own[r.Enclosing] {
+				outside[r.Target]++
+			}
+		}
+	}
+	slices.SortStableFunc(methods, func(a, b TypeMethod) int {
+		if (a.Promoted == "") != (b.Promoted == "") {
+			if a.Promoted == "" {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Or(outside[b.StableKey]-outside[a.StableKey], all[b.StableKey]-all[a.StableKey], strings.Compare(a.Name, b.Name))
+	})
 	return nil
 }
 

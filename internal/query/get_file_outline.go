@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"path"
 	"slices"
 	"strings"
 
@@ -73,11 +74,18 @@ func GetFileOutline(ctx context.Context, s *Service, in GetFileOutlineInput, pro
 		return nil, invalid("path", "%s is not a Go, TypeScript, JavaScript or Python file; outline one of those or a directory", loc.Rel)
 	}
 	fp := fingerprint("get_file_outline", loc.Repo.Name, loc.Rel)
-	offset, err := decodeCursor(in.Cursor, fp, "disk")
+	total := len(files)
+	key := "disk"
+	if isDir && total > limit {
+		// A directory read in pages: its most used files first, in the
+		// snapshot's order, so the cursor is bound to the snapshot.
+		files = filesByUse(ctx, v, loc.Repo.Name, loc.Rel, files)
+		key = v.Key([]string{loc.Repo.Name})
+	}
+	offset, err := decodeCursor(in.Cursor, fp, key)
 	if err != nil {
 		return nil, err
 	}
-	total := len(files)
 	if offset > total {
 		offset = total
 	}
@@ -131,8 +139,48 @@ func GetFileOutline(ctx context.Context, s *Service, in GetFileOutlineInput, pro
 	if !indexed {
 		out.Fresh, out.StaleReasons = true, nil
 	}
-	out.Page(total, offset, len(pageFiles), fp, "disk")
+	out.Page(total, offset, len(pageFiles), fp, key)
 	return out, nil
+}
+
+// filesByUse orders the files of directory dir by how often the
+// snapshot's other files use their declarations, most first, then by
+// name: the page an agent reads first of a large package holds the code
+// the rest of it calls. Without a snapshot to count from (an index not
+// yet past its syntax stage) the order stays by name.
+func filesByUse(ctx context.Context, v *session.View, repo, dir string, files []string) []string {
+	prefix := dir + "/"
+	if dir == "." || dir == "" {
+		prefix = ""
+	}
+	syms, _, err := v.Reader().FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring, Repositories: []string{repo}, PathPrefix: prefix, Limit: 1 << 20})
+	if err != nil {
+		return files
+	}
+	fileOf := map[string]string{}
+	var keys []string
+	for _, s := range syms {
+		if s.Kind != graph.KindPackage && path.Dir(s.Path) == path.Clean(dir) {
+			fileOf[s.Key] = s.Path
+			keys = append(keys, s.Key)
+		}
+	}
+	if len(keys) == 0 {
+		return files
+	}
+	refs, _, err := v.Reader().Refs(ctx, graph.RefQuery{Targets: keys})
+	if err != nil {
+		return files
+	}
+	uses := map[string]int{}
+	for _, r := range refs {
+		if f := fileOf[r.Target]; f != r.Path {
+			uses[f]++
+		}
+	}
+	out := slices.Clone(files)
+	slices.SortStableFunc(out, func(a, b string) int { return cmp.Or(uses[b]-uses[a], strings.Compare(a, b)) })
+	return out
 }
 
 // attachKeys adds the snapshot's stable keys to the outline's entries
