@@ -235,7 +235,13 @@ func newOverview(fx *overview.Facts, changed []OverviewFile, commits int) *GetRe
 			ov.EntryPoints = append(ov.EntryPoints, p)
 		}
 	}
-	slices.SortFunc(ov.Commands, func(a, b OverviewPackage) int { return strings.Compare(a.Dir, b.Dir) })
+	// The commands that reach most of the repository first: a real
+	// command (cmd/dockerd) sits on a high layer of the import graph and
+	// imports many of its packages, where a fixture's or a generator's
+	// main imports few or none; then the larger, then by directory.
+	slices.SortFunc(ov.Commands, func(a, b OverviewPackage) int {
+		return cmp.Or(b.Layer-a.Layer, b.Imports-a.Imports, b.Bytes-a.Bytes, strings.Compare(a.Dir, b.Dir))
+	})
 	return ov
 }
 
