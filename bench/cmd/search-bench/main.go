@@ -1,0 +1,256 @@
+// Command search-bench measures how well search_code finds code from a
+// question in words, on questions nobody could tune the ranking to:
+//
+//   - generated: on pinned modules, for each exported function, method
+//     and type with a doc comment of at least eight words, the comment's
+//     first sentence with the symbol's own name and its name's words
+//     removed; while that question is asked, the symbol's doc comment is
+//     masked from the index (its search row and its symbol row), so the
+//     ranking never sees the words the question was made from;
+//   - written: questions written the way agents ask, each answer checked
+//     by reading the code (written.go).
+//
+// The modules are split into a tuning set, on which a ranking may be
+// tuned, and a measured set, which alone is reported as the figure.
+// Every method answers the same questions in one run: grep (the
+// question's words, declarations ranked by hits), plain BM25 over names
+// and doc comments, and search_code of each sextant binary given (each
+// over MCP on its own index).
+//
+//	go run ./bench/cmd/search-bench [-binaries today=PATH,new=PATH] [-set measured|tuning|all] [-per-module 150]
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sextant-dev/sextant/bench/internal/harness"
+	"github.com/sextant-dev/sextant/internal/graph"
+)
+
+// module is one pinned corpus and the set it belongs to.
+type module struct {
+	Module string `json:"module"`
+	Set    string `json:"set"` // "tuning" or "measured"
+}
+
+// modules are the corpora, pinned. A ranking may be tuned on the tuning
+// set only; the figures are the measured set's.
+var modules = []module{
+	{"github.com/spf13/cobra@v1.10.2", "tuning"},
+	{"github.com/spf13/pflag@v1.0.6", "tuning"},
+	{"github.com/BurntSushi/toml@v1.4.0", "tuning"},
+	{"github.com/gorilla/mux@v1.8.1", "tuning"},
+	{"github.com/hashicorp/go-retryablehttp@v0.7.7", "measured"},
+	{"github.com/go-chi/chi/v5@v5.2.1", "measured"},
+	{"github.com/sirupsen/logrus@v1.9.3", "measured"},
+	{"github.com/urfave/cli/v2@v2.27.5", "measured"},
+	{"github.com/gin-gonic/gin@v1.10.0", "measured"},
+	{"github.com/fsnotify/fsnotify@v1.8.0", "measured"},
+}
+
+type options struct {
+	*harness.Flags
+	set       string
+	perModule int
+	limit     int
+}
+
+func main() {
+	o := options{Flags: harness.NewFlags("search-bench")}
+	o.WorkFlags(true, "work directory (default: a temporary one); with -keep, corpora and indexes are reused")
+	o.OutFlag("search", "")
+	o.SeedFlag("seed of the sample of generated questions")
+	o.BinariesFlag("sextant binaries to compare, NAME=PATH,... (default: ./cmd/sextant of this checkout, as \"current\")")
+	flag.StringVar(&o.set, "set", "measured", "modules to ask about: measured, tuning, all, or one module path")
+	flag.IntVar(&o.perModule, "per-module", 150, "at most this many generated questions per module (a seeded sample)")
+	flag.IntVar(&o.limit, "limit", 20, "results asked of each method; a miss beyond it counts 0 in MRR")
+	flag.Parse()
+	o.Run(false, func(ctx context.Context, env harness.Env) error { return run(ctx, env, o) })
+}
+
+// results is what a run writes as JSON.
+type results struct {
+	Date     string                       `json:"date"`
+	Command  string                       `json:"command"`
+	Machine  harness.Machine              `json:"machine"`
+	Binaries []harness.Binary             `json:"binaries"`
+	Modules  []moduleResult               `json:"modules"`
+	Summary  map[string]map[string]*score `json:"summary"`             // set/kind → method → score
+	Latency  map[string]harness.Latency   `json:"search_code_latency"` // binary → search_code over MCP
+}
+
+// moduleResult is one module's questions and every method's rank of
+// each answer.
+type moduleResult struct {
+	module
+	Symbols   int     `json:"symbols"`
+	Eligible  int     `json:"eligible"` // documented exported funcs, methods and types
+	Questions []asked `json:"questions"`
+}
+
+// asked is one question with the rank each method gave its answer (0:
+// not in the first -limit).
+type asked struct {
+	question
+	Ranks map[string]int `json:"ranks"`
+}
+
+func run(ctx context.Context, env harness.Env, o options) error {
+	bins, err := binaries(ctx, env, o)
+	if err != nil {
+		return err
+	}
+	res := &results{Date: time.Now().UTC().Format(time.RFC3339), Command: o.CommandLine(),
+		Machine: harness.ReadMachine(ctx), Binaries: bins, Latency: map[string]harness.Latency{}}
+	latencies := map[string][]time.Duration{}
+	for _, m := range modules {
+		if o.set != "all" && m.Set != o.set && !strings.HasPrefix(m.Module, o.set+"@") {
+			continue
+		}
+		mr, err := runModule(ctx, env, o, m, bins, latencies)
+		if err != nil {
+			return fmt.Errorf("%s: %w", m.Module, err)
+		}
+		res.Modules = append(res.Modules, *mr)
+	}
+	for name, ds := range latencies {
+		res.Latency[name] = harness.Summarize(ds)
+	}
+	res.Summary = summarize(res.Modules, methodNames(bins))
+	report(os.Stdout, res, methodNames(bins))
+	return harness.WriteJSON(env.Root, o.Out, "search", res)
+}
+
+// binaries are the sextant binaries compared: -binaries, or this
+// checkout's ./cmd/sextant as "current".
+func binaries(ctx context.Context, env harness.Env, o options) ([]harness.Binary, error) {
+	if o.Binaries != "" {
+		if !strings.Contains(o.Binaries, ",") {
+			name, path, ok := strings.Cut(o.Binaries, "=")
+			if !ok {
+				return nil, fmt.Errorf("-binaries: %q is not NAME=PATH", o.Binaries)
+			}
+			abs, err := filepath.Abs(path)
+			return []harness.Binary{{Name: name, Path: abs}}, err
+		}
+		return harness.ParseBinaries(o.Binaries)
+	}
+	bin, err := harness.Build(ctx, env.Root, "./cmd/sextant", filepath.Join(env.Work, "bin", "sextant"))
+	if err != nil {
+		return nil, err
+	}
+	return []harness.Binary{{Name: "current", Path: bin}}, nil
+}
+
+// methodNames are the methods in the order reported: the two baselines,
+// then each binary's search_code.
+func methodNames(bins []harness.Binary) []string {
+	names := []string{methodGrep, methodBM25}
+	for _, b := range bins {
+		names = append(names, "search_code:"+b.Name)
+	}
+	return names
+}
+
+// runModule fetches and indexes one module (once per binary), makes its
+// questions and asks each of every method.
+func runModule(ctx context.Context, env harness.Env, o options, m module, bins []harness.Binary, latencies map[string][]time.Duration) (*moduleResult, error) {
+	name := harness.ModuleName(m.Module)
+	dir := filepath.Join(env.Work, "corpus", name)
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		if dir, err = harness.FetchModule(ctx, m.Module, env.Work); err != nil {
+			return nil, err
+		}
+	}
+	dir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, err
+	}
+	dbs := map[string]string{}
+	for _, b := range bins {
+		db := filepath.Join(env.Work, "db", name+"-"+b.Name+".db")
+		if err := indexWith(ctx, b.Path, db, dir); err != nil {
+			return nil, err
+		}
+		dbs[b.Name] = db
+	}
+	syms, err := harness.AllSymbols(ctx, dbs[bins[0].Name])
+	if err != nil {
+		return nil, err
+	}
+	c, err := newCorpus(dir, syms)
+	if err != nil {
+		return nil, err
+	}
+	gen, eligible := generate(syms, o.perModule, o.Seed)
+	qs := append(gen, writtenFor(m.Module)...)
+	if err := checkAnswers(qs, syms); err != nil {
+		return nil, err
+	}
+	harness.Logf("%s: %d symbols, %d eligible, %d generated and %d written questions", m.Module, len(syms), eligible, len(gen), len(qs)-len(gen))
+	mr := &moduleResult{module: m, Symbols: len(syms), Eligible: eligible}
+	for _, q := range qs {
+		a := asked{question: q, Ranks: map[string]int{}}
+		a.Ranks[methodGrep] = c.grepRank(q, o.limit)
+		a.Ranks[methodBM25] = c.bm25Rank(q, o.limit)
+		mr.Questions = append(mr.Questions, a)
+	}
+	for _, b := range bins {
+		ranks, took, err := askSextant(ctx, b.Path, dbs[b.Name], dir, qs, o.limit)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", b.Name, err)
+		}
+		for i := range mr.Questions {
+			mr.Questions[i].Ranks["search_code:"+b.Name] = ranks[i]
+		}
+		latencies[b.Name] = append(latencies[b.Name], took...)
+	}
+	return mr, nil
+}
+
+// indexWith indexes dir into db with the sextant binary bin, unless db
+// is there from a kept run.
+func indexWith(ctx context.Context, bin, db, dir string) error {
+	if _, err := os.Stat(db); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
+		return err
+	}
+	harness.Logf("indexing %s into %s", dir, filepath.Base(db))
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, bin, "index", "--db", db, dir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		harness.RemoveDB(db)
+		return fmt.Errorf("sextant index: %v: %s", err, harness.Tail(stderr.String()))
+	}
+	harness.Logf("indexed in %s", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// checkAnswers fails when a question's answer names no symbol of the
+// index: a written answer misspelt, or a module version that changed.
+func checkAnswers(qs []question, syms []graph.Symbol) error {
+	for _, q := range qs {
+		if !slices.ContainsFunc(syms, func(s graph.Symbol) bool { return q.matches(s.PackagePath, s.QualifiedName) }) {
+			return fmt.Errorf("question %q: no answer %s.%s in the index", q.Question, q.Package, q.Answer)
+		}
+		for _, a := range q.Also {
+			if !slices.ContainsFunc(syms, func(s graph.Symbol) bool { return s.PackagePath == q.Package && s.QualifiedName == a }) {
+				return fmt.Errorf("question %q: no answer %s.%s in the index", q.Question, q.Package, a)
+			}
+		}
+	}
+	return nil
+}

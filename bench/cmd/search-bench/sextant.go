@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	_ "modernc.org/sqlite" // the driver of the masking connection
+
+	"github.com/sextant-dev/sextant/bench/internal/harness"
+)
+
+// searchBudget is the token budget of each search_code call: enough for
+// every result of the limit to be listed.
+const searchBudget = 8000
+
+// askSextant asks every question of search_code over MCP, from `sextant
+// serve` of the binary bin on its index db of dir, and returns the rank
+// of each answer (0: not in the first limit) and each call's time. A
+// generated question's answer has its doc comment masked in db while it
+// is asked.
+func askSextant(ctx context.Context, bin, db, dir string, qs []question, limit int) ([]int, []time.Duration, error) {
+	mask, err := sql.Open("sqlite", "file:"+db+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer mask.Close()
+	cmd := exec.Command(bin, "serve", "--db", db, dir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "search-bench", Version: "0.1.0"}, nil)
+	sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second}, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("starting sextant serve: %v: %s", err, harness.Tail(stderr.String()))
+	}
+	defer sess.Close()
+	ask := func(q string) (searchAnswer, time.Duration, error) {
+		start := time.Now()
+		r, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "search_code",
+			Arguments: map[string]any{"question": q, "limit": limit, "budget": searchBudget}})
+		took := time.Since(start)
+		var a searchAnswer
+		if err != nil {
+			return a, took, fmt.Errorf("search_code %q: %v: %s", q, err, harness.Tail(stderr.String()))
+		}
+		if r.IsError {
+			// A question with no searchable words is a miss, not a failure.
+			return a, took, nil
+		}
+		b, err := json.Marshal(r.StructuredContent)
+		if err == nil {
+			err = json.Unmarshal(b, &a)
+		}
+		return a, took, err
+	}
+	// One untimed call: the first opens the index and fills caches.
+	if _, _, err := ask("warm up the index"); err != nil {
+		return nil, nil, err
+	}
+	ranks := make([]int, len(qs))
+	var took []time.Duration
+	for i, q := range qs {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		var restore func() error
+		if q.Key != "" {
+			if restore, err = maskDoc(ctx, mask, q.Package, q.Answer); err != nil {
+				return nil, nil, err
+			}
+		}
+		a, d, err := ask(q.Question)
+		if restore != nil {
+			err = errors.Join(err, restore())
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		took = append(took, d)
+		for _, h := range a.Results {
+			if q.matches(h.PackagePath, h.QualifiedName) {
+				ranks[i] = h.Rank
+				break
+			}
+		}
+	}
+	return ranks, took, nil
+}
+
+// searchAnswer is what the bench reads of search_code's answer.
+type searchAnswer struct {
+	Results []struct {
+		Rank          int    `json:"rank"`
+		QualifiedName string `json:"qualified_name"`
+		PackagePath   string `json:"package_path"`
+	} `json:"results"`
+}
+
+// maskDoc empties the doc comment of every definition of the symbol
+// qn of package pkg in the current snapshot of db, in its symbol row
+// (what the ranking reads) and its full-text row (what BM25 scores), and
+// returns the function that puts them back.
+func maskDoc(ctx context.Context, db *sql.DB, pkg, qn string) (func() error, error) {
+	type row struct {
+		id       int64
+		doc, fts string
+	}
+	var saved []row
+	err := inTx(ctx, db, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT s.id, s.doc, t.doc FROM symbols s
+			JOIN units u ON u.id = s.unit_id
+			JOIN repositories r ON r.current_snapshot = s.snapshot_id
+			JOIN symbol_text t ON t.rowid = s.id
+			WHERE u.package_path = ? AND coalesce(s.qname, s.name) = ?`, pkg, qn)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var r row
+			if err := rows.Scan(&r.id, &r.doc, &r.fts); err != nil {
+				rows.Close()
+				return err
+			}
+			saved = append(saved, r)
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return err
+		}
+		if len(saved) == 0 {
+			return fmt.Errorf("masking %s.%s: no such symbol in the index", pkg, qn)
+		}
+		for _, r := range saved {
+			if _, err := tx.ExecContext(ctx, `UPDATE symbols SET doc = '' WHERE id = ?`, r.id); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE symbol_text SET doc = '' WHERE rowid = ?`, r.id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("masking %s.%s: %w", pkg, qn, err)
+	}
+	return func() error {
+		return inTx(ctx, db, func(tx *sql.Tx) error {
+			for _, r := range saved {
+				if _, err := tx.ExecContext(ctx, `UPDATE symbols SET doc = ? WHERE id = ?`, r.doc, r.id); err != nil {
+					return err
+				}
+				if _, err := tx.ExecContext(ctx, `UPDATE symbol_text SET doc = ? WHERE rowid = ?`, r.fts, r.id); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}, nil
+}
+
+func inTx(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		return errors.Join(err, tx.Rollback())
+	}
+	return tx.Commit()
+}

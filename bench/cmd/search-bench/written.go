@@ -1,0 +1,111 @@
+package main
+
+import "strings"
+
+// Module paths of the measured modules, as the written questions name
+// their packages.
+const (
+	retry   = "github.com/hashicorp/go-retryablehttp"
+	chi     = "github.com/go-chi/chi/v5"
+	chiMW   = "github.com/go-chi/chi/v5/middleware"
+	logrus  = "github.com/sirupsen/logrus"
+	cli     = "github.com/urfave/cli/v2"
+	gin     = "github.com/gin-gonic/gin"
+	fsnotif = "github.com/fsnotify/fsnotify"
+)
+
+// written are questions asked the way an agent asks them, about the
+// measured modules, each with its answers found by reading the code:
+// the package and the qualified names of the declarations that do it
+// (any of them counts), separated by "|". They were written from the
+// code, not from search_code's answers, and before any ranking change
+// was measured on them.
+var written = []struct {
+	pkg, question, answers string
+}{
+	{retry, "where are failed requests retried", "Client.Do"},
+	{retry, "how long to wait before the next retry attempt, growing exponentially", "DefaultBackoff"},
+	{retry, "parse the Retry-After header of a response", "parseRetryAfterHeader"},
+	{retry, "decide whether a response or error should be retried", "DefaultRetryPolicy|baseRetryPolicy|ErrorPropagatedRetryPolicy"},
+	{retry, "hide the password of a url before logging it", "redactURL"},
+	{retry, "read and discard the response body so the connection can be reused", "Client.drainBody"},
+	{retry, "use the retrying client as a standard http.Client", "Client.StandardClient"},
+	{retry, "wait time between attempts with random jitter", "LinearJitterBackoff"},
+	{retry, "is the error a TLS certificate verification failure", "isCertError"},
+	{chiMW, "recover from a panic in a handler and respond with 500", "Recoverer"},
+	{chiMW, "client ip address from the X-Forwarded-For or X-Real-IP header", "RealIP|realIP"},
+	{chiMW, "limit how many requests are processed at the same time", "Throttle|ThrottleWithOpts|ThrottleBacklog"},
+	{chiMW, "cancel the request context after a deadline", "Timeout"},
+	{chiMW, "remove the trailing slash from the request path", "StripSlashes"},
+	{chiMW, "redirect to the url without its trailing slash", "RedirectSlashes"},
+	{chiMW, "give each request a unique id", "RequestID|NextRequestID"},
+	{chiMW, "limit the size of a request body", "RequestSize"},
+	{chiMW, "gzip compress the responses", "Compress|NewCompressor|encoderGzip"},
+	{chiMW, "http basic authentication with usernames and passwords", "BasicAuth"},
+	{chiMW, "print a panic's stack trace in color", "PrintPrettyStack|prettyStack.parse"},
+	{chi, "value of a url parameter of the request", "URLParam|Context.URLParam|URLParamFromCtx"},
+	{chi, "attach a sub router under a path prefix", "Mux.Mount"},
+	{chi, "find the route matching a path in the routing tree", "node.findRoute|node.FindRoute"},
+	{chi, "visit every registered route and its middlewares", "Walk|walk"},
+	{chi, "support a custom http method", "RegisterMethod"},
+	{logrus, "find the function that called the logger", "getCaller"},
+	{logrus, "run the registered handlers and then terminate the program", "Exit|runHandlers|Logger.Exit"},
+	{logrus, "register a function to run when the program exits on a fatal log", "RegisterExitHandler|DeferExitHandler"},
+	{logrus, "parse a level name such as info or debug", "ParseLevel"},
+	{logrus, "format a log entry as json", "JSONFormatter.Format"},
+	{logrus, "decide whether a value must be quoted in text output", "TextFormatter.needsQuoting"},
+	{logrus, "is the output writer a terminal", "checkIfTerminal|isTerminal"},
+	{logrus, "call every hook registered for a level", "LevelHooks.Fire|Entry.fireHooks"},
+	{logrus, "send lines written to an io.Writer to the log", "Logger.Writer|Logger.WriterLevel|Entry.Writer|Entry.WriterLevel|Entry.writerScanner"},
+	{logrus, "add several key value fields to a log entry", "Entry.WithFields|Logger.WithFields|WithFields"},
+	{logrus, "print the level in color in the terminal", "TextFormatter.printColored"},
+	{logrus, "set the minimum level that gets logged", "Logger.SetLevel|SetLevel"},
+	{cli, "read a flag's value from an environment variable or a file", "flagFromEnvOrFile"},
+	{cli, "suggest a command for a mistyped name", "suggestCommand"},
+	{cli, "check that required flags were given", "Context.checkRequiredFlags"},
+	{cli, "wrap long help text at a column", "wrap|wrapLine"},
+	{cli, "generate the fish shell completion script", "App.ToFishCompletion|App.writeFishCompletionTemplate"},
+	{cli, "find a subcommand by its name", "Command.Command|App.Command"},
+	{cli, "exit the program with the code an error carries", "HandleExitCoder"},
+	{cli, "split a flag value on commas into several values", "separatorSpec.flagSplitMultiValues"},
+	{cli, "was this flag set on the command line", "Context.IsSet"},
+	{cli, "print the version of the app", "ShowVersion|printVersion"},
+	{cli, "the chain of parent contexts", "Context.Lineage"},
+	{gin, "run the next handler in the middleware chain", "Context.Next"},
+	{gin, "stop the remaining handlers from running", "Context.Abort|Context.AbortWithStatus"},
+	{gin, "client ip address considering trusted proxies", "Context.ClientIP"},
+	{gin, "save an uploaded file to disk", "Context.SaveUploadedFile"},
+	{gin, "query string parameter with a fallback default", "Context.DefaultQuery"},
+	{gin, "redirect a request to the path with or without a trailing slash", "redirectTrailingSlash"},
+	{gin, "find the handlers for a request path in the routing tree", "node.getValue"},
+	{gin, "recover from a panic and respond with 500", "CustomRecoveryWithWriter|Recovery|RecoveryWithWriter|CustomRecovery"},
+	{gin, "choose the response format from the Accept header", "Context.NegotiateFormat|Context.Negotiate"},
+	{gin, "stream server sent events", "Context.SSEvent|Context.Stream"},
+	{gin, "check basic auth credentials", "authPairs.searchCredential|BasicAuthForRealm"},
+	{gin, "listen on a unix socket", "Engine.RunUnix"},
+	{gin, "dispatch an incoming http request to its route handlers", "Engine.handleHTTPRequest|Engine.ServeHTTP"},
+	{gin, "color for the http status code in the request log", "LogFormatterParams.StatusCodeColor"},
+	{gin, "set a cookie on the response", "Context.SetCookie"},
+	{fsnotif, "read events from the kernel and send them on the channel", "inotify.readEvents"},
+	{fsnotif, "check whether a path ends in /... to watch it recursively", "recursivePath"},
+	{fsnotif, "stop watching a path", "Watcher.Remove|inotify.Remove|inotify.remove"},
+	{fsnotif, "list the paths being watched", "Watcher.WatchList|inotify.WatchList"},
+	{fsnotif, "watcher with a larger event buffer", "NewBufferedWatcher"},
+	{fsnotif, "names of the operations in an event mask like CREATE|WRITE", "Op.String"},
+	{fsnotif, "convert an inotify mask into an event", "inotify.newEvent"},
+}
+
+// writtenFor returns the written questions about module (MODULE@VERSION):
+// those of its packages.
+func writtenFor(module string) []question {
+	modPath, _, _ := strings.Cut(module, "@")
+	var out []question
+	for _, w := range written {
+		if w.pkg != modPath && !strings.HasPrefix(w.pkg, modPath+"/") {
+			continue
+		}
+		answers := strings.Split(w.answers, "|")
+		out = append(out, question{Kind: "written", Question: w.question, Package: w.pkg, Answer: answers[0], Also: answers[1:]})
+	}
+	return out
+}
