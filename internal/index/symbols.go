@@ -278,8 +278,11 @@ const maxBodyText = 4096
 
 // bodyText collects the words search_code finds a declaration by beyond
 // its name, doc and signature: the string literals of node (its body or
-// initialiser) and the comments between from and to. Literals come first;
-// the total is cut at maxBodyText bytes.
+// initialiser), the comments between from and to, and the names node
+// calls or selects (io.Copy, io.Discard, r.Body), each once, so that a
+// question about discarding a body finds the function that copies it
+// into io.Discard. Literals come first, names last; the total is cut at
+// maxBodyText bytes.
 func (fs *fileSyms) bodyText(from, to token.Pos, node ast.Node) string {
 	var b strings.Builder
 	add := func(s string) bool {
@@ -315,12 +318,47 @@ func (fs *fileSyms) bodyText(from, to token.Pos, node ast.Node) string {
 			if cg.Pos() < from || cg.End() > to {
 				continue
 			}
-			if !add(cg.Text()) {
+			if full = !add(cg.Text()); full {
 				break
 			}
 		}
 	}
+	if node != nil && !full {
+		for _, name := range usedNames(node) {
+			if b.Len()+len(name)+1 > maxBodyText {
+				break
+			}
+			b.WriteString(name)
+			b.WriteByte(' ')
+		}
+	}
 	return b.String()
+}
+
+// usedNames returns the names node calls (f(), pkg.F(), x.M()) and
+// selects (x.Field, pkg.Var), each once, in order of first use; local
+// variables and parameters are not among them.
+func usedNames(node ast.Node) []string {
+	var names []string
+	seen := map[string]bool{}
+	use := func(id *ast.Ident) {
+		if id != nil && id.Name != "_" && !seen[id.Name] {
+			seen[id.Name] = true
+			names = append(names, id.Name)
+		}
+	}
+	ast.Inspect(node, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			use(n.Sel)
+		case *ast.CallExpr:
+			if id, ok := n.Fun.(*ast.Ident); ok {
+				use(id)
+			}
+		}
+		return true
+	})
+	return names
 }
 
 // funcSignature prints a function or method from its type:
