@@ -278,11 +278,13 @@ const maxBodyText = 4096
 
 // bodyText collects the words search_code finds a declaration by beyond
 // its name, doc and signature: the string literals of node (its body or
-// initialiser), the comments between from and to, and the names node
-// calls or selects (io.Copy, io.Discard, r.Body), each once, so that a
-// question about discarding a body finds the function that copies it
-// into io.Discard. Literals come first, names last; the total is cut at
-// maxBodyText bytes.
+// initialiser), the comments between from and to, and the names it uses
+// of other packages (io.Copy, io.Discard, time.Sleep, a request's Body),
+// each once, so that a question about discarding a body finds the
+// function that copies it into io.Discard. Names of its own package are
+// left out: they are the package's own vocabulary, which its names and
+// docs already say, and in every body they would drown the rest.
+// Literals come first, names last; the total is cut at maxBodyText bytes.
 func (fs *fileSyms) bodyText(from, to token.Pos, node ast.Node) string {
 	var b strings.Builder
 	add := func(s string) bool {
@@ -324,7 +326,7 @@ func (fs *fileSyms) bodyText(from, to token.Pos, node ast.Node) string {
 		}
 	}
 	if node != nil && !full {
-		for _, name := range usedNames(node) {
+		for _, name := range fs.foreignNames(node) {
 			if b.Len()+len(name)+1 > maxBodyText {
 				break
 			}
@@ -335,27 +337,29 @@ func (fs *fileSyms) bodyText(from, to token.Pos, node ast.Node) string {
 	return b.String()
 }
 
-// usedNames returns the names node calls (f(), pkg.F(), x.M()) and
-// selects (x.Field, pkg.Var), each once, in order of first use; local
-// variables and parameters are not among them.
-func usedNames(node ast.Node) []string {
+// foreignNames returns the names node uses that other packages declare
+// (called, selected or named: io.Copy, r.Body, time.Duration), each
+// once, in order of first use; none when the file was not type-checked.
+func (fs *fileSyms) foreignNames(node ast.Node) []string {
+	if !fs.src.typed || fs.s.info == nil {
+		return nil
+	}
 	var names []string
 	seen := map[string]bool{}
-	use := func(id *ast.Ident) {
-		if id != nil && id.Name != "_" && !seen[id.Name] {
-			seen[id.Name] = true
-			names = append(names, id.Name)
-		}
-	}
 	ast.Inspect(node, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.SelectorExpr:
-			use(n.Sel)
-		case *ast.CallExpr:
-			if id, ok := n.Fun.(*ast.Ident); ok {
-				use(id)
-			}
+		id, ok := n.(*ast.Ident)
+		if !ok || seen[id.Name] {
+			return true
 		}
+		obj := fs.s.info.Uses[id]
+		if obj == nil || obj.Pkg() == nil || obj.Pkg() == fs.s.types {
+			return true
+		}
+		if _, pkg := obj.(*types.PkgName); pkg {
+			return true
+		}
+		seen[id.Name] = true
+		names = append(names, id.Name)
 		return true
 	})
 	return names
