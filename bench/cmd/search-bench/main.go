@@ -102,6 +102,8 @@ type moduleResult struct {
 type asked struct {
 	question
 	Ranks map[string]int `json:"ranks"`
+	// Top are the first three answers of each search_code.
+	Top map[string][]string `json:"top"`
 }
 
 func run(ctx context.Context, env harness.Env, o options) error {
@@ -199,18 +201,19 @@ func runModule(ctx context.Context, env harness.Env, o options, m module, bins [
 	harness.Logf("%s: %d symbols, %d eligible, %d generated and %d written questions", m.Module, len(syms), eligible, len(gen), len(qs)-len(gen))
 	mr := &moduleResult{module: m, Symbols: len(syms), Eligible: eligible}
 	for _, q := range qs {
-		a := asked{question: q, Ranks: map[string]int{}}
+		a := asked{question: q, Ranks: map[string]int{}, Top: map[string][]string{}}
 		a.Ranks[methodGrep] = c.grepRank(q, o.limit)
 		a.Ranks[methodBM25] = c.bm25Rank(q, o.limit)
 		mr.Questions = append(mr.Questions, a)
 	}
 	for _, b := range bins {
-		ranks, took, err := askSextant(ctx, b.Path, dbs[b.Name], dir, qs, o.limit)
+		ranks, tops, took, err := askSextant(ctx, b.Path, dbs[b.Name], dir, qs, o.limit)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", b.Name, err)
 		}
 		for i := range mr.Questions {
 			mr.Questions[i].Ranks["search_code:"+b.Name] = ranks[i]
+			mr.Questions[i].Top["search_code:"+b.Name] = tops[i]
 		}
 		latencies[b.Name] = append(latencies[b.Name], took...)
 	}

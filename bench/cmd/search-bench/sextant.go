@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"path"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,13 +23,14 @@ const searchBudget = 8000
 
 // askSextant asks every question of search_code over MCP, from `sextant
 // serve` of the binary bin on its index db of dir, and returns the rank
-// of each answer (0: not in the first limit) and each call's time. A
+// of each answer (0: not in the first limit), the first three names it
+// gave for each (package base.qualified name) and each call's time. A
 // generated question's answer has its doc comment masked in db while it
 // is asked.
-func askSextant(ctx context.Context, bin, db, dir string, qs []question, limit int) ([]int, []time.Duration, error) {
+func askSextant(ctx context.Context, bin, db, dir string, qs []question, limit int) ([]int, [][]string, []time.Duration, error) {
 	mask, err := sql.Open("sqlite", "file:"+db+"?_pragma=busy_timeout(10000)")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer mask.Close()
 	cmd := exec.Command(bin, "serve", "--db", db, dir)
@@ -37,7 +39,7 @@ func askSextant(ctx context.Context, bin, db, dir string, qs []question, limit i
 	client := mcp.NewClient(&mcp.Implementation{Name: "search-bench", Version: "0.1.0"}, nil)
 	sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second}, nil)
 	if err != nil {
-		return nil, nil, fmt.Errorf("starting sextant serve: %v: %s", err, harness.Tail(stderr.String()))
+		return nil, nil, nil, fmt.Errorf("starting sextant serve: %v: %s", err, harness.Tail(stderr.String()))
 	}
 	defer sess.Close()
 	ask := func(q string) (searchAnswer, time.Duration, error) {
@@ -61,18 +63,19 @@ func askSextant(ctx context.Context, bin, db, dir string, qs []question, limit i
 	}
 	// One untimed call: the first opens the index and fills caches.
 	if _, _, err := ask("warm up the index"); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	ranks := make([]int, len(qs))
+	tops := make([][]string, len(qs))
 	var took []time.Duration
 	for i, q := range qs {
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		var restore func() error
 		if q.Key != "" {
 			if restore, err = maskDoc(ctx, mask, q.Package, q.Answer); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		}
 		a, d, err := ask(q.Question)
@@ -80,9 +83,14 @@ func askSextant(ctx context.Context, bin, db, dir string, qs []question, limit i
 			err = errors.Join(err, restore())
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		took = append(took, d)
+		for _, h := range a.Results {
+			if len(tops[i]) < 3 {
+				tops[i] = append(tops[i], path.Base(h.PackagePath)+"."+h.QualifiedName)
+			}
+		}
 		for _, h := range a.Results {
 			if q.matches(h.PackagePath, h.QualifiedName) {
 				ranks[i] = h.Rank
@@ -90,7 +98,7 @@ func askSextant(ctx context.Context, bin, db, dir string, qs []question, limit i
 			}
 		}
 	}
-	return ranks, took, nil
+	return ranks, tops, took, nil
 }
 
 // searchAnswer is what the bench reads of search_code's answer.
