@@ -8,7 +8,8 @@ import (
 )
 
 // testSearchText holds SearchText to its contract: identifiers match by
-// their words, word forms are folded, doc, body text and paths are
+// their words, word forms are folded, doc, body text (its identifiers
+// split too) and paths are
 // searched, a name match outranks a body match, filters and the limit
 // apply, and only the pinned current snapshots are searched.
 func testSearchText(t *testing.T, s graph.Store) {
@@ -28,7 +29,7 @@ func testSearchText(t *testing.T, s graph.Store) {
 	})
 	retry := sym("gamma", pkg, "config", "config/net.go", "sendAgain", graph.KindFunc, 30, func(s *graph.Symbol) {
 		s.Doc = "sendAgain retries a request after a failure."
-		s.Text = "too many attempts\n"
+		s.Text = "too many attempts\nSleep MaxBytesReader "
 	})
 	server := sym("gamma", pkg, "config", "config/net.go", "Server", graph.KindType, 50)
 	start := sym("gamma", pkg, "config", "config/net.go", "Server.Start", graph.KindMethod, 60, child(server, "*Server"))
@@ -100,6 +101,10 @@ func testSearchText(t *testing.T, s graph.Store) {
 	first("name outranks body", graph.TextQuery{Words: []string{"config"}, Repositories: []string{"gamma"}}, "ParseConfigFile@gamma")
 	first("word forms folded", graph.TextQuery{Words: []string{"retry"}}, "sendAgain@gamma")
 	first("body text", graph.TextQuery{Words: []string{"attempts"}}, "sendAgain@gamma")
+	// The names of other packages a body uses (see index.bodyText), split
+	// as identifiers are.
+	first("body names", graph.TextQuery{Words: []string{"sleep"}}, "sendAgain@gamma")
+	first("body name words", graph.TextQuery{Words: []string{"bytes", "reader"}}, "sendAgain@gamma")
 	first("doc", graph.TextQuery{Words: []string{"settings"}}, "ParseConfigFile@gamma")
 	first("path", graph.TextQuery{Words: []string{"auth"}}, "Mint@gamma")
 	first("joined identifier", graph.TextQuery{Words: []string{"parseconfigfile"}}, "ParseConfigFile@gamma")
