@@ -92,9 +92,18 @@ type results struct {
 // each answer.
 type moduleResult struct {
 	module
-	Symbols   int     `json:"symbols"`
-	Eligible  int     `json:"eligible"` // documented exported funcs, methods and types
-	Questions []asked `json:"questions"`
+	Index     map[string]indexed `json:"index"` // binary → its index of the module
+	Symbols   int                `json:"symbols"`
+	Eligible  int                `json:"eligible"` // documented exported funcs, methods and types
+	Questions []asked            `json:"questions"`
+}
+
+// indexed is one binary's index of a module: the time `sextant index`
+// took (0 when a kept index was reused) and the size of the database
+// with its write-ahead log, before any question is asked.
+type indexed struct {
+	Seconds float64 `json:"seconds"`
+	Bytes   int64   `json:"bytes"`
 }
 
 // asked is one question with the rank each method gave its answer (0:
@@ -178,12 +187,23 @@ func runModule(ctx context.Context, env harness.Env, o options, m module, bins [
 		return nil, err
 	}
 	dbs := map[string]string{}
+	index := map[string]indexed{}
 	for _, b := range bins {
 		db := filepath.Join(env.Work, "db", name+"-"+b.Name+".db")
-		if err := indexWith(ctx, b.Path, db, dir); err != nil {
+		took, err := indexWith(ctx, b.Path, db, dir)
+		if err != nil {
 			return nil, err
 		}
+		fi, err := os.Stat(db)
+		if err != nil {
+			return nil, err
+		}
+		size := fi.Size()
+		if wal, err := os.Stat(db + "-wal"); err == nil {
+			size += wal.Size()
+		}
 		dbs[b.Name] = db
+		index[b.Name] = indexed{Seconds: took.Seconds(), Bytes: size}
 	}
 	syms, err := harness.AllSymbols(ctx, dbs[bins[0].Name])
 	if err != nil {
@@ -199,7 +219,7 @@ func runModule(ctx context.Context, env harness.Env, o options, m module, bins [
 		return nil, err
 	}
 	harness.Logf("%s: %d symbols, %d eligible, %d generated and %d written questions", m.Module, len(syms), eligible, len(gen), len(qs)-len(gen))
-	mr := &moduleResult{module: m, Symbols: len(syms), Eligible: eligible}
+	mr := &moduleResult{module: m, Index: index, Symbols: len(syms), Eligible: eligible}
 	for _, q := range qs {
 		a := asked{question: q, Ranks: map[string]int{}, Top: map[string][]string{}}
 		a.Ranks[methodGrep] = c.grepRank(q, o.limit)
@@ -221,13 +241,13 @@ func runModule(ctx context.Context, env harness.Env, o options, m module, bins [
 }
 
 // indexWith indexes dir into db with the sextant binary bin, unless db
-// is there from a kept run.
-func indexWith(ctx context.Context, bin, db, dir string) error {
+// is there from a kept run, and returns how long it took (0 when kept).
+func indexWith(ctx context.Context, bin, db, dir string) (time.Duration, error) {
 	if _, err := os.Stat(db); err == nil {
-		return nil
+		return 0, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
-		return err
+		return 0, err
 	}
 	harness.Logf("indexing %s into %s", dir, filepath.Base(db))
 	start := time.Now()
@@ -236,10 +256,11 @@ func indexWith(ctx context.Context, bin, db, dir string) error {
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		harness.RemoveDB(db)
-		return fmt.Errorf("sextant index: %v: %s", err, harness.Tail(stderr.String()))
+		return 0, fmt.Errorf("sextant index: %v: %s", err, harness.Tail(stderr.String()))
 	}
-	harness.Logf("indexed in %s", time.Since(start).Round(time.Millisecond))
-	return nil
+	took := time.Since(start)
+	harness.Logf("indexed in %s", took.Round(time.Millisecond))
+	return took, nil
 }
 
 // checkAnswers fails when a question's answer names no symbol of the
