@@ -111,6 +111,15 @@ func TestRankSignals(t *testing.T) {
 	if a, b := coverageBoost(full, concepts), coverageBoost(part, concepts); a != 2 || b >= a {
 		t.Errorf("coverageBoost: %v and %v; want 2 and less", a, b)
 	}
+	// A concept its signature says counts, less than one its name says:
+	// "decode into a pointer v" and Unmarshal(data []byte, v any).
+	_, concepts = Question("decode the data into a pointer v")
+	withSig := graph.Symbol{Name: "Unmarshal", QualifiedName: "Unmarshal", Signature: "func Unmarshal(data []byte, v any) error"}
+	without := graph.Symbol{Name: "Unmarshal", QualifiedName: "Unmarshal", Signature: "func Unmarshal() error"}
+	named := graph.Symbol{Name: "DecodeData", QualifiedName: "DecodeData", Signature: "func DecodeData() error"}
+	if a, b, c := coverageBoost(withSig, concepts), coverageBoost(without, concepts), coverageBoost(named, concepts); a <= b || a >= c {
+		t.Errorf("coverageBoost: signature %v, none %v, name %v; want between", a, b, c)
+	}
 	for doc, want := range map[string]bool{
 		"Deprecated: use Other.":                  true,
 		"Unparen strips.\n\nDeprecated: use ast.": true,
