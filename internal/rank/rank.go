@@ -36,7 +36,17 @@ var synonyms = map[string][]string{
 	"walk": {"traverse", "visit"}, "traverse": {"walk", "visit"}, "visit": {"walk", "traverse"},
 	"ast": {"syntax"}, "remove": {"delete"}, "delete": {"remove"}, "create": {"new", "make"},
 	"make": {"new", "create"}, "stop": {"close", "shutdown"}, "begin": {"start"}, "start": {"begin", "run"},
-	"launch": {"start", "run"}, "print": {"write"},
+	"launch": {"start", "run"}, "print": {"write"}, "find": {"lookup", "search"}, "lookup": {"find"},
+}
+
+// irregular are English verbs whose forms share no root of four letters,
+// each form mapped to the plain verb, so that "hide" finds MarkHidden
+// ("ran" is left out: "the command that ran" is not asking for Run).
+var irregular = map[string]string{
+	"hidden": "hide", "hid": "hide", "found": "find", "written": "write", "wrote": "write",
+	"began": "begin", "begun": "begin", "chosen": "choose", "chose": "choose", "built": "build",
+	"sent": "send", "kept": "keep", "held": "hold", "thrown": "throw", "threw": "throw",
+	"taken": "take", "took": "take", "given": "give", "gave": "give", "broken": "break", "broke": "break",
 }
 
 // returnWords introduce what a question wants a function to return
@@ -383,6 +393,12 @@ func sameWord(a, b string) bool {
 	}
 	a, b = stem(a), stem(b)
 	if a == b {
+		return true
+	}
+	if v, ok := irregular[a]; ok && v == b {
+		return true
+	}
+	if v, ok := irregular[b]; ok && v == a {
 		return true
 	}
 	p := 0

@@ -26,6 +26,9 @@ func TestSameWord(t *testing.T) {
 		{"list", "listen", false},
 		{"form", "format", false},
 		{"run", "ran", false},
+		{"hide", "hidden", true}, // irregular forms
+		{"find", "found", true},
+		{"write", "written", true},
 		{"map", "mapper", false}, // roots shorter than four letters are not folded
 	} {
 		if got := sameWord(tc.a, tc.b); got != tc.want {
