@@ -14,8 +14,18 @@ const (
 	fsnotif = "github.com/fsnotify/fsnotify"
 )
 
+// Module paths of the tuning modules.
+const (
+	cobra    = "github.com/spf13/cobra"
+	cobraDoc = "github.com/spf13/cobra/doc"
+	pflag    = "github.com/spf13/pflag"
+	toml     = "github.com/BurntSushi/toml"
+	mux      = "github.com/gorilla/mux"
+)
+
 // written are questions asked the way an agent asks them, about the
-// measured modules, each with its answers found by reading the code:
+// tuning modules (cobra's are the context bench's) and the measured
+// ones, each with its answers found by reading the code:
 // the package and the qualified names of the declarations that do it
 // (any of them counts), separated by "|". They were written from the
 // code, not from search_code's answers, and before any ranking change
@@ -23,6 +33,42 @@ const (
 var written = []struct {
 	pkg, question, answers string
 }{
+	{cobra, "add a sub command to a command", "Command.AddCommand"},
+	{cobra, "mark a flag as required", "Command.MarkFlagRequired|MarkFlagRequired"},
+	{cobra, "accept exactly n positional args", "ExactArgs"},
+	{cobra, "suggest commands for a mistyped name", "Command.SuggestionsFor"},
+	{cobra, "find the subcommand that matches the arguments", "Command.Find"},
+	{cobraDoc, "generate markdown documentation for a command tree", "GenMarkdownTree|GenMarkdown"},
+	{cobraDoc, "generate man pages", "GenManTree|GenMan"},
+	{cobra, "levenshtein edit distance", "ld"},
+	{cobra, "flags that cannot be used together", "Command.MarkFlagsMutuallyExclusive"},
+	{cobra, "add the default version flag", "Command.InitDefaultVersionFlag"},
+	{cobra, "add the default help command", "Command.InitDefaultHelpCmd"},
+	{cobra, "fish shell completion script", "Command.GenFishCompletion|genFishComp"},
+	{cobra, "powershell completion", "Command.GenPowerShellCompletion|genPowerShellComp"},
+	{cobra, "only arguments listed in ValidArgs", "OnlyValidArgs"},
+	{cobra, "full command path from the root", "Command.CommandPath"},
+	{cobra, "execute the root command and return the command that ran", "Command.ExecuteC"},
+	{pflag, "parse a --long flag and its value", "FlagSet.parseLongArg"},
+	{pflag, "parse several short flags combined like -abc", "FlagSet.parseSingleShortArg|FlagSet.parseShortArg"},
+	{pflag, "hide a flag from the help output", "FlagSet.MarkHidden"},
+	{pflag, "usage text of all flags wrapped to a width", "FlagSet.FlagUsagesWrapped|wrap|wrapN"},
+	{pflag, "is a flag's default the zero value of its type", "Flag.defaultIsZeroValue"},
+	{pflag, "find a flag by its one letter shorthand", "FlagSet.ShorthandLookup|ShorthandLookup"},
+	{pflag, "stop parsing flags at the first argument that is not a flag", "FlagSet.SetInterspersed|SetInterspersed"},
+	{pflag, "convert a standard library flag to this package's flag", "PFlagFromGoFlag|FlagSet.AddGoFlagSet"},
+	{pflag, "did the user set this flag on the command line", "FlagSet.Changed"},
+	{mux, "match a request against the registered routes", "Router.Match|Route.Match"},
+	{mux, "path variables of the current request", "Vars"},
+	{mux, "clean . and .. elements out of a url path", "cleanPath"},
+	{mux, "respond 405 method not allowed", "methodNotAllowed|methodNotAllowedHandler"},
+	{mux, "match requests by http method", "Route.Methods|Router.Methods|methodMatcher.Match"},
+	{mux, "visit every registered route", "Router.Walk|Router.walk"},
+	{toml, "encode a go struct as toml", "Encoder.Encode|Marshal|Encoder.eStruct"},
+	{toml, "read a toml file into a go value", "DecodeFile"},
+	{toml, "keys that were not decoded into the value", "MetaData.Undecoded"},
+	{toml, "lexer state for the top level of a document", "lexTop"},
+	{toml, "write a key and its value", "Encoder.writeKeyValue"},
 	{retry, "where are failed requests retried", "Client.Do"},
 	{retry, "how long to wait before the next retry attempt, growing exponentially", "DefaultBackoff"},
 	{retry, "parse the Retry-After header of a response", "parseRetryAfterHeader"},
