@@ -229,13 +229,17 @@ func coverageBoost(sym graph.Symbol, concepts []Concept) float64 {
 	}
 	words := append(graph.ExpandAbbreviations(graph.SearchWords(sym.QualifiedName)), summaryWords(sym.Doc, sym.Name)...)
 	words = append(words, sym.PackageName)
-	sig := graph.ExpandAbbreviations(graph.SearchWords(sym.Signature))
+	var sig []string // split only when a concept needs it: most hits are many
 	hit := 0.0
 	for _, c := range concepts {
-		switch {
-		case covers(c, words):
+		if covers(c, words) {
 			hit++
-		case covers(c, sig):
+			continue
+		}
+		if sig == nil {
+			sig = append(graph.ExpandAbbreviations(graph.SearchWords(sym.Signature)), "")
+		}
+		if covers(c, sig) {
 			hit += sigCredit
 		}
 	}
