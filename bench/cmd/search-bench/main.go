@@ -62,6 +62,7 @@ type options struct {
 	set       string
 	perModule int
 	limit     int
+	latency   string
 }
 
 func main() {
@@ -73,6 +74,7 @@ func main() {
 	flag.StringVar(&o.set, "set", "measured", "modules to ask about: measured, tuning, all, or one module path")
 	flag.IntVar(&o.perModule, "per-module", 150, "at most this many generated questions per module (a seeded sample)")
 	flag.IntVar(&o.limit, "limit", 20, "results asked of each method; a miss beyond it counts 0 in MRR")
+	flag.StringVar(&o.latency, "latency", "", "also time search_code over MCP with its default arguments on this module (MODULE@VERSION; prometheus for the target), its generated questions unmasked")
 	flag.Parse()
 	o.Run(false, func(ctx context.Context, env harness.Env) error { return run(ctx, env, o) })
 }
@@ -86,6 +88,10 @@ type results struct {
 	Modules  []moduleResult               `json:"modules"`
 	Summary  map[string]map[string]*score `json:"summary"`             // set/kind → method → score
 	Latency  map[string]harness.Latency   `json:"search_code_latency"` // binary → search_code over MCP
+	// DefaultLatency is search_code over MCP with its default arguments
+	// on the -latency module, per binary.
+	LatencyModule  string                     `json:"latency_module,omitempty"`
+	DefaultLatency map[string]harness.Latency `json:"search_code_default_latency,omitempty"`
 }
 
 // moduleResult is one module's questions and every method's rank of
@@ -135,6 +141,12 @@ func run(ctx context.Context, env harness.Env, o options) error {
 	}
 	for name, ds := range latencies {
 		res.Latency[name] = harness.Summarize(ds)
+	}
+	if o.latency != "" {
+		if res.DefaultLatency, err = defaultLatency(ctx, env, o, bins); err != nil {
+			return fmt.Errorf("%s: %w", o.latency, err)
+		}
+		res.LatencyModule = o.latency
 	}
 	res.Summary = summarize(res.Modules, methodNames(bins))
 	report(os.Stdout, res, methodNames(bins))
@@ -238,6 +250,49 @@ func runModule(ctx context.Context, env harness.Env, o options, m module, bins [
 		latencies[b.Name] = append(latencies[b.Name], took...)
 	}
 	return mr, nil
+}
+
+// defaultLatency times search_code over MCP as an agent calls it (the
+// question alone) on the -latency module, each binary on its own index,
+// over the module's generated questions (a sample of -per-module),
+// unmasked: what is timed is the call, not the ranking.
+func defaultLatency(ctx context.Context, env harness.Env, o options, bins []harness.Binary) (map[string]harness.Latency, error) {
+	name := harness.ModuleName(o.latency)
+	dir := filepath.Join(env.Work, "corpus", name)
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		if dir, err = harness.FetchModule(ctx, o.latency, env.Work); err != nil {
+			return nil, err
+		}
+	}
+	dir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]harness.Latency{}
+	var qs []question
+	for _, b := range bins {
+		db := filepath.Join(env.Work, "db", name+"-"+b.Name+".db")
+		if _, err := indexWith(ctx, b.Path, db, dir); err != nil {
+			return nil, err
+		}
+		if qs == nil {
+			syms, err := harness.AllSymbols(ctx, db)
+			if err != nil {
+				return nil, err
+			}
+			qs, _ = generate(syms, o.perModule, o.Seed)
+			for i := range qs {
+				qs[i].Key = "" // unmasked
+			}
+		}
+		_, _, took, err := askSextant(ctx, b.Path, db, dir, qs, 0)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", b.Name, err)
+		}
+		out[b.Name] = harness.Summarize(took)
+		harness.Logf("%s: search_code p50 %s over %d calls on %s", b.Name, out[b.Name].P50, len(took), name)
+	}
+	return out, nil
 }
 
 // indexWith indexes dir into db with the sextant binary bin, unless db

@@ -92,4 +92,7 @@ func report(w io.Writer, r *results, methods []string) {
 	for name, l := range r.Latency {
 		fmt.Fprintf(w, "search_code %s over MCP: p50 %.2f ms, p90 %.2f ms (%d calls)\n", name, float64(l.P50)/1e6, float64(l.P90)/1e6, l.N)
 	}
+	for name, l := range r.DefaultLatency {
+		fmt.Fprintf(w, "search_code %s over MCP on %s, default arguments: p50 %.2f ms, p90 %.2f ms (%d calls; target p50 <= 5 ms)\n", name, r.LatencyModule, float64(l.P50)/1e6, float64(l.P90)/1e6, l.N)
+	}
 }

@@ -26,7 +26,7 @@ const searchBudget = 8000
 // of each answer (0: not in the first limit), the first three names it
 // gave for each (package base.qualified name) and each call's time. A
 // generated question's answer has its doc comment masked in db while it
-// is asked.
+// is asked. A limit of 0 asks with search_code's defaults.
 func askSextant(ctx context.Context, bin, db, dir string, qs []question, limit int) ([]int, [][]string, []time.Duration, error) {
 	mask, err := sql.Open("sqlite", "file:"+db+"?_pragma=busy_timeout(10000)")
 	if err != nil {
@@ -44,8 +44,11 @@ func askSextant(ctx context.Context, bin, db, dir string, qs []question, limit i
 	defer sess.Close()
 	ask := func(q string) (searchAnswer, time.Duration, error) {
 		start := time.Now()
-		r, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "search_code",
-			Arguments: map[string]any{"question": q, "limit": limit, "budget": searchBudget}})
+		args := map[string]any{"question": q, "limit": limit, "budget": searchBudget}
+		if limit <= 0 {
+			args = map[string]any{"question": q} // as an agent calls it: limit 5, budget 2,000
+		}
+		r, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "search_code", Arguments: args})
 		took := time.Since(start)
 		var a searchAnswer
 		if err != nil {
