@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sextant-dev/sextant/internal/httpguard"
 	"github.com/sextant-dev/sextant/internal/mcpserver"
 	"github.com/sextant-dev/sextant/internal/query"
 )
@@ -253,7 +254,7 @@ func loopbackDefault(addr string) (string, error) {
 // host on the network could otherwise read the roots through the tools.
 func checkExposure(addr, token string) error {
 	host, _, _ := net.SplitHostPort(addr)
-	if mcpserver.IsLoopback(host) || token != "" {
+	if httpguard.IsLoopback(host) || token != "" {
 		return nil
 	}
 	return fmt.Errorf("--http %s listens beyond loopback: set a bearer token with --token or SEXTANT_TOKEN (clients send Authorization: Bearer TOKEN)", addr)

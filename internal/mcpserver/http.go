@@ -5,11 +5,12 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sextant-dev/sextant/internal/httpguard"
 )
 
 // HTTPOptions are the limits of the streamable HTTP handler. Zero values
@@ -68,7 +69,8 @@ func Handler(s *mcp.Server) http.Handler { return NewHTTPHandler(s, HTTPOptions{
 // it is mounted on. In order, a request must: carry the token (when one
 // is set); not be a cross-origin browser request (Origin and
 // Sec-Fetch-Site, http.CrossOriginProtection); and, when it arrives on a
-// loopback address, name a loopback Host (the SDK's DNS-rebinding check).
+// loopback address, name a loopback Host (DNS rebinding); both rules are
+// internal/httpguard's, which the browser UI applies too.
 // Bodies (in size and time), answers, each client's concurrent POSTs and
 // the sessions (in all and per client) are bounded. A request refused
 // before its body is read closes its connection.
@@ -96,12 +98,14 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 	h = limitResponse(h, o.MaxResponseBytes)
 	h = limitPerClient(h, o.MaxConcurrent)
 	h = readBody(h, o.MaxBodyBytes, o.BodyTimeout) // see body.go
-	cop := http.NewCrossOriginProtection()
-	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h = httpguard.LoopbackHost(h, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		refuseUnread(w) // see body.go
+		http.Error(w, "Forbidden: invalid Host header", http.StatusForbidden)
+	}))
+	h = httpguard.CrossOrigin(h, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		refuseUnread(w)
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
 	}))
-	h = cop.Handler(h)
 	if o.Token != "" {
 		h = requireToken(h, o.Token)
 	}
@@ -248,13 +252,3 @@ func (c *cappedWriter) Flush() {
 }
 
 func (c *cappedWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
-
-// IsLoopback reports whether a listening address's host is a loopback
-// address or localhost.
-func IsLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
