@@ -74,7 +74,7 @@ func TestQueryTypesSmall(t *testing.T) {
 // theirs (settings, freshness, indexing runs, the server pool) is a type
 // of its own.
 func TestServingTypesSmall(t *testing.T) {
-	for _, dir := range []string{"internal/session", "internal/lsptools"} {
+	for _, dir := range []string{"internal/session", "internal/lsptools", "internal/webui"} {
 		for typ, n := range methodCounts(t, dir) {
 			if n > maxMethods {
 				t.Errorf("%s: %s declares %d methods, more than %d: split what it does", dir, typ, n, maxMethods)

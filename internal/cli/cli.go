@@ -75,6 +75,8 @@ func run(ctx context.Context, e env, args []string) int {
 		return e.exit(runCompletion(e, rest))
 	case "tests":
 		return e.exit(runTests(ctx, e, rest))
+	case "ui":
+		return e.exit(runUI(ctx, e, rest))
 	case "publish":
 		err := runPublish(ctx, e, rest)
 		if err != nil && isDatabaseError(err) {
@@ -128,6 +130,8 @@ Usage:
                                             serve MCP over stdio (or streamable HTTP at /mcp)
   sextant publish --db URL [--commit SHA] [DIR]
                                             index a checkout and publish it into the shared graph (CI)
+  sextant ui [--addr ADDR] [--open] [--db PATH] [DIR...]
+                                            serve a read-only web view of the graph to a local browser
   sextant gc [--db PATH] [--dry-run]        drop repositories of the local database whose root is gone
   sextant tests record [--db PATH] [DIR]    run the module's tests once with coverage and record what each runs,
                                             for get_impact (this one RUNS the repository's code)

@@ -34,6 +34,7 @@ var builtins = []struct {
 }{
 	{"index", "index the code under each DIR", true, runIndex},
 	{"serve", "serve MCP over stdio or streamable HTTP", true, runServe},
+	{"ui", "serve a read-only web view of the graph to a local browser", true, runUI},
 	{"publish", "index a checkout into the shared graph", true, runPublish},
 	{"gc", "drop repositories whose root is gone", false, runGC},
 	{"doctor", "what this machine has and lacks", true, runDoctor},

@@ -35,7 +35,7 @@ func TestCompletionCoversFlags(t *testing.T) {
 		fs.VisitAll(func(f *flag.Flag) { want = append(want, "--"+f.Name) })
 		want = append(want, "--json", "--root", "--db")
 	}
-	want = append(want, "index", "serve", "publish", "gc", "doctor", "tests", "completion", "--watch", "--http", "--token", "--commit", "--dry-run", "--staged")
+	want = append(want, "index", "serve", "ui", "publish", "gc", "doctor", "tests", "completion", "--watch", "--http", "--token", "--commit", "--dry-run", "--staged", "--addr", "--open")
 	for shell := range shells {
 		script := completionScript(t, shell)
 		for _, w := range want {

@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"runtime"
+	"time"
+
+	"github.com/sextant-dev/sextant/internal/httpguard"
+	"github.com/sextant-dev/sextant/internal/query"
+	"github.com/sextant-dev/sextant/internal/webui"
+)
+
+// runUI serves the browser UI (internal/webui) over the roots, printing
+// its address with the token in it, until interrupted.
+func runUI(ctx context.Context, e env, argv []string) error {
+	fs := newFlagSet("ui", e)
+	dbPath := dbFlag(fs)
+	addr := fs.String("addr", "127.0.0.1:0", "listen at ADDR (default: a free loopback port); a bare :PORT listens on loopback only")
+	token := fs.String("token", e.getenv("SEXTANT_UI_TOKEN"), "the secret in the address (env SEXTANT_UI_TOKEN; default: a new random one); required to listen beyond loopback")
+	open := fs.Bool("open", false, "open the address in the default browser")
+	wait := fs.Int("wait", query.DefaultWait, "seconds a page waits for a root being indexed before it says INDEX_NOT_READY, 0 to 600")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: sextant ui [--addr ADDR] [--token TOKEN] [--open] [--db PATH] [DIR...]\n\nServe a read-only web view of the graph of the DIRs (default: the working directory) to a browser on this machine: overview, packages, symbols with their source, references, callers and callees, a type's protocol, search, and the working tree's impact. Prints the address, which carries the token every request needs.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(argv); err != nil {
+		return usageErr(err)
+	}
+	listenAddr, err := loopbackDefault(*addr)
+	if err != nil {
+		return usageError{"--addr: " + err.Error()}
+	}
+	if host, _, _ := net.SplitHostPort(listenAddr); !httpguard.IsLoopback(host) && *token == "" {
+		return usageError{fmt.Sprintf("--addr %s listens beyond loopback: choose the token with --token or SEXTANT_UI_TOKEN", listenAddr)}
+	}
+	if *wait < 0 || *wait > 600 {
+		return usageError{fmt.Sprintf("--wait must be from 0 to 600 seconds (got %d)", *wait)}
+	}
+	secret := *token
+	if secret == "" {
+		secret = webui.NewToken()
+	}
+	roots := fs.Args()
+	if len(roots) == 0 {
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		roots = []string{wd}
+	}
+	st, err := openServingStore(ctx, e, *dbPath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	svc, err := newServingService(st, roots)
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	svc.SetPatience(time.Duration(*wait) * time.Second)
+	svc.SetLifetime(ctx)
+	h, err := webui.New(svc, webui.Options{Token: secret, Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	ln, err := net.Listen("tcp", listenAddr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	link := (&url.URL{Scheme: "http", Host: ln.Addr().String(), Path: "/", RawQuery: url.Values{"token": {secret}}.Encode()}).String()
+	fmt.Fprintf(e.stdout, "sextant: UI at %s\n", link)
+	if *open {
+		if err := openBrowser(link); err != nil {
+			fmt.Fprintf(e.stderr, "sextant: could not open a browser (%v); open the address above\n", err)
+		}
+	}
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// openBrowser asks the platform to open link in the default browser.
+func openBrowser(link string) error {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", link)
+	case "windows":
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", link)
+	default:
+		cmd = exec.Command("xdg-open", link)
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }()
+	return nil
+}

@@ -1,0 +1,100 @@
+package webui
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+
+	"github.com/sextant-dev/sextant/internal/httpguard"
+)
+
+// CSP is the Content-Security-Policy of every answer: nothing but the
+// server's own script, style and images, no inline script or style, no
+// framing, forms only to itself.
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// minTokenLen bounds a token from below: 16 characters of base64 are 96
+// bits, not to be guessed.
+const minTokenLen = 16
+
+var errShortToken = errors.New("the UI token must be at least 16 characters")
+
+// NewToken returns an unguessable token: 256 random bits, URL-safe.
+func NewToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// CookieName is the cookie holding the token for a server on port: one
+// per port, since browsers share cookies across a host's ports.
+func CookieName(port string) string { return "sextant_ui_" + port }
+
+// guard wraps the pages in the checks every request passes, in order:
+// the security headers on every answer; reads only (GET, HEAD); a loopback
+// Host on a loopback address and no cross-origin request (the MCP
+// transport's rules, internal/httpguard, with cross-site reads refused
+// too, since the pages themselves are what is secret); the token, from
+// the cookie or, once, from the address printed, which sets the cookie
+// and redirects to the address without it.
+func guard(next http.Handler, token string) http.Handler {
+	want := []byte(token)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, port, _ := net.SplitHostPort(r.Host)
+		name := CookieName(port)
+		if t := r.URL.Query().Get("token"); t != "" {
+			if subtle.ConstantTimeCompare([]byte(t), want) != 1 {
+				refuse(w, http.StatusUnauthorized, "wrong token: open the address sextant ui printed")
+				return
+			}
+			http.SetCookie(w, &http.Cookie{Name: name, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+			q := r.URL.Query()
+			q.Del("token")
+			u := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
+			http.Redirect(w, r, u.String(), http.StatusSeeOther)
+			return
+		}
+		c, err := r.Cookie(name)
+		if err != nil || subtle.ConstantTimeCompare([]byte(c.Value), want) != 1 {
+			refuse(w, http.StatusUnauthorized, "no token: open the address sextant ui printed")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+	readOnly := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			refuse(w, http.StatusMethodNotAllowed, "read-only: GET and HEAD only")
+			return
+		}
+		if httpguard.CrossSite(r) {
+			refuse(w, http.StatusForbidden, "cross-origin request refused")
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+	deny := func(msg string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { refuse(w, http.StatusForbidden, msg) })
+	}
+	checked := httpguard.LoopbackHost(httpguard.CrossOrigin(readOnly, deny("cross-origin request refused")), deny("a Host that is not loopback refused"))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hd := w.Header()
+		hd.Set("Content-Security-Policy", CSP)
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("X-Frame-Options", "DENY")
+		hd.Set("Referrer-Policy", "no-referrer")
+		hd.Set("Cross-Origin-Opener-Policy", "same-origin")
+		hd.Set("Cross-Origin-Resource-Policy", "same-origin")
+		hd.Set("Cache-Control", "no-store")
+		checked.ServeHTTP(w, r)
+	})
+}
+
+// refuse answers a request the guard turns away, in plain text.
+func refuse(w http.ResponseWriter, code int, msg string) {
+	http.Error(w, msg, code)
+}
