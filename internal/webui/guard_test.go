@@ -1,0 +1,298 @@
+package webui_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sextant-dev/sextant/internal/index"
+	"github.com/sextant-dev/sextant/internal/query"
+	"github.com/sextant-dev/sextant/internal/store/sqlite"
+	"github.com/sextant-dev/sextant/internal/txtartest"
+	"github.com/sextant-dev/sextant/internal/webui"
+	"golang.org/x/tools/txtar"
+)
+
+const testToken = "test-token-0123456789abcdef"
+
+// ui is the UI over testdata/hostile.txtar, indexed once per test binary.
+var ui struct {
+	once sync.Once
+	srv  *httptest.Server
+	err  error
+}
+
+// scratch holds the fixture and its database for the whole test binary
+// (a test's TempDir would go with the first test).
+var scratch string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "webui-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	scratch, _ = filepath.EvalSymlinks(dir)
+	code := m.Run()
+	if ui.srv != nil {
+		ui.srv.Close()
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// serve returns the address of a UI over the hostile fixture.
+func serve(t *testing.T) *httptest.Server {
+	t.Helper()
+	ui.once.Do(func() {
+		ar, err := txtar.ParseFile("testdata/hostile.txtar")
+		if err != nil {
+			ui.err = err
+			return
+		}
+		dir := filepath.Join(scratch, "repo")
+		txtartest.WriteDir(t, dir, ar)
+		ctx := context.Background()
+		st, err := sqlite.Open(ctx, filepath.Join(scratch, "db"))
+		if err != nil {
+			ui.err = err
+			return
+		}
+		if _, err := index.Index(ctx, st, dir, index.Options{}); err != nil {
+			ui.err = err
+			return
+		}
+		svc, err := query.New(st, []string{dir}, nil)
+		if err != nil {
+			ui.err = err
+			return
+		}
+		h, err := webui.New(svc, webui.Options{Token: testToken})
+		if err != nil {
+			ui.err = err
+			return
+		}
+		ui.srv = httptest.NewServer(h) // on 127.0.0.1
+	})
+	if ui.err != nil {
+		t.Fatal(ui.err)
+	}
+	return ui.srv
+}
+
+// get sends a GET of path with the token's cookie unless bare, and the
+// headers given, following no redirect.
+func get(t *testing.T, srv *httptest.Server, path string, bare bool, headers ...string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bare {
+		u, _ := url.Parse(srv.URL)
+		req.AddCookie(&http.Cookie{Name: webui.CookieName(u.Port()), Value: testToken})
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i] == "Host" {
+			req.Host = headers[i+1]
+			continue
+		}
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	return do(t, req)
+}
+
+func do(t *testing.T, req *http.Request) (*http.Response, string) {
+	t.Helper()
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// TestToken: nothing is served without the token; the printed address's
+// token sets an HttpOnly, SameSite=Strict cookie and redirects to the
+// address without it; the cookie then opens every page.
+func TestToken(t *testing.T) {
+	srv := serve(t)
+	u, _ := url.Parse(srv.URL)
+	for _, path := range []string{"/", "/search?q=Add", "/static/ui.js", "/nonesuch"} {
+		if resp, body := get(t, srv, path, true); resp.StatusCode != http.StatusUnauthorized || strings.Contains(body, "calc") {
+			t.Errorf("GET %s without the token: %d, want 401 and nothing of the repository", path, resp.StatusCode)
+		}
+	}
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/", nil)
+	req.AddCookie(&http.Cookie{Name: webui.CookieName(u.Port()), Value: testToken + "x"})
+	if resp, _ := do(t, req); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("GET / with a wrong cookie: %d, want 401", resp.StatusCode)
+	}
+	if resp, _ := get(t, srv, "/?token=wrong-token-0123456789", true); resp.StatusCode != http.StatusUnauthorized || len(resp.Cookies()) != 0 {
+		t.Errorf("GET /?token=WRONG: %d with cookies %v, want 401 and none", resp.StatusCode, resp.Cookies())
+	}
+	resp, _ := get(t, srv, "/search?q=Add&token="+testToken, true)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/search?q=Add" {
+		t.Errorf("GET with the token: %d to %q, want 303 to /search?q=Add", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	var c *http.Cookie
+	for _, k := range resp.Cookies() {
+		if k.Name == webui.CookieName(u.Port()) {
+			c = k
+		}
+	}
+	if c == nil || c.Value != testToken || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode {
+		t.Errorf("cookie set by the token: %+v, want the token, HttpOnly, SameSite=Strict", c)
+	}
+	if resp, body := get(t, srv, "/", false); resp.StatusCode != http.StatusOK || !strings.Contains(body, "example.com/uifix") {
+		t.Errorf("GET / with the cookie: %d, want 200 and the overview", resp.StatusCode)
+	}
+}
+
+// TestHost: a page whose name was rebound to 127.0.0.1 (DNS rebinding)
+// sends its own name as Host, even with the cookie (it is its origin's
+// page now): refused.
+func TestHost(t *testing.T) {
+	srv := serve(t)
+	u, _ := url.Parse(srv.URL)
+	for _, host := range []string{"evil.example:" + u.Port(), "evil.example", "127.0.0.1.evil.example:" + u.Port()} {
+		if resp, body := get(t, srv, "/", false, "Host", host); resp.StatusCode != http.StatusForbidden || strings.Contains(body, "calc") {
+			t.Errorf("GET / with Host %s: %d, want 403", host, resp.StatusCode)
+		}
+	}
+	for _, host := range []string{"localhost:" + u.Port(), "127.0.0.1:" + u.Port(), "[::1]:" + u.Port()} {
+		resp, _ := get(t, srv, "/", true, "Host", host)
+		if resp.StatusCode != http.StatusUnauthorized { // past the Host check, stopped by the token
+			t.Errorf("GET / with Host %s and no token: %d, want 401", host, resp.StatusCode)
+		}
+	}
+}
+
+// TestCrossOrigin: a page of another origin in the same browser (another
+// site, or another port of localhost, which browsers call the same site
+// and send SameSite=Strict cookies to) reads nothing and changes nothing.
+func TestCrossOrigin(t *testing.T) {
+	srv := serve(t)
+	cases := [][]string{
+		{"Origin", "http://evil.example", "Sec-Fetch-Site", "cross-site"},
+		{"Origin", "http://127.0.0.1:1", "Sec-Fetch-Site", "same-site"},
+		{"Sec-Fetch-Site", "cross-site"},
+		{"Origin", "http://evil.example"}, // an older browser, without Sec-Fetch-Site
+	}
+	for _, h := range cases {
+		if resp, body := get(t, srv, "/search/results?q=Add", false, h...); resp.StatusCode != http.StatusForbidden || strings.Contains(body, "calc") {
+			t.Errorf("GET with %v: %d, want 403", h, resp.StatusCode)
+		}
+	}
+	u, _ := url.Parse(srv.URL)
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/search", strings.NewReader("q=Add"))
+	req.AddCookie(&http.Cookie{Name: webui.CookieName(u.Port()), Value: testToken})
+	req.Header.Set("Origin", "http://evil.example")
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if resp, _ := do(t, req); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("cross-origin POST: %d, want 403", resp.StatusCode)
+	}
+	req, _ = http.NewRequest(http.MethodPost, srv.URL+"/search", nil)
+	req.AddCookie(&http.Cookie{Name: webui.CookieName(u.Port()), Value: testToken})
+	if resp, _ := do(t, req); resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("same-origin POST: %d, want 405 (read-only)", resp.StatusCode)
+	}
+	if resp, _ := get(t, srv, "/search/results?q=Add", false, "Origin", srv.URL, "Sec-Fetch-Site", "same-origin"); resp.StatusCode != http.StatusOK {
+		t.Errorf("same-origin GET: %d, want 200", resp.StatusCode)
+	}
+}
+
+// pagesOf are the fixture's pages, found from the overview and search.
+func pagesOf(t *testing.T, srv *httptest.Server) []string {
+	t.Helper()
+	pages := []string{"/", "/?layers=all", "/package?dir=calc", "/package?dir=weird", "/search?q=Evil", "/search/results?q=Link", "/search?q=javascript", "/impact", "/nonesuch"}
+	_, body := get(t, srv, "/search?q=Evil", false)
+	_, body2 := get(t, srv, "/package?dir=calc", false)
+	_, body3 := get(t, srv, "/package?dir=weird", false)
+	keys := regexp.MustCompile(`/symbol\?key=[A-Z0-9]+`).FindAllString(body+body2+body3, -1)
+	if len(keys) < 5 {
+		t.Fatalf("found %d symbol pages in the fixture's package and search pages, want 5 or more", len(keys))
+	}
+	for _, k := range keys {
+		pages = append(pages, k, strings.Replace(k, "/symbol", "/type", 1))
+	}
+	return pages
+}
+
+// TestCSP: every answer carries the strict policy and the headers beside
+// it, and no page holds an inline script, an inline style or an event
+// handler attribute, which the policy would block anyway.
+func TestCSP(t *testing.T) {
+	srv := serve(t)
+	// Within a tag (repository text is escaped, so every tag is the
+	// templates'): a script without src, a style attribute or element, an
+	// event handler.
+	tag := regexp.MustCompile(`<[a-zA-Z][^>]*>`)
+	inline := regexp.MustCompile(`(?i)^<script>|^<script\s(?:[^s]|s[^r])*>$|^<style|\sstyle=|\son[a-z]+=`)
+	for _, p := range append(pagesOf(t, srv), "/static/ui.css", "/static/ui.js") {
+		resp, body := get(t, srv, p, false)
+		if got := resp.Header.Get("Content-Security-Policy"); got != webui.CSP {
+			t.Errorf("%s: Content-Security-Policy %q, want %q", p, got, webui.CSP)
+		}
+		for h, want := range map[string]string{"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer"} {
+			if got := resp.Header.Get(h); got != want {
+				t.Errorf("%s: %s %q, want %q", p, h, got, want)
+			}
+		}
+		if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+			for _, tg := range tag.FindAllString(body, -1) {
+				if inline.MatchString(tg) {
+					t.Errorf("%s: inline script, style or handler in %q", p, tg)
+				}
+			}
+		}
+	}
+	for _, p := range []string{"/", "/?token=nope-nope-nope-nope"} {
+		if resp, _ := get(t, srv, p, true); resp.Header.Get("Content-Security-Policy") != webui.CSP {
+			t.Errorf("%s refused without the policy", p)
+		}
+	}
+}
+
+// TestHostileContent: markup, javascript: URLs, bidi overrides and
+// invisible characters from the repository's file names, comments,
+// strings and names reach every page as text: escaped, with the
+// invisible ones written visibly.
+func TestHostileContent(t *testing.T) {
+	srv := serve(t)
+	// What must never appear in a page: markup of the fixture as markup,
+	// a javascript: link, an invisible or bidi character.
+	bad := regexp.MustCompile(`<script>alert|<img src=x|<a href="javascript:|href="javascript:|(?i)href=["']?javascript:|[\x{202a}-\x{202e}\x{2066}-\x{2069}\x{200b}-\x{200f}]`)
+	seen := map[string]bool{}
+	for _, p := range pagesOf(t, srv) {
+		resp, body := get(t, srv, p, false)
+		if resp.StatusCode >= 500 {
+			t.Errorf("%s: %d", p, resp.StatusCode)
+		}
+		if m := bad.FindString(body); m != "" {
+			i := strings.Index(body, m)
+			t.Errorf("%s: repository content unescaped: %q in …%s…", p, m, body[max(0, i-80):min(len(body), i+80)])
+		}
+		for _, want := range []string{`&lt;script&gt;alert`, `\u202e`, `&lt;img src=x onerror=alert(5)&gt;`} {
+			if strings.Contains(body, want) {
+				seen[want] = true
+			}
+		}
+	}
+	for _, want := range []string{`&lt;script&gt;alert`, `\u202e`, `&lt;img src=x onerror=alert(5)&gt;`} {
+		if !seen[want] {
+			t.Errorf("no page shows %s: the hostile content was not rendered at all", want)
+		}
+	}
+}
