@@ -72,7 +72,7 @@ func goLines(src, file, repo string, first int, lang string, linkFirst bool) []s
 		var m mark
 		switch {
 		case tok == token.IDENT:
-			m = mark{off, off + len(lit), "id", types.Universe.Lookup(lit) == nil}
+			m = mark{off, off + len(lit), "id", lit != "_" && types.Universe.Lookup(lit) == nil}
 		case tok.IsKeyword():
 			m = mark{off, off + len(tok.String()), "kw", false}
 		case tok == token.STRING || tok == token.CHAR:
