@@ -29,6 +29,9 @@ type view struct {
 	Query string          // the search box's text
 	Env   *query.Envelope // the freshness of what the page shows
 	Data  any
+	// Refresh reloads the page after a few seconds, without script: an
+	// index is running and the page will have its answer.
+	Refresh bool
 }
 
 // render writes page name filled with data, or an error page.
@@ -80,7 +83,7 @@ func (p *pages) failed(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	p.render(w, r, "error", view{Title: string(info.Code), Data: errorData{Code: string(info.Code), Message: info.Text()}})
+	p.render(w, r, "error", view{Title: string(info.Code), Data: errorData{Code: string(info.Code), Message: info.Text()}, Refresh: status == http.StatusServiceUnavailable})
 }
 
 // overviewData is the overview page.
