@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -298,11 +300,40 @@ func TestUIBrowser(t *testing.T) {
 	}
 	b.shot(t, "impact")
 
-	// Keyboard: / focuses the search box.
-	b.do(t, "keyboard", chromedp.KeyEvent("/"))
+	// Keyboard: / focuses the search box; j moves to the page's first link.
+	b.do(t, "keyboard /", chromedp.KeyEvent("/"))
 	if id := b.eval(t, "document.activeElement.id"); id != "q" {
 		t.Errorf("/ focused %q, want the search box", id)
 	}
+	b.do(t, "keyboard j", chromedp.Navigate(base+"/package?dir=calc"), chromedp.WaitVisible(css("#title")), chromedp.KeyEvent("j"))
+	if href := b.eval(t, "document.activeElement.getAttribute('href') || ''"); !strings.HasPrefix(href, "/symbol?key=") {
+		t.Errorf("j focused %q, want the first symbol link", href)
+	}
+
+	// Live: a file saved meanwhile shows on the next navigation, fresh.
+	b.do(t, "helper", chromedp.Navigate(base+"/impact"), chromedp.WaitVisible(css("#changed")),
+		chromedp.Click(chromedp.Search(`//section[@id="changed"]//a[text()="helper"]`)), chromedp.WaitVisible(css("#source")))
+	if src := b.text(t, "#source"); !strings.Contains(src, "return x * 1") {
+		t.Errorf("helper's source %q, want the working tree's edit", src)
+	}
+	edited = strings.Replace(edited, "return x * 1", "return x * 2", 1)
+	if err := os.WriteFile(src, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.do(t, "helper after a save", chromedp.Reload(), chromedp.WaitVisible(css("#source")))
+	if src, fresh := b.text(t, "#source"), b.text(t, "#freshness"); !strings.Contains(src, "return x * 2") || !strings.Contains(fresh, "fresh") {
+		t.Errorf("helper after a save: source %q, banner %q; want the new body", src, fresh)
+	}
+
+	// Dark: the same pages in the dark scheme, for a person to look at.
+	b.do(t, "dark", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}})
+		return err
+	}), chromedp.Reload(), chromedp.WaitVisible(css("#source")))
+	if bg := b.eval(t, "getComputedStyle(document.body).backgroundColor"); bg != "rgb(23, 24, 26)" {
+		t.Errorf("dark scheme: body background %s, want the dark one", bg)
+	}
+	b.shot(t, "symbol-dark")
 }
 
 // TestUIBrowserCobra loads the overview and a symbol page of cobra, the
