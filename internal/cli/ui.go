@@ -47,6 +47,8 @@ func runUI(ctx context.Context, e env, argv []string) error {
 	secret := *token
 	if secret == "" {
 		secret = webui.NewToken()
+	} else if len(secret) < webui.MinTokenLen {
+		return usageError{fmt.Sprintf("--token: at least %d characters, not to be guessed", webui.MinTokenLen)}
 	}
 	roots := fs.Args()
 	if len(roots) == 0 {

@@ -17,9 +17,9 @@ import (
 // framing, forms only to itself.
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-// minTokenLen bounds a token from below: 16 characters of base64 are 96
+// MinTokenLen bounds a token from below: 16 characters of base64 are 96
 // bits, not to be guessed.
-const minTokenLen = 16
+const MinTokenLen = 16
 
 var errShortToken = errors.New("the UI token must be at least 16 characters")
 

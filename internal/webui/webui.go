@@ -51,7 +51,7 @@ type Options struct {
 
 // New returns the UI's handler over svc. It only reads.
 func New(svc *query.Service, o Options) (http.Handler, error) {
-	if len(o.Token) < minTokenLen {
+	if len(o.Token) < MinTokenLen {
 		return nil, errShortToken
 	}
 	if o.Logger == nil {
