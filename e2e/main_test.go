@@ -1,6 +1,7 @@
 // Package e2e_test drives the built sextant binary as its users do: an MCP
 // client over stdio (the go-sdk client, and once the official TypeScript
-// SDK client), an MCP client over streamable HTTP, and the command line.
+// SDK client), an MCP client over streamable HTTP, the command line, and a
+// headless Chromium browsing `sextant ui` (ui_test.go).
 // Every answer is checked on a real pinned module, github.com/spf13/cobra
 // at v1.10.2, copied out of the module cache into a writable temporary
 // directory so that it is an ordinary repository root.
