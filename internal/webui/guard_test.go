@@ -146,6 +146,13 @@ func TestToken(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/search?q=Add" {
 		t.Errorf("GET with the token: %d to %q, want 303 to /search?q=Add", resp.StatusCode, resp.Header.Get("Location"))
 	}
+	for _, path := range []string{"//evil.example/", "/\\evil.example/"} {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/?token="+testToken, nil)
+		req.URL.Path = path
+		if resp, _ := do(t, req); strings.HasPrefix(resp.Header.Get("Location"), "//") || strings.HasPrefix(resp.Header.Get("Location"), "/\\") {
+			t.Errorf("GET %s with the token redirects to %q, another host", path, resp.Header.Get("Location"))
+		}
+	}
 	var c *http.Cookie
 	for _, k := range resp.Cookies() {
 		if k.Name == webui.CookieName(u.Port()) {
