@@ -62,12 +62,15 @@ const (
 	maxLabel  = 40 // characters of a label drawn; the title has all
 	expandW   = 22.0
 	marginPad = 12.0
+	rowMax    = 6    // nodes side by side in a layer before it wraps
+	rowGap    = 24.0 // between the rows of one wrapped layer
 )
 
 // layout places nodes in their layers, top (layer 0) to bottom, keeping
 // at most layerCap per layer (in the order given, which is the tools'
 // ranking) and adding to each cut layer a node more whose link is
-// moreHref.
+// moreHref. A layer wider than rowMax nodes wraps onto further rows, so a
+// drawing stays about a screen wide.
 func layout(nodes []gnode, edges []gedge, layerCap int, moreHref string) drawing {
 	var d drawing
 	layers := map[int][]gnode{}
@@ -132,7 +135,11 @@ func layout(nodes []gnode, edges []gedge, layerCap int, moreHref string) drawing
 		})
 		x := marginPad
 		var row []*placed
-		for _, i := range idx {
+		for k, i := range idx {
+			if k > 0 && k%rowMax == 0 { // a wide layer wraps onto rows of its own
+				x = marginPad
+				y += nodeH + rowGap
+			}
 			n := ns[i]
 			label := n.Label
 			if utf8.RuneCountInString(label) > maxLabel {
@@ -151,8 +158,8 @@ func layout(nodes []gnode, edges []gedge, layerCap int, moreHref string) drawing
 			kept[n.ID] = true
 			row = append(row, p)
 			x += w + nodeGap
+			d.W = max(d.W, x+marginPad)
 		}
-		d.W = max(d.W, x+marginPad)
 		rows = append(rows, row)
 		y += nodeH + layerGap
 	}

@@ -31,6 +31,9 @@ func TestLayoutCaps(t *testing.T) {
 		if n.Class == "more" && n.Href != "/more" {
 			t.Errorf("more node links to %q", n.Href)
 		}
+		if n.X+n.W > d.W || n.Y+n.H > d.H {
+			t.Errorf("node %s at %.0f,%.0f+%.0f outside the drawing's %.0f×%.0f", n.ID, n.X, n.Y, n.W, d.W, d.H)
+		}
 	}
 }
 
