@@ -288,6 +288,14 @@ func TestUIBrowser(t *testing.T) {
 	}
 	b.shot(t, "type")
 
+	// An effect's witness path, drawn: Report prints through fmt.Println.
+	b.do(t, "effects", chromedp.Navigate(base+"/search?q=Report"),
+		chromedp.Click(css(`#symbols a[href^="/symbol"]`)), chromedp.WaitVisible(css("#effects")))
+	if body := b.text(t, "#effects svg"); !strings.Contains(body, "Report") || !strings.Contains(body, "stdio: fmt.Println") {
+		t.Errorf("Report's witness paths: %q, want Report to stdio: fmt.Println", body)
+	}
+	b.shot(t, "effects")
+
 	// The working tree's impact: helper's edit reaches Add and Total and
 	// runs TestAdd and TestTotal.
 	b.do(t, "impact", chromedp.Navigate(base+"/impact"), chromedp.WaitVisible(css("#tests")))

@@ -166,3 +166,62 @@ func reachGraph(o *query.GetImpactOutput, perLayer int) drawing {
 	}
 	return layout(nodes, edges, perLayer, "")
 }
+
+// effectGraph draws the witness paths of a function's effects: from the
+// function down each call of a witness to the cause, one leaf per effect,
+// paths sharing their steps. A possible effect's steps are drawn as
+// candidate edges.
+func effectGraph(e *query.EffectsOutput, perLayer int) drawing {
+	var nodes []gnode
+	var edges []gedge
+	layerOf := map[string]int{}
+	add := func(n gnode) {
+		if l, ok := layerOf[n.ID]; ok && l <= n.Layer {
+			return
+		}
+		if _, ok := layerOf[n.ID]; !ok {
+			nodes = append(nodes, n)
+		}
+		layerOf[n.ID] = n.Layer
+	}
+	for _, eff := range e.Results {
+		coverage := "exact"
+		if !eff.Certain {
+			coverage = "candidate"
+		}
+		prev := ""
+		for i, st := range eff.Witness {
+			id := st.StableKey
+			if id == "" {
+				id = "fn:" + st.Function
+			}
+			n := gnode{ID: id, Label: st.Function, Title: st.Function + " " + st.Path + ":" + itoa(st.Line), Href: symHref(st.StableKey), Layer: i}
+			if i == 0 {
+				n.Class = "root"
+			}
+			add(n)
+			if prev != "" && prev != id {
+				edges = append(edges, gedge{From: prev, To: id, Coverage: coverage})
+			}
+			prev = id
+		}
+		cause := eff.Effect
+		if len(eff.Witness) > 0 {
+			last := eff.Witness[len(eff.Witness)-1]
+			if last.Calls != "" {
+				cause += ": " + last.Calls
+			} else if last.Detail != "" {
+				cause += ": " + last.Detail
+			}
+		}
+		leaf := gnode{ID: "effect:" + cause, Label: cause, Title: eff.Explanation, Class: "effect", Layer: len(eff.Witness)}
+		add(leaf)
+		if prev != "" {
+			edges = append(edges, gedge{From: prev, To: leaf.ID, Coverage: coverage})
+		}
+	}
+	for i := range nodes {
+		nodes[i].Layer = layerOf[nodes[i].ID]
+	}
+	return layout(nodes, edges, perLayer, "")
+}

@@ -184,6 +184,7 @@ type symbolData struct {
 	Callees  drawing
 	GraphErr string
 	Effects  *query.EffectsOutput
+	Witness  drawing // the effects' witness paths
 	Type     bool
 }
 
@@ -229,6 +230,7 @@ func (p *pages) symbol(w http.ResponseWriter, r *http.Request) {
 		}
 		if eff, err := call[query.EffectsOutput](ctx, p.svc, "explain_effects", map[string]any{"stable_key": key}); err == nil {
 			d.Effects = eff
+			d.Witness = effectGraph(eff, layerCap)
 		}
 	case "type", "interface":
 		d.Type = s.Language == ""
