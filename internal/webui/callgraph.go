@@ -86,6 +86,7 @@ func (p *pages) callGraph(ctx context.Context, s *query.SymbolDetail, st graphSt
 	nodes := []gnode{{ID: s.StableKey, Label: s.QualifiedName, Title: s.QualifiedName, Href: symHref(s.StableKey), Class: "root"}}
 	var edges []gedge
 	done := map[string]bool{}
+	beyond := false // a walk stopped at maxWalkNodes
 	queue := []string{s.StableKey}
 	for len(queue) > 0 && len(done) <= maxExpansions {
 		k := queue[0]
@@ -101,6 +102,7 @@ func (p *pages) callGraph(ctx context.Context, s *query.SymbolDetail, st graphSt
 			}
 			continue
 		}
+		beyond = beyond || out.Truncated
 		for _, row := range out.Results {
 			if row.Depth != 1 {
 				continue
@@ -135,7 +137,11 @@ func (p *pages) callGraph(ctx context.Context, s *query.SymbolDetail, st graphSt
 	}
 	more := st
 	more.more = min(st.more*2, maxLayerCap/layerCap)
-	return layout(nodes, edges, perLayer, more.href()), nil
+	d := layout(nodes, edges, perLayer, more.href())
+	if beyond {
+		d.Beyond = "Each level asks " + tool + " for at most " + itoa(maxWalkNodes) + " functions; there are more than that."
+	}
+	return d, nil
 }
 
 // reachGraph draws what a change reaches: the changed declarations on

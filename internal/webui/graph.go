@@ -51,7 +51,8 @@ type drawing struct {
 	W, H   float64
 	Nodes  []placed
 	Edges  []route
-	Hidden int // nodes beyond the caps
+	Hidden int    // nodes beyond the caps
+	Beyond string // what the tools left out before the caps, if anything
 }
 
 const (

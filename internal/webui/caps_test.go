@@ -1,0 +1,97 @@
+package webui_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/sextant-dev/sextant/internal/index"
+	"github.com/sextant-dev/sextant/internal/query"
+	"github.com/sextant-dev/sextant/internal/store/sqlite"
+	"github.com/sextant-dev/sextant/internal/webui"
+)
+
+// TestCallersCapped: a function with thousands of callers gets a page of
+// bounded size, its callers' layer drawn to the cap with one node saying
+// how many more, whose link doubles the cap.
+func TestCallersCapped(t *testing.T) {
+	const callers = 3000
+	dir := filepath.Join(t.TempDir(), "repo")
+	if err := os.MkdirAll(filepath.Join(dir, "p"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var src strings.Builder
+	src.WriteString("package p\n\n// Target is called from everywhere.\nfunc Target() {}\n")
+	for i := range callers {
+		fmt.Fprintf(&src, "\nfunc Caller%d() { Target() }\n", i)
+	}
+	for name, text := range map[string]string{"go.mod": "module example.com/big\n\ngo 1.22\n", "p/p.go": src.String()} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := index.Index(ctx, st, dir, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := query.New(st, []string{dir}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	h, err := webui.New(svc, webui.Options{Token: testToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	_, body := get(t, srv, "/search/results?q=Target", false)
+	key := regexp.MustCompile(`/symbol\?key=[A-Z0-9]+`).FindString(body)
+	if key == "" {
+		t.Fatalf("no symbol page for Target in %s", body)
+	}
+	callerNodes := func(page string) (int, string) {
+		i, j := strings.Index(page, `<section id="callers">`), strings.Index(page, `<section id="callees">`)
+		if i < 0 || j < i {
+			t.Fatalf("no callers section")
+		}
+		sec := page[i:j]
+		more := regexp.MustCompile(`<g class="node more"><a href="([^"]+)"`).FindStringSubmatch(sec)
+		if more == nil {
+			return strings.Count(sec, `<g class="node`), ""
+		}
+		return strings.Count(sec, `<g class="node`), strings.ReplaceAll(more[1], "&amp;", "&")
+	}
+	resp, page := get(t, srv, key, false)
+	if resp.StatusCode != http.StatusOK || len(page) > 256<<10 {
+		t.Fatalf("Target's page: %d, %d bytes; want 200 within 256 KiB", resp.StatusCode, len(page))
+	}
+	n, more := callerNodes(page)
+	if n != 12+2 || more == "" { // the root, 12 callers, and the node more
+		t.Errorf("Target's callers drew %d nodes with more link %q, want 14 and a link", n, more)
+	}
+	if !strings.Contains(page, "188 more not drawn") || !strings.Contains(page, `class="note beyond"`) { // a walk of 200
+		t.Errorf("the page does not say it drew 12 of a walk of 200, and that the walk stopped short of all the callers")
+	}
+	u, _ := url.Parse(more)
+	if u.Query().Get("more") != "2" {
+		t.Errorf("the node more links to %s, want more=2", more)
+	}
+	_, page = get(t, srv, more, false)
+	if n, _ := callerNodes(page); n != 24+2 {
+		t.Errorf("after show more: %d nodes, want 26", n)
+	}
+}
