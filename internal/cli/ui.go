@@ -15,6 +15,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/httpguard"
 	"github.com/sextant-dev/sextant/internal/query"
+	"github.com/sextant-dev/sextant/internal/store/postgres"
 	"github.com/sextant-dev/sextant/internal/webui"
 )
 
@@ -70,6 +71,10 @@ func runUI(ctx context.Context, e env, argv []string) error {
 	defer svc.Close()
 	svc.SetPatience(time.Duration(*wait) * time.Second)
 	svc.SetLifetime(ctx)
+	// The pages show the DIRs' repositories, not every repository the
+	// local database once held; a shared graph is shown whole, as the
+	// tool subcommands do.
+	svc.SetScope(!postgres.IsURL(dbName(e, *dbPath)))
 	h, err := webui.New(svc, webui.Options{Token: secret, Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		return usageError{err.Error()}
