@@ -5,6 +5,8 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
+	"fmt"
+	"html"
 	"net"
 	"net/http"
 	"net/url"
@@ -36,15 +38,23 @@ func NewToken() string {
 func CookieName(port string) string { return "sextant_ui_" + port }
 
 // guard wraps the pages in the checks every request passes, in order:
-// the security headers on every answer; reads only (GET, HEAD); a loopback
-// Host on a loopback address and no cross-origin request (the MCP
-// transport's rules, internal/httpguard, with cross-site reads refused
-// too, since the pages themselves are what is secret); the token, from
-// the cookie or, once, from the address printed, which sets the cookie
-// and redirects to the address without it.
+// the security headers on every answer; a loopback Host on a loopback
+// address and no cross-origin write (the MCP transport's rules,
+// internal/httpguard); reads only (GET, HEAD); the token, from the
+// address printed or the cookie. The printed address's token sets the
+// cookie and sends the browser on to the address without it. Any other
+// request a browser says comes from another site or origin is refused,
+// since the pages themselves are what is secret; the token's own request
+// may (a terminal, a file --open wrote), as knowing the token is the
+// authority, and it answers nothing but the cookie.
 func guard(next http.Handler, token string) http.Handler {
 	want := []byte(token)
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	readOnly := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			refuse(w, http.StatusMethodNotAllowed, "read-only: GET and HEAD only")
+			return
+		}
 		_, port, _ := net.SplitHostPort(r.Host)
 		name := CookieName(port)
 		if t := r.URL.Query().Get("token"); t != "" {
@@ -56,8 +66,19 @@ func guard(next http.Handler, token string) http.Handler {
 			q := r.URL.Query()
 			q.Del("token")
 			// One leading slash: "//host/" would send the browser away.
-			u := url.URL{Path: "/" + strings.TrimLeft(r.URL.Path, "/\\"), RawQuery: q.Encode()}
-			http.Redirect(w, r, u.String(), http.StatusSeeOther)
+			u := (&url.URL{Path: "/" + strings.TrimLeft(r.URL.Path, "/\\"), RawQuery: q.Encode()}).String()
+			if httpguard.CrossSite(r) {
+				// A redirect would stay in the cross-site chain and be
+				// refused; a page of this origin moving on is same-origin.
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				fmt.Fprintf(w, "<!doctype html><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0;url=%s\"><link rel=\"icon\" href=\"/static/favicon.svg\" type=\"image/svg+xml\"><title>sextant</title><a href=\"%s\">continue</a>\n", html.EscapeString(u), html.EscapeString(u))
+				return
+			}
+			http.Redirect(w, r, u, http.StatusSeeOther)
+			return
+		}
+		if httpguard.CrossSite(r) {
+			refuse(w, http.StatusForbidden, "cross-origin request refused")
 			return
 		}
 		c, err := r.Cookie(name)
@@ -66,18 +87,6 @@ func guard(next http.Handler, token string) http.Handler {
 			return
 		}
 		next.ServeHTTP(w, r)
-	})
-	readOnly := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			refuse(w, http.StatusMethodNotAllowed, "read-only: GET and HEAD only")
-			return
-		}
-		if httpguard.CrossSite(r) {
-			refuse(w, http.StatusForbidden, "cross-origin request refused")
-			return
-		}
-		h.ServeHTTP(w, r)
 	})
 	deny := func(msg string) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { refuse(w, http.StatusForbidden, msg) })

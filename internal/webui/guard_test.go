@@ -153,6 +153,13 @@ func TestToken(t *testing.T) {
 			t.Errorf("GET %s with the token redirects to %q, another host", path, resp.Header.Get("Location"))
 		}
 	}
+	// From another site (a page --open wrote, a link elsewhere) the
+	// token's request sets the cookie and moves on from a page of this
+	// origin, so that the next request is same-origin; it shows nothing.
+	xresp, xbody := get(t, srv, "/search?q=Add&token="+testToken, true, "Sec-Fetch-Site", "cross-site")
+	if xresp.StatusCode != http.StatusOK || len(xresp.Cookies()) != 1 || !strings.Contains(xbody, `url=/search?q=Add"`) || strings.Contains(xbody, "calc") {
+		t.Errorf("cross-site GET with the token: %d, cookies %v, body %q; want 200, the cookie and a refresh to /search?q=Add", xresp.StatusCode, xresp.Cookies(), xbody)
+	}
 	var c *http.Cookie
 	for _, k := range resp.Cookies() {
 		if k.Name == webui.CookieName(u.Port()) {

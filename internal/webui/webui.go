@@ -76,6 +76,10 @@ func New(svc *query.Service, o Options) (http.Handler, error) {
 	mux.HandleFunc("GET /impact", p.impact)
 	mux.HandleFunc("GET /def", p.def)
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		// Asked for by a browser of a page naming no icon (the token's).
+		http.ServeFileFS(w, r, static, "favicon.svg")
+	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, http.StatusNotFound, "no such page")
 	})
