@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html"
 	"log/slog"
 	"net"
 	"net/http"
@@ -24,7 +25,7 @@ import (
 func runUI(ctx context.Context, e env, argv []string) error {
 	fs := newFlagSet("ui", e)
 	dbPath := dbFlag(fs)
-	addr := fs.String("addr", "127.0.0.1:0", "listen at ADDR (default: a free loopback port); a bare :PORT listens on loopback only")
+	addr := fs.String("addr", "127.0.0.1:0", "listen at ADDR (port 0: a free one); a bare :PORT listens on loopback only")
 	token := fs.String("token", e.getenv("SEXTANT_UI_TOKEN"), "the secret in the address (env SEXTANT_UI_TOKEN; default: a new random one); required to listen beyond loopback")
 	open := fs.Bool("open", false, "open the address in the default browser")
 	wait := fs.Int("wait", query.DefaultWait, "seconds a page waits for a root being indexed before it says INDEX_NOT_READY, 0 to 600")
@@ -87,8 +88,12 @@ func runUI(ctx context.Context, e env, argv []string) error {
 	link := (&url.URL{Scheme: "http", Host: ln.Addr().String(), Path: "/", RawQuery: url.Values{"token": {secret}}.Encode()}).String()
 	fmt.Fprintf(e.stdout, "sextant: UI at %s\n", link)
 	if *open {
-		if err := openBrowser(link); err != nil {
+		page, err := openBrowser(link)
+		if err != nil {
 			fmt.Fprintf(e.stderr, "sextant: could not open a browser (%v); open the address above\n", err)
+		}
+		if page != "" {
+			defer os.Remove(page)
 		}
 	}
 	go func() {
@@ -104,19 +109,37 @@ func runUI(ctx context.Context, e env, argv []string) error {
 }
 
 // openBrowser asks the platform to open link in the default browser.
-func openBrowser(link string) error {
+// The link carries the token, and a command line is visible to every
+// user of the machine, so the browser is given a file only this user can
+// read (CreateTemp makes it 0600) that redirects to the link; the caller
+// removes it when the server stops, and it removes itself a minute after.
+func openBrowser(link string) (page string, err error) {
+	f, err := os.CreateTemp("", "sextant-ui-*.html")
+	if err != nil {
+		return "", err
+	}
+	page = f.Name()
+	_, err = fmt.Fprintf(f, "<!doctype html><meta charset=\"utf-8\"><meta name=\"referrer\" content=\"no-referrer\"><meta http-equiv=\"refresh\" content=\"0;url=%s\"><title>sextant ui</title>\n", html.EscapeString(link))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(page)
+		return "", err
+	}
+	time.AfterFunc(time.Minute, func() { os.Remove(page) })
 	var cmd *exec.Cmd
 	switch runtime.GOOS {
 	case "darwin":
-		cmd = exec.Command("open", link)
+		cmd = exec.Command("open", page)
 	case "windows":
-		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", link)
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", page)
 	default:
-		cmd = exec.Command("xdg-open", link)
+		cmd = exec.Command("xdg-open", page)
 	}
 	if err := cmd.Start(); err != nil {
-		return err
+		return page, err
 	}
 	go func() { _ = cmd.Wait() }()
-	return nil
+	return page, nil
 }

@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"os"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -30,5 +32,28 @@ func TestUIRefuses(t *testing.T) {
 		if _, ok := err.(usageError); !ok || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("ui %v: %v, want a usage error naming %s", c.args, err, c.want)
 		}
+	}
+}
+
+// TestUIOpenPage: --open hands the browser a private file that redirects
+// to the address, so the token is on no command line.
+func TestUIOpenPage(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // no xdg-open, open or rundll32: the start fails, the page is made
+	link := "http://127.0.0.1:1/?token=abc&x=<y>"
+	page, err := openBrowser(link)
+	if page == "" {
+		t.Fatalf("no page (%v)", err)
+	}
+	defer os.Remove(page)
+	fi, err := os.Stat(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
+		t.Errorf("the page is %v, want 0600", fi.Mode().Perm())
+	}
+	b, _ := os.ReadFile(page)
+	if !strings.Contains(string(b), `url=http://127.0.0.1:1/?token=abc&amp;x=&lt;y&gt;"`) {
+		t.Errorf("the page reads %s", b)
 	}
 }
