@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"path"
+	"slices"
 	"strings"
 	"time"
 )
@@ -239,6 +241,30 @@ func LanguageOf(path string) string {
 		return LanguagePython
 	}
 	return ""
+}
+
+// TestFile reports whether p is a test file by its language's
+// conventions: go test's _test.go files; the files pytest collects by
+// default (test_*.py, *_test.py); the files jest and vitest run by
+// default (*.test.*, *.spec.*, any file under a __tests__ directory).
+func TestFile(p string) bool {
+	base := path.Base(p)
+	switch LanguageOf(p) {
+	case LanguageGo:
+		return strings.HasSuffix(base, "_test.go")
+	case LanguagePython:
+		return PytestFile(p)
+	case LanguageTypeScript, LanguageJavaScript:
+		return strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
+			slices.Contains(strings.Split(path.Dir(p), "/"), "__tests__")
+	}
+	return false
+}
+
+// PytestFile reports whether p is a file pytest collects by default.
+func PytestFile(p string) bool {
+	base := path.Base(p)
+	return strings.HasSuffix(base, ".py") && (strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py"))
 }
 
 // notIndexedWords names each language whose indexer is not run as the

@@ -30,32 +30,14 @@ const (
 	runnerVitest = "vitest"
 )
 
-// pytestFile reports whether p is a file pytest collects by default.
-func pytestFile(p string) bool {
-	base := path.Base(p)
-	return strings.HasSuffix(base, ".py") && (strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py"))
-}
-
-// jsTestFile reports whether p is a file jest or vitest runs by default.
-func jsTestFile(p string) bool {
-	switch graph.LanguageOf(p) {
-	case graph.LanguageTypeScript, graph.LanguageJavaScript:
-	default:
-		return false
-	}
-	base := path.Base(p)
-	return strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
-		slices.Contains(strings.Split(path.Dir(p), "/"), "__tests__")
-}
-
 // scriptTestFile reports whether p is a test file of a language read
 // through SCIP.
-func scriptTestFile(p string) bool { return pytestFile(p) || jsTestFile(p) }
+func scriptTestFile(p string) bool { return !strings.HasSuffix(p, ".go") && graph.TestFile(p) }
 
 // pytestKind is testEntryKind for a Python symbol: test for a test*
 // function of a test file, or a test* method of its Test* class.
 func pytestKind(s *graph.Symbol) string {
-	if !pytestFile(s.Path) || !strings.HasPrefix(s.Name, "test") {
+	if !graph.PytestFile(s.Path) || !strings.HasPrefix(s.Name, "test") {
 		return ""
 	}
 	class, _, method := strings.Cut(s.QualifiedName, ".")
@@ -101,7 +83,7 @@ func (g *cache) scriptTestsOf(ctx context.Context, root, p string) ([]scriptTest
 	var k keptScriptTests
 	if src, err := session.ReadFile(root, p); err == nil {
 		lines := strings.Split(string(src), "\n")
-		if pytestFile(p) {
+		if graph.PytestFile(p) {
 			if f, err := outline.ParseScript(ctx, p, src, graph.LanguagePython); err == nil {
 				for _, e := range f.Entries {
 					if e.Kind == "func" && strings.HasPrefix(e.Name, "test") {
@@ -267,13 +249,13 @@ func collectScriptTests(ctx context.Context, w *walker, g *cache, root string, f
 	for _, k := range w.order {
 		n := w.nodes[k]
 		s := n.sym
-		if n.test == "" && s.Kind == graph.KindFunc && s.Parent == "" && (pytestFile(s.Path) || path.Base(s.Path) == "conftest.py") {
+		if n.test == "" && s.Kind == graph.KindFunc && s.Parent == "" && (graph.PytestFile(s.Path) || path.Base(s.Path) == "conftest.py") {
 			if err := fixtureTests(ctx, w, g, root, files, k, add); err != nil {
 				return err
 			}
 			continue
 		}
-		if n.test == "" && s.Kind == graph.KindMethod && pytestFile(s.Path) && strings.HasPrefix(s.Name, "test") {
+		if n.test == "" && s.Kind == graph.KindMethod && graph.PytestFile(s.Path) && strings.HasPrefix(s.Name, "test") {
 			tests, _ := g.scriptTestsOf(ctx, root, s.Path)
 			if slices.ContainsFunc(tests, func(st scriptTest) bool { return st.name == s.QualifiedName }) {
 				n.test = testKindTest // not an affected declaration
@@ -316,7 +298,7 @@ func fixtureTests(ctx context.Context, w *walker, g *cache, root string, listFil
 	name := regexp.MustCompile(`(^|[^\w])` + regexp.QuoteMeta(s.Name) + `([^\w]|$)`)
 	scope := path.Dir(s.Path) + "/"
 	for _, f := range files {
-		if !pytestFile(f.Path) || f.Path != s.Path && (path.Base(s.Path) != "conftest.py" || scope != "./" && !strings.HasPrefix(f.Path, scope)) {
+		if !graph.PytestFile(f.Path) || f.Path != s.Path && (path.Base(s.Path) != "conftest.py" || scope != "./" && !strings.HasPrefix(f.Path, scope)) {
 			continue
 		}
 		tests, _ := g.scriptTestsOf(ctx, root, f.Path)
@@ -353,10 +335,10 @@ func scriptCommands(ctx context.Context, g *cache, root string, tests []Test) []
 		var dir, runner, assumed string
 		key := t.Path
 		switch {
-		case pytestFile(t.Path):
+		case graph.PytestFile(t.Path):
 			dir, assumed = pythonProject(root, path.Dir(t.Path))
 			runner, key = runnerPytest, dir
-		case jsTestFile(t.Path):
+		case scriptTestFile(t.Path):
 			dir, runner, assumed = jsRunner(root, t.Path)
 		default:
 			continue

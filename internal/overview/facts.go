@@ -76,10 +76,11 @@ func Read(ctx context.Context, v *session.View, repo graph.RepositoryStatus) (*F
 	sizes := map[string]*size{}
 	tests := map[string]*Tests{}
 	for _, f := range files {
-		if f.Ignored || !strings.HasSuffix(f.Path, ".go") {
+		if f.Ignored {
 			continue
 		}
-		if f.Test {
+		goFile := strings.HasSuffix(f.Path, ".go")
+		if f.Test || !goFile && graph.TestFile(f.Path) {
 			dir := path.Dir(f.Path)
 			t := tests[dir]
 			if t == nil {
@@ -90,6 +91,9 @@ func Read(ctx context.Context, v *session.View, repo graph.RepositoryStatus) (*F
 			if strings.HasSuffix(f.Package, "_test") {
 				t.External = true
 			}
+			continue
+		}
+		if !goFile {
 			continue
 		}
 		s := sizes[f.Package]

@@ -46,7 +46,7 @@ type GetRepositoryOverviewOutput struct {
 	Packages       int                `json:"packages" jsonschema:"non-test packages"`
 	Files          int                `json:"files" jsonschema:"files indexed"`
 	Symbols        int                `json:"symbols" jsonschema:"symbols indexed"`
-	TestDirs       int                `json:"test_dirs" jsonschema:"directories with _test.go files"`
+	TestDirs       int                `json:"test_dirs" jsonschema:"directories with test files"`
 	Commits        int                `json:"commits,omitempty" jsonschema:"recent git commits read for most_changed"`
 	Section        string             `json:"section,omitempty" jsonschema:"the one section asked for"`
 	Modules        []OverviewModule   `json:"modules" jsonschema:"the modules"`

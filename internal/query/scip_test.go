@@ -138,6 +138,16 @@ func TestSCIPOverviewLanguages(t *testing.T) {
 					t.Errorf("%s: indexer version %q, want %q", lang, l.Version, version)
 				}
 			}
+			// Where tests live counts each language's test files by its
+			// conventions: go test's, pytest's, jest's and vitest's.
+			var dirs []string
+			for _, d := range ov.Tests {
+				dirs = append(dirs, d.Dir)
+			}
+			slices.Sort(dirs)
+			if want := []string{".", "py/tests", "web/src"}; installed && (!slices.Equal(dirs, want) || ov.TestDirs != len(want)) {
+				t.Errorf("tests in %d directories %v, want %v", ov.TestDirs, dirs, want)
+			}
 			if want := "(scip-typescript 0.4.0)"; installed && !strings.Contains(ov.Text(), want) {
 				t.Errorf("the overview's text does not say %s:\n%s", want, ov.Text())
 			}
