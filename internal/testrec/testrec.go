@@ -268,7 +268,13 @@ type recorder struct {
 // pkg builds one package's test binary and runs its tests.
 func (r *recorder) pkg(ctx context.Context, i int, p listed) (runs []graph.TestRun, known []graph.Covered, diags []string, skipped int) {
 	dir := r.rel(p.Dir)
-	bin := filepath.Join(r.work, fmt.Sprintf("p%d.test", i))
+	// Named as go test names it: a test may look at its own name (cobra's
+	// commands read os.Args unless it is cobra.test).
+	binDir := filepath.Join(r.work, fmt.Sprintf("p%d", i))
+	if err := os.MkdirAll(binDir, 0o700); err != nil {
+		return nil, nil, []string{fmt.Sprintf("%s: %v", p.ImportPath, err)}, 0
+	}
+	bin := filepath.Join(binDir, BinaryName(p.ImportPath))
 	build := exec.CommandContext(ctx, "go", "test", "-c", "-cover", "-covermode=set", "-coverpkg="+r.coverPkgs, "-o", bin, p.ImportPath)
 	build.Dir, build.Env = r.opts.Dir, r.env
 	out := proctree.NewTail(tailBytes)
@@ -404,11 +410,36 @@ func (r *recorder) testTimeout() time.Duration {
 	return 10 * time.Minute
 }
 
+// BinaryName is the file name go test gives the test binary of the
+// package at importPath: its last element, or the one before a major
+// version suffix (v2, v10), then ".test".
+func BinaryName(importPath string) string {
+	elem := path.Base(importPath)
+	if elem != importPath && majorVersion(elem) {
+		elem = path.Base(path.Dir(importPath))
+	}
+	return elem + ".test"
+}
+
+// majorVersion reports whether elem is a major version suffix of a module
+// path: v2 and up.
+func majorVersion(elem string) bool {
+	if len(elem) < 2 || elem[0] != 'v' || elem[1] < '1' || elem[1] > '9' || elem == "v1" {
+		return false
+	}
+	for _, c := range elem[2:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // run runs one test of the binary, and reads what it covered. A run
 // whose coverage cannot be read is recorded without any, with a
 // diagnostic: never a guess.
 func (r *recorder) run(ctx context.Context, bin string, p listed, name string, k int) (*graph.TestRun, []graph.Covered, string) {
-	profile := filepath.Join(r.work, fmt.Sprintf("%s-%d.cov", filepath.Base(bin), k))
+	profile := filepath.Join(filepath.Dir(bin), fmt.Sprintf("%d.cov", k))
 	kind := kindOf(name)
 	args := []string{"-test.v", "-test.count=1", "-test.coverprofile=" + profile, "-test.timeout=" + (r.testTimeout() + time.Minute).String()}
 	if kind == "benchmark" {

@@ -199,3 +199,44 @@ func TestRecordDeadline(t *testing.T) {
 		t.Errorf("Stopped = %q, want the deadline", sum.Stopped)
 	}
 }
+
+// TestRecordBinaryName runs each test under the name go test gives its
+// binary, since a test may behave by it, and keeps the coverage of two
+// packages of one name apart.
+func TestRecordBinaryName(t *testing.T) {
+	runs, _ := recordFixture(t, "testdata/argv0.txtar", Options{})
+	for _, c := range []struct{ dir, name, pkg, covered string }{
+		{"a/name", "TestArgv0", "example.com/m/a/name", "Name"},
+		{"b/name", "TestArgv0Other", "example.com/m/b/name", "Other"},
+		{"c/v2", "TestArgv0Major", "example.com/m/c/v2", "V"},
+	} {
+		r, ok := runs[c.dir+" "+c.name]
+		if !ok {
+			t.Errorf("%s %s: not recorded", c.dir, c.name)
+			continue
+		}
+		if r.Status != graph.TestPassed {
+			t.Errorf("%s %s: %s: %s", c.dir, c.name, r.Status, r.Message)
+		}
+		if !keys(r)[key(c.pkg, c.covered, graph.KindFunc)] {
+			t.Errorf("%s %s: covered %v, want %s", c.dir, c.name, keys(r), c.covered)
+		}
+	}
+}
+
+func TestBinaryName(t *testing.T) {
+	for in, want := range map[string]string{
+		"github.com/spf13/cobra":         "cobra.test",
+		"github.com/urfave/cli/v2":       "cli.test",
+		"example.com/m/v10":              "m.test",
+		"example.com/m/v1":               "v1.test",
+		"example.com/m/v0":               "v0.test",
+		"example.com/m/vx":               "vx.test",
+		"v2":                             "v2.test",
+		"golang.org/x/tools/go/packages": "packages.test",
+	} {
+		if got := BinaryName(in); got != want {
+			t.Errorf("BinaryName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
