@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/sextant-dev/sextant/internal/syntax"
+	"github.com/sextant-dev/sextant/internal/testrec"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -152,7 +153,13 @@ func Build(ctx context.Context, dir string, opt Options) (*Truth, error) {
 		if len(p.TestGoFiles)+len(p.XTestGoFiles) == 0 || (len(want) > 0 && !want[p.ImportPath]) {
 			continue
 		}
-		exe := filepath.Join(bin, strings.ReplaceAll(p.ImportPath, "/", "_")+".test")
+		// Named as go test names it: a test may look at its own name
+		// (cobra's commands read os.Args unless it is cobra.test).
+		exeDir := filepath.Join(bin, strings.ReplaceAll(p.ImportPath, "/", "_"))
+		if err := os.MkdirAll(exeDir, 0o700); err != nil {
+			return nil, err
+		}
+		exe := filepath.Join(exeDir, testrec.BinaryName(p.ImportPath))
 		bstart := time.Now()
 		build := exec.CommandContext(ctx, "go", "test", "-c", "-cover", "-covermode=set", "-coverpkg="+module+"/...", "-o", exe, ".")
 		build.Dir = p.Dir

@@ -31,8 +31,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
 	"sort"
@@ -51,7 +53,7 @@ import (
 type options struct {
 	*harness.Flags
 	truthFile, detail, cpuprofile, db, observed string
-	speedOnly                                   bool
+	speedOnly, record                           bool
 	packages, funcs, diffs                      int
 	reuse                                       bool
 }
@@ -77,6 +79,23 @@ type report struct {
 	Diff20Tokens  []int              `json:"diff_20_text_tokens"`
 	Diff20Example string             `json:"diff_20_text_example"`
 	Checks        []harness.Check    `json:"checks"`
+	// Recording is what -record measured: sextant tests record over the
+	// packages the truth ran, beside go test of the same packages.
+	Recording *recording `json:"recording,omitempty"`
+}
+
+// recording is the test recording's cost and use: its wall time beside
+// go test's on the same packages (run before and after it), and how many
+// of the tests named came from it.
+type recording struct {
+	Packages      []string        `json:"packages"`
+	GoTestSeconds []float64       `json:"go_test_seconds"`
+	RecordSeconds float64         `json:"record_seconds"`
+	Ratio         float64         `json:"record_over_go_test"`
+	Summary       json.RawMessage `json:"summary"`
+	NamedRecorded int             `json:"named_recorded"`
+	NamedStatic   int             `json:"named_static"`
+	FuncsRecorded int             `json:"functions_answered_from_recording"`
 }
 
 func main() {
@@ -94,6 +113,7 @@ func main() {
 	flag.BoolVar(&o.speedOnly, "speed-only", false, "measure no truth: time get_impact on -funcs functions sampled from the index and on -diffs 20-function diffs of them")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the get_impact calls to this file")
 	flag.StringVar(&o.observed, "observed", "", "the calls bench/cmd/soundness -calls observed on the same module: also score reachability over them, the floor of precision for an answer read from a call graph")
+	flag.BoolVar(&o.record, "record", false, "record the tests with sextant tests record first (timed beside go test of the same packages), so that get_impact answers from the recording")
 	flag.StringVar(&o.detail, "detail", "", "write every function's truth and named tests, with how each is reached, to this JSON file")
 	flag.Parse()
 	o.Run(true, func(ctx context.Context, env harness.Env) error { return run(ctx, env, o) })
@@ -166,6 +186,11 @@ func run(ctx context.Context, env harness.Env, o options) error {
 		rep.IndexSeconds = time.Since(start).Seconds()
 		harness.Logf("indexed in %.1fs", rep.IndexSeconds)
 	}
+	if o.record && !o.speedOnly {
+		if rep.Recording, err = recordTests(ctx, root, work, dbPath, corpus, truth); err != nil {
+			return err
+		}
+	}
 	svc, err := query.New(st, []string{corpus}, nil)
 	if err != nil {
 		return err
@@ -234,13 +259,25 @@ func run(ctx context.Context, env harness.Env, o options) error {
 		// The truth knows the tests of the packages it ran.
 		kept := named.Tests[:0]
 		det := funcDetail{Truth: truth.Funcs[f]}
+		fromRecording := false
 		for i, t := range named.Tests {
 			if p := truth.Packages[t[:strings.LastIndexByte(t, '.')]]; p != nil && len(p.Tests) > 0 {
 				kept = append(kept, t)
+				if rep.Recording != nil {
+					if how[i].Source == "recorded" {
+						rep.Recording.NamedRecorded++
+						fromRecording = true
+					} else {
+						rep.Recording.NamedStatic++
+					}
+				}
 				det.Named = append(det.Named, namedDetail{Test: t, Coverage: how[i].Coverage, Via: how[i].Via, Reach: how[i].Reach})
 			}
 		}
 		named.Tests = kept
+		if fromRecording {
+			rep.Recording.FuncsRecorded++
+		}
 		answers[f] = named
 		details[f] = det
 		if (i+1)%50 == 0 {
@@ -312,6 +349,11 @@ func run(ctx context.Context, env harness.Env, o options) error {
 			harness.AtMost("median named / 3x truth", rep.Score.MedianNamed, 3*rep.Score.MedianTruth, "tests", ""),
 			harness.AtMost("10x median named / dependents", 10*rep.Score.MedianNamed, rep.Score.MedianDependents, "tests", ""),
 		}
+	}
+	if r := rep.Recording; r != nil {
+		rep.Checks = append(rep.Checks,
+			harness.AtMost("median named / 1.5x truth (recording)", rep.Score.MedianNamed, 1.5*rep.Score.MedianTruth, "tests", ""),
+			harness.AtMost("recording / go test wall", r.Ratio, 3, "x", "go test run before and after, their mean"))
 	}
 	rep.Checks = append(rep.Checks,
 		harness.AtMost("get_impact one symbol p50", float64(rep.OneSymbol.P50.Microseconds())/1000, 20, "ms", ""),
@@ -440,4 +482,58 @@ func samplePackages(ctx context.Context, dir string, n int, rng *rand.Rand) ([]s
 	}
 	sort.Strings(pkgs)
 	return pkgs, nil
+}
+
+// recordTests runs sextant tests record over the packages the truth ran,
+// into the index at db, between two runs of go test -count=1 of the same
+// packages, and reports the three wall times. Test failures do not stop
+// it: both sides run every test either way.
+func recordTests(ctx context.Context, root, work, db, corpus string, truth *impacttruth.Truth) (*recording, error) {
+	r := &recording{}
+	for _, p := range truth.Packages {
+		if len(p.Tests) > 0 {
+			r.Packages = append(r.Packages, "./"+p.Dir)
+		}
+	}
+	sort.Strings(r.Packages)
+	bin, err := harness.Build(ctx, root, "./cmd/sextant", filepath.Join(work, "sextant"))
+	if err != nil {
+		return nil, err
+	}
+	goTest := func() error {
+		start := time.Now()
+		cmd := exec.CommandContext(ctx, "go", append([]string{"test", "-count=1"}, r.Packages...)...)
+		cmd.Dir = corpus
+		out, err := cmd.CombinedOutput()
+		if _, failed := err.(*exec.ExitError); err != nil && !failed {
+			return fmt.Errorf("go test: %w", err)
+		}
+		r.GoTestSeconds = append(r.GoTestSeconds, time.Since(start).Seconds())
+		harness.Logf("go test of %d packages: %.1fs%s", len(r.Packages), time.Since(start).Seconds(), map[bool]string{true: " (some tests fail)"}[err != nil && len(out) > 0])
+		return nil
+	}
+	if err := goTest(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, bin, "tests", "record", "--db", db, "--json", "--packages", strings.Join(r.Packages, ","), corpus)
+	cmd.Stderr = io.Discard
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("sextant tests record: %w: %s", err, harness.Tail(string(out)))
+	}
+	r.RecordSeconds = time.Since(start).Seconds()
+	var sum struct {
+		Summary json.RawMessage `json:"summary"`
+	}
+	if err := json.Unmarshal(out, &sum); err != nil {
+		return nil, fmt.Errorf("sextant tests record: %w", err)
+	}
+	r.Summary = sum.Summary
+	harness.Logf("recorded in %.1fs: %s", r.RecordSeconds, sum.Summary)
+	if err := goTest(); err != nil {
+		return nil, err
+	}
+	r.Ratio = r.RecordSeconds / ((r.GoTestSeconds[0] + r.GoTestSeconds[1]) / 2)
+	return r, nil
 }
