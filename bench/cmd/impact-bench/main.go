@@ -36,6 +36,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -90,6 +91,7 @@ type report struct {
 type recording struct {
 	Packages      []string        `json:"packages"`
 	GoTestSeconds []float64       `json:"go_test_seconds"`
+	Skipped       []string        `json:"go_test_skipped,omitempty"` // the tests the truth saw fail
 	RecordSeconds float64         `json:"record_seconds"`
 	Ratio         float64         `json:"record_over_go_test"`
 	Summary       json.RawMessage `json:"summary"`
@@ -500,9 +502,22 @@ func recordTests(ctx context.Context, root, work, db, corpus string, truth *impa
 	if err != nil {
 		return nil, err
 	}
+	// A test that fails by panicking ends its package's go test run, so
+	// the tests the truth saw fail are skipped there; the recording runs
+	// them, each alone.
+	args := []string{"test", "-count=1"}
+	if len(truth.Failed) > 0 {
+		var names []string
+		for _, f := range truth.Failed {
+			names = append(names, regexp.QuoteMeta(f[strings.LastIndexByte(f, '.')+1:]))
+		}
+		r.Skipped = names
+		args = append(args, "-skip", "^("+strings.Join(names, "|")+")$")
+	}
+	args = append(args, r.Packages...)
 	goTest := func() error {
 		start := time.Now()
-		cmd := exec.CommandContext(ctx, "go", append([]string{"test", "-count=1"}, r.Packages...)...)
+		cmd := exec.CommandContext(ctx, "go", args...)
 		cmd.Dir = corpus
 		out, err := cmd.CombinedOutput()
 		if _, failed := err.(*exec.ExitError); err != nil && !failed {
