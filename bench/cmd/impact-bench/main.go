@@ -115,7 +115,7 @@ func main() {
 	flag.BoolVar(&o.speedOnly, "speed-only", false, "measure no truth: time get_impact on -funcs functions sampled from the index and on -diffs 20-function diffs of them")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the get_impact calls to this file")
 	flag.StringVar(&o.observed, "observed", "", "the calls bench/cmd/soundness -calls observed on the same module: also score reachability over them, the floor of precision for an answer read from a call graph")
-	flag.BoolVar(&o.record, "record", false, "record the tests with sextant tests record first (timed beside go test of the same packages), so that get_impact answers from the recording")
+	flag.BoolVar(&o.record, "record", false, "record the tests and benchmarks with sextant tests record --bench first (timed beside go test -bench=. -benchtime=1x of the same packages), so that get_impact answers from the recording")
 	flag.StringVar(&o.detail, "detail", "", "write every function's truth and named tests, with how each is reached, to this JSON file")
 	flag.Parse()
 	o.Run(true, func(ctx context.Context, env harness.Env) error { return run(ctx, env, o) })
@@ -486,9 +486,11 @@ func samplePackages(ctx context.Context, dir string, n int, rng *rand.Rand) ([]s
 	return pkgs, nil
 }
 
-// recordTests runs sextant tests record over the packages the truth ran,
-// into the index at db, between two runs of go test -count=1 of the same
-// packages, and reports the three wall times. Test failures do not stop
+// recordTests runs sextant tests record --bench over the packages the
+// truth ran, into the index at db, between two runs of go test -count=1
+// -bench=. -benchtime=1x of the same packages (each test, example and
+// benchmark once, as the truth and the recording run them), and reports
+// the three wall times. Test failures do not stop
 // it: both sides run every test either way.
 func recordTests(ctx context.Context, root, work, db, corpus string, truth *impacttruth.Truth) (*recording, error) {
 	r := &recording{}
@@ -505,7 +507,8 @@ func recordTests(ctx context.Context, root, work, db, corpus string, truth *impa
 	// A test that fails by panicking ends its package's go test run, so
 	// the tests the truth saw fail are skipped there; the recording runs
 	// them, each alone.
-	args := []string{"test", "-count=1"}
+	// The truth runs each benchmark once too, so both sides do.
+	args := []string{"test", "-count=1", "-bench=.", "-benchtime=1x"}
 	if len(truth.Failed) > 0 {
 		var names []string
 		for _, f := range truth.Failed {
@@ -531,7 +534,7 @@ func recordTests(ctx context.Context, root, work, db, corpus string, truth *impa
 		return nil, err
 	}
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, bin, "tests", "record", "--db", db, "--json", "--packages", strings.Join(r.Packages, ","), corpus)
+	cmd := exec.CommandContext(ctx, bin, "tests", "record", "--bench", "--db", db, "--json", "--packages", strings.Join(r.Packages, ","), corpus)
 	cmd.Stderr = io.Discard
 	out, err := cmd.Output()
 	if err != nil {
