@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/sextant-dev/sextant/internal/doctor"
 )
@@ -23,13 +22,9 @@ func runDoctor(ctx context.Context, e env, argv []string) error {
 	if err := fs.Parse(argv); err != nil {
 		return usageErr(err)
 	}
-	roots := fs.Args()
-	if len(roots) == 0 {
-		wd, err := os.Getwd()
-		if err != nil {
-			return err
-		}
-		roots = []string{wd}
+	roots, err := argRoots(fs)
+	if err != nil {
+		return err
 	}
 	r := doctor.Run(ctx, doctor.Options{Roots: roots, Version: versionLine(), Database: dbName(e, *dbPath), Getenv: e.getenv})
 	if *asJSON {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -73,24 +72,15 @@ func runServe(ctx context.Context, e env, argv []string) error {
 		}
 		defer stop()
 	}
-	roots := fs.Args()
-	if len(roots) == 0 {
-		wd, err := os.Getwd()
-		if err != nil {
-			return err
-		}
-		roots = []string{wd}
-	}
-	st, err := openServingStore(ctx, e, *dbPath)
+	roots, err := argRoots(fs)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	svc, err := newServingService(st, roots)
+	svc, closeServing, err := openServing(ctx, e, *dbPath, roots)
 	if err != nil {
 		return err
 	}
-	defer svc.Close() // shuts down the language servers the lsp tools started
+	defer closeServing()
 	svc.SetRefresh(*refresh)
 	svc.SetPatience(time.Duration(*wait) * time.Second)
 	svc.SetLifetime(ctx) // shutting down cancels the indexing runs
@@ -124,16 +114,7 @@ func runServe(ctx context.Context, e env, argv []string) error {
 	mux.Handle("/mcp", mcpserver.NewHTTPHandler(server, opts))
 	srv := mcpserver.NewHTTPServer(mux, opts)
 	fmt.Fprintf(e.stderr, "sextant: serving MCP at http://%s/mcp\n", ln.Addr())
-	go func() {
-		<-ctx.Done()
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdown)
-	}()
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return serveHTTP(ctx, srv, ln)
 }
 
 // httpLimitFlags declares the HTTP limits of serve, each from a flag or

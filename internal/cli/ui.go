@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"html"
 	"log/slog"
@@ -52,24 +51,15 @@ func runUI(ctx context.Context, e env, argv []string) error {
 	} else if len(secret) < webui.MinTokenLen {
 		return usageError{fmt.Sprintf("--token: at least %d characters, not to be guessed", webui.MinTokenLen)}
 	}
-	roots := fs.Args()
-	if len(roots) == 0 {
-		wd, err := os.Getwd()
-		if err != nil {
-			return err
-		}
-		roots = []string{wd}
-	}
-	st, err := openServingStore(ctx, e, *dbPath)
+	roots, err := argRoots(fs)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	svc, err := newServingService(st, roots)
+	svc, closeServing, err := openServing(ctx, e, *dbPath, roots)
 	if err != nil {
 		return err
 	}
-	defer svc.Close()
+	defer closeServing()
 	svc.SetPatience(time.Duration(*wait) * time.Second)
 	svc.SetLifetime(ctx)
 	// The pages show the DIRs' repositories, not every repository the
@@ -96,16 +86,7 @@ func runUI(ctx context.Context, e env, argv []string) error {
 			defer os.Remove(page)
 		}
 	}
-	go func() {
-		<-ctx.Done()
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdown)
-	}()
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return serveHTTP(ctx, srv, ln)
 }
 
 // openBrowser asks the platform to open link in the default browser.
