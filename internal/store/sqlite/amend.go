@@ -95,60 +95,39 @@ func (w *amendWriter) AddModules(ctx context.Context, mods []graph.Module) error
 func (w *amendWriter) RemoveDirs(ctx context.Context, dirs []string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if err := w.begin(ctx); err != nil {
+	if err := w.begin(ctx); err != nil || len(dirs) == 0 {
 		return err
 	}
-	if len(dirs) == 0 {
-		return nil
-	}
 	tx, data := w.tx, w.snapID
-	in := func(n int) string { return "(" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")" }
-	args := func(lead any, vals []string) []any {
-		out := []any{lead}
-		for _, v := range vals {
-			out = append(out, v)
-		}
-		return out
-	}
 
 	// The files of the directories, whichever package they belong to
 	// (build-ignored files belong to none), and those of their symbols.
-	rows, err := tx.QueryContext(ctx, `SELECT path FROM files WHERE snapshot_id = ? UNION SELECT path FROM units WHERE snapshot_id = ?`, data, data)
-	if err != nil {
-		return fmt.Errorf("listing files: %w", err)
-	}
 	var files []string
-	for rows.Next() {
+	err := queryEach(ctx, tx, `SELECT path FROM files WHERE snapshot_id = ? UNION SELECT path FROM units WHERE snapshot_id = ?`, []any{data, data}, func(rows *sql.Rows) error {
 		var p string
 		if err := rows.Scan(&p); err != nil {
-			rows.Close()
-			return fmt.Errorf("listing files: %w", err)
+			return err
 		}
 		// Go files only: go.mod and go.sum of a package directory are
 		// the snapshot's manifests, which an amend keeps.
 		if strings.HasSuffix(p, ".go") && slices.Contains(dirs, path.Dir(p)) {
 			files = append(files, p)
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("listing files: %w", err)
 	}
-	rows, err = tx.QueryContext(ctx, `SELECT path FROM packages WHERE snapshot_id = ? AND dir IN `+in(len(dirs)), args(data, dirs)...)
-	if err != nil {
-		return fmt.Errorf("listing packages: %w", err)
-	}
 	var pkgs []string
-	for rows.Next() {
+	err = queryEach(ctx, tx, `SELECT path FROM packages WHERE snapshot_id = ? AND dir IN `+placeholders(len(dirs)), keyedArgs(data, dirs), func(rows *sql.Rows) error {
 		var p string
 		if err := rows.Scan(&p); err != nil {
-			rows.Close()
-			return fmt.Errorf("listing packages: %w", err)
+			return err
 		}
 		pkgs = append(pkgs, p)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("listing packages: %w", err)
 	}
 
@@ -172,41 +151,33 @@ var _ graph.FileRemover = (*amendWriter)(nil)
 func (w *amendWriter) RemoveFiles(ctx context.Context, paths []string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if err := w.begin(ctx); err != nil {
+	if err := w.begin(ctx); err != nil || len(paths) == 0 {
 		return err
-	}
-	if len(paths) == 0 {
-		return nil
 	}
 	tx, data := w.tx, w.snapID
 	want := map[string]bool{}
 	for _, p := range paths {
 		want[p] = true
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT path, package FROM files WHERE snapshot_id = ?`, data)
-	if err != nil {
-		return fmt.Errorf("listing files: %w", err)
-	}
 	var files []string
 	left := map[string]bool{} // packages that keep a file
 	var touched []string
-	for rows.Next() {
+	err := queryEach(ctx, tx, `SELECT path, package FROM files WHERE snapshot_id = ?`, []any{data}, func(rows *sql.Rows) error {
 		var p, pkg string
 		if err := rows.Scan(&p, &pkg); err != nil {
-			rows.Close()
-			return fmt.Errorf("listing files: %w", err)
+			return err
 		}
 		if !want[p] {
 			left[pkg] = true
-			continue
+			return nil
 		}
 		files = append(files, p)
 		if pkg != "" && !slices.Contains(touched, pkg) {
 			touched = append(touched, pkg)
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("listing files: %w", err)
 	}
 	// A file of the paths that the snapshot has no row for may still
@@ -235,14 +206,6 @@ func (w *amendWriter) RemoveFiles(ctx context.Context, paths []string) error {
 // holds w.mu.
 func (w *amendWriter) removeRows(ctx context.Context, files, pkgs []string, impls bool) ([]string, error) {
 	tx, data := w.tx, w.snapID
-	in := func(n int) string { return "(" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")" }
-	args := func(lead any, vals []string) []any {
-		out := []any{lead}
-		for _, v := range vals {
-			out = append(out, v)
-		}
-		return out
-	}
 	exec := func(what, q string, a ...any) error {
 		if _, err := tx.ExecContext(ctx, q, a...); err != nil {
 			return fmt.Errorf("removing %s: %w", what, err)
@@ -254,35 +217,30 @@ func (w *amendWriter) removeRows(ctx context.Context, files, pkgs []string, impl
 		// The symbols of the files, by their unit (symbols_unit): their
 		// row ids for the symbol and search rows, their keys for the
 		// effect rows. References and call edges go by their site's path.
-		rows, err := tx.QueryContext(ctx, `SELECT s.id, s.key FROM units u JOIN symbols s ON s.unit_id = u.id
-			WHERE u.snapshot_id = ? AND u.path IN `+in(len(files)), args(data, files)...)
-		if err != nil {
-			return nil, fmt.Errorf("listing symbols: %w", err)
-		}
 		var ids []any
-		for rows.Next() {
+		err := queryEach(ctx, tx, `SELECT s.id, s.key FROM units u JOIN symbols s ON s.unit_id = u.id
+			WHERE u.snapshot_id = ? AND u.path IN `+placeholders(len(files)), keyedArgs(data, files), func(rows *sql.Rows) error {
 			var id int64
 			var key string
 			if err := rows.Scan(&id, &key); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("listing symbols: %w", err)
+				return err
 			}
 			ids, keys = append(ids, id), append(keys, key)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			return nil
+		})
+		if err != nil {
 			return nil, fmt.Errorf("listing symbols: %w", err)
 		}
 		const chunk = 500
 		for lo := 0; lo < len(ids); lo += chunk {
 			hi := min(lo+chunk, len(ids))
-			if err := exec("effect rows", `DELETE FROM effects WHERE snapshot_id = ? AND func IN `+in(hi-lo), args(data, keys[lo:hi])...); err != nil {
+			if err := exec("effect rows", `DELETE FROM effects WHERE snapshot_id = ? AND func IN `+placeholders(hi-lo), keyedArgs(data, keys[lo:hi])...); err != nil {
 				return nil, err
 			}
-			if err := exec("search rows", `DELETE FROM symbol_text WHERE rowid IN `+in(hi-lo), ids[lo:hi]...); err != nil {
+			if err := exec("search rows", `DELETE FROM symbol_text WHERE rowid IN `+placeholders(hi-lo), ids[lo:hi]...); err != nil {
 				return nil, err
 			}
-			if err := exec("symbols", `DELETE FROM symbols WHERE id IN `+in(hi-lo), ids[lo:hi]...); err != nil {
+			if err := exec("symbols", `DELETE FROM symbols WHERE id IN `+placeholders(hi-lo), ids[lo:hi]...); err != nil {
 				return nil, err
 			}
 		}
@@ -291,36 +249,36 @@ func (w *amendWriter) removeRows(ctx context.Context, files, pkgs []string, impl
 			// records add the pairs that still hold.
 			for lo := 0; lo < len(keys); lo += chunk {
 				hi := min(lo+chunk, len(keys))
-				ids := `SELECT id FROM interned WHERE snapshot_id = ? AND value IN ` + in(hi-lo)
-				a := append([]any{data}, args(data, keys[lo:hi])...)
-				a = append(a, args(data, keys[lo:hi])...)
+				ids := `SELECT id FROM interned WHERE snapshot_id = ? AND value IN ` + placeholders(hi-lo)
+				a := append([]any{data}, keyedArgs(data, keys[lo:hi])...)
+				a = append(a, keyedArgs(data, keys[lo:hi])...)
 				if err := exec("implementations", `DELETE FROM implements WHERE snapshot_id = ? AND (type IN (`+ids+`) OR iface IN (`+ids+`))`, a...); err != nil {
 					return nil, err
 				}
 			}
 		}
-		if err := exec("units", `DELETE FROM units WHERE snapshot_id = ? AND path IN `+in(len(files)), args(data, files)...); err != nil {
+		if err := exec("units", `DELETE FROM units WHERE snapshot_id = ? AND path IN `+placeholders(len(files)), keyedArgs(data, files)...); err != nil {
 			return nil, err
 		}
-		paths := `SELECT id FROM interned WHERE snapshot_id = ? AND value IN ` + in(len(files))
-		pathArgs := append([]any{data}, args(data, files)...)
+		paths := `SELECT id FROM interned WHERE snapshot_id = ? AND value IN ` + placeholders(len(files))
+		pathArgs := append([]any{data}, keyedArgs(data, files)...)
 		for _, table := range []string{"refs", "calls_by_caller", "calls_by_callee"} {
 			if err := exec(table, `DELETE FROM `+table+` WHERE snapshot_id = ? AND path IN (`+paths+`)`, pathArgs...); err != nil {
 				return nil, err
 			}
 		}
-		if err := exec("diagnostics", `DELETE FROM diagnostics WHERE snapshot_id = ? AND path IN `+in(len(files)), args(data, files)...); err != nil {
+		if err := exec("diagnostics", `DELETE FROM diagnostics WHERE snapshot_id = ? AND path IN `+placeholders(len(files)), keyedArgs(data, files)...); err != nil {
 			return nil, err
 		}
-		if err := exec("files", `DELETE FROM files WHERE snapshot_id = ? AND path IN `+in(len(files)), args(data, files)...); err != nil {
+		if err := exec("files", `DELETE FROM files WHERE snapshot_id = ? AND path IN `+placeholders(len(files)), keyedArgs(data, files)...); err != nil {
 			return nil, err
 		}
 	}
 	if len(pkgs) > 0 {
-		if err := exec("diagnostics", `DELETE FROM diagnostics WHERE snapshot_id = ? AND package IN `+in(len(pkgs)), args(data, pkgs)...); err != nil {
+		if err := exec("diagnostics", `DELETE FROM diagnostics WHERE snapshot_id = ? AND package IN `+placeholders(len(pkgs)), keyedArgs(data, pkgs)...); err != nil {
 			return nil, err
 		}
-		if err := exec("packages", `DELETE FROM packages WHERE snapshot_id = ? AND path IN `+in(len(pkgs)), args(data, pkgs)...); err != nil {
+		if err := exec("packages", `DELETE FROM packages WHERE snapshot_id = ? AND path IN `+placeholders(len(pkgs)), keyedArgs(data, pkgs)...); err != nil {
 			return nil, err
 		}
 	}
@@ -334,26 +292,16 @@ func (x *xrefBuffer) amendIDs(ctx context.Context, tx wtx, snap int64) ([]int64,
 	const chunk = 500
 	for lo := 0; lo < len(x.strs); lo += chunk {
 		hi := min(lo+chunk, len(x.strs))
-		a := []any{snap}
-		for _, s := range x.strs[lo:hi] {
-			a = append(a, s)
-		}
-		rows, err := tx.QueryContext(ctx, `SELECT id, value FROM interned WHERE snapshot_id = ? AND value IN (`+
-			strings.TrimSuffix(strings.Repeat("?, ", hi-lo), ", ")+`)`, a...)
-		if err != nil {
-			return nil, fmt.Errorf("looking up interned strings: %w", err)
-		}
-		for rows.Next() {
+		err := queryEach(ctx, tx.Tx, `SELECT id, value FROM interned WHERE snapshot_id = ? AND value IN `+placeholders(hi-lo), keyedArgs(snap, x.strs[lo:hi]), func(rows *sql.Rows) error {
 			var id int64
 			var v string
 			if err := rows.Scan(&id, &v); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("looking up interned strings: %w", err)
+				return err
 			}
 			ids[x.nums[v]] = id
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			return nil
+		})
+		if err != nil {
 			return nil, fmt.Errorf("looking up interned strings: %w", err)
 		}
 	}
@@ -418,4 +366,20 @@ func (r *reader) SymbolsInFiles(ctx context.Context, repo string, paths []string
 		out = append(out, syms...)
 	}
 	return out, nil
+}
+
+// placeholders is the placeholder list "(?, ?, ...)" of n values, for IN.
+func placeholders(n int) string {
+	return "(" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")"
+}
+
+// keyedArgs is the arguments of a query keyed by lead (a snapshot id)
+// followed by an IN list of vals.
+func keyedArgs(lead any, vals []string) []any {
+	out := make([]any, 0, 1+len(vals))
+	out = append(out, lead)
+	for _, v := range vals {
+		out = append(out, v)
+	}
+	return out
 }
