@@ -16,10 +16,7 @@ import (
 // an unknown effect is a write error.
 func testEffects(t *testing.T, s graph.Store) {
 	ctx := context.Background()
-	repo, err := s.EnsureRepository(ctx, "/src/fx", "fx")
-	if err != nil {
-		t.Fatalf("EnsureRepository: %v", err)
-	}
+	repo := ensure(t, s, "fx")
 	first := []graph.EffectRecord{
 		{Function: "kB", Effect: graph.EffectOpen, Direct: true, Certain: true, Path: "b.go", Line: 3, Col: 2,
 			Detail: "dynamic call with no known callee"},
@@ -31,10 +28,7 @@ func testEffects(t *testing.T, s graph.Store) {
 		{Function: "kC", Effect: graph.EffectPure, Certain: true},
 		{Function: "kD", Effect: graph.EffectSpawn, Direct: true, Certain: true, Path: "d.go", Line: 1, Col: 1, Detail: "go statement"},
 	}
-	w, err := s.BeginSnapshot(ctx, repo, "")
-	if err != nil {
-		t.Fatalf("BeginSnapshot: %v", err)
-	}
+	w := begin(t, s, repo)
 	addNames(t, w, repo, "A", "B", "C")
 	if err := w.AddEffects(ctx, first[:2]); err != nil {
 		t.Fatalf("AddEffects: %v", err)
@@ -72,10 +66,7 @@ func testEffects(t *testing.T, s graph.Store) {
 	}
 
 	// The next snapshot replaces the records; the pinned reader keeps its own.
-	w, err = s.BeginSnapshot(ctx, repo, "")
-	if err != nil {
-		t.Fatalf("BeginSnapshot: %v", err)
-	}
+	w = begin(t, s, repo)
 	addNames(t, w, repo, "A")
 	if err := w.AddEffects(ctx, []graph.EffectRecord{{Function: "kA", Effect: graph.EffectPure, Certain: true}}); err != nil {
 		t.Fatalf("AddEffects: %v", err)
@@ -91,10 +82,7 @@ func testEffects(t *testing.T, s graph.Store) {
 	}
 
 	// An unknown effect fails the write.
-	w, err = s.BeginSnapshot(ctx, repo, "")
-	if err != nil {
-		t.Fatalf("BeginSnapshot: %v", err)
-	}
+	w = begin(t, s, repo)
 	defer w.Abort()
 	if err := w.AddEffects(ctx, []graph.EffectRecord{{Function: "kA", Effect: "teleport"}}); err == nil {
 		t.Errorf("AddEffects with an unknown effect succeeded")

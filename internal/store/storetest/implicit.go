@@ -17,10 +17,7 @@ import (
 // the method's stable key, and UseCounts counts the plain uses only.
 func testImplicitRefs(t *testing.T, s graph.Store) {
 	ctx := context.Background()
-	repo, err := s.EnsureRepository(ctx, "/src/im", "im")
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := ensure(t, s, "im")
 	const pkgPath = "example.com/im"
 	typ := sym("im", pkgPath, "im", "im.go", "Buffer", graph.KindType, 3)
 	write := sym("im", pkgPath, "im", "im.go", "Buffer.Write", graph.KindMethod, 5, child(typ, "*Buffer"))
@@ -37,10 +34,7 @@ func testImplicitRefs(t *testing.T, s graph.Store) {
 		use("im.go", 12, 3, false), // the same position, plain
 		use("im.go", 30, 7, false),
 	}
-	w, err := s.BeginSnapshot(ctx, repo, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := begin(t, s, repo)
 	defer w.Abort()
 	pkg := graph.Package{Path: pkgPath, Name: "im", ModulePath: pkgPath, Dir: "."}
 	files := []graph.File{{Path: "im.go", Package: pkgPath}, {Path: "im_test.go", Package: pkgPath, Test: true}}

@@ -12,14 +12,8 @@ import (
 // without one ("" is Go).
 func testLanguage(t *testing.T, s graph.Store) {
 	ctx := context.Background()
-	repo, err := s.EnsureRepository(ctx, "/src/mixed", "mixed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := s.BeginSnapshot(ctx, repo, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := ensure(t, s, "mixed")
+	w := begin(t, s, repo)
 	defer w.Abort()
 	py := sym(repo.Name, "pkg", "pkg", "pkg/m.py", "Base", graph.KindType, 1, func(s *graph.Symbol) { s.Language = "python" })
 	run := sym(repo.Name, "pkg", "pkg", "pkg/m.py", "Base.run", graph.KindMethod, 3, child(py, ""), func(s *graph.Symbol) { s.Language = "python" })

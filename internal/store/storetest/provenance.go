@@ -13,14 +13,8 @@ import (
 // writer did not say has none.
 func testProvenance(t *testing.T, s graph.Store) {
 	ctx := context.Background()
-	repo, err := s.EnsureRepository(ctx, "/src/made", "made")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := s.BeginSnapshot(ctx, repo, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := ensure(t, s, "made")
+	w := begin(t, s, repo)
 	defer w.Abort()
 	p, ok := w.(graph.Provenancer)
 	if !ok {

@@ -14,14 +14,8 @@ import (
 // apply, and only the pinned current snapshots are searched.
 func testSearchText(t *testing.T, s graph.Store) {
 	ctx := context.Background()
-	gamma, err := s.EnsureRepository(ctx, "/src/gamma", "gamma")
-	if err != nil {
-		t.Fatal(err)
-	}
-	delta, err := s.EnsureRepository(ctx, "/src/delta", "delta")
-	if err != nil {
-		t.Fatal(err)
-	}
+	gamma := ensure(t, s, "gamma")
+	delta := ensure(t, s, "delta")
 	const pkg = "example.com/gamma/config"
 	parse := sym("gamma", pkg, "config", "config/load.go", "ParseConfigFile", graph.KindFunc, 10, func(s *graph.Symbol) {
 		s.Doc = "ParseConfigFile reads the settings from disk."
@@ -41,10 +35,7 @@ func testSearchText(t *testing.T, s graph.Store) {
 	})
 	write := func(repo graph.Repository, pkgPath string, syms ...graph.Symbol) {
 		t.Helper()
-		w, err := s.BeginSnapshot(ctx, repo, "")
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := begin(t, s, repo)
 		defer w.Abort()
 		files := map[string]bool{}
 		var fs []graph.File

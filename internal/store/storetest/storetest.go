@@ -342,10 +342,7 @@ func testEnsureRepository(t *testing.T, s graph.Store) {
 func publishOne(t *testing.T, s graph.Store, repo graph.Repository, names ...string) graph.Snapshot {
 	t.Helper()
 	ctx := context.Background()
-	w, err := s.BeginSnapshot(ctx, repo, "")
-	if err != nil {
-		t.Fatalf("BeginSnapshot: %v", err)
-	}
+	w := begin(t, s, repo)
 	defer w.Abort()
 	addNames(t, w, repo, names...)
 	snap, err := w.Publish(ctx)
@@ -389,10 +386,7 @@ func visibleNames(t *testing.T, r graph.Reader) []string {
 
 func testPublishVisibility(t *testing.T, s graph.Store) {
 	ctx := context.Background()
-	repo, err := s.EnsureRepository(ctx, "/src/vis", "vis")
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := ensure(t, s, "vis")
 	before := read(t, s)
 
 	w, err := s.BeginSnapshot(ctx, repo, "v1")
@@ -462,10 +456,7 @@ func testPublishVisibility(t *testing.T, s graph.Store) {
 
 func testAbort(t *testing.T, s graph.Store) {
 	ctx := context.Background()
-	repo, err := s.EnsureRepository(ctx, "/src/abort", "abort")
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := ensure(t, s, "abort")
 	s1 := publishOne(t, s, repo, "Kept")
 
 	tests := []struct {
@@ -507,10 +498,7 @@ func testAbort(t *testing.T, s graph.Store) {
 	}
 
 	// Abort after Publish is a no-op, so it can be deferred.
-	w, err := s.BeginSnapshot(ctx, repo, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := begin(t, s, repo)
 	addNames(t, w, repo, "Final")
 	if _, err := w.Publish(ctx); err != nil {
 		t.Fatal(err)
@@ -576,14 +564,8 @@ func testMonotonicSnapshots(t *testing.T, s graph.Store) {
 
 func testGarbageCollection(t *testing.T, s graph.Store) {
 	ctx := context.Background()
-	a, err := s.EnsureRepository(ctx, "/src/gca", "gca")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := s.EnsureRepository(ctx, "/src/gcb", "gcb")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := ensure(t, s, "gca")
+	b := ensure(t, s, "gcb")
 	publishOne(t, s, a, "A1")
 	bSnap := publishOne(t, s, b, "B1")
 	for i := 2; i <= 4; i++ {
@@ -995,4 +977,26 @@ func testNotFound(t *testing.T, s graph.Store, fx *fixture) {
 			t.Errorf("%s: err = %v, want one wrapping graph.ErrNotFound", c.name, err)
 		}
 	}
+}
+
+// ensure adds the repository name, rooted at /src/name, failing the test
+// if the store refuses it.
+func ensure(t *testing.T, s graph.Store, name string) graph.Repository {
+	t.Helper()
+	repo, err := s.EnsureRepository(context.Background(), "/src/"+name, name)
+	if err != nil {
+		t.Fatalf("EnsureRepository(%s): %v", name, err)
+	}
+	return repo
+}
+
+// begin starts a snapshot of repo, failing the test if it cannot; the
+// caller publishes or aborts it.
+func begin(t *testing.T, s graph.Store, repo graph.Repository) graph.SnapshotWriter {
+	t.Helper()
+	w, err := s.BeginSnapshot(context.Background(), repo, "")
+	if err != nil {
+		t.Fatalf("BeginSnapshot: %v", err)
+	}
+	return w
 }

@@ -539,10 +539,7 @@ func writeXrefs(t *testing.T, w graph.SnapshotWriter, keys ...string) {
 
 func testXrefVisibility(t *testing.T, s graph.Store) {
 	ctx := context.Background()
-	repo, err := s.EnsureRepository(ctx, "/src/xv", "xv")
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := ensure(t, s, "xv")
 	key := func(name string) string {
 		return sym("xv", "example.com/xv", "p", "p.go", name, graph.KindFunc, 0).Key
 	}
@@ -557,10 +554,7 @@ func testXrefVisibility(t *testing.T, s graph.Store) {
 		}
 	}
 
-	w, err := s.BeginSnapshot(ctx, repo, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := begin(t, s, repo)
 	defer w.Abort()
 	addNames(t, w, repo, "One", "Two")
 	writeXrefs(t, w, one, two)
@@ -575,10 +569,7 @@ func testXrefVisibility(t *testing.T, s graph.Store) {
 	check("after Publish", v1, first, one, two)
 
 	// A second snapshot replaces the first; the pinned reader keeps it.
-	w, err = s.BeginSnapshot(ctx, repo, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w = begin(t, s, repo)
 	defer w.Abort()
 	addNames(t, w, repo, "Three")
 	writeXrefs(t, w, three)
@@ -592,10 +583,7 @@ func testXrefVisibility(t *testing.T, s graph.Store) {
 	check("after second Publish", v2, second, three)
 
 	// An aborted snapshot leaves nothing behind.
-	w, err = s.BeginSnapshot(ctx, repo, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w = begin(t, s, repo)
 	addNames(t, w, repo, "One")
 	writeXrefs(t, w, one, three, three)
 	if err := w.Abort(); err != nil {
@@ -608,10 +596,7 @@ func testXrefVisibility(t *testing.T, s graph.Store) {
 
 func testXrefWriteErrors(t *testing.T, s graph.Store) {
 	ctx := context.Background()
-	repo, err := s.EnsureRepository(ctx, "/src/xe", "xe")
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := ensure(t, s, "xe")
 	k := strings.Repeat("K", 32)
 	calls := map[string]func(w graph.SnapshotWriter) error{
 		"ref kind": func(w graph.SnapshotWriter) error {
@@ -627,10 +612,7 @@ func testXrefWriteErrors(t *testing.T, s graph.Store) {
 		},
 	}
 	for name, call := range calls {
-		w, err := s.BeginSnapshot(ctx, repo, "")
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := begin(t, s, repo)
 		if err := call(w); err == nil {
 			t.Errorf("%s: unknown value accepted", name)
 		}
@@ -639,10 +621,7 @@ func testXrefWriteErrors(t *testing.T, s graph.Store) {
 		}
 	}
 	// Empty batches and an empty Via are fine.
-	w, err := s.BeginSnapshot(ctx, repo, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := begin(t, s, repo)
 	defer w.Abort()
 	if err := errors.Join(w.AddRefs(ctx, nil), w.AddCallEdges(ctx, nil), w.AddImplements(ctx, nil),
 		w.AddCallEdges(ctx, []graph.CallEdge{{Caller: k, Path: "p.go", Line: 1, Col: 1,
