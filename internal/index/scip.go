@@ -194,14 +194,20 @@ func importProject(ctx context.Context, w graph.SnapshotWriter, runner *scipinde
 	}
 	lr.Files += r.Files
 	lr.Symbols += r.Symbols
+	res.addSCIP(r)
+	return nil
+}
+
+// addSCIP counts what scipindex.Import wrote (its diagnostics too) in
+// res.
+func (res *Result) addSCIP(r scipindex.Result) {
 	res.Packages += r.Packages
 	res.Files += r.Files
 	res.Symbols += r.Symbols
 	res.Refs += r.Refs
 	res.CallEdges += r.CallEdges
 	res.Implementations += r.Implements
-	res.Diagnostics += len(r.Diagnostics) // Import wrote them
-	return nil
+	res.Diagnostics += len(r.Diagnostics)
 }
 
 func writeDiags(ctx context.Context, w graph.SnapshotWriter, diags []graph.Diagnostic, res *Result) error {

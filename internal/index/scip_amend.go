@@ -102,13 +102,7 @@ func amendSCIP(ctx context.Context, w graph.AmendWriter, base baseState, abs str
 				var r scipindex.Result
 				r, err = scipindex.Import(ctx, f, w, scipindex.Options{Repository: base.repo.Repository, Root: root, ProjectDir: p.Dir, Skip: p.Nested})
 				f.Close()
-				res.Packages += r.Packages
-				res.Files += r.Files
-				res.Symbols += r.Symbols
-				res.Refs += r.Refs
-				res.CallEdges += r.CallEdges
-				res.Implementations += r.Implements
-				res.Diagnostics += len(r.Diagnostics)
+				res.addSCIP(r)
 			}
 		}
 		out.Remove()
