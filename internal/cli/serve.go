@@ -72,11 +72,7 @@ func runServe(ctx context.Context, e env, argv []string) error {
 		}
 		defer stop()
 	}
-	roots, err := argRoots(fs)
-	if err != nil {
-		return err
-	}
-	svc, closeServing, err := openServing(ctx, e, *dbPath, roots)
+	svc, closeServing, err := openServing(ctx, e, *dbPath, fs)
 	if err != nil {
 		return err
 	}

@@ -26,10 +26,15 @@ func argRoots(fs *flag.FlagSet) ([]string, error) {
 }
 
 // openServing opens the serving store (openServingStore) and a serving
-// service over it (newServingService), for the commands that serve until
-// interrupted (serve, ui). close closes the service, which shuts down the
-// language servers the lsp tools started, then the store.
-func openServing(ctx context.Context, e env, dbPath string, roots []string) (svc *query.Service, close func(), err error) {
+// service over it (newServingService) for the roots fs's arguments name
+// (argRoots), for the commands that serve until interrupted (serve, ui).
+// close closes the service, which shuts down the language servers the
+// lsp tools started, then the store.
+func openServing(ctx context.Context, e env, dbPath string, fs *flag.FlagSet) (svc *query.Service, close func(), err error) {
+	roots, err := argRoots(fs)
+	if err != nil {
+		return nil, nil, err
+	}
 	st, err := openServingStore(ctx, e, dbPath)
 	if err != nil {
 		return nil, nil, err

@@ -51,11 +51,7 @@ func runUI(ctx context.Context, e env, argv []string) error {
 	} else if len(secret) < webui.MinTokenLen {
 		return usageError{fmt.Sprintf("--token: at least %d characters, not to be guessed", webui.MinTokenLen)}
 	}
-	roots, err := argRoots(fs)
-	if err != nil {
-		return err
-	}
-	svc, closeServing, err := openServing(ctx, e, *dbPath, roots)
+	svc, closeServing, err := openServing(ctx, e, *dbPath, fs)
 	if err != nil {
 		return err
 	}
