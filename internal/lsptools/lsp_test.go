@@ -146,7 +146,7 @@ func TestLSPCloseEndsServers(t *testing.T) {
 func TestLSPPaging(t *testing.T) {
 	s, _ := lspFixture(t)
 	ctx := context.Background()
-	in := lsptools.ReferencesInput{File: "main.txt", Line: 5, Column: 3, Limit: 2}
+	in := lsptools.ReferencesInput{PositionInput: lsptools.PositionInput{File: "main.txt", Line: 5, Column: 3}, Limit: 2}
 	first, err := s.LSP().References(ctx, in)
 	if err != nil || first.NextCursor == nil || first.Total != 3 || len(first.Results) != 2 {
 		t.Fatalf("first page: %+v, %v", first, err)

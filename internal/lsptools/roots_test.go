@@ -201,7 +201,7 @@ func TestLSPLocationsOutsideRootsNotRead(t *testing.T) {
 			uri(filepath.Join(repo, "emoji.txt")) + "#0:2", // a regular file inside: read
 		}, " ")
 	})
-	out, err := s.LSP().References(context.Background(), lsptools.ReferencesInput{File: "main.txt", Line: 1, Column: 1})
+	out, err := s.LSP().References(context.Background(), lsptools.ReferencesInput{PositionInput: lsptools.PositionInput{File: "main.txt", Line: 1, Column: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -250,9 +250,7 @@ func (b *Bridge) Definition(ctx context.Context, in PositionInput) (*LocationsOu
 
 // ReferencesInput is the input of lsp_references.
 type ReferencesInput struct {
-	File               string `json:"file" jsonschema:"the file, root-relative or absolute inside a root"`
-	Line               int    `json:"line" jsonschema:"1-based line number in the file"`
-	Column             int    `json:"column" jsonschema:"1-based column, counted in Unicode characters"`
+	PositionInput
 	IncludeDeclaration *bool  `json:"include_declaration,omitempty" jsonschema:"also list the declaration itself (default false)"`
 	Limit              int    `json:"limit,omitempty" jsonschema:"references per page, 1 to 500 (default 50)"`
 	Cursor             string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page of the same call"`
@@ -261,7 +259,7 @@ type ReferencesInput struct {
 // References asks for every use of the symbol at a position.
 func (b *Bridge) References(ctx context.Context, in ReferencesInput) (*LocationsOutput, error) {
 	decl := in.IncludeDeclaration != nil && *in.IncludeDeclaration
-	return b.locations(ctx, PositionInput{File: in.File, Line: in.Line, Column: in.Column}, "referencesProvider", "textDocument/references",
+	return b.locations(ctx, in.PositionInput, "referencesProvider", "textDocument/references",
 		map[string]any{"context": map[string]any{"includeDeclaration": decl}}, in.Limit, in.Cursor)
 }
 
