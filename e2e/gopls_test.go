@@ -2,7 +2,6 @@ package e2e_test
 
 import (
 	"fmt"
-	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sextant-dev/sextant/internal/syntax"
 )
 
 // The peer the references and implementations are held to.
@@ -341,52 +342,11 @@ func declIdents(t *testing.T, file string) []declIdent {
 	}
 	lines := strings.Split(string(src), "\n")
 	var out []declIdent
-	add := func(id *ast.Ident) {
-		if id == nil {
-			return
-		}
+	for _, id := range syntax.DeclIdents(f) {
 		p := fset.Position(id.Pos())
 		out = append(out, declIdent{name: id.Name, line: p.Line, col: byteToCharColumn(lines[p.Line-1], p.Column)})
 	}
-	add(f.Name)
-	ast.Inspect(f, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncDecl:
-			add(n.Name)
-		case *ast.TypeSpec:
-			add(n.Name)
-		case *ast.ValueSpec:
-			for _, id := range n.Names {
-				add(id)
-			}
-		case *ast.Field:
-			for _, id := range n.Names {
-				add(id)
-			}
-			if len(n.Names) == 0 {
-				add(embeddedName(n.Type))
-			}
-		}
-		return true
-	})
 	return out
-}
-
-// embeddedName is the identifier an embedded field is named by.
-func embeddedName(e ast.Expr) *ast.Ident {
-	switch e := e.(type) {
-	case *ast.Ident:
-		return e
-	case *ast.StarExpr:
-		return embeddedName(e.X)
-	case *ast.SelectorExpr:
-		return e.Sel
-	case *ast.IndexExpr:
-		return embeddedName(e.X)
-	case *ast.IndexListExpr:
-		return embeddedName(e.X)
-	}
-	return nil
 }
 
 // fileCache reads the repository's files once, for position conversion

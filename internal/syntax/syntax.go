@@ -63,6 +63,44 @@ func EmbeddedName(e ast.Expr) string {
 	return ""
 }
 
+// DeclIdents lists the identifiers of f that declare something, in
+// source order but for a function's name, which comes before its
+// receiver: the package name, functions, methods, types, constants,
+// variables, fields and parameters (an embedded field by its type's
+// name, EmbeddedIdent) and interface methods. The benchmarks and the
+// end-to-end tests ask a language server about each of them when they
+// compare its answers with the index's.
+func DeclIdents(f *ast.File) []*ast.Ident {
+	var out []*ast.Ident
+	add := func(id *ast.Ident) {
+		if id != nil {
+			out = append(out, id)
+		}
+	}
+	add(f.Name)
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			add(n.Name)
+		case *ast.TypeSpec:
+			add(n.Name)
+		case *ast.ValueSpec:
+			for _, id := range n.Names {
+				add(id)
+			}
+		case *ast.Field:
+			for _, id := range n.Names {
+				add(id)
+			}
+			if len(n.Names) == 0 {
+				add(EmbeddedIdent(n.Type))
+			}
+		}
+		return true
+	})
+	return out
+}
+
 // unwrap strips a type expression's pointer, parentheses and type
 // arguments, in any nesting.
 func unwrap(e ast.Expr) ast.Expr {

@@ -89,3 +89,40 @@ func TestExprString(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclIdents lists the declaring identifiers of a file in source
+// order but for a method's name, which comes before its receiver; an
+// embedded field by its type's name.
+func TestDeclIdents(t *testing.T) {
+	const src = `package p
+
+const C, D = 1, 2
+
+var v int
+
+type S struct {
+	A, B int
+	*pkg.Embedded
+	List[int]
+}
+
+type I interface {
+	M(x int) (y int)
+}
+
+func (s *S) F(a string) {}
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "p.go", src, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, id := range DeclIdents(f) {
+		got = append(got, id.Name)
+	}
+	want := []string{"p", "C", "D", "v", "S", "A", "B", "Embedded", "List", "I", "M", "x", "y", "F", "s", "a"}
+	if !slices.Equal(got, want) {
+		t.Errorf("DeclIdents\n got %q\nwant %q", got, want)
+	}
+}

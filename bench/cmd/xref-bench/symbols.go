@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"fmt"
-	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/lsptest"
+	"github.com/sextant-dev/sextant/internal/syntax"
 )
 
 // benchSymbol is one symbol of the index both sides are asked about.
@@ -100,52 +100,11 @@ func declIdents(file string) []declIdent {
 	}
 	lines := strings.Split(string(src), "\n")
 	var out []declIdent
-	add := func(id *ast.Ident) {
-		if id == nil {
-			return
-		}
+	for _, id := range syntax.DeclIdents(f) {
 		p := fset.Position(id.Pos())
 		out = append(out, declIdent{name: id.Name, line: p.Line, col: lsptest.ByteToCharColumn(lines[p.Line-1], p.Column)})
 	}
-	add(f.Name)
-	ast.Inspect(f, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncDecl:
-			add(n.Name)
-		case *ast.TypeSpec:
-			add(n.Name)
-		case *ast.ValueSpec:
-			for _, id := range n.Names {
-				add(id)
-			}
-		case *ast.Field:
-			for _, id := range n.Names {
-				add(id)
-			}
-			if len(n.Names) == 0 {
-				add(embeddedName(n.Type))
-			}
-		}
-		return true
-	})
 	return out
-}
-
-// embeddedName is the identifier an embedded field is named by.
-func embeddedName(e ast.Expr) *ast.Ident {
-	switch e := e.(type) {
-	case *ast.Ident:
-		return e
-	case *ast.StarExpr:
-		return embeddedName(e.X)
-	case *ast.SelectorExpr:
-		return e.Sel
-	case *ast.IndexExpr:
-		return embeddedName(e.X)
-	case *ast.IndexListExpr:
-		return embeddedName(e.X)
-	}
-	return nil
 }
 
 // fileCache reads the corpus's files once, for position conversion and
