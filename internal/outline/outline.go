@@ -23,10 +23,10 @@ import (
 	"github.com/sextant-dev/sextant/internal/syntax"
 )
 
-// Member is a method, field or interface method under a type.
-type Member struct {
-	Name      string `json:"name" jsonschema:"member name"`
-	Kind      string `json:"kind" jsonschema:"method, field or interface_method"`
+// Decl is what an entry and a member say alike of their declaration,
+// after its name and kind: how it reads, where it is, and (detailed) its
+// doc and key. Embedded, its fields stay flat in the JSON.
+type Decl struct {
 	Signature string `json:"signature" jsonschema:"signature as written in the source"`
 	StartLine int    `json:"start_line" jsonschema:"1-based first line"`
 	EndLine   int    `json:"end_line" jsonschema:"1-based last line"`
@@ -35,17 +35,19 @@ type Member struct {
 	StableKey string `json:"stable_key,omitempty" jsonschema:"detailed only: key in the current snapshot, when it has this declaration"`
 }
 
+// Member is a method, field or interface method under a type.
+type Member struct {
+	Name string `json:"name" jsonschema:"member name"`
+	Kind string `json:"kind" jsonschema:"method, field or interface_method"`
+	Decl
+}
+
 // Entry is one top-level declaration, with its members.
 type Entry struct {
-	Name      string   `json:"name" jsonschema:"declared name"`
-	Kind      string   `json:"kind" jsonschema:"const, var, type, interface, func or method"`
-	Signature string   `json:"signature" jsonschema:"signature as written in the source"`
-	StartLine int      `json:"start_line" jsonschema:"1-based first line"`
-	EndLine   int      `json:"end_line" jsonschema:"1-based last line"`
-	Exported  bool     `json:"exported" jsonschema:"whether the name is exported"`
-	Doc       string   `json:"doc,omitempty" jsonschema:"detailed only: first line of the doc comment"`
-	StableKey string   `json:"stable_key,omitempty" jsonschema:"detailed only: key in the current snapshot, when it has this declaration"`
-	Members   []Member `json:"members,omitempty" jsonschema:"fields, interface methods and methods declared in this file"`
+	Name string `json:"name" jsonschema:"declared name"`
+	Kind string `json:"kind" jsonschema:"const, var, type, interface, func or method"`
+	Decl
+	Members []Member `json:"members,omitempty" jsonschema:"fields, interface methods and methods declared in this file"`
 }
 
 // File is the outline of one file.
@@ -128,8 +130,8 @@ func Parse(ctx context.Context, rel string, src []byte, detailed bool) (File, er
 				continue
 			}
 			of.Entries = append(of.Entries, Entry{Name: d.Name.Name, Kind: "func",
-				Signature: sig.funcSignature(d), StartLine: line(d.Pos()), EndLine: line(d.End()),
-				Exported: ast.IsExported(d.Name.Name), Doc: doc(d.Doc)})
+				Decl: Decl{Signature: sig.funcSignature(d), StartLine: line(d.Pos()), EndLine: line(d.End()),
+					Exported: ast.IsExported(d.Name.Name), Doc: doc(d.Doc)}})
 		case *ast.GenDecl:
 			for _, spec := range d.Specs {
 				start, end := spec.Pos(), spec.End()
@@ -138,8 +140,8 @@ func Parse(ctx context.Context, rel string, src []byte, detailed bool) (File, er
 				}
 				switch sp := spec.(type) {
 				case *ast.TypeSpec:
-					e := Entry{Name: sp.Name.Name, Kind: "type", Signature: sig.typeSignature(sp),
-						StartLine: line(start), EndLine: line(end), Exported: ast.IsExported(sp.Name.Name), Doc: doc(sp.Doc, d.Doc)}
+					e := Entry{Name: sp.Name.Name, Kind: "type", Decl: Decl{Signature: sig.typeSignature(sp),
+						StartLine: line(start), EndLine: line(end), Exported: ast.IsExported(sp.Name.Name), Doc: doc(sp.Doc, d.Doc)}}
 					switch t := sp.Type.(type) {
 					case *ast.StructType:
 						for _, fld := range t.Fields.List {
@@ -148,8 +150,8 @@ func Parse(ctx context.Context, rel string, src []byte, detailed bool) (File, er
 							}
 							for _, name := range fieldNames(fld) {
 								e.Members = append(e.Members, Member{Name: name, Kind: "field",
-									Signature: sig.fieldSignature(name, fld), StartLine: line(fld.Pos()), EndLine: line(fld.End()),
-									Exported: ast.IsExported(name), Doc: doc(fld.Doc, fld.Comment)})
+									Decl: Decl{Signature: sig.fieldSignature(name, fld), StartLine: line(fld.Pos()), EndLine: line(fld.End()),
+										Exported: ast.IsExported(name), Doc: doc(fld.Doc, fld.Comment)}})
 							}
 						}
 					case *ast.InterfaceType:
@@ -164,8 +166,8 @@ func Parse(ctx context.Context, rel string, src []byte, detailed bool) (File, er
 								continue // embedded interface or type union
 							}
 							e.Members = append(e.Members, Member{Name: m.Names[0].Name, Kind: "interface_method",
-								Signature: m.Names[0].Name + strings.TrimPrefix(sig.node(m.Type), "func"),
-								StartLine: line(m.Pos()), EndLine: line(m.End()), Exported: ast.IsExported(m.Names[0].Name), Doc: doc(m.Doc, m.Comment)})
+								Decl: Decl{Signature: m.Names[0].Name + strings.TrimPrefix(sig.node(m.Type), "func"),
+									StartLine: line(m.Pos()), EndLine: line(m.End()), Exported: ast.IsExported(m.Names[0].Name), Doc: doc(m.Doc, m.Comment)}})
 						}
 					}
 					byType[sp.Name.Name] = len(of.Entries)
@@ -176,8 +178,8 @@ func Parse(ctx context.Context, rel string, src []byte, detailed bool) (File, er
 							continue
 						}
 						of.Entries = append(of.Entries, Entry{Name: name.Name, Kind: d.Tok.String(),
-							Signature: sig.valueSignature(d.Tok, name.Name, sp), StartLine: line(start), EndLine: line(end),
-							Exported: ast.IsExported(name.Name), Doc: doc(sp.Doc, d.Doc)})
+							Decl: Decl{Signature: sig.valueSignature(d.Tok, name.Name, sp), StartLine: line(start), EndLine: line(end),
+								Exported: ast.IsExported(name.Name), Doc: doc(sp.Doc, d.Doc)}})
 					}
 				}
 			}
@@ -189,16 +191,15 @@ func Parse(ctx context.Context, rel string, src []byte, detailed bool) (File, er
 		}
 		d := decl.(*ast.FuncDecl)
 		recv := syntax.ReceiverBase(d.Recv.List[0].Type)
-		m := Member{Name: d.Name.Name, Kind: "method", Signature: sig.funcSignature(d),
-			StartLine: line(d.Pos()), EndLine: line(d.End()), Exported: ast.IsExported(d.Name.Name), Doc: doc(d.Doc)}
+		m := Member{Name: d.Name.Name, Kind: "method", Decl: Decl{Signature: sig.funcSignature(d),
+			StartLine: line(d.Pos()), EndLine: line(d.End()), Exported: ast.IsExported(d.Name.Name), Doc: doc(d.Doc)}}
 		if i, ok := byType[recv]; ok {
 			of.Entries[i].Members = append(of.Entries[i].Members, m)
 			continue
 		}
 		// The receiver's type is declared in another file: list the method
 		// at top level, named as Type.Method.
-		of.Entries = append(of.Entries, Entry{Name: syntax.Qualified(recv, m.Name), Kind: "method", Signature: m.Signature,
-			StartLine: m.StartLine, EndLine: m.EndLine, Exported: m.Exported, Doc: m.Doc})
+		of.Entries = append(of.Entries, Entry{Name: syntax.Qualified(recv, m.Name), Kind: "method", Decl: m.Decl})
 	}
 	sort.SliceStable(of.Entries, func(i, j int) bool { return of.Entries[i].StartLine < of.Entries[j].StartLine })
 	return of, nil

@@ -136,8 +136,8 @@ func scriptEntries(lines []string) []Entry {
 		kind := map[string]string{"function": "func", "class": "type", "interface": "interface", "type": "type",
 			"enum": "type", "const": "const", "let": "var", "var": "var", "namespace": "type", "module": "type"}[word]
 		end := endOf(scan, i, 0, word != "const" && word != "let" && word != "var" && word != "type")
-		e := Entry{Name: m[2], Kind: kind, Signature: signatureLine(text), StartLine: i + 1, EndLine: end + 1,
-			Exported: strings.HasPrefix(text, "export")}
+		e := Entry{Name: m[2], Kind: kind, Decl: Decl{Signature: signatureLine(text), StartLine: i + 1, EndLine: end + 1,
+			Exported: strings.HasPrefix(text, "export")}}
 		if word == "class" || word == "interface" {
 			e.Members = scriptMembers(lines, scan, i, end, word == "interface")
 		}
@@ -168,8 +168,8 @@ func scriptMembers(lines []string, scan []tsLine, from, to int, iface bool) []Me
 			}
 		}
 		end := endOf(scan, i, 1, kind == "method")
-		ms = append(ms, Member{Name: m[1], Kind: kind, Signature: signatureLine(text), StartLine: i + 1, EndLine: end + 1,
-			Exported: !strings.HasPrefix(text, "private") && !strings.HasPrefix(m[1], "#")})
+		ms = append(ms, Member{Name: m[1], Kind: kind, Decl: Decl{Signature: signatureLine(text), StartLine: i + 1, EndLine: end + 1,
+			Exported: !strings.HasPrefix(text, "private") && !strings.HasPrefix(m[1], "#")}})
 		if m[1] == "constructor" && !iface {
 			ms = append(ms, parameterProperties(lines, i, end)...)
 		}
@@ -197,8 +197,8 @@ func parameterProperties(lines []string, from, to int) []Member {
 				start = false
 				param := l[j:]
 				if m := tsParamProperty.FindStringSubmatch(param); m != nil {
-					ms = append(ms, Member{Name: m[1], Kind: "field", Signature: signatureLine(strings.TrimRight(param, ",){ ")), StartLine: i + 1, EndLine: i + 1,
-						Exported: !strings.HasPrefix(param, "private") && !strings.HasPrefix(param, "protected")})
+					ms = append(ms, Member{Name: m[1], Kind: "field", Decl: Decl{Signature: signatureLine(strings.TrimRight(param, ",){ ")), StartLine: i + 1, EndLine: i + 1,
+						Exported: !strings.HasPrefix(param, "private") && !strings.HasPrefix(param, "protected")}})
 				}
 			}
 			switch c {
@@ -270,8 +270,8 @@ func pythonEntries(lines []string) []Entry {
 			continue
 		}
 		last := end(i)
-		e := Entry{Name: m[2], Kind: "func", Signature: strings.TrimSuffix(strings.TrimSpace(lines[i]), ":"), StartLine: i + 1, EndLine: last + 1,
-			Exported: !strings.HasPrefix(m[2], "_")}
+		e := Entry{Name: m[2], Kind: "func", Decl: Decl{Signature: strings.TrimSuffix(strings.TrimSpace(lines[i]), ":"), StartLine: i + 1, EndLine: last + 1,
+			Exported: !strings.HasPrefix(m[2], "_")}}
 		if m[1] == "class" {
 			e.Kind = "type"
 			body := -1
@@ -288,8 +288,8 @@ func pythonEntries(lines []string) []Entry {
 				}
 				if mm := pyDecl.FindStringSubmatch(t); mm != nil && mm[1] == "def" {
 					mend := end(j)
-					e.Members = append(e.Members, Member{Name: mm[2], Kind: "method", Signature: strings.TrimSuffix(t, ":"),
-						StartLine: j + 1, EndLine: mend + 1, Exported: !strings.HasPrefix(mm[2], "_") || strings.HasSuffix(mm[2], "__")})
+					e.Members = append(e.Members, Member{Name: mm[2], Kind: "method", Decl: Decl{Signature: strings.TrimSuffix(t, ":"),
+						StartLine: j + 1, EndLine: mend + 1, Exported: !strings.HasPrefix(mm[2], "_") || strings.HasSuffix(mm[2], "__")}})
 				}
 			}
 		}

@@ -270,7 +270,7 @@ func indexedOutline(ctx context.Context, v *session.View, repo, rel string, src 
 	slices.SortFunc(members, byLine)
 	at := map[string]int{}
 	for _, s := range top {
-		e := OutlineEntry{Name: s.Name, Kind: string(s.Kind), Signature: s.Signature, StartLine: s.StartLine, EndLine: s.EndLine, Exported: s.Exported}
+		e := OutlineEntry{Name: s.Name, Kind: string(s.Kind), Decl: outline.Decl{Signature: s.Signature, StartLine: s.StartLine, EndLine: s.EndLine, Exported: s.Exported}}
 		if e.Signature == "" {
 			e.Signature = string(s.Kind) + " " + s.Name
 		}
@@ -286,7 +286,7 @@ func indexedOutline(ctx context.Context, v *session.View, repo, rel string, src 
 		if !ok {
 			continue // a member of a member: the outline has two levels
 		}
-		m := OutlineMember{Name: s.Name, Kind: string(s.Kind), Signature: s.Signature, StartLine: s.StartLine, EndLine: s.EndLine, Exported: s.Exported}
+		m := OutlineMember{Name: s.Name, Kind: string(s.Kind), Decl: outline.Decl{Signature: s.Signature, StartLine: s.StartLine, EndLine: s.EndLine, Exported: s.Exported}}
 		if detailed {
 			m.Doc, _, _ = strings.Cut(s.Doc, "\n")
 			m.StableKey = s.Key
