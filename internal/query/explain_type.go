@@ -21,9 +21,7 @@ const descExplainType = `A Go type's protocol: kind, underlying type, type param
 // ExplainTypeInput selects a type as get_symbol selects a symbol.
 type ExplainTypeInput struct {
 	SymbolSelector
-	Budget  int    `json:"budget,omitempty" jsonschema:"max tokens 300-8000 (default 1500)"`
-	Section string `json:"section,omitempty" jsonschema:"one section in full, as omitted names it"`
-	Cursor  string `json:"cursor,omitempty" jsonschema:"cursor of an omitted section"`
+	SectionInput
 }
 
 // paramDocs says the selector's names in a type's words.

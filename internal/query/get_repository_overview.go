@@ -17,9 +17,7 @@ const descGetRepositoryOverview = `Start here in an unknown repository: modules,
 // GetRepositoryOverviewInput is the input of get_repository_overview.
 type GetRepositoryOverviewInput struct {
 	Repository string `json:"repository,omitempty" jsonschema:"repository name; default: the root's"`
-	Budget     int    `json:"budget,omitempty" jsonschema:"max tokens 300-8000 (default 1500)"`
-	Section    string `json:"section,omitempty" jsonschema:"one section in full, as omitted names it"`
-	Cursor     string `json:"cursor,omitempty" jsonschema:"cursor of an omitted section"`
+	SectionInput
 }
 
 // OverviewModule is one module of the repository.

@@ -5,6 +5,16 @@ import (
 	"strings"
 )
 
+// SectionInput is how a sectioned answer (explain_type,
+// get_repository_overview) is asked for: its sections fitted to one
+// budget, or one section in full, read on from the cursor its
+// SectionOmitted row gave.
+type SectionInput struct {
+	Budget  int    `json:"budget,omitempty" jsonschema:"max tokens 300-8000 (default 1500)"`
+	Section string `json:"section,omitempty" jsonschema:"one section in full, as omitted names it"`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"cursor of an omitted section"`
+}
+
 // fitSectionRows chooses how many rows of each section of an answer to
 // show within budget tokens (4 characters each): sections are filled in
 // order, each with as many of its rows (at most caps[i]) as keep
