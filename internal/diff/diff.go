@@ -1,5 +1,7 @@
 // Package diff parses unified diffs, as git diff and diff -u write them,
-// into files and hunks, and applies their hunks in either direction.
+// into files and hunks, and applies their hunks in either direction; it
+// writes the diff between two texts too (Compare), for a reader that has
+// both and must not ask git for one.
 //
 // The input is outside data (a diff an agent pastes, git's output on a
 // repository nobody vetted): Parse never panics, bounds what it keeps, and
