@@ -72,7 +72,7 @@ func textLines(text []byte) []string {
 // '+' adds one of b. Past maxD differing lines it gives up and removes a
 // whole, then adds b whole. The search keeps, for each step d, the
 // furthest points of the diagonals -d-1..d+1 only, so its memory is
-// quadratic in d, not in the texts.
+// quadratic in d (16 MB at MaxEdit), not in the texts.
 func edits(a, b []string, maxD int) []byte {
 	n, m := len(a), len(b)
 	if n == 0 || m == 0 || maxD <= 0 {
@@ -80,9 +80,13 @@ func edits(a, b []string, maxD int) []byte {
 	}
 	off := n + m + 1
 	v := make([]int, 2*off+1)
-	var trace [][]int // trace[d]: v[off-d-1 .. off+d+1] before step d
+	var trace [][]int32 // trace[d]: v[off-d-1 .. off+d+1] before step d
 	for d := 0; d <= min(n+m, maxD); d++ {
-		trace = append(trace, append([]int(nil), v[off-d-1:off+d+2]...))
+		w := make([]int32, 2*d+3)
+		for i := range w {
+			w[i] = int32(v[off-d-1+i])
+		}
+		trace = append(trace, w)
 		for k := -d; k <= d; k += 2 {
 			var x int
 			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
@@ -106,12 +110,12 @@ func edits(a, b []string, maxD int) []byte {
 
 // backtrack reads the edit script back from the end point (n, m) through
 // the furthest points each step reached.
-func backtrack(trace [][]int, n, m int) []byte {
+func backtrack(trace [][]int32, n, m int) []byte {
 	var rev []byte
 	x, y := n, m
 	for d := len(trace) - 1; d >= 0; d-- {
 		w := trace[d]
-		at := func(k int) int { return w[k+d+1] }
+		at := func(k int) int { return int(w[k+d+1]) }
 		k := x - y
 		var pk int
 		if k == -d || (k != d && at(k-1) < at(k+1)) {

@@ -143,3 +143,18 @@ func checkImpactInput(in GetImpactInput) (impact.Request, selector, error) {
 }
 
 const descGetImpact = `What a change reaches and exactly which tests to run. The change: a symbol (selectors as get_symbol), file + lines, diff (working tree vs HEAD), base (vs a revision) or diff_text. Returns changed declarations (body, signature, added, removed), breaking changes with the callers and implementers that stop compiling, code reached through callers and references with its path and coverage, the tests reached, and command lines running exactly them (format commands: only those). completeness names blind_spots. Runs no code. Errors: INVALID_ARGUMENT, SYMBOL_NOT_FOUND, AMBIGUOUS_SYMBOL, FILE_NOT_FOUND, OUTSIDE_ROOTS, CURSOR_INVALID.`
+
+// WorkingTreeDiff is the unified diff of repository's working tree ("":
+// the root's) against HEAD, of the files get_impact's diff compares and
+// read as it reads them, at most maxLines lines and maxBytes bytes: what
+// `sextant ui` shows beside the working tree's impact. It is no tool: an
+// agent has git diff, and its text would cost an agent's tokens for what
+// the changed declarations already say.
+func WorkingTreeDiff(ctx context.Context, s *Service, repository string, maxLines, maxBytes int) (*impact.Diff, error) {
+	v, err := s.open(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Close()
+	return impact.WorkingTreeDiff(ctx, v, repository, "", maxLines, maxBytes)
+}
