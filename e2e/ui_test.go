@@ -312,6 +312,13 @@ func TestUIBrowser(t *testing.T) {
 	if !strings.Contains(tests, "TestAdd") || !strings.Contains(tests, "TestTotal") || !strings.Contains(cmds, "go test") {
 		t.Errorf("impact: tests %q, commands %q; want TestAdd, TestTotal and a go test line", tests, cmds)
 	}
+	// Its diff: helper's line removed and added, the added one styled.
+	if d := b.text(t, "#diff"); !strings.Contains(d, "-func helper(x int) int { return x }") || !strings.Contains(d, "+func helper(x int) int { return x * 1 }") {
+		t.Errorf("impact: diff %q, want helper's line removed and added", d)
+	}
+	if added := b.text(t, "#diff .add"); added != "+func helper(x int) int { return x * 1 }" {
+		t.Errorf("impact: the diff's added line is %q, want helper's edit", added)
+	}
 	b.shot(t, "impact")
 
 	// Keyboard: / focuses the search box; j moves to the page's first link.

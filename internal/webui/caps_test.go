@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -93,5 +94,72 @@ func TestCallersCapped(t *testing.T) {
 	_, page = get(t, srv, more, false)
 	if n, _ := callerNodes(page); n != 24+2 {
 		t.Errorf("after show more: %d nodes, want 26", n)
+	}
+}
+
+// TestDiffCapped: a working tree whose diff runs to thousands of lines
+// gets an impact page of bounded size, its diff cut at the page's cap
+// with a note saying how much it shows.
+func TestDiffCapped(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := filepath.Join(t.TempDir(), "repo")
+	write := func(files map[string]string) {
+		for name, text := range files {
+			if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	long := func(word string) string {
+		var b strings.Builder
+		b.WriteString("package p\n\n")
+		for i := range 3000 {
+			fmt.Fprintf(&b, "// %s %d\n", word, i)
+		}
+		b.WriteString("func F() {}\n")
+		return b.String()
+	}
+	write(map[string]string{"go.mod": "module example.com/long\n\ngo 1.22\n", "p/a.go": long("old"), "p/b.go": "package p\n\nfunc G() {}\n"})
+	if err := commitAndEdit(dir); err == nil || !strings.Contains(err.Error(), "weird") {
+		t.Fatalf("committing: %v", err) // commits, then finds no weird package to edit
+	}
+	write(map[string]string{"p/a.go": long("new"), "p/b.go": "package p\n\nfunc G() { F() }\n"})
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := index.Index(ctx, st, dir, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := query.New(st, []string{dir}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	h, err := webui.New(svc, webui.Options{Token: testToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	resp, page := get(t, srv, "/impact", false)
+	if resp.StatusCode != http.StatusOK || len(page) > 512<<10 {
+		t.Fatalf("the impact page: %d, %d bytes; want 200 within 512 KiB", resp.StatusCode, len(page))
+	}
+	if n := strings.Count(page, `<span class="del">`) + strings.Count(page, `<span class="add">`); n < 1900 || n > 2000 {
+		t.Errorf("the diff shows %d changed lines, want the cap's 2000 lines less the headers", n)
+	}
+	if !strings.Contains(page, `<p class="note cut">cut at 2000 lines or 256 KiB: 1 of 2 files shown, the last of them in part</p>`) {
+		t.Errorf("the page does not say the diff is cut")
+	}
+	if strings.Contains(page, "b/p/b.go") {
+		t.Errorf("the page shows b.go's diff, past the cap")
 	}
 }

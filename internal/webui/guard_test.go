@@ -2,12 +2,14 @@ package webui_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -61,6 +63,9 @@ func serve(t *testing.T) *httptest.Server {
 		}
 		dir := filepath.Join(scratch, "repo")
 		txtartest.WriteDir(t, dir, ar)
+		if ui.err = commitAndEdit(dir); ui.err != nil {
+			return
+		}
 		ctx := context.Background()
 		st, err := sqlite.Open(ctx, filepath.Join(scratch, "db"))
 		if err != nil {
@@ -87,6 +92,39 @@ func serve(t *testing.T) *httptest.Server {
 		t.Fatal(ui.err)
 	}
 	return ui.srv
+}
+
+// hostileEdit is the working tree's change to the fixture's commit: a
+// line of markup and a bidi override, which the impact page's diff shows
+// as text.
+const hostileEdit = "\n// Edited adds <script>alert(10)</script> and \u202eevil\u202c.\nconst Edited = \"</pre><script>alert(11)</script>\"\n"
+
+// commitAndEdit makes the fixture a git work tree, commits it and
+// edits a file of it after the commit. Without git the fixture stays a
+// plain directory, and the impact page says it needs a work tree.
+func commitAndEdit(dir string) error {
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "fixture"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t",
+			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	names, err := filepath.Glob(filepath.Join(dir, "weird", "*.go"))
+	if err != nil || len(names) != 1 {
+		return fmt.Errorf("the fixture's weird package has files %v (%v), want one", names, err)
+	}
+	f, err := os.OpenFile(names[0], os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(hostileEdit)
+	return errors.Join(err, f.Close())
 }
 
 // get sends a GET of path with the token's cookie unless bare, and the
@@ -307,6 +345,23 @@ func TestHostileContent(t *testing.T) {
 	for _, want := range []string{`&lt;script&gt;alert`, `\u202e`, `&lt;img src=x onerror=alert(5)&gt;`} {
 		if !seen[want] {
 			t.Errorf("no page shows %s: the hostile content was not rendered at all", want)
+		}
+	}
+	// The impact page's diff: the edit's lines as added lines of text,
+	// the hostile file name in the header quoted.
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Log("git is not installed: the impact page's diff is not checked")
+		return
+	}
+	_, page := get(t, srv, "/impact", false)
+	for _, want := range []string{
+		`<span class="add">&#43;// Edited adds &lt;script&gt;alert(10)&lt;/script&gt; and \u202eevil\u202c.</span>`,
+		`<span class="add">&#43;const Edited = &#34;&lt;/pre&gt;&lt;script&gt;alert(11)&lt;/script&gt;&#34;</span>`,
+		`<span class="file">&#43;&#43;&#43; &#34;b/weird/&lt;img src=x onerror=alert(5)&gt;\u202egol.go&#34;</span>`,
+	} {
+		if !strings.Contains(page, want) {
+			i := strings.Index(page, `<section id="diff">`)
+			t.Errorf("the impact page's diff does not hold %s:\n%s", want, page[max(i, 0):min(len(page), max(i, 0)+3000)])
 		}
 	}
 }

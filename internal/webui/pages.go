@@ -320,8 +320,45 @@ func (p *pages) searchResults(w http.ResponseWriter, r *http.Request) {
 // impactData is the impact page.
 type impactData struct {
 	O       *query.GetImpactOutput
+	Diff    []diffLine // the working tree against HEAD, as a unified diff
+	DiffCut string     // what the cut diff leaves out
+	DiffErr string
 	Changes []changeSource
 	Reach   drawing
+}
+
+// diffLine is one line of a unified diff and its style: file (the ---
+// and +++ header), hunk (@@), add, del, or "" for context and notes.
+type diffLine struct {
+	Class, Text string
+}
+
+// The caps of the impact page's diff: past either, the files left are
+// not compared (query.WorkingTreeDiff).
+const (
+	maxDiffLines = 2000
+	maxDiffBytes = 256 << 10
+)
+
+// diffLines styles the lines of a unified diff.
+func diffLines(text string) []diffLine {
+	var out []diffLine
+	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		c := ""
+		switch {
+		case l == "":
+		case strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ "):
+			c = "file"
+		case strings.HasPrefix(l, "@@ "):
+			c = "hunk"
+		case l[0] == '+':
+			c = "add"
+		case l[0] == '-':
+			c = "del"
+		}
+		out = append(out, diffLine{Class: c, Text: l})
+	}
+	return out
 }
 
 // changeSource is the source of one changed declaration, as on disk now.
@@ -334,12 +371,14 @@ type changeSource struct {
 // shows.
 const maxChangeSources = 12
 
-// impact is the working tree's impact: what changed, what it reaches
-// (drawn), breaking changes, the tests and the go test lines.
+// impact is the working tree's impact: what changed, as a unified diff
+// and as the changed declarations' source, what it reaches (drawn),
+// breaking changes, the tests and the go test lines.
 func (p *pages) impact(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	args := map[string]any{"diff": true, "limit": 200, "budget": 8000}
-	if repo := r.URL.Query().Get("repo"); repo != "" {
+	repo := r.URL.Query().Get("repo")
+	if repo != "" {
 		args["repository"] = repo
 	}
 	o, err := call[query.GetImpactOutput](ctx, p.svc, "get_impact", args)
@@ -348,6 +387,16 @@ func (p *pages) impact(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := impactData{O: o}
+	if df, err := query.WorkingTreeDiff(ctx, p.svc, repo, maxDiffLines, maxDiffBytes); err != nil {
+		d.DiffErr = query.ErrorOf(err).Text()
+	} else {
+		if df.Text != "" {
+			d.Diff = diffLines(df.Text)
+		}
+		if df.Cut {
+			d.DiffCut = "cut at " + itoa(maxDiffLines) + " lines or " + itoa(maxDiffBytes>>10) + " KiB: " + itoa(df.Shown) + " of " + itoa(df.Files) + " files shown, the last of them in part"
+		}
+	}
 	for i, c := range o.Changed {
 		if i == maxChangeSources || c.Change == "removed" {
 			continue

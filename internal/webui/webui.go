@@ -2,7 +2,9 @@
 // the same graph, with the same freshness, as the tools. Every page is a
 // thin shell over the tools of internal/query, run through their registry
 // (call.go): it computes nothing of the graph itself, only lays out what
-// the tools answer.
+// the tools answer. The one thing beside them is the impact page's diff,
+// which query.WorkingTreeDiff reads as get_impact reads the working tree
+// (no agent needs it from a tool: it has git diff).
 //
 // Its endpoints, each a GET whose URL a person can share on the machine:
 //
@@ -14,8 +16,9 @@
 //	/type?key=         a type's protocol (explain_type)
 //	/search?q=         find_symbol and search_code; /search/results?q= is the
 //	                   fragment the page fetches as a person types
-//	/impact            the working tree's impact: changes, reach, breaking
-//	                   changes, tests and go test lines
+//	/impact            the working tree's impact: changes, its diff against
+//	                   HEAD (cut at a cap), reach, breaking changes, tests
+//	                   and go test lines
 //	/def?file=&line=&col=  the definition of the identifier there (infer_type)
 //	/static/           the embedded style sheet and script
 //
