@@ -1,10 +1,13 @@
 package webui
 
 import (
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/sextant-dev/sextant/internal/query"
 )
 
 // TestLayoutCaps: a graph of 100,000 nodes draws at most layerCap nodes
@@ -82,5 +85,38 @@ func TestGoLines(t *testing.T) {
 	}
 	if lines[2].Spans[0].Class != "str" {
 		t.Errorf("the raw string's second line is %+v, want str", lines[2].Spans[0])
+	}
+}
+
+// TestScriptLines: an identifier links where the index has a use at its
+// line and character column, nothing else does, the text is kept whole,
+// and a cut first line links nothing.
+func TestScriptLines(t *testing.T) {
+	src := "function f(é, x) {\n  return g(é) + x; // g\n}\n"
+	uses := []query.ScriptUse{{Line: 11, Col: 10, Target: "G"}, {Line: 11, Col: 12, Target: "E"}, {Line: 10, Col: 10, Target: "F"}}
+	for _, c := range []struct {
+		linkFirst bool
+		want      map[string]string // text@line: href
+	}{
+		{true, map[string]string{"f@10": "/symbol?key=F", "g@11": "/symbol?key=G", "é@11": "/symbol?key=E"}},
+		{false, map[string]string{"g@11": "/symbol?key=G", "é@11": "/symbol?key=E"}},
+	} {
+		lines := scriptLines(src, 10, uses, c.linkFirst)
+		got := map[string]string{}
+		for i, l := range lines {
+			var text strings.Builder
+			for _, s := range l.Spans {
+				text.WriteString(s.Text)
+				if s.Href != "" {
+					got[s.Text+"@"+strconv.Itoa(l.N)] = s.Href
+				}
+			}
+			if want := strings.Split(src, "\n")[i]; text.String() != want {
+				t.Errorf("line %d reads %q, want %q", l.N, text.String(), want)
+			}
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("linkFirst %v: links %v, want %v", c.linkFirst, got, c.want)
+		}
 	}
 }

@@ -211,7 +211,18 @@ func (p *pages) symbol(w http.ResponseWriter, r *http.Request) {
 	if len(src.Results) > 0 {
 		b := src.Results[0]
 		d.Note = b.Note
-		d.Lines = goLines(b.Source, path.Join(s.RepositoryPath, b.Path), s.Repository, b.StartLine, s.Language, b.StartByte == 0)
+		if s.Language == "" {
+			d.Lines = goLines(b.Source, path.Join(s.RepositoryPath, b.Path), s.Repository, b.StartLine, "", b.StartByte == 0)
+		} else {
+			// infer_type reads Go alone: the other languages' identifiers
+			// link through the references their SCIP index recorded.
+			last := b.StartLine + strings.Count(strings.TrimSuffix(b.Source, "\n"), "\n")
+			uses, err := query.ScriptUses(ctx, p.svc, key, b.StartLine, last, scriptNames(b.Source))
+			if err != nil {
+				p.log.Warn("ui page", "page", "symbol", "uses", err)
+			}
+			d.Lines = scriptLines(b.Source, b.StartLine, uses, b.StartByte == 0)
+		}
 	}
 	if refs, err := call[query.FindReferencesOutput](ctx, p.svc, "find_references", map[string]any{"stable_key": key, "limit": 100, "budget": 8000, "response_format": "detailed"}); err != nil {
 		d.RefsErr = query.ErrorOf(err).Text()

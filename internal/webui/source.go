@@ -7,7 +7,10 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
+
+	"github.com/sextant-dev/sextant/internal/query"
 )
 
 // srcLine is one line of source as the page shows it.
@@ -134,4 +137,78 @@ func defHref(file, repo string, line, col int) string {
 		q.Set("repo", repo)
 	}
 	return "/def?" + q.Encode()
+}
+
+// scriptIdents are the identifiers of a TypeScript, JavaScript or Python
+// line: a letter, _ or $, then letters, digits, _ or $.
+func scriptIdents(line string, f func(off, end int)) {
+	start := -1
+	for i, r := range line {
+		word := r == '_' || r == '$' || unicode.IsLetter(r) || (start >= 0 && unicode.IsDigit(r))
+		switch {
+		case word && start < 0:
+			start = i
+		case !word && start >= 0:
+			f(start, i)
+			start = -1
+		}
+	}
+	if start >= 0 {
+		f(start, len(line))
+	}
+}
+
+// scriptNames lists the identifiers of src, each once.
+func scriptNames(src string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range strings.Split(src, "\n") {
+		scriptIdents(l, func(off, end int) {
+			if n := l[off:end]; !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		})
+	}
+	return out
+}
+
+// scriptLines splits the source of a TypeScript, JavaScript or Python
+// symbol starting at line first into lines of spans, each identifier
+// the index resolves (uses, at its line and character column) a link to
+// its symbol's page; the rest is plain text. linkFirst is false when the
+// first line is cut (its columns unknown).
+func scriptLines(src string, first int, uses []query.ScriptUse, linkFirst bool) []srcLine {
+	at := map[[2]int]string{}
+	for _, u := range uses {
+		at[[2]int{u.Line, u.Col}] = u.Target
+	}
+	raw := strings.Split(strings.TrimSuffix(src, "\n"), "\n")
+	if len(raw) > maxSourceLines {
+		raw = raw[:maxSourceLines]
+	}
+	lines := make([]srcLine, len(raw))
+	for i, l := range raw {
+		l = strings.TrimSuffix(l, "\r")
+		n := first + i
+		lines[i].N = n
+		done := 0
+		if i > 0 || linkFirst {
+			scriptIdents(l, func(off, end int) {
+				key, ok := at[[2]int{n, utf8.RuneCountInString(l[:off]) + 1}]
+				if !ok {
+					return
+				}
+				if off > done {
+					lines[i].Spans = append(lines[i].Spans, span{Text: l[done:off]})
+				}
+				lines[i].Spans = append(lines[i].Spans, span{Text: l[off:end], Class: "id", Href: symHref(key)})
+				done = end
+			})
+		}
+		if done < len(l) || len(lines[i].Spans) == 0 {
+			lines[i].Spans = append(lines[i].Spans, span{Text: l[done:]})
+		}
+	}
+	return lines
 }

@@ -2,9 +2,12 @@
 // the same graph, with the same freshness, as the tools. Every page is a
 // thin shell over the tools of internal/query, run through their registry
 // (call.go): it computes nothing of the graph itself, only lays out what
-// the tools answer. The one thing beside them is the impact page's diff,
-// which query.WorkingTreeDiff reads as get_impact reads the working tree
-// (no agent needs it from a tool: it has git diff).
+// the tools answer. Beside them it reads two things no agent needs from
+// a tool: the impact page's diff, which query.WorkingTreeDiff reads as
+// get_impact reads the working tree (an agent has git diff), and the
+// links of a TypeScript, JavaScript or Python symbol's identifiers, from
+// the references its SCIP index recorded (query.ScriptUses), since
+// infer_type reads Go alone.
 //
 // Its endpoints, each a GET whose URL a person can share on the machine:
 //
