@@ -4,6 +4,7 @@ import (
 	"go/scanner"
 	"go/token"
 	"go/types"
+	"maps"
 	"net/url"
 	"strconv"
 	"strings"
@@ -158,10 +159,24 @@ func scriptIdents(line string, f func(off, end int)) {
 	}
 }
 
-// scriptNames lists the identifiers of src, each once.
+// scriptKeywords are words of TypeScript, JavaScript and Python that
+// name no declaration, which scriptNames leaves out so that no look-up
+// is spent on them.
+var scriptKeywords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`and as assert async await break case catch class const continue def del delete
+		do elif else except export extends false False finally for from function global if implements import in
+		instanceof interface is lambda let new None nonlocal not null or pass raise return self static super switch
+		this throw true True try typeof undefined var void while with yield`) {
+		scriptKeywords[w] = true
+	}
+}
+
+// scriptNames lists the identifiers of src, each once, keywords aside.
 func scriptNames(src string) []string {
 	var out []string
-	seen := map[string]bool{}
+	seen := maps.Clone(scriptKeywords)
 	for _, l := range strings.Split(src, "\n") {
 		scriptIdents(l, func(off, end int) {
 			if n := l[off:end]; !seen[n] {
