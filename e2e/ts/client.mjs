@@ -266,7 +266,8 @@ const FIRST_CALLS = [
   { name: 'get_callees', args: { qualified_name: 'Command.ExecuteC' }, want: (sc) => sc.results.length > 0 },
   { name: 'find_implementations', args: { qualified_name: 'SliceValue' }, want: (sc) => sc.total > 0 },
   { name: 'explain_effects', args: { qualified_name: 'Command.Execute' }, want: (sc) => sc.analysed === true },
-  { name: 'explain_type', args: { qualified_name: 'cobra.Command' }, want: (sc) => sc.results.kind === 'struct' && sc.results.methods.some((m) => m.name === 'Execute') },
+  // Methods come most used from outside the type first, a page at a time.
+  { name: 'explain_type', args: { qualified_name: 'cobra.Command' }, want: (sc) => sc.results.kind === 'struct' && sc.results.methods.some((m) => m.name === 'Flags') },
   { name: 'infer_type', args: { file: 'command.go', line: 0, column: 6 }, want: (sc) => sc.results.token === 'Command' },
   { name: 'check_file', args: { file: 'command.go' }, want: (sc) => Array.isArray(sc.results) },
   { name: 'get_impact', args: { qualified_name: 'Command.Execute' }, optional: true },
