@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store) {
 	t.Run("ImplicitRefs", func(t *testing.T) { testImplicitRefs(t, fresh(t)) })
 	t.Run("Effects", func(t *testing.T) { testEffects(t, fresh(t)) })
 	t.Run("SearchText", func(t *testing.T) { testSearchText(t, fresh(t)) })
+	t.Run("SearchTextPrefix", func(t *testing.T) { testSearchTextPrefix(t, fresh(t)) })
 	t.Run("Language", func(t *testing.T) { testLanguage(t, fresh(t)) })
 	t.Run("Provenance", func(t *testing.T) { testProvenance(t, fresh(t)) })
 	t.Run("TestRuns", func(t *testing.T) { testTestRuns(t, fresh(t)) })
