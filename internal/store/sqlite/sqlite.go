@@ -106,9 +106,15 @@ const writeParams = "_pragma=busy_timeout(" + busyTimeoutMS + ")" +
 	"&_txlock=immediate"
 
 // readParams configure read connections: they wait on locks like the writer
-// and refuse to write, so a bug in a reader cannot modify the graph.
+// and refuse to write, so a bug in a reader cannot modify the graph. They
+// read the file through a memory map (up to 256 MiB) rather than a system
+// call per page missing from a connection's own 2 MiB cache: search_code
+// on prometheus's 38 MB index spent an eighth of its time in those reads.
+// The mapped pages are the operating system's cache, shared by every
+// connection, not memory of each.
 const readParams = "_pragma=busy_timeout(" + busyTimeoutMS + ")" +
 	"&_pragma=foreign_keys(0)" +
+	"&_pragma=mmap_size(268435456)" +
 	"&_query_only=1"
 
 // Store is a graph.Store backed by one SQLite database file. It is safe for
