@@ -134,11 +134,21 @@ func Hits(ctx context.Context, v *session.View, hits []graph.TextHit, concepts [
 	}
 	sortHits(out)
 	pkgDeprecated := map[[2]string]bool{}
-	for i := range out[:min(len(out), refPool)] {
+	best := out[:min(len(out), refPool)]
+	// The references of all the best at once: one query, not one each.
+	keys := make([]string, len(best))
+	for i := range best {
+		keys[i] = best[i].Symbol.Key
+	}
+	refs, _, err := v.Reader().Refs(ctx, graph.RefQuery{Targets: keys, IncludeTests: true})
+	uses := make(map[string]int, len(keys))
+	for _, r := range refs {
+		uses[r.Target]++
+	}
+	for i := range best {
 		sym := &out[i].Symbol
-		_, n, err := v.Reader().Refs(ctx, graph.RefQuery{Targets: []string{sym.Key}, IncludeTests: true, Limit: 1})
 		if err == nil {
-			out[i].Score *= 1 + 0.15*math.Log1p(float64(n))
+			out[i].Score *= 1 + 0.15*math.Log1p(float64(uses[sym.Key]))
 		}
 		// What its doc or its package's doc calls deprecated is kept for
 		// old callers; a question is after what to use now.
