@@ -134,3 +134,16 @@ func TestRankSignals(t *testing.T) {
 		}
 	}
 }
+
+// TestIrregularFirst: every irregular form starts with the letter of its
+// verb, which sameWord's first test relies on.
+func TestIrregularFirst(t *testing.T) {
+	for form, verb := range irregular {
+		if form[0] != verb[0] {
+			t.Errorf("irregular %q → %q: first letters differ; sameWord would not match them", form, verb)
+		}
+		if !sameWord(form, verb) || !sameWord(verb, form) {
+			t.Errorf("sameWord(%q, %q) = false", form, verb)
+		}
+	}
+}
