@@ -1,10 +1,8 @@
 package webui_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -12,11 +10,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/sextant-dev/sextant/internal/index"
-	"github.com/sextant-dev/sextant/internal/query"
-	"github.com/sextant-dev/sextant/internal/store/sqlite"
-	"github.com/sextant-dev/sextant/internal/webui"
 )
 
 // TestCallersCapped: a function with thousands of callers gets a page of
@@ -38,26 +31,7 @@ func TestCallersCapped(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := index.Index(ctx, st, dir, index.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	svc, err := query.New(st, []string{dir}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
-	h, err := webui.New(svc, webui.Options{Token: testToken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	srv := serveDir(t, dir)
 
 	_, body := get(t, srv, "/search/results?q=Target", false)
 	key := regexp.MustCompile(`/symbol\?key=[A-Z0-9]+`).FindString(body)
@@ -129,26 +103,7 @@ func TestDiffCapped(t *testing.T) {
 		t.Fatalf("committing: %v", err) // commits, then finds no weird package to edit
 	}
 	write(map[string]string{"p/a.go": long("new"), "p/b.go": "package p\n\nfunc G() { F() }\n"})
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := index.Index(ctx, st, dir, index.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	svc, err := query.New(st, []string{dir}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
-	h, err := webui.New(svc, webui.Options{Token: testToken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	srv := serveDir(t, dir)
 	resp, page := get(t, srv, "/impact", false)
 	if resp.StatusCode != http.StatusOK || len(page) > 512<<10 {
 		t.Fatalf("the impact page: %d, %d bytes; want 200 within 512 KiB", resp.StatusCode, len(page))

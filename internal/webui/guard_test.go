@@ -66,32 +66,54 @@ func serve(t *testing.T) *httptest.Server {
 		if ui.err = commitAndEdit(dir); ui.err != nil {
 			return
 		}
-		ctx := context.Background()
-		st, err := sqlite.Open(ctx, filepath.Join(scratch, "db"))
+		h, _, err := uiOver(context.Background(), filepath.Join(scratch, "db"), dir)
 		if err != nil {
 			ui.err = err
 			return
 		}
-		if _, err := index.Index(ctx, st, dir, index.Options{}); err != nil {
-			ui.err = err
-			return
-		}
-		svc, err := query.New(st, []string{dir}, nil)
-		if err != nil {
-			ui.err = err
-			return
-		}
-		h, err := webui.New(svc, webui.Options{Token: testToken})
-		if err != nil {
-			ui.err = err
-			return
-		}
-		ui.srv = httptest.NewServer(h) // on 127.0.0.1
+		ui.srv = httptest.NewServer(h) // on 127.0.0.1; open until the process ends
 	})
 	if ui.err != nil {
 		t.Fatal(ui.err)
 	}
 	return ui.srv
+}
+
+// uiOver indexes dir into a new database under db and returns a UI
+// handler over it, and a function closing what it opened.
+func uiOver(ctx context.Context, db, dir string) (http.Handler, func(), error) {
+	st, err := sqlite.Open(ctx, db)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := index.Index(ctx, st, dir, index.Options{}); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	svc, err := query.New(st, []string{dir}, nil)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	h, err := webui.New(svc, webui.Options{Token: testToken})
+	if err != nil {
+		svc.Close()
+		st.Close()
+		return nil, nil, err
+	}
+	return h, func() { svc.Close(); st.Close() }, nil
+}
+
+// serveDir serves a UI over dir for the test's length.
+func serveDir(t *testing.T, dir string) *httptest.Server {
+	t.Helper()
+	h, closeUI, err := uiOver(context.Background(), filepath.Join(t.TempDir(), "db"), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { srv.Close(); closeUI() })
+	return srv
 }
 
 // hostileEdit is the working tree's change to the fixture's commit: a
