@@ -827,38 +827,8 @@ func TestBeginSnapshotCollects(t *testing.T) {
 // with none ("" is Go).
 func TestUpgradeToLanguage(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "v9.db")
-	s, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	repo, err := s.EnsureRepository(ctx, "/src/old", "old")
-	if err != nil {
-		t.Fatal(err)
-	}
-	publishGeneration(t, s, repo, 1, 3)
-	s.Close()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, stmt := range append(dropTestRuns, `ALTER TABLE symbols DROP COLUMN language`, `ALTER TABLE snapshots DROP COLUMN build`,
-		`ALTER TABLE snapshots DROP COLUMN indexers`, `UPDATE meta SET value = '9' WHERE key = 'schema_version'`) {
-		if _, err := db.Exec(stmt); err != nil {
-			db.Close()
-			t.Fatalf("making a version 9 database: %v", err)
-		}
-	}
-	db.Close()
-
-	s, err = Open(ctx, path)
-	if err != nil {
-		t.Fatalf("opening a version 9 database: %v", err)
-	}
-	defer s.Close()
-	if v, err := schemaVersion(ctx, s.rdb); err != nil || v != SchemaVersion {
-		t.Errorf("schema version after upgrade = %d, %v; want %d", v, err, SchemaVersion)
-	}
+	s := upgraded(t, 9, append(dropTestRuns, `ALTER TABLE symbols DROP COLUMN language`, `ALTER TABLE snapshots DROP COLUMN build`,
+		`ALTER TABLE snapshots DROP COLUMN indexers`)...)
 	r, err := s.Read(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -879,7 +849,21 @@ func TestUpgradeToLanguage(t *testing.T) {
 // upgrades in place: its snapshot serves on, saying nothing of it.
 func TestUpgradeToProvenance(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "v10.db")
+	s := upgraded(t, 10, append(dropTestRuns, `ALTER TABLE snapshots DROP COLUMN build`, `ALTER TABLE snapshots DROP COLUMN indexers`)...)
+	sts, err := graph.Repositories(ctx, s)
+	if err != nil || len(sts) != 1 || sts[0].Symbols == 0 || sts[0].Snapshot.Build != "" || sts[0].Snapshot.Indexers != nil {
+		t.Errorf("repositories after upgrade = %+v, %v; want the old snapshot, saying nothing of what made it", sts, err)
+	}
+}
+
+// upgraded makes a database of schema version from one of today's (a
+// repository "old" with a published generation, then stmts run on it and
+// its version set back), opens it as today's code does, and checks that
+// the upgrade reached SchemaVersion.
+func upgraded(t *testing.T, version int, stmts ...string) *Store {
+	t.Helper()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), fmt.Sprintf("v%d.db", version))
 	s, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
@@ -894,24 +878,20 @@ func TestUpgradeToProvenance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, stmt := range append(dropTestRuns, `ALTER TABLE snapshots DROP COLUMN build`, `ALTER TABLE snapshots DROP COLUMN indexers`,
-		`UPDATE meta SET value = '10' WHERE key = 'schema_version'`) {
+	for _, stmt := range append(stmts, fmt.Sprintf(`UPDATE meta SET value = '%d' WHERE key = 'schema_version'`, version)) {
 		if _, err := db.Exec(stmt); err != nil {
 			db.Close()
-			t.Fatalf("making a version 10 database: %v", err)
+			t.Fatalf("making a version %d database: %v", version, err)
 		}
 	}
 	db.Close()
 	s, err = Open(ctx, path)
 	if err != nil {
-		t.Fatalf("opening a version 10 database: %v", err)
+		t.Fatalf("opening a version %d database: %v", version, err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
 	if v, err := schemaVersion(ctx, s.rdb); err != nil || v != SchemaVersion {
 		t.Errorf("schema version after upgrade = %d, %v; want %d", v, err, SchemaVersion)
 	}
-	sts, err := graph.Repositories(ctx, s)
-	if err != nil || len(sts) != 1 || sts[0].Symbols == 0 || sts[0].Snapshot.Build != "" || sts[0].Snapshot.Indexers != nil {
-		t.Errorf("repositories after upgrade = %+v, %v; want the old snapshot, saying nothing of what made it", sts, err)
-	}
+	return s
 }

@@ -2,8 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -19,37 +17,7 @@ var dropTestRuns = []string{`DROP TABLE test_decls`, `DROP TABLE test_cover`, `D
 // and a recording is written and read back.
 func TestUpgradeToTestRuns(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "v11.db")
-	s, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	repo, err := s.EnsureRepository(ctx, "/src/old", "old")
-	if err != nil {
-		t.Fatal(err)
-	}
-	publishGeneration(t, s, repo, 1, 3)
-	s.Close()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, stmt := range append(dropTestRuns, `UPDATE meta SET value = '11' WHERE key = 'schema_version'`) {
-		if _, err := db.Exec(stmt); err != nil {
-			db.Close()
-			t.Fatalf("making a version 11 database: %v", err)
-		}
-	}
-	db.Close()
-
-	s, err = Open(ctx, path)
-	if err != nil {
-		t.Fatalf("opening a version 11 database: %v", err)
-	}
-	defer s.Close()
-	if v, err := schemaVersion(ctx, s.rdb); err != nil || v != SchemaVersion {
-		t.Errorf("schema version after upgrade = %d, %v; want %d", v, err, SchemaVersion)
-	}
+	s := upgraded(t, 11, dropTestRuns...)
 	repos, err := graph.Repositories(ctx, s)
 	if err != nil || len(repos) != 1 {
 		t.Fatalf("repositories after upgrade = %v, %v; want the one", repos, err)
