@@ -15,6 +15,7 @@
 // Then the same again on a second launch with the caches kept.
 //
 //	go run ./bench/cmd/cold-bench -corpus cobra
+//	go run ./bench/cmd/cold-bench -corpus moby -dir ~/corpora/moby
 package main
 
 import (
@@ -43,12 +44,21 @@ type target struct {
 	name      string // find_symbol / go_search query
 	qualified string // Sextant's qualified_name
 	symbol    string // go_symbol_references's symbol: Name or Type.Method in file
+	// snapshot: the corpus is not on the module proxy whole (moby's
+	// vendor tree is not in its module zip; the others are workspaces
+	// of their own), so -dir names a fetched snapshot at the commit
+	// module gives, its dependencies already in the module cache.
+	snapshot bool
 }
 
 var corpora = map[string]target{
-	"cobra":      {"github.com/spf13/cobra@v1.10.2", "command.go", "AddCommand", "Command.AddCommand", "Command.AddCommand"},
-	"tools":      {"golang.org/x/tools@v0.52.0", "go/packages/packages.go", "Load", "packages.Load", "Load"},
-	"prometheus": {"github.com/prometheus/prometheus@v0.316.0", "tsdb/db.go", "Open", "tsdb.Open", "Open"},
+	"cobra":      {"github.com/spf13/cobra@v1.10.2", "command.go", "AddCommand", "Command.AddCommand", "Command.AddCommand", false},
+	"tools":      {"golang.org/x/tools@v0.52.0", "go/packages/packages.go", "Load", "packages.Load", "Load", false},
+	"prometheus": {"github.com/prometheus/prometheus@v0.316.0", "tsdb/db.go", "Open", "tsdb.Open", "Open", false},
+	// Workspaces of over 1,000 Go files of their own.
+	"moby":        {"github.com/moby/moby@b985e2313a86", "errdefs/helpers.go", "NotFound", "errdefs.NotFound", "NotFound", true},
+	"go-ethereum": {"github.com/ethereum/go-ethereum@02b73d4ea718", "common/types.go", "BytesToHash", "common.BytesToHash", "BytesToHash", true},
+	"terraform":   {"github.com/hashicorp/terraform@883c7221ee2e", "internal/tfdiags/sourceless.go", "Sourceless", "tfdiags.Sourceless", "Sourceless", true},
 }
 
 // launch is one launch of one server: seconds from the start of the
@@ -89,7 +99,8 @@ type result struct {
 
 func main() {
 	f := harness.NewFlags("cold-bench")
-	corpus := flag.String("corpus", "cobra", "cobra, tools or prometheus")
+	corpus := flag.String("corpus", "cobra", "cobra, tools, prometheus; or moby, go-ethereum, terraform with -dir")
+	dir := flag.String("dir", "", "the corpus's fetched snapshot at the commit -corpus names (moby, go-ethereum, terraform), used in place")
 	f.SextantFlag("sextant binary (default: build this checkout's)")
 	f.GoplsFlag("gopls binary (default: gopls on PATH; install with GOFLAGS= go install golang.org/x/tools/gopls@v0.23.0)")
 	f.WorkFlags(false, "work directory (default: a temporary one, removed at the end)")
@@ -97,15 +108,21 @@ func main() {
 	only := flag.String("only", "", "run one server only: sextant or gopls")
 	timeout := flag.Duration("timeout", 90*time.Minute, "give up on a launch after this long")
 	flag.Parse()
-	harness.Main("cold-bench", func(ctx context.Context) error { return run(ctx, f, *corpus, *only, *timeout) })
+	harness.Main("cold-bench", func(ctx context.Context) error { return run(ctx, f, *corpus, *dir, *only, *timeout) })
 }
 
-func run(ctx context.Context, f *harness.Flags, corpusName, only string, timeout time.Duration) error {
+func run(ctx context.Context, f *harness.Flags, corpusName, dir, only string, timeout time.Duration) error {
 	tg, ok := corpora[corpusName]
 	if !ok {
-		return fmt.Errorf("-corpus %q: want cobra, tools or prometheus", corpusName)
+		return fmt.Errorf("-corpus %q: want cobra, tools, prometheus, moby, go-ethereum or terraform", corpusName)
 	}
-	f.Module = tg.module
+	switch {
+	case tg.snapshot && dir == "":
+		return fmt.Errorf("-corpus %s needs -dir: a snapshot of %s with its dependencies in the module cache", corpusName, tg.module)
+	case !tg.snapshot && dir != "":
+		return fmt.Errorf("-dir is for the fetched corpora; %s comes from the module proxy", corpusName)
+	}
+	f.Module, f.Corpus = tg.module, dir
 	e, cleanup, err := f.Start(ctx, true)
 	defer cleanup()
 	if err != nil {
