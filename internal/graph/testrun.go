@@ -73,7 +73,9 @@ type TestCover struct {
 type TestRecorder interface {
 	// RecordTests adds runs to the repository's recording and sets its
 	// metadata, in one transaction; a run of a package and name already
-	// recorded is replaced.
+	// recorded is replaced. The recorded_at stored is rec's, or just
+	// after the one it replaces when that is not earlier: every write
+	// moves it forward, so it versions the runs.
 	RecordTests(ctx context.Context, rec TestRecording, runs []TestRun) error
 	// TestRecording returns the repository's recording metadata and its
 	// runs without their Covered lists; ErrNotFound when it has none.

@@ -30,14 +30,23 @@ func DeclHashes(name string, content []byte) []DeclHash {
 	}
 	var out []DeclHash
 	for i := range fv.decls {
-		d := &fv.decls[i]
-		switch {
-		case d.Kind == graph.KindFunc && d.QualifiedName == "init":
-		case d.Kind == graph.KindFunc, d.Kind == graph.KindMethod, d.Kind == graph.KindVar && d.Receiver == "":
+		if d := &fv.decls[i]; hashed(d) {
 			out = append(out, DeclHash{QualifiedName: d.QualifiedName, Kind: d.Kind, Line: d.Line, EndLine: d.EndLine, Hash: declHash(d)})
 		}
 	}
 	return out
+}
+
+// hashed reports whether the recording keeps a hash of d: a function
+// other than init, a method, or a package-level variable.
+func hashed(d *versionDecl) bool {
+	switch {
+	case d.Kind == graph.KindFunc && d.QualifiedName == "init":
+		return false
+	case d.Kind == graph.KindFunc, d.Kind == graph.KindMethod, d.Kind == graph.KindVar && d.Receiver == "":
+		return true
+	}
+	return false
 }
 
 // declHash is the hash of a declaration's signature and body tokens.

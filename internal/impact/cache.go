@@ -52,6 +52,7 @@ type cache struct {
 
 	testsOnce lazy
 	tests     map[string][]Test // by package directory, TestMain excluded
+	testNamed map[string]Test   // by package directory and name: the first so named in tests
 
 	testImpsOnce lazy
 	testImps     map[string][]string // by package directory: what its _test.go files import, read from the disk
@@ -241,18 +242,35 @@ func (g *cache) testsIn(ctx context.Context, r graph.Reader, dir string) ([]Test
 				tests[d] = append(tests[d], Test{Name: s.Name, Kind: kind, Package: s.PackagePath, Dir: d, Path: s.Path, Line: s.StartLine})
 			}
 		}
-		for _, ts := range tests {
+		named := map[string]Test{}
+		for d, ts := range tests {
 			sort.SliceStable(ts, func(i, j int) bool {
 				return ts[i].Path < ts[j].Path || ts[i].Path == ts[j].Path && ts[i].Line < ts[j].Line
 			})
+			for _, t := range ts {
+				if _, ok := named[d+"\x00"+t.Name]; !ok {
+					named[d+"\x00"+t.Name] = t
+				}
+			}
 		}
-		g.tests = tests
+		g.tests, g.testNamed = tests, named
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return append([]Test(nil), g.tests[dir]...), nil
+}
+
+// testIn returns the test named name of the package directory dir, the
+// first in source order when several are (in files of other build
+// constraints), and whether there is one.
+func (g *cache) testIn(ctx context.Context, r graph.Reader, dir, name string) (Test, bool, error) {
+	if _, err := g.testsIn(ctx, r, ""); err != nil {
+		return Test{}, false, err
+	}
+	t, ok := g.testNamed[dir+"\x00"+name]
+	return t, ok, nil
 }
 
 // testImports returns the import paths of the _test.go files of the

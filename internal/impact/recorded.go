@@ -89,7 +89,7 @@ func readRecording(ctx context.Context, a *run) (*recordedRun, error) {
 	}
 	for _, c := range cand {
 		k := c.sym.Key
-		h := hashBefore(a.repo.Root, c)
+		h := hashBefore(a.g, a.repo.Root, c)
 		why := ""
 		switch {
 		case h == "":
@@ -153,7 +153,7 @@ func unrecordable(c *changedDecl) string {
 // hashBefore is the hash of the changed declaration as it was before the
 // change (for a symbol or lines: as it is on disk), "" when it cannot be
 // read.
-func hashBefore(root string, c *changedDecl) string {
+func hashBefore(g *cache, root string, c *changedDecl) string {
 	if c.old != nil {
 		return declHash(c.old)
 	}
@@ -161,9 +161,14 @@ func hashBefore(root string, c *changedDecl) string {
 	if err != nil {
 		return ""
 	}
-	for _, d := range DeclHashes(c.sym.Path, content) {
-		if d.QualifiedName == c.sym.QualifiedName && (d.Kind == c.sym.Kind || graph.SameKindFamily(d.Kind, c.sym.Kind)) {
-			return d.Hash
+	fv := g.parseVersion(c.sym.Path, content)
+	if fv.syntaxErr != "" {
+		return ""
+	}
+	for i := range fv.decls {
+		d := &fv.decls[i]
+		if hashed(d) && d.QualifiedName == c.sym.QualifiedName && (d.Kind == c.sym.Kind || graph.SameKindFamily(d.Kind, c.sym.Kind)) {
+			return declHash(d)
 		}
 	}
 	return ""
@@ -182,18 +187,15 @@ func (r *recordedRun) merge(ctx context.Context, a *run, static []Test) ([]Test,
 		if found[k] {
 			continue
 		}
-		all, err := a.g.testsIn(ctx, a.v.Reader(), cv.Dir)
+		t, ok, err := a.g.testIn(ctx, a.v.Reader(), cv.Dir, cv.Name)
 		if err != nil {
 			return nil, err
 		}
-		for _, t := range all {
-			if t.Name == cv.Name {
-				t.Depth, t.Coverage, t.Via, t.Source = 1, string(graph.CoverageExact), viaRecorded, SourceRecorded
-				t.Reach = []string{t.Name, r.keys[cv.Key]}
-				found[k] = true
-				out = append(out, t)
-				break
-			}
+		if ok {
+			t.Depth, t.Coverage, t.Via, t.Source = 1, string(graph.CoverageExact), viaRecorded, SourceRecorded
+			t.Reach = []string{t.Name, r.keys[cv.Key]}
+			found[k] = true
+			out = append(out, t)
 		}
 	}
 	add := func(t Test) {

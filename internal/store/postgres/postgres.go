@@ -75,6 +75,8 @@ type Store struct {
 	names names.Cache
 	cache snapCache
 	trips *counter
+	// recRuns: the runs of each test recording as last read
+	recRuns sqlbase.RecordingRuns
 }
 
 // IsURL reports whether s names a PostgreSQL database (a postgres:// or

@@ -22,7 +22,7 @@ func (s *Store) RecordTests(ctx context.Context, rec graph.TestRecording, runs [
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	if _, err := tx.Exec(ctx, `INSERT INTO test_recordings (repository, recorded_at, vcs_head, go_version) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (repository) DO UPDATE SET recorded_at = excluded.recorded_at, vcs_head = excluded.vcs_head, go_version = excluded.go_version`,
+		ON CONFLICT (repository) DO UPDATE SET recorded_at = GREATEST(excluded.recorded_at, test_recordings.recorded_at + interval '1 microsecond'), vcs_head = excluded.vcs_head, go_version = excluded.go_version`,
 		rec.Repository, rec.RecordedAt, rec.VCSHead, rec.GoVersion); err != nil {
 		return fmt.Errorf("recording tests: %w", err)
 	}
@@ -80,6 +80,9 @@ func (s *Store) TestRecording(ctx context.Context, repo string) (graph.TestRecor
 	if err != nil {
 		return rec, nil, fmt.Errorf("reading the test recording: %w", err)
 	}
+	if runs, ok := s.recRuns.Get(rec); ok {
+		return rec, runs, nil
+	}
 	rows, err := s.pool.Query(ctx, `SELECT package, dir, name, kind, status, binary_hash, message, duration_ms FROM test_runs
 		WHERE repository = $1 ORDER BY package, name`, repo)
 	if err != nil {
@@ -87,6 +90,9 @@ func (s *Store) TestRecording(ctx context.Context, repo string) (graph.TestRecor
 	}
 	defer rows.Close()
 	runs, err := sqlbase.Collect(rows, sqlbase.TestRun, "reading the test recording")
+	if err == nil {
+		s.recRuns.Put(rec, runs)
+	}
 	return rec, runs, err
 }
 

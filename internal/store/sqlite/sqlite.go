@@ -127,6 +127,8 @@ type Store struct {
 	names names.Cache                      // per-snapshot name tables for prefix, substring and fuzzy search
 	strs  names.Snapshots[internedStrings] // per-snapshot interned strings (see internedStrings)
 	stmts stmtCache                        // prepared read statements, shared by readers
+	// recRuns: the runs of each test recording as last read
+	recRuns sqlbase.RecordingRuns
 
 	// Background loads of name tables (WarmNames): bg ends at Close,
 	// which waits for them; warmMu orders a load's start with that end.

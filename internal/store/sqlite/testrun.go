@@ -62,7 +62,7 @@ func (s *Store) RecordTests(ctx context.Context, rec graph.TestRecording, runs [
 	}
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, `INSERT INTO test_recordings (repository, recorded_at, vcs_head, go_version) VALUES (?, ?, ?, ?)
-		ON CONFLICT (repository) DO UPDATE SET recorded_at = excluded.recorded_at, vcs_head = excluded.vcs_head, go_version = excluded.go_version`,
+		ON CONFLICT (repository) DO UPDATE SET recorded_at = MAX(excluded.recorded_at, test_recordings.recorded_at + 1), vcs_head = excluded.vcs_head, go_version = excluded.go_version`,
 		rec.Repository, rec.RecordedAt.UnixMilli(), rec.VCSHead, rec.GoVersion); err != nil {
 		return fmt.Errorf("recording tests: %w", err)
 	}
@@ -120,6 +120,9 @@ func (s *Store) TestRecording(ctx context.Context, repo string) (graph.TestRecor
 		return rec, nil, fmt.Errorf("reading the test recording: %w", err)
 	}
 	rec.RecordedAt = time.UnixMilli(at)
+	if runs, ok := s.recRuns.Get(rec); ok {
+		return rec, runs, nil
+	}
 	rows, err := s.rdb.QueryContext(ctx, `SELECT package, dir, name, kind, status, binary, message, duration_ms FROM test_runs
 		WHERE repository = ? ORDER BY package, name`, repo)
 	if err != nil {
@@ -127,6 +130,9 @@ func (s *Store) TestRecording(ctx context.Context, repo string) (graph.TestRecor
 	}
 	defer rows.Close()
 	runs, err := sqlbase.Collect(rows, sqlbase.TestRun, "reading the test recording")
+	if err == nil {
+		s.recRuns.Put(rec, runs)
+	}
 	return rec, runs, err
 }
 

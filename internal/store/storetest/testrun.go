@@ -62,11 +62,24 @@ func testTestRuns(t *testing.T, s graph.Store) {
 	if len(cov) != 2 || cov[0].Name != "TestA" || cov[1].Name != "TestB" || cov[0].BodyHash != "h1" || cov[0].Dir != "a" {
 		t.Fatalf("TestsCovering(K1) = %+v, want TestA and TestB", cov)
 	}
-	// TestA again, now covering K3 only: its old coverage goes.
+	// TestA again, now failing and covering K3 only: its old coverage
+	// goes. The write says the same recorded_at as the first, and the
+	// store still makes it later, so that a reader that kept the runs
+	// it read at the first sees the new ones.
 	rec.Known = nil
-	if err := tr.RecordTests(ctx, rec, []graph.TestRun{{Package: "m/a", Dir: "a", Name: "TestA", Kind: "test", Status: graph.TestPassed,
+	if err := tr.RecordTests(ctx, rec, []graph.TestRun{{Package: "m/a", Dir: "a", Name: "TestA", Kind: "test", Status: graph.TestFailed,
 		Covered: []graph.Covered{{Key: "K3", BodyHash: "h3"}}}}); err != nil {
 		t.Fatal(err)
+	}
+	again, againRuns, err := tr.TestRecording(ctx, "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.RecordedAt.After(at) {
+		t.Errorf("recorded_at after a second write at the same time = %v, want later than %v", again.RecordedAt, at)
+	}
+	if len(againRuns) != 3 || againRuns[0].Name != "TestA" || againRuns[0].Status != graph.TestFailed {
+		t.Errorf("runs after re-recording TestA = %+v, want TestA failed first of 3", againRuns)
 	}
 	_, cov, err = tr.TestsCovering(ctx, "m", []string{"K1", "K2", "K3"})
 	if err != nil {
