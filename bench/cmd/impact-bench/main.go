@@ -29,12 +29,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"runtime/pprof"
@@ -54,6 +56,7 @@ import (
 type options struct {
 	*harness.Flags
 	truthFile, detail, cpuprofile, db, observed string
+	recordPackages                              string
 	speedOnly, record                           bool
 	packages, funcs, diffs                      int
 	reuse                                       bool
@@ -98,6 +101,17 @@ type recording struct {
 	NamedRecorded int             `json:"named_recorded"`
 	NamedStatic   int             `json:"named_static"`
 	FuncsRecorded int             `json:"functions_answered_from_recording"`
+	// WithAndWithout is get_impact on one function at a time, timed on
+	// two indexes of the same tree, one with the recording and one
+	// without, call by call in alternating order.
+	WithAndWithout *abLatency `json:"get_impact_with_and_without_recording,omitempty"`
+}
+
+// abLatency is the same calls timed on two services, alternated.
+type abLatency struct {
+	Without  harness.Latency `json:"without_recording"`
+	With     harness.Latency `json:"with_recording"`
+	P50Ratio float64         `json:"p50_with_over_without"`
 }
 
 func main() {
@@ -115,7 +129,8 @@ func main() {
 	flag.BoolVar(&o.speedOnly, "speed-only", false, "measure no truth: time get_impact on -funcs functions sampled from the index and on -diffs 20-function diffs of them")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the get_impact calls to this file")
 	flag.StringVar(&o.observed, "observed", "", "the calls bench/cmd/soundness -calls observed on the same module: also score reachability over them, the floor of precision for an answer read from a call graph")
-	flag.BoolVar(&o.record, "record", false, "record the tests and benchmarks with sextant tests record --bench first (timed beside go test -bench=. -benchtime=1x of the same packages), so that get_impact answers from the recording")
+	flag.BoolVar(&o.record, "record", false, "record the tests and benchmarks with sextant tests record --bench first (timed beside go test -bench=. -benchtime=1x of the same packages), so that get_impact answers from the recording; get_impact is also timed with and without it, alternated")
+	flag.StringVar(&o.recordPackages, "record-packages", "", "with -record: the package directories to record, comma-separated (default: those the truth ran; needed with -speed-only)")
 	flag.StringVar(&o.detail, "detail", "", "write every function's truth and named tests, with how each is reached, to this JSON file")
 	flag.Parse()
 	o.Run(true, func(ctx context.Context, env harness.Env) error { return run(ctx, env, o) })
@@ -188,8 +203,21 @@ func run(ctx context.Context, env harness.Env, o options) error {
 		rep.IndexSeconds = time.Since(start).Seconds()
 		harness.Logf("indexed in %.1fs", rep.IndexSeconds)
 	}
-	if o.record && !o.speedOnly {
-		if rep.Recording, err = recordTests(ctx, root, work, dbPath, corpus, truth); err != nil {
+	var staticSt *sqlite.Store
+	if o.record {
+		if o.speedOnly && o.recordPackages == "" {
+			return errors.New("-record with -speed-only needs -record-packages: there is no truth to take them from")
+		}
+		// The same tree indexed again, left without the recording, for
+		// the calls timed with and without it.
+		if staticSt, err = sqlite.Open(ctx, filepath.Join(work, "static.db")); err != nil {
+			return err
+		}
+		defer staticSt.Close()
+		if _, err := index.Index(ctx, staticSt, corpus, index.Options{}); err != nil {
+			return err
+		}
+		if rep.Recording, err = recordTests(ctx, root, work, dbPath, corpus, truth, o.recordPackages); err != nil {
 			return err
 		}
 	}
@@ -218,6 +246,11 @@ func run(ctx context.Context, env harness.Env, o options) error {
 		if err := sampleIndex(ctx, st, truth); err != nil {
 			return err
 		}
+		if o.record {
+			// Only the functions of the packages recorded, so that the
+			// calls timed with the recording read it.
+			keepRecorded(truth, o.recordPackages)
+		}
 	}
 	funcs := make([]string, 0, len(truth.Funcs))
 	for f := range truth.Funcs {
@@ -238,6 +271,11 @@ func run(ctx context.Context, env harness.Env, o options) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if staticSt != nil {
+		if rep.Recording.WithAndWithout, err = withAndWithout(ctx, staticSt, svc, corpus, funcs, truth); err != nil {
+			return err
+		}
 	}
 	answers := map[string]impacttruth.Named{}
 	details := map[string]funcDetail{}
@@ -353,9 +391,13 @@ func run(ctx context.Context, env harness.Env, o options) error {
 		}
 	}
 	if r := rep.Recording; r != nil {
-		rep.Checks = append(rep.Checks,
-			harness.AtMost("median named / 1.5x truth (recording)", rep.Score.MedianNamed, 1.5*rep.Score.MedianTruth, "tests", ""),
-			harness.AtMost("recording / go test wall", r.Ratio, 3, "x", "go test run before and after, their mean"))
+		if !o.speedOnly {
+			rep.Checks = append(rep.Checks, harness.AtMost("median named / 1.5x truth (recording)", rep.Score.MedianNamed, 1.5*rep.Score.MedianTruth, "tests", ""))
+		}
+		rep.Checks = append(rep.Checks, harness.AtMost("recording / go test wall", r.Ratio, 3, "x", "go test run before and after, their mean"))
+		if ab := r.WithAndWithout; ab != nil {
+			rep.Checks = append(rep.Checks, harness.AtMost("get_impact p50 with / without the recording", ab.P50Ratio, 1.1, "x", "alternated call by call on two indexes of the same tree"))
+		}
 	}
 	rep.Checks = append(rep.Checks,
 		harness.AtMost("get_impact one symbol p50", float64(rep.OneSymbol.P50.Microseconds())/1000, 20, "ms", ""),
@@ -492,11 +534,17 @@ func samplePackages(ctx context.Context, dir string, n int, rng *rand.Rand) ([]s
 // benchmark once, as the truth and the recording run them), and reports
 // the three wall times. Test failures do not stop
 // it: both sides run every test either way.
-func recordTests(ctx context.Context, root, work, db, corpus string, truth *impacttruth.Truth) (*recording, error) {
+func recordTests(ctx context.Context, root, work, db, corpus string, truth *impacttruth.Truth, packages string) (*recording, error) {
 	r := &recording{}
 	for _, p := range truth.Packages {
 		if len(p.Tests) > 0 {
 			r.Packages = append(r.Packages, "./"+p.Dir)
+		}
+	}
+	if packages != "" {
+		r.Packages = nil
+		for _, d := range strings.Split(packages, ",") {
+			r.Packages = append(r.Packages, "./"+strings.TrimPrefix(filepath.ToSlash(d), "./"))
 		}
 	}
 	sort.Strings(r.Packages)
@@ -554,4 +602,74 @@ func recordTests(ctx context.Context, root, work, db, corpus string, truth *impa
 	}
 	r.Ratio = r.RecordSeconds / ((r.GoTestSeconds[0] + r.GoTestSeconds[1]) / 2)
 	return r, nil
+}
+
+// withAndWithout times get_impact on each function on two services of
+// the same tree, one over the index without a recording (static) and
+// one with it, alternating which goes first call by call so that drift
+// and other load fall on both alike, and checks they answer every call.
+func withAndWithout(ctx context.Context, static *sqlite.Store, recorded *query.Service, corpus string, funcs []string, truth *impacttruth.Truth) (*abLatency, error) {
+	svc, err := query.New(static, []string{corpus}, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer svc.Close()
+	tool, _ := query.LookupTool("get_impact")
+	var without, with []time.Duration
+	for i, f := range funcs {
+		d := truth.Decls[f]
+		raw, _ := json.Marshal(map[string]any{"qualified_name": d.Name, "path": d.Path})
+		order := []*query.Service{svc, recorded}
+		if i%2 == 1 {
+			order[0], order[1] = order[1], order[0]
+		}
+		for _, s := range order {
+			label := map[bool]string{true: "without", false: "with"}[s == svc]
+			var took time.Duration
+			// Labelled, so that a -cpuprofile tells the two apart.
+			pprof.Do(ctx, pprof.Labels("recording", label), func(ctx context.Context) {
+				t0 := time.Now()
+				_, err = tool.Call(ctx, s, raw, nil)
+				took = time.Since(t0)
+			})
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", f, err)
+			}
+			if s == svc {
+				without = append(without, took)
+			} else {
+				with = append(with, took)
+			}
+		}
+	}
+	ab := &abLatency{Without: harness.Summarize(without), With: harness.Summarize(with)}
+	if ab.Without.P50 > 0 {
+		ab.P50Ratio = float64(ab.With.P50) / float64(ab.Without.P50)
+	}
+	harness.Logf("get_impact on %d functions, alternated: p50 %v without the recording, %v with it (%.2fx)", len(funcs), ab.Without.P50, ab.With.P50, ab.P50Ratio)
+	return ab, nil
+}
+
+// keepRecorded drops from truth's functions those outside the package
+// directories of packages (comma-separated, ./dir or ./dir/...).
+func keepRecorded(truth *impacttruth.Truth, packages string) {
+	in := func(dir string) bool {
+		for _, p := range strings.Split(packages, ",") {
+			p = strings.TrimPrefix(filepath.ToSlash(strings.TrimSpace(p)), "./")
+			if base, ok := strings.CutSuffix(p, "/..."); ok {
+				if base == "." || dir == base || strings.HasPrefix(dir, base+"/") {
+					return true
+				}
+			} else if dir == p || p == "" && dir == "." {
+				return true
+			}
+		}
+		return false
+	}
+	for f, d := range truth.Decls {
+		if !in(path.Dir(d.Path)) {
+			delete(truth.Funcs, f)
+			delete(truth.Decls, f)
+		}
+	}
 }
