@@ -106,7 +106,12 @@ func run(ctx context.Context, env harness.Env, o options) error {
 	} else if corpus, err = harness.CorpusDir(ctx, o.Module, corpus, work); err != nil {
 		return err
 	}
-	res := results{Module: o.Module, Date: time.Now().UTC().Format(time.RFC3339), Queries: o.queries,
+	// With -corpus, the directory indexed is what was measured.
+	what, name := o.Module, harness.ModuleName(o.Module)
+	if o.Corpus != "" {
+		what, name = corpus, filepath.Base(corpus)
+	}
+	res := results{Module: what, Date: time.Now().UTC().Format(time.RFC3339), Queries: o.queries,
 		Publish: map[string]publishResult{}}
 
 	lite, err := sqlite.Open(ctx, filepath.Join(work, "bench.db"))
@@ -155,7 +160,7 @@ func run(ctx context.Context, env harness.Env, o options) error {
 		return err
 	}
 	printReport(os.Stdout, &res)
-	return harness.WriteJSON(root, o.Out, "store-"+harness.ModuleName(o.Module), res)
+	return harness.WriteJSON(root, o.Out, "store-"+name, res)
 }
 
 // publishBoth indexes the corpus into each store, after one untimed run
