@@ -161,6 +161,9 @@ func hashBefore(g *cache, root string, c *changedDecl) string {
 	if err != nil {
 		return ""
 	}
+	if h := hashOfLines(c, content); h != "" {
+		return h
+	}
 	fv := g.parseVersion(c.sym.Path, content)
 	if fv.syntaxErr != "" {
 		return ""
@@ -172,6 +175,54 @@ func hashBefore(g *cache, root string, c *changedDecl) string {
 		}
 	}
 	return ""
+}
+
+// hashOfLines is the hash of a changed function or method read from its
+// own lines (the index's), parsed alone, as a file of one declaration:
+// the hash is of its tokens, not their place, and a question about one
+// function should not parse the whole of a large file. "" when the lines
+// do not hold that one declaration whole (the file changed since the
+// index, or shares a line with another): the caller parses the file.
+func hashOfLines(c *changedDecl, content []byte) string {
+	if c.sym.Kind != graph.KindFunc && c.sym.Kind != graph.KindMethod || c.sym.StartLine < 1 || c.sym.EndLine < c.sym.StartLine {
+		return ""
+	}
+	start, end, line := -1, -1, 1
+	if c.sym.StartLine == 1 {
+		start = 0
+	}
+	for i, b := range content {
+		if b != '\n' {
+			continue
+		}
+		line++
+		if line == c.sym.StartLine {
+			start = i + 1
+		}
+		if line == c.sym.EndLine+1 {
+			end = i
+			break
+		}
+	}
+	if start < 0 {
+		return ""
+	}
+	if end < 0 {
+		end = len(content)
+	}
+	if start > end {
+		return ""
+	}
+	src := append([]byte("package p\n"), content[start:end]...)
+	fv := parseVersion("decl.go", src)
+	if fv.syntaxErr != "" || len(fv.decls) != 1 {
+		return ""
+	}
+	d := &fv.decls[0]
+	if !hashed(d) || d.QualifiedName != c.sym.QualifiedName || d.Kind != c.sym.Kind {
+		return ""
+	}
+	return declHash(d)
 }
 
 // merge makes the tests of the answer when the recording speaks
