@@ -112,6 +112,9 @@ type abLatency struct {
 	Without  harness.Latency `json:"without_recording"`
 	With     harness.Latency `json:"with_recording"`
 	P50Ratio float64         `json:"p50_with_over_without"`
+	// Answered is how many of the calls with the recording it answered
+	// (the function's body is in it, as it was recorded).
+	Answered int `json:"answered_from_recording"`
 }
 
 func main() {
@@ -616,6 +619,7 @@ func withAndWithout(ctx context.Context, static *sqlite.Store, recorded *query.S
 	defer svc.Close()
 	tool, _ := query.LookupTool("get_impact")
 	var without, with []time.Duration
+	answered := 0
 	for i, f := range funcs {
 		d := truth.Decls[f]
 		raw, _ := json.Marshal(map[string]any{"qualified_name": d.Name, "path": d.Path})
@@ -629,8 +633,12 @@ func withAndWithout(ctx context.Context, static *sqlite.Store, recorded *query.S
 			// Labelled, so that a -cpuprofile tells the two apart.
 			pprof.Do(ctx, pprof.Labels("recording", label), func(ctx context.Context) {
 				t0 := time.Now()
-				_, err = tool.Call(ctx, s, raw, nil)
+				var a any
+				a, err = tool.Call(ctx, s, raw, nil)
 				took = time.Since(t0)
+				if out, ok := a.(*query.GetImpactOutput); ok && s != svc && out.Recording != nil && out.Recording.Covered > 0 {
+					answered++
+				}
 			})
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", f, err)
@@ -642,11 +650,11 @@ func withAndWithout(ctx context.Context, static *sqlite.Store, recorded *query.S
 			}
 		}
 	}
-	ab := &abLatency{Without: harness.Summarize(without), With: harness.Summarize(with)}
+	ab := &abLatency{Without: harness.Summarize(without), With: harness.Summarize(with), Answered: answered}
 	if ab.Without.P50 > 0 {
 		ab.P50Ratio = float64(ab.With.P50) / float64(ab.Without.P50)
 	}
-	harness.Logf("get_impact on %d functions, alternated: p50 %v without the recording, %v with it (%.2fx)", len(funcs), ab.Without.P50, ab.With.P50, ab.P50Ratio)
+	harness.Logf("get_impact on %d functions, alternated: p50 %v without the recording, %v with it (%.2fx); %d answered from it", len(funcs), ab.Without.P50, ab.With.P50, ab.P50Ratio, answered)
 	return ab, nil
 }
 
