@@ -122,10 +122,10 @@ func (f *checkFixture) refs(t *testing.T, args string) (*FindReferencesOutput, e
 func TestReferencesBeforeTypes(t *testing.T) {
 	f := newCheckFixture(t, true)
 	questions := []string{
-		`{"qualified_name":"Used","wait":20}`,
-		`{"qualified_name":"Used","wait":20,"include_tests":true}`,
-		`{"qualified_name":"T.F","wait":20}`,
-		`{"qualified_name":"T","wait":20}`,
+		`{"qualified_name":"Used","wait":120}`,
+		`{"qualified_name":"Used","wait":120,"include_tests":true}`,
+		`{"qualified_name":"T.F","wait":120}`,
+		`{"qualified_name":"T","wait":120}`,
 	}
 	early := make([]*FindReferencesOutput, len(questions))
 	var wg sync.WaitGroup
