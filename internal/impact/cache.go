@@ -225,7 +225,27 @@ func (g *cache) loadPackages(ctx context.Context, r graph.Reader) error {
 // testsIn returns every test function of the package directory dir (a
 // copy the caller may change).
 func (g *cache) testsIn(ctx context.Context, r graph.Reader, dir string) ([]Test, error) {
-	err := g.testsOnce.do(func() error {
+	if err := g.loadTests(ctx, r); err != nil {
+		return nil, err
+	}
+	return append([]Test(nil), g.tests[dir]...), nil
+}
+
+// testIn returns the test named name of the package directory dir, the
+// first in source order when several are (in files of other build
+// constraints), and whether there is one.
+func (g *cache) testIn(ctx context.Context, r graph.Reader, dir, name string) (Test, bool, error) {
+	if err := g.loadTests(ctx, r); err != nil {
+		return Test{}, false, err
+	}
+	t, ok := g.testNamed[dir+"\x00"+name]
+	return t, ok, nil
+}
+
+// loadTests reads the repository's tests once, by directory and by
+// directory and name.
+func (g *cache) loadTests(ctx context.Context, r graph.Reader) error {
+	return g.testsOnce.do(func() error {
 		tests := map[string][]Test{}
 		for _, name := range []string{"Test", "Benchmark", "Example", "Fuzz"} {
 			syms, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Name: name, Mode: graph.MatchPrefix, Kinds: []graph.Kind{graph.KindFunc},
@@ -256,21 +276,6 @@ func (g *cache) testsIn(ctx context.Context, r graph.Reader, dir string) ([]Test
 		g.tests, g.testNamed = tests, named
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return append([]Test(nil), g.tests[dir]...), nil
-}
-
-// testIn returns the test named name of the package directory dir, the
-// first in source order when several are (in files of other build
-// constraints), and whether there is one.
-func (g *cache) testIn(ctx context.Context, r graph.Reader, dir, name string) (Test, bool, error) {
-	if _, err := g.testsIn(ctx, r, ""); err != nil {
-		return Test{}, false, err
-	}
-	t, ok := g.testNamed[dir+"\x00"+name]
-	return t, ok, nil
 }
 
 // testImports returns the import paths of the _test.go files of the

@@ -140,6 +140,9 @@ func main() {
 }
 
 func run(ctx context.Context, env harness.Env, o options) error {
+	if o.record && o.speedOnly && o.recordPackages == "" {
+		return errors.New("-record with -speed-only needs -record-packages: there is no truth to take them from")
+	}
 	root, work, corpus := env.Root, env.Work, env.Corpus
 	rep := report{Module: o.Module, Date: time.Now().UTC().Format("2006-01-02")}
 	rng := rand.New(rand.NewPCG(o.Seed, 0))
@@ -208,9 +211,6 @@ func run(ctx context.Context, env harness.Env, o options) error {
 	}
 	var staticSt *sqlite.Store
 	if o.record {
-		if o.speedOnly && o.recordPackages == "" {
-			return errors.New("-record with -speed-only needs -record-packages: there is no truth to take them from")
-		}
 		// The same tree indexed again, left without the recording, for
 		// the calls timed with and without it.
 		if staticSt, err = sqlite.Open(ctx, filepath.Join(work, "static.db")); err != nil {
@@ -546,8 +546,8 @@ func recordTests(ctx context.Context, root, work, db, corpus string, truth *impa
 	}
 	if packages != "" {
 		r.Packages = nil
-		for _, d := range strings.Split(packages, ",") {
-			r.Packages = append(r.Packages, "./"+strings.TrimPrefix(filepath.ToSlash(d), "./"))
+		for _, d := range packageDirs(packages) {
+			r.Packages = append(r.Packages, "./"+d)
 		}
 	}
 	sort.Strings(r.Packages)
@@ -658,17 +658,31 @@ func withAndWithout(ctx context.Context, static *sqlite.Store, recorded *query.S
 	return ab, nil
 }
 
+// packageDirs reads -record-packages: comma-separated package
+// directories (./dir or ./dir/...), slash-separated, without the "./".
+func packageDirs(packages string) []string {
+	var out []string
+	for _, p := range strings.Split(packages, ",") {
+		p = strings.TrimPrefix(filepath.ToSlash(strings.TrimSpace(p)), "./")
+		if p == "" {
+			p = "."
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 // keepRecorded drops from truth's functions those outside the package
-// directories of packages (comma-separated, ./dir or ./dir/...).
+// directories of packages (see packageDirs).
 func keepRecorded(truth *impacttruth.Truth, packages string) {
+	dirs := packageDirs(packages)
 	in := func(dir string) bool {
-		for _, p := range strings.Split(packages, ",") {
-			p = strings.TrimPrefix(filepath.ToSlash(strings.TrimSpace(p)), "./")
+		for _, p := range dirs {
 			if base, ok := strings.CutSuffix(p, "/..."); ok {
 				if base == "." || dir == base || strings.HasPrefix(dir, base+"/") {
 					return true
 				}
-			} else if dir == p || p == "" && dir == "." {
+			} else if dir == p {
 				return true
 			}
 		}

@@ -17,14 +17,7 @@ func testSearchTextPrefix(t *testing.T, s graph.Store) {
 	ctx := context.Background()
 	write := func(name, pkg string, syms []graph.Symbol) {
 		t.Helper()
-		repo, err := s.EnsureRepository(ctx, "/src/"+name, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, err := s.BeginSnapshot(ctx, repo, "")
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := begin(t, s, ensure(t, s, name))
 		defer w.Abort()
 		var fs []graph.File
 		for _, sy := range syms {
