@@ -50,9 +50,7 @@ type cache struct {
 	imports  map[string][]graph.Ref     // import path to the imports of it
 	pkgOfKey map[string]string          // package symbol key to import path
 
-	testsOnce lazy
-	tests     map[string][]Test // by package directory, TestMain excluded
-	testNamed map[string]Test   // by package directory and name: the first so named in tests
+	tests testIndex
 
 	testImpsOnce lazy
 	testImps     map[string][]string // by package directory: what its _test.go files import, read from the disk
@@ -222,34 +220,41 @@ func (g *cache) loadPackages(ctx context.Context, r graph.Reader) error {
 	})
 }
 
-// testsIn returns every test function of the package directory dir (a
-// copy the caller may change).
-func (g *cache) testsIn(ctx context.Context, r graph.Reader, dir string) ([]Test, error) {
-	if err := g.loadTests(ctx, r); err != nil {
-		return nil, err
-	}
-	return append([]Test(nil), g.tests[dir]...), nil
+// testIndex is the tests of one repository, read from the index once:
+// by package directory, and by package directory and name.
+type testIndex struct {
+	once  lazy
+	byDir map[string][]Test // by package directory, TestMain excluded
+	named map[string]Test   // by package directory and name: the first so named in byDir
 }
 
-// testIn returns the test named name of the package directory dir, the
+// in returns every test function of the package directory dir (a copy
+// the caller may change).
+func (x *testIndex) in(ctx context.Context, r graph.Reader, repo, dir string) ([]Test, error) {
+	if err := x.load(ctx, r, repo); err != nil {
+		return nil, err
+	}
+	return append([]Test(nil), x.byDir[dir]...), nil
+}
+
+// namedIn returns the test named name of the package directory dir, the
 // first in source order when several are (in files of other build
 // constraints), and whether there is one.
-func (g *cache) testIn(ctx context.Context, r graph.Reader, dir, name string) (Test, bool, error) {
-	if err := g.loadTests(ctx, r); err != nil {
+func (x *testIndex) namedIn(ctx context.Context, r graph.Reader, repo, dir, name string) (Test, bool, error) {
+	if err := x.load(ctx, r, repo); err != nil {
 		return Test{}, false, err
 	}
-	t, ok := g.testNamed[dir+"\x00"+name]
+	t, ok := x.named[dir+"\x00"+name]
 	return t, ok, nil
 }
 
-// loadTests reads the repository's tests once, by directory and by
-// directory and name.
-func (g *cache) loadTests(ctx context.Context, r graph.Reader) error {
-	return g.testsOnce.do(func() error {
+// load reads the tests of repo once.
+func (x *testIndex) load(ctx context.Context, r graph.Reader, repo string) error {
+	return x.once.do(func() error {
 		tests := map[string][]Test{}
 		for _, name := range []string{"Test", "Benchmark", "Example", "Fuzz"} {
 			syms, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Name: name, Mode: graph.MatchPrefix, Kinds: []graph.Kind{graph.KindFunc},
-				Repositories: []string{g.repo}, Brief: true})
+				Repositories: []string{repo}, Brief: true})
 			if err != nil {
 				return graph.Wrap(graph.CodeInternal, err, "listing tests")
 			}
@@ -273,7 +278,7 @@ func (g *cache) loadTests(ctx context.Context, r graph.Reader) error {
 				}
 			}
 		}
-		g.tests, g.testNamed = tests, named
+		x.byDir, x.named = tests, named
 		return nil
 	})
 }

@@ -238,7 +238,7 @@ func (r *recordedRun) merge(ctx context.Context, a *run, static []Test) ([]Test,
 		if found[k] {
 			continue
 		}
-		t, ok, err := a.g.testIn(ctx, a.v.Reader(), cv.Dir, cv.Name)
+		t, ok, err := a.g.tests.namedIn(ctx, a.v.Reader(), a.g.repo, cv.Dir, cv.Name)
 		if err != nil {
 			return nil, err
 		}

@@ -132,7 +132,7 @@ func (w *walker) tests(ctx context.Context) ([]Test, error) {
 	}
 	// A TestMain runs every test of its package's binary around it.
 	for _, m := range mains {
-		all, err := w.g.testsIn(ctx, w.v.Reader(), path.Dir(m.sym.Path))
+		all, err := w.g.tests.in(ctx, w.v.Reader(), w.g.repo, path.Dir(m.sym.Path))
 		if err != nil {
 			return nil, err
 		}
@@ -193,7 +193,7 @@ func (w *walker) tests(ctx context.Context) ([]Test, error) {
 	for _, d := range sortedKeys(initBy) {
 		run := initBy[d]
 		n := w.nodes[run.key]
-		all, err := w.g.testsIn(ctx, w.v.Reader(), d)
+		all, err := w.g.tests.in(ctx, w.v.Reader(), w.g.repo, d)
 		if err != nil {
 			return nil, err
 		}
@@ -314,7 +314,7 @@ func testCommands(ctx context.Context, g *cache, r graph.Reader, modules []graph
 		if len(run) > 0 {
 			cmd := goCmd + " -run '^(" + strings.Join(run, "|") + ")$' " + pkg
 			if len(run) > 10 {
-				all, err := g.testsIn(ctx, r, d)
+				all, err := g.tests.in(ctx, r, g.repo, d)
 				if err != nil {
 					return nil, err
 				}
