@@ -72,7 +72,7 @@ func TestOverlay(t *testing.T) {
 	})
 	writeRepo(t, other, map[string]string{
 		"go.mod": "module example.com/other\n\ngo 1.22\n",
-		"o.go":   "package other\n\n// OtherThing lives only in the shared graph.\nfunc OtherThing() {}\n",
+		"o.go":   "package other\n\n// OtherThing lives only in the shared graph.\nfunc OtherThing() {}\n\nfunc CallsOther() { OtherThing(); OtherThing() }\n",
 	})
 	vars := map[string]string{"SEXTANT_DB": dsn, "SEXTANT_LOCAL_DB": filepath.Join(work, "local.db")}
 	for _, d := range []string{repo, other} {
@@ -181,6 +181,47 @@ func TestOverlay(t *testing.T) {
 	want := []string{"b.go:3:local", "c.go:3:local", "c.go:3:local"}
 	if refs.Total != 3 || strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("find_references Renamed: total %d\n%s\nwant\n%s", refs.Total, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// By stable key, a shared symbol's uses come from the shared graph
+	// (which reads them in the round trip of the symbol).
+	out, code = sextant(t, vars, "get_symbol", "--root", repo, "--json", "--qualified_name", "OtherThing")
+	var otherSym struct {
+		Results struct {
+			StableKey string `json:"stable_key"`
+		} `json:"results"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &otherSym) != nil || otherSym.Results.StableKey == "" {
+		t.Fatalf("get_symbol OtherThing: exit %d\n%s", code, out)
+	}
+	out, code = sextant(t, vars, "find_references", "--root", repo, "--json", "--stable_key", otherSym.Results.StableKey)
+	if code != 0 {
+		t.Fatalf("find_references OtherThing: exit %d\n%s", code, out)
+	}
+	var otherRefs struct {
+		Total   int `json:"total"`
+		Results []struct {
+			Path       string `json:"path"`
+			References []struct {
+				Line      int    `json:"line"`
+				Column    int    `json:"column"`
+				Enclosing string `json:"enclosing"`
+				Layer     string `json:"layer"`
+			} `json:"references"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &otherRefs); err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	for _, f := range otherRefs.Results {
+		for _, r := range f.References {
+			got = append(got, fmt.Sprintf("%s:%d:%d:%s:%s", f.Path, r.Line, r.Column, r.Enclosing, r.Layer))
+		}
+	}
+	want = []string{"o.go:6:21:CallsOther:shared", "o.go:6:35:CallsOther:shared"}
+	if otherRefs.Total != 2 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("find_references OtherThing: total %d\n%s\nwant\n%s", otherRefs.Total, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 
 	// Serving the working copy published nothing: the shared graph still

@@ -106,7 +106,14 @@ func FindReferences(ctx context.Context, s *Service, in FindReferencesInput, pro
 		return nil, err
 	}
 	includeTests := in.IncludeTests == nil || *in.IncludeTests
-	v, sym, checked, err := openUses(ctx, s, sel, progress)
+	// Asked by key for a first page, the page is known before the symbol
+	// is read (unless the symbol has related methods): a store may read
+	// both in one round trip.
+	openCtx := ctx
+	if sel.StableKey != "" && in.Cursor == "" {
+		openCtx = graph.WithRefsAhead(ctx, refQuery([]string{sel.StableKey}, sel.StableKey, kinds, pathPrefix, includeTests, limit))
+	}
+	v, sym, checked, err := openUses(openCtx, s, sel, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -123,8 +130,7 @@ func FindReferences(ctx context.Context, s *Service, in FindReferencesInput, pro
 	}
 	// The symbol's own implicit uses count, not those of the methods
 	// related to it (see graph.Ref.Implicit).
-	q := graph.RefQuery{Targets: targets, Implicit: []string{sym.Key}, Kinds: kinds, PathPrefix: pathPrefix,
-		IncludeTests: includeTests}
+	q := refQuery(targets, sym.Key, kinds, pathPrefix, includeTests, 0)
 	fp := fingerprint("find_references", sym.Key, q)
 	vk := v.Key([]string{sym.Repository})
 	offset, err := decodeCursor(in.Cursor, fp, vk)
@@ -162,6 +168,14 @@ func FindReferences(ctx context.Context, s *Service, in FindReferencesInput, pro
 		out.setRows(rows[:n], total, offset, fp, vk, n < len(rows))
 	}, out.Text)
 	return out, nil
+}
+
+// refQuery is the query of find_references for the uses of targets and
+// the implicit uses of key alone, the methods related to key among
+// targets (see graph.Ref.Implicit), from the first.
+func refQuery(targets []string, key string, kinds []graph.RefKind, pathPrefix string, includeTests bool, limit int) graph.RefQuery {
+	return graph.RefQuery{Targets: targets, Implicit: []string{key}, Kinds: kinds, PathPrefix: pathPrefix,
+		IncludeTests: includeTests, Limit: limit}
 }
 
 // refRow is a RefRow with its file, before grouping.

@@ -326,6 +326,12 @@ func (r *reader) SymbolByKey(ctx context.Context, key string) (graph.Symbol, err
 			return sym, err
 		}
 	}
+	if q, ok := graph.RefsAhead(ctx); ok {
+		// Refs reads every use of each side (see Refs): ask the shared
+		// side to read those ahead.
+		q.Offset, q.Limit = 0, 0
+		ctx = graph.WithRefsAhead(ctx, q)
+	}
 	sym, err := r.s.SymbolByKey(ctx, key)
 	if err != nil {
 		return sym, err

@@ -22,7 +22,10 @@ import (
 //     returns (find_references looks for the related interface methods
 //     among them: Children);
 //   - Refs reads the declarations enclosing the page's uses
-//     (find_references names them: SymbolsByKeys).
+//     (find_references names them: SymbolsByKeys);
+//   - SymbolByKey reads the first page of uses the request said it would
+//     ask for next (graph.WithRefsAhead: find_references by stable key
+//     asks for the symbol's uses once it has the symbol).
 //
 // The rows come from the reader's own transaction, so they belong to the
 // pinned view like every other answer, and they are dropped with the
@@ -55,8 +58,9 @@ func batchSymbols(rs pgx.BatchResults) ([]graph.Symbol, error) {
 // whose second is the members' query of queueChildren, and keeps the
 // members of the parents that parents() then names (those the members'
 // query selected) for Children, under every pinned repository and "".
+// then, if not nil, reads what the batch queued after those two.
 func (r *reader) sendWithChildren(ctx context.Context, batch *pgx.Batch, first func(pgx.BatchResults) error,
-	parents func() []string) error {
+	parents func() []string, then func(pgx.BatchResults) error) error {
 	rs := r.tx.SendBatch(ctx, batch)
 	defer rs.Close()
 	if err := first(rs); err != nil {
@@ -65,6 +69,11 @@ func (r *reader) sendWithChildren(ctx context.Context, batch *pgx.Batch, first f
 	kids, err := batchSymbols(rs)
 	if err != nil {
 		return err
+	}
+	if then != nil {
+		if err := then(rs); err != nil {
+			return err
+		}
 	}
 	if err := rs.Close(); err != nil {
 		return err
@@ -104,13 +113,17 @@ func (r *reader) keepSymbols(keys []string, syms []graph.Symbol) {
 	if r.byKey == nil {
 		r.byKey = map[string][]graph.Symbol{}
 	}
+	fresh := map[string]bool{} // keys not kept before: the same view gives a kept key the same rows
 	for _, k := range keys {
 		if _, ok := r.byKey[k]; !ok {
 			r.byKey[k] = []graph.Symbol{}
+			fresh[k] = true
 		}
 	}
 	for _, s := range syms {
-		r.byKey[s.Key] = append(r.byKey[s.Key], s)
+		if fresh[s.Key] {
+			r.byKey[s.Key] = append(r.byKey[s.Key], s)
+		}
 	}
 }
 

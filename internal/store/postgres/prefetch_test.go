@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -149,5 +150,99 @@ func TestReadAhead(t *testing.T) {
 	}
 	if members == 0 || enclosing == 0 {
 		t.Errorf("the module gave %d members and %d enclosing declarations to compare: the test compared nothing", members, enclosing)
+	}
+}
+
+// TestRefsAhead checks that a page of uses named with graph.WithRefsAhead
+// is read in SymbolByKey's round trip and answers Refs, with its
+// enclosing declarations, exactly as a reader that asks the server does;
+// and that another page is still asked for.
+func TestRefsAhead(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	ctx := context.Background()
+	s := open(t, dsn)
+	defer s.Close()
+	dir := txtartest.Write(t, "../../index/testdata/xref/implements.txtar")
+	t.Setenv("GOOS", "linux")
+	t.Setenv("GOARCH", "amd64")
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	if _, err := index.Index(ctx, s, dir, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring})
+	r.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type page struct {
+		Refs      []graph.Ref
+		Total     int
+		Enclosing []graph.Symbol
+	}
+	// read answers q and the enclosing declarations of its page, on a
+	// reader that first reads the symbol by key under ctx, and counts the
+	// round trips from after that read.
+	read := func(ctx context.Context, key string, q graph.RefQuery) (page, int64) {
+		t.Helper()
+		r, err := s.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if _, err := r.SymbolByKey(ctx, key); err != nil {
+			t.Fatal(err)
+		}
+		before := s.RoundTrips()
+		refs, total, err := r.Refs(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, ref := range refs {
+			if ref.Enclosing != "" {
+				keys = append(keys, ref.Enclosing)
+			}
+		}
+		p := page{Refs: refs, Total: total}
+		if len(keys) > 0 {
+			if p.Enclosing, err = r.SymbolsByKeys(ctx, keys); err != nil {
+				t.Fatal(err)
+			}
+			slices.SortFunc(p.Enclosing, func(a, b graph.Symbol) int { return strings.Compare(a.Key+a.Repository, b.Key+b.Repository) })
+		}
+		return p, s.RoundTrips() - before
+	}
+	var compared int
+	for _, sym := range syms {
+		q := graph.RefQuery{Targets: []string{sym.Key}, Implicit: []string{sym.Key}, IncludeTests: true, Limit: 3}
+		want, _ := read(ctx, sym.Key, q)
+		got, trips := read(graph.WithRefsAhead(ctx, q), sym.Key, q)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: read ahead\n%+v\nasked\n%+v", sym.QualifiedName, got, want)
+		}
+		if trips != 0 {
+			t.Errorf("%s: Refs after the read ahead took %d round trips, want none", sym.QualifiedName, trips)
+		}
+		other := q
+		other.Limit = 2
+		got, trips = read(graph.WithRefsAhead(ctx, q), sym.Key, other)
+		want, _ = read(ctx, sym.Key, other)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: another page after a read ahead\n%+v\nasked\n%+v", sym.QualifiedName, got, want)
+		}
+		if trips == 0 {
+			t.Errorf("%s: another page than the one read ahead took no round trip", sym.QualifiedName)
+		}
+		if len(want.Refs) > 0 {
+			compared++
+		}
+	}
+	if compared == 0 {
+		t.Error("no symbol of the module has uses: the test compared nothing")
 	}
 }

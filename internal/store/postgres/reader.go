@@ -36,6 +36,7 @@ type reader struct {
 	// prefetch.go); they belong to the pinned view, like every answer.
 	kids  map[kidsKey][]graph.Symbol // Children, by repository ("" for all) and parent key
 	byKey map[string][]graph.Symbol  // SymbolsByKeys, per key (empty: no such symbol)
+	refs  *refsPage                  // a page of Refs the request said it would ask for (graph.WithRefsAhead)
 
 	closed bool
 }
@@ -324,7 +325,8 @@ func (r *reader) symbolsByID(ctx context.Context, ids []rowID) ([]graph.Symbol, 
 
 // SymbolByKey implements graph.Reader. Should two current snapshots hold
 // the key, the symbol of the repository first by name wins. In the same
-// round trip it reads the members of the key, should it name a type.
+// round trip it reads the members of the key, should it name a type, and
+// the page of uses the request named with graph.WithRefsAhead.
 func (r *reader) SymbolByKey(ctx context.Context, key string) (graph.Symbol, error) {
 	if err := r.lock(); err != nil {
 		return graph.Symbol{}, err
@@ -338,11 +340,30 @@ func (r *reader) SymbolByKey(ctx context.Context, key string) (graph.Symbol, err
 	var kb builder
 	kb.Where("s.parent = %s", key)
 	r.queueChildren(batch, &kb)
+	// The page of uses the request will ask for next, when it said so.
+	aq, ahead := graph.RefsAhead(ctx)
+	if ahead && (r.refs != nil && r.refs.fp == aq.Fingerprint() || aq.Offset > 0) {
+		ahead = false // read already, or a later page (which an empty answer does not count)
+	}
+	if ahead {
+		// An invalid query queues nothing: Refs will report it.
+		n := batch.Len()
+		ahead = r.queueRefs(batch, aq) == nil && batch.Len() > n
+	}
 	var syms []graph.Symbol
 	err := r.sendWithChildren(ctx, batch, func(rs pgx.BatchResults) (err error) {
 		syms, err = batchSymbols(rs)
 		return err
-	}, func() []string { return []string{key} })
+	}, func() []string { return []string{key} }, func(rs pgx.BatchResults) error {
+		if !ahead {
+			return nil
+		}
+		refs, total, err := r.readRefs(rs)
+		if err == nil {
+			r.refs = &refsPage{fp: aq.Fingerprint(), refs: refs, total: total}
+		}
+		return err
+	})
 	return sqlbase.OneSymbol(syms, err, key)
 }
 

@@ -56,29 +56,79 @@ func (r *reader) refsQuery(b *builder, cols string, q graph.RefQuery, keys []str
 // key, plain before implicit, then the order they were written. An
 // unknown kind is an INVALID_ARGUMENT error; no keys match nothing. In
 // the same round trip it reads the declarations enclosing the page's uses
-// (see prefetch.go).
+// (see prefetch.go); a page SymbolByKey read ahead (graph.WithRefsAhead)
+// costs none.
 func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, error) {
-	keys := uniq(slices.Concat(q.Targets, q.Implicit))
-	var b builder
-	query, err := r.refsQuery(&b, refsColumns, q, keys)
-	if err != nil || len(keys) == 0 {
-		return nil, 0, err
-	}
 	if err := r.lock(); err != nil {
 		return nil, 0, err
 	}
 	defer r.mu.Unlock()
+	if r.refs != nil && r.refs.fp == q.Fingerprint() {
+		return slices.Clone(r.refs.refs), r.refs.total, nil
+	}
+	batch := &pgx.Batch{}
+	if err := r.queueRefs(batch, q); err != nil || batch.Len() == 0 {
+		return nil, 0, err
+	}
+	rs := r.tx.SendBatch(ctx, batch)
+	defer rs.Close()
+	refs, total, err := r.readRefs(rs)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := rs.Close(); err != nil {
+		return nil, 0, fmt.Errorf("querying references: %w", err)
+	}
+	if len(refs) == 0 && q.Offset > 0 {
+		// A page past the end has no row to carry the total.
+		first := q
+		first.Offset, first.Limit = 0, 1
+		var fb builder
+		keys := uniq(slices.Concat(q.Targets, q.Implicit))
+		query, _ := r.refsQuery(&fb, refsColumns, first, keys)
+		rows, err := r.tx.Query(ctx, query, fb.Args...)
+		if err != nil {
+			return nil, 0, fmt.Errorf("querying references: %w", err)
+		}
+		if _, total, err = scanRefs(rows); err != nil {
+			return nil, 0, err
+		}
+	}
+	return refs, total, nil
+}
+
+// refsPage is a page of Refs read ahead, with the fingerprint of its
+// query.
+type refsPage struct {
+	fp    string
+	refs  []graph.Ref
+	total int
+}
+
+// queueRefs queues on batch the page of uses q selects and the
+// declarations enclosing them, for readRefs; it queues nothing when q
+// names no key, and nothing but returns the error when q is invalid.
+func (r *reader) queueRefs(batch *pgx.Batch, q graph.RefQuery) error {
+	keys := uniq(slices.Concat(q.Targets, q.Implicit))
+	var b builder
+	query, err := r.refsQuery(&b, refsColumns, q, keys)
+	if err != nil || len(keys) == 0 {
+		return err
+	}
 	// The enclosing declarations: the same page again, in a subquery
 	// without the count, whose aliases hide the outer ones.
 	var eb builder
 	sub, _ := r.refsQuery(&eb, "x.enclosing", q, keys)
 	eb.Conds = []string{"s.key IN (SELECT p.enclosing FROM (" + sub + ") AS p)"}
 	from := r.from(&eb, "symbols", "s")
-	batch := &pgx.Batch{}
 	batch.Queue(query, b.Args...)
 	batch.Queue(`SELECT `+symbolColumns+from+eb.Clause(), eb.Args...)
-	rs := r.tx.SendBatch(ctx, batch)
-	defer rs.Close()
+	return nil
+}
+
+// readRefs reads the two results queueRefs queued, keeping the enclosing
+// declarations for SymbolsByKeys.
+func (r *reader) readRefs(rs pgx.BatchResults) ([]graph.Ref, int, error) {
 	rows, err := rs.Query()
 	if err != nil {
 		return nil, 0, fmt.Errorf("querying references: %w", err)
@@ -91,9 +141,6 @@ func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, 
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := rs.Close(); err != nil {
-		return nil, 0, fmt.Errorf("querying references: %w", err)
-	}
 	var encls []string
 	for _, ref := range refs {
 		if ref.Enclosing != "" {
@@ -101,20 +148,6 @@ func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, 
 		}
 	}
 	r.keepSymbols(encls, encl)
-	if len(refs) == 0 && q.Offset > 0 {
-		// A page past the end has no row to carry the total.
-		first := q
-		first.Offset, first.Limit = 0, 1
-		var fb builder
-		query, _ := r.refsQuery(&fb, refsColumns, first, keys)
-		rows, err := r.tx.Query(ctx, query, fb.Args...)
-		if err != nil {
-			return nil, 0, fmt.Errorf("querying references: %w", err)
-		}
-		if _, total, err = scanRefs(rows); err != nil {
-			return nil, 0, err
-		}
-	}
 	return refs, total, nil
 }
 
@@ -274,6 +307,6 @@ func (r *reader) Implementations(ctx context.Context, key string, byInterface bo
 			keys = append(keys, im.Interface)
 		}
 		return keys
-	})
+	}, nil)
 	return out, err
 }

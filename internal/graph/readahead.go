@@ -1,0 +1,30 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+)
+
+// refsAheadKey is the context key of WithRefsAhead.
+type refsAheadKey struct{}
+
+// WithRefsAhead returns ctx telling the store that the request, having
+// read a symbol by key, will ask Refs for q. A store that pays a round
+// trip per read may read q's page in the round trip of SymbolByKey and
+// answer that Refs from it; a store in process ignores the hint. The
+// answer is the one Refs would give: it is read in the same pinned view.
+func WithRefsAhead(ctx context.Context, q RefQuery) context.Context {
+	return context.WithValue(ctx, refsAheadKey{}, q)
+}
+
+// RefsAhead returns the query WithRefsAhead put in ctx, if any.
+func RefsAhead(ctx context.Context) (RefQuery, bool) {
+	q, ok := ctx.Value(refsAheadKey{}).(RefQuery)
+	return q, ok
+}
+
+// Fingerprint returns a string equal for two queries exactly when they
+// select the same page.
+func (q RefQuery) Fingerprint() string {
+	return fmt.Sprintf("%q %q %q %q %t %d %d", q.Targets, q.Implicit, q.Kinds, q.PathPrefix, q.IncludeTests, q.Offset, q.Limit)
+}
