@@ -28,3 +28,20 @@ func RefsAhead(ctx context.Context) (RefQuery, bool) {
 func (q RefQuery) Fingerprint() string {
 	return fmt.Sprintf("%q %q %q %q %t %d %d", q.Targets, q.Implicit, q.Kinds, q.PathPrefix, q.IncludeTests, q.Offset, q.Limit)
 }
+
+// symbolAheadKey is the context key of WithSymbolAhead.
+type symbolAheadKey struct{}
+
+// WithSymbolAhead returns ctx telling the store that the request's first
+// read, once its view is pinned, is SymbolByKey(key). A store that pins
+// its view in a round trip may read the symbol (and the page of uses of
+// WithRefsAhead) in that round trip; a store in process ignores the hint.
+func WithSymbolAhead(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, symbolAheadKey{}, key)
+}
+
+// SymbolAhead returns the key WithSymbolAhead put in ctx, if any.
+func SymbolAhead(ctx context.Context) (string, bool) {
+	k, ok := ctx.Value(symbolAheadKey{}).(string)
+	return k, ok && k != ""
+}

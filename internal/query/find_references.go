@@ -108,7 +108,7 @@ func FindReferences(ctx context.Context, s *Service, in FindReferencesInput, pro
 	includeTests := in.IncludeTests == nil || *in.IncludeTests
 	// Asked by key for a first page, the page is known before the symbol
 	// is read (unless the symbol has related methods): a store may read
-	// both in one round trip.
+	// both in one round trip (with the view's pin, see openSymbol).
 	openCtx := ctx
 	if sel.StableKey != "" && in.Cursor == "" {
 		openCtx = graph.WithRefsAhead(ctx, refQuery([]string{sel.StableKey}, sel.StableKey, kinds, pathPrefix, includeTests, limit))

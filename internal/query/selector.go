@@ -457,6 +457,11 @@ func openSymbol(ctx context.Context, s *Service, sel selector, progress func(Pro
 	if err := sel.validate(); err != nil { // again, if the tool checked it first: it is cheap
 		return nil, graph.Symbol{}, err
 	}
+	if sel.StableKey != "" {
+		// The first read of the view: a store may make it in the round
+		// trip that pins the view.
+		ctx = graph.WithSymbolAhead(ctx, sel.StableKey)
+	}
 	v, err := s.open(ctx, progress)
 	if err != nil {
 		return nil, graph.Symbol{}, err

@@ -76,7 +76,7 @@ func (s *Store) Close() error {
 // Read implements graph.Store: it pins a reader of each store and works
 // out which repositories are overlaid and which of their files differ.
 func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
-	sr, err := s.shared.Read(ctx)
+	sr, err := s.shared.Read(wholeRefsAhead(ctx))
 	if err != nil {
 		return graph.Reader{}, fmt.Errorf("reading the shared graph: %w", err)
 	}
@@ -91,6 +91,19 @@ func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
 		return graph.Reader{}, err
 	}
 	return graph.Reader{Catalog: r, Symbols: r, XRefs: r, Effects: r, Search: r, Closer: r}, nil
+}
+
+// wholeRefsAhead returns ctx with the page of uses the request will ask
+// for (graph.WithRefsAhead) widened to all of them: Refs reads every use
+// of each side (see Refs), so that is what the shared side may read
+// ahead.
+func wholeRefsAhead(ctx context.Context) context.Context {
+	q, ok := graph.RefsAhead(ctx)
+	if !ok {
+		return ctx
+	}
+	q.Offset, q.Limit = 0, 0
+	return graph.WithRefsAhead(ctx, q)
 }
 
 // localRepo is a repository the local index holds.
@@ -326,13 +339,7 @@ func (r *reader) SymbolByKey(ctx context.Context, key string) (graph.Symbol, err
 			return sym, err
 		}
 	}
-	if q, ok := graph.RefsAhead(ctx); ok {
-		// Refs reads every use of each side (see Refs): ask the shared
-		// side to read those ahead.
-		q.Offset, q.Limit = 0, 0
-		ctx = graph.WithRefsAhead(ctx, q)
-	}
-	sym, err := r.s.SymbolByKey(ctx, key)
+	sym, err := r.s.SymbolByKey(wholeRefsAhead(ctx), key)
 	if err != nil {
 		return sym, err
 	}

@@ -296,12 +296,23 @@ func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
 	return graph.Reader{Catalog: r, Symbols: r, XRefs: r, Effects: r, Search: r, Closer: r}, nil
 }
 
-// pin sends the pinning batch and fills the reader's statuses.
+// pin sends the pinning batch and fills the reader's statuses. When the
+// request said which symbol it reads first (graph.WithSymbolAhead), the
+// batch reads it too, with what SymbolByKey reads ahead: the queries
+// after the pin see the snapshots it pinned, since a REPEATABLE READ
+// transaction reads one snapshot of the database from its first query.
 func (r *reader) pin(ctx context.Context) error {
 	batch := &pgx.Batch{}
 	batch.Queue(pinBegin)
 	batch.Queue(pinRepos)
 	batch.Queue(pinModules)
+	key, ahead := graph.SymbolAhead(ctx)
+	var readSym func(pgx.BatchResults) ([]graph.Symbol, error)
+	if ahead {
+		r.pinning = true
+		readSym = r.queueSymbolByKey(ctx, batch, key)
+		r.pinning = false
+	}
 	rs := r.tx.SendBatch(ctx, batch)
 	defer rs.Close()
 	if _, err := rs.Exec(); err != nil {
@@ -350,6 +361,13 @@ func (r *reader) pin(ctx context.Context) error {
 	}
 	if err := rows.Err(); err != nil {
 		return err
+	}
+	if readSym != nil {
+		syms, err := readSym(rs)
+		if err != nil {
+			return err
+		}
+		r.sym = &symbolRead{key: key, syms: syms}
 	}
 	return rs.Close()
 }

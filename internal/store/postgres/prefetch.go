@@ -25,7 +25,9 @@ import (
 //     (find_references names them: SymbolsByKeys);
 //   - SymbolByKey reads the first page of uses the request said it would
 //     ask for next (graph.WithRefsAhead: find_references by stable key
-//     asks for the symbol's uses once it has the symbol).
+//     asks for the symbol's uses once it has the symbol);
+//   - the pinning batch reads the symbol the request said it reads first
+//     (graph.WithSymbolAhead), with all SymbolByKey reads ahead.
 //
 // The rows come from the reader's own transaction, so they belong to the
 // pinned view like every other answer, and they are dropped with the
@@ -58,9 +60,8 @@ func batchSymbols(rs pgx.BatchResults) ([]graph.Symbol, error) {
 // whose second is the members' query of queueChildren, and keeps the
 // members of the parents that parents() then names (those the members'
 // query selected) for Children, under every pinned repository and "".
-// then, if not nil, reads what the batch queued after those two.
 func (r *reader) sendWithChildren(ctx context.Context, batch *pgx.Batch, first func(pgx.BatchResults) error,
-	parents func() []string, then func(pgx.BatchResults) error) error {
+	parents func() []string) error {
 	rs := r.tx.SendBatch(ctx, batch)
 	defer rs.Close()
 	if err := first(rs); err != nil {
@@ -69,11 +70,6 @@ func (r *reader) sendWithChildren(ctx context.Context, batch *pgx.Batch, first f
 	kids, err := batchSymbols(rs)
 	if err != nil {
 		return err
-	}
-	if then != nil {
-		if err := then(rs); err != nil {
-			return err
-		}
 	}
 	if err := rs.Close(); err != nil {
 		return err

@@ -154,9 +154,11 @@ func TestReadAhead(t *testing.T) {
 }
 
 // TestRefsAhead checks that a page of uses named with graph.WithRefsAhead
-// is read in SymbolByKey's round trip and answers Refs, with its
-// enclosing declarations, exactly as a reader that asks the server does;
-// and that another page is still asked for.
+// is read in SymbolByKey's round trip, and a symbol named with
+// graph.WithSymbolAhead (with its members and that page) in the round
+// trip that pins the view, and that each answers SymbolByKey, Children,
+// Refs and the enclosing declarations exactly as a reader that asks the
+// server does; and that another page is still asked for.
 func TestRefsAhead(t *testing.T) {
 	dsn := pgtest.Schema(t)
 	ctx := context.Background()
@@ -180,35 +182,39 @@ func TestRefsAhead(t *testing.T) {
 		t.Fatal(err)
 	}
 	type page struct {
+		Symbol    graph.Symbol
+		Members   []graph.Symbol
 		Refs      []graph.Ref
 		Total     int
 		Enclosing []graph.Symbol
 	}
-	// read answers q and the enclosing declarations of its page, on a
-	// reader that first reads the symbol by key under ctx, and counts the
-	// round trips from after that read.
-	read := func(ctx context.Context, key string, q graph.RefQuery) (page, int64) {
+	// read pins a view under pinCtx, reads the symbol of key, its members
+	// and the page q of its uses under ctx, and the declarations
+	// enclosing them; it counts the round trips after the pin.
+	read := func(pinCtx, ctx context.Context, key string, q graph.RefQuery) (page, int64) {
 		t.Helper()
-		r, err := s.Read(ctx)
+		r, err := s.Read(pinCtx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer r.Close()
-		if _, err := r.SymbolByKey(ctx, key); err != nil {
+		before := s.RoundTrips()
+		var p page
+		if p.Symbol, err = r.SymbolByKey(ctx, key); err != nil {
 			t.Fatal(err)
 		}
-		before := s.RoundTrips()
-		refs, total, err := r.Refs(ctx, q)
-		if err != nil {
+		if p.Members, err = r.Children(ctx, "", key); err != nil {
+			t.Fatal(err)
+		}
+		if p.Refs, p.Total, err = r.Refs(ctx, q); err != nil {
 			t.Fatal(err)
 		}
 		var keys []string
-		for _, ref := range refs {
+		for _, ref := range p.Refs {
 			if ref.Enclosing != "" {
 				keys = append(keys, ref.Enclosing)
 			}
 		}
-		p := page{Refs: refs, Total: total}
 		if len(keys) > 0 {
 			if p.Enclosing, err = r.SymbolsByKeys(ctx, keys); err != nil {
 				t.Fatal(err)
@@ -217,32 +223,45 @@ func TestRefsAhead(t *testing.T) {
 		}
 		return p, s.RoundTrips() - before
 	}
-	var compared int
+	var compared, members int
 	for _, sym := range syms {
 		q := graph.RefQuery{Targets: []string{sym.Key}, Implicit: []string{sym.Key}, IncludeTests: true, Limit: 3}
-		want, _ := read(ctx, sym.Key, q)
-		got, trips := read(graph.WithRefsAhead(ctx, q), sym.Key, q)
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: read ahead\n%+v\nasked\n%+v", sym.QualifiedName, got, want)
-		}
-		if trips != 0 {
-			t.Errorf("%s: Refs after the read ahead took %d round trips, want none", sym.QualifiedName, trips)
-		}
-		other := q
-		other.Limit = 2
-		got, trips = read(graph.WithRefsAhead(ctx, q), sym.Key, other)
-		want, _ = read(ctx, sym.Key, other)
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: another page after a read ahead\n%+v\nasked\n%+v", sym.QualifiedName, got, want)
-		}
-		if trips == 0 {
-			t.Errorf("%s: another page than the one read ahead took no round trip", sym.QualifiedName)
+		want, _ := read(ctx, ctx, sym.Key, q)
+		refsAhead := graph.WithRefsAhead(ctx, q)
+		symAhead := graph.WithSymbolAhead(refsAhead, sym.Key)
+		for _, tc := range []struct {
+			name         string
+			pinCtx, ctx  context.Context
+			q            graph.RefQuery
+			maxTrips     int64
+			wantAnyTrips bool
+		}{
+			// SymbolByKey reads the page ahead; Children and
+			// SymbolsByKeys were read ahead before.
+			{"refs ahead", ctx, refsAhead, q, 1, true},
+			// The pin reads the symbol, its members and the page.
+			{"symbol ahead", symAhead, symAhead, q, 0, false},
+			// Another page than the one read ahead.
+			{"another page", symAhead, symAhead, graph.RefQuery{Targets: q.Targets, Implicit: q.Implicit, IncludeTests: true, Limit: 2}, 2, true},
+		} {
+			w := want
+			if tc.q.Limit != q.Limit {
+				w, _ = read(ctx, ctx, sym.Key, tc.q)
+			}
+			got, trips := read(tc.pinCtx, tc.ctx, sym.Key, tc.q)
+			if !reflect.DeepEqual(got, w) {
+				t.Errorf("%s, %s: read ahead\n%+v\nasked\n%+v", sym.QualifiedName, tc.name, got, w)
+			}
+			if trips > tc.maxTrips || tc.wantAnyTrips && trips == 0 {
+				t.Errorf("%s, %s: %d round trips after the pin, want at most %d (and some: %v)", sym.QualifiedName, tc.name, trips, tc.maxTrips, tc.wantAnyTrips)
+			}
 		}
 		if len(want.Refs) > 0 {
 			compared++
 		}
+		members += len(want.Members)
 	}
-	if compared == 0 {
-		t.Error("no symbol of the module has uses: the test compared nothing")
+	if compared == 0 || members == 0 {
+		t.Errorf("%d symbols with uses, %d members: the test compared nothing", compared, members)
 	}
 }

@@ -37,6 +37,9 @@ type reader struct {
 	kids  map[kidsKey][]graph.Symbol // Children, by repository ("" for all) and parent key
 	byKey map[string][]graph.Symbol  // SymbolsByKeys, per key (empty: no such symbol)
 	refs  *refsPage                  // a page of Refs the request said it would ask for (graph.WithRefsAhead)
+	sym   *symbolRead                // the symbol the request said it would read first (graph.WithSymbolAhead)
+
+	pinning bool // queries are being queued in the pinning batch: from names no pinned snapshot
 
 	closed bool
 }
@@ -102,7 +105,16 @@ const symbolColumns = `s.snapshot_id, s.id, s.key, r.name, s.package_path, s.pac
 // condition on snapshot_id, the leading column of every index, then
 // makes every lookup an index scan whatever the planner's statistics say
 // (right after a bulk publish it has none).
+//
+// Before the pin has been read (queries sent in the pinning batch, see
+// Store.Read) the snapshots are the transaction's current ones, read by
+// the server in an initial plan: the same condition on snapshot_id.
 func (r *reader) from(b *builder, table, alias string) string {
+	if r.pinning {
+		b.Conds = append(b.Conds, alias+".snapshot_id = ANY(ARRAY(SELECT current_snapshot FROM repositories WHERE current_snapshot IS NOT NULL))")
+		return ` FROM (SELECT current_snapshot, name FROM repositories WHERE current_snapshot IS NOT NULL) AS r
+		JOIN ` + table + ` ` + alias + ` ON ` + alias + `.snapshot_id = r.current_snapshot`
+	}
 	snaps := make([]int64, len(r.pins))
 	names := make([]string, len(r.pins))
 	for i, p := range r.pins {
@@ -332,15 +344,38 @@ func (r *reader) SymbolByKey(ctx context.Context, key string) (graph.Symbol, err
 		return graph.Symbol{}, err
 	}
 	defer r.mu.Unlock()
+	if r.sym != nil && r.sym.key == key {
+		return sqlbase.OneSymbol(slices.Clone(r.sym.syms), nil, key)
+	}
+	batch := &pgx.Batch{}
+	read := r.queueSymbolByKey(ctx, batch, key)
+	rs := r.tx.SendBatch(ctx, batch)
+	defer rs.Close()
+	syms, err := read(rs)
+	if err == nil {
+		err = rs.Close()
+	}
+	return sqlbase.OneSymbol(syms, err, key)
+}
+
+// symbolRead is what SymbolByKey read of a key ahead.
+type symbolRead struct {
+	key  string
+	syms []graph.Symbol
+}
+
+// queueSymbolByKey queues on batch SymbolByKey's queries: the symbol, its
+// members, and the page of uses the request will ask for next when it
+// said so (graph.WithRefsAhead). The returned function reads their
+// results from the batch, keeping the members and the page.
+func (r *reader) queueSymbolByKey(ctx context.Context, batch *pgx.Batch, key string) func(pgx.BatchResults) ([]graph.Symbol, error) {
 	var b builder
 	from := r.from(&b, "symbols", "s")
 	b.Where("s.key = %s", key)
-	batch := &pgx.Batch{}
 	batch.Queue(`SELECT `+symbolColumns+from+b.Clause()+` ORDER BY r.name, s.id LIMIT 1`, b.Args...)
 	var kb builder
 	kb.Where("s.parent = %s", key)
 	r.queueChildren(batch, &kb)
-	// The page of uses the request will ask for next, when it said so.
 	aq, ahead := graph.RefsAhead(ctx)
 	if ahead && (r.refs != nil && r.refs.fp == aq.Fingerprint() || aq.Offset > 0) {
 		ahead = false // read already, or a later page (which an empty answer does not count)
@@ -350,21 +385,25 @@ func (r *reader) SymbolByKey(ctx context.Context, key string) (graph.Symbol, err
 		n := batch.Len()
 		ahead = r.queueRefs(batch, aq) == nil && batch.Len() > n
 	}
-	var syms []graph.Symbol
-	err := r.sendWithChildren(ctx, batch, func(rs pgx.BatchResults) (err error) {
-		syms, err = batchSymbols(rs)
-		return err
-	}, func() []string { return []string{key} }, func(rs pgx.BatchResults) error {
-		if !ahead {
-			return nil
+	return func(rs pgx.BatchResults) ([]graph.Symbol, error) {
+		syms, err := batchSymbols(rs)
+		if err != nil {
+			return nil, err
 		}
-		refs, total, err := r.readRefs(rs)
-		if err == nil {
+		kids, err := batchSymbols(rs)
+		if err != nil {
+			return nil, err
+		}
+		if ahead {
+			refs, total, err := r.readRefs(rs)
+			if err != nil {
+				return nil, err
+			}
 			r.refs = &refsPage{fp: aq.Fingerprint(), refs: refs, total: total}
 		}
-		return err
-	})
-	return sqlbase.OneSymbol(syms, err, key)
+		r.keepChildren([]string{key}, kids)
+		return syms, nil
+	}
 }
 
 // LookupSymbols implements graph.Reader: the symbols whose qualified name

@@ -307,6 +307,6 @@ func (r *reader) Implementations(ctx context.Context, key string, byInterface bo
 			keys = append(keys, im.Interface)
 		}
 		return keys
-	}, nil)
+	})
 	return out, err
 }
