@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sextant-dev/sextant/internal/blind"
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -58,6 +59,12 @@ type cache struct {
 	linked map[string]map[string]string // by import path: linkers of it alone (read only)
 
 	scriptTests map[string]keptScriptTests // by test file of TypeScript, JavaScript or Python
+
+	// recorded: the tests the test recording has coverage of (dir and
+	// name), as read at recordedAt (a recording's version: see
+	// graph.TestRecorder.RecordTests)
+	recordedAt time.Time
+	recorded   map[string]bool
 }
 
 // cacheOf returns the session's cache of repo for the

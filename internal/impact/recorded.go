@@ -38,7 +38,7 @@ type recordedRun struct {
 	info    *Recording
 	keys    map[string]string // changed declarations it answers: key to qualified name
 	covers  []graph.TestCover // the runs that executed them
-	covered map[string]bool   // dir + name of the runs that have coverage
+	covered map[string]bool   // dir + name of the runs that have coverage (read only: the cache's)
 }
 
 // readRecording reads the store's test recording of the repository and
@@ -60,15 +60,9 @@ func readRecording(ctx context.Context, a *run) (*recordedRun, error) {
 		return nil, graph.Wrap(graph.CodeInternal, err, "reading the test recording")
 	}
 	now := a.v.Session().Now()
-	r := &recordedRun{keys: map[string]string{}, covered: map[string]bool{},
+	r := &recordedRun{keys: map[string]string{}, covered: coveredRuns(a.g, rec, runs),
 		info: &Recording{RecordedAt: rec.RecordedAt.UTC().Format(time.RFC3339), AgeMS: now.Sub(rec.RecordedAt).Milliseconds(),
 			VCSHead: rec.VCSHead, Changes: len(a.changed)}}
-	for _, run := range runs {
-		switch run.Status {
-		case graph.TestPassed, graph.TestFailed, graph.TestSkipped:
-			r.covered[run.Dir+"\x00"+run.Name] = true
-		}
-	}
 	var cand []*changedDecl
 	var keys []string
 	for _, c := range a.changed {
@@ -89,7 +83,7 @@ func readRecording(ctx context.Context, a *run) (*recordedRun, error) {
 	}
 	for _, c := range cand {
 		k := c.sym.Key
-		h := hashBefore(a.g, a.repo.Root, c)
+		h := hashBefore(a, c)
 		why := ""
 		switch {
 		case h == "":
@@ -132,6 +126,26 @@ func readRecording(ctx context.Context, a *run) (*recordedRun, error) {
 	return r, nil
 }
 
+// coveredRuns returns the runs of the recording rec that have coverage
+// (dir and name), made once for each version of it and kept in g: it is
+// read only.
+func coveredRuns(g *cache, rec graph.TestRecording, runs []graph.TestRun) map[string]bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.recorded != nil && g.recordedAt.Equal(rec.RecordedAt) {
+		return g.recorded
+	}
+	covered := map[string]bool{}
+	for _, run := range runs {
+		switch run.Status {
+		case graph.TestPassed, graph.TestFailed, graph.TestSkipped:
+			covered[run.Dir+"\x00"+run.Name] = true
+		}
+	}
+	g.recordedAt, g.recorded = rec.RecordedAt, covered
+	return covered
+}
+
 // unrecordable says why the recording cannot speak for a changed
 // declaration whatever it holds, "" when it may.
 func unrecordable(c *changedDecl) string {
@@ -152,19 +166,32 @@ func unrecordable(c *changedDecl) string {
 
 // hashBefore is the hash of the changed declaration as it was before the
 // change (for a symbol or lines: as it is on disk), "" when it cannot be
-// read.
-func hashBefore(g *cache, root string, c *changedDecl) string {
+// read. A function's or method's own lines are read through the
+// session's line cache, so that asking about the functions of one file
+// in turn reads it once.
+func hashBefore(a *run, c *changedDecl) string {
 	if c.old != nil {
 		return declHash(c.old)
 	}
-	content, err := session.ReadFile(root, c.sym.Path)
+	read := false // its lines were read and are not it alone
+	if oneDecl(c) {
+		var span string
+		if span, read = a.v.Span(a.repo.Name, c.sym.Path, c.sym.StartLine, c.sym.EndLine); read {
+			if h := hashOfSpan(c, span); h != "" {
+				return h
+			}
+		}
+	}
+	content, err := session.ReadFile(a.repo.Root, c.sym.Path)
 	if err != nil {
 		return ""
 	}
-	if h := hashOfLines(c, content); h != "" {
-		return h
+	if !read {
+		if h := hashOfLines(c, content); h != "" {
+			return h
+		}
 	}
-	fv := g.parseVersion(c.sym.Path, content)
+	fv := a.g.parseVersion(c.sym.Path, content)
 	if fv.syntaxErr != "" {
 		return ""
 	}
@@ -177,14 +204,16 @@ func hashBefore(g *cache, root string, c *changedDecl) string {
 	return ""
 }
 
+// oneDecl says whether c is a function or method the index gives lines
+// of, which hashOfSpan may read alone.
+func oneDecl(c *changedDecl) bool {
+	return (c.sym.Kind == graph.KindFunc || c.sym.Kind == graph.KindMethod) && c.sym.StartLine >= 1 && c.sym.EndLine >= c.sym.StartLine
+}
+
 // hashOfLines is the hash of a changed function or method read from its
-// own lines (the index's), parsed alone, as a file of one declaration:
-// the hash is of its tokens, not their place, and a question about one
-// function should not parse the whole of a large file. "" when the lines
-// do not hold that one declaration whole (the file changed since the
-// index, or shares a line with another): the caller parses the file.
+// own lines (the index's) of content; see hashOfSpan.
 func hashOfLines(c *changedDecl, content []byte) string {
-	if c.sym.Kind != graph.KindFunc && c.sym.Kind != graph.KindMethod || c.sym.StartLine < 1 || c.sym.EndLine < c.sym.StartLine {
+	if !oneDecl(c) {
 		return ""
 	}
 	start, end, line := -1, -1, 1
@@ -213,8 +242,17 @@ func hashOfLines(c *changedDecl, content []byte) string {
 	if start > end {
 		return ""
 	}
-	src := append([]byte("package p\n"), content[start:end]...)
-	fv := parseVersion("decl.go", src)
+	return hashOfSpan(c, string(content[start:end]))
+}
+
+// hashOfSpan is the hash of a changed function or method from the text
+// of its own lines, parsed alone, as a file of one declaration: the hash
+// is of its tokens, not their place, and a question about one function
+// should not parse the whole of a large file. "" when the lines do not
+// hold that one declaration whole (the file changed since the index, or
+// shares a line with another): the caller parses the file.
+func hashOfSpan(c *changedDecl, span string) string {
+	fv := parseVersion("decl.go", []byte("package p\n"+span))
 	if fv.syntaxErr != "" || len(fv.decls) != 1 {
 		return ""
 	}

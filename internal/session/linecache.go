@@ -72,6 +72,20 @@ func (f *cachedFile) line(n int) string {
 	return strings.TrimRight(f.data[from:to], "\r")
 }
 
+// span returns lines from to to (1-based, inclusive, with their line
+// endings; to past the end is the end), and false when there is no line
+// from or to is before it.
+func (f *cachedFile) span(from, to int) (string, bool) {
+	if f == nil || from < 1 || from > len(f.start) || to < from {
+		return "", false
+	}
+	end := len(f.data)
+	if to < len(f.start) {
+		end = int(f.start[to])
+	}
+	return f.data[f.start[from-1]:end], true
+}
+
 // get returns the lines of rel under root (opened by the caller), read
 // through os.Root so the file cannot leave it; nil when it cannot be read.
 // gen, when not 0, is the watch generation the call saw its repository
@@ -139,6 +153,25 @@ func lineStarts(data []byte) []int32 {
 // outside the server's roots are not read: the text is then empty. The
 // root is opened on the first read and closed with the view.
 func (v *View) Lines(repo string) func(path string, n int) string {
+	file := v.files(repo)
+	return func(path string, n int) string {
+		return file(path).line(n)
+	}
+}
+
+// Span returns the text of lines from to to (1-based, inclusive, with
+// their line endings; to past the end is the end) of a repository file,
+// read through the line cache as Lines reads; ok is false when the file
+// cannot be read, its repository is not one of the server's roots, or it
+// has no line from.
+func (v *View) Span(repo, path string, from, to int) (text string, ok bool) {
+	return v.files(repo)(path).span(from, to)
+}
+
+// files returns a function that finds a file of repo in the line cache,
+// reading it when it is not there or not current; nil when it cannot be
+// read or repo is not one of the server's roots.
+func (v *View) files(repo string) func(path string) *cachedFile {
 	var rootDir string
 	var gen uint64
 	for _, r := range v.repos {
@@ -153,12 +186,12 @@ func (v *View) Lines(repo string) func(path string, n int) string {
 	files := map[string]*cachedFile{}
 	var lastPath string // the references come in path order: most reads are of the last file's
 	var last *cachedFile
-	return func(path string, n int) string {
+	return func(path string) *cachedFile {
 		if rootDir == "" {
-			return ""
+			return nil
 		}
 		if last != nil && path == lastPath {
-			return last.line(n)
+			return last
 		}
 		f, ok := files[path]
 		if !ok {
@@ -168,7 +201,7 @@ func (v *View) Lines(repo string) func(path string, n int) string {
 					var err error
 					if root, err = os.OpenRoot(rootDir); err != nil {
 						rootDir = ""
-						return ""
+						return nil
 					}
 					v.done = append(v.done, func() { root.Close() })
 				}
@@ -177,6 +210,6 @@ func (v *View) Lines(repo string) func(path string, n int) string {
 			files[path] = f
 		}
 		lastPath, last = path, f
-		return f.line(n)
+		return f
 	}
 }

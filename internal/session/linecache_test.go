@@ -38,6 +38,25 @@ func TestLineCacheFollowsTheDisk(t *testing.T) {
 			t.Errorf("line %d = %q, want %q", tc.n, got, tc.want)
 		}
 	}
+	for _, tc := range []struct {
+		from, to int
+		want     string
+		ok       bool
+	}{
+		{1, 1, "package a\r\n", true},
+		{2, 3, "\nfunc F() {}", true},
+		{3, 9, "func F() {}", true}, // past the end: to the end
+		{4, 4, "", false},
+		{0, 1, "", false},
+		{3, 2, "", false},
+	} {
+		if got, ok := c.get(root, dir, "a.go", 0).span(tc.from, tc.to); got != tc.want || ok != tc.ok {
+			t.Errorf("span(%d, %d) = %q, %v, want %q, %v", tc.from, tc.to, got, ok, tc.want, tc.ok)
+		}
+	}
+	if _, ok := (*cachedFile)(nil).span(1, 1); ok {
+		t.Error("an unread file gave a span")
+	}
 	if first := c.get(root, dir, "a.go", 0); c.get(root, dir, "a.go", 0) != first {
 		t.Error("an unchanged file was read again")
 	}

@@ -93,6 +93,24 @@ func (r *reader) query(ctx context.Context, query string, args ...any) (*sql.Row
 	return r.tx.QueryContext(ctx, query, args...)
 }
 
+// readQuery runs a read statement on the read pool outside any reader's
+// transaction (the test recording's reads, which belong to no snapshot),
+// prepared once per connection like a reader's.
+func (s *Store) readQuery(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := s.stmts.get(ctx, s.rdb, query); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return s.rdb.QueryContext(ctx, query, args...)
+}
+
+// readQueryRow is readQuery for a single row.
+func (s *Store) readQueryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := s.stmts.get(ctx, s.rdb, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return s.rdb.QueryRowContext(ctx, query, args...)
+}
+
 // queryRow is query for a single row.
 func (r *reader) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
 	if r.stmts != nil {

@@ -112,7 +112,7 @@ func (s *Store) RecordTests(ctx context.Context, rec graph.TestRecording, runs [
 func (s *Store) TestRecording(ctx context.Context, repo string) (graph.TestRecording, []graph.TestRun, error) {
 	rec := graph.TestRecording{Repository: repo}
 	var at int64
-	err := s.rdb.QueryRowContext(ctx, `SELECT recorded_at, vcs_head, go_version FROM test_recordings WHERE repository = ?`, repo).Scan(&at, &rec.VCSHead, &rec.GoVersion)
+	err := s.readQueryRow(ctx, `SELECT recorded_at, vcs_head, go_version FROM test_recordings WHERE repository = ?`, repo).Scan(&at, &rec.VCSHead, &rec.GoVersion)
 	if errors.Is(err, sql.ErrNoRows) {
 		return rec, nil, fmt.Errorf("test recording of %s: %w", repo, graph.ErrNotFound)
 	}
@@ -123,7 +123,7 @@ func (s *Store) TestRecording(ctx context.Context, repo string) (graph.TestRecor
 	if runs, ok := s.recRuns.Get(rec); ok {
 		return rec, runs, nil
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT package, dir, name, kind, status, binary, message, duration_ms FROM test_runs
+	rows, err := s.readQuery(ctx, `SELECT package, dir, name, kind, status, binary, message, duration_ms FROM test_runs
 		WHERE repository = ? ORDER BY package, name`, repo)
 	if err != nil {
 		return rec, nil, fmt.Errorf("reading the test recording: %w", err)
@@ -142,7 +142,7 @@ func (s *Store) TestsCovering(ctx context.Context, repo string, keys []string) (
 	known := map[string]string{}
 	err := chunks(keys, func(chunk []string) error {
 		kb := &builder{}
-		krows, err := s.rdb.QueryContext(ctx, `SELECT key, body_hash FROM test_decls WHERE repository = `+kb.Arg(repo)+` AND key IN `+inList(kb, chunk), kb.Args...)
+		krows, err := s.readQuery(ctx, `SELECT key, body_hash FROM test_decls WHERE repository = `+kb.Arg(repo)+` AND key IN `+inList(kb, chunk), kb.Args...)
 		if err != nil {
 			return err
 		}
@@ -162,7 +162,7 @@ func (s *Store) TestsCovering(ctx context.Context, repo string, keys []string) (
 		q := `SELECT c.key, c.body_hash, r.package, r.dir, r.name FROM test_cover c
 			JOIN test_runs r ON r.id = c.run_id
 			WHERE c.repository = ` + b.Arg(repo) + ` AND c.key IN ` + inList(b, chunk) + ` ORDER BY c.key, r.package, r.name`
-		rows, err := s.rdb.QueryContext(ctx, q, b.Args...)
+		rows, err := s.readQuery(ctx, q, b.Args...)
 		if err != nil {
 			return err
 		}
