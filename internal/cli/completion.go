@@ -16,7 +16,8 @@ import (
 type command struct {
 	name, summary string
 	flags         []cflag
-	dirs          bool // its arguments are directories (else files)
+	words         []string // the words its first argument is one of (a verb, a tool, a shell), if any
+	dirs          bool     // its arguments are directories (else files)
 }
 
 // cflag is one flag of a subcommand.
@@ -29,16 +30,17 @@ type cflag struct {
 // arguments are; their flags are read from their own flag sets.
 var builtins = []struct {
 	name, summary string
+	words         []string
 	dirs          bool
 	run           func(context.Context, env, []string) error
 }{
-	{"index", "index the code under each DIR", true, runIndex},
-	{"serve", "serve MCP over stdio or streamable HTTP", true, runServe},
-	{"ui", "serve a read-only web view of the graph to a local browser", true, runUI},
-	{"publish", "index a checkout into the shared graph", true, runPublish},
-	{"gc", "drop repositories whose root is gone", false, runGC},
-	{"doctor", "what this machine has and lacks", true, runDoctor},
-	{"tests", "record what each test runs (runs the tests)", true, runTestsRecord},
+	{"index", "index the code under each DIR", nil, true, runIndex},
+	{"serve", "serve MCP over stdio or streamable HTTP", nil, true, runServe},
+	{"ui", "serve a read-only web view of the graph to a local browser", nil, true, runUI},
+	{"publish", "index a checkout into the shared graph", nil, true, runPublish},
+	{"gc", "drop repositories whose root is gone", nil, false, runGC},
+	{"doctor", "what this machine has and lacks", nil, true, runDoctor},
+	{"tests", "record what each test runs (runs the tests)", []string{"record"}, true, runTestsRecord},
 }
 
 // runTestsRecord is tests record, the one verb of tests, as completion
@@ -53,12 +55,12 @@ func runTestsRecord(ctx context.Context, e env, argv []string) error {
 func commands() []command {
 	var out []command
 	for _, b := range builtins {
-		out = append(out, command{name: b.name, summary: b.summary, dirs: b.dirs, flags: flagsOf(func(e env) { _ = b.run(context.Background(), e, []string{"-h"}) })})
+		out = append(out, command{name: b.name, summary: b.summary, words: b.words, dirs: b.dirs, flags: flagsOf(func(e env) { _ = b.run(context.Background(), e, []string{"-h"}) })})
 	}
 	out = append(out,
 		command{name: "instructions", summary: "print the guide the server gives agents"},
-		command{name: "completion", summary: "print a shell completion script"},
-		command{name: "help", summary: "a tool's flags"},
+		command{name: "completion", summary: "print a shell completion script", words: shellNames()},
+		command{name: "help", summary: "a tool's flags", words: toolNames()},
 		command{name: "version", summary: "the version, commit and build date"},
 	)
 	for _, t := range query.Tools() {
@@ -145,19 +147,11 @@ _sextant() {
     COMPREPLY=($(compgen -W "%s --version --help" -- "$cur"))
     return
   fi
-  local flags="" values="" dirs=""
+  local words="" flags="" values="" dirs=""
   case "${COMP_WORDS[1]}" in
 `, names(cmds))
 	for _, c := range cmds {
-		switch c.name {
-		case "help":
-			fmt.Fprintf(w, "  help) COMPREPLY=($(compgen -W %q -- \"$cur\")); return ;;\n", toolNames())
-			continue
-		case "completion":
-			fmt.Fprint(w, "  completion) COMPREPLY=($(compgen -W \"bash zsh fish powershell\" -- \"$cur\")); return ;;\n")
-			continue
-		}
-		if len(c.flags) == 0 {
+		if len(c.flags) == 0 && len(c.words) == 0 {
 			continue
 		}
 		var all, values []string
@@ -171,9 +165,13 @@ _sextant() {
 		if c.dirs {
 			dirs = " dirs=1"
 		}
-		fmt.Fprintf(w, "  %s) flags=%q values=%q%s ;;\n", c.name, strings.Join(all, " "), strings.Join(values, " "), dirs)
+		fmt.Fprintf(w, "  %s) words=%q flags=%q values=%q%s ;;\n", c.name, strings.Join(c.words, " "), strings.Join(all, " "), strings.Join(values, " "), dirs)
 	}
 	fmt.Fprint(w, `  esac
+  if [[ -n "$words" && $COMP_CWORD -eq 2 && "$cur" != -* ]]; then
+    COMPREPLY=($(compgen -W "$words" -- "$cur"))
+    return
+  fi
   if [[ " $values " == *" $prev "* ]]; then
     COMPREPLY=()  # a flag's value: the default completion (files)
     return
@@ -188,12 +186,23 @@ complete -o default -o bashdefault -F _sextant sextant
 `)
 }
 
-func toolNames() string {
+// toolNames are the tools' names, which help takes.
+func toolNames() []string {
 	var n []string
 	for _, t := range query.Tools() {
 		n = append(n, t.Name)
 	}
-	return strings.Join(n, " ")
+	return n
+}
+
+// shellNames are the shells completion writes scripts for, sorted.
+func shellNames() []string {
+	var n []string
+	for s := range shells {
+		n = append(n, s)
+	}
+	sort.Strings(n)
+	return n
 }
 
 func zshScript(w io.Writer, cmds []command) {
@@ -214,18 +223,13 @@ _sextant() {
   case $words[2] in
 `)
 	for _, c := range cmds {
-		switch c.name {
-		case "help":
-			fmt.Fprintf(w, "  help) _values 'tool' %s ;;\n", toolNames())
-			continue
-		case "completion":
-			fmt.Fprint(w, "  completion) _values 'shell' bash zsh fish powershell ;;\n")
-			continue
-		}
-		if len(c.flags) == 0 {
+		if len(c.flags) == 0 && len(c.words) == 0 {
 			continue
 		}
 		fmt.Fprintf(w, "  %s)\n    _arguments", c.name)
+		if len(c.words) > 0 {
+			fmt.Fprintf(w, " \\\n      '1:%s:(%s)'", c.name, strings.Join(c.words, " "))
+		}
 		for _, f := range c.flags {
 			spec := fmt.Sprintf("--%s[%s]", f.name, summary(f.usage))
 			switch {
@@ -236,9 +240,11 @@ _sextant() {
 			}
 			fmt.Fprintf(w, " \\\n      '%s'", spec)
 		}
-		if c.dirs {
+		switch {
+		case len(c.flags) == 0: // its word alone
+		case c.dirs:
 			fmt.Fprint(w, " \\\n      '*:directory:_files -/'")
-		} else {
+		default:
 			fmt.Fprint(w, " \\\n      '*:file:_files'")
 		}
 		fmt.Fprint(w, " ;;\n")
@@ -262,11 +268,9 @@ func fishScript(w io.Writer, cmds []command) {
 	}
 	for _, c := range cmds {
 		cond := fmt.Sprintf("'__fish_seen_subcommand_from %s'", c.name)
-		switch c.name {
-		case "help":
-			fmt.Fprintf(w, "complete -c sextant -f -n %s -a '%s'\n", cond, toolNames())
-		case "completion":
-			fmt.Fprintf(w, "complete -c sextant -f -n %s -a 'bash zsh fish powershell'\n", cond)
+		if len(c.words) > 0 {
+			ws := strings.Join(c.words, " ")
+			fmt.Fprintf(w, "complete -c sextant -f -n '__fish_seen_subcommand_from %s; and not __fish_seen_subcommand_from %s' -a '%s'\n", c.name, ws, ws)
 		}
 		for _, f := range c.flags {
 			req := ""
@@ -289,13 +293,8 @@ Register-ArgumentCompleter -Native -CommandName sextant, sextant.exe -ScriptBloc
 		for _, f := range c.flags {
 			fl = append(fl, "'--"+f.name+"'")
 		}
-		switch c.name {
-		case "help":
-			for _, n := range strings.Fields(toolNames()) {
-				fl = append(fl, "'"+n+"'")
-			}
-		case "completion":
-			fl = append(fl, "'bash'", "'zsh'", "'fish'", "'powershell'")
+		for _, n := range c.words {
+			fl = append(fl, "'"+n+"'")
 		}
 		fmt.Fprintf(w, "    '%s' = @(%s)\n", c.name, strings.Join(fl, ", "))
 	}

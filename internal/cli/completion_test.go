@@ -35,7 +35,7 @@ func TestCompletionCoversFlags(t *testing.T) {
 		fs.VisitAll(func(f *flag.Flag) { want = append(want, "--"+f.Name) })
 		want = append(want, "--json", "--root", "--db")
 	}
-	want = append(want, "index", "serve", "ui", "publish", "gc", "doctor", "tests", "completion", "--watch", "--http", "--token", "--commit", "--dry-run", "--staged", "--addr", "--open")
+	want = append(want, "index", "serve", "ui", "publish", "gc", "doctor", "tests", "record", "completion", "--watch", "--http", "--token", "--commit", "--dry-run", "--staged", "--addr", "--open")
 	for shell := range shells {
 		script := completionScript(t, shell)
 		for _, w := range want {
@@ -86,9 +86,13 @@ func TestCompletionLoads(t *testing.T) {
 		run(bash, "-n", p)
 		got := run(bash, "-c", `source "$1"; complete -p sextant >/dev/null || exit 1
 COMP_WORDS=(sextant find_symbol --na); COMP_CWORD=2; _sextant; echo "${COMPREPLY[*]}"
-COMP_WORDS=(sextant doc); COMP_CWORD=1; _sextant; echo "${COMPREPLY[*]}"`, "bash", p)
-		if got != "--name\ndoctor" {
-			t.Errorf("bash completed %q, want --name and doctor", got)
+COMP_WORDS=(sextant doc); COMP_CWORD=1; _sextant; echo "${COMPREPLY[*]}"
+COMP_WORDS=(sextant tests re); COMP_CWORD=2; _sextant; echo "${COMPREPLY[*]}"
+COMP_WORDS=(sextant tests record --pack); COMP_CWORD=3; _sextant; echo "${COMPREPLY[*]}"
+COMP_WORDS=(sextant help find_s); COMP_CWORD=2; _sextant; echo "${COMPREPLY[*]}"
+COMP_WORDS=(sextant completion z); COMP_CWORD=2; _sextant; echo "${COMPREPLY[*]}"`, "bash", p)
+		if want := "--name\ndoctor\nrecord\n--packages\nfind_symbol\nzsh"; got != want {
+			t.Errorf("bash completed %q, want %q", got, want)
 		}
 	}
 	if zsh := shell("zsh", true); zsh != "" {
