@@ -9,9 +9,28 @@ import (
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/index"
+	"github.com/sextant-dev/sextant/internal/store/postgres"
 	"github.com/sextant-dev/sextant/internal/store/postgres/pgtest"
 	"github.com/sextant-dev/sextant/internal/txtartest"
 )
+
+// indexedXref is a store of a fresh schema holding the index of the
+// xref fixture with interfaces, promoted methods and references; closed
+// with the test.
+func indexedXref(t *testing.T) *postgres.Store {
+	t.Helper()
+	s := open(t, pgtest.Schema(t))
+	t.Cleanup(func() { s.Close() })
+	dir := txtartest.Write(t, "../../index/testdata/xref/implements.txtar")
+	t.Setenv("GOOS", "linux")
+	t.Setenv("GOARCH", "amd64")
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	if _, err := index.Index(context.Background(), s, dir, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
 
 // TestReadAhead checks that what the reader reads ahead (members with
 // SymbolByKey, LookupSymbols and Implementations; enclosing declarations
@@ -19,18 +38,8 @@ import (
 // asks the server does, for every symbol of an indexed module with
 // interfaces, promoted methods and references.
 func TestReadAhead(t *testing.T) {
-	dsn := pgtest.Schema(t)
 	ctx := context.Background()
-	s := open(t, dsn)
-	defer s.Close()
-	dir := txtartest.Write(t, "../../index/testdata/xref/implements.txtar")
-	t.Setenv("GOOS", "linux")
-	t.Setenv("GOARCH", "amd64")
-	t.Setenv("GOPROXY", "off")
-	t.Setenv("GOFLAGS", "-mod=mod")
-	if _, err := index.Index(ctx, s, dir, index.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	s := indexedXref(t)
 	r, err := s.Read(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -160,18 +169,8 @@ func TestReadAhead(t *testing.T) {
 // Refs and the enclosing declarations exactly as a reader that asks the
 // server does; and that another page is still asked for.
 func TestRefsAhead(t *testing.T) {
-	dsn := pgtest.Schema(t)
 	ctx := context.Background()
-	s := open(t, dsn)
-	defer s.Close()
-	dir := txtartest.Write(t, "../../index/testdata/xref/implements.txtar")
-	t.Setenv("GOOS", "linux")
-	t.Setenv("GOARCH", "amd64")
-	t.Setenv("GOPROXY", "off")
-	t.Setenv("GOFLAGS", "-mod=mod")
-	if _, err := index.Index(ctx, s, dir, index.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	s := indexedXref(t)
 	r, err := s.Read(ctx)
 	if err != nil {
 		t.Fatal(err)
