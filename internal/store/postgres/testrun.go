@@ -80,19 +80,15 @@ func (s *Store) TestRecording(ctx context.Context, repo string) (graph.TestRecor
 	if err != nil {
 		return rec, nil, fmt.Errorf("reading the test recording: %w", err)
 	}
-	if runs, ok := s.recRuns.Get(rec); ok {
-		return rec, runs, nil
-	}
-	rows, err := s.pool.Query(ctx, `SELECT package, dir, name, kind, status, binary_hash, message, duration_ms FROM test_runs
-		WHERE repository = $1 ORDER BY package, name`, repo)
-	if err != nil {
-		return rec, nil, fmt.Errorf("reading the test recording: %w", err)
-	}
-	defer rows.Close()
-	runs, err := sqlbase.Collect(rows, sqlbase.TestRun, "reading the test recording")
-	if err == nil {
-		s.recRuns.Put(rec, runs)
-	}
+	runs, err := s.recRuns.Read(rec, func() ([]graph.TestRun, error) {
+		rows, err := s.pool.Query(ctx, `SELECT package, dir, name, kind, status, binary_hash, message, duration_ms FROM test_runs
+			WHERE repository = $1 ORDER BY package, name`, repo)
+		if err != nil {
+			return nil, fmt.Errorf("reading the test recording: %w", err)
+		}
+		defer rows.Close()
+		return sqlbase.Collect(rows, sqlbase.TestRun, "reading the test recording")
+	})
 	return rec, runs, err
 }
 

@@ -23,9 +23,9 @@ type keptRuns struct {
 	runs []graph.TestRun
 }
 
-// Get returns a copy of the runs kept for rec's repository at its
+// get returns a copy of the runs kept for rec's repository at its
 // recorded_at, and whether there are any.
-func (c *RecordingRuns) Get(rec graph.TestRecording) ([]graph.TestRun, bool) {
+func (c *RecordingRuns) get(rec graph.TestRecording) ([]graph.TestRun, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k, ok := c.m[rec.Repository]
@@ -35,13 +35,26 @@ func (c *RecordingRuns) Get(rec graph.TestRecording) ([]graph.TestRun, bool) {
 	return slices.Clone(k.runs), true
 }
 
-// Put keeps runs, read at rec's recorded_at, in place of what was kept
+// put keeps runs, read at rec's recorded_at, in place of what was kept
 // for its repository.
-func (c *RecordingRuns) Put(rec graph.TestRecording, runs []graph.TestRun) {
+func (c *RecordingRuns) put(rec graph.TestRecording, runs []graph.TestRun) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
 		c.m = map[string]keptRuns{}
 	}
 	c.m[rec.Repository] = keptRuns{at: rec.RecordedAt, runs: slices.Clone(runs)}
+}
+
+// Read returns the runs kept for rec's repository at its recorded_at, or
+// reads them with read and keeps them. The caller gets its own copy.
+func (c *RecordingRuns) Read(rec graph.TestRecording, read func() ([]graph.TestRun, error)) ([]graph.TestRun, error) {
+	if runs, ok := c.get(rec); ok {
+		return runs, nil
+	}
+	runs, err := read()
+	if err == nil {
+		c.put(rec, runs)
+	}
+	return runs, err
 }

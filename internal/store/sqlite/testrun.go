@@ -120,19 +120,15 @@ func (s *Store) TestRecording(ctx context.Context, repo string) (graph.TestRecor
 		return rec, nil, fmt.Errorf("reading the test recording: %w", err)
 	}
 	rec.RecordedAt = time.UnixMilli(at)
-	if runs, ok := s.recRuns.Get(rec); ok {
-		return rec, runs, nil
-	}
-	rows, err := s.readQuery(ctx, `SELECT package, dir, name, kind, status, binary, message, duration_ms FROM test_runs
-		WHERE repository = ? ORDER BY package, name`, repo)
-	if err != nil {
-		return rec, nil, fmt.Errorf("reading the test recording: %w", err)
-	}
-	defer rows.Close()
-	runs, err := sqlbase.Collect(rows, sqlbase.TestRun, "reading the test recording")
-	if err == nil {
-		s.recRuns.Put(rec, runs)
-	}
+	runs, err := s.recRuns.Read(rec, func() ([]graph.TestRun, error) {
+		rows, err := s.readQuery(ctx, `SELECT package, dir, name, kind, status, binary, message, duration_ms FROM test_runs
+			WHERE repository = ? ORDER BY package, name`, repo)
+		if err != nil {
+			return nil, fmt.Errorf("reading the test recording: %w", err)
+		}
+		defer rows.Close()
+		return sqlbase.Collect(rows, sqlbase.TestRun, "reading the test recording")
+	})
 	return rec, runs, err
 }
 
