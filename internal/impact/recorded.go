@@ -176,7 +176,7 @@ func hashBefore(a *run, c *changedDecl) string {
 	read := false // its lines were read and are not it alone
 	if oneDecl(c) {
 		var span string
-		if span, read = a.v.Span(a.repo.Name, c.sym.Path, c.sym.StartLine, c.sym.EndLine); read {
+		if span, read = a.v.Source(a.repo.Name).Span(c.sym.Path, c.sym.StartLine, c.sym.EndLine); read {
 			if h := hashOfSpan(c, span); h != "" {
 				return h
 			}

@@ -249,7 +249,7 @@ func refRows(ctx context.Context, v *session.View, repo string, refs []graph.Ref
 		if useRepo != lastRepo || lines == nil {
 			var ok bool
 			if lines, ok = readers[useRepo]; !ok {
-				lines = v.Lines(useRepo)
+				lines = v.Source(useRepo).Line
 				readers[useRepo] = lines
 			}
 			lastRepo = useRepo

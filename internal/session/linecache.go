@@ -148,30 +148,38 @@ func lineStarts(data []byte) []int32 {
 	return starts
 }
 
-// Lines returns a function that reads line n of a repository file
-// from disk, through the service's line cache. Files of repositories
-// outside the server's roots are not read: the text is then empty. The
-// root is opened on the first read and closed with the view.
-func (v *View) Lines(repo string) func(path string, n int) string {
-	file := v.files(repo)
-	return func(path string, n int) string {
-		return file(path).line(n)
-	}
+// Source reads the files of one repository through the service's line
+// cache. Files of repositories outside the server's roots are not read:
+// their text is empty.
+type Source struct {
+	file func(path string) *cachedFile
+}
+
+// Source returns the reader of repo's files: a file is read from disk
+// once, or not at all while the cache holds it current. The root is
+// opened on the first read and closed with the view.
+func (v *View) Source(repo string) Source {
+	return Source{file: fileReader(v, repo)}
+}
+
+// Line returns line n (1-based) of a file without its line ending, or
+// "".
+func (s Source) Line(path string, n int) string {
+	return s.file(path).line(n)
 }
 
 // Span returns the text of lines from to to (1-based, inclusive, with
-// their line endings; to past the end is the end) of a repository file,
-// read through the line cache as Lines reads; ok is false when the file
-// cannot be read, its repository is not one of the server's roots, or it
-// has no line from.
-func (v *View) Span(repo, path string, from, to int) (text string, ok bool) {
-	return v.files(repo)(path).span(from, to)
+// their line endings; to past the end is the end) of a file; ok is false
+// when the file cannot be read, its repository is not one of the
+// server's roots, or it has no line from.
+func (s Source) Span(path string, from, to int) (text string, ok bool) {
+	return s.file(path).span(from, to)
 }
 
-// files returns a function that finds a file of repo in the line cache,
-// reading it when it is not there or not current; nil when it cannot be
-// read or repo is not one of the server's roots.
-func (v *View) files(repo string) func(path string) *cachedFile {
+// fileReader returns a function that finds a file of repo in the line
+// cache, reading it when it is not there or not current; nil when it
+// cannot be read or repo is not one of the server's roots.
+func fileReader(v *View, repo string) func(path string) *cachedFile {
 	var rootDir string
 	var gen uint64
 	for _, r := range v.repos {
