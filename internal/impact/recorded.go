@@ -81,9 +81,10 @@ func readRecording(ctx context.Context, a *run) (*recordedRun, error) {
 	for _, cv := range covers {
 		byKey[cv.Key] = append(byKey[cv.Key], cv)
 	}
+	src := a.v.Source(a.repo.Name) // one reader for all: it keeps the files it found
 	for _, c := range cand {
 		k := c.sym.Key
-		h := hashBefore(a, c)
+		h := hashBefore(a, src, c)
 		why := ""
 		switch {
 		case h == "":
@@ -166,17 +167,17 @@ func unrecordable(c *changedDecl) string {
 
 // hashBefore is the hash of the changed declaration as it was before the
 // change (for a symbol or lines: as it is on disk), "" when it cannot be
-// read. A function's or method's own lines are read through the
+// read. A function's or method's own lines are read through src, the
 // session's line cache, so that asking about the functions of one file
 // in turn reads it once.
-func hashBefore(a *run, c *changedDecl) string {
+func hashBefore(a *run, src session.Source, c *changedDecl) string {
 	if c.old != nil {
 		return declHash(c.old)
 	}
 	read := false // its lines were read and are not it alone
 	if oneDecl(c) {
 		var span string
-		if span, read = a.v.Source(a.repo.Name).Span(c.sym.Path, c.sym.StartLine, c.sym.EndLine); read {
+		if span, read = src.Span(c.sym.Path, c.sym.StartLine, c.sym.EndLine); read {
 			if h := hashOfSpan(c, span); h != "" {
 				return h
 			}
