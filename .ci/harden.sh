@@ -48,6 +48,7 @@ fuzz FuzzDecode ./internal/filecache
 fuzz FuzzBlankBodies ./internal/load
 fuzz FuzzDecode ./internal/scip
 fuzz FuzzParseSymbol ./internal/scip
+fuzz FuzzImport ./internal/index/scipindex
 fuzz FuzzBlankBodiesSame ./internal/load
 fuzz FuzzParseProfile ./internal/testrec
 

@@ -34,6 +34,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/position"
@@ -112,7 +113,7 @@ func Import(ctx context.Context, r io.Reader, w graph.SnapshotWriter, opt Option
 	if pdir == "" {
 		pdir = "."
 	}
-	im := &importer{opt: opt, projectDir: pdir, defs: map[string]*def{}, impls: map[string][]string{}}
+	im := &importer{opt: opt, projectDir: pdir, defs: map[string]*def{}, impls: map[string][]string{}, seen: map[string]bool{}}
 	ordinal := 0
 	_, err := scip.Decode(ctx, r, opt.Limits, scip.Visitor{
 		Metadata: func(m scip.Metadata) error {
@@ -147,12 +148,14 @@ type importer struct {
 	res        Result
 
 	files   []fileRec
+	seen    map[string]bool // the documents imported, by repo-relative path
 	defs    map[string]*def // by SCIP symbol
 	order   []*def          // in the order read
 	refs    []pendingRef
 	impls   map[string][]string // SCIP symbol of a supertype or overridden method → its implementations
 	implsOf [][2]string         // (implementation, super) pairs, in the order read
 	module  string              // the project's package name, from its symbols
+	ns      namespaces          // modules' names, for uses through a namespace object
 }
 
 type fileRec struct {
@@ -181,6 +184,7 @@ type def struct {
 
 type pendingRef struct {
 	target    string // SCIP symbol
+	via       nsUse  // target is local: the name it is used by through a namespace
 	path      string
 	line, col int
 	endCol    int
@@ -283,6 +287,10 @@ func (im *importer) document(d *scip.Document) {
 		im.res.Skipped++
 		return
 	}
+	if im.seen[full] {
+		im.drop(full, "document %q appears more than once in the index: the first is imported", d.RelativePath)
+		return
+	}
 	lang := languageOf(d)
 	if lang == "" {
 		im.drop(full, "document %q is in no language indexed from SCIP", d.RelativePath)
@@ -312,6 +320,7 @@ func (im *importer) document(d *scip.Document) {
 		return
 	}
 	im.res.Documents++
+	im.seen[full] = true
 	dir := path.Dir(full)
 	test := testPath(full)
 	im.files = append(im.files, fileRec{dir: dir, file: graph.File{Path: full, Package: dir, Hash: graph.ContentHash(src),
@@ -380,8 +389,17 @@ func (im *importer) document(d *scip.Document) {
 	}
 	// References, each with the innermost definition around it: a sweep
 	// over the definitions by start, keeping those still open on a stack.
-	var uses []scip.Occurrence
-	for _, o := range d.Occurrences {
+	type use struct {
+		scip.Occurrence
+		via nsUse // a local symbol used through a namespace object
+	}
+	var uses []use
+	members := im.ns.document(d.Occurrences, lines)
+	for i, o := range d.Occurrences {
+		if m, ok := members[i]; ok {
+			uses = append(uses, use{o, m})
+			continue
+		}
 		if o.Definition() || o.Symbol == "" || scip.IsLocalSymbol(o.Symbol) {
 			continue
 		}
@@ -389,7 +407,7 @@ func (im *importer) document(d *scip.Document) {
 			bad++
 			continue
 		}
-		uses = append(uses, o)
+		uses = append(uses, use{Occurrence: o})
 	}
 	sort.SliceStable(spans, func(i, j int) bool {
 		a, b := spans[i].rng, spans[j].rng
@@ -424,9 +442,9 @@ func (im *importer) document(d *scip.Document) {
 		if u.Range.EndLine != u.Range.StartLine {
 			endCol = lines.column(u.Range.StartLine, 1<<30)
 		}
-		im.refs = append(im.refs, pendingRef{target: u.Symbol, path: full, line: line,
+		im.refs = append(im.refs, pendingRef{target: u.Symbol, via: u.via, path: full, line: line,
 			col: lines.column(u.Range.StartLine, u.Range.StartChar), endCol: endCol, enclosing: enc,
-			kind: lines.refKind(u, enc == nil), testOnly: test || u.SymbolRoles&scip.RoleTest != 0})
+			kind: lines.refKind(u.Occurrence, enc == nil), testOnly: test || u.SymbolRoles&scip.RoleTest != 0})
 		// `new Square(2)` names the class: scip-typescript gives the
 		// constructor alone, the language server both.
 		if class, ok := constructed(u.Symbol, lines.text(u.Range)); ok {
@@ -508,15 +526,31 @@ type lineTable struct {
 
 // text is the text of a range on one line ("" across lines).
 func (t *lineTable) text(r scip.Range) string {
-	if r.EndLine != r.StartLine {
+	if r.EndLine != r.StartLine || r.StartChar > r.EndChar {
 		return ""
 	}
-	line := []rune(string(t.lines[r.StartLine]))
-	from, to := t.column(r.StartLine, r.StartChar)-1, t.column(r.StartLine, r.EndChar)-1
-	if from < 0 || to > len(line) || from > to {
-		return ""
+	line := t.lines[r.StartLine]
+	return string(line[t.offset(r.StartLine, r.StartChar):t.offset(r.StartLine, r.EndChar)])
+}
+
+// prefix is line l's text before the offset units.
+func (t *lineTable) prefix(l, units int32) []byte {
+	return t.lines[l][:t.offset(l, units)]
+}
+
+// offset is the byte offset in line l of the offset units (the line's
+// length past its end): the same number where each unit is a byte.
+func (t *lineTable) offset(l, units int32) int {
+	line := t.lines[l]
+	if t.enc == position.UTF8 || t.lineUnits(l) == len(line) {
+		return min(int(units), len(line))
 	}
-	return string(line[from:to])
+	at := 0
+	for chars := t.column(l, units) - 1; chars > 0 && at < len(line); chars-- {
+		_, size := utf8.DecodeRune(line[at:])
+		at += size
+	}
+	return at
 }
 
 func newLineTable(src []byte, enc position.Encoding) *lineTable {
@@ -892,6 +926,11 @@ func (im *importer) write(ctx context.Context, w graph.SnapshotWriter) error {
 	var refs []graph.Ref
 	var edges []graph.CallEdge
 	for _, r := range im.refs {
+		if r.via.module != "" {
+			if r.target = im.ns.resolve(r.via.module, r.via.name); r.target == "" {
+				continue
+			}
+		}
 		target := keyOf(r.target)
 		var enc *def
 		if r.enclosing != nil && r.enclosing.key != "" {

@@ -415,7 +415,8 @@ func TestImportHostile(t *testing.T) {
 			lim: scip.Limits{MaxDocumentBytes: 4096}, dropped: 1, symbols: []string{"f"}},
 		{name: "duplicate definition", index: index(&scip.Document{RelativePath: "pkg/n.py", Occurrences: []scip.Occurrence{defOcc("f().", 0)}}),
 			duplicates: 1, symbols: []string{"f"}},
-		{name: "document twice", index: index(doc("pkg/n.py"), doc("pkg/n.py")), symbols: []string{"f", "g"}},
+		// The second copy would repeat every use: it is dropped, named.
+		{name: "document twice", index: index(doc("pkg/n.py"), doc("pkg/n.py")), dropped: 1, symbols: []string{"f", "g"}},
 		{name: "invalid symbol", index: index(&scip.Document{RelativePath: "pkg/n.py", Occurrences: []scip.Occurrence{
 			{Symbol: "s a b c `unclosed", SymbolRoles: scip.RoleDefinition, Range: scip.Range{EndChar: 1}}}}),
 			badRanges: 1, symbols: []string{"f"}},
@@ -513,4 +514,124 @@ func TestImportColumns(t *testing.T) {
 			check(t, "uses", im.refs(t, "helper"), want)
 		})
 	}
+}
+
+// TestImportNamespaceMembers: a name used as a member of a module's
+// namespace object (`z.number()`) when the module exports it under
+// another name or re-exports it, which scip-typescript gives a
+// document-local symbol, is joined to its declaration through the
+// modules' export clauses and `export *` chains; a name two modules
+// export alike is left unjoined.
+func TestImportNamespaceMembers(t *testing.T) {
+	bin := indexer(t, "scip-typescript")
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"tsconfig.json": `{"compilerOptions":{"target":"es2020","module":"commonjs","strict":true}}`,
+		"types.ts":      "const numberType = () => 1;\nexport function decodeImpl(x: number) { return x; }\nexport { numberType as number };\n",
+		"reexport.ts":   "export { decodeImpl as decode } from \"./types\";\nexport { decodeImpl } from \"./types\";\n",
+		"external.ts":   "export * from \"./types\";\n",
+		"index.ts":      "import * as z from \"./external\";\nexport * from \"./external\";\nexport { z };\n",
+		"c.ts":          "const cTwin = 1;\nexport { cTwin as twin };\n",
+		"d.ts":          "const dTwin = 2;\nexport { dTwin as twin };\n",
+		"both.ts":       "export * from \"./c\";\nexport * from \"./d\";\n",
+		"use.ts": `import * as z from "./index";
+import * as r from "./reexport";
+import * as b from "./both";
+import { z as zz } from "./index";
+
+export function main() {
+  z.number();
+  zz.number();
+  z
+    .number();
+  r.decode(1);
+  r.decodeImpl(2);
+  const obj = { number: () => 3 };
+  obj.number();
+  return b.twin;
+}
+`,
+	})
+	im, err := importIndex(t, root, ".", runIndexer(t, root, bin, "index"), scip.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, "uses of numberType", im.refs(t, "numberType"), []string{
+		"types.ts:3:10 read ", "types.ts:3:24 read ",
+		"use.ts:7:5 call main", "use.ts:8:6 call main", "use.ts:10:6 call main"})
+	check(t, "uses of decodeImpl", im.refs(t, "decodeImpl"), []string{
+		"reexport.ts:1:10 read ", "reexport.ts:1:24 read ", "reexport.ts:2:10 read ",
+		"use.ts:11:5 call main", "use.ts:12:5 call main"})
+	check(t, "uses of cTwin", im.refs(t, "cTwin"), []string{"c.ts:2:10 read ", "c.ts:2:19 read "})
+	check(t, "uses of dTwin", im.refs(t, "dTwin"), []string{"d.ts:2:10 read ", "d.ts:2:19 read "})
+}
+
+// FuzzImport: whatever an index says of real files (ranges, module
+// symbols, namespace uses, star re-exports), the import neither panics
+// nor reads outside its root; what it writes, it writes for files there.
+func FuzzImport(f *testing.F) {
+	root := f.TempDir()
+	files := map[string]string{
+		"types.ts": "const numberType = () => 1;\nexport { numberType as number };\nexport * from \"./use\";\n",
+		"use.ts":   "import * as z from \"./types\";\nz.number();\nz\n  ?.number();\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(content), 0o644); err != nil {
+			f.Fatal(err)
+		}
+	}
+	mod := func(p string) string { return "scip-typescript npm demo 1.0.0 `" + p + "`/" }
+	at := func(l, c1, c2 int32) scip.Range {
+		return scip.Range{StartLine: l, StartChar: c1, EndLine: l, EndChar: c2}
+	}
+	seed := scip.AppendMetadata(nil, scip.Metadata{ToolName: "scip-typescript"})
+	seed = scip.AppendDocument(seed, &scip.Document{RelativePath: "types.ts", Language: "typescript", Occurrences: []scip.Occurrence{
+		{Range: at(0, 0, 0), Symbol: mod("types.ts"), SymbolRoles: scip.RoleDefinition},
+		{Range: at(0, 6, 16), Symbol: mod("types.ts") + "numberType.", SymbolRoles: scip.RoleDefinition},
+		{Range: at(1, 9, 19), Symbol: mod("types.ts") + "numberType."},
+		{Range: at(1, 23, 29), Symbol: mod("types.ts") + "numberType."},
+		{Range: at(2, 14, 21), Symbol: mod("use.ts")},
+	}})
+	seed = scip.AppendDocument(seed, &scip.Document{RelativePath: "use.ts", Language: "typescript", Occurrences: []scip.Occurrence{
+		{Range: at(0, 0, 0), Symbol: mod("use.ts"), SymbolRoles: scip.RoleDefinition},
+		{Range: at(0, 12, 13), Symbol: mod("types.ts")},
+		{Range: at(1, 0, 1), Symbol: mod("types.ts")},
+		{Range: at(1, 2, 8), Symbol: "local 1"},
+		{Range: at(2, 0, 1), Symbol: mod("types.ts")},
+		{Range: at(3, 4, 10), Symbol: "local 1"},
+	}})
+	f.Add(seed)
+	f.Add(seed[:len(seed)/2])
+	f.Add(append(append([]byte{}, seed...), seed...))
+	f.Add([]byte{})
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(f.TempDir(), "db"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer st.Close()
+	repo, err := st.EnsureRepository(ctx, root, "demo")
+	if err != nil {
+		f.Fatal(err)
+	}
+	rt, err := os.OpenRoot(root)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer rt.Close()
+	f.Fuzz(func(t *testing.T, index []byte) {
+		w, err := st.BeginSnapshot(ctx, repo, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Abort()
+		lim := scip.Limits{MaxDocumentBytes: 1 << 16, MaxOccurrences: 1 << 10}
+		res, err := scipindex.Import(ctx, bytes.NewReader(index), w, scipindex.Options{Repository: repo, Root: rt, Limits: lim})
+		if err != nil {
+			return
+		}
+		if res.Documents > len(files) || res.Files > len(files) {
+			t.Fatalf("imported %d documents, %d files from a root of %d", res.Documents, res.Files, len(files))
+		}
+	})
 }
