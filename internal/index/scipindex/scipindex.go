@@ -34,6 +34,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -447,10 +448,25 @@ func (im *importer) document(d *scip.Document) {
 			kind: lines.refKind(u.Occurrence, enc == nil), testOnly: test || u.SymbolRoles&scip.RoleTest != 0})
 		// `new Square(2)` names the class: scip-typescript gives the
 		// constructor alone, the language server both.
-		if class, ok := constructed(u.Symbol, lines.text(u.Range)); ok {
+		text := lines.text(u.Range)
+		if class, ok := constructed(u.Symbol, text); ok {
 			r := im.refs[len(im.refs)-1]
 			r.target, r.naming = class, true
 			im.refs = append(im.refs, r)
+		}
+		// `from .m import X as Y`: scip-python gives the whole clause one
+		// occurrence, which names X. When Y is X again (a package's
+		// re-export), the second X is a use of it too, as the language
+		// server counts it; another name is a new name, no use.
+		if name, alias, at, ok := renamed(text); ok {
+			r := &im.refs[len(im.refs)-1]
+			r.endCol = r.col + utf8.RuneCountInString(name)
+			if alias == name {
+				second := *r
+				second.col += at
+				second.endCol = second.col + utf8.RuneCountInString(alias)
+				im.refs = append(im.refs, second)
+			}
 		}
 	}
 	if bad > 0 {
@@ -458,6 +474,26 @@ func (im *importer) document(d *scip.Document) {
 		im.res.Diagnostics = append(im.res.Diagnostics, graph.Diagnostic{Path: full, Kind: "parse",
 			Message: fmt.Sprintf("scip: %d occurrences dropped: their range is not in the file", bad)})
 	}
+}
+
+// renamed splits the text of an occurrence that is an import clause
+// "name as alias" into its two names and the alias's offset in
+// characters.
+func renamed(text string) (name, alias string, at int, ok bool) {
+	f := strings.Fields(text)
+	if len(f) != 3 || f[1] != "as" || !identifier(f[0]) || !identifier(f[2]) || !strings.HasPrefix(text, f[0]) || !strings.HasSuffix(text, f[2]) {
+		return "", "", 0, false
+	}
+	return f[0], f[2], utf8.RuneCountInString(text) - utf8.RuneCountInString(f[2]), true
+}
+
+func identifier(s string) bool {
+	for i, r := range s {
+		if r != '_' && !unicode.IsLetter(r) && (i == 0 || !unicode.IsDigit(r)) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // constructed returns the class whose constructor symbol is used at a
