@@ -129,6 +129,8 @@ func run(bin, corpus, db, out string, n int, staged bool) error {
 
 	call("list_repositories", map[string]any{})
 	call("list_repositories", map[string]any{"response_format": "detailed"})
+	call("get_repository_overview", map[string]any{})
+	call("get_repository_overview", map[string]any{"section": "api", "budget": 400})
 	picked := pick(decls, n)
 	for i, d := range picked {
 		qn := map[string]any{"qualified_name": d.qualified, "path": d.path}
@@ -167,7 +169,10 @@ func run(bin, corpus, db, out string, n int, staged bool) error {
 		} else {
 			call("find_implementations", qn)
 			call("find_implementations", merge(qn, map[string]any{"include_tests": true, "limit": 3}))
+			call("explain_type", qn)
+			call("explain_type", merge(qn, map[string]any{"section": "methods", "budget": 300}))
 		}
+		call("get_impact", merge(qn, map[string]any{"limit": 5}))
 		call("get_context_budget", map[string]any{"path": d.path})
 		call("get_context_budget", map[string]any{"path": filepath.ToSlash(filepath.Dir(d.path))})
 		// The position tools compile packages from disk: a few of them.
