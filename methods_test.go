@@ -53,7 +53,7 @@ func methodCounts(t *testing.T, dir string) map[string]int {
 
 // smallTypeDirs are the packages whose types TestQueryTypesSmall bounds:
 // the tools and the capabilities they call.
-var smallTypeDirs = []string{"internal/query", "internal/blind", "internal/impact", "internal/typeproto", "internal/rank", "internal/srcfile", "internal/overview", "internal/outline", "internal/callwalk", "internal/effectrow"}
+var smallTypeDirs = []string{"internal/query", "internal/blind", "internal/impact", "internal/typeproto", "internal/typeexplain", "internal/rank", "internal/srcfile", "internal/overview", "internal/outline", "internal/callwalk", "internal/effectrow"}
 
 // TestQueryTypesSmall: no type of internal/query, or of the capabilities
 // it calls, declares more than maxMethods methods (docs/design.md, the
@@ -80,6 +80,35 @@ func TestServingTypesSmall(t *testing.T) {
 				t.Errorf("%s: %s declares %d methods, more than %d: split what it does", dir, typ, n, maxMethods)
 			}
 		}
+	}
+}
+
+// maxQueryLines bounds the lines of internal/query outside its tests:
+// the tools' shells, selectors, budgets and texts. An engine that grows
+// in it (a tool's own analysis) belongs in a package of its own, as
+// change impact's, a type's protocol and the call walks are.
+const maxQueryLines = 7000
+
+// TestQuerySmall holds internal/query to maxQueryLines.
+func TestQuerySmall(t *testing.T) {
+	names, err := filepath.Glob(filepath.Join("internal", "query", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := 0
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines += strings.Count(string(src), "\n")
+	}
+	t.Logf("internal/query: %d lines outside tests", lines)
+	if lines < 1000 || lines > maxQueryLines {
+		t.Errorf("internal/query has %d lines outside tests, want at most %d (and a tree that has it): move a tool's engine into a package of its own", lines, maxQueryLines)
 	}
 }
 

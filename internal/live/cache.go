@@ -39,6 +39,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/mod/modfile"
 	"golang.org/x/tools/go/packages"
@@ -655,4 +656,27 @@ func (r *Result) Version() string {
 		h.Write(s.sum[:])
 	}
 	return fmt.Sprintf("%x", h.Sum(nil)[:8])
+}
+
+// ExprText is the source of an expression in the package, on one line
+// and cut short.
+func (p *Package) ExprText(n ast.Node) string {
+	src := p.Src(p.Filename)
+	tf := p.Fset.File(n.Pos())
+	if tf == nil || src == nil {
+		return ""
+	}
+	s, e := tf.Offset(n.Pos()), tf.Offset(n.End())
+	if s < 0 || e > len(src) || s > e {
+		return ""
+	}
+	text := strings.Join(strings.Fields(string(src[s:e])), " ")
+	if len(text) > 120 {
+		n := 120
+		for n > 0 && !utf8.RuneStart(text[n]) {
+			n--
+		}
+		text = text[:n] + "…"
+	}
+	return text
 }

@@ -106,7 +106,7 @@ func typeAt(p *live.Package, line, col int) (*TypeInfo, error) {
 		if !ok || tv.Type == nil {
 			return nil, notFound
 		}
-		ti := &TypeInfo{Token: exprText(p, n), Type: types.TypeString(tv.Type, q), Kind: "expression"}
+		ti := &TypeInfo{Token: p.ExprText(n), Type: types.TypeString(tv.Type, q), Kind: "expression"}
 		if tv.Value != nil {
 			ti.Value = tv.Value.ExactString()
 		}
@@ -269,24 +269,6 @@ func qualifier(pkg *types.Package, f *ast.File, info *types.Info) types.Qualifie
 		}
 		return other.Name()
 	}
-}
-
-// exprText is the source of an expression, on one line and cut short.
-func exprText(p *live.Package, n ast.Node) string {
-	src := p.Src(p.Filename)
-	tf := p.Fset.File(n.Pos())
-	if tf == nil || src == nil {
-		return ""
-	}
-	s, e := tf.Offset(n.Pos()), tf.Offset(n.End())
-	if s < 0 || e > len(src) || s > e {
-		return ""
-	}
-	text := strings.Join(strings.Fields(string(src[s:e])), " ")
-	if len(text) > 120 {
-		text = cutUTF8(text, 120) + "…"
-	}
-	return text
 }
 
 // Text renders the type for an agent.
