@@ -126,3 +126,52 @@ func TestMethodCounts(t *testing.T) {
 		t.Errorf("methodCounts = %v, want T:2 G:1", got)
 	}
 }
+
+// maxInterfaceMethods bounds the methods an interface of internal/graph
+// declares itself (those it embeds are counted in their own): a store
+// implements each role, and a caller needs only the one it names.
+const maxInterfaceMethods = 12
+
+// TestGraphInterfacesSmall holds the interfaces of internal/graph to
+// maxInterfaceMethods methods each.
+func TestGraphInterfacesSmall(t *testing.T) {
+	names, err := filepath.Glob(filepath.Join("internal", "graph", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	seen := 0
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok {
+				return true
+			}
+			it, ok := ts.Type.(*ast.InterfaceType)
+			if !ok {
+				return true
+			}
+			seen++
+			methods := 0
+			for _, m := range it.Methods.List {
+				if _, ok := m.Type.(*ast.FuncType); ok {
+					methods += len(m.Names)
+				}
+			}
+			if methods > maxInterfaceMethods {
+				t.Errorf("%s: interface %s declares %d methods, more than %d: split it by role", name, ts.Name.Name, methods, maxInterfaceMethods)
+			}
+			return true
+		})
+	}
+	if seen == 0 {
+		t.Fatal("no interface found in internal/graph")
+	}
+}
