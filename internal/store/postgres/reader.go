@@ -580,28 +580,46 @@ func (r *reader) files(ctx context.Context, repo string) ([]graph.File, error) {
 
 // File implements graph.Reader, from the snapshot's cached file list.
 func (r *reader) File(ctx context.Context, repo, path string) (graph.File, error) {
-	if err := r.lock(); err != nil {
-		return graph.File{}, err
+	f, ok, err := cachedRow(ctx, r, repo, path, r.files, func(f graph.File) string { return f.Path })
+	if err == nil && !ok {
+		err = fmt.Errorf("file %s in %s: %w", path, repo, graph.ErrNotFound)
 	}
-	defer r.mu.Unlock()
-	files, err := r.files(ctx, repo)
-	if err != nil {
-		return graph.File{}, err
-	}
-	if i, ok := slices.BinarySearchFunc(files, path, func(f graph.File, p string) int { return strings.Compare(f.Path, p) }); ok {
-		return files[i], nil
-	}
-	return graph.File{}, fmt.Errorf("file %s in %s: %w", path, repo, graph.ErrNotFound)
+	return f, err
 }
 
 // Files implements graph.Reader, from the snapshot's cached file list.
 func (r *reader) Files(ctx context.Context, repo string) ([]graph.File, error) {
+	return cachedRows(ctx, r, repo, r.files)
+}
+
+// cachedRow returns the row at path of one of repo's lists that a
+// snapshot caches, sorted by path (list, called with r.mu held): the
+// first of equal paths, the first written.
+func cachedRow[T any](ctx context.Context, r *reader, repo, path string, list func(context.Context, string) ([]T, error), pathOf func(T) string) (T, bool, error) {
+	var zero T
+	if err := r.lock(); err != nil {
+		return zero, false, err
+	}
+	defer r.mu.Unlock()
+	rows, err := list(ctx, repo)
+	if err != nil {
+		return zero, false, err
+	}
+	if i, ok := slices.BinarySearchFunc(rows, path, func(x T, p string) int { return strings.Compare(pathOf(x), p) }); ok {
+		return rows[i], true, nil
+	}
+	return zero, false, nil
+}
+
+// cachedRows returns a copy of one of repo's lists that a snapshot
+// caches (list, called with r.mu held).
+func cachedRows[T any](ctx context.Context, r *reader, repo string, list func(context.Context, string) ([]T, error)) ([]T, error) {
 	if err := r.lock(); err != nil {
 		return nil, err
 	}
 	defer r.mu.Unlock()
-	files, err := r.files(ctx, repo)
-	return slices.Clone(files), err
+	rows, err := list(ctx, repo)
+	return slices.Clone(rows), err
 }
 
 const packageColumns = `path, name, module_path, dir, hash, test_only, errors`
@@ -635,30 +653,17 @@ func (r *reader) packages(ctx context.Context, repo string) ([]graph.Package, er
 // list. Should a snapshot hold two packages with the same import path, the
 // first written wins.
 func (r *reader) Package(ctx context.Context, repo, importPath string) (graph.Package, error) {
-	if err := r.lock(); err != nil {
-		return graph.Package{}, err
+	p, ok, err := cachedRow(ctx, r, repo, importPath, r.packages, func(p graph.Package) string { return p.Path })
+	if err == nil && !ok {
+		err = fmt.Errorf("package %s in %s: %w", importPath, repo, graph.ErrNotFound)
 	}
-	defer r.mu.Unlock()
-	pkgs, err := r.packages(ctx, repo)
-	if err != nil {
-		return graph.Package{}, err
-	}
-	// The first of the path is the first written (ordered by seq).
-	if i, ok := slices.BinarySearchFunc(pkgs, importPath, func(p graph.Package, path string) int { return strings.Compare(p.Path, path) }); ok {
-		return pkgs[i], nil
-	}
-	return graph.Package{}, fmt.Errorf("package %s in %s: %w", importPath, repo, graph.ErrNotFound)
+	return p, err
 }
 
 // Packages implements graph.Reader, from the snapshot's cached package
 // list.
 func (r *reader) Packages(ctx context.Context, repo string) ([]graph.Package, error) {
-	if err := r.lock(); err != nil {
-		return nil, err
-	}
-	defer r.mu.Unlock()
-	pkgs, err := r.packages(ctx, repo)
-	return slices.Clone(pkgs), err
+	return cachedRows(ctx, r, repo, r.packages)
 }
 
 // Diagnostics implements graph.Reader, ordered by path (those without a
