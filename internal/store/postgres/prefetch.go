@@ -56,6 +56,18 @@ func batchSymbols(rs pgx.BatchResults) ([]graph.Symbol, error) {
 	return syms, err
 }
 
+// batchSymbolsAndMembers reads the next two results of a batch: symbols,
+// then the members queueChildren queued for them.
+func batchSymbolsAndMembers(rs pgx.BatchResults) (syms, members []graph.Symbol, err error) {
+	if syms, err = batchSymbols(rs); err != nil {
+		return nil, nil, err
+	}
+	if members, err = batchSymbols(rs); err != nil {
+		return nil, nil, err
+	}
+	return syms, members, nil
+}
+
 // sendWithChildren sends batch, whose first query is read by first and
 // whose second is the members' query of queueChildren, and keeps the
 // members of the parents that parents() then names (those the members'

@@ -386,11 +386,7 @@ func (r *reader) queueSymbolByKey(ctx context.Context, batch *pgx.Batch, key str
 		ahead = r.queueRefs(batch, aq) == nil && batch.Len() > n
 	}
 	return func(rs pgx.BatchResults) ([]graph.Symbol, error) {
-		syms, err := batchSymbols(rs)
-		if err != nil {
-			return nil, err
-		}
-		kids, err := batchSymbols(rs)
+		syms, kids, err := batchSymbolsAndMembers(rs)
 		if err != nil {
 			return nil, err
 		}
@@ -451,11 +447,7 @@ func (r *reader) LookupSymbolsAll(ctx context.Context, ls []graph.Lookup) ([][]g
 	rs := r.tx.SendBatch(ctx, batch)
 	defer rs.Close()
 	for _, i := range asked {
-		syms, err := batchSymbols(rs)
-		if err != nil {
-			return nil, err
-		}
-		kids, err := batchSymbols(rs)
+		syms, kids, err := batchSymbolsAndMembers(rs)
 		if err != nil {
 			return nil, err
 		}
@@ -580,11 +572,7 @@ func (r *reader) files(ctx context.Context, repo string) ([]graph.File, error) {
 
 // File implements graph.Reader, from the snapshot's cached file list.
 func (r *reader) File(ctx context.Context, repo, path string) (graph.File, error) {
-	f, ok, err := cachedRow(ctx, r, repo, path, r.files, func(f graph.File) string { return f.Path })
-	if err == nil && !ok {
-		err = fmt.Errorf("file %s in %s: %w", path, repo, graph.ErrNotFound)
-	}
-	return f, err
+	return cachedRow(ctx, r, repo, path, r.files, func(f graph.File) string { return f.Path }, "file")
 }
 
 // Files implements graph.Reader, from the snapshot's cached file list.
@@ -594,21 +582,22 @@ func (r *reader) Files(ctx context.Context, repo string) ([]graph.File, error) {
 
 // cachedRow returns the row at path of one of repo's lists that a
 // snapshot caches, sorted by path (list, called with r.mu held): the
-// first of equal paths, the first written.
-func cachedRow[T any](ctx context.Context, r *reader, repo, path string, list func(context.Context, string) ([]T, error), pathOf func(T) string) (T, bool, error) {
+// first of equal paths, the first written; none is an ErrNotFound error
+// naming what a row is.
+func cachedRow[T any](ctx context.Context, r *reader, repo, path string, list func(context.Context, string) ([]T, error), pathOf func(T) string, what string) (T, error) {
 	var zero T
 	if err := r.lock(); err != nil {
-		return zero, false, err
+		return zero, err
 	}
 	defer r.mu.Unlock()
 	rows, err := list(ctx, repo)
 	if err != nil {
-		return zero, false, err
+		return zero, err
 	}
 	if i, ok := slices.BinarySearchFunc(rows, path, func(x T, p string) int { return strings.Compare(pathOf(x), p) }); ok {
-		return rows[i], true, nil
+		return rows[i], nil
 	}
-	return zero, false, nil
+	return zero, fmt.Errorf("%s %s in %s: %w", what, path, repo, graph.ErrNotFound)
 }
 
 // cachedRows returns a copy of one of repo's lists that a snapshot
@@ -653,11 +642,7 @@ func (r *reader) packages(ctx context.Context, repo string) ([]graph.Package, er
 // list. Should a snapshot hold two packages with the same import path, the
 // first written wins.
 func (r *reader) Package(ctx context.Context, repo, importPath string) (graph.Package, error) {
-	p, ok, err := cachedRow(ctx, r, repo, importPath, r.packages, func(p graph.Package) string { return p.Path })
-	if err == nil && !ok {
-		err = fmt.Errorf("package %s in %s: %w", importPath, repo, graph.ErrNotFound)
-	}
-	return p, err
+	return cachedRow(ctx, r, repo, importPath, r.packages, func(p graph.Package) string { return p.Path }, "package")
 }
 
 // Packages implements graph.Reader, from the snapshot's cached package
