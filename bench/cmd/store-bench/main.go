@@ -27,6 +27,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -45,8 +46,9 @@ import (
 // options are the command-line flags: the shared ones and its own.
 type options struct {
 	*harness.Flags
-	pg, reuse string
-	queries   int
+	pg, reuse  string
+	queries    int
+	cpuProfile string
 }
 
 func main() {
@@ -57,6 +59,7 @@ func main() {
 	flag.StringVar(&o.pg, "pg", os.Getenv("SEXTANT_TEST_POSTGRES"), "PostgreSQL URL (default $SEXTANT_TEST_POSTGRES)")
 	o.OutFlag("store-MODULE", "JSON output (default bench/results/DATE-store-MODULE-COMMIT.json; - for stdout)")
 	flag.IntVar(&o.queries, "queries", 1000, "calls per tool")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed calls (both stores; pprof's -focus picks one) to this file")
 	o.SeedFlag("query set seed")
 	flag.StringVar(&o.reuse, "reuse", "", "time queries only, against the index a -keep run left: its -work directory and this PostgreSQL schema (sextant_bench_...)")
 	o.MaxLoadFlag("before timing queries, wait (up to 15 minutes) until the 1-minute load average is at most this (0: do not wait)")
@@ -156,7 +159,21 @@ func run(ctx context.Context, env harness.Env, o options) error {
 	}
 	res.Load = harness.LoadAvg()
 	harness.Logf("timing %d calls against each store (load average %s)", len(calls), res.Load)
-	if res.Latency, res.Mismatches, err = timeCalls(ctx, lite, pg, corpus, calls); err != nil {
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+	}
+	res.Latency, res.Mismatches, err = timeCalls(ctx, lite, pg, corpus, calls)
+	if o.cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
+	if err != nil {
 		return err
 	}
 	printReport(os.Stdout, &res)
