@@ -18,20 +18,29 @@ import (
 // meets all of them.
 const maxMethods = 15
 
-// methodCounts counts the methods declared on each receiver base type in
-// the non-test Go files of dir.
-func methodCounts(t *testing.T, dir string) map[string]int {
+// sourceFiles lists the non-test Go files of dir.
+func sourceFiles(t *testing.T, dir string) []string {
 	t.Helper()
 	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	var out []string
+	for _, name := range names {
+		if !strings.HasSuffix(name, "_test.go") {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// methodCounts counts the methods declared on each receiver base type in
+// the non-test Go files of dir.
+func methodCounts(t *testing.T, dir string) map[string]int {
+	t.Helper()
 	counts := map[string]int{}
 	fset := token.NewFileSet()
-	for _, name := range names {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
+	for _, name := range sourceFiles(t, dir) {
 		src, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
@@ -91,15 +100,8 @@ const maxQueryLines = 7000
 
 // TestQuerySmall holds internal/query to maxQueryLines.
 func TestQuerySmall(t *testing.T) {
-	names, err := filepath.Glob(filepath.Join("internal", "query", "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	lines := 0
-	for _, name := range names {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
+	for _, name := range sourceFiles(t, filepath.Join("internal", "query")) {
 		src, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
@@ -135,16 +137,9 @@ const maxInterfaceMethods = 12
 // TestGraphInterfacesSmall holds the interfaces of internal/graph to
 // maxInterfaceMethods methods each.
 func TestGraphInterfacesSmall(t *testing.T) {
-	names, err := filepath.Glob(filepath.Join("internal", "graph", "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	fset := token.NewFileSet()
 	seen := 0
-	for _, name := range names {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
+	for _, name := range sourceFiles(t, filepath.Join("internal", "graph")) {
 		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
 		if err != nil {
 			t.Fatal(err)
