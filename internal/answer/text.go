@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sextant-dev/sextant/internal/position"
 )
 
 // QuoteContent makes text read from a repository safe to embed in an
@@ -70,16 +72,9 @@ func OneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// CutUTF8 returns at most n bytes of s, never splitting a character.
-func CutUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
+// CutUTF8 returns at most n bytes of s, never splitting a character
+// (see position.CutUTF8).
+var CutUTF8 = position.CutUTF8
 
 // maxDocSentence bounds, in bytes, a doc comment's first sentence.
 const maxDocSentence = 200

@@ -39,13 +39,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"golang.org/x/mod/modfile"
 	"golang.org/x/tools/go/packages"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/load"
+	"github.com/sextant-dev/sextant/internal/position"
 	"github.com/sextant-dev/sextant/internal/rootfs"
 )
 
@@ -672,11 +672,7 @@ func (p *Package) ExprText(n ast.Node) string {
 	}
 	text := strings.Join(strings.Fields(string(src[s:e])), " ")
 	if len(text) > 120 {
-		n := 120
-		for n > 0 && !utf8.RuneStart(text[n]) {
-			n--
-		}
-		text = text[:n] + "…"
+		text = position.CutUTF8(text, 120) + "…"
 	}
 	return text
 }

@@ -198,3 +198,14 @@ func unitLen(r rune, size int, enc Encoding) int {
 	}
 	return 1
 }
+
+// CutUTF8 returns at most n bytes of s, never splitting a character.
+func CutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

@@ -212,3 +212,22 @@ func FuzzColumns(f *testing.F) {
 		}
 	})
 }
+
+func TestCutUTF8(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"abc", 5, "abc"},
+		{"abc", 2, "ab"},
+		{"aé", 2, "a"}, // é is 2 bytes: not split
+		{"aé", 3, "aé"},
+		{"😀x", 3, ""},
+		{"", 0, ""},
+	} {
+		if got := CutUTF8(c.s, c.n); got != c.want {
+			t.Errorf("CutUTF8(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}

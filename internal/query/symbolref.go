@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/sextant-dev/sextant/internal/answer"
-
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
 )
