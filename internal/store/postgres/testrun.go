@@ -92,38 +92,32 @@ func (s *Store) TestRecording(ctx context.Context, repo string) (graph.TestRecor
 	return rec, runs, err
 }
 
-// TestsCovering implements graph.TestRecorder.
+// TestsCovering implements graph.TestRecorder. The hashes the recording
+// knows and the runs that covered the keys are one statement (one round
+// trip), the former first for each key (run false).
 func (s *Store) TestsCovering(ctx context.Context, repo string, keys []string) (map[string]string, []graph.TestCover, error) {
 	keys = graph.Dedupe(keys)
-	known := map[string]string{}
-	krows, err := s.pool.Query(ctx, `SELECT key, body_hash FROM test_decls WHERE repository = $1 AND key = ANY($2)`, repo, keys)
-	if err != nil {
-		return nil, nil, fmt.Errorf("reading the test recording: %w", err)
-	}
-	for krows.Next() {
-		var k, h string
-		if err := krows.Scan(&k, &h); err != nil {
-			krows.Close()
-			return nil, nil, fmt.Errorf("reading the test recording: %w", err)
-		}
-		known[k] = h
-	}
-	krows.Close()
-	if err := krows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("reading the test recording: %w", err)
-	}
-	rows, err := s.pool.Query(ctx, `SELECT c.key, c.body_hash, r.package, r.dir, r.name FROM test_cover c
+	rows, err := s.pool.Query(ctx, `SELECT key, false, body_hash, '', '', '' FROM test_decls WHERE repository = $1 AND key = ANY($2)
+		UNION ALL
+		SELECT c.key, true, c.body_hash, r.package, r.dir, r.name FROM test_cover c
 		JOIN test_runs r ON r.id = c.run_id
-		WHERE c.repository = $1 AND c.key = ANY($2) ORDER BY c.key, r.package, r.name`, repo, keys)
+		WHERE c.repository = $1 AND c.key = ANY($2)
+		ORDER BY 1, 2, 4, 6`, repo, keys)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the test recording: %w", err)
 	}
 	defer rows.Close()
+	known := map[string]string{}
 	var out []graph.TestCover
 	for rows.Next() {
 		var c graph.TestCover
-		if err := rows.Scan(&c.Key, &c.BodyHash, &c.Package, &c.Dir, &c.Name); err != nil {
+		var run bool
+		if err := rows.Scan(&c.Key, &run, &c.BodyHash, &c.Package, &c.Dir, &c.Name); err != nil {
 			return nil, nil, fmt.Errorf("reading the test recording: %w", err)
+		}
+		if !run {
+			known[c.Key] = c.BodyHash
+			continue
 		}
 		out = append(out, c)
 	}

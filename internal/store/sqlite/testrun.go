@@ -132,41 +132,34 @@ func (s *Store) TestRecording(ctx context.Context, repo string) (graph.TestRecor
 	return rec, runs, err
 }
 
-// TestsCovering implements graph.TestRecorder.
+// TestsCovering implements graph.TestRecorder. The hashes the recording
+// knows and the runs that covered the keys are one statement, the former
+// first for each key (run false).
 func (s *Store) TestsCovering(ctx context.Context, repo string, keys []string) (map[string]string, []graph.TestCover, error) {
 	var out []graph.TestCover
 	known := map[string]string{}
 	err := chunks(keys, func(chunk []string) error {
-		kb := &builder{}
-		krows, err := s.readQuery(ctx, `SELECT key, body_hash FROM test_decls WHERE repository = `+kb.Arg(repo)+` AND key IN `+inList(kb, chunk), kb.Args...)
-		if err != nil {
-			return err
-		}
-		for krows.Next() {
-			var k, h string
-			if err := krows.Scan(&k, &h); err != nil {
-				krows.Close()
-				return err
-			}
-			known[k] = h
-		}
-		krows.Close()
-		if err := krows.Err(); err != nil {
-			return err
-		}
 		b := &builder{}
-		q := `SELECT c.key, c.body_hash, r.package, r.dir, r.name FROM test_cover c
+		r, in := b.Arg(repo), inList(b, chunk)
+		rows, err := s.readQuery(ctx, `SELECT key, 0, body_hash, '', '', '' FROM test_decls WHERE repository = `+r+` AND key IN `+in+`
+			UNION ALL
+			SELECT c.key, 1, c.body_hash, r.package, r.dir, r.name FROM test_cover c
 			JOIN test_runs r ON r.id = c.run_id
-			WHERE c.repository = ` + b.Arg(repo) + ` AND c.key IN ` + inList(b, chunk) + ` ORDER BY c.key, r.package, r.name`
-		rows, err := s.readQuery(ctx, q, b.Args...)
+			WHERE c.repository = `+r+` AND c.key IN `+in+`
+			ORDER BY 1, 2, 4, 6`, b.Args...)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var c graph.TestCover
-			if err := rows.Scan(&c.Key, &c.BodyHash, &c.Package, &c.Dir, &c.Name); err != nil {
+			var run bool
+			if err := rows.Scan(&c.Key, &run, &c.BodyHash, &c.Package, &c.Dir, &c.Name); err != nil {
 				return err
+			}
+			if !run {
+				known[c.Key] = c.BodyHash
+				continue
 			}
 			out = append(out, c)
 		}
