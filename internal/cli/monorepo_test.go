@@ -123,3 +123,37 @@ func TestIndexSaysLanguagesNotIndexed(t *testing.T) {
 		}
 	}
 }
+
+// A project of JavaScript alone that is found and not indexed is named
+// JavaScript, in the overview and the skipped diagnostic, not
+// TypeScript, whose indexer it shares.
+func TestOverviewJavaScriptNotIndexed(t *testing.T) {
+	t.Setenv("GOPROXY", "off")
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", filepath.Dir(goBin)) // no SCIP indexer there
+	dir := writeNested(t, map[string]string{
+		"go.mod":            "module example.com/m\n\ngo 1.22\n",
+		"m.go":              "package m\n\nfunc M() {}\n",
+		"site/package.json": `{"name": "site"}`,
+		"site/app.js":       "export const a = 1;\n",
+	})
+	db := filepath.Join(t.TempDir(), "db")
+	if out, errOut, code := cliRun("index", "--db", db, dir); code != 0 {
+		t.Fatalf("index exited %d: %s%s", code, out, errOut)
+	}
+	out, errOut, code := cliRun("get_repository_overview", "--db", db, "--root", dir)
+	if code != 0 {
+		t.Fatalf("get_repository_overview exited %d: %s%s", code, out, errOut)
+	}
+	for _, want := range []string{"language javascript: not indexed", "JavaScript not indexed (site)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the overview does not say %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "language typescript") || strings.Contains(out, "TypeScript") {
+		t.Errorf("the overview names TypeScript for a project of JavaScript alone:\n%s", out)
+	}
+}

@@ -268,9 +268,12 @@ func PytestFile(p string) bool {
 }
 
 // notIndexedWords names each language whose indexer is not run as the
-// diagnostic saying so does: TypeScript and JavaScript share one.
+// diagnostic saying so does: TypeScript and JavaScript share one, and
+// projects of JavaScript alone are named so. NotIndexedOf tries them in
+// this order, the longer words first.
 var notIndexedWords = []struct{ lang, words string }{
 	{LanguageTypeScript, "TypeScript and JavaScript"},
+	{LanguageJavaScript, "JavaScript"},
 	{LanguagePython, "Python"},
 }
 
@@ -282,6 +285,7 @@ func NotIndexedMessage(lang string, projects []string, why string) string {
 	for _, w := range notIndexedWords {
 		if w.lang == lang {
 			words = w.words
+			break
 		}
 	}
 	return words + " not indexed (" + strings.Join(projects, ", ") + "): " + why

@@ -13,6 +13,7 @@ func TestNotIndexedRoundTrip(t *testing.T) {
 	}{
 		{LanguageTypeScript, []string{"web", "tools/ui"}, "scip-typescript is not on PATH; install it with `npm install -g @sourcegraph/scip-typescript@0.4.0`", ""},
 		{LanguagePython, []string{"."}, "disabled in sextant.toml", "pyproject.toml: "},
+		{LanguageJavaScript, []string{"site"}, "disabled in sextant.toml", "site/package.json: "},
 	} {
 		msg := NotIndexedMessage(c.lang, c.projects, c.why)
 		lang, why, ok := NotIndexedOf(c.prefix + msg)

@@ -121,7 +121,7 @@ func indexSCIP(ctx context.Context, w graph.SnapshotWriter, repo graph.Repositor
 		}
 		if lr.NotIndexed != "" {
 			diags = append(diags, graph.Diagnostic{Path: markerOf(plan.projects, l), Kind: graph.KindSkipped,
-				Message: graph.NotIndexedMessage(string(l), lr.Projects, lr.NotIndexed)})
+				Message: graph.NotIndexedMessage(foundLanguage(plan.projects, l), lr.Projects, lr.NotIndexed)})
 			continue
 		}
 		for _, p := range plan.projects {
@@ -255,6 +255,22 @@ func markerOf(ps []scipindexer.Project, l scipindexer.Language) string {
 		}
 	}
 	return ""
+}
+
+// foundLanguage is the graph's language of the projects of l that were
+// found: JavaScript when every one of TypeScript's holds JavaScript
+// alone, so that a repository of JavaScript is not said to hold
+// TypeScript.
+func foundLanguage(ps []scipindexer.Project, l scipindexer.Language) string {
+	if l != scipindexer.TypeScript {
+		return string(l)
+	}
+	for _, p := range ps {
+		if p.Language == l && !p.JavaScript {
+			return graph.LanguageTypeScript
+		}
+	}
+	return graph.LanguageJavaScript
 }
 
 // scipSource reports whether a file of this name is source a SCIP

@@ -52,6 +52,7 @@ type dirInfo struct {
 	rel     string          // root-relative, "." for the root
 	markers map[string]bool // marker files present, as regular files inside the root
 	source  map[Language]bool
+	ts      bool // a TypeScript file, not only JavaScript, is among its source files
 }
 
 // maxDirs bounds the walk: a root with more directories than this (past
@@ -156,6 +157,7 @@ func (w *walker) walk(rel string) error {
 		case t.IsRegular():
 			if l := sourceExt(name); l != "" {
 				info.source[l] = true
+				info.ts = info.ts || graph.LanguageOf(name) == graph.LanguageTypeScript
 			}
 			if slices.Contains(tsMarkers, name) || slices.Contains(pyMarkers, name) {
 				info.markers[name] = true
@@ -212,7 +214,7 @@ func (w *walker) typeScriptProjects() []Project {
 	}
 	// A package.json alone is a project when source files are its own:
 	// under it and in no project nested in it.
-	own := map[string]bool{}
+	own, ownTS := map[string]bool{}, map[string]bool{}
 	for _, d := range w.dirs {
 		if !d.source[TypeScript] {
 			continue
@@ -224,6 +226,10 @@ func (w *walker) typeScriptProjects() []Project {
 			}
 		}
 		own[inner] = true
+		ownTS[inner] = ownTS[inner] || d.ts
+	}
+	for i := range ps {
+		ps[i].JavaScript = own[ps[i].Dir] && !ownTS[ps[i].Dir]
 	}
 	return slices.DeleteFunc(ps, func(p Project) bool { return p.Config == "" && !own[p.Dir] })
 }

@@ -37,6 +37,9 @@ func summary(ps []scipindexer.Project) string {
 		if len(p.Nested) > 0 {
 			fmt.Fprintf(&b, " nested=%v", p.Nested)
 		}
+		if p.JavaScript {
+			b.WriteString(" javascript-only")
+		}
 		b.WriteString("\n")
 		for _, r := range p.Outside {
 			fmt.Fprintf(&b, "  outside: %s\n", r)
@@ -74,7 +77,7 @@ export const c = 2
 -- dist/bundle.js --
 -- .git/config --
 `,
-			want: `packages/a typescript name=@ws/a markers=[packages/a/package.json]
+			want: `packages/a typescript name=@ws/a markers=[packages/a/package.json] javascript-only
 packages/c typescript name=c markers=[packages/c/tsconfig.json] config=packages/c/tsconfig.json
 `,
 		},
@@ -88,8 +91,8 @@ packages/c typescript name=c markers=[packages/c/tsconfig.json] config=packages/
 {}
 -- lib/x.js --
 `,
-			want: `. typescript name=app markers=[package.json] nested=[lib]
-lib typescript name=lib markers=[lib/jsconfig.json] config=lib/jsconfig.json
+			want: `. typescript name=app markers=[package.json] nested=[lib] javascript-only
+lib typescript name=lib markers=[lib/jsconfig.json] config=lib/jsconfig.json javascript-only
 `,
 		},
 		{
@@ -198,7 +201,7 @@ func TestDiscoverDeterministic(t *testing.T) {
 			t.Fatalf("run %d:\n%s\nfirst:\n%s", i, summary(again), summary(first))
 		}
 	}
-	want := "a python name=a markers=[a/pyproject.toml]\nm python name=m markers=[m/setup.py]\nm typescript name=m markers=[m/tsconfig.json] config=m/tsconfig.json\nz typescript name=z markers=[z/package.json]\n"
+	want := "a python name=a markers=[a/pyproject.toml]\nm python name=m markers=[m/setup.py]\nm typescript name=m markers=[m/tsconfig.json] config=m/tsconfig.json\nz typescript name=z markers=[z/package.json] javascript-only\n"
 	if got := summary(first); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}

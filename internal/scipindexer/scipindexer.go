@@ -58,6 +58,10 @@ type Project struct {
 	// Outside are the places the project's configuration points at that
 	// lie outside the root or in node_modules: noted, not followed.
 	Outside []Reference
+	// JavaScript says a TypeScript-language project's own source files
+	// (those in no project nested in it) are JavaScript alone: no .ts,
+	// .tsx, .mts or .cts file.
+	JavaScript bool
 }
 
 // Reference is a place a project's configuration points at outside what
