@@ -44,6 +44,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -265,16 +266,18 @@ func (s *Store) BeginSnapshot(ctx context.Context, repo graph.Repository, vcsHea
 
 // The pinning batch begins a reader's transaction and reads, in the same
 // round trip, what every request asks first: the published repositories
-// with their snapshots' counts, and their modules. The first SELECT fixes
-// the transaction's view. Sent as one pgx batch, its statements are
-// prepared once per connection like every other.
+// with their snapshots' counts. The first SELECT fixes the transaction's
+// view. Sent as one pgx batch, its statements are prepared once per
+// connection like every other. A snapshot's modules never change once it
+// is published: they are read once per process (snapCache), in a second
+// round trip of the first pin that sees the snapshot.
 const (
 	pinBegin = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`
 	pinRepos = `SELECT r.id, r.name, r.root, r.vcs_head, s.id, s.created_at, s.packages, s.files, s.symbols, s.diagnostics,
 	s.build, s.indexers
 	FROM repositories r JOIN snapshots s ON s.id = r.current_snapshot ORDER BY r.name`
 	pinModules = `SELECT m.snapshot_id, m.path, m.dir, m.go_version
-	FROM repositories r JOIN modules m ON m.snapshot_id = r.current_snapshot ORDER BY m.dir, m.path`
+	FROM modules m WHERE m.snapshot_id = ANY($1) ORDER BY m.dir, m.path`
 )
 
 // Read implements graph.Store. In one round trip (the pinning batch) it
@@ -305,7 +308,6 @@ func (r *reader) pin(ctx context.Context) error {
 	batch := &pgx.Batch{}
 	batch.Queue(pinBegin)
 	batch.Queue(pinRepos)
-	batch.Queue(pinModules)
 	key, ahead := graph.SymbolAhead(ctx)
 	var readSym func(pgx.BatchResults) ([]graph.Symbol, error)
 	if ahead {
@@ -345,23 +347,6 @@ func (r *reader) pin(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	if rows, err = rs.Query(); err != nil {
-		return err
-	}
-	for rows.Next() {
-		var snap int64
-		var m graph.Module
-		if err := rows.Scan(&snap, &m.Path, &m.Dir, &m.GoVersion); err != nil {
-			rows.Close()
-			return err
-		}
-		if i, ok := bySnap[snap]; ok {
-			r.statuses[i].Modules = append(r.statuses[i].Modules, m)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
 	if readSym != nil {
 		syms, err := readSym(rs)
 		if err != nil {
@@ -369,8 +354,58 @@ func (r *reader) pin(ctx context.Context) error {
 		}
 		r.sym = &symbolRead{key: key, syms: syms}
 	}
-	return rs.Close()
+	if err := rs.Close(); err != nil {
+		return err
+	}
+	return r.pinModules(ctx, bySnap)
 }
+
+// pinModules fills the pinned statuses' modules from the cache, reading
+// those of the snapshots it does not hold yet in one query of the pinned
+// transaction. bySnap indexes r.statuses by snapshot ID.
+func (r *reader) pinModules(ctx context.Context, bySnap map[int64]int) error {
+	var missing []int64
+	for i, st := range r.statuses {
+		c := r.cache.rows(st.Name, st.Snapshot.ID)
+		mods, _ := c.modules.get(ctx, func(context.Context) ([]graph.Module, error) {
+			missing = append(missing, st.Snapshot.ID)
+			return nil, errNotRead
+		})
+		r.statuses[i].Modules = slices.Clone(mods)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	rows, err := r.tx.Query(ctx, pinModules, missing)
+	if err != nil {
+		return err
+	}
+	read := map[int64][]graph.Module{}
+	for rows.Next() {
+		var snap int64
+		var m graph.Module
+		if err := rows.Scan(&snap, &m.Path, &m.Dir, &m.GoVersion); err != nil {
+			rows.Close()
+			return err
+		}
+		read[snap] = append(read[snap], m)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, snap := range missing {
+		i := bySnap[snap]
+		st := &r.statuses[i]
+		st.Modules = slices.Clone(read[snap])
+		c := r.cache.rows(st.Name, snap)
+		c.modules.get(ctx, func(context.Context) ([]graph.Module, error) { return read[snap], nil })
+	}
+	return nil
+}
+
+// errNotRead makes a lazy value's load fail without loading it, so that
+// the caller reads it its own way and sets it.
+var errNotRead = errors.New("not read")
 
 // Collect deletes every snapshot that is not its repository's current one.
 // Publish already does this for its repository; Collect is for

@@ -135,3 +135,64 @@ func TestRedact(t *testing.T) {
 		t.Errorf("Open error holds the password: %v", err)
 	}
 }
+
+// TestModulesOfNewSnapshot: a snapshot's modules are kept by the store
+// after the first read; a new snapshot of the repository is read anew,
+// and a second store on the same database reads them too.
+func TestModulesOfNewSnapshot(t *testing.T) {
+	pgtest.URL(t)
+	dsn := pgtest.Schema(t)
+	ctx := context.Background()
+	s := open(t, dsn)
+	defer s.Close()
+	publish := func(mods ...graph.Module) {
+		t.Helper()
+		repo, err := s.EnsureRepository(ctx, "/r", "r")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := s.BeginSnapshot(ctx, repo, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.AddModules(ctx, mods); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Publish(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	modules := func(st graph.Store) []string {
+		t.Helper()
+		r, err := st.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		list, err := r.Repositories(ctx)
+		if err != nil || len(list) != 1 {
+			t.Fatalf("Repositories = %+v, %v", list, err)
+		}
+		var out []string
+		for _, m := range list[0].Modules {
+			out = append(out, m.Dir+"="+m.Path)
+		}
+		return out
+	}
+	publish(graph.Module{Path: "example.com/a", Dir: "."})
+	for range 2 { // read, then kept
+		if got := modules(s); strings.Join(got, " ") != ".=example.com/a" {
+			t.Fatalf("modules %v, want example.com/a at .", got)
+		}
+	}
+	publish(graph.Module{Path: "example.com/a", Dir: "."}, graph.Module{Path: "example.com/b", Dir: "b"})
+	want := ".=example.com/a b=example.com/b"
+	if got := modules(s); strings.Join(got, " ") != want {
+		t.Errorf("after a new snapshot, modules %v, want %s", got, want)
+	}
+	other := open(t, dsn)
+	defer other.Close()
+	if got := modules(other); strings.Join(got, " ") != want {
+		t.Errorf("another store reads modules %v, want %s", got, want)
+	}
+}

@@ -21,6 +21,7 @@ type snapCache struct {
 type snapRows struct {
 	files    lazy[[]graph.File]    // by path
 	packages lazy[[]graph.Package] // by path, then seq
+	modules  lazy[[]graph.Module]  // by dir, then path; read with the pin (see reader.pin)
 }
 
 // lazy is a value loaded once, however many callers ask at the same time;
