@@ -70,12 +70,7 @@ func TestIndexSaysWhatItSkipped(t *testing.T) {
 // its JSON, each language it found but did not index, with the command
 // that installs its indexer.
 func TestIndexSaysLanguagesNotIndexed(t *testing.T) {
-	t.Setenv("GOPROXY", "off")
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", filepath.Dir(goBin)) // no SCIP indexer there
+	withoutIndexers(t)
 	dir := writeNested(t, map[string]string{
 		"go.mod":            "module example.com/m\n\ngo 1.22\n",
 		"m.go":              "package m\n\nfunc M() {}\n",
@@ -85,11 +80,6 @@ func TestIndexSaysLanguagesNotIndexed(t *testing.T) {
 		"py/pyproject.toml": "[project]\nname = \"p\"\n",
 		"py/p/m.py":         "def f():\n    return 1\n",
 	})
-	for _, name := range []string{"scip-typescript", "scip-python"} {
-		if _, err := exec.LookPath(name); err == nil {
-			t.Skipf("SKIPPED LOUDLY: %s is installed beside go", name)
-		}
-	}
 	db := filepath.Join(t.TempDir(), "db")
 	out, errOut, code := cliRun("index", "--db", db, dir)
 	if code != 0 {
@@ -128,12 +118,7 @@ func TestIndexSaysLanguagesNotIndexed(t *testing.T) {
 // JavaScript, in the overview and the skipped diagnostic, not
 // TypeScript, whose indexer it shares.
 func TestOverviewJavaScriptNotIndexed(t *testing.T) {
-	t.Setenv("GOPROXY", "off")
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", filepath.Dir(goBin)) // no SCIP indexer there
+	withoutIndexers(t)
 	dir := writeNested(t, map[string]string{
 		"go.mod":            "module example.com/m\n\ngo 1.22\n",
 		"m.go":              "package m\n\nfunc M() {}\n",
@@ -155,5 +140,23 @@ func TestOverviewJavaScriptNotIndexed(t *testing.T) {
 	}
 	if strings.Contains(out, "language typescript") || strings.Contains(out, "TypeScript") {
 		t.Errorf("the overview names TypeScript for a project of JavaScript alone:\n%s", out)
+	}
+}
+
+// withoutIndexers leaves on PATH the directory of go alone, where no SCIP
+// indexer is (the test is skipped, loudly, when one is), and turns the
+// module proxy off.
+func withoutIndexers(t *testing.T) {
+	t.Helper()
+	t.Setenv("GOPROXY", "off")
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", filepath.Dir(goBin))
+	for _, name := range []string{"scip-typescript", "scip-python"} {
+		if _, err := exec.LookPath(name); err == nil {
+			t.Skipf("SKIPPED LOUDLY: %s is installed beside go", name)
+		}
 	}
 }
