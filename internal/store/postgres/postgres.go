@@ -366,11 +366,10 @@ func (r *reader) pin(ctx context.Context) error {
 func (r *reader) pinModules(ctx context.Context, bySnap map[int64]int) error {
 	var missing []int64
 	for i, st := range r.statuses {
-		c := r.cache.rows(st.Name, st.Snapshot.ID)
-		mods, _ := c.modules.get(ctx, func(context.Context) ([]graph.Module, error) {
+		mods, ok := r.cache.rows(st.Name, st.Snapshot.ID).modules.value()
+		if !ok {
 			missing = append(missing, st.Snapshot.ID)
-			return nil, errNotRead
-		})
+		}
 		r.statuses[i].Modules = slices.Clone(mods)
 	}
 	if len(missing) == 0 {
@@ -397,15 +396,10 @@ func (r *reader) pinModules(ctx context.Context, bySnap map[int64]int) error {
 		i := bySnap[snap]
 		st := &r.statuses[i]
 		st.Modules = slices.Clone(read[snap])
-		c := r.cache.rows(st.Name, snap)
-		c.modules.get(ctx, func(context.Context) ([]graph.Module, error) { return read[snap], nil })
+		r.cache.rows(st.Name, snap).modules.set(read[snap])
 	}
 	return nil
 }
-
-// errNotRead makes a lazy value's load fail without loading it, so that
-// the caller reads it its own way and sets it.
-var errNotRead = errors.New("not read")
 
 // Collect deletes every snapshot that is not its repository's current one.
 // Publish already does this for its repository; Collect is for

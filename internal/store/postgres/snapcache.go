@@ -45,6 +45,22 @@ func (l *lazy[T]) get(ctx context.Context, load func(context.Context) (T, error)
 	return l.v, nil
 }
 
+// value returns the value when it is loaded.
+func (l *lazy[T]) value() (T, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.v, l.loaded
+}
+
+// set loads v, unless a value is loaded already.
+func (l *lazy[T]) set(v T) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.loaded {
+		l.v, l.loaded = v, true
+	}
+}
+
 // rows returns the entry of snapshot id of repository repo.
 func (c *snapCache) rows(repo string, id int64) *snapRows {
 	return c.snaps.Get(repo, id)
