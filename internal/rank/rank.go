@@ -11,6 +11,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
@@ -124,13 +125,27 @@ func Hits(ctx context.Context, v *session.View, hits []graph.TextHit, concepts [
 		b.WriteString(c.forms[0][:1])
 	}
 	initials := b.String()
+	caches := map[string]*wordsCache{}
 	var out []graph.TextHit
+	var derived []*symWords // of out's hits, in order
 	for _, h := range hits {
 		if h.Symbol.TestOnly && !includeTests {
 			continue
 		}
-		h.Score *= hitWeight(h.Symbol, concepts, initials)
+		repo := h.Symbol.Repository
+		c, ok := caches[repo]
+		if !ok {
+			c = wordsCacheOf(ctx, v, repo)
+			caches[repo] = c
+		}
+		sw := c.of(h.Symbol)
+		h.Score *= hitWeight(h.Symbol, sw, concepts, initials)
 		out = append(out, h)
+		derived = append(derived, sw)
+	}
+	byKey := make(map[[2]string]*symWords, len(out))
+	for i, h := range out {
+		byKey[[2]string{h.Symbol.Repository, h.Symbol.Key}] = derived[i]
 	}
 	sortHits(out)
 	pkgDeprecated := map[[2]string]bool{}
@@ -161,7 +176,7 @@ func Hits(ctx context.Context, v *session.View, hits []graph.TextHit, concepts [
 			}
 			pkgDeprecated[pkg] = dep
 		}
-		if dep || deprecated(sym.Doc) {
+		if dep || byKey[[2]string{sym.Repository, sym.Key}].deprecated {
 			out[i].Score *= 0.5
 		}
 	}
@@ -169,9 +184,84 @@ func Hits(ctx context.Context, v *session.View, hits []graph.TextHit, concepts [
 	return out
 }
 
+// symWords is what the re-ranking derives from a symbol's text, each
+// list with abbreviations expanded: a question's best hits are often
+// another's, and a snapshot's symbols do not change.
+type symWords struct {
+	name       [][]string // each word of its name, with its expansions (see nameBoost)
+	cover      []string   // its qualified name, doc summary and package name (see coverageBoost)
+	sig        []string   // its signature's, "" last
+	results    []string   // its results', for a function or method (see resultBoost)
+	deprecated bool       // its doc says so
+}
+
+// deriveWords makes the symWords of sym.
+func deriveWords(sym graph.Symbol) *symWords {
+	sw := &symWords{deprecated: deprecated(sym.Doc)}
+	words := graph.SearchWords(sym.Name)
+	if len(words) > 1 {
+		words = words[:len(words)-1] // the joined form SearchWords appends
+	}
+	for _, w := range words {
+		sw.name = append(sw.name, graph.ExpandAbbreviations([]string{w}))
+	}
+	sw.cover = append(graph.ExpandAbbreviations(graph.SearchWords(sym.QualifiedName)), summaryWords(sym.Doc, sym.Name)...)
+	sw.cover = append(sw.cover, sym.PackageName)
+	sw.sig = append(graph.ExpandAbbreviations(graph.SearchWords(sym.Signature)), "")
+	if sym.Kind == graph.KindFunc || sym.Kind == graph.KindMethod || sym.Kind == graph.KindInterfaceMethod {
+		sw.results = graph.ExpandAbbreviations(graph.SearchWords(resultsOf(sym.Signature, sym.Name)))
+	}
+	return sw
+}
+
+// wordsCache keeps the symWords of a repository's snapshot, by symbol
+// key, for the calls that follow; a nil cache keeps nothing.
+type wordsCache struct {
+	mu sync.Mutex
+	m  map[string]*symWords
+}
+
+// maxCachedWords bounds a wordsCache: past it, it starts afresh.
+const maxCachedWords = 20_000
+
+// wordsCacheOf returns the session's wordsCache of repo's pinned
+// snapshot, nil when the session has no facts of it.
+func wordsCacheOf(ctx context.Context, v *session.View, repo string) *wordsCache {
+	facts, err := v.Facts(ctx, repo)
+	if err != nil {
+		return nil
+	}
+	c, err := facts.Memo("rank.words", func() (any, error) { return &wordsCache{m: map[string]*symWords{}}, nil })
+	if err != nil {
+		return nil
+	}
+	return c.(*wordsCache)
+}
+
+// of returns the symWords of sym, made on first use.
+func (c *wordsCache) of(sym graph.Symbol) *symWords {
+	if c == nil {
+		return deriveWords(sym)
+	}
+	c.mu.Lock()
+	sw := c.m[sym.Key]
+	c.mu.Unlock()
+	if sw != nil {
+		return sw
+	}
+	sw = deriveWords(sym)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= maxCachedWords {
+		c.m = map[string]*symWords{}
+	}
+	c.m[sym.Key] = sw
+	return sw
+}
+
 // hitWeight is the factor Hits applies to a hit's full-text score
 // before counting references.
-func hitWeight(sym graph.Symbol, concepts []Concept, initials string) float64 {
+func hitWeight(sym graph.Symbol, sw *symWords, concepts []Concept, initials string) float64 {
 	w := kindWeight(sym.Kind)
 	// Public API (exported, outside internal/) over what only its own
 	// module may use.
@@ -184,11 +274,11 @@ func hitWeight(sym graph.Symbol, concepts []Concept, initials string) float64 {
 	if sym.TestOnly {
 		w *= 0.5
 	}
-	name := nameBoost(sym, concepts)
+	name := nameBoost(sw, concepts)
 	if namesPackage(sym.PackageName, concepts, initials) {
 		name += 0.3
 	}
-	return w * name * coverageBoost(sym, concepts) * resultBoost(sym, concepts)
+	return w * name * coverageBoost(sw, concepts) * resultBoost(sw, concepts)
 }
 
 func sortHits(hs []graph.TextHit) {
@@ -209,17 +299,14 @@ func sortHits(hs []graph.TextHit) {
 
 // nameBoost favours symbols the question names: the share of the words of
 // the symbol's own name (abbreviations expanded) that the question uses.
-func nameBoost(sym graph.Symbol, concepts []Concept) float64 {
-	words := graph.SearchWords(sym.Name)
-	if len(words) > 1 {
-		words = words[:len(words)-1] // the joined form SearchWords appends
-	}
+func nameBoost(sw *symWords, concepts []Concept) float64 {
+	words := sw.name
 	if len(words) == 0 {
 		return 1
 	}
 	hit := 0
 	for _, w := range words {
-		if coversAny(concepts, graph.ExpandAbbreviations([]string{w})) {
+		if coversAny(concepts, w) {
 			hit++
 		}
 	}
@@ -233,23 +320,17 @@ func nameBoost(sym graph.Symbol, concepts []Concept) float64 {
 // first sentence of its doc comment (which by Go convention says what it
 // is or does) or its package name, and at sigCredit those found only in
 // its signature.
-func coverageBoost(sym graph.Symbol, concepts []Concept) float64 {
+func coverageBoost(sw *symWords, concepts []Concept) float64 {
 	if len(concepts) == 0 {
 		return 1
 	}
-	words := append(graph.ExpandAbbreviations(graph.SearchWords(sym.QualifiedName)), summaryWords(sym.Doc, sym.Name)...)
-	words = append(words, sym.PackageName)
-	var sig []string // split only when a concept needs it: most hits are many
 	hit := 0.0
 	for _, c := range concepts {
-		if covers(c, words) {
+		if covers(c, sw.cover) {
 			hit++
 			continue
 		}
-		if sig == nil {
-			sig = append(graph.ExpandAbbreviations(graph.SearchWords(sym.Signature)), "")
-		}
-		if covers(c, sig) {
+		if covers(c, sw.sig) {
 			hit += sigCredit
 		}
 	}
@@ -267,16 +348,12 @@ const sigCredit = 0.5
 
 // resultBoost favours functions whose results are what the question asks
 // to be returned: "return the command" and func() (*Command, error).
-func resultBoost(sym graph.Symbol, concepts []Concept) float64 {
+func resultBoost(sw *symWords, concepts []Concept) float64 {
 	want, hit := 0, 0
-	var words []string
-	if sym.Kind == graph.KindFunc || sym.Kind == graph.KindMethod || sym.Kind == graph.KindInterfaceMethod {
-		words = graph.ExpandAbbreviations(graph.SearchWords(resultsOf(sym.Signature, sym.Name)))
-	}
 	for _, c := range concepts {
 		if c.result {
 			want++
-			if covers(c, words) {
+			if covers(c, sw.results) {
 				hit++
 			}
 		}

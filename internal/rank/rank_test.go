@@ -105,13 +105,13 @@ func TestRankSignals(t *testing.T) {
 	_, concepts := Question("execute the command and return the command")
 	execC := graph.Symbol{Name: "ExecuteC", Kind: graph.KindMethod, Signature: "func (c *Command) ExecuteC() (cmd *Command, err error)"}
 	exec := graph.Symbol{Name: "Execute", Kind: graph.KindMethod, Signature: "func (c *Command) Execute() error"}
-	if a, b := resultBoost(execC, concepts), resultBoost(exec, concepts); a <= b {
+	if a, b := resultBoost(deriveWords(execC), concepts), resultBoost(deriveWords(exec), concepts); a <= b {
 		t.Errorf("resultBoost: ExecuteC %v, Execute %v; want ExecuteC above", a, b)
 	}
 	_, concepts = Question("rapid type analysis")
 	full := graph.Symbol{Name: "Analyze", QualifiedName: "Analyze", Doc: "Analyze performs Rapid Type Analysis, starting at the roots."}
 	part := graph.Symbol{Name: "Analyze", QualifiedName: "Analyze", Doc: "Analyze performs an analysis."}
-	if a, b := coverageBoost(full, concepts), coverageBoost(part, concepts); a != 2 || b >= a {
+	if a, b := coverageBoost(deriveWords(full), concepts), coverageBoost(deriveWords(part), concepts); a != 2 || b >= a {
 		t.Errorf("coverageBoost: %v and %v; want 2 and less", a, b)
 	}
 	// A concept its signature says counts, less than one its name says:
@@ -120,7 +120,7 @@ func TestRankSignals(t *testing.T) {
 	withSig := graph.Symbol{Name: "Unmarshal", QualifiedName: "Unmarshal", Signature: "func Unmarshal(data []byte, v any) error"}
 	without := graph.Symbol{Name: "Unmarshal", QualifiedName: "Unmarshal", Signature: "func Unmarshal() error"}
 	named := graph.Symbol{Name: "DecodeData", QualifiedName: "DecodeData", Signature: "func DecodeData() error"}
-	if a, b, c := coverageBoost(withSig, concepts), coverageBoost(without, concepts), coverageBoost(named, concepts); a <= b || a >= c {
+	if a, b, c := coverageBoost(deriveWords(withSig), concepts), coverageBoost(deriveWords(without), concepts), coverageBoost(deriveWords(named), concepts); a <= b || a >= c {
 		t.Errorf("coverageBoost: signature %v, none %v, name %v; want between", a, b, c)
 	}
 	for doc, want := range map[string]bool{
