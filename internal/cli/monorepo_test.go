@@ -115,8 +115,8 @@ func TestIndexSaysLanguagesNotIndexed(t *testing.T) {
 }
 
 // A project of JavaScript alone that is found and not indexed is named
-// JavaScript, in the overview and the skipped diagnostic, not
-// TypeScript, whose indexer it shares.
+// JavaScript, in the index summary, the skipped diagnostic and the
+// overview, not TypeScript, whose indexer it shares.
 func TestOverviewJavaScriptNotIndexed(t *testing.T) {
 	withoutIndexers(t)
 	dir := writeNested(t, map[string]string{
@@ -126,10 +126,14 @@ func TestOverviewJavaScriptNotIndexed(t *testing.T) {
 		"site/app.js":       "export const a = 1;\n",
 	})
 	db := filepath.Join(t.TempDir(), "db")
-	if out, errOut, code := cliRun("index", "--db", db, dir); code != 0 {
+	out, errOut, code := cliRun("index", "--db", db, dir)
+	if code != 0 {
 		t.Fatalf("index exited %d: %s%s", code, out, errOut)
 	}
-	out, errOut, code := cliRun("get_repository_overview", "--db", db, "--root", dir)
+	if !strings.Contains(out, "javascript: not indexed (1 project)") || strings.Contains(out, "typescript:") || strings.Contains(out, "TypeScript") {
+		t.Errorf("the index summary does not name JavaScript alone:\n%s", out)
+	}
+	out, errOut, code = cliRun("get_repository_overview", "--db", db, "--root", dir)
 	if code != 0 {
 		t.Fatalf("get_repository_overview exited %d: %s%s", code, out, errOut)
 	}

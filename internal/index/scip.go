@@ -24,8 +24,9 @@ const SCIPEnv = "SEXTANT_SCIP"
 // indexer (TypeScript and JavaScript share scip-typescript): for the
 // summary, which names a language found but not indexed.
 type LanguageResult struct {
-	// Language is the indexer's language: "typescript" (TypeScript and
-	// JavaScript) or "python".
+	// Language is what was found: "typescript" (TypeScript, with any
+	// JavaScript), "javascript" (projects of JavaScript alone, which
+	// TypeScript's indexer serves) or "python".
 	Language string `json:"language"`
 	// Projects are the projects' directories, root-relative.
 	Projects []string `json:"projects"`
@@ -109,6 +110,7 @@ func indexSCIP(ctx context.Context, w graph.SnapshotWriter, repo graph.Repositor
 	}
 	for _, l := range order {
 		lr := byLang[l]
+		lr.Language = foundLanguage(plan.projects, l)
 		lr.NotIndexed = plan.refused
 		if lr.NotIndexed == "" {
 			if err := runner.Available(l); err != nil {
@@ -121,7 +123,7 @@ func indexSCIP(ctx context.Context, w graph.SnapshotWriter, repo graph.Repositor
 		}
 		if lr.NotIndexed != "" {
 			diags = append(diags, graph.Diagnostic{Path: markerOf(plan.projects, l), Kind: graph.KindSkipped,
-				Message: graph.NotIndexedMessage(foundLanguage(plan.projects, l), lr.Projects, lr.NotIndexed)})
+				Message: graph.NotIndexedMessage(lr.Language, lr.Projects, lr.NotIndexed)})
 			continue
 		}
 		for _, p := range plan.projects {
