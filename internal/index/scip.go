@@ -102,7 +102,7 @@ func indexSCIP(ctx context.Context, w graph.SnapshotWriter, repo graph.Repositor
 	for _, p := range plan.projects {
 		lr := byLang[p.Language]
 		if lr == nil {
-			lr = &LanguageResult{Language: string(p.Language), Indexer: indexerName(p.Language)}
+			lr = &LanguageResult{Language: foundLanguage(plan.projects, p.Language), Indexer: indexerName(p.Language)}
 			byLang[p.Language] = lr
 			order = append(order, p.Language)
 		}
@@ -110,7 +110,6 @@ func indexSCIP(ctx context.Context, w graph.SnapshotWriter, repo graph.Repositor
 	}
 	for _, l := range order {
 		lr := byLang[l]
-		lr.Language = foundLanguage(plan.projects, l)
 		lr.NotIndexed = plan.refused
 		if lr.NotIndexed == "" {
 			if err := runner.Available(l); err != nil {

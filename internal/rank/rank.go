@@ -127,7 +127,6 @@ func Hits(ctx context.Context, v *session.View, hits []graph.TextHit, concepts [
 	initials := b.String()
 	caches := map[string]*wordsCache{}
 	var out []graph.TextHit
-	var derived []*symWords // of out's hits, in order
 	for _, h := range hits {
 		if h.Symbol.TestOnly && !includeTests {
 			continue
@@ -141,11 +140,6 @@ func Hits(ctx context.Context, v *session.View, hits []graph.TextHit, concepts [
 		sw := c.of(h.Symbol)
 		h.Score *= hitWeight(h.Symbol, sw, concepts, initials)
 		out = append(out, h)
-		derived = append(derived, sw)
-	}
-	byKey := make(map[[2]string]*symWords, len(out))
-	for i, h := range out {
-		byKey[[2]string{h.Symbol.Repository, h.Symbol.Key}] = derived[i]
 	}
 	sortHits(out)
 	pkgDeprecated := map[[2]string]bool{}
@@ -176,7 +170,7 @@ func Hits(ctx context.Context, v *session.View, hits []graph.TextHit, concepts [
 			}
 			pkgDeprecated[pkg] = dep
 		}
-		if dep || byKey[[2]string{sym.Repository, sym.Key}].deprecated {
+		if dep || deprecated(sym.Doc) {
 			out[i].Score *= 0.5
 		}
 	}
@@ -188,16 +182,15 @@ func Hits(ctx context.Context, v *session.View, hits []graph.TextHit, concepts [
 // list with abbreviations expanded: a question's best hits are often
 // another's, and a snapshot's symbols do not change.
 type symWords struct {
-	name       [][]string // each word of its name, with its expansions (see nameBoost)
-	cover      []string   // its qualified name, doc summary and package name (see coverageBoost)
-	sig        []string   // its signature's, "" last
-	results    []string   // its results', for a function or method (see resultBoost)
-	deprecated bool       // its doc says so
+	name    [][]string // each word of its name, with its expansions (see nameBoost)
+	cover   []string   // its qualified name, doc summary and package name (see coverageBoost)
+	sig     []string   // its signature's, "" last
+	results []string   // its results', for a function or method (see resultBoost)
 }
 
 // deriveWords makes the symWords of sym.
 func deriveWords(sym graph.Symbol) *symWords {
-	sw := &symWords{deprecated: deprecated(sym.Doc)}
+	sw := &symWords{}
 	words := graph.SearchWords(sym.Name)
 	if len(words) > 1 {
 		words = words[:len(words)-1] // the joined form SearchWords appends

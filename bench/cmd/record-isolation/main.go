@@ -120,8 +120,13 @@ func TestMain(m *testing.M) {
 		}
 		m.Run()
 		d := filepath.Join(dir, fmt.Sprint(i))
-		if err := os.MkdirAll(d, 0o755); err == nil {
+		err := os.MkdirAll(d, 0o755)
+		if err == nil {
 			err = coverage.WriteCountersDir(d)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "SEXTANT_ISOLATION", err)
+			os.Exit(3)
 		}
 		fmt.Println("SEXTANT_ISOLATION done", i)
 	}

@@ -140,12 +140,12 @@ func (s *Store) TestsCovering(ctx context.Context, repo string, keys []string) (
 	known := map[string]string{}
 	err := chunks(keys, func(chunk []string) error {
 		b := &builder{}
-		r, in := b.Arg(repo), inList(b, chunk)
-		rows, err := s.readQuery(ctx, `SELECT key, 0, body_hash, '', '', '' FROM test_decls WHERE repository = `+r+` AND key IN `+in+`
+		repoArg, in := b.Arg(repo), inList(b, chunk)
+		rows, err := s.readQuery(ctx, `SELECT key, 0, body_hash, '', '', '' FROM test_decls WHERE repository = `+repoArg+` AND key IN `+in+`
 			UNION ALL
 			SELECT c.key, 1, c.body_hash, r.package, r.dir, r.name FROM test_cover c
 			JOIN test_runs r ON r.id = c.run_id
-			WHERE c.repository = `+r+` AND c.key IN `+in+`
+			WHERE c.repository = `+repoArg+` AND c.key IN `+in+`
 			ORDER BY 1, 2, 4, 6`, b.Args...)
 		if err != nil {
 			return err
