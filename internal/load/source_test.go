@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -396,5 +397,47 @@ func TestListFilesMatchesGoList(t *testing.T) {
 	want, got := render(listed), render(ListFiles(u))
 	if !slices.Equal(got, want) {
 		t.Errorf("ListFiles:\n%s\ngo list:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// The go command that lists a load's package graph reads modules without
+// its module index (see withoutModuleIndex), and keeps what the user set
+// in GODEBUG. A go command first on PATH records the GODEBUG each listing
+// ran with and runs the real one.
+func TestListingSkipsModuleIndex(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the recording go command is a shell script")
+	}
+	real, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shim, log := t.TempDir(), filepath.Join(t.TempDir(), "godebug")
+	script := fmt.Sprintf("#!/bin/sh\necho \"$1 $GODEBUG\" >> %q\nexec %q \"$@\"\n", log, real)
+	if err := os.WriteFile(filepath.Join(shim, "go"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", shim+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("GODEBUG", "panicnil=1")
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	loadWith(t, "source", sourceFixture(t))
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lists := 0
+	for line := range strings.Lines(string(data)) {
+		cmd, debug, _ := strings.Cut(strings.TrimSpace(line), " ")
+		if cmd != "list" {
+			continue
+		}
+		lists++
+		if debug != "panicnil=1,goindex=0" {
+			t.Errorf("go list ran with GODEBUG=%q, want the user's setting and goindex=0", debug)
+		}
+	}
+	if lists == 0 {
+		t.Fatalf("no go list ran through %s:\n%s", shim, data)
 	}
 }
