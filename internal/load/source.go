@@ -123,7 +123,6 @@ func fromSourceWith(cfg *packages.Config, opts sourceOptions, patterns ...string
 	// bound). No C toolchain runs: every package, initial or not, is
 	// checked from its Go files with import "C" taken on trust.
 	meta := *cfg
-	meta.Env = withoutModuleIndex(cfg.Env)
 	meta.Mode = cfg.Mode&^(packages.NeedTypes|packages.NeedSyntax|packages.NeedTypesInfo|packages.NeedCompiledGoFiles|packages.NeedTypesSizes) |
 		packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule
 	// The sizes come from one more go command, run beside the listing, as

@@ -400,10 +400,11 @@ func TestListFilesMatchesGoList(t *testing.T) {
 	}
 }
 
-// The go command that lists a load's package graph reads modules without
-// its module index (see withoutModuleIndex), and keeps what the user set
-// in GODEBUG. A go command first on PATH records the GODEBUG each listing
-// ran with and runs the real one.
+// The go command that lists an index's package graph reads modules
+// without its module index, the one of a load after an edit with it (see
+// withoutModuleIndex); both keep what the user set in GODEBUG. A go
+// command first on PATH records the GODEBUG each listing ran with and
+// runs the real one.
 func TestListingSkipsModuleIndex(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the recording go command is a shell script")
@@ -412,32 +413,54 @@ func TestListingSkipsModuleIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shim, log := t.TempDir(), filepath.Join(t.TempDir(), "godebug")
-	script := fmt.Sprintf("#!/bin/sh\necho \"$1 $GODEBUG\" >> %q\nexec %q \"$@\"\n", log, real)
-	if err := os.WriteFile(filepath.Join(shim, "go"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", shim+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("GODEBUG", "panicnil=1")
 	t.Setenv("GOPROXY", "off")
 	t.Setenv("GOFLAGS", "-mod=mod")
-	loadWith(t, "source", sourceFixture(t))
-	data, err := os.ReadFile(log)
+	t.Setenv(LoaderEnv, "source")
+	plan, err := Discover(sourceFixture(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	lists := 0
-	for line := range strings.Lines(string(data)) {
-		cmd, debug, _ := strings.Cut(strings.TrimSpace(line), " ")
-		if cmd != "list" {
-			continue
-		}
-		lists++
-		if debug != "panicnil=1,goindex=0" {
-			t.Errorf("go list ran with GODEBUG=%q, want the user's setting and goindex=0", debug)
-		}
-	}
-	if lists == 0 {
-		t.Fatalf("no go list ran through %s:\n%s", shim, data)
+	for _, tc := range []struct {
+		name  string
+		load  func(context.Context, Unit) error
+		debug string
+	}{
+		{"LoadWhen", func(ctx context.Context, u Unit) error {
+			_, keep, err := LoadWhen(ctx, u, nil)
+			keep()
+			return err
+		}, "panicnil=1,goindex=0"},
+		{"Load", func(ctx context.Context, u Unit) error { _, err := Load(ctx, u); return err }, "panicnil=1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			shim, log := t.TempDir(), filepath.Join(t.TempDir(), "godebug")
+			script := fmt.Sprintf("#!/bin/sh\necho \"$1 $GODEBUG\" >> %q\nexec %q \"$@\"\n", log, real)
+			if err := os.WriteFile(filepath.Join(shim, "go"), []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("PATH", shim+string(os.PathListSeparator)+os.Getenv("PATH"))
+			if err := tc.load(context.Background(), plan.Units[0]); err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lists := 0
+			for line := range strings.Lines(string(data)) {
+				cmd, debug, _ := strings.Cut(strings.TrimSpace(line), " ")
+				if cmd != "list" {
+					continue
+				}
+				lists++
+				if debug != tc.debug {
+					t.Errorf("go list ran with GODEBUG=%q, want %q", debug, tc.debug)
+				}
+			}
+			if lists == 0 {
+				t.Fatalf("no go list ran through %s:\n%s", shim, data)
+			}
+		})
 	}
 }
