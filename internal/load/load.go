@@ -82,8 +82,8 @@ func Load(ctx context.Context, u Unit) ([]*packages.Package, error) {
 // Its go command lists the package graph without its module index (see
 // withoutModuleIndex): an index's load is the one a first answer waits
 // for, on a machine that may never have listed these modules. Load and
-// Packages, which amend an index after an edit, keep the index the go
-// command builds once.
+// Packages, which load again after an edit (an amended index, a live
+// check), list with the index, which the go command builds once.
 func LoadWhen(ctx context.Context, u Unit, ready <-chan *Parsed) (pkgs []*packages.Package, keep func(), err error) {
 	return load(ctx, u, ready, true)
 }

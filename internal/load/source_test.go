@@ -400,11 +400,10 @@ func TestListFilesMatchesGoList(t *testing.T) {
 	}
 }
 
-// The go command that lists an index's package graph reads modules
-// without its module index, the one of a load after an edit with it (see
-// withoutModuleIndex); both keep what the user set in GODEBUG. A go
-// command first on PATH records the GODEBUG each listing ran with and
-// runs the real one.
+// An index's load lists the package graph without the go command's
+// module index, a load after an edit with it (see withoutModuleIndex),
+// and both keep what the user set in GODEBUG. A go command first on PATH
+// records the GODEBUG each listing ran with and runs the real one.
 func TestListingSkipsModuleIndex(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the recording go command is a shell script")
