@@ -89,13 +89,13 @@ func LoadWhen(ctx context.Context, u Unit, ready <-chan *Parsed) (pkgs []*packag
 }
 
 // load is LoadWhen, listing without the go command's module index when
-// first is set.
-func load(ctx context.Context, u Unit, ready <-chan *Parsed, first bool) (pkgs []*packages.Package, keep func(), err error) {
+// skipIndex is set.
+func load(ctx context.Context, u Unit, ready <-chan *Parsed, skipIndex bool) (pkgs []*packages.Package, keep func(), err error) {
 	ctx, cancel := Bounded(ctx)
 	defer cancel()
 	cfg := Config(u)
 	cfg.Context = ctx
-	if first {
+	if skipIndex {
 		cfg.Env = withoutModuleIndex(cfg.Env)
 	}
 	pkgs, keep, err = packagesWhen(cfg, ready, u.Patterns...)
@@ -179,9 +179,8 @@ func Env(base []string, u Unit) []string {
 	)
 }
 
-// withoutModuleIndex returns env (the process's environment when nil)
-// with goindex=0 added to its GODEBUG, for the go command that lists an
-// index's package graph. With it the go command reads a module's files
+// withoutModuleIndex returns env with goindex=0 added to its GODEBUG,
+// for the go command that lists an index's package graph. With it the go command reads a module's files
 // where they lie instead of through its module index, which it otherwise
 // builds in GOCACHE, a whole module at a time, the first time it meets
 // the module: most of a first listing on a machine whose GOCACHE is new
@@ -190,9 +189,6 @@ func Env(base []string, u Unit) []string {
 // one of its packages with its dependencies: 0.55 s against 1.3 s), so
 // the loads made after an edit keep it.
 func withoutModuleIndex(env []string) []string {
-	if env == nil {
-		env = os.Environ()
-	}
 	out := make([]string, 0, len(env)+1)
 	debug := "goindex=0"
 	for _, kv := range env {
