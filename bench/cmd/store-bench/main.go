@@ -7,7 +7,9 @@
 // so that drift and other load hit both alike. It prints p50 and p99 per
 // tool and mode with the PostgreSQL ÷ SQLite ratio, checks the target
 // (PostgreSQL p50 within 3× of SQLite for point queries) and writes every
-// figure as JSON.
+// figure as JSON. Last it times the floor under a PostgreSQL call, one
+// statement that does nothing, back to back and after an idle gap (see
+// roundtrip.go).
 //
 //	SEXTANT_TEST_POSTGRES=postgres://... go run ./bench/cmd/store-bench
 //
@@ -94,6 +96,7 @@ type results struct {
 	Latency    []row                    `json:"latency"`
 	Mismatches int                      `json:"answer_mismatches"` // calls whose answers differed between the stores
 	Load       string                   `json:"load_average"`      // /proc/loadavg when the queries began
+	RoundTrip  roundTrips               `json:"round_trip"`        // the floor under a PostgreSQL call, timed after the calls
 }
 
 func run(ctx context.Context, env harness.Env, o options) error {
@@ -174,6 +177,9 @@ func run(ctx context.Context, env harness.Env, o options) error {
 		pprof.StopCPUProfile()
 	}
 	if err != nil {
+		return err
+	}
+	if res.RoundTrip, err = timeRoundTrips(ctx, dsn, o.queries); err != nil {
 		return err
 	}
 	printReport(os.Stdout, &res)
@@ -403,6 +409,9 @@ func printReport(w io.Writer, r *results) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nanswers that differed between the stores: %d; load average when timing: %s\n", r.Mismatches, r.Load)
+	rt := r.RoundTrip
+	fmt.Fprintf(w, "one PostgreSQL round trip (SELECT $1, %d each, alternated): p50 %s back to back, %s after %s idle\n",
+		rt.BackToBack.N, msec(rt.BackToBack.P50), msec(rt.AfterIdle.P50), rt.IdleGap)
 }
 
 func printPublish(w io.Writer, r *results) {
