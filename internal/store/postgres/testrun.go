@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -80,14 +81,20 @@ func (s *Store) TestRecording(ctx context.Context, repo string) (graph.TestRecor
 	if err != nil {
 		return rec, nil, fmt.Errorf("reading the test recording: %w", err)
 	}
-	runs, err := s.recRuns.Read(rec, func() ([]graph.TestRun, error) {
-		rows, err := s.pool.Query(ctx, `SELECT package, dir, name, kind, status, binary_hash, message, duration_ms FROM test_runs
-			WHERE repository = $1 ORDER BY package, name`, repo)
+	runs, err := s.recRuns.Read(rec, func() ([]graph.TestRun, []int64, time.Time, error) {
+		// With the recorded_at they belong to, in the same statement.
+		rows, err := s.pool.Query(ctx, `SELECT r.package, r.dir, r.name, r.kind, r.status, r.binary_hash, r.message, r.duration_ms, t.recorded_at
+			FROM test_runs r JOIN test_recordings t ON t.repository = r.repository
+			WHERE r.repository = $1 ORDER BY r.package, r.name`, repo)
 		if err != nil {
-			return nil, fmt.Errorf("reading the test recording: %w", err)
+			return nil, nil, time.Time{}, fmt.Errorf("reading the test recording: %w", err)
 		}
 		defer rows.Close()
-		return sqlbase.Collect(rows, sqlbase.TestRun, "reading the test recording")
+		var at time.Time
+		runs, err := sqlbase.Collect(rows, func(row sqlbase.Scanner) (graph.TestRun, error) {
+			return sqlbase.TestRun(row, &at)
+		}, "reading the test recording")
+		return runs, nil, at, err
 	})
 	return rec, runs, err
 }

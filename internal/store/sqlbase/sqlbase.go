@@ -356,11 +356,11 @@ func SearchTerms(words []string) []string {
 }
 
 // TestRun scans a row of package, dir, name, kind, status, binary hash,
-// message and duration in milliseconds, in that order.
-func TestRun(row Scanner) (graph.TestRun, error) {
+// message and duration in milliseconds, in that order, then into more.
+func TestRun(row Scanner, more ...any) (graph.TestRun, error) {
 	var r graph.TestRun
 	var ms int64
-	err := row.Scan(&r.Package, &r.Dir, &r.Name, &r.Kind, &r.Status, &r.Binary, &r.Message, &ms)
+	err := row.Scan(append([]any{&r.Package, &r.Dir, &r.Name, &r.Kind, &r.Status, &r.Binary, &r.Message, &ms}, more...)...)
 	r.Duration = time.Duration(ms) * time.Millisecond
 	return r, err
 }

@@ -1,10 +1,13 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -120,53 +123,138 @@ func (s *Store) TestRecording(ctx context.Context, repo string) (graph.TestRecor
 		return rec, nil, fmt.Errorf("reading the test recording: %w", err)
 	}
 	rec.RecordedAt = time.UnixMilli(at)
-	runs, err := s.recRuns.Read(rec, func() ([]graph.TestRun, error) {
-		rows, err := s.readQuery(ctx, `SELECT package, dir, name, kind, status, binary, message, duration_ms FROM test_runs
-			WHERE repository = ? ORDER BY package, name`, repo)
-		if err != nil {
-			return nil, fmt.Errorf("reading the test recording: %w", err)
-		}
-		defer rows.Close()
-		return sqlbase.Collect(rows, sqlbase.TestRun, "reading the test recording")
+	runs, err := s.recRuns.Read(rec, func() ([]graph.TestRun, []int64, time.Time, error) {
+		return s.readRuns(ctx, repo)
 	})
 	return rec, runs, err
 }
 
+// readRuns reads the runs of repo's recording with their row ids and
+// the recorded_at they belong to, in one statement (zero when there are
+// no runs).
+func (s *Store) readRuns(ctx context.Context, repo string) ([]graph.TestRun, []int64, time.Time, error) {
+	rows, err := s.readQuery(ctx, `SELECT r.package, r.dir, r.name, r.kind, r.status, r.binary, r.message, r.duration_ms, r.id, t.recorded_at
+		FROM test_runs r JOIN test_recordings t ON t.repository = r.repository
+		WHERE r.repository = ? ORDER BY r.package, r.name`, repo)
+	if err != nil {
+		return nil, nil, time.Time{}, fmt.Errorf("reading the test recording: %w", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	var at int64
+	runs, err := sqlbase.Collect(rows, func(row sqlbase.Scanner) (graph.TestRun, error) {
+		var id int64
+		r, err := sqlbase.TestRun(row, &id, &at)
+		ids = append(ids, id)
+		return r, err
+	}, "reading the test recording")
+	if err != nil || len(runs) == 0 {
+		return runs, nil, time.Time{}, err
+	}
+	return runs, ids, time.UnixMilli(at), nil
+}
+
 // TestsCovering implements graph.TestRecorder. The hashes the recording
 // knows and the runs that covered the keys are one statement, the former
-// first for each key (run false).
+// first for each key: by run id, named from the runs TestRecording kept
+// when they are of the recorded_at the statement reads too (the usual
+// case: get_impact reads the recording first), else joined to the runs.
 func (s *Store) TestsCovering(ctx context.Context, repo string, keys []string) (map[string]string, []graph.TestCover, error) {
 	var out []graph.TestCover
 	known := map[string]string{}
 	err := chunks(keys, func(chunk []string) error {
-		b := &builder{}
-		repoArg, in := b.Arg(repo), inList(b, chunk)
-		rows, err := s.readQuery(ctx, `SELECT key, 0, body_hash, '', '', '' FROM test_decls WHERE repository = `+repoArg+` AND key IN `+in+`
-			UNION ALL
-			SELECT c.key, 1, c.body_hash, r.package, r.dir, r.name FROM test_cover c
-			JOIN test_runs r ON r.id = c.run_id
-			WHERE c.repository = `+repoArg+` AND c.key IN `+in+`
-			ORDER BY 1, 2, 4, 6`, b.Args...)
-		if err != nil {
+		covers, ok, err := s.coversByID(ctx, repo, chunk, known)
+		if err != nil || ok {
+			out = append(out, covers...)
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var c graph.TestCover
-			var run bool
-			if err := rows.Scan(&c.Key, &run, &c.BodyHash, &c.Package, &c.Dir, &c.Name); err != nil {
-				return err
-			}
-			if !run {
-				known[c.Key] = c.BodyHash
-				continue
-			}
-			out = append(out, c)
-		}
-		return rows.Err()
+		covers, err = s.coversJoined(ctx, repo, chunk, known)
+		out = append(out, covers...)
+		return err
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the test recording: %w", err)
 	}
 	return known, out, nil
+}
+
+// coversByID reads the hashes the recording knows of keys into known and
+// the runs that covered them by run id, with the recording's recorded_at
+// in the same statement, and names the runs from those kept at it;
+// false, with known filled, when they cannot be named so.
+func (s *Store) coversByID(ctx context.Context, repo string, keys []string, known map[string]string) ([]graph.TestCover, bool, error) {
+	b := &builder{}
+	repoArg, in := b.Arg(repo), inList(b, keys)
+	rows, err := s.readQuery(ctx, `SELECT key, 0, body_hash, 0 FROM test_decls WHERE repository = `+repoArg+` AND key IN `+in+`
+		UNION ALL
+		SELECT key, 1, body_hash, run_id FROM test_cover WHERE repository = `+repoArg+` AND key IN `+in+`
+		UNION ALL
+		SELECT '', 2, '', recorded_at FROM test_recordings WHERE repository = `+repoArg, b.Args...)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	var covers []graph.TestCover
+	var ids []int64
+	var at int64
+	for rows.Next() {
+		var c graph.TestCover
+		var what int
+		var n int64
+		if err := rows.Scan(&c.Key, &what, &c.BodyHash, &n); err != nil {
+			return nil, false, err
+		}
+		switch what {
+		case 0:
+			known[c.Key] = c.BodyHash
+		case 1:
+			covers, ids = append(covers, c), append(ids, n)
+		case 2:
+			at = n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, err
+	}
+	if len(covers) == 0 {
+		return nil, true, nil
+	}
+	if at == 0 || !s.recRuns.Cover(repo, time.UnixMilli(at), covers, ids) {
+		return nil, false, nil
+	}
+	slices.SortFunc(covers, func(a, b graph.TestCover) int {
+		return cmp.Or(strings.Compare(a.Key, b.Key), strings.Compare(a.Package, b.Package), strings.Compare(a.Name, b.Name))
+	})
+	return covers, true, nil
+}
+
+// coversJoined reads the hashes the recording knows of keys into known
+// and the runs that covered them, joined to the runs for their names.
+func (s *Store) coversJoined(ctx context.Context, repo string, keys []string, known map[string]string) ([]graph.TestCover, error) {
+	b := &builder{}
+	repoArg, in := b.Arg(repo), inList(b, keys)
+	rows, err := s.readQuery(ctx, `SELECT key, 0, body_hash, '', '', '' FROM test_decls WHERE repository = `+repoArg+` AND key IN `+in+`
+		UNION ALL
+		SELECT c.key, 1, c.body_hash, r.package, r.dir, r.name FROM test_cover c
+		JOIN test_runs r ON r.id = c.run_id
+		WHERE c.repository = `+repoArg+` AND c.key IN `+in+`
+		ORDER BY 1, 2, 4, 6`, b.Args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []graph.TestCover
+	for rows.Next() {
+		var c graph.TestCover
+		var run bool
+		if err := rows.Scan(&c.Key, &run, &c.BodyHash, &c.Package, &c.Dir, &c.Name); err != nil {
+			return nil, err
+		}
+		if !run {
+			known[c.Key] = c.BodyHash
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
 }
