@@ -112,6 +112,10 @@ type abLatency struct {
 	Without  harness.Latency `json:"without_recording"`
 	With     harness.Latency `json:"with_recording"`
 	P50Ratio float64         `json:"p50_with_over_without"`
+	// Paired is of the calls on the same function side by side: what a
+	// call with the recording costs beside the same call without it,
+	// with the interval that says whether that is beyond noise.
+	Paired harness.Paired `json:"paired"`
 	// Answered is how many of the calls with the recording it answered
 	// (the function's body is in it, as it was recorded).
 	Answered int `json:"answered_from_recording"`
@@ -669,11 +673,15 @@ func withAndWithout(ctx context.Context, static *sqlite.Store, recorded *query.S
 			}
 		}
 	}
-	ab := &abLatency{Without: harness.Summarize(without), With: harness.Summarize(with), Answered: answered, Stale: stale}
+	ab := &abLatency{Without: harness.Summarize(without), With: harness.Summarize(with), Paired: harness.SummarizePairs(without, with),
+		Answered: answered, Stale: stale}
 	if ab.Without.P50 > 0 {
 		ab.P50Ratio = float64(ab.With.P50) / float64(ab.Without.P50)
 	}
 	harness.Logf("get_impact on %d functions, alternated: p50 %v without the recording, %v with it (%.2fx); %d answered from it; %d answers stale", len(funcs), ab.Without.P50, ab.With.P50, ab.P50Ratio, answered, stale)
+	pr := ab.Paired
+	harness.Logf("paired, the same function with and without: median %v more (95%% CI %v to %v), ratio %.3f (%.3f to %.3f)",
+		pr.DiffMedian, pr.DiffLow, pr.DiffHigh, pr.RatioMed, pr.RatioLow, pr.RatioHigh)
 	return ab, nil
 }
 

@@ -52,6 +52,34 @@ func TestPercentileAndMedian(t *testing.T) {
 	}
 }
 
+// TestSummarizePairs holds the paired summary to its median difference
+// and ratio and to an interval that holds them and narrows with n.
+func TestSummarizePairs(t *testing.T) {
+	var a, b []time.Duration
+	for i := range 101 {
+		base := time.Duration(1000+37*(i%13)*(i%7)) * time.Microsecond // spread between inputs
+		a = append(a, base)
+		b = append(b, base+time.Duration(100+i%5)*time.Microsecond) // a fixed cost, a little noise
+	}
+	p := SummarizePairs(a, b)
+	if p.N != 101 || p.DiffMedian != 102*time.Microsecond {
+		t.Errorf("SummarizePairs: n %d, median difference %v, want 101 and 102µs", p.N, p.DiffMedian)
+	}
+	if p.DiffLow < 100*time.Microsecond || p.DiffHigh > 104*time.Microsecond || p.DiffLow > p.DiffMedian || p.DiffHigh < p.DiffMedian {
+		t.Errorf("SummarizePairs: interval %v–%v around %v, want within 100–104µs", p.DiffLow, p.DiffHigh, p.DiffMedian)
+	}
+	if p.RatioLow <= 1 || p.RatioMed < p.RatioLow || p.RatioHigh < p.RatioMed {
+		t.Errorf("SummarizePairs: ratio %v (%v–%v), want above 1 and ordered", p.RatioMed, p.RatioLow, p.RatioHigh)
+	}
+	wide := SummarizePairs(a[:10], b[:10])
+	if wide.DiffHigh-wide.DiffLow < p.DiffHigh-p.DiffLow {
+		t.Errorf("the interval of 10 pairs (%v–%v) is narrower than of 101 (%v–%v)", wide.DiffLow, wide.DiffHigh, p.DiffLow, p.DiffHigh)
+	}
+	if (SummarizePairs(nil, nil) != Paired{}) {
+		t.Errorf("SummarizePairs(nil, nil) is not zero")
+	}
+}
+
 func TestParseStatus(t *testing.T) {
 	st := parseStatus([]byte("Name:\tsextant\nVmPeak:\t  900 kB\nVmHWM:\t  123456 kB\nVmRSS:\t   65432 kB\nThreads:\t7\n"))
 	if st != (Status{RSSKiB: 65432, HWMKiB: 123456}) {
