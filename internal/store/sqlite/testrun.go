@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -179,17 +180,19 @@ func (s *Store) TestsCovering(ctx context.Context, repo string, keys []string) (
 }
 
 // coversByID reads the hashes the recording knows of keys into known and
-// the runs that covered them by run id, with the recording's recorded_at
-// in the same statement, and names the runs from those kept at it;
-// false, with known filled, when they cannot be named so.
+// the runs that covered them by run id, grouped into one row for each key
+// and hash (a function many tests run is one row, not hundreds), with the
+// recording's recorded_at in the same statement, and names the runs from
+// those kept at it; false, with known filled, when they cannot be named
+// so.
 func (s *Store) coversByID(ctx context.Context, repo string, keys []string, known map[string]string) ([]graph.TestCover, bool, error) {
 	b := &builder{}
 	repoArg, in := b.Arg(repo), inList(b, keys)
-	rows, err := s.readQuery(ctx, `SELECT key, 0, body_hash, 0 FROM test_decls WHERE repository = `+repoArg+` AND key IN `+in+`
+	rows, err := s.readQuery(ctx, `SELECT key, 0, body_hash, '' FROM test_decls WHERE repository = `+repoArg+` AND key IN `+in+`
 		UNION ALL
-		SELECT key, 1, body_hash, run_id FROM test_cover WHERE repository = `+repoArg+` AND key IN `+in+`
+		SELECT key, 1, body_hash, group_concat(run_id) FROM test_cover WHERE repository = `+repoArg+` AND key IN `+in+` GROUP BY key, body_hash
 		UNION ALL
-		SELECT '', 2, '', recorded_at FROM test_recordings WHERE repository = `+repoArg, b.Args...)
+		SELECT '', 2, '', CAST(recorded_at AS TEXT) FROM test_recordings WHERE repository = `+repoArg, b.Args...)
 	if err != nil {
 		return nil, false, err
 	}
@@ -200,17 +203,25 @@ func (s *Store) coversByID(ctx context.Context, repo string, keys []string, know
 	for rows.Next() {
 		var c graph.TestCover
 		var what int
-		var n int64
-		if err := rows.Scan(&c.Key, &what, &c.BodyHash, &n); err != nil {
+		var list string
+		if err := rows.Scan(&c.Key, &what, &c.BodyHash, &list); err != nil {
 			return nil, false, err
 		}
 		switch what {
 		case 0:
 			known[c.Key] = c.BodyHash
 		case 1:
-			covers, ids = append(covers, c), append(ids, n)
+			for f := range strings.SplitSeq(list, ",") {
+				id, err := strconv.ParseInt(f, 10, 64)
+				if err != nil {
+					return nil, false, fmt.Errorf("run ids %.40q: %w", list, err)
+				}
+				covers, ids = append(covers, c), append(ids, id)
+			}
 		case 2:
-			at = n
+			if at, err = strconv.ParseInt(list, 10, 64); err != nil {
+				return nil, false, fmt.Errorf("recorded_at %.40q: %w", list, err)
+			}
 		}
 	}
 	if err := rows.Err(); err != nil {
