@@ -79,6 +79,7 @@ type TestRecorder interface {
 	RecordTests(ctx context.Context, rec TestRecording, runs []TestRun) error
 	// TestRecording returns the repository's recording metadata and its
 	// runs without their Covered lists; ErrNotFound when it has none.
+	// The runs may be shared with other callers: read them, never modify.
 	TestRecording(ctx context.Context, repo string) (TestRecording, []TestRun, error)
 	// TestsCovering returns the body hash the recording knows of each of
 	// keys (see TestRecording.Known; a key it does not know is absent),

@@ -24,8 +24,8 @@ type keptRuns struct {
 	byID map[int64]int // the index in runs of each run's row id, when read
 }
 
-// get returns a copy of the runs kept for rec's repository at its
-// recorded_at, and whether there are any.
+// get returns the runs kept for rec's repository at its recorded_at, and
+// whether there are any. They are shared: never modified once kept.
 func (c *RecordingRuns) get(rec graph.TestRecording) ([]graph.TestRun, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -33,7 +33,7 @@ func (c *RecordingRuns) get(rec graph.TestRecording) ([]graph.TestRun, bool) {
 	if !ok || !k.at.Equal(rec.RecordedAt) {
 		return nil, false
 	}
-	return slices.Clone(k.runs), true
+	return k.runs[:len(k.runs):len(k.runs)], true
 }
 
 // put keeps runs, read at recorded_at at with their row ids (or none),
@@ -59,7 +59,8 @@ func (c *RecordingRuns) put(repo string, at time.Time, runs []graph.TestRun, ids
 // ids (nil when the store does not read them) and the recorded_at it
 // read them at, in the same statement: runs read at another recorded_at
 // than rec's (a write came between), or none, are returned but not
-// kept. The caller gets its own copy.
+// kept. The runs are shared with every caller, which must not modify
+// them: get_impact reads them on every call, which need not copy them.
 func (c *RecordingRuns) Read(rec graph.TestRecording, read func() ([]graph.TestRun, []int64, time.Time, error)) ([]graph.TestRun, error) {
 	if runs, ok := c.get(rec); ok {
 		return runs, nil
