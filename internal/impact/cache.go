@@ -64,7 +64,7 @@ type cache struct {
 	// name), as read at recordedAt (a recording's version: see
 	// graph.TestRecorder.RecordTests)
 	recordedAt time.Time
-	recorded   map[string]bool
+	recorded   map[testID]bool
 }
 
 // cacheOf returns the session's cache of repo for the

@@ -38,7 +38,7 @@ type recordedRun struct {
 	info    *Recording
 	keys    map[string]string // changed declarations it answers: key to qualified name
 	covers  []graph.TestCover // the runs that executed them
-	covered map[string]bool   // dir + name of the runs that have coverage (read only: the cache's)
+	covered map[testID]bool   // the runs that have coverage (read only: the cache's)
 }
 
 // readRecording reads the store's test recording of the repository and
@@ -127,20 +127,23 @@ func readRecording(ctx context.Context, a *run) (*recordedRun, error) {
 	return r, nil
 }
 
+// testID is a test by its package directory and name.
+type testID struct{ dir, name string }
+
 // coveredRuns returns the runs of the recording rec that have coverage
 // (dir and name), made once for each version of it and kept in g: it is
 // read only.
-func coveredRuns(g *cache, rec graph.TestRecording, runs []graph.TestRun) map[string]bool {
+func coveredRuns(g *cache, rec graph.TestRecording, runs []graph.TestRun) map[testID]bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.recorded != nil && g.recordedAt.Equal(rec.RecordedAt) {
 		return g.recorded
 	}
-	covered := map[string]bool{}
+	covered := map[testID]bool{}
 	for _, run := range runs {
 		switch run.Status {
 		case graph.TestPassed, graph.TestFailed, graph.TestSkipped:
-			covered[run.Dir+"\x00"+run.Name] = true
+			covered[testID{run.Dir, run.Name}] = true
 		}
 	}
 	g.recordedAt, g.recorded = rec.RecordedAt, covered
@@ -273,10 +276,10 @@ func hashOfSpan(c *changedDecl, span string) string {
 // has no coverage of; and all the tests the static reach from the rest
 // of the change finds.
 func (r *recordedRun) merge(ctx context.Context, a *run, static []Test) ([]Test, error) {
-	found := map[string]bool{}
-	var out []Test
+	found := make(map[testID]bool, len(r.covers)+len(static))
+	out := make([]Test, 0, len(static))
 	for _, cv := range r.covers {
-		k := cv.Dir + "\x00" + cv.Name
+		k := testID{cv.Dir, cv.Name}
 		if found[k] {
 			continue
 		}
@@ -292,7 +295,7 @@ func (r *recordedRun) merge(ctx context.Context, a *run, static []Test) ([]Test,
 		}
 	}
 	add := func(t Test) {
-		k := t.Dir + "\x00" + t.Name
+		k := testID{t.Dir, t.Name}
 		if !found[k] {
 			found[k] = true
 			t.Source = SourceStatic
@@ -300,7 +303,7 @@ func (r *recordedRun) merge(ctx context.Context, a *run, static []Test) ([]Test,
 		}
 	}
 	for _, t := range static {
-		if !r.covered[t.Dir+"\x00"+t.Name] {
+		if !r.covered[testID{t.Dir, t.Name}] {
 			r.info.Unrecorded++
 			add(t)
 		}
