@@ -252,9 +252,10 @@ func hashOfLines(c *changedDecl, content []byte) string {
 // hashOfSpan is the hash of a changed function or method from the text
 // of its own lines, scanned (scanHash) or else parsed alone, as a file of
 // one declaration: the hash is of its tokens, not their place, and a
-// question about one function should not parse the whole of a large file. "" when the lines do not
-// hold that one declaration whole (the file changed since the index, or
-// shares a line with another): the caller parses the file.
+// question about one function should not parse the whole of a large
+// file. "" when the lines do not hold that one declaration whole (the
+// file changed since the index, or shares a line with another): the
+// caller parses the file.
 func hashOfSpan(c *changedDecl, span string) string {
 	if h := scanHash(c.sym.Kind, c.sym.QualifiedName, span); h != "" {
 		return h
