@@ -420,6 +420,9 @@ func (im *importer) document(d *scip.Document) {
 	sort.SliceStable(uses, func(i, j int) bool {
 		return less(uses[i].Range.StartLine, uses[i].Range.StartChar, uses[j].Range.StartLine, uses[j].Range.StartChar)
 	})
+	if lang == "typescript" || lang == "javascript" {
+		uses = oneMeaning(uses, func(u use) (scip.Range, string) { return u.Range, u.Symbol }, lines)
+	}
 	var stack []*def
 	next := 0
 	for _, u := range uses {

@@ -59,10 +59,11 @@ func runIndexer(t *testing.T, dir, bin string, args ...string) []byte {
 
 // imported is what an import wrote, read back from a real SQLite store.
 type imported struct {
-	res  scipindex.Result
-	r    graph.Reader
-	repo string
-	syms map[string]graph.Symbol // by qualified name
+	res    scipindex.Result
+	r      graph.Reader
+	repo   string
+	syms   map[string]graph.Symbol // by qualified name (the first of a value and a type of one name)
+	byKind map[string]graph.Symbol // by "qualified name/kind"
 }
 
 func importIndex(t *testing.T, root, projectDir string, index []byte, lim scip.Limits) (*imported, error) {
@@ -103,16 +104,22 @@ func importIndex(t *testing.T, root, projectDir string, index []byte, lim scip.L
 	if err != nil {
 		t.Fatal(err)
 	}
-	im := &imported{res: res, r: r, repo: repo.Name, syms: map[string]graph.Symbol{}}
+	im := &imported{res: res, r: r, repo: repo.Name, syms: map[string]graph.Symbol{}, byKind: map[string]graph.Symbol{}}
 	for _, s := range syms {
 		full, err := r.SymbolByKey(ctx, s.Key)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, dup := im.syms[s.QualifiedName]; dup {
-			t.Errorf("two symbols named %s", s.QualifiedName)
+		// A name declared as a value and as a type is two symbols, each
+		// found as "name/kind".
+		byKind := s.QualifiedName + "/" + string(s.Kind)
+		if _, dup := im.byKind[byKind]; dup {
+			t.Errorf("two %s symbols named %s", s.Kind, s.QualifiedName)
 		}
-		im.syms[s.QualifiedName] = full
+		im.byKind[byKind] = full
+		if _, dup := im.syms[s.QualifiedName]; !dup {
+			im.syms[s.QualifiedName] = full
+		}
 	}
 	return im, nil
 }
@@ -120,6 +127,9 @@ func importIndex(t *testing.T, root, projectDir string, index []byte, lim scip.L
 func (im *imported) sym(t *testing.T, qname string) graph.Symbol {
 	t.Helper()
 	s, ok := im.syms[qname]
+	if !ok {
+		s, ok = im.byKind[qname]
+	}
 	if !ok {
 		names := make([]string, 0, len(im.syms))
 		for n := range im.syms {
@@ -129,6 +139,15 @@ func (im *imported) sym(t *testing.T, qname string) graph.Symbol {
 		t.Fatalf("no symbol %s among %v", qname, names)
 	}
 	return s
+}
+
+// names are the qualified names of the symbols by key.
+func (im *imported) names() map[string]string {
+	byKey := map[string]string{}
+	for q, s := range im.syms {
+		byKey[s.Key] = q
+	}
+	return byKey
 }
 
 // implements reports whether typ is recorded as implementing super.
@@ -149,10 +168,7 @@ func (im *imported) callees(t *testing.T, caller string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byKey := map[string]string{}
-	for q, s := range im.syms {
-		byKey[s.Key] = q
-	}
+	byKey := im.names()
 	var out []string
 	for _, e := range edges {
 		name := e.CalleeName
@@ -172,10 +188,7 @@ func (im *imported) refs(t *testing.T, target string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byKey := map[string]string{}
-	for q, s := range im.syms {
-		byKey[s.Key] = q
-	}
+	byKey := im.names()
 	var out []string
 	for _, r := range refs {
 		out = append(out, fmt.Sprintf("%s:%d:%d %s %s", r.Path, r.Line, r.Col, r.Kind, byKey[r.Enclosing]))
@@ -564,6 +577,37 @@ export function main() {
 		"use.ts:11:5 call main", "use.ts:12:5 call main"})
 	check(t, "uses of cTwin", im.refs(t, "cTwin"), []string{"c.ts:2:10 read ", "c.ts:2:19 read "})
 	check(t, "uses of dTwin", im.refs(t, "dTwin"), []string{"d.ts:2:10 read ", "d.ts:2:19 read "})
+}
+
+// TestImportValueTypeTwins: a name declared both as a value and as a
+// type is two symbols, and scip-typescript writes both at each use; each
+// use counts for the meaning its position has, as the language server
+// counts it, and for both in an import or export clause, which names
+// both.
+func TestImportValueTypeTwins(t *testing.T) {
+	bin := indexer(t, "scip-typescript")
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"tsconfig.json": `{"compilerOptions":{"target":"es2020","module":"commonjs","strict":true}}`,
+		"schema.ts": `export interface Shape { kind: string }
+export const Shape = { make(): Shape { return { kind: "x" }; } };
+`,
+		"use.ts": `import { Shape } from "./schema";
+export function build(): Shape {
+  return Shape.make();
+}
+export const list: Array<Shape> = [Shape.make()];
+export { Shape };
+`,
+	})
+	im, err := importIndex(t, root, ".", runIndexer(t, root, bin, "index"), scip.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, "uses of the value", im.refs(t, "Shape/var"), []string{
+		"use.ts:1:10 import ", "use.ts:3:10 read build", "use.ts:5:36 read ", "use.ts:6:10 read "})
+	check(t, "uses of the type", im.refs(t, "Shape/interface"), []string{
+		"schema.ts:2:32 read ", "use.ts:1:10 import ", "use.ts:2:26 read build", "use.ts:5:26 read ", "use.ts:6:10 read "})
 }
 
 // FuzzImport: whatever an index says of real files (ranges, module
