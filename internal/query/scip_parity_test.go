@@ -95,6 +95,14 @@ var parityKnown = map[string]string{
 	// The server counts the initialiser of a variable declared with the
 	// interface's type (const all: Shape[] = [...]) as an implementation.
 	"find_implementations Shape +ts/src/main.ts:6:24": "the array literal assigned to a Shape[]",
+	// The same for a value returned as the interface: an object literal
+	// returned as a Schema (its shorthand property kind, the parameter it
+	// takes its value from, for Schema.kind) and an array literal returned
+	// as an Array<Schema>. scip-typescript relates no literal to an
+	// interface.
+	"find_implementations Schema +ts/src/schema.ts:6:12":     "the object literal make returns as a Schema",
+	"find_implementations Schema.kind +ts/src/schema.ts:5:8": "the parameter kind, the value of that literal's shorthand property",
+	"find_implementations Schema +ts/src/build.ts:5:10":      "the array literal build returns as an Array<Schema>",
 }
 
 // TestSCIPParity holds find_references and find_implementations, for

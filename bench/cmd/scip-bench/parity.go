@@ -333,7 +333,7 @@ func (c *comparer) classify(tool string, sym graph.Symbol, side, at, text string
 			return ours + ": the symbol's own declaration"
 		}
 		if c.merged(sym) {
-			return indexer + ": a use of the other meaning of a name declared both as a value and as a type (scip-typescript gives both one symbol; the server answers for the meaning asked)"
+			return ours + ": a use of the other meaning of a name declared both as a value and as a type (scip-typescript writes both meanings' symbols at every use; the importer keeps both where the syntax does not settle which; the server answers for the meaning asked)"
 		}
 	}
 	return "unclassified"
