@@ -1,6 +1,7 @@
 package scipindex
 
 import (
+	"bytes"
 	"slices"
 	"sort"
 	"strings"
@@ -99,6 +100,16 @@ type tsTokens struct {
 var tsPunct = []string{"...", "===", "!==", "**=", "<<=", "&&=", "||=", "??=",
 	"=>", "?.", "??", "&&", "||", "==", "!=", "<=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "++", "--", "**", "<<"}
 
+// punct1 are the one-byte punctuators, made strings once.
+var punct1 = func() (p [256]string) {
+	for c := 0x21; c < 0x7f; c++ {
+		p[c] = string(rune(c))
+	}
+	return p
+}()
+
+var commentEnd = []byte("*/")
+
 // exprKeywords are keywords after which '<' opens no type argument list and
 // '/' starts a regular expression.
 var exprKeywords = map[string]bool{"return": true, "typeof": true, "case": true, "in": true, "of": true, "new": true,
@@ -136,7 +147,13 @@ func tokenizeTS(lines [][]byte) *tsTokens {
 				stack = stack[:n-1]
 			}
 		case ")", "]", "}":
-			open := map[string]string{")": "(", "]": "[", "}": "{"}[tok.text]
+			open := "("
+			switch tok.text {
+			case "]":
+				open = "["
+			case "}":
+				open = "{"
+			}
 			for k := len(stack) - 1; k >= 0; k-- {
 				if t.toks[stack[k]].text == open {
 					tok.match, tok.encl = stack[k], t.toks[stack[k]].encl
@@ -165,7 +182,7 @@ func tokenizeTS(lines [][]byte) *tsTokens {
 			c := line[i]
 			switch {
 			case inComment:
-				if end := strings.Index(string(line[i:]), "*/"); end >= 0 {
+				if end := bytes.Index(line[i:], commentEnd); end >= 0 {
 					i += end + 2
 					inComment = false
 				} else {
@@ -212,9 +229,12 @@ func tokenizeTS(lines [][]byte) *tsTokens {
 				add(tsToken{line: int32(ln), off: i, text: string(line[i:j]), ident: true})
 				i = j
 			default:
-				p := string(line[i : i+1])
+				p := punct1[line[i]]
+				if p == "" {
+					p = string(line[i : i+1])
+				}
 				for _, q := range tsPunct {
-					if strings.HasPrefix(string(line[i:min(len(line), i+len(q))]), q) {
+					if len(q) <= len(line)-i && string(line[i:i+len(q)]) == q {
 						p = q
 						break
 					}
