@@ -157,6 +157,7 @@ type importer struct {
 	implsOf [][2]string         // (implementation, super) pairs, in the order read
 	module  string              // the project's package name, from its symbols
 	ns      namespaces          // modules' names, for uses through a namespace object
+	src     srcLayout           // a Python project's modules under src/, by their import names
 }
 
 type fileRec struct {
@@ -971,6 +972,11 @@ func (im *importer) write(ctx context.Context, w graph.SnapshotWriter) error {
 			}
 		}
 		target := keyOf(r.target)
+		if target == nil {
+			if own := im.src.own(im.order, r.target); own != "" {
+				target = keyOf(own)
+			}
+		}
 		var enc *def
 		if r.enclosing != nil && r.enclosing.key != "" {
 			enc = byKey[r.enclosing.key]

@@ -375,6 +375,38 @@ func defOcc(name string, line int32) scip.Occurrence {
 		Range: scip.Range{StartLine: line, StartChar: 4, EndLine: line, EndChar: 5}}
 }
 
+// TestImportSrcLayout: a Python package laid out under src/, used from
+// its tests, which scip-python resolves to the copy of the package the
+// environment has installed (another version): each use of a name the
+// project declares counts for the project's own declaration, as pyright
+// (which adds src to its import paths) counts it; a name only the copy
+// has stays outside the graph.
+func TestImportSrcLayout(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"src/demo/__init__.py": "def greet():\n    return 1\n",
+		"tests/test_demo.py":   "import demo\n\ndef test_greet():\n    demo.greet()\n    demo.gone()\n",
+	})
+	own := func(module, name string) string { return "scip-python python demo 0.2 `" + module + "`/" + name }
+	installed := func(name string) string { return "scip-python python demo 0.1 `demo`/" + name }
+	at := func(l, c1, c2 int32) scip.Range { return scip.Range{StartLine: l, StartChar: c1, EndLine: l, EndChar: c2} }
+	index := scip.AppendDocument(nil, &scip.Document{RelativePath: "src/demo/__init__.py", Language: "python", Occurrences: []scip.Occurrence{
+		{Symbol: own("src.demo", "greet()."), SymbolRoles: scip.RoleDefinition, Range: at(0, 4, 9), HasEnclosing: true, EnclosingRange: scip.Range{EndLine: 1, EndChar: 12}},
+	}})
+	index = scip.AppendDocument(index, &scip.Document{RelativePath: "tests/test_demo.py", Language: "python", Occurrences: []scip.Occurrence{
+		{Symbol: own("tests.test_demo", "test_greet()."), SymbolRoles: scip.RoleDefinition, Range: at(2, 4, 14), HasEnclosing: true, EnclosingRange: scip.Range{StartLine: 2, EndLine: 4, EndChar: 15}},
+		{Symbol: "scip-python python demo 0.1 demo/__init__:", Range: at(0, 7, 11)},
+		{Symbol: installed("greet()."), Range: at(3, 9, 14)},
+		{Symbol: installed("gone()."), Range: at(4, 9, 13)},
+	}})
+	im, err := importIndex(t, root, ".", index, scip.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, "uses of greet", im.refs(t, "greet"), []string{"tests/test_demo.py:4:10 call test_greet"})
+	check(t, "callees of test_greet", im.callees(t, "test_greet"), []string{"demo.gone exact", "greet exact"})
+}
+
 // TestImportHostile: a hostile index drops what is wrong, counted and
 // named, and imports the rest; an index that is no SCIP index is a
 // PARSE_ERROR and writes nothing.
