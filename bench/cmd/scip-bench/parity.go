@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/BurntSushi/toml"
+
 	"github.com/sextant-dev/sextant/bench/internal/harness"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/lsptest"
@@ -206,6 +208,9 @@ type comparer struct {
 	src  *sources
 	decl map[string]graph.Symbol // every indexed symbol by its declaring identifier's location
 	keys map[string]graph.Symbol
+	// include are the directories the corpus's pyright configuration
+	// includes, read at the first need (empty: every file).
+	include []string
 }
 
 func newComparer(src *sources, syms []graph.Symbol) *comparer {
@@ -282,6 +287,9 @@ func (c *comparer) classify(tool string, sym graph.Symbol, side, at, text string
 	if col >= 1 && col-1 <= len(r) {
 		head = string(r[:col-1])
 	}
+	if side == "sextant" && sym.Language == "python" && !c.pyrightReads(path) {
+		return serverSide + ": a file outside the project's [tool.pyright] include, which pyright's references do not read (its definition at the same name is the project's declaration)"
+	}
 	if c.unreachable(path, line) {
 		return serverSide + ": pyright reads no code after the module's assert sys.platform == \"win32\" on Linux"
 	}
@@ -320,7 +328,7 @@ func (c *comparer) classify(tool string, sym graph.Symbol, side, at, text string
 			return indexer + ": another declaration of the same name (if/else branches), which the server merges with the one asked about and the indexer gives the same symbol without a second definition"
 		}
 		if ns, ok := namespaceMember(head); ok && c.srcPackage(ns) && strings.HasSuffix(path, ".py") && !strings.HasPrefix(path, "src/") {
-			return indexer + ": a use through the project's own package, laid out under src/, from outside src/: pyright adds src to its import paths, scip-python 0.6.6 resolves no import of it there"
+			return indexer + ": a use through the project's own package, laid out under src/, from outside src/: pyright adds src to its import paths; scip-python 0.6.6 does not, and with no copy of the package installed (which the importer joins to the project's own) writes no occurrence there"
 		}
 		if ns, ok := namespaceMember(head); ok && c.namespaceImport(path, ns) {
 			return indexer + ": a name reached through a namespace import (ns.name) of a module that re-exports it with export { … } from: scip-typescript 0.4.0 writes no occurrence there, or one with a document-local symbol"
@@ -393,6 +401,33 @@ func declares(head, name string) bool {
 	h := strings.TrimRight(head, " ")
 	for _, kw := range []string{"class", "def", "function", "interface", "type", "const", "let", "var"} {
 		if h == kw || strings.HasSuffix(h, " "+kw) || strings.HasSuffix(h, "\t"+kw) {
+			return true
+		}
+	}
+	return false
+}
+
+// pyrightReads reports whether path is among the files the corpus's
+// pyright configuration includes ([tool.pyright] include of its
+// pyproject.toml; every file when it names none).
+func (c *comparer) pyrightReads(path string) bool {
+	if c.include == nil {
+		var cfg struct {
+			Tool struct {
+				Pyright struct {
+					Include []string `toml:"include"`
+				} `toml:"pyright"`
+			} `toml:"tool"`
+		}
+		toml.DecodeFile(filepath.Join(c.src.root, "pyproject.toml"), &cfg) // no file or no section: every file
+		c.include = append([]string{}, cfg.Tool.Pyright.Include...)
+	}
+	if len(c.include) == 0 {
+		return true
+	}
+	for _, dir := range c.include {
+		dir = strings.TrimSuffix(filepath.ToSlash(filepath.Clean(dir)), "/")
+		if dir == "." || path == dir || strings.HasPrefix(path, dir+"/") {
 			return true
 		}
 	}

@@ -87,3 +87,23 @@ func TestPickSymbols(t *testing.T) {
 		}
 	}
 }
+
+// TestPyrightReads: the files pyright's configuration includes, by
+// directory, and every file when the project names none.
+func TestPyrightReads(t *testing.T) {
+	dir := t.TempDir()
+	c := &comparer{src: newSources(dir)}
+	if !c.pyrightReads("tests/test_a.py") {
+		t.Error("no pyproject.toml: every file is read")
+	}
+	cfg := "[project]\nname = \"x\"\n\n[tool.pyright]\ninclude = [\"src\", \"tests/typing/\"]\n"
+	if err := os.WriteFile(filepath.Join(dir, "pyproject.toml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c = &comparer{src: newSources(dir)}
+	for path, want := range map[string]bool{"src/x/a.py": true, "tests/typing/t.py": true, "tests/test_a.py": false, "srcx/a.py": false} {
+		if got := c.pyrightReads(path); got != want {
+			t.Errorf("pyrightReads(%s) = %v, want %v", path, got, want)
+		}
+	}
+}
