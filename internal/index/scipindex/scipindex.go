@@ -421,8 +421,16 @@ func (im *importer) document(d *scip.Document) {
 	sort.SliceStable(uses, func(i, j int) bool {
 		return less(uses[i].Range.StartLine, uses[i].Range.StartChar, uses[j].Range.StartLine, uses[j].Range.StartChar)
 	})
-	if lang == "typescript" || lang == "javascript" {
-		uses = oneMeaning(uses, func(u use) (scip.Range, string) { return u.Range, u.Symbol }, lines)
+	script := lang == "typescript" || lang == "javascript"
+	var tokens *tsTokens
+	toks := func() *tsTokens {
+		if tokens == nil {
+			tokens = tokenizeTS(lines.lines)
+		}
+		return tokens
+	}
+	if script {
+		uses = oneMeaning(uses, func(u use) (scip.Range, string) { return u.Range, u.Symbol }, lines, toks)
 	}
 	var stack []*def
 	next := 0
@@ -442,6 +450,13 @@ func (im *importer) document(d *scip.Document) {
 				break
 			}
 		}
+		kind := lines.refKind(u.Occurrence, enc == nil)
+		// A name where a type is written is used as a type (`: Shape`,
+		// `implements Shape`, `Array<Shape>`), as Go's uses of a type are.
+		if script && kind == graph.RefRead && u.Range.StartLine == u.Range.EndLine &&
+			toks().meaningAt(u.Range.StartLine, int32(lines.offset(u.Range.StartLine, u.Range.StartChar))) == typePos {
+			kind = graph.RefType
+		}
 		line := int(u.Range.StartLine) + 1
 		endCol := lines.column(u.Range.StartLine, u.Range.EndChar)
 		if u.Range.EndLine != u.Range.StartLine {
@@ -449,7 +464,7 @@ func (im *importer) document(d *scip.Document) {
 		}
 		im.refs = append(im.refs, pendingRef{target: u.Symbol, via: u.via, path: full, line: line,
 			col: lines.column(u.Range.StartLine, u.Range.StartChar), endCol: endCol, enclosing: enc,
-			kind: lines.refKind(u.Occurrence, enc == nil), testOnly: test || u.SymbolRoles&scip.RoleTest != 0})
+			kind: kind, testOnly: test || u.SymbolRoles&scip.RoleTest != 0})
 		// `new Square(2)` names the class: scip-typescript gives the
 		// constructor alone, the language server both.
 		text := lines.text(u.Range)

@@ -615,7 +615,7 @@ export function main() {
 // type is two symbols, and scip-typescript writes both at each use; each
 // use counts for the meaning its position has, as the language server
 // counts it, and for both in an import or export clause, which names
-// both.
+// both. A use where a type is written is of kind type.
 func TestImportValueTypeTwins(t *testing.T) {
 	bin := indexer(t, "scip-typescript")
 	root := t.TempDir()
@@ -639,7 +639,7 @@ export { Shape };
 	check(t, "uses of the value", im.refs(t, "Shape/var"), []string{
 		"use.ts:1:10 import ", "use.ts:3:10 read build", "use.ts:5:36 read ", "use.ts:6:10 read "})
 	check(t, "uses of the type", im.refs(t, "Shape/interface"), []string{
-		"schema.ts:2:32 read ", "use.ts:1:10 import ", "use.ts:2:26 read build", "use.ts:5:26 read ", "use.ts:6:10 read "})
+		"schema.ts:2:32 type ", "use.ts:1:10 import ", "use.ts:2:26 type build", "use.ts:5:26 type ", "use.ts:6:10 read "})
 }
 
 // FuzzImport: whatever an index says of real files (ranges, module

@@ -40,19 +40,15 @@ func twin(a, b string) bool {
 }
 
 // oneMeaning drops, from uses sorted by position, the occurrence of the
-// meaning a twin's position does not have, in place. The file is
-// tokenized when the first twin is met.
-func oneMeaning[U any](uses []U, at func(U) (scip.Range, string), lines *lineTable) []U {
-	var toks *tsTokens
+// meaning a twin's position does not have, in place; toks tokenizes the
+// file when the first twin is met.
+func oneMeaning[U any](uses []U, at func(U) (scip.Range, string), lines *lineTable, toks func() *tsTokens) []U {
 	out := uses[:0]
 	for i := 0; i < len(uses); i++ {
 		r, sym := at(uses[i])
 		if i+1 < len(uses) {
 			if r2, sym2 := at(uses[i+1]); r2 == r && twin(sym, sym2) {
-				if toks == nil {
-					toks = tokenizeTS(lines.lines)
-				}
-				switch toks.meaningAt(r.StartLine, int32(lines.offset(r.StartLine, r.StartChar))) {
+				switch toks().meaningAt(r.StartLine, int32(lines.offset(r.StartLine, r.StartChar))) {
 				case typePos:
 					out = append(out, uses[i+1-boolInt(strings.HasSuffix(sym, "#"))])
 					i++
