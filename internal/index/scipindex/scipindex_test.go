@@ -389,7 +389,9 @@ func TestImportSrcLayout(t *testing.T) {
 	})
 	own := func(module, name string) string { return "scip-python python demo 0.2 `" + module + "`/" + name }
 	installed := func(name string) string { return "scip-python python demo 0.1 `demo`/" + name }
-	at := func(l, c1, c2 int32) scip.Range { return scip.Range{StartLine: l, StartChar: c1, EndLine: l, EndChar: c2} }
+	at := func(l, c1, c2 int32) scip.Range {
+		return scip.Range{StartLine: l, StartChar: c1, EndLine: l, EndChar: c2}
+	}
 	index := scip.AppendDocument(nil, &scip.Document{RelativePath: "src/demo/__init__.py", Language: "python", Occurrences: []scip.Occurrence{
 		{Symbol: own("src.demo", "greet()."), SymbolRoles: scip.RoleDefinition, Range: at(0, 4, 9), HasEnclosing: true, EnclosingRange: scip.Range{EndLine: 1, EndChar: 12}},
 	}})
