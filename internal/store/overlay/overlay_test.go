@@ -89,6 +89,11 @@ func testRecordingLayers(t *testing.T, sharedStore graph.Store) {
 	ctx := context.Background()
 	shared, local := &counting{Store: sharedStore}, &counting{Store: openSQLite(t, "local.db")}
 	o := overlay.New(shared, local)
+	t.Cleanup(func() { // before the temporary directory goes: Windows removes no open file
+		if err := o.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	tr := graph.TestRecorder(o)
 	at := time.UnixMilli(time.Now().UnixMilli()).UTC()
 	run := func(name, key, hash string) graph.TestRun {
