@@ -157,7 +157,6 @@ type importer struct {
 	implsOf [][2]string         // (implementation, super) pairs, in the order read
 	module  string              // the project's package name, from its symbols
 	ns      namespaces          // modules' names, for uses through a namespace object
-	src     srcLayout           // a Python project's modules under src/, by their import names
 }
 
 type fileRec struct {
@@ -978,6 +977,7 @@ func (im *importer) write(ctx context.Context, w graph.SnapshotWriter) error {
 	im.res.Implements = len(impls)
 
 	// References and call edges.
+	src := newSrcLayout(im.order)
 	var refs []graph.Ref
 	var edges []graph.CallEdge
 	for _, r := range im.refs {
@@ -988,7 +988,7 @@ func (im *importer) write(ctx context.Context, w graph.SnapshotWriter) error {
 		}
 		target := keyOf(r.target)
 		if target == nil {
-			if own := im.src.own(im.order, r.target); own != "" {
+			if own := src.own(r.target); own != "" {
 				target = keyOf(own)
 			}
 		}

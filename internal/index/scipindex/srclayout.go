@@ -22,18 +22,21 @@ type srcLayout struct {
 	memo  map[string]string // symbol asked → own's answer
 }
 
-// own returns the project's symbol for sym, "" when there is none.
-// defs are the project's definitions, read once, at the first call.
-func (l *srcLayout) own(defs []*def, sym string) string {
-	if l.names == nil {
-		l.names, l.memo = map[string]string{}, map[string]string{}
-		for _, d := range defs {
-			ds := d.parsed.Descriptors
-			if d.lang == "python" && len(ds) > 0 && ds[0].Suffix == scip.SuffixNamespace && strings.HasPrefix(ds[0].Name, "src.") {
-				l.names[srcKey(d.parsed.Scheme, strings.TrimPrefix(ds[0].Name, "src."), ds[1:])] = d.symbol
-			}
+// newSrcLayout reads the project's definitions for the names of its
+// modules under src.
+func newSrcLayout(defs []*def) *srcLayout {
+	l := &srcLayout{names: map[string]string{}, memo: map[string]string{}}
+	for _, d := range defs {
+		ds := d.parsed.Descriptors
+		if d.lang == "python" && len(ds) > 0 && ds[0].Suffix == scip.SuffixNamespace && strings.HasPrefix(ds[0].Name, "src.") {
+			l.names[srcKey(d.parsed.Scheme, strings.TrimPrefix(ds[0].Name, "src."), ds[1:])] = d.symbol
 		}
 	}
+	return l
+}
+
+// own returns the project's symbol for sym, "" when there is none.
+func (l *srcLayout) own(sym string) string {
 	if len(l.names) == 0 || !strings.HasPrefix(sym, "scip-python ") {
 		return ""
 	}

@@ -48,13 +48,19 @@ func oneMeaning[U any](uses []U, at func(U) (scip.Range, string), lines *lineTab
 		r, sym := at(uses[i])
 		if i+1 < len(uses) {
 			if r2, sym2 := at(uses[i+1]); r2 == r && twin(sym, sym2) {
+				suffix := ""
 				switch toks().meaningAt(r.StartLine, int32(lines.offset(r.StartLine, r.StartChar))) {
 				case typePos:
-					out = append(out, uses[i+1-boolInt(strings.HasSuffix(sym, "#"))])
-					i++
-					continue
+					suffix = "#"
 				case valuePos:
-					out = append(out, uses[i+boolInt(strings.HasSuffix(sym, "#"))])
+					suffix = "."
+				}
+				if suffix != "" {
+					keep := uses[i]
+					if !strings.HasSuffix(sym, suffix) {
+						keep = uses[i+1]
+					}
+					out = append(out, keep)
 					i++
 					continue
 				}
@@ -63,13 +69,6 @@ func oneMeaning[U any](uses []U, at func(U) (scip.Range, string), lines *lineTab
 		out = append(out, uses[i])
 	}
 	return out
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // tsToken is one token of a TypeScript or JavaScript file: an identifier
