@@ -49,6 +49,7 @@ fuzz FuzzBlankBodies ./internal/load
 fuzz FuzzDecode ./internal/scip
 fuzz FuzzParseSymbol ./internal/scip
 fuzz FuzzImport ./internal/index/scipindex
+fuzz FuzzMeaningAt ./internal/index/scipindex
 fuzz FuzzBlankBodiesSame ./internal/load
 fuzz FuzzParseProfile ./internal/testrec
 

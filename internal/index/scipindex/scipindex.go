@@ -424,7 +424,7 @@ func (im *importer) document(d *scip.Document) {
 	var tokens *tsTokens
 	toks := func() *tsTokens {
 		if tokens == nil {
-			tokens = tokenizeTS(lines.lines)
+			tokens = tokenizeTS(lines.lines, jsxFile(full))
 		}
 		return tokens
 	}
@@ -451,8 +451,10 @@ func (im *importer) document(d *scip.Document) {
 		}
 		kind := lines.refKind(u.Occurrence, enc == nil)
 		// A name where a type is written is used as a type (`: Shape`,
-		// `implements Shape`, `Array<Shape>`), as Go's uses of a type are.
-		if script && kind == graph.RefRead && u.Range.StartLine == u.Range.EndLine &&
+		// `implements Shape`, `Array<Shape>`), as Go's uses of a type are,
+		// though an '=' follows it (`const a: Shape = …`).
+		syntaxWrite := kind == graph.RefWrite && u.SymbolRoles&scip.RoleWriteAccess == 0
+		if script && (kind == graph.RefRead || syntaxWrite) && u.Range.StartLine == u.Range.EndLine &&
 			toks().meaningAt(u.Range.StartLine, int32(lines.offset(u.Range.StartLine, u.Range.StartChar))) == typePos {
 			kind = graph.RefType
 		}

@@ -622,7 +622,7 @@ func TestImportValueTypeTwins(t *testing.T) {
 	bin := indexer(t, "scip-typescript")
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{
-		"tsconfig.json": `{"compilerOptions":{"target":"es2020","module":"commonjs","strict":true}}`,
+		"tsconfig.json": `{"compilerOptions":{"target":"es2020","module":"commonjs","strict":true,"jsx":"preserve"}}`,
 		"schema.ts": `export interface Shape { kind: string }
 export const Shape = { make(): Shape { return { kind: "x" }; } };
 `,
@@ -633,15 +633,22 @@ export function build(): Shape {
 export const list: Array<Shape> = [Shape.make()];
 export { Shape };
 `,
+		// JSX text is not code: "src/*" opens no comment.
+		"view.tsx": `import { Shape } from "./schema";
+export const View = () => <p>files in src/*.ts: {Shape.make().kind}</p>;
+export const one: Shape = Shape.make();
+`,
 	})
 	im, err := importIndex(t, root, ".", runIndexer(t, root, bin, "index"), scip.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	check(t, "uses of the value", im.refs(t, "Shape/var"), []string{
-		"use.ts:1:10 import ", "use.ts:3:10 read build", "use.ts:5:36 read ", "use.ts:6:10 read "})
+		"use.ts:1:10 import ", "use.ts:3:10 read build", "use.ts:5:36 read ", "use.ts:6:10 read ",
+		"view.tsx:1:10 import ", "view.tsx:2:50 read View", "view.tsx:3:27 read "})
 	check(t, "uses of the type", im.refs(t, "Shape/interface"), []string{
-		"schema.ts:2:32 type ", "use.ts:1:10 import ", "use.ts:2:26 type build", "use.ts:5:26 type ", "use.ts:6:10 read "})
+		"schema.ts:2:32 type ", "use.ts:1:10 import ", "use.ts:2:26 type build", "use.ts:5:26 type ", "use.ts:6:10 read ",
+		"view.tsx:1:10 import ", "view.tsx:3:19 type "})
 }
 
 // FuzzImport: whatever an index says of real files (ranges, module

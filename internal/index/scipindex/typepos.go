@@ -2,6 +2,7 @@ package scipindex
 
 import (
 	"bytes"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -27,6 +28,8 @@ const (
 	unsure meaning = iota
 	valuePos
 	typePos
+
+	otherBranch // ternary's answer for a conditional type's ':'
 )
 
 // twin reports whether a and b are `P.` and `P#`, in either order: the
@@ -75,13 +78,14 @@ func oneMeaning[U any](uses []U, at func(U) (scip.Range, string), lines *lineTab
 // or keyword, a punctuator, or a literal (string, template, number,
 // regular expression: text "" and lit true).
 type tsToken struct {
-	line  int32
-	off   int // byte offset in its line
-	text  string
-	lit   bool
-	ident bool
-	encl  int32 // the innermost bracket open around it, -1 at file level
-	match int32 // for a bracket, its partner; -1 when it has none
+	line    int32
+	off     int // byte offset in its line
+	text    string
+	lit     bool
+	ident   bool
+	jsxExpr bool  // a '{' opening code in a JSX element
+	encl    int32 // the innermost bracket open around it, -1 at file level
+	match   int32 // for a bracket, its partner; -1 when it has none
 }
 
 // tsTokens is a file's tokens, comments skipped.
@@ -112,137 +116,309 @@ var exprKeywords = map[string]bool{"return": true, "typeof": true, "case": true,
 
 // tokenizeTS reads lines into tokens. It is a scanner, not a parser:
 // a template literal is one token (its ${} parts unread), and '/' starts
-// a regular expression where an operand is expected.
-func tokenizeTS(lines [][]byte) *tsTokens {
-	t := &tsTokens{}
-	var stack []int32
-	inComment := false
-	var tmplDepth []int // brace depth inside each open template's ${ }
-	inTemplate := false
-	add := func(tok tsToken) {
-		tok.encl, tok.match = -1, -1
-		if n := len(stack); n > 0 {
-			tok.encl = stack[n-1]
-		}
-		i := int32(len(t.toks))
-		switch tok.text {
-		case "(", "[", "{":
-			stack = append(stack, i)
-		case "<":
-			if n := len(t.toks); n > 0 {
-				p := t.toks[n-1]
-				if p.ident && !exprKeywords[p.text] || p.text == ">" {
-					stack = append(stack, i)
-				}
-			}
-		case ">":
-			if n := len(stack); n > 0 && t.toks[stack[n-1]].text == "<" {
-				tok.match, tok.encl = stack[n-1], t.toks[stack[n-1]].encl
-				t.toks[stack[n-1]].match = i
-				stack = stack[:n-1]
-			}
-		case ")", "]", "}":
-			open := "("
-			switch tok.text {
-			case "]":
-				open = "["
-			case "}":
-				open = "{"
-			}
-			for k := len(stack) - 1; k >= 0; k-- {
-				if t.toks[stack[k]].text == open {
-					tok.match, tok.encl = stack[k], t.toks[stack[k]].encl
-					t.toks[stack[k]].match = i
-					stack = stack[:k]
-					break
-				}
-			}
-		case ";":
-			for len(stack) > 0 && t.toks[stack[len(stack)-1]].text == "<" {
-				stack = stack[:len(stack)-1]
-			}
-		}
-		t.toks = append(t.toks, tok)
-	}
-	operand := func() bool { // whether the last token ends an operand
-		n := len(t.toks)
-		if n == 0 {
-			return false
-		}
-		p := t.toks[n-1]
-		return p.lit || p.ident && !exprKeywords[p.text] || p.text == ")" || p.text == "]" || p.text == "}"
-	}
+// a regular expression where an operand is expected. With jsx (the
+// files the TypeScript compiler reads with JSX: .tsx, .jsx, .js), a '<'
+// where an operand is expected opens an element: its names and the code
+// of its {} are read, its text is skipped.
+func tokenizeTS(lines [][]byte, jsx bool) *tsTokens {
+	s := &tsScanner{t: &tsTokens{}, jsx: jsx}
 	for ln, line := range lines {
 		for i := 0; i < len(line); {
-			c := line[i]
-			switch {
-			case inComment:
-				if end := bytes.Index(line[i:], commentEnd); end >= 0 {
-					i += end + 2
-					inComment = false
-				} else {
-					i = len(line)
-				}
-			case inTemplate:
-				i = skipTemplate(line, i, &inTemplate, &tmplDepth)
-			case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
-				i++
-			case c == '/' && i+1 < len(line) && line[i+1] == '/':
-				i = len(line)
-			case c == '/' && i+1 < len(line) && line[i+1] == '*':
-				inComment = true
-				i += 2
-			case c == '"' || c == '\'':
-				add(tsToken{line: int32(ln), off: i, lit: true})
-				i = skipQuoted(line, i)
-			case c == '`':
-				add(tsToken{line: int32(ln), off: i, lit: true})
-				inTemplate = true
-				i = skipTemplate(line, i+1, &inTemplate, &tmplDepth)
-			case c == '/' && !operand():
-				add(tsToken{line: int32(ln), off: i, lit: true})
-				i = skipRegexp(line, i)
-			case c >= '0' && c <= '9' || c == '.' && i+1 < len(line) && line[i+1] >= '0' && line[i+1] <= '9':
-				j := i + 1
-				for j < len(line) && (isIdentByte(line[j]) || line[j] == '.') {
-					j++
-				}
-				add(tsToken{line: int32(ln), off: i, lit: true})
-				i = j
-			case isIdentStart(line, i):
-				j := i
-				if line[j] == '#' {
-					j++ // a private name
-				}
-				for j < len(line) {
-					r, size := utf8.DecodeRune(line[j:])
-					if r != '$' && r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\u200c' && r != '\u200d' {
-						break
-					}
-					j += size
-				}
-				add(tsToken{line: int32(ln), off: i, text: string(line[i:j]), ident: true})
-				i = j
-			default:
-				p := punct1[line[i]]
-				if p == "" {
-					p = string(line[i : i+1])
-				}
-				for _, q := range tsPunct {
-					if len(q) <= len(line)-i && string(line[i:i+len(q)]) == q {
-						p = q
-						break
-					}
-				}
-				if p == "?." && i+2 < len(line) && line[i+2] >= '0' && line[i+2] <= '9' {
-					p = "?" // a ? .5 : b
-				}
-				add(tsToken{line: int32(ln), off: i, text: p})
-				i += len(p)
+			if n := len(s.elems); n > 0 && s.elems[n-1].state != jsxCode {
+				i = s.markup(line, int32(ln), i)
+			} else {
+				i = s.code(line, int32(ln), i)
 			}
 		}
 	}
-	return t
+	return s.t
+}
+
+// tsScanner is tokenizeTS's state between lines.
+type tsScanner struct {
+	t          *tsTokens
+	stack      []int32 // the brackets open
+	inComment  bool
+	inTemplate bool
+	tmplDepth  []int // brace depth inside each open template's ${ }
+	jsx        bool
+	elems      []jsxFrame // the JSX open around the scanner, innermost last
+}
+
+// jsxFrame is an element the scanner is in, or the code of a {} in one.
+type jsxFrame struct {
+	state jsxState
+	open  int32 // for jsxCode, the '{' token
+}
+
+type jsxState int8
+
+const (
+	jsxTag      jsxState = iota // in an opening tag: <Name attr={…}
+	jsxChildren                 // between an element's tags: text, {…}, elements
+	jsxClose                    // in its closing tag: </Name
+	jsxCode                     // in a {…} of a tag or of the children
+)
+
+// The tokens of JSX's own syntax have texts no TypeScript token has, so
+// that the look back reads none of them as an operator or a bracket.
+const (
+	jsxOpen      = "jsx<"  // an element's '<'
+	jsxCloseOpen = "jsx</" // a closing tag's '</'
+	jsxEnd       = "jsx>"  // a tag's '>'
+	jsxSelfEnd   = "jsx/>" // a self-closing tag's '/>'
+	jsxAssign    = "jsx="  // an attribute's '='
+)
+
+// add appends tok, noting the brackets it opens and closes.
+func (s *tsScanner) add(tok tsToken) {
+	t := s.t
+	tok.encl, tok.match = -1, -1
+	if n := len(s.stack); n > 0 {
+		tok.encl = s.stack[n-1]
+	}
+	i := int32(len(t.toks))
+	switch tok.text {
+	case "(", "[", "{":
+		s.stack = append(s.stack, i)
+	case "<":
+		// After a name, type arguments or a comparison (a ';' drops the
+		// '<' left open); where an operand is expected, type parameters
+		// or an assertion (<T>(a: T) => T, <T>x); after an operand, a
+		// comparison.
+		if n := len(t.toks); n == 0 || !t.toks[n-1].lit && t.toks[n-1].text != ")" && t.toks[n-1].text != "]" {
+			s.stack = append(s.stack, i)
+		}
+	case ">":
+		if n := len(s.stack); n > 0 && t.toks[s.stack[n-1]].text == "<" {
+			tok.match, tok.encl = s.stack[n-1], t.toks[s.stack[n-1]].encl
+			t.toks[s.stack[n-1]].match = i
+			s.stack = s.stack[:n-1]
+		}
+	case ")", "]", "}":
+		open := "("
+		switch tok.text {
+		case "]":
+			open = "["
+		case "}":
+			open = "{"
+		}
+		for k := len(s.stack) - 1; k >= 0; k-- {
+			if t.toks[s.stack[k]].text == open {
+				tok.match, tok.encl = s.stack[k], t.toks[s.stack[k]].encl
+				t.toks[s.stack[k]].match = i
+				s.stack = s.stack[:k]
+				break
+			}
+		}
+	case ";", "&&", "||", "??", "==", "===", "!=", "!==", "<=", "+", "-", "*", "/", "%", "**", "++", "--",
+		"+=", "-=", "*=", "/=", "%=", "**=", "&&=", "||=", "??=":
+		// What no type holds: the '<' left open was a comparison.
+		for len(s.stack) > 0 && t.toks[s.stack[len(s.stack)-1]].text == "<" {
+			s.stack = s.stack[:len(s.stack)-1]
+		}
+	}
+	t.toks = append(t.toks, tok)
+	// The '}' of an element's {…} goes back to the element.
+	if n := len(s.elems); tok.text == "}" && n > 0 && s.elems[n-1].state == jsxCode && tok.match == s.elems[n-1].open {
+		s.elems = s.elems[:n-1]
+	}
+}
+
+// operand reports whether the last token ends an operand.
+func (s *tsScanner) operand() bool {
+	n := len(s.t.toks)
+	if n == 0 {
+		return false
+	}
+	p := s.t.toks[n-1]
+	return p.lit || p.ident && !exprKeywords[p.text] || p.text == ")" || p.text == "]" || p.text == "}" ||
+		p.text == jsxEnd || p.text == jsxSelfEnd // an element closed: in code, '>' ends no opening tag
+}
+
+// code reads one token (or a comment or a space) of code from line[i:]
+// and returns where it stopped.
+func (s *tsScanner) code(line []byte, ln int32, i int) int {
+	c := line[i]
+	switch {
+	case s.inComment:
+		if end := bytes.Index(line[i:], commentEnd); end >= 0 {
+			s.inComment = false
+			return i + end + 2
+		}
+		return len(line)
+	case s.inTemplate:
+		return skipTemplate(line, i, &s.inTemplate, &s.tmplDepth)
+	case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
+		return i + 1
+	case c == '/' && i+1 < len(line) && line[i+1] == '/':
+		return len(line)
+	case c == '/' && i+1 < len(line) && line[i+1] == '*':
+		s.inComment = true
+		return i + 2
+	case c == '"' || c == '\'':
+		s.add(tsToken{line: ln, off: i, lit: true})
+		return skipQuoted(line, i)
+	case c == '`':
+		s.add(tsToken{line: ln, off: i, lit: true})
+		s.inTemplate = true
+		return skipTemplate(line, i+1, &s.inTemplate, &s.tmplDepth)
+	case c == '/' && !s.operand():
+		s.add(tsToken{line: ln, off: i, lit: true})
+		return skipRegexp(line, i)
+	case c == '<' && s.jsx && !s.operand() && elementAt(line, i):
+		s.add(tsToken{line: ln, off: i, text: jsxOpen})
+		s.elems = append(s.elems, jsxFrame{state: jsxTag})
+		return i + 1
+	case c >= '0' && c <= '9' || c == '.' && i+1 < len(line) && line[i+1] >= '0' && line[i+1] <= '9':
+		j := i + 1
+		for j < len(line) && (isIdentByte(line[j]) || line[j] == '.') {
+			j++
+		}
+		s.add(tsToken{line: ln, off: i, lit: true})
+		return j
+	case isIdentStart(line, i):
+		j := i
+		if line[j] == '#' {
+			j++ // a private name
+		}
+		j = identEnd(line, j, false)
+		s.add(tsToken{line: ln, off: i, text: string(line[i:j]), ident: true})
+		return j
+	}
+	p := punct1[line[i]]
+	if p == "" {
+		p = string(line[i : i+1])
+	}
+	for _, q := range tsPunct {
+		if len(q) <= len(line)-i && string(line[i:i+len(q)]) == q {
+			p = q
+			break
+		}
+	}
+	if p == "?." && i+2 < len(line) && line[i+2] >= '0' && line[i+2] <= '9' {
+		p = "?" // a ? .5 : b
+	}
+	s.add(tsToken{line: ln, off: i, text: p})
+	return i + len(p)
+}
+
+// markup reads one token of JSX (a tag's name, attribute, string or
+// '{', or a run of an element's text) from line[i:].
+func (s *tsScanner) markup(line []byte, ln int32, i int) int {
+	top := &s.elems[len(s.elems)-1]
+	c := line[i]
+	if top.state == jsxChildren {
+		switch {
+		case c == '{':
+			s.add(tsToken{line: ln, off: i, text: "{", jsxExpr: true})
+			s.elems = append(s.elems, jsxFrame{state: jsxCode, open: int32(len(s.t.toks) - 1)})
+			return i + 1
+		case c == '<' && i+1 < len(line) && line[i+1] == '/':
+			s.add(tsToken{line: ln, off: i, text: jsxCloseOpen})
+			top.state = jsxClose
+			return i + 2
+		case c == '<':
+			s.add(tsToken{line: ln, off: i, text: jsxOpen})
+			s.elems = append(s.elems, jsxFrame{state: jsxTag})
+			return i + 1
+		}
+		// Text, up to what is not text.
+		j := i + 1
+		for j < len(line) && line[j] != '{' && line[j] != '<' {
+			j++
+		}
+		return j
+	}
+	switch {
+	case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
+		return i + 1
+	case c == '/' && i+1 < len(line) && line[i+1] == '>' && top.state == jsxTag:
+		s.elems = s.elems[:len(s.elems)-1]
+		s.add(tsToken{line: ln, off: i, text: jsxSelfEnd})
+		return i + 2
+	case c == '>':
+		if top.state == jsxTag {
+			top.state = jsxChildren
+		} else {
+			s.elems = s.elems[:len(s.elems)-1]
+		}
+		s.add(tsToken{line: ln, off: i, text: jsxEnd})
+		return i + 1
+	case c == '{':
+		s.add(tsToken{line: ln, off: i, text: "{", jsxExpr: true})
+		s.elems = append(s.elems, jsxFrame{state: jsxCode, open: int32(len(s.t.toks) - 1)})
+		return i + 1
+	case c == '"' || c == '\'':
+		s.add(tsToken{line: ln, off: i, lit: true})
+		return skipQuoted(line, i)
+	case c == '=':
+		s.add(tsToken{line: ln, off: i, text: jsxAssign})
+		return i + 1
+	case isIdentStart(line, i) && c != '#':
+		j := identEnd(line, i, true)
+		s.add(tsToken{line: ln, off: i, text: string(line[i:j]), ident: true})
+		return j
+	}
+	p := punct1[c] // '.' and ':' of a name, or what JSX does not allow
+	if p == "" {
+		p = string(line[i : i+1])
+	}
+	s.add(tsToken{line: ln, off: i, text: p})
+	return i + 1
+}
+
+// identEnd returns the end of the identifier from j; a JSX name may hold
+// '-' too (aria-label).
+func identEnd(line []byte, j int, dash bool) int {
+	for j < len(line) {
+		r, size := utf8.DecodeRune(line[j:])
+		if r != '$' && r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\u200c' && r != '\u200d' && !(dash && r == '-') {
+			break
+		}
+		j += size
+	}
+	return j
+}
+
+// elementAt reports whether the '<' at line[i], where an operand is
+// expected, opens a JSX element: a fragment's '<>' or a name, not a type
+// parameter list (<T,>, <T extends U>, <T>(a: T) => T).
+func elementAt(line []byte, i int) bool {
+	j := skipSpace(line, i+1)
+	if j < len(line) && line[j] == '>' {
+		return true
+	}
+	if j >= len(line) || !isIdentStart(line, j) || line[j] == '#' {
+		return false
+	}
+	k := identEnd(line, j, true)
+	for k < len(line) && (line[k] == '.' || line[k] == ':') {
+		k = identEnd(line, k+1, true)
+	}
+	if string(line[j:k]) == "const" {
+		return false // <const T>
+	}
+	k = skipSpace(line, k)
+	switch {
+	case k >= len(line):
+		return true
+	case line[k] == ',':
+		return false
+	case line[k] == '>':
+		n := skipSpace(line, k+1)
+		return n >= len(line) || line[n] != '('
+	case bytes.HasPrefix(line[k:], []byte("extends ")):
+		return false
+	}
+	return true
+}
+
+func skipSpace(line []byte, i int) int {
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	return i
 }
 
 func isIdentByte(c byte) bool {
@@ -367,14 +543,31 @@ func (t *tsTokens) after(j int, depth int) meaning {
 		return unsure
 	}
 	switch tok.text {
-	case "typeof", "new", "return", "throw", "await", "yield", "void", "delete", "instanceof", "in", "of",
+	case "in":
+		if t.mappedKey(j - 1) {
+			return typePos // { [K in X]: … }
+		}
+		return valuePos
+	case "?":
+		if t.conditional(j) {
+			return typePos // A extends B ? X : …
+		}
+		return valuePos
+	case "...":
+		if e := tok.encl; e >= 0 && t.toks[e].text == "[" {
+			return t.after(int(e), depth+1) // a tuple's rest or an array's spread
+		}
+		return valuePos
+	case "typeof", "new", "return", "throw", "await", "yield", "void", "delete", "instanceof", "of",
 		"case", "else", "do", "default",
-		"...", "!", "~", "?", "&&", "||", "??", "+", "-", "*", "/", "%", "**", "^", "<<",
+		"!", "~", "&&", "||", "??", "+", "-", "*", "/", "%", "**", "^", "<<",
 		"==", "===", "!=", "!==", "<=", "+=", "-=", "*=", "/=", "%=", "**=", "&&=", "||=", "??=", "&=", "|=", "^=", "<<=",
 		";", "}", ")", "?.":
 		return valuePos
 	case "keyof", "implements", "satisfies", "is", "infer", "asserts", "unique", "readonly":
 		return typePos
+	case jsxOpen, jsxCloseOpen:
+		return valuePos // an element's name: a component is a value
 	case "as":
 		if t.inClause(j) {
 			return unsure
@@ -383,16 +576,16 @@ func (t *tsTokens) after(j int, depth int) meaning {
 	case "extends":
 		return t.extends(j)
 	case "<":
-		if tok.match >= 0 || t.opensArgs(j) {
+		if tok.match >= 0 {
 			return typePos
 		}
-		return valuePos
+		return valuePos // a comparison: nothing closed it
 	case ",":
 		return t.comma(j, depth)
 	case ":":
 		return t.colon(j, depth)
 	case "=":
-		if e := tok.encl; e >= 0 && t.toks[e].text == "<" {
+		if t.inTypeArgs(j) {
 			return typePos // a type parameter's default
 		}
 		if t.typeAlias(j) {
@@ -403,17 +596,27 @@ func (t *tsTokens) after(j int, depth int) meaning {
 		return t.union(j, depth)
 	case "=>":
 		if j > 0 && t.toks[j-1].text == ")" && t.toks[j-1].match >= 0 {
-			return t.after(int(t.toks[j-1].match)-1, depth+1) // (a: A) => X is a type where (…) is
+			k := int(t.toks[j-1].match) - 1
+			if k >= 0 && t.toks[k].text == ">" && t.toks[k].match >= 0 {
+				k = int(t.toks[k].match) - 1 // <T>(a: T) => X
+			}
+			if k >= 0 && t.toks[k].text == "new" {
+				k-- // a constructor's type: new (a: A) => X
+			}
+			return t.after(k, depth+1) // (a: A) => X is a type where (…) is
 		}
 		return valuePos
 	case "(":
-		if p := j - 1; p >= 0 && (t.toks[p].ident && !exprKeywords[t.toks[p].text] || t.toks[p].text == ")" || t.toks[p].text == "]" || t.toks[p].text == ">") {
+		if p := j - 1; p >= 0 && (t.name(p) || t.toks[p].text == ")" || t.toks[p].text == "]" || t.toks[p].text == ">") {
 			return valuePos // an argument (a parameter would be a declaration)
 		}
 		return t.after(j-1, depth+1) // a parenthesized value or type
 	case "[":
-		if p := j - 1; p >= 0 && (t.toks[p].ident || t.toks[p].lit || t.toks[p].text == ")" || t.toks[p].text == "]") {
+		if p := j - 1; p >= 0 && (t.name(p) || t.toks[p].lit || t.toks[p].text == ")" || t.toks[p].text == "]") {
 			return unsure // an index: obj[X] or T[X]
+		}
+		if p := j - 1; p >= 0 && t.toks[p].text == "readonly" && (p == 0 || t.memberEnd(p-1)) {
+			return valuePos // a member's computed key: readonly [Symbol.x]: T
 		}
 		return t.after(j-1, depth+1) // an array literal or a tuple type
 	case "{":
@@ -421,16 +624,101 @@ func (t *tsTokens) after(j int, depth int) meaning {
 			t.toks[p].text == "=>" || t.toks[p].text == "else" || t.toks[p].text == "try" || t.toks[p].text == "do" || t.toks[p].text == "finally" {
 			return valuePos // the first statement of a block
 		}
+		if tok.jsxExpr {
+			return valuePos // a JSX element's {…}
+		}
 		return unsure // an object literal, a type literal, an import or export clause
 	}
 	return unsure
 }
 
-// opensArgs reports whether the '<' at j opens a type argument or
-// parameter list (after a name), though nothing closed it.
-func (t *tsTokens) opensArgs(j int) bool {
+// inTypeArgs reports whether the token at j is in a list of type
+// arguments or parameters: a '<' closed by a '>' (a '<' nothing closed
+// is a comparison).
+func (t *tsTokens) inTypeArgs(j int) bool {
+	e := t.toks[j].encl
+	return e >= 0 && t.toks[e].text == "<" && t.toks[e].match >= 0
+}
+
+// mappedKey reports whether the name at j is a mapped type's key:
+// K in `{ [K in X]: … }`.
+func (t *tsTokens) mappedKey(j int) bool {
+	if j < 1 || !t.toks[j].ident || t.toks[j-1].text != "[" {
+		return false
+	}
+	p := j - 2
+	return p < 0 || t.toks[p].text == "{" && !t.toks[p].jsxExpr || t.toks[p].text == ";" || t.toks[p].text == "readonly"
+}
+
+// conditional reports whether the '?' at q is a conditional type's: an
+// `extends` before it at its depth, in its statement and branch.
+func (t *tsTokens) conditional(q int) bool {
+	if t.inTypeArgs(q) {
+		return true
+	}
+	for k, n := t.back(q), 0; k >= 0; k, n = t.back(k), n+1 {
+		if n > maxBack {
+			return false
+		}
+		if t.stepped(k) {
+			continue
+		}
+		switch t.toks[k].text {
+		case "extends":
+			return true
+		case ";", "{", "}", ",", ":", "?", "=", "return", "&&", "||", "??":
+			return false
+		}
+	}
+	return false
+}
+
+// name reports whether the token at p is a name: an identifier not a
+// keyword, any word after '.' (z.keyof, a.new), or a type operator's
+// word right before the '(' after it: readonly(x) is a call where
+// readonly (A | B)[] is a type, as formatters write them.
+func (t *tsTokens) name(p int) bool {
+	tok := t.toks[p]
+	if !tok.ident {
+		return false
+	}
+	if !keywords[tok.text] || p > 0 && (t.toks[p-1].text == "." || t.toks[p-1].text == "?.") {
+		return true
+	}
+	n := p + 1
+	return typeOperators[tok.text] && tok.text != "typeof" && n < len(t.toks) && t.toks[n].text == "(" &&
+		t.toks[n].line == tok.line && t.toks[n].off == tok.off+len(tok.text)
+}
+
+// memberEnd reports whether the token at p ends what comes before a
+// member of a class, an interface or a type literal.
+func (t *tsTokens) memberEnd(p int) bool {
+	switch t.toks[p].text {
+	case ";", "}", ",":
+		return true
+	case "{":
+		return !t.toks[p].jsxExpr
+	}
+	return false
+}
+
+// memberStart reports whether the name at j starts a member of a class,
+// an interface or a type literal: m in `m?(): T`, not c in `c ? (a) : b`.
+func (t *tsTokens) memberStart(j int) bool {
+	if j < 0 || !t.toks[j].ident {
+		return false
+	}
 	p := j - 1
-	return p >= 0 && t.toks[p].ident && !exprKeywords[t.toks[p].text]
+	if p < 0 {
+		return true
+	}
+	switch t.toks[p].text {
+	case ";", "}", "public", "private", "protected", "static", "readonly", "abstract", "override", "async", "declare":
+		return true
+	case "{":
+		return !t.toks[p].jsxExpr
+	}
+	return false
 }
 
 // back returns the token before k at k's depth: a bracketed group is
@@ -470,13 +758,16 @@ func (t *tsTokens) heading(j int, words ...string) (string, int) {
 		}
 		s := t.toks[k].text
 		switch s {
-		case ";", "{", "}", "=", "=>":
+		case ";", "{", "}", "=", "=>", jsxOpen, jsxCloseOpen, jsxEnd, jsxSelfEnd, jsxAssign: // (a tag's names are no keywords: class="x")
 			if k != j {
 				return "", -1
 			}
 		}
 		if t.toks[k].ident && slices.Contains(words, s) {
 			return s, k
+		}
+		if t.toks[k].ident && statementStart[s] && k != j {
+			return "", -1 // what is before began another statement: `interface A {…}` before `const A = {`
 		}
 	}
 	return "", -1
@@ -485,7 +776,7 @@ func (t *tsTokens) heading(j int, words ...string) (string, int) {
 // extends: a constraint or a conditional type is a type, a class's
 // heritage a value, an interface's a type.
 func (t *tsTokens) extends(j int) meaning {
-	if e := t.toks[j].encl; e >= 0 && t.toks[e].text == "<" {
+	if t.inTypeArgs(j) {
 		return typePos
 	}
 	switch kw, _ := t.heading(j, "class", "interface"); kw {
@@ -500,6 +791,9 @@ func (t *tsTokens) extends(j int) meaning {
 // comma: the name follows a comma.
 func (t *tsTokens) comma(j int, depth int) meaning {
 	e := t.toks[j].encl
+	for e >= 0 && t.toks[e].text == "<" && t.toks[e].match < 0 {
+		e = t.toks[e].encl // a comparison's '<': f(a < b, X)
+	}
 	if e >= 0 {
 		switch t.toks[e].text {
 		case "<":
@@ -533,6 +827,8 @@ func (t *tsTokens) colon(j int, depth int) meaning {
 		return valuePos
 	case unsure:
 		return unsure
+	case otherBranch:
+		return typePos
 	}
 	prev := t.toks[p]
 	switch {
@@ -568,6 +864,7 @@ func (t *tsTokens) colon(j int, depth int) meaning {
 // statement: valuePos when it does, typePos when it does not (the colon
 // may be an annotation's), unsure when that is too far back to tell.
 func (t *tsTokens) ternary(j int) meaning {
+	inner := 0 // the ':' passed, of conditionals nested in this one's branch
 	for k, n := t.back(j), 0; k >= 0; k, n = t.back(k), n+1 {
 		if n > maxBack {
 			return unsure
@@ -577,11 +874,21 @@ func (t *tsTokens) ternary(j int) meaning {
 		}
 		switch t.toks[k].text {
 		case "?":
-			if n := k + 1; n < len(t.toks) && (t.toks[n].text == ":" || t.toks[n].text == ")" || t.toks[n].text == "," || t.toks[n].text == "(") {
+			if n := k + 1; n < len(t.toks) && (t.toks[n].text == ":" || t.toks[n].text == ")" || t.toks[n].text == "," ||
+				t.toks[n].text == "(" && t.memberStart(k-1)) {
 				return typePos // x?: T, (x?) =>, m?(): T
 			}
+			if inner > 0 {
+				inner-- // a ? (b ? c : d) : e
+				continue
+			}
+			if t.conditional(k) {
+				return otherBranch // A extends B ? X : Y
+			}
 			return valuePos
-		case ";", "{", "}", ",", ":", "=":
+		case ":":
+			inner++
+		case ";", "{", "}", ",", "=":
 			return typePos
 		}
 	}
@@ -630,13 +937,21 @@ func (t *tsTokens) union(j int, depth int) meaning {
 			return t.after(int(t.toks[j].encl), depth+1)
 		}
 		tok := t.toks[p]
-		if t.stepped(p) || tok.lit || tok.ident && !keywords[tok.text] || tok.text == "." || tok.text == "|" || tok.text == "&" {
+		if t.stepped(p) || tok.lit || tok.ident && (!keywords[tok.text] || typeOperators[tok.text] || tok.text == "void") || tok.text == "." || tok.text == "|" || tok.text == "&" {
 			k = p // an operand, or a bracketed group back() stepped over
 			continue
 		}
 		return t.after(p, depth+1)
 	}
 }
+
+// statementStart are the words that begin a statement.
+var statementStart = map[string]bool{"export": true, "const": true, "let": true, "var": true, "function": true,
+	"type": true, "import": true, "return": true, "declare": true}
+
+// typeOperators are the words that start a type operand: typeof A | B
+// is a union of types.
+var typeOperators = map[string]bool{"typeof": true, "keyof": true, "readonly": true, "unique": true, "infer": true}
 
 // keywords are the words after which an operand starts.
 var keywords = map[string]bool{"keyof": true, "implements": true, "satisfies": true, "is": true, "infer": true,
@@ -662,6 +977,16 @@ func (t *tsTokens) inClause(j int) bool {
 		case "import", "export":
 			return true
 		}
+	}
+	return false
+}
+
+// jsxFile reports whether the TypeScript compiler reads the file at p
+// with JSX, as it reads every JavaScript file and .tsx.
+func jsxFile(p string) bool {
+	switch path.Ext(p) {
+	case ".tsx", ".jsx", ".js", ".mjs", ".cjs":
+		return true
 	}
 	return false
 }
