@@ -79,8 +79,8 @@ func Read(ctx context.Context, v *session.View, repo graph.RepositoryStatus) (*F
 		if f.Ignored {
 			continue
 		}
-		goFile := strings.HasSuffix(f.Path, ".go")
-		if f.Test || !goFile && graph.TestFile(f.Path) {
+		lang := graph.LanguageOf(f.Path)
+		if f.Test || lang != graph.LanguageGo && graph.TestFile(f.Path) {
 			dir := path.Dir(f.Path)
 			t := tests[dir]
 			if t == nil {
@@ -93,8 +93,8 @@ func Read(ctx context.Context, v *session.View, repo graph.RepositoryStatus) (*F
 			}
 			continue
 		}
-		if !goFile {
-			continue
+		if lang == "" {
+			continue // not source of a language of the graph
 		}
 		s := sizes[f.Package]
 		if s == nil {

@@ -7,9 +7,9 @@ type Package struct {
 	Name         string `json:"name" jsonschema:"package name"`
 	Doc          string `json:"doc,omitempty" jsonschema:"first sentence of the package doc"`
 	Main         bool   `json:"main,omitempty" jsonschema:"a command (package main)"`
-	Files        int    `json:"files" jsonschema:"non-test Go files"`
+	Files        int    `json:"files" jsonschema:"non-test source files"`
 	Bytes        int    `json:"bytes" jsonschema:"their size in bytes"`
-	TestFiles    int    `json:"test_files" jsonschema:"_test.go files in its directory"`
+	TestFiles    int    `json:"test_files" jsonschema:"test files in its directory"`
 	Layer        int    `json:"layer" jsonschema:"0: imports no package of the repository; else 1 + its highest import"`
 	Imports      int    `json:"imports" jsonschema:"packages of the repository it imports"`
 	ExternalUses int    `json:"external_uses" jsonschema:"references to its symbols from other packages' non-test files"`
@@ -40,6 +40,6 @@ type File struct {
 // Tests is a directory holding tests.
 type Tests struct {
 	Dir      string `json:"dir" jsonschema:"repo-relative directory"`
-	Files    int    `json:"files" jsonschema:"its _test.go files"`
+	Files    int    `json:"files" jsonschema:"its test files"`
 	External bool   `json:"external,omitempty" jsonschema:"some are an external test package (pkg_test)"`
 }

@@ -17,7 +17,7 @@ import (
 // or method is selected as get_symbol selects a symbol.
 type FindImplementationsInput struct {
 	SymbolSelector
-	IncludeTests *bool  `json:"include_tests,omitempty" jsonschema:"types of _test.go files (default true)"`
+	IncludeTests *bool  `json:"include_tests,omitempty" jsonschema:"types of test files (default true)"`
 	Limit        int    `json:"limit,omitempty" jsonschema:"page size 1-500 (default 50)"`
 	Cursor       string `json:"cursor,omitempty" jsonschema:"next_cursor of the last page"`
 	Budget       int    `json:"budget,omitempty" jsonschema:"max tokens of text, 150+"`

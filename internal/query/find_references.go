@@ -23,7 +23,7 @@ type FindReferencesInput struct {
 	FileName
 	Kind         string `json:"kind,omitempty" jsonschema:"any of call,read,write,type,import,embed"`
 	Path         string `json:"path,omitempty" jsonschema:"uses under this path prefix only"`
-	IncludeTests *bool  `json:"include_tests,omitempty" jsonschema:"uses in _test.go files (default true)"`
+	IncludeTests *bool  `json:"include_tests,omitempty" jsonschema:"uses in test files (default true)"`
 	Limit        int    `json:"limit,omitempty" jsonschema:"page size 1-500 (default 50)"`
 	Cursor       string `json:"cursor,omitempty" jsonschema:"next_cursor of the last page"`
 	Budget       int    `json:"budget,omitempty" jsonschema:"max tokens of text, 150+"`

@@ -360,7 +360,7 @@ func (o *GetRepositoryOverviewOutput) Text() string {
 		}
 	}
 	if len(o.Tests) > 0 {
-		b.WriteString("tests (directories with the most _test.go files):\n")
+		b.WriteString("tests (directories with the most test files):\n")
 		for _, t := range o.Tests {
 			fmt.Fprintf(&b, "  %s: %s", t.Dir, plural(t.Files, "file"))
 			if t.External {

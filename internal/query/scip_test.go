@@ -148,6 +148,15 @@ func TestSCIPOverviewLanguages(t *testing.T) {
 			if want := []string{".", "py/tests", "web/src"}; installed && (!slices.Equal(dirs, want) || ov.TestDirs != len(want)) {
 				t.Errorf("tests in %d directories %v, want %v", ov.TestDirs, dirs, want)
 			}
+			// A package counts the source files of its language, tests
+			// aside: web/src's one .ts file beside its .test.ts.
+			files := map[string]int{}
+			for _, p := range ov.Results {
+				files[p.Dir] = p.Files
+			}
+			if want := map[string]int{".": 1, "web/src": 1, "py/shapes": 2}; installed && (files["."] != 1 || files["web/src"] != 1 || files["py/shapes"] != 2) {
+				t.Errorf("packages' files %v, want %v", files, want)
+			}
 			if want := "(scip-typescript 0.4.0)"; installed && !strings.Contains(ov.Text(), want) {
 				t.Errorf("the overview's text does not say %s:\n%s", want, ov.Text())
 			}
