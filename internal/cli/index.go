@@ -351,5 +351,8 @@ func languageLine(l index.LanguageResult) string {
 	if len(l.Failed) > 0 {
 		line += fmt.Sprintf("; %d failed: %s", len(l.Failed), strings.Join(l.Failed, "; "))
 	}
+	if len(l.Empty) > 0 {
+		line += fmt.Sprintf("; %s with no input files: %s", projects(len(l.Empty)), strings.Join(l.Empty, ", "))
+	}
 	return line
 }

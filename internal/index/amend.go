@@ -112,7 +112,14 @@ func amend(ctx context.Context, store graph.Store, am graph.Amender, root string
 		if len(dirs) > 0 {
 			return Result{}, fmt.Errorf("%w: Go and other languages changed together", errWhole)
 		}
-		res, err := amendSCIP(ctx, w, base, abs, others, opts)
+		res, err := amendSCIP(ctx, w, base, abs, others, opts, func(ctx context.Context, keys []string) ([]graph.Symbol, error) {
+			r, err := store.Read(ctx)
+			if err != nil {
+				return nil, err
+			}
+			defer r.Close()
+			return r.SymbolsByKeys(ctx, keys)
+		})
 		if err == nil {
 			published = true
 			res.Duration = time.Since(started)

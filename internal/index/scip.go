@@ -45,6 +45,9 @@ type LanguageResult struct {
 	// Failed are the failures of single projects, each with its reason
 	// (scipindexer.Reason) and the tail of the indexer's output.
 	Failed []string `json:"failed,omitempty"`
+	// Empty are the projects whose configuration includes no file (a
+	// workspace's base tsconfig.json), not indexed and not failed.
+	Empty []string `json:"empty,omitempty"`
 }
 
 // scipPlan is what discovery found for the SCIP frontend of a root.
@@ -125,14 +128,20 @@ func indexSCIP(ctx context.Context, w graph.SnapshotWriter, repo graph.Repositor
 				Message: graph.NotIndexedMessage(lr.Language, lr.Projects, lr.NotIndexed)})
 			continue
 		}
+		link := scipindex.NewLinker(projectNames(plan.projects, l))
 		for _, p := range plan.projects {
 			if p.Language != l {
 				continue
 			}
-			if err := importProject(ctx, w, runner, repo, abs, root, p, lr, res, &diags); err != nil {
+			if err := importProject(ctx, w, runner, repo, abs, root, p, link, lr, res, &diags); err != nil {
 				return err
 			}
 		}
+		refs, edges, impls, err := link.Write(ctx, w)
+		if err != nil {
+			return err
+		}
+		res.Refs, res.CallEdges, res.Implementations = res.Refs+refs, res.CallEdges+edges, res.Implementations+impls
 		if lr.Indexed == 0 && len(lr.Failed) > 0 {
 			lr.NotIndexed = "every project failed: " + lr.Failed[0]
 		}
@@ -146,7 +155,7 @@ func indexSCIP(ctx context.Context, w graph.SnapshotWriter, repo graph.Repositor
 // importProject runs p's indexer and imports its index, leaving out the
 // documents of the projects nested in p, which their own run imports.
 func importProject(ctx context.Context, w graph.SnapshotWriter, runner *scipindexer.Runner, repo graph.Repository, abs string, root *os.Root,
-	p scipindexer.Project, lr *LanguageResult, res *Result, diags *[]graph.Diagnostic) error {
+	p scipindexer.Project, link *scipindex.Linker, lr *LanguageResult, res *Result, diags *[]graph.Diagnostic) error {
 	failed := func(msg string) {
 		first, _, _ := strings.Cut(msg, "\n") // the output's tail is in the diagnostic
 		lr.Failed = append(lr.Failed, p.Dir+": "+first)
@@ -158,6 +167,10 @@ func importProject(ctx context.Context, w graph.SnapshotWriter, runner *scipinde
 			return fmt.Errorf("indexing %s: %w", abs, ctx.Err())
 		}
 		var ie *scipindexer.Error
+		if errors.As(err, &ie) && ie.Reason == scipindexer.Empty {
+			lr.Empty = append(lr.Empty, p.Dir)
+			return nil
+		}
 		if errors.As(err, &ie) {
 			msg := ie.Coded().Error()
 			if ie.Output != "" {
@@ -176,7 +189,7 @@ func importProject(ctx context.Context, w graph.SnapshotWriter, runner *scipinde
 		return nil
 	}
 	defer f.Close()
-	r, err := scipindex.Import(ctx, f, w, scipindex.Options{Repository: repo, Root: root, ProjectDir: p.Dir, Skip: p.Nested})
+	r, err := scipindex.Import(ctx, f, w, scipindex.Options{Repository: repo, Root: root, ProjectDir: p.Dir, Skip: p.Nested, Link: link})
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("indexing %s: %w", abs, ctx.Err())
@@ -197,6 +210,17 @@ func importProject(ctx context.Context, w graph.SnapshotWriter, runner *scipinde
 	lr.Symbols += r.Symbols
 	res.addSCIP(r)
 	return nil
+}
+
+// projectNames are the package names of the projects of language l.
+func projectNames(projects []scipindexer.Project, l scipindexer.Language) []string {
+	var out []string
+	for _, p := range projects {
+		if p.Language == l {
+			out = append(out, p.Name)
+		}
+	}
+	return out
 }
 
 // addSCIP counts what scipindex.Import wrote (its diagnostics too) in

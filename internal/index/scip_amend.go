@@ -24,7 +24,11 @@ import (
 // fails the refresh, with its output's last line, and the snapshot
 // serving stays; a change it cannot place (a file of no project, a store
 // that cannot remove files) is errWhole.
-func amendSCIP(ctx context.Context, w graph.AmendWriter, base baseState, abs string, paths []string, opts Options) (Result, error) {
+//
+// A use the project makes of another project's declaration is joined to
+// it through lookup, which reads the snapshot being amended.
+func amendSCIP(ctx context.Context, w graph.AmendWriter, base baseState, abs string, paths []string, opts Options,
+	lookup func(ctx context.Context, keys []string) ([]graph.Symbol, error)) (Result, error) {
 	fr, ok := w.(graph.FileRemover)
 	if !ok {
 		return Result{}, fmt.Errorf("%w: the store cannot remove files", errWhole)
@@ -60,6 +64,13 @@ func amendSCIP(ctx context.Context, w graph.AmendWriter, base baseState, abs str
 	}
 	defer root.Close()
 	res := Result{Repository: base.repo.Repository}
+	links := map[scipindexer.Language]*scipindex.Linker{}
+	for _, p := range projects {
+		if links[p.Language] == nil {
+			links[p.Language] = scipindex.NewLinker(projectNames(plan.projects, p.Language))
+			links[p.Language].Lookup = lookup
+		}
+	}
 	for _, p := range projects {
 		tool := indexerName(p.Language)
 		report(fmt.Sprintf("%s indexing %s again", tool, p.Dir))
@@ -100,7 +111,7 @@ func amendSCIP(ctx context.Context, w graph.AmendWriter, base baseState, abs str
 			var f *os.File
 			if f, err = os.Open(out.Path); err == nil {
 				var r scipindex.Result
-				r, err = scipindex.Import(ctx, f, w, scipindex.Options{Repository: base.repo.Repository, Root: root, ProjectDir: p.Dir, Skip: p.Nested})
+				r, err = scipindex.Import(ctx, f, w, scipindex.Options{Repository: base.repo.Repository, Root: root, ProjectDir: p.Dir, Skip: p.Nested, Link: links[p.Language]})
 				f.Close()
 				res.addSCIP(r)
 			}
@@ -112,6 +123,13 @@ func amendSCIP(ctx context.Context, w graph.AmendWriter, base baseState, abs str
 			}
 			return Result{}, graph.Wrap(graph.CodeIndexingFailed, err, fmt.Sprintf("importing the index of %s", p.Dir))
 		}
+	}
+	for _, l := range links {
+		refs, edges, impls, err := l.Write(ctx, w)
+		if err != nil {
+			return Result{}, graph.Wrap(graph.CodeIndexingFailed, err, "joining the projects")
+		}
+		res.Refs, res.CallEdges, res.Implementations = res.Refs+refs, res.CallEdges+edges, res.Implementations+impls
 	}
 	snap, err := w.Publish(ctx)
 	if err != nil {

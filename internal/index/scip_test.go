@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -363,4 +364,125 @@ func writeFileIn(t *testing.T, dir, name, content string) {
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A workspace's packages laid out alike (each a src/index.ts exporting
+// init) keep one key each, and a use one package makes of another's
+// declaration, which the using package's index writes with the
+// declaring package's symbol, is a reference and a call of that
+// declaration.
+func TestIndexSCIPWorkspace(t *testing.T) {
+	scipIndexers(t)
+	hermeticEnv(t)
+	root := txtartest.Write(t, "testdata/scip/workspace.txtar")
+	st := openStore(t)
+	ctx := context.Background()
+	first, err := index.Index(ctx, st, root, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The base configuration is a project with no input files, not a
+	// failure; the JSON module is no document to warn of.
+	if len(first.Languages) != 1 || first.Languages[0].Indexed != 2 || len(first.Languages[0].Failed) != 0 ||
+		!slices.Equal(first.Languages[0].Empty, []string{"."}) || first.Diagnostics != 0 {
+		t.Errorf("languages %+v, %d diagnostics; want 2 projects indexed, the root's empty, no diagnostic", first.Languages, first.Diagnostics)
+	}
+	check(t, st, []string{"packages/app/src/index.ts:1 import", "packages/app/src/index.ts:8 call"})
+
+	// An edit of the using package indexes it alone again, and joins its
+	// uses to the declarations of the package it did not index again.
+	time.Sleep(20 * time.Millisecond) // a later modification time
+	writeFileIn(t, root, "packages/app/src/index.ts", `import { scale } from "../../geo/src/index";
+
+export function init(): string {
+  return "app";
+}
+
+export function doubled(n: number): number {
+  return scale(n, 2);
+}
+
+export function tripled(n: number): number {
+  return scale(n, 3);
+}
+`)
+	res, err := index.Refresh(ctx, st, root, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Whole != "" {
+		t.Errorf("the refresh indexed the whole root again (%s), want the app's project alone", res.Whole)
+	}
+	check(t, st, []string{"packages/app/src/index.ts:1 import", "packages/app/src/index.ts:12 call", "packages/app/src/index.ts:8 call"})
+}
+
+// check checks the workspace's keys, and that scale's uses are at
+// wantUses (sorted), with one call edge from each of doubled and tripled
+// (those declared).
+func check(t *testing.T, st graph.Store, wantUses []string) {
+	t.Helper()
+	ctx := context.Background()
+	r, err := st.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	find := func(name string) []graph.Symbol {
+		syms, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Name: name, Mode: graph.MatchExact, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return syms
+	}
+	inits := find("init")
+	if len(inits) != 2 || inits[0].Key == inits[1].Key {
+		t.Errorf("init: %d symbols, keys %v; want one key for each package's", len(inits), keysOf(inits))
+	}
+	scale, doubled := find("scale"), find("doubled")
+	if len(scale) != 1 || len(doubled) != 1 {
+		t.Fatalf("scale %d, doubled %d symbols, want one each", len(scale), len(doubled))
+	}
+	refs, _, err := r.Refs(ctx, graph.RefQuery{Targets: []string{scale[0].Key}, IncludeTests: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var at []string
+	for _, ref := range refs {
+		at = append(at, fmt.Sprintf("%s:%d %s", ref.Path, ref.Line, ref.Kind))
+	}
+	slices.Sort(at)
+	if !slices.Equal(at, wantUses) {
+		t.Errorf("uses of scale %v, want %v", at, wantUses)
+	}
+	edges, err := r.CallEdges(ctx, graph.EdgeQuery{Callees: []string{scale[0].Key}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	callers := map[string]bool{doubled[0].Key: true}
+	if tripled := find("tripled"); len(tripled) == 1 {
+		callers[tripled[0].Key] = true
+	}
+	for _, e := range edges {
+		if !callers[e.Caller] || e.Coverage != graph.CoverageExact {
+			t.Errorf("call of scale %+v, want from doubled or tripled, exact", e)
+		}
+		delete(callers, e.Caller)
+	}
+	calls := 0
+	for _, u := range wantUses {
+		if strings.HasSuffix(u, " call") {
+			calls++
+		}
+	}
+	if len(callers) > 0 || len(edges) != calls {
+		t.Errorf("calls of scale %+v, want one from each of doubled and tripled (declared)", edges)
+	}
+}
+
+func keysOf(syms []graph.Symbol) []string {
+	var out []string
+	for _, s := range syms {
+		out = append(out, s.Key)
+	}
+	return out
 }

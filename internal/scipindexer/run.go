@@ -185,6 +185,9 @@ func (r *Runner) Index(ctx context.Context, root string, p Project) (*Output, er
 		}
 		e := fail(Crashed, nil, "failed (%s) after %s", status, elapsed.Round(time.Millisecond))
 		e.Output = log.String(StderrTail)
+		if name == TypeScriptCommand && strings.Contains(e.Output, noFilesIndexed) {
+			e.Reason, e.Message = Empty, "no input files: its configuration includes none"
+		}
 		return nil, e
 	}
 	size, err := checkIndex(out)
@@ -196,6 +199,10 @@ func (r *Runner) Index(ctx context.Context, root string, p Project) (*Output, er
 	ok = true
 	return &Output{Project: p, Tool: name, Path: out, Size: size, Elapsed: elapsed, Log: log.String(StderrTail), dir: dir}, nil
 }
+
+// noFilesIndexed is what scip-typescript 0.4.0 says when a project's
+// configuration includes no file.
+const noFilesIndexed = "no files got indexed"
 
 // args are the indexer's arguments for p of root, whose directory is
 // projDir;

@@ -109,6 +109,10 @@ const (
 	// StartFailed: the indexer could not be started (its private
 	// directory, the process tree).
 	StartFailed Reason = "START_FAILED"
+	// Empty: the project has nothing to index (a workspace's base
+	// tsconfig.json whose include matches no file): scip-typescript
+	// fails saying so. Not a failure of the project.
+	Empty Reason = "EMPTY"
 )
 
 // Error is a failed indexer run: why, for which project, and the last of

@@ -64,6 +64,10 @@ type Options struct {
 	// (scipindexer.Project.Nested), which their own, innermost project
 	// imports, so that a file is imported once.
 	Skip []string
+	// Link, when set, keeps what this project's index says of other
+	// projects' declarations (and they of its) for Linker.Write, once
+	// every project of the snapshot is imported.
+	Link *Linker
 }
 
 // Result counts what an import wrote and dropped.
@@ -234,6 +238,18 @@ func cleanRel(p string) (string, bool) {
 	return c, true
 }
 
+// otherProject reports whether p, relative to the project directory,
+// climbs out of it (../x) to a path that is still inside the root: not
+// absolute, no backslash or NUL, and no more ".." than the project is
+// deep.
+func (im *importer) otherProject(p string) bool {
+	if !strings.HasPrefix(p, "../") || strings.ContainsAny(p, "\\\x00") {
+		return false
+	}
+	full := path.Clean(path.Join(im.projectDir, p))
+	return full != ".." && !strings.HasPrefix(full, "../") && !strings.HasPrefix(full, "/")
+}
+
 // languageOf names a document's language: the document's own, else its
 // extension's; "" for a language Sextant does not index.
 func languageOf(d *scip.Document) string {
@@ -279,6 +295,12 @@ func testPath(p string) bool {
 // document takes one document's definitions and references.
 func (im *importer) document(d *scip.Document) {
 	rel, ok := cleanRel(d.RelativePath)
+	if !ok && im.otherProject(d.RelativePath) {
+		// A file of a project this one references (../geo/src/index.ts),
+		// inside the root: its own project imports it.
+		im.res.Skipped++
+		return
+	}
 	if !ok || rel == "" {
 		im.drop(d.RelativePath, "document path %q is not a relative path inside the project", d.RelativePath)
 		return
@@ -293,6 +315,10 @@ func (im *importer) document(d *scip.Document) {
 		return
 	}
 	lang := languageOf(d)
+	if lang == "" && path.Ext(full) == ".json" {
+		im.res.Skipped++ // a JSON module (resolveJsonModule), no source
+		return
+	}
 	if lang == "" {
 		im.drop(full, "document %q is in no language indexed from SCIP", d.RelativePath)
 		return
@@ -890,7 +916,7 @@ func (im *importer) write(ctx context.Context, w graph.SnapshotWriter) error {
 			continue
 		}
 		d.kind = k
-		d.key = graph.StableKey(graph.Identity{Language: d.lang, Repository: repo, PackagePath: mod, QualifiedName: qname, Kind: k})
+		d.key = symbolKey(d.lang, repo, d.parsed.Package.Name, mod, qname, k)
 		if _, dup := byKey[d.key]; dup {
 			im.res.Duplicates++ // overloads told apart by a disambiguator, or declarations merged
 			continue
@@ -907,6 +933,22 @@ func (im *importer) write(ctx context.Context, w graph.SnapshotWriter) error {
 			return byKey[d.key]
 		}
 		return nil
+	}
+	link := im.opt.Link
+	if link != nil {
+		link.repo = repo
+		for _, d := range kept {
+			if !link.packages[d.parsed.Package.Name] {
+				continue
+			}
+			ld := linkDef{key: d.key, kind: d.kind}
+			if len(im.impls[d.symbol]) > 0 {
+				for _, c := range im.implementations(d.symbol, keyOf) {
+					ld.impls = append(ld.impls, c.key)
+				}
+			}
+			link.defs[d.symbol] = ld
+		}
 	}
 	for _, d := range kept {
 		if p := parentSymbol(d.parsed); p != "" {
@@ -967,6 +1009,10 @@ func (im *importer) write(ctx context.Context, w graph.SnapshotWriter) error {
 	seenImpl := map[[2]string]bool{}
 	for _, pr := range im.implsOf {
 		t, s := keyOf(pr[0]), keyOf(pr[1])
+		if t != nil && s == nil && im.defs[pr[1]] == nil && link.wants(pr[1]) {
+			link.impls = append(link.impls, [2]string{t.key, pr[1]}) // overrides another project's
+			continue
+		}
 		if t == nil || s == nil || t == s || seenImpl[[2]string{t.key, s.key}] {
 			continue
 		}
@@ -998,6 +1044,18 @@ func (im *importer) write(ctx context.Context, w graph.SnapshotWriter) error {
 		if r.enclosing != nil && r.enclosing.key != "" {
 			enc = byKey[r.enclosing.key]
 		}
+		if target == nil && im.defs[r.target] == nil && link.wants(r.target) {
+			// Another project's declaration: Linker.Write joins it.
+			lr := linkRef{target: r.target, ref: graph.Ref{Path: r.path, Line: r.line, Col: r.col, EndCol: r.endCol, Kind: r.kind, TestOnly: r.testOnly}}
+			if enc != nil {
+				lr.ref.Enclosing = enc.key
+				if r.kind == graph.RefCall && !r.naming && (enc.kind == graph.KindFunc || enc.kind == graph.KindMethod) {
+					lr.caller, lr.name = enc.key, calleeName(r.target)
+				}
+			}
+			link.refs = append(link.refs, lr)
+			continue
+		}
 		if target != nil {
 			ref := graph.Ref{Target: target.key, Path: r.path, Line: r.line, Col: r.col, EndCol: r.endCol, Kind: r.kind, TestOnly: r.testOnly}
 			if enc != nil {
@@ -1010,17 +1068,11 @@ func (im *importer) write(ctx context.Context, w graph.SnapshotWriter) error {
 		}
 		site := graph.CallEdge{Caller: enc.key, Path: r.path, Line: r.line, Col: r.col}
 		if target == nil {
-			p, err := scip.ParseSymbol(r.target)
-			if err != nil {
-				continue
+			if name := calleeName(r.target); name != "" {
+				e := site
+				e.CalleeName, e.Coverage, e.Via = name, graph.CoverageExact, graph.ViaStatic
+				edges = append(edges, e)
 			}
-			_, qname, _ := names(p)
-			if qname == "" {
-				continue
-			}
-			e := site
-			e.CalleeName, e.Coverage, e.Via = strings.TrimPrefix(p.Package.Name+"."+qname, "."), graph.CoverageExact, graph.ViaStatic
-			edges = append(edges, e)
 			continue
 		}
 		if !target.kind.IsFunction() {
