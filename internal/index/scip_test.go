@@ -416,6 +416,45 @@ export function tripled(n: number): number {
 	check(t, st, []string{"packages/app/src/index.ts:1 import", "packages/app/src/index.ts:12 call", "packages/app/src/index.ts:8 call"})
 }
 
+// A package imported by its name, through the link npm makes in
+// node_modules, is joined the same way.
+func TestIndexSCIPWorkspaceLinked(t *testing.T) {
+	scipIndexers(t)
+	hermeticEnv(t)
+	root := txtartest.Write(t, "testdata/scip/workspace-linked.txtar")
+	if err := os.MkdirAll(filepath.Join(root, "node_modules", "@ws"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("..", "..", "packages", "geo"), filepath.Join(root, "node_modules", "@ws", "geo")); err != nil {
+		t.Skipf("SKIPPED LOUDLY: no symbolic link here (%v): a workspace linked by npm was NOT tested", err)
+	}
+	st := openStore(t)
+	ctx := context.Background()
+	if _, err := index.Index(ctx, st, root, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := st.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	scale, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Name: "scale", Mode: graph.MatchExact, Limit: 10})
+	if err != nil || len(scale) != 1 {
+		t.Fatalf("scale: %v, %v", scale, err)
+	}
+	refs, _, err := r.Refs(ctx, graph.RefQuery{Targets: []string{scale[0].Key}, IncludeTests: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var at []string
+	for _, ref := range refs {
+		at = append(at, fmt.Sprintf("%s:%d %s", ref.Path, ref.Line, ref.Kind))
+	}
+	if want := []string{"packages/app/src/index.ts:1 import", "packages/app/src/index.ts:4 call"}; !slices.Equal(at, want) {
+		t.Errorf("uses of scale %v, want %v", at, want)
+	}
+}
+
 // check checks the workspace's keys, and that scale's uses are at
 // wantUses (sorted), with one call edge from each of doubled and tripled
 // (those declared).
