@@ -3,6 +3,7 @@ package scipindexer_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -125,5 +126,28 @@ print(shout_in_python("x"))
 	}
 	if after := listTree(t, root); after != before {
 		t.Errorf("the indexers changed the repository:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+// A project whose configuration includes no file is EMPTY, not a failure;
+// one whose configuration cannot be read fails though scip-typescript
+// says the same "no files got indexed" after the compiler's error.
+func TestRealIndexerEmpty(t *testing.T) {
+	realIndexers(t, "scip-typescript")
+	root := writeTree(t, `
+-- empty/tsconfig.json --
+{"compilerOptions": {"strict": true}, "include": ["*.config.*"]}
+-- broken/tsconfig.json --
+{"extends": "./missing.base.json", "include": ["src"]}
+-- broken/src/a.ts --
+export const a = 1
+`)
+	r := scipindexer.NewRunner(scipindexer.Config{})
+	for dir, want := range map[string]scipindexer.Reason{"empty": scipindexer.Empty, "broken": scipindexer.Crashed} {
+		_, err := r.Index(context.Background(), root, scipindexer.Project{Language: scipindexer.TypeScript, Dir: dir, Config: dir + "/tsconfig.json"})
+		var ie *scipindexer.Error
+		if !errors.As(err, &ie) || ie.Reason != want {
+			t.Errorf("%s: %v, want %s", dir, err, want)
+		}
 	}
 }

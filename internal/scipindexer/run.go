@@ -185,7 +185,9 @@ func (r *Runner) Index(ctx context.Context, root string, p Project) (*Output, er
 		}
 		e := fail(Crashed, nil, "failed (%s) after %s", status, elapsed.Round(time.Millisecond))
 		e.Output = log.String(StderrTail)
-		if name == TypeScriptCommand && strings.Contains(e.Output, noFilesIndexed) {
+		if name == TypeScriptCommand && strings.Contains(e.Output, noFilesIndexed) && !strings.Contains(e.Output, "error TS") {
+			// Nothing to index, and no compiler error (an unreadable
+			// configuration ends the same way, after its error).
 			e.Reason, e.Message = Empty, "no input files: its configuration includes none"
 		}
 		return nil, e
