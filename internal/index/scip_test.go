@@ -442,7 +442,15 @@ func TestIndexSCIPWorkspaceLinked(t *testing.T) {
 	if err != nil || len(scale) != 1 {
 		t.Fatalf("scale: %v, %v", scale, err)
 	}
-	refs, _, err := r.Refs(ctx, graph.RefQuery{Targets: []string{scale[0].Key}, IncludeTests: true})
+	if at, want := usesOf(t, r, scale[0].Key), []string{"packages/app/src/index.ts:1 import", "packages/app/src/index.ts:4 call"}; !slices.Equal(at, want) {
+		t.Errorf("uses of scale %v, want %v", at, want)
+	}
+}
+
+// usesOf lists the uses of key as path:line kind, sorted.
+func usesOf(t *testing.T, r graph.Reader, key string) []string {
+	t.Helper()
+	refs, _, err := r.Refs(context.Background(), graph.RefQuery{Targets: []string{key}, IncludeTests: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -450,9 +458,8 @@ func TestIndexSCIPWorkspaceLinked(t *testing.T) {
 	for _, ref := range refs {
 		at = append(at, fmt.Sprintf("%s:%d %s", ref.Path, ref.Line, ref.Kind))
 	}
-	if want := []string{"packages/app/src/index.ts:1 import", "packages/app/src/index.ts:4 call"}; !slices.Equal(at, want) {
-		t.Errorf("uses of scale %v, want %v", at, want)
-	}
+	slices.Sort(at)
+	return at
 }
 
 // check checks the workspace's keys, and that scale's uses are at
@@ -481,16 +488,7 @@ func check(t *testing.T, st graph.Store, wantUses []string) {
 	if len(scale) != 1 || len(doubled) != 1 {
 		t.Fatalf("scale %d, doubled %d symbols, want one each", len(scale), len(doubled))
 	}
-	refs, _, err := r.Refs(ctx, graph.RefQuery{Targets: []string{scale[0].Key}, IncludeTests: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var at []string
-	for _, ref := range refs {
-		at = append(at, fmt.Sprintf("%s:%d %s", ref.Path, ref.Line, ref.Kind))
-	}
-	slices.Sort(at)
-	if !slices.Equal(at, wantUses) {
+	if at := usesOf(t, r, scale[0].Key); !slices.Equal(at, wantUses) {
 		t.Errorf("uses of scale %v, want %v", at, wantUses)
 	}
 	edges, err := r.CallEdges(ctx, graph.EdgeQuery{Callees: []string{scale[0].Key}})
