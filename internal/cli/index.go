@@ -189,14 +189,11 @@ func runIndex(ctx context.Context, e env, argv []string) error {
 	if len(dirs) == 0 {
 		dirs = []string{"."}
 	}
-	if path := e.getenv("SEXTANT_CPUPROFILE"); path != "" {
-		// Hidden, for benchmarks, as for serve: a CPU profile of the run.
-		stop, err := startCPUProfile(path)
-		if err != nil {
-			return err
-		}
-		defer stop()
+	stop, err := startCPUProfile(e) // a CPU profile of the run
+	if err != nil {
+		return err
 	}
+	defer stop()
 	st, err := openIndexStore(ctx, e, *dbPath)
 	if err != nil {
 		return err

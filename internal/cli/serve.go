@@ -63,15 +63,13 @@ func runServe(ctx context.Context, e env, argv []string) error {
 		return usageError{err.Error()}
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
-	if path := e.getenv("SEXTANT_CPUPROFILE"); path != "" {
-		// Hidden, for benchmarks: a CPU profile of the whole serving
-		// session, written when the client disconnects or on SIGTERM.
-		stop, err := startCPUProfile(path)
-		if err != nil {
-			return err
-		}
-		defer stop()
+	// A CPU profile of the whole serving session, written when the
+	// client disconnects or on SIGTERM.
+	stop, err := startCPUProfile(e)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	svc, closeServing, err := openServing(ctx, e, *dbPath, fs)
 	if err != nil {
 		return err
@@ -237,8 +235,14 @@ func checkExposure(addr, token string) error {
 	return fmt.Errorf("--http %s listens beyond loopback: set a bearer token with --token or SEXTANT_TOKEN (clients send Authorization: Bearer TOKEN)", addr)
 }
 
-// startCPUProfile writes a CPU profile to path until the returned stop runs.
-func startCPUProfile(path string) (stop func(), err error) {
+// startCPUProfile writes a CPU profile to the file SEXTANT_CPUPROFILE
+// names (hidden, for benchmarks; read by serve, index and tests record)
+// until the returned stop runs; without it, stop does nothing.
+func startCPUProfile(e env) (stop func(), err error) {
+	path := e.getenv("SEXTANT_CPUPROFILE")
+	if path == "" {
+		return func() {}, nil
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("SEXTANT_CPUPROFILE: %w", err)

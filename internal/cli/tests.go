@@ -69,14 +69,11 @@ Flags:
 	if _, err := os.Stat(filepath.Join(mod, "go.mod")); err != nil {
 		return usageError{fmt.Sprintf("%s has no go.mod: name a module's directory", dir)}
 	}
-	if path := e.getenv("SEXTANT_CPUPROFILE"); path != "" {
-		// Hidden, for benchmarks, as for index and serve: a CPU profile of the run.
-		stop, err := startCPUProfile(path)
-		if err != nil {
-			return err
-		}
-		defer stop()
+	stop, err := startCPUProfile(e) // a CPU profile of the run
+	if err != nil {
+		return err
 	}
+	defer stop()
 	st, err := openIndexStore(ctx, e, *dbPath)
 	if err != nil {
 		return err

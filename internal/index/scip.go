@@ -128,7 +128,7 @@ func indexSCIP(ctx context.Context, w graph.SnapshotWriter, repo graph.Repositor
 				Message: graph.NotIndexedMessage(lr.Language, lr.Projects, lr.NotIndexed)})
 			continue
 		}
-		link := scipindex.NewLinker(projectNames(plan.projects, l))
+		link := scipindex.NewLinker(repo.Name, projectNames(plan.projects, l))
 		for _, p := range plan.projects {
 			if p.Language != l {
 				continue
@@ -137,11 +137,11 @@ func indexSCIP(ctx context.Context, w graph.SnapshotWriter, repo graph.Repositor
 				return err
 			}
 		}
-		refs, edges, impls, err := link.Write(ctx, w)
+		linked, err := link.Write(ctx, w)
 		if err != nil {
 			return err
 		}
-		res.Refs, res.CallEdges, res.Implementations = res.Refs+refs, res.CallEdges+edges, res.Implementations+impls
+		res.addSCIP(linked)
 		if lr.Indexed == 0 && len(lr.Failed) > 0 {
 			lr.NotIndexed = "every project failed: " + lr.Failed[0]
 		}

@@ -66,12 +66,12 @@ func amendSCIP(ctx context.Context, w graph.AmendWriter, base baseState, abs str
 	res := Result{Repository: base.repo.Repository}
 	links := map[scipindexer.Language]*scipindex.Linker{}
 	for _, p := range projects {
-		if links[p.Language] == nil {
-			links[p.Language] = scipindex.NewLinker(projectNames(plan.projects, p.Language))
-			links[p.Language].Lookup = lookup
+		link := links[p.Language]
+		if link == nil {
+			link = scipindex.NewLinker(base.repo.Name, projectNames(plan.projects, p.Language))
+			link.Lookup = lookup
+			links[p.Language] = link
 		}
-	}
-	for _, p := range projects {
 		tool := indexerName(p.Language)
 		report(fmt.Sprintf("%s indexing %s again", tool, p.Dir))
 		out, err := runner.Index(ctx, abs, p)
@@ -111,7 +111,7 @@ func amendSCIP(ctx context.Context, w graph.AmendWriter, base baseState, abs str
 			var f *os.File
 			if f, err = os.Open(out.Path); err == nil {
 				var r scipindex.Result
-				r, err = scipindex.Import(ctx, f, w, scipindex.Options{Repository: base.repo.Repository, Root: root, ProjectDir: p.Dir, Skip: p.Nested, Link: links[p.Language]})
+				r, err = scipindex.Import(ctx, f, w, scipindex.Options{Repository: base.repo.Repository, Root: root, ProjectDir: p.Dir, Skip: p.Nested, Link: link})
 				f.Close()
 				res.addSCIP(r)
 			}
@@ -125,11 +125,11 @@ func amendSCIP(ctx context.Context, w graph.AmendWriter, base baseState, abs str
 		}
 	}
 	for _, l := range links {
-		refs, edges, impls, err := l.Write(ctx, w)
+		linked, err := l.Write(ctx, w)
 		if err != nil {
 			return Result{}, graph.Wrap(graph.CodeIndexingFailed, err, "joining the projects")
 		}
-		res.Refs, res.CallEdges, res.Implementations = res.Refs+refs, res.CallEdges+edges, res.Implementations+impls
+		res.addSCIP(linked)
 	}
 	snap, err := w.Publish(ctx)
 	if err != nil {

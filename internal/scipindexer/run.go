@@ -185,7 +185,7 @@ func (r *Runner) Index(ctx context.Context, root string, p Project) (*Output, er
 		}
 		e := fail(Crashed, nil, "failed (%s) after %s", status, elapsed.Round(time.Millisecond))
 		e.Output = log.String(StderrTail)
-		if name == TypeScriptCommand && strings.Contains(e.Output, noFilesIndexed) && !strings.Contains(e.Output, "error TS") {
+		if name == TypeScriptCommand && strings.Contains(e.Output, noFilesIndexed) && !strings.Contains(e.Output, compilerError) {
 			// Nothing to index, and no compiler error (an unreadable
 			// configuration ends the same way, after its error).
 			e.Reason, e.Message = Empty, "no input files: its configuration includes none"
@@ -203,8 +203,13 @@ func (r *Runner) Index(ctx context.Context, root string, p Project) (*Output, er
 }
 
 // noFilesIndexed is what scip-typescript 0.4.0 says when a project's
-// configuration includes no file.
-const noFilesIndexed = "no files got indexed"
+// configuration includes no file, and compilerError starts each of the
+// TypeScript compiler's errors it prints (TS5083: a configuration it
+// cannot read), after which it says the same.
+const (
+	noFilesIndexed = "no files got indexed"
+	compilerError  = "error TS"
+)
 
 // args are the indexer's arguments for p of root, whose directory is
 // projDir;

@@ -25,7 +25,7 @@ type Linker struct {
 	// being amended: the declarations of the projects not imported again.
 	Lookup func(ctx context.Context, keys []string) ([]graph.Symbol, error)
 
-	repo     string
+	repo     string             // the repository's name, in every key
 	packages map[string]bool    // package names of the projects (package.json's name, the Python project's)
 	defs     map[string]linkDef // SCIP symbol → its declaration, over every import
 	refs     []linkRef
@@ -52,10 +52,10 @@ type linkRef struct {
 	caller, name string
 }
 
-// NewLinker returns a Linker for the projects of one snapshot, named by
-// their package names.
-func NewLinker(packages []string) *Linker {
-	l := &Linker{packages: map[string]bool{}, defs: map[string]linkDef{}}
+// NewLinker returns a Linker for the projects of one snapshot of repo,
+// named by their package names.
+func NewLinker(repo string, packages []string) *Linker {
+	l := &Linker{repo: repo, packages: map[string]bool{}, defs: map[string]linkDef{}}
 	for _, p := range packages {
 		if p != "" && p != "." {
 			l.packages[p] = true
@@ -84,14 +84,13 @@ func (l *Linker) wants(sym string) bool {
 
 // Write writes the uses, overrides and calls that join one project to
 // another's declarations, and, for a use no project declares, the call
-// edge by name the import would have written. It returns the counts of
-// references, call edges and implementations written.
-func (l *Linker) Write(ctx context.Context, w graph.SnapshotWriter) (refs, edges, impls int, err error) {
+// edge by name the import would have written; its Result counts them.
+func (l *Linker) Write(ctx context.Context, w graph.SnapshotWriter) (Result, error) {
 	if l == nil {
-		return 0, 0, 0, nil
+		return Result{}, nil
 	}
 	if err := l.lookup(ctx); err != nil {
-		return 0, 0, 0, err
+		return Result{}, err
 	}
 	var rs []graph.Ref
 	var es []graph.CallEdge
@@ -110,23 +109,8 @@ func (l *Linker) Write(ctx context.Context, w graph.SnapshotWriter) (refs, edges
 		case !ok:
 			site.CalleeName, site.Coverage, site.Via = u.name, graph.CoverageExact, graph.ViaStatic
 			es = append(es, site)
-		case !d.kind.IsFunction():
-			// a call of a value: a type's constructor is its own symbol
-		case d.kind != graph.KindInterfaceMethod && len(d.impls) == 0 && !d.open:
-			site.Callee, site.Coverage, site.Via = d.key, graph.CoverageExact, graph.ViaStatic
-			es = append(es, site)
-		default:
-			// Dynamic dispatch, as within a project: the method itself
-			// when it has a body, and every implementation or override.
-			callees := d.impls
-			if d.kind != graph.KindInterfaceMethod || len(callees) == 0 {
-				callees = append([]string{d.key}, callees...)
-			}
-			for _, c := range callees {
-				e := site
-				e.Callee, e.Coverage, e.Via = c, graph.CoverageCandidate, graph.ViaInterface
-				es = append(es, e)
-			}
+		case d.kind.IsFunction(): // a call of a value: a type's constructor is its own symbol
+			es = append(es, calls(site, d.key, d.kind, d.impls, d.open)...)
 		}
 	}
 	var is []graph.Implements
@@ -140,15 +124,37 @@ func (l *Linker) Write(ctx context.Context, w graph.SnapshotWriter) (refs, edges
 		is = append(is, graph.Implements{Type: pr[0], Interface: d.key})
 	}
 	if err := w.AddRefs(ctx, rs); err != nil {
-		return 0, 0, 0, fmt.Errorf("writing references across projects: %w", err)
+		return Result{}, fmt.Errorf("writing references across projects: %w", err)
 	}
 	if err := w.AddCallEdges(ctx, es); err != nil {
-		return 0, 0, 0, fmt.Errorf("writing call edges across projects: %w", err)
+		return Result{}, fmt.Errorf("writing call edges across projects: %w", err)
 	}
 	if err := w.AddImplements(ctx, is); err != nil {
-		return 0, 0, 0, fmt.Errorf("writing implementations across projects: %w", err)
+		return Result{}, fmt.Errorf("writing implementations across projects: %w", err)
 	}
-	return len(rs), len(es), len(is), nil
+	return Result{Refs: len(rs), CallEdges: len(es), Implements: len(is)}, nil
+}
+
+// calls are the edges of a call at site of the function or method key:
+// exact when nothing can stand for it, else (an interface method, a
+// method with implementations or overrides, or one whose overrides are
+// not known: open) a candidate for the method itself when it has a body
+// and for each of impls.
+func calls(site graph.CallEdge, key string, kind graph.Kind, impls []string, open bool) []graph.CallEdge {
+	if kind != graph.KindInterfaceMethod && len(impls) == 0 && !open {
+		site.Callee, site.Coverage, site.Via = key, graph.CoverageExact, graph.ViaStatic
+		return []graph.CallEdge{site}
+	}
+	callees := impls
+	if kind != graph.KindInterfaceMethod || len(callees) == 0 {
+		callees = append([]string{key}, callees...)
+	}
+	out := make([]graph.CallEdge, len(callees))
+	for i, c := range callees {
+		out[i] = site
+		out[i].Callee, out[i].Coverage, out[i].Via = c, graph.CoverageCandidate, graph.ViaInterface
+	}
+	return out
 }
 
 // linkKinds are the kinds an import gives a declaration, and linkLangs

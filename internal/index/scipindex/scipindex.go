@@ -936,7 +936,6 @@ func (im *importer) write(ctx context.Context, w graph.SnapshotWriter) error {
 	}
 	link := im.opt.Link
 	if link != nil {
-		link.repo = repo
 		for _, d := range kept {
 			if !link.packages[d.parsed.Package.Name] {
 				continue
@@ -1078,26 +1077,11 @@ func (im *importer) write(ctx context.Context, w graph.SnapshotWriter) error {
 		if !target.kind.IsFunction() {
 			continue // a call of a value: a type's constructor is its own symbol
 		}
-		impl := im.implementations(r.target, keyOf)
-		if target.kind != graph.KindInterfaceMethod && len(impl) == 0 {
-			e := site
-			e.Callee, e.Coverage, e.Via = target.key, graph.CoverageExact, graph.ViaStatic
-			edges = append(edges, e)
-			continue
+		var impls []string
+		for _, c := range im.implementations(r.target, keyOf) {
+			impls = append(impls, c.key)
 		}
-		// Dynamic dispatch: the method itself when it has a body, and
-		// every implementation or override of it.
-		if target.kind != graph.KindInterfaceMethod {
-			impl = append([]*def{target}, impl...)
-		}
-		if len(impl) == 0 {
-			impl = []*def{target}
-		}
-		for _, c := range impl {
-			e := site
-			e.Callee, e.Coverage, e.Via = c.key, graph.CoverageCandidate, graph.ViaInterface
-			edges = append(edges, e)
-		}
+		edges = append(edges, calls(site, target.key, target.kind, impls, false)...)
 	}
 	if err := w.AddRefs(ctx, refs); err != nil {
 		return fmt.Errorf("writing references: %w", err)

@@ -703,7 +703,9 @@ func (t *tsTokens) memberEnd(p int) bool {
 }
 
 // memberStart reports whether the name at j starts a member of a class,
-// an interface or a type literal: m in `m?(): T`, not c in `c ? (a) : b`.
+// an interface or a type literal: m in `m?(): T`, not c in `c ? (a) : b`
+// (nor in `f(x, c ? (a) : b)`: a ',' ends a member of a type literal
+// alone).
 func (t *tsTokens) memberStart(j int) bool {
 	if j < 0 || !t.toks[j].ident {
 		return false
@@ -713,12 +715,12 @@ func (t *tsTokens) memberStart(j int) bool {
 		return true
 	}
 	switch t.toks[p].text {
-	case ";", "}", "public", "private", "protected", "static", "readonly", "abstract", "override", "async", "declare":
+	case ",":
+		return false
+	case "public", "private", "protected", "static", "readonly", "abstract", "override", "async", "declare":
 		return true
-	case "{":
-		return !t.toks[p].jsxExpr
 	}
-	return false
+	return t.memberEnd(p)
 }
 
 // back returns the token before k at k's depth: a bracketed group is
