@@ -13,6 +13,8 @@ type refsAheadKey struct{}
 // trip per read may read q's page in the round trip of SymbolByKey and
 // answer that Refs from it; a store in process ignores the hint. The
 // answer is the one Refs would give: it is read in the same pinned view.
+// Such a request does not list the symbol's members, so a store need not
+// read them ahead for it.
 func WithRefsAhead(ctx context.Context, q RefQuery) context.Context {
 	return context.WithValue(ctx, refsAheadKey{}, q)
 }

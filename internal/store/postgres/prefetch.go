@@ -25,7 +25,8 @@ import (
 //     (find_references names them: SymbolsByKeys);
 //   - SymbolByKey reads the first page of uses the request said it would
 //     ask for next (graph.WithRefsAhead: find_references by stable key
-//     asks for the symbol's uses once it has the symbol);
+//     asks for the symbol's uses once it has the symbol), and then not
+//     the members, which such a request does not list;
 //   - the pinning batch reads the symbol the request said it reads first
 //     (graph.WithSymbolAhead), with all SymbolByKey reads ahead.
 //

@@ -164,10 +164,12 @@ func TestReadAhead(t *testing.T) {
 
 // TestRefsAhead checks that a page of uses named with graph.WithRefsAhead
 // is read in SymbolByKey's round trip, and a symbol named with
-// graph.WithSymbolAhead (with its members and that page) in the round
-// trip that pins the view, and that each answers SymbolByKey, Children,
-// Refs and the enclosing declarations exactly as a reader that asks the
-// server does; and that another page is still asked for.
+// graph.WithSymbolAhead (with that page) in the round trip that pins the
+// view, and that each answers SymbolByKey, Refs and the enclosing
+// declarations exactly as a reader that asks the server does; that the
+// members, which such a request does not list, are not read ahead but
+// asked for, with the same answer; and that another page is still asked
+// for.
 func TestRefsAhead(t *testing.T) {
 	ctx := context.Background()
 	s := indexedXref(t)
@@ -189,8 +191,9 @@ func TestRefsAhead(t *testing.T) {
 	}
 	// read pins a view under pinCtx, reads the symbol of key, its members
 	// and the page q of its uses under ctx, and the declarations
-	// enclosing them; it counts the round trips after the pin.
-	read := func(pinCtx, ctx context.Context, key string, q graph.RefQuery) (page, int64) {
+	// enclosing them; it counts the round trips after the pin, those of
+	// Children apart.
+	read := func(pinCtx, ctx context.Context, key string, q graph.RefQuery) (p page, trips, kidsTrips int64) {
 		t.Helper()
 		r, err := s.Read(pinCtx)
 		if err != nil {
@@ -198,13 +201,14 @@ func TestRefsAhead(t *testing.T) {
 		}
 		defer r.Close()
 		before := s.RoundTrips()
-		var p page
 		if p.Symbol, err = r.SymbolByKey(ctx, key); err != nil {
 			t.Fatal(err)
 		}
+		beforeKids := s.RoundTrips()
 		if p.Members, err = r.Children(ctx, "", key); err != nil {
 			t.Fatal(err)
 		}
+		kidsTrips = s.RoundTrips() - beforeKids
 		if p.Refs, p.Total, err = r.Refs(ctx, q); err != nil {
 			t.Fatal(err)
 		}
@@ -220,12 +224,15 @@ func TestRefsAhead(t *testing.T) {
 			}
 			slices.SortFunc(p.Enclosing, func(a, b graph.Symbol) int { return strings.Compare(a.Key+a.Repository, b.Key+b.Repository) })
 		}
-		return p, s.RoundTrips() - before
+		return p, s.RoundTrips() - before - kidsTrips, kidsTrips
 	}
 	var compared, members int
 	for _, sym := range syms {
 		q := graph.RefQuery{Targets: []string{sym.Key}, Implicit: []string{sym.Key}, IncludeTests: true, Limit: 3}
-		want, _ := read(ctx, ctx, sym.Key, q)
+		want, _, kidsTrips := read(ctx, ctx, sym.Key, q)
+		if kidsTrips != 0 {
+			t.Errorf("%s: Children asked the server after SymbolByKey (%d round trips): the members were not read ahead", sym.QualifiedName, kidsTrips)
+		}
 		refsAhead := graph.WithRefsAhead(ctx, q)
 		symAhead := graph.WithSymbolAhead(refsAhead, sym.Key)
 		for _, tc := range []struct {
@@ -235,24 +242,27 @@ func TestRefsAhead(t *testing.T) {
 			maxTrips     int64
 			wantAnyTrips bool
 		}{
-			// SymbolByKey reads the page ahead; Children and
-			// SymbolsByKeys were read ahead before.
+			// SymbolByKey reads the page ahead; SymbolsByKeys was
+			// read ahead with it.
 			{"refs ahead", ctx, refsAhead, q, 1, true},
-			// The pin reads the symbol, its members and the page.
+			// The pin reads the symbol and the page.
 			{"symbol ahead", symAhead, symAhead, q, 0, false},
 			// Another page than the one read ahead.
 			{"another page", symAhead, symAhead, graph.RefQuery{Targets: q.Targets, Implicit: q.Implicit, IncludeTests: true, Limit: 2}, 2, true},
 		} {
 			w := want
 			if tc.q.Limit != q.Limit {
-				w, _ = read(ctx, ctx, sym.Key, tc.q)
+				w, _, _ = read(ctx, ctx, sym.Key, tc.q)
 			}
-			got, trips := read(tc.pinCtx, tc.ctx, sym.Key, tc.q)
+			got, trips, kidsTrips := read(tc.pinCtx, tc.ctx, sym.Key, tc.q)
 			if !reflect.DeepEqual(got, w) {
 				t.Errorf("%s, %s: read ahead\n%+v\nasked\n%+v", sym.QualifiedName, tc.name, got, w)
 			}
 			if trips > tc.maxTrips || tc.wantAnyTrips && trips == 0 {
 				t.Errorf("%s, %s: %d round trips after the pin, want at most %d (and some: %v)", sym.QualifiedName, tc.name, trips, tc.maxTrips, tc.wantAnyTrips)
+			}
+			if kidsTrips != 1 {
+				t.Errorf("%s, %s: Children took %d round trips, want 1: a request reading uses ahead does not list members, so they are not read ahead", sym.QualifiedName, tc.name, kidsTrips)
 			}
 		}
 		if len(want.Refs) > 0 {

@@ -337,8 +337,8 @@ func (r *reader) symbolsByID(ctx context.Context, ids []rowID) ([]graph.Symbol, 
 
 // SymbolByKey implements graph.Reader. Should two current snapshots hold
 // the key, the symbol of the repository first by name wins. In the same
-// round trip it reads the members of the key, should it name a type, and
-// the page of uses the request named with graph.WithRefsAhead.
+// round trip it reads the members of the key, should it name a type, or
+// the page of uses the request named with graph.WithRefsAhead instead.
 func (r *reader) SymbolByKey(ctx context.Context, key string) (graph.Symbol, error) {
 	if err := r.lock(); err != nil {
 		return graph.Symbol{}, err
@@ -364,19 +364,24 @@ type symbolRead struct {
 	syms []graph.Symbol
 }
 
-// queueSymbolByKey queues on batch SymbolByKey's queries: the symbol, its
-// members, and the page of uses the request will ask for next when it
-// said so (graph.WithRefsAhead). The returned function reads their
+// queueSymbolByKey queues on batch SymbolByKey's queries: the symbol and
+// its members, or, when the request said it asks for them next
+// (graph.WithRefsAhead), the symbol and the page of uses. The returned function reads their
 // results from the batch, keeping the members and the page.
 func (r *reader) queueSymbolByKey(ctx context.Context, batch *pgx.Batch, key string) func(pgx.BatchResults) ([]graph.Symbol, error) {
 	var b builder
 	from := r.from(&b, "symbols", "s")
 	b.Where("s.key = %s", key)
 	batch.Queue(`SELECT `+symbolColumns+from+b.Clause()+` ORDER BY r.name, s.id LIMIT 1`, b.Args...)
-	var kb builder
-	kb.Where("s.parent = %s", key)
-	r.queueChildren(batch, &kb)
 	aq, ahead := graph.RefsAhead(ctx)
+	// A request that reads the uses next does not list the members (see
+	// graph.WithRefsAhead): Children would read them if asked.
+	members := !ahead
+	if members {
+		var kb builder
+		kb.Where("s.parent = %s", key)
+		r.queueChildren(batch, &kb)
+	}
 	if ahead && (r.refs != nil && r.refs.fp == aq.Fingerprint() || aq.Offset > 0) {
 		ahead = false // read already, or a later page (which an empty answer does not count)
 	}
@@ -386,9 +391,16 @@ func (r *reader) queueSymbolByKey(ctx context.Context, batch *pgx.Batch, key str
 		ahead = r.queueRefs(batch, aq) == nil && batch.Len() > n
 	}
 	return func(rs pgx.BatchResults) ([]graph.Symbol, error) {
-		syms, kids, err := batchSymbolsAndMembers(rs)
+		syms, err := batchSymbols(rs)
 		if err != nil {
 			return nil, err
+		}
+		if members {
+			kids, err := batchSymbols(rs)
+			if err != nil {
+				return nil, err
+			}
+			r.keepChildren([]string{key}, kids)
 		}
 		if ahead {
 			refs, total, err := r.readRefs(rs)
@@ -397,7 +409,6 @@ func (r *reader) queueSymbolByKey(ctx context.Context, batch *pgx.Batch, key str
 			}
 			r.refs = &refsPage{fp: aq.Fingerprint(), refs: refs, total: total}
 		}
-		r.keepChildren([]string{key}, kids)
 		return syms, nil
 	}
 }
