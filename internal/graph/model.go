@@ -94,7 +94,22 @@ type Snapshot struct {
 	// a snapshot of an older schema).
 	Build    string
 	Indexers []string
+	// Format is the IndexFormat of the build that indexed the snapshot
+	// whole, kept by the snapshots amended from it; 0 for one published
+	// before snapshots recorded it. A snapshot of another format holds
+	// records this build would write differently (other stable keys,
+	// say): it is stale whatever the disk holds, and only a whole index
+	// replaces it, since an amend would mix the two.
+	Format int
 }
+
+// IndexFormat is the format of the records this build's indexers write
+// (see Snapshot.Format). It goes up with every change that makes them
+// write, for the same source, records an older build's would not match:
+// another stable key for a declaration, another meaning of a reference.
+// 1: the stable keys of TypeScript and Python declarations name their
+// package, and uses across the projects of a workspace are joined.
+const IndexFormat = 1
 
 // The stages of a snapshot published early (see Snapshot.Stage), in the
 // order an index publishes them.

@@ -31,7 +31,9 @@ import (
 // existing package directories without changing their types and methods,
 // it re-derives just those packages (and, when their other declarations
 // changed, the packages that import them) and amends the snapshot;
-// otherwise it indexes the repository whole with Index.
+// otherwise, or when the snapshot holds records of another format than
+// this build writes (graph.Snapshot.Format), it indexes the repository
+// whole with Index.
 //
 // What an amend re-derives is exact for what the packages contain:
 // their files, symbols, diagnostics, references, the call edges out of
@@ -344,6 +346,10 @@ func readBase(ctx context.Context, store graph.Store, abs string) (baseState, er
 	i := slices.IndexFunc(repos, func(rp graph.RepositoryStatus) bool { return rp.Root == abs })
 	if i < 0 {
 		return baseState{}, fmt.Errorf("%w: %s has no snapshot", errWhole, abs)
+	}
+	if f := repos[i].Snapshot.Format; f != graph.IndexFormat {
+		// Amended, it would keep the records of the other format.
+		return baseState{}, fmt.Errorf("%w: the snapshot holds records of format %d, this build writes %d", errWhole, f, graph.IndexFormat)
 	}
 	b := baseState{repo: repos[i], files: map[string]graph.File{}, pkgs: map[string]graph.Package{}}
 	files, err := r.Files(ctx, b.repo.Name)

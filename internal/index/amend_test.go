@@ -2,6 +2,7 @@ package index_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path"
@@ -300,5 +301,49 @@ func writeTestFile(t *testing.T, dir, name, content string) {
 	}
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRefreshOtherFormat: a snapshot whose records another build wrote
+// (graph.Snapshot.Format) is indexed whole by Refresh, even for an edit
+// it would amend, since an amend would keep the other records; the new
+// snapshot is of this build's format.
+func TestRefreshOtherFormat(t *testing.T) {
+	t.Setenv("GOPROXY", "off")
+	ctx := context.Background()
+	root := txtartest.Write(t, "testdata/amend.txtar")
+	dbPath := filepath.Join(t.TempDir(), "old.db")
+	st, err := sqlite.Open(ctx, dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := index.Index(ctx, st, root, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	// What an older build left: the same snapshot, of format 0.
+	db, err := sql.Open("sqlite", dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE snapshots SET format = 0`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if sts, err := graph.Repositories(ctx, st); err != nil || len(sts) != 1 || sts[0].Snapshot.Format != 0 {
+		t.Fatalf("repositories = %+v, %v; want one snapshot of format 0", sts, err)
+	}
+	// The edit the amend test amends first.
+	replace(t, root, "geo/geo.go", "func Sum() float64 {\n", "func Sum() float64 {\n\t_ = shape.Describe(shape.Square{})\n")
+	res, err := index.Refresh(ctx, st, root, index.Options{Cache: live.New(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Amended != nil || !strings.Contains(res.Whole, "format 0") {
+		t.Errorf("Refresh amended %q (whole: %q), want a whole index for the format", res.Amended, res.Whole)
+	}
+	sts, err := graph.Repositories(ctx, st)
+	if err != nil || len(sts) != 1 || sts[0].Snapshot.Format != graph.IndexFormat || sts[0].Snapshot.Amended != nil {
+		t.Errorf("repositories after Refresh = %+v, %v; want a whole snapshot of format %d", sts, err, graph.IndexFormat)
 	}
 }

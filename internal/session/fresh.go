@@ -42,8 +42,13 @@ const maxStaleReasons = 5
 
 // staleness answers whether repo's pinned snapshot still matches the disk.
 // With a directory watch whose queue has stayed empty since a full check
-// found the snapshot fresh, it answers at once; otherwise it stats.
+// found the snapshot fresh, it answers at once; otherwise it stats. A
+// snapshot of records another build would write (graph.Snapshot.Format)
+// is stale whatever the disk holds.
 func (s *freshness) staleness(ctx context.Context, r graph.Catalog, repo graph.RepositoryStatus) []string {
+	if why := formatStaleness(repo.Snapshot); why != "" {
+		return []string{why}
+	}
 	if !filepath.IsAbs(repo.Root) {
 		// A repository of a shared graph published by CI (root
 		// shared:NAME) has no directory here: it is as fresh as its
@@ -86,6 +91,16 @@ func (s *freshness) staleness(ctx context.Context, r graph.Catalog, repo graph.R
 		w.dirty = linked
 	}
 	return reasons
+}
+
+// formatStaleness says why snap is stale for its format, or "" when this
+// build writes records of its format.
+func formatStaleness(snap graph.Snapshot) string {
+	if snap.Format == graph.IndexFormat {
+		return ""
+	}
+	return fmt.Sprintf("indexed by another version of sextant (records of format %d, this build's %d): it needs a whole index",
+		snap.Format, graph.IndexFormat)
 }
 
 // watchState is the directory watch of one repository's snapshot. dirty

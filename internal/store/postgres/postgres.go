@@ -274,7 +274,7 @@ func (s *Store) BeginSnapshot(ctx context.Context, repo graph.Repository, vcsHea
 const (
 	pinBegin = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`
 	pinRepos = `SELECT r.id, r.name, r.root, r.vcs_head, s.id, s.created_at, s.packages, s.files, s.symbols, s.diagnostics,
-	s.build, s.indexers
+	s.build, s.indexers, s.format
 	FROM repositories r JOIN snapshots s ON s.id = r.current_snapshot ORDER BY r.name`
 	pinModules = `SELECT m.snapshot_id, m.path, m.dir, m.go_version
 	FROM modules m WHERE m.snapshot_id = ANY($1) ORDER BY m.dir, m.path`
@@ -330,7 +330,7 @@ func (r *reader) pin(ctx context.Context) error {
 		var created int64
 		var indexers string
 		if err := rows.Scan(&st.ID, &st.Name, &st.Root, &st.VCSHead, &st.Snapshot.ID, &created,
-			&st.Packages, &st.Files, &st.Symbols, &st.Diagnostics, &st.Snapshot.Build, &indexers); err != nil {
+			&st.Packages, &st.Files, &st.Symbols, &st.Diagnostics, &st.Snapshot.Build, &indexers, &st.Snapshot.Format); err != nil {
 			rows.Close()
 			return err
 		}

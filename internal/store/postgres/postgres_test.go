@@ -52,8 +52,9 @@ func TestMigrations(t *testing.T) {
 	}
 
 	// A database at version 1 (before effects, text search, implicit
-	// references of their own, languages and snapshot provenance) is
-	// upgraded on open; an
+	// references of their own, languages, snapshot provenance and the
+	// format of their records) is upgraded on open, its snapshots of
+	// format 0; an
 	// implicit reference stored under its target key + "~implicit" moves
 	// to the key.
 	if _, err := conn.Exec(ctx, `DROP TABLE effects;
@@ -61,7 +62,8 @@ func TestMigrations(t *testing.T) {
 		ALTER TABLE symbols DROP COLUMN search, DROP COLUMN w_name, DROP COLUMN w_doc, DROP COLUMN w_sig,
 			DROP COLUMN w_body, DROP COLUMN w_path, DROP COLUMN language;
 		ALTER TABLE refs DROP COLUMN implicit;
-		ALTER TABLE snapshots DROP COLUMN build, DROP COLUMN indexers;
+		ALTER TABLE snapshots DROP COLUMN build, DROP COLUMN indexers, DROP COLUMN format;
+		INSERT INTO snapshots (id, repo_id, created_at) OVERRIDING SYSTEM VALUE VALUES (7, 1, 0);
 		INSERT INTO refs (snapshot_id, seq, target, path, line, col, end_col, kind, test_only)
 			VALUES (7, 0, 'K', 'p.go', 3, 2, 5, 1, false), (7, 1, 'K~implicit', 'p.go', 4, 2, 5, 1, false);
 		DELETE FROM sextant_schema WHERE version >= 2`); err != nil {
@@ -77,6 +79,10 @@ func TestMigrations(t *testing.T) {
 	if err := conn.QueryRow(ctx, `SELECT string_agg(target || ' ' || line || ' ' || implicit, ', ' ORDER BY seq)
 		FROM refs WHERE snapshot_id = 7`).Scan(&refs); err != nil || refs != "K 3 false, K 4 true" {
 		t.Errorf("after upgrading from version 1: references %q, %v; want K 3 false, K 4 true", refs, err)
+	}
+	var format int
+	if err := conn.QueryRow(ctx, `SELECT format FROM snapshots WHERE id = 7`).Scan(&format); err != nil || format != 0 {
+		t.Errorf("after upgrading from version 1: the snapshot's format %d, %v; want 0", format, err)
 	}
 	if err := conn.QueryRow(ctx, `SELECT max(version) FROM sextant_schema`).Scan(&v); err != nil || v != postgres.SchemaVersion {
 		t.Fatalf("after upgrading from version 1: version = %d, %v; want %d", v, err, postgres.SchemaVersion)

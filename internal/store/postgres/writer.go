@@ -233,9 +233,10 @@ func (w *writer) commit(ctx context.Context) (graph.Snapshot, error) {
 	}
 	created := w.createdAt.UnixMilli()
 	var id int64
-	if err := tx.QueryRow(ctx, `INSERT INTO snapshots (repo_id, created_at, vcs_head, packages, files, symbols, diagnostics, build, indexers)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`, w.repo.ID, created, w.vcsHead,
-		len(w.packages), len(w.files), len(w.symbols), len(w.diags), w.build, strings.Join(w.indexers, "\n")).Scan(&id); err != nil {
+	if err := tx.QueryRow(ctx, `INSERT INTO snapshots (repo_id, created_at, vcs_head, packages, files, symbols, diagnostics, build, indexers, format)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`, w.repo.ID, created, w.vcsHead,
+		len(w.packages), len(w.files), len(w.symbols), len(w.diags), w.build, strings.Join(w.indexers, "\n"),
+		graph.IndexFormat).Scan(&id); err != nil {
 		return graph.Snapshot{}, fmt.Errorf("inserting snapshot: %w", err)
 	}
 	if err := w.copyRows(ctx, tx, id); err != nil {
@@ -249,7 +250,7 @@ func (w *writer) commit(ctx context.Context) (graph.Snapshot, error) {
 		return graph.Snapshot{}, fmt.Errorf("committing snapshot: %w", err)
 	}
 	return graph.Snapshot{ID: id, RepositoryID: w.repo.ID, CreatedAt: time.UnixMilli(created),
-		Build: w.build, Indexers: slices.Clone(w.indexers)}, nil
+		Build: w.build, Indexers: slices.Clone(w.indexers), Format: graph.IndexFormat}, nil
 }
 
 // nullable returns nil for "", so optional strings are stored as NULL.

@@ -69,10 +69,13 @@ func (w *writer) insertSnapshot(ctx context.Context, tx *sql.Tx) (rev, data int6
 			return 0, 0, fmt.Errorf("amending snapshot %d: %w", w.amendBase, err)
 		}
 	}
-	// An amend keeps what made its base, unless it is said again.
-	res, err := tx.ExecContext(ctx, `INSERT INTO snapshots (repo_id, created_at, vcs_head, build, indexers) VALUES (?1, ?2, ?3,
-		coalesce((SELECT build FROM snapshots WHERE id = ?4), ''), coalesce((SELECT indexers FROM snapshots WHERE id = ?4), ''))`,
-		w.repo.ID, w.createdAt.UnixMilli(), w.vcsHead, w.amendBase)
+	// An amend keeps what made its base, unless it is said again, and
+	// its base's format: the records it does not re-derive are the
+	// base's.
+	res, err := tx.ExecContext(ctx, `INSERT INTO snapshots (repo_id, created_at, vcs_head, build, indexers, format) VALUES (?1, ?2, ?3,
+		coalesce((SELECT build FROM snapshots WHERE id = ?4), ''), coalesce((SELECT indexers FROM snapshots WHERE id = ?4), ''),
+		coalesce((SELECT format FROM snapshots WHERE id = ?4), ?5))`,
+		w.repo.ID, w.createdAt.UnixMilli(), w.vcsHead, w.amendBase, graph.IndexFormat)
 	if err != nil {
 		return 0, 0, fmt.Errorf("inserting snapshot: %w", err)
 	}

@@ -151,7 +151,7 @@ func (r *reader) statuses(ctx context.Context, name string) ([]graph.RepositoryS
 		b.Where("r.name = %s", name)
 	}
 	rows, err := r.query(ctx, `SELECT r.id, r.name, r.root, r.vcs_head, r.current_snapshot,
-		s.id, s.created_at, s.packages, s.files, s.symbols, s.diagnostics, s.amended, s.stage, s.build, s.indexers
+		s.id, s.created_at, s.packages, s.files, s.symbols, s.diagnostics, s.amended, s.stage, s.build, s.indexers, s.format
 		FROM repositories r JOIN snapshots s ON s.id = coalesce(r.current_revision, r.current_snapshot)`+b.Clause()+` ORDER BY r.name`, b.Args...)
 	if err != nil {
 		return nil, fmt.Errorf("listing repositories: %w", err)
@@ -164,7 +164,7 @@ func (r *reader) statuses(ctx context.Context, name string) ([]graph.RepositoryS
 		var amended, indexers string
 		if err := rows.Scan(&st.ID, &st.Name, &st.Root, &st.VCSHead, &data, &st.Snapshot.ID, &created,
 			&st.Packages, &st.Files, &st.Symbols, &st.Diagnostics, &amended, &st.Snapshot.Stage,
-			&st.Snapshot.Build, &indexers); err != nil {
+			&st.Snapshot.Build, &indexers, &st.Snapshot.Format); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("listing repositories: %w", err)
 		}

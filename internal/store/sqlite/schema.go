@@ -27,8 +27,9 @@ import (
 // language of a symbol (schemaLanguage). Version 11 records what made a
 // snapshot: its build configuration and indexers (schemaProvenance).
 // Version 12 adds the per-test coverage `sextant tests record` writes
-// (schemaTestRuns, see testrun.go).
-const SchemaVersion = 12
+// (schemaTestRuns, see testrun.go). Version 13 records the format of a
+// snapshot's records (schemaFormat).
+const SchemaVersion = 13
 
 // ErrNewerSchema is returned (wrapped) by Open when the database was written
 // by a newer Sextant whose schema this build does not understand.
@@ -87,6 +88,12 @@ var schemaLanguage = []string{
 var schemaProvenance = []string{
 	`ALTER TABLE snapshots ADD COLUMN build TEXT NOT NULL DEFAULT ''`,
 	`ALTER TABLE snapshots ADD COLUMN indexers TEXT NOT NULL DEFAULT ''`,
+}
+
+// schemaFormat records the format of a snapshot's records
+// (graph.Snapshot.Format): 0 in the snapshots of an older version.
+var schemaFormat = []string{
+	`ALTER TABLE snapshots ADD COLUMN format INTEGER NOT NULL DEFAULT 0`,
 }
 
 // schemaPacked creates the tables of packed references and call sites
@@ -420,7 +427,7 @@ func upgradeAndCommit(ctx context.Context, tx *sql.Tx) error {
 	if err := upgradeToPacked(ctx, tx); err != nil {
 		return fmt.Errorf("upgrading schema to packed references: %w", err)
 	}
-	if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage, schemaProvenance, schemaTestRuns)); err != nil {
+	if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage, schemaProvenance, schemaTestRuns, schemaFormat)); err != nil {
 		return fmt.Errorf("upgrading schema to staged snapshots: %w", err)
 	}
 	return commitUpgrade(ctx, tx)
@@ -515,28 +522,33 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return nil
 	case v > SchemaVersion:
 		return fmt.Errorf("schema version %d, this build supports %d: %w", v, SchemaVersion, ErrNewerSchema)
+	case v == 12:
+		if err := applyAll(ctx, tx, schemaFormat); err != nil {
+			return fmt.Errorf("upgrading schema to snapshot formats: %w", err)
+		}
+		return commitUpgrade(ctx, tx)
 	case v == 11:
-		if err := applyAll(ctx, tx, schemaTestRuns); err != nil {
+		if err := applyAll(ctx, tx, slices.Concat(schemaTestRuns, schemaFormat)); err != nil {
 			return fmt.Errorf("upgrading schema to test recordings: %w", err)
 		}
 		return commitUpgrade(ctx, tx)
 	case v == 10:
-		if err := applyAll(ctx, tx, slices.Concat(schemaProvenance, schemaTestRuns)); err != nil {
+		if err := applyAll(ctx, tx, slices.Concat(schemaProvenance, schemaTestRuns, schemaFormat)); err != nil {
 			return fmt.Errorf("upgrading schema to snapshot provenance: %w", err)
 		}
 		return commitUpgrade(ctx, tx)
 	case v == 9:
-		if err := applyAll(ctx, tx, slices.Concat(schemaLanguage, schemaProvenance, schemaTestRuns)); err != nil {
+		if err := applyAll(ctx, tx, slices.Concat(schemaLanguage, schemaProvenance, schemaTestRuns, schemaFormat)); err != nil {
 			return fmt.Errorf("upgrading schema to symbol languages: %w", err)
 		}
 		return commitUpgrade(ctx, tx)
 	case v == 8:
-		if err := applyAll(ctx, tx, slices.Concat(schemaImplicit, schemaLanguage, schemaProvenance, schemaTestRuns)); err != nil {
+		if err := applyAll(ctx, tx, slices.Concat(schemaImplicit, schemaLanguage, schemaProvenance, schemaTestRuns, schemaFormat)); err != nil {
 			return fmt.Errorf("upgrading schema to implicit references: %w", err)
 		}
 		return commitUpgrade(ctx, tx)
 	case v == 7:
-		if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage, schemaProvenance, schemaTestRuns)); err != nil {
+		if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage, schemaProvenance, schemaTestRuns, schemaFormat)); err != nil {
 			return fmt.Errorf("upgrading schema to staged snapshots: %w", err)
 		}
 		return commitUpgrade(ctx, tx)
@@ -589,7 +601,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if err := upgradeToPacked(ctx, tx); err != nil {
 		return fmt.Errorf("creating schema: %w", err)
 	}
-	if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage, schemaProvenance, schemaTestRuns)); err != nil {
+	if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage, schemaProvenance, schemaTestRuns, schemaFormat)); err != nil {
 		return fmt.Errorf("creating schema: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('schema_version', ?)`,

@@ -827,7 +827,7 @@ func TestBeginSnapshotCollects(t *testing.T) {
 // with none ("" is Go).
 func TestUpgradeToLanguage(t *testing.T) {
 	ctx := context.Background()
-	s := upgraded(t, 9, append(dropTestRuns, `ALTER TABLE symbols DROP COLUMN language`, `ALTER TABLE snapshots DROP COLUMN build`,
+	s := upgraded(t, 9, append(append(dropFormat, dropTestRuns...), `ALTER TABLE symbols DROP COLUMN language`, `ALTER TABLE snapshots DROP COLUMN build`,
 		`ALTER TABLE snapshots DROP COLUMN indexers`)...)
 	r, err := s.Read(ctx)
 	if err != nil {
@@ -849,7 +849,7 @@ func TestUpgradeToLanguage(t *testing.T) {
 // upgrades in place: its snapshot serves on, saying nothing of it.
 func TestUpgradeToProvenance(t *testing.T) {
 	ctx := context.Background()
-	s := upgraded(t, 10, append(dropTestRuns, `ALTER TABLE snapshots DROP COLUMN build`, `ALTER TABLE snapshots DROP COLUMN indexers`)...)
+	s := upgraded(t, 10, append(append(dropFormat, dropTestRuns...), `ALTER TABLE snapshots DROP COLUMN build`, `ALTER TABLE snapshots DROP COLUMN indexers`)...)
 	sts, err := graph.Repositories(ctx, s)
 	if err != nil || len(sts) != 1 || sts[0].Symbols == 0 || sts[0].Snapshot.Build != "" || sts[0].Snapshot.Indexers != nil {
 		t.Errorf("repositories after upgrade = %+v, %v; want the old snapshot, saying nothing of what made it", sts, err)

@@ -17,7 +17,7 @@ var dropTestRuns = []string{`DROP TABLE test_decls`, `DROP TABLE test_cover`, `D
 // and a recording is written and read back.
 func TestUpgradeToTestRuns(t *testing.T) {
 	ctx := context.Background()
-	s := upgraded(t, 11, dropTestRuns...)
+	s := upgraded(t, 11, append(dropFormat, dropTestRuns...)...)
 	repos, err := graph.Repositories(ctx, s)
 	if err != nil || len(repos) != 1 {
 		t.Fatalf("repositories after upgrade = %v, %v; want the one", repos, err)

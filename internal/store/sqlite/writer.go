@@ -377,6 +377,10 @@ func (w *writer) commit(ctx context.Context) (graph.Snapshot, error) {
 			return graph.Snapshot{}, fmt.Errorf("recording provenance: %w", err)
 		}
 	}
+	var format int
+	if err := w.tx.QueryRowContext(ctx, `SELECT format FROM snapshots WHERE id = ?`, w.revID).Scan(&format); err != nil {
+		return graph.Snapshot{}, fmt.Errorf("reading the snapshot's format: %w", err)
+	}
 	var rev any // NULL: the snapshot is its own data set
 	if w.revID != id {
 		rev = w.revID
@@ -397,6 +401,7 @@ func (w *writer) commit(ctx context.Context) (graph.Snapshot, error) {
 	if w.prov != nil {
 		snap.Build, snap.Indexers = w.prov.build, slices.Clone(w.prov.indexers)
 	}
+	snap.Format = format
 	return snap, nil
 }
 
@@ -440,8 +445,9 @@ func (w *writer) resume(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("beginning write transaction: %w", err)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO snapshots (repo_id, created_at, vcs_head) VALUES (?, ?, ?)`,
-		w.repo.ID, w.createdAt.UnixMilli(), w.vcsHead)
+	res, err := tx.ExecContext(ctx, `INSERT INTO snapshots (repo_id, created_at, vcs_head, format)
+		VALUES (?, ?, ?, (SELECT format FROM snapshots WHERE id = ?))`,
+		w.repo.ID, w.createdAt.UnixMilli(), w.vcsHead, w.revID)
 	var rev int64
 	if err == nil {
 		rev, err = res.LastInsertId()

@@ -10,7 +10,8 @@ import (
 
 // testProvenance: what made a snapshot (graph.Provenancer) comes back
 // with its status, from Publish and from a new read; a snapshot whose
-// writer did not say has none.
+// writer did not say has none. Every snapshot published is of this
+// build's graph.IndexFormat, said or not.
 func testProvenance(t *testing.T, s graph.Store) {
 	ctx := context.Background()
 	repo := ensure(t, s, "made")
@@ -33,9 +34,16 @@ func testProvenance(t *testing.T, s graph.Store) {
 	if st.Snapshot.Build != build || !slices.Equal(st.Snapshot.Indexers, indexers) {
 		t.Errorf("read back %q %q, want %q %q", st.Snapshot.Build, st.Snapshot.Indexers, build, indexers)
 	}
+	if snap.Format != graph.IndexFormat || st.Snapshot.Format != graph.IndexFormat {
+		t.Errorf("format %d from Publish, %d read back; want this build's %d", snap.Format, st.Snapshot.Format, graph.IndexFormat)
+	}
 	publishOne(t, s, repo, "Unsaid")
-	if st := status(t, s, repo.Name); st.Snapshot.Build != "" || st.Snapshot.Indexers != nil {
+	st = status(t, s, repo.Name)
+	if st.Snapshot.Build != "" || st.Snapshot.Indexers != nil {
 		t.Errorf("a snapshot whose writer said nothing reads back %q %q", st.Snapshot.Build, st.Snapshot.Indexers)
+	}
+	if st.Snapshot.Format != graph.IndexFormat {
+		t.Errorf("a snapshot whose writer said nothing reads back format %d, want this build's %d", st.Snapshot.Format, graph.IndexFormat)
 	}
 }
 
