@@ -26,6 +26,7 @@ type Facts struct {
 	Status      graph.RepositoryStatus
 	Packages    []Package // non-test packages, most used from outside first
 	Layers      []Layer
+	SetAside    int      // dependencies in import cycles the layers leave out (see importGraph.acyclic)
 	API         []Symbol // exported symbols most used from outside their package
 	Called      []Symbol // functions most called
 	Used        []Symbol // symbols most referenced
@@ -153,7 +154,7 @@ func Read(ctx context.Context, v *session.View, repo graph.RepositoryStatus) (*F
 		func(u graph.UseCount) int { return u.Refs })
 
 	// Layers of the import graph.
-	g, err := readImportGraph(ctx, v, repo.Name, live, files)
+	g, weight, err := readImportGraph(ctx, v, repo.Name, live, files, uses)
 	if err != nil {
 		return nil, err
 	}
@@ -161,6 +162,7 @@ func Read(ctx context.Context, v *session.View, repo graph.RepositoryStatus) (*F
 	for i, p := range live {
 		paths[i] = p.Path
 	}
+	fx.SetAside = g.acyclic(paths, weight)
 	layer := g.layers(paths)
 
 	for _, p := range live {

@@ -56,6 +56,7 @@ type GetRepositoryOverviewOutput struct {
 	Commands       []OverviewPackage  `json:"commands" jsonschema:"main packages"`
 	API            []OverviewSymbol   `json:"api" jsonschema:"exported symbols most used from outside their package"`
 	Layers         []OverviewLayer    `json:"layers" jsonschema:"the import graph's layers, bottom up"`
+	LayersSetAside int                `json:"layers_set_aside,omitempty" jsonschema:"dependencies in import cycles the layers leave out, the least used of each cycle"`
 	MostReferenced []OverviewSymbol   `json:"most_referenced" jsonschema:"symbols with the most references"`
 	MostCalled     []OverviewSymbol   `json:"most_called" jsonschema:"functions with the most calls"`
 	MostChanged    []OverviewFile     `json:"most_changed" jsonschema:"files most changed by recent commits"`
@@ -213,7 +214,7 @@ func newOverview(fx *overview.Facts, changed []OverviewFile, commits int) *GetRe
 	st := fx.Status
 	ov := &GetRepositoryOverviewOutput{Repository: st.Name, Root: st.Root, Packages: len(fx.Packages),
 		Files: st.Files, Symbols: st.Symbols, TestDirs: fx.TestDirs, Commits: commits,
-		Layers: fx.Layers, API: fx.API, MostReferenced: fx.Used, MostCalled: fx.Called,
+		Layers: fx.Layers, LayersSetAside: fx.SetAside, API: fx.API, MostReferenced: fx.Used, MostCalled: fx.Called,
 		MostChanged: changed, Tests: fx.Tests, Results: fx.Packages}
 	for _, m := range st.Modules {
 		ov.Modules = append(ov.Modules, OverviewModule{Path: m.Path, Dir: m.Dir, GoVersion: m.GoVersion})
@@ -342,7 +343,11 @@ func (o *GetRepositoryOverviewOutput) Text() string {
 	}
 	symRows("most used API (uses from other packages)", o.API, "use")
 	if len(o.Layers) > 0 {
-		b.WriteString("layers (a package imports only packages of lower layers; 0 imports none of the repository):\n")
+		b.WriteString("layers (a package imports only packages of lower layers; 0 imports none of the repository")
+		if o.LayersSetAside > 0 {
+			fmt.Fprintf(&b, "; %s in cycles set aside, the least used of each", plural(o.LayersSetAside, "import"))
+		}
+		b.WriteString("):\n")
 		for _, l := range o.Layers {
 			fmt.Fprintf(&b, "  %d: %s", l.Layer, strings.Join(l.Packages, ", "))
 			if n := o.layerSizes[l.Layer]; n > len(l.Packages) {

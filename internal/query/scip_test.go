@@ -157,6 +157,16 @@ func TestSCIPOverviewLanguages(t *testing.T) {
 			if want := map[string]int{".": 1, "web/src": 1, "py/shapes": 2}; installed && (files["."] != 1 || files["web/src"] != 1 || files["py/shapes"] != 2) {
 				t.Errorf("packages' files %v, want %v", files, want)
 			}
+			// A TypeScript package's layer counts the packages whose
+			// declarations it uses: web/src uses clamp of
+			// web/packages/util, which uses none.
+			layers := map[string]int{}
+			for _, p := range ov.Results {
+				layers[p.Dir] = p.Layer
+			}
+			if installed && (layers["web/src"] != 1 || layers["web/packages/util"] != 0 || layers["py/shapes"] != 0) {
+				t.Errorf("packages' layers %v, want web/src 1 above web/packages/util and py/shapes 0", layers)
+			}
 			if want := "(scip-typescript 0.4.0)"; installed && !strings.Contains(ov.Text(), want) {
 				t.Errorf("the overview's text does not say %s:\n%s", want, ov.Text())
 			}
