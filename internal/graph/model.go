@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -110,6 +111,16 @@ type Snapshot struct {
 // 1: the stable keys of TypeScript and Python declarations name their
 // package, and uses across the projects of a workspace are joined.
 const IndexFormat = 1
+
+// OtherFormat says, when s holds records of another format than this
+// build writes, which two ("records of format 0, this build's 1"); it is
+// "" when they are the same.
+func (s Snapshot) OtherFormat() string {
+	if s.Format == IndexFormat {
+		return ""
+	}
+	return fmt.Sprintf("records of format %d, this build's %d", s.Format, IndexFormat)
+}
 
 // The stages of a snapshot published early (see Snapshot.Stage), in the
 // order an index publishes them.

@@ -347,9 +347,9 @@ func readBase(ctx context.Context, store graph.Store, abs string) (baseState, er
 	if i < 0 {
 		return baseState{}, fmt.Errorf("%w: %s has no snapshot", errWhole, abs)
 	}
-	if f := repos[i].Snapshot.Format; f != graph.IndexFormat {
+	if other := repos[i].Snapshot.OtherFormat(); other != "" {
 		// Amended, it would keep the records of the other format.
-		return baseState{}, fmt.Errorf("%w: the snapshot holds records of format %d, this build writes %d", errWhole, f, graph.IndexFormat)
+		return baseState{}, fmt.Errorf("%w: the snapshot holds %s", errWhole, other)
 	}
 	b := baseState{repo: repos[i], files: map[string]graph.File{}, pkgs: map[string]graph.Package{}}
 	files, err := r.Files(ctx, b.repo.Name)

@@ -1,9 +1,11 @@
 package overview
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
@@ -118,11 +120,13 @@ func (g importGraph) acyclic(pkgs []string, weight map[dependency]int) int {
 				in[p] = true
 			}
 			var lightest dependency
+			lighter := func(e dependency) bool {
+				return lightest.from == "" || cmp.Or(cmp.Compare(weight[e], weight[lightest]),
+					strings.Compare(e.from, lightest.from), strings.Compare(e.to, lightest.to)) < 0
+			}
 			for _, p := range comp {
 				for _, d := range g[p] {
-					e := dependency{p, d}
-					if in[d] && (lightest.from == "" || weight[e] < weight[lightest] ||
-						weight[e] == weight[lightest] && (e.from < lightest.from || e.from == lightest.from && e.to < lightest.to)) {
+					if e := (dependency{p, d}); in[d] && lighter(e) {
 						lightest = e
 					}
 				}

@@ -46,8 +46,8 @@ const maxStaleReasons = 5
 // snapshot of records another build would write (graph.Snapshot.Format)
 // is stale whatever the disk holds.
 func (s *freshness) staleness(ctx context.Context, r graph.Catalog, repo graph.RepositoryStatus) []string {
-	if why := formatStaleness(repo.Snapshot); why != "" {
-		return []string{why}
+	if other := repo.Snapshot.OtherFormat(); other != "" {
+		return []string{"indexed by another version of sextant (" + other + "): it needs a whole index"}
 	}
 	if !filepath.IsAbs(repo.Root) {
 		// A repository of a shared graph published by CI (root
@@ -91,16 +91,6 @@ func (s *freshness) staleness(ctx context.Context, r graph.Catalog, repo graph.R
 		w.dirty = linked
 	}
 	return reasons
-}
-
-// formatStaleness says why snap is stale for its format, or "" when this
-// build writes records of its format.
-func formatStaleness(snap graph.Snapshot) string {
-	if snap.Format == graph.IndexFormat {
-		return ""
-	}
-	return fmt.Sprintf("indexed by another version of sextant (records of format %d, this build's %d): it needs a whole index",
-		snap.Format, graph.IndexFormat)
 }
 
 // watchState is the directory watch of one repository's snapshot. dirty

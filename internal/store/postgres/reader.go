@@ -366,8 +366,9 @@ type symbolRead struct {
 
 // queueSymbolByKey queues on batch SymbolByKey's queries: the symbol and
 // its members, or, when the request said it asks for them next
-// (graph.WithRefsAhead), the symbol and the page of uses. The returned function reads their
-// results from the batch, keeping the members and the page.
+// (graph.WithRefsAhead), the symbol and the page of uses. The returned
+// function reads their results from the batch, keeping the members and
+// the page.
 func (r *reader) queueSymbolByKey(ctx context.Context, batch *pgx.Batch, key string) func(pgx.BatchResults) ([]graph.Symbol, error) {
 	var b builder
 	from := r.from(&b, "symbols", "s")
