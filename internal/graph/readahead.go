@@ -47,3 +47,39 @@ func SymbolAhead(ctx context.Context) (string, bool) {
 	k, ok := ctx.Value(symbolAheadKey{}).(string)
 	return k, ok && k != ""
 }
+
+// enclosingNamesKey is the context key of WithEnclosingNames.
+type enclosingNamesKey struct{}
+
+// WithEnclosingNames returns ctx telling the store, when on, that the
+// request names the declarations enclosing the uses Refs gives it by their
+// qualified names alone (QualifiedNamer), as find_references does: a store
+// that reads those declarations ahead, whole, in the round trip of Refs
+// need not when it can name them from memory. Off withdraws the hint: a
+// Reader built on others that does not pass QualifiedNames on to them
+// asks them for the declarations whole.
+func WithEnclosingNames(ctx context.Context, on bool) context.Context {
+	return context.WithValue(ctx, enclosingNamesKey{}, on)
+}
+
+// EnclosingNames reports whether ctx carries WithEnclosingNames.
+func EnclosingNames(ctx context.Context) bool {
+	b, _ := ctx.Value(enclosingNamesKey{}).(bool)
+	return b
+}
+
+// lookupsAheadKey is the context key of WithLookupsAhead.
+type lookupsAheadKey struct{}
+
+// WithLookupsAhead returns ctx telling the store that the request's first
+// read, once its view is pinned, is the lookups ls (LookupSymbols of each,
+// or all at once), as WithSymbolAhead does for a read by key.
+func WithLookupsAhead(ctx context.Context, ls []Lookup) context.Context {
+	return context.WithValue(ctx, lookupsAheadKey{}, ls)
+}
+
+// LookupsAhead returns the lookups WithLookupsAhead put in ctx, if any.
+func LookupsAhead(ctx context.Context) ([]Lookup, bool) {
+	ls, ok := ctx.Value(lookupsAheadKey{}).([]Lookup)
+	return ls, ok && len(ls) > 0
+}

@@ -106,6 +106,8 @@ func FindReferences(ctx context.Context, s *Service, in FindReferencesInput, pro
 		return nil, err
 	}
 	includeTests := in.IncludeTests == nil || *in.IncludeTests
+	// The uses' enclosing declarations are named, not listed (refRows).
+	ctx = graph.WithEnclosingNames(ctx, true)
 	// Asked by key for a first page, the page is known before the symbol
 	// is read (unless the symbol has related methods): a store may read
 	// both in one round trip (with the view's pin, see openSymbol).

@@ -157,18 +157,7 @@ func notFoundOr(err error, notFound *graph.Error) error {
 // resolveQualified reads a qualified name in every way it can be meant:
 // as written, with a leading package name, or with a leading import path.
 func resolveQualified(ctx context.Context, v *session.View, qn, repo, pathPrefix, pathField string) (graph.Symbol, error) {
-	lookups := []graph.Lookup{{QualifiedName: qn}}
-	if i := strings.LastIndex(qn, "/"); i >= 0 {
-		if j := strings.Index(qn[i:], "."); j > 0 {
-			lookups = append(lookups, graph.Lookup{PackagePath: qn[:i+j], QualifiedName: qn[i+j+1:]})
-		}
-	} else if j := strings.Index(qn, "."); j > 0 {
-		lookups = append(lookups, graph.Lookup{PackageName: qn[:j], QualifiedName: qn[j+1:]})
-	}
-	for i := range lookups {
-		lookups[i].Repository, lookups[i].PathPrefix = repo, pathPrefix
-	}
-	results, err := lookupAll(ctx, v.Reader().Symbols, lookups)
+	results, err := lookupAll(ctx, v.Reader().Symbols, qualifiedLookups(qn, repo, pathPrefix))
 	if err != nil {
 		return graph.Symbol{}, graph.Wrap(graph.CodeInternal, err, "looking up "+qn)
 	}
@@ -189,6 +178,23 @@ func resolveQualified(ctx context.Context, v *session.View, qn, repo, pathPrefix
 		return graph.Symbol{}, notFound(ctx, v, qn, repo, pathPrefix, pathField)
 	}
 	return graph.Symbol{}, ambiguous(qn, found, pathField)
+}
+
+// qualifiedLookups returns the lookups of the ways a qualified name can be
+// meant (see resolveQualified).
+func qualifiedLookups(qn, repo, pathPrefix string) []graph.Lookup {
+	lookups := []graph.Lookup{{QualifiedName: qn}}
+	if i := strings.LastIndex(qn, "/"); i >= 0 {
+		if j := strings.Index(qn[i:], "."); j > 0 {
+			lookups = append(lookups, graph.Lookup{PackagePath: qn[:i+j], QualifiedName: qn[i+j+1:]})
+		}
+	} else if j := strings.Index(qn, "."); j > 0 {
+		lookups = append(lookups, graph.Lookup{PackageName: qn[:j], QualifiedName: qn[j+1:]})
+	}
+	for i := range lookups {
+		lookups[i].Repository, lookups[i].PathPrefix = repo, pathPrefix
+	}
+	return lookups
 }
 
 // multiLookup is a graph.Symbols that answers several lookups in one request to
@@ -457,10 +463,13 @@ func openSymbol(ctx context.Context, s *Service, sel selector, progress func(Pro
 	if err := sel.validate(); err != nil { // again, if the tool checked it first: it is cheap
 		return nil, graph.Symbol{}, err
 	}
-	if sel.StableKey != "" {
-		// The first read of the view: a store may make it in the round
-		// trip that pins the view.
+	// The first read of the view: a store may make it in the round trip
+	// that pins the view.
+	switch {
+	case sel.StableKey != "":
 		ctx = graph.WithSymbolAhead(ctx, sel.StableKey)
+	case sel.QualifiedName != "":
+		ctx = graph.WithLookupsAhead(ctx, qualifiedLookups(sel.QualifiedName, sel.Repository, sel.pathPrefix))
 	}
 	v, err := s.open(ctx, progress)
 	if err != nil {

@@ -76,7 +76,7 @@ func (s *Store) Close() error {
 // Read implements graph.Store: it pins a reader of each store and works
 // out which repositories are overlaid and which of their files differ.
 func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
-	sr, err := s.shared.Read(wholeRefsAhead(ctx))
+	sr, err := s.shared.Read(sideContext(wholeRefsAhead(ctx)))
 	if err != nil {
 		return graph.Reader{}, fmt.Errorf("reading the shared graph: %w", err)
 	}
@@ -104,6 +104,16 @@ func wholeRefsAhead(ctx context.Context) context.Context {
 	}
 	q.Offset, q.Limit = 0, 0
 	return graph.WithRefsAhead(ctx, q)
+}
+
+// sideContext returns ctx for a read of either side: this reader names
+// the declarations enclosing uses with SymbolsByKeys, not QualifiedNames,
+// so a side must not count on the latter (graph.WithEnclosingNames).
+func sideContext(ctx context.Context) context.Context {
+	if !graph.EnclosingNames(ctx) {
+		return ctx
+	}
+	return graph.WithEnclosingNames(ctx, false)
 }
 
 // localRepo is a repository the local index holds.
@@ -396,6 +406,7 @@ func (r *reader) SymbolsByKeys(ctx context.Context, keys []string) ([]graph.Symb
 func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, error) {
 	whole := q
 	whole.Offset, whole.Limit = 0, 0
+	ctx = sideContext(ctx)
 	var all []graph.Ref
 	for _, side := range r.sides() {
 		refs, _, err := side.rd.Refs(ctx, whole)

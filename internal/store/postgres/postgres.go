@@ -304,16 +304,34 @@ func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
 // batch reads it too, with what SymbolByKey reads ahead: the queries
 // after the pin see the snapshots it pinned, since a REPEATABLE READ
 // transaction reads one snapshot of the database from its first query.
+//
+// Those queries name the snapshots the last reader pinned, expecting them
+// still current (a condition on snapshot IDs, the leading column of every
+// index, costs less on the server than reading them from the repositories
+// in each query). When the pin finds others, what they read is dropped
+// and read again when asked; a first reader's queries read the current
+// snapshots from the repositories.
 func (r *reader) pin(ctx context.Context) error {
 	batch := &pgx.Batch{}
 	batch.Queue(pinBegin)
 	batch.Queue(pinRepos)
 	key, ahead := graph.SymbolAhead(ctx)
+	lookups, lookAhead := graph.LookupsAhead(ctx)
 	var readSym func(pgx.BatchResults) ([]graph.Symbol, error)
-	if ahead {
-		r.pinning = true
-		readSym = r.queueSymbolByKey(ctx, batch, key)
-		r.pinning = false
+	var readLookups func(pgx.BatchResults) ([][]graph.Symbol, error)
+	expected := r.cache.pinned.Load()
+	if ahead || lookAhead {
+		if expected != nil {
+			r.pins = *expected
+		} else {
+			r.pinning = true
+		}
+		if ahead {
+			readSym = r.queueSymbolByKey(ctx, batch, key)
+		} else {
+			readLookups = r.queueLookups(batch, lookups)
+		}
+		r.pins, r.pinning = nil, false
 	}
 	rs := r.tx.SendBatch(ctx, batch)
 	defer rs.Close()
@@ -347,12 +365,34 @@ func (r *reader) pin(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	r.cache.pinned.Store(&r.pins)
+	current := expected == nil || slices.Equal(*expected, r.pins)
 	if readSym != nil {
 		syms, err := readSym(rs)
 		if err != nil {
 			return err
 		}
-		r.sym = &symbolRead{key: key, syms: syms}
+		if current {
+			r.sym = &symbolRead{key: key, syms: syms}
+		}
+	}
+	if readLookups != nil {
+		found, err := readLookups(rs)
+		if err != nil {
+			return err
+		}
+		if current {
+			r.looked = map[graph.Lookup][]graph.Symbol{}
+			for i, l := range lookups {
+				if l.QualifiedName != "" {
+					r.looked[l] = found[i]
+				}
+			}
+		}
+	}
+	if !current {
+		// Read from snapshots no longer current: forget it all.
+		r.kids, r.byKey, r.refs = nil, nil, nil
 	}
 	if err := rs.Close(); err != nil {
 		return err

@@ -28,7 +28,13 @@ import (
 //     asks for the symbol's uses once it has the symbol), and then not
 //     the members, which such a request does not list;
 //   - the pinning batch reads the symbol the request said it reads first
-//     (graph.WithSymbolAhead), with all SymbolByKey reads ahead.
+//     (graph.WithSymbolAhead), with all SymbolByKey reads ahead, or the
+//     lookups of a qualified name (graph.WithLookupsAhead), with the
+//     members LookupSymbols reads ahead.
+//
+// And where the name tables in memory hold the answer, nothing is read:
+// a brief FindSymbols, and the enclosing declarations of a request that
+// only names them (graph.WithEnclosingNames, QualifiedNames).
 //
 // The rows come from the reader's own transaction, so they belong to the
 // pinned view like every other answer, and they are dropped with the

@@ -19,7 +19,15 @@ import (
 // with the test.
 func indexedXref(t *testing.T) *postgres.Store {
 	t.Helper()
-	s := open(t, pgtest.Schema(t))
+	s, _ := indexedXrefAt(t)
+	return s
+}
+
+// indexedXrefAt is indexedXref, with the URL of its schema.
+func indexedXrefAt(t *testing.T) (*postgres.Store, string) {
+	t.Helper()
+	dsn := pgtest.Schema(t)
+	s := open(t, dsn)
 	t.Cleanup(func() { s.Close() })
 	dir := txtartest.Write(t, "../../index/testdata/xref/implements.txtar")
 	t.Setenv("GOOS", "linux")
@@ -29,7 +37,7 @@ func indexedXref(t *testing.T) *postgres.Store {
 	if _, err := index.Index(context.Background(), s, dir, index.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return s, dsn
 }
 
 // TestReadAhead checks that what the reader reads ahead (members with
@@ -258,8 +266,12 @@ func TestRefsAhead(t *testing.T) {
 			if !reflect.DeepEqual(got, w) {
 				t.Errorf("%s, %s: read ahead\n%+v\nasked\n%+v", sym.QualifiedName, tc.name, got, w)
 			}
-			if trips > tc.maxTrips || tc.wantAnyTrips && trips == 0 {
-				t.Errorf("%s, %s: %d round trips after the pin, want at most %d (and some: %v)", sym.QualifiedName, tc.name, trips, tc.maxTrips, tc.wantAnyTrips)
+			maxTrips := tc.maxTrips
+			if w.Total > len(w.Refs) {
+				maxTrips++ // more uses follow the page: their number is counted
+			}
+			if trips > maxTrips || tc.wantAnyTrips && trips == 0 {
+				t.Errorf("%s, %s: %d round trips after the pin, want at most %d (and some: %v)", sym.QualifiedName, tc.name, trips, maxTrips, tc.wantAnyTrips)
 			}
 			if kidsTrips != 1 {
 				t.Errorf("%s, %s: Children took %d round trips, want 1: a request reading uses ahead does not list members, so they are not read ahead", sym.QualifiedName, tc.name, kidsTrips)

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/store/names"
@@ -15,6 +16,11 @@ import (
 // reader still pins) are read but not kept.
 type snapCache struct {
 	snaps names.Snapshots[snapRows]
+
+	// pinned is the snapshots the last reader pinned: what a pinning
+	// batch, sent before it knows its own, expects them to be (see
+	// reader.pin). Never modified once stored.
+	pinned atomic.Pointer[[]pinned]
 }
 
 // snapRows are one snapshot's cached rows, each loaded on first use.

@@ -11,16 +11,15 @@ import (
 	"github.com/sextant-dev/sextant/internal/store/sqlbase"
 )
 
-// refsColumns are what Refs reads of each match, the total number of
-// matches last, in a window count.
+// refsColumns are what Refs reads of each match.
 const refsColumns = `x.target, x.path, x.line, x.col, x.end_col, coalesce(x.enclosing, ''), x.kind, x.test_only,
-	x.implicit, r.name, count(*) OVER ()`
+	x.implicit, r.name`
 
-// refsQuery returns the SQL of one page of matches, selecting cols, with
-// its arguments added to b: the plain uses of q.Targets and the implicit
+// refsFrom returns the FROM and WHERE clauses of the matches of q, with
+// their arguments added to b: the plain uses of q.Targets and the implicit
 // uses of q.Implicit, found by the index on target for keys, which are
 // both lists.
-func (r *reader) refsQuery(b *builder, cols string, q graph.RefQuery, keys []string) (string, error) {
+func (r *reader) refsFrom(b *builder, q graph.RefQuery, keys []string) (string, error) {
 	from := r.from(b, "refs", "x")
 	b.Where("x.target = ANY(%s)", keys)
 	b.Where("(x.implicit AND x.target = ANY(%s) OR NOT x.implicit AND x.target = ANY(%s))",
@@ -42,13 +41,51 @@ func (r *reader) refsQuery(b *builder, cols string, q graph.RefQuery, keys []str
 	if q.PathPrefix != "" {
 		b.Conds = append(b.Conds, prefixCond(b, "x.path", q.PathPrefix))
 	}
+	return from + b.Clause(), nil
+}
+
+// refsQuery returns the SQL of one page of matches and the first match
+// after it, should there be one (see refsPageOf), selecting cols, with its
+// arguments added to b.
+func (r *reader) refsQuery(b *builder, cols string, q graph.RefQuery, keys []string) (string, error) {
+	fw, err := r.refsFrom(b, q, keys)
+	if err != nil {
+		return "", err
+	}
 	var limit any
 	if q.Limit > 0 {
-		limit = q.Limit
+		limit = q.Limit + 1
 	}
-	return `SELECT ` + cols + from + b.Clause() + `
+	return `SELECT ` + cols + fw + `
 		ORDER BY x.path, x.line, x.col, r.name, x.target, x.implicit, x.seq
 		LIMIT ` + b.Arg(limit) + ` OFFSET ` + b.Arg(max(q.Offset, 0)), nil
+}
+
+// refsPageOf returns the page of q among rows, which refsQuery read, and
+// the number of all matches. The rows tell it (the page's offset and
+// length) unless more follow the page or the page is past the end; only
+// then is it counted, in a query of its own: most symbols have fewer uses
+// than a page, and a count over the uses in the page's own query (a
+// window) costs every call a fifth of the server's work.
+func (r *reader) refsPageOf(ctx context.Context, q graph.RefQuery, rows []graph.Ref) ([]graph.Ref, int, error) {
+	more := q.Limit > 0 && len(rows) > q.Limit
+	if more {
+		rows = rows[:q.Limit]
+	}
+	offset := max(q.Offset, 0)
+	if !more && (len(rows) > 0 || offset == 0) {
+		return rows, offset + len(rows), nil
+	}
+	var b builder
+	fw, err := r.refsFrom(&b, q, uniq(slices.Concat(q.Targets, q.Implicit)))
+	if err != nil {
+		return nil, 0, err
+	}
+	var total int
+	if err := r.tx.QueryRow(ctx, `SELECT count(*)`+fw, b.Args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("counting references: %w", err)
+	}
+	return rows, total, nil
 }
 
 // Refs implements graph.Reader. It searches every pinned current snapshot;
@@ -64,56 +101,47 @@ func (r *reader) Refs(ctx context.Context, q graph.RefQuery) ([]graph.Ref, int, 
 	}
 	defer r.mu.Unlock()
 	if r.refs != nil && r.refs.fp == q.Fingerprint() {
-		return slices.Clone(r.refs.refs), r.refs.total, nil
+		return r.refsPageOf(ctx, q, slices.Clone(r.refs.rows))
 	}
 	batch := &pgx.Batch{}
-	if err := r.queueRefs(batch, q); err != nil || batch.Len() == 0 {
+	encl, err := r.queueRefs(ctx, batch, q)
+	if err != nil || batch.Len() == 0 {
 		return nil, 0, err
 	}
 	rs := r.tx.SendBatch(ctx, batch)
 	defer rs.Close()
-	refs, total, err := r.readRefs(rs)
+	rows, err := r.readRefs(rs, encl)
 	if err != nil {
 		return nil, 0, err
 	}
 	if err := rs.Close(); err != nil {
 		return nil, 0, fmt.Errorf("querying references: %w", err)
 	}
-	if len(refs) == 0 && q.Offset > 0 {
-		// A page past the end has no row to carry the total.
-		first := q
-		first.Offset, first.Limit = 0, 1
-		var fb builder
-		keys := uniq(slices.Concat(q.Targets, q.Implicit))
-		query, _ := r.refsQuery(&fb, refsColumns, first, keys)
-		rows, err := r.tx.Query(ctx, query, fb.Args...)
-		if err != nil {
-			return nil, 0, fmt.Errorf("querying references: %w", err)
-		}
-		if _, total, err = scanRefs(rows); err != nil {
-			return nil, 0, err
-		}
-	}
-	return refs, total, nil
+	return r.refsPageOf(ctx, q, rows)
 }
 
 // refsPage is a page of Refs read ahead, with the fingerprint of its
-// query.
+// query: the rows refsQuery read.
 type refsPage struct {
-	fp    string
-	refs  []graph.Ref
-	total int
+	fp   string
+	rows []graph.Ref
 }
 
-// queueRefs queues on batch the page of uses q selects and the
-// declarations enclosing them, for readRefs; it queues nothing when q
-// names no key, and nothing but returns the error when q is invalid.
-func (r *reader) queueRefs(batch *pgx.Batch, q graph.RefQuery) error {
+// queueRefs queues on batch the page of uses q selects and, unless the
+// request names them from the name tables in memory (see
+// enclosingFromMemory), the declarations enclosing them, for readRefs,
+// and reports whether it queued those; it queues nothing when q names no
+// key, and nothing but returns the error when q is invalid.
+func (r *reader) queueRefs(ctx context.Context, batch *pgx.Batch, q graph.RefQuery) (encl bool, err error) {
 	keys := uniq(slices.Concat(q.Targets, q.Implicit))
 	var b builder
 	query, err := r.refsQuery(&b, refsColumns, q, keys)
 	if err != nil || len(keys) == 0 {
-		return err
+		return false, err
+	}
+	batch.Queue(query, b.Args...)
+	if r.enclosingFromMemory(ctx) {
+		return false, nil
 	}
 	// The enclosing declarations: the same page again, in a subquery
 	// without the count, whose aliases hide the outer ones.
@@ -121,25 +149,44 @@ func (r *reader) queueRefs(batch *pgx.Batch, q graph.RefQuery) error {
 	sub, _ := r.refsQuery(&eb, "x.enclosing", q, keys)
 	eb.Conds = []string{"s.key IN (SELECT p.enclosing FROM (" + sub + ") AS p)"}
 	from := r.from(&eb, "symbols", "s")
-	batch.Queue(query, b.Args...)
 	batch.Queue(`SELECT `+symbolColumns+from+eb.Clause(), eb.Args...)
-	return nil
+	return true, nil
 }
 
-// readRefs reads the two results queueRefs queued, keeping the enclosing
-// declarations for SymbolsByKeys.
-func (r *reader) readRefs(rs pgx.BatchResults) ([]graph.Ref, int, error) {
+// enclosingFromMemory reports whether the request names the declarations
+// enclosing its uses (graph.WithEnclosingNames) and QualifiedNames can
+// name them from memory: the name table of every pinned snapshot is
+// loaded. Reading them whole on the server is then work for nothing.
+func (r *reader) enclosingFromMemory(ctx context.Context) bool {
+	// While pinning (a first reader's batch) the snapshots are not known.
+	return graph.EnclosingNames(ctx) && !r.pinning && r.namesLoaded()
+}
+
+// namesLoaded reports whether the name table of every pinned snapshot is
+// loaded.
+func (r *reader) namesLoaded() bool {
+	for _, p := range r.pins {
+		if r.names.Loaded(p.snapshot) == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// readRefs reads the results queueRefs queued, keeping the enclosing
+// declarations, when encl says it queued them, for SymbolsByKeys.
+func (r *reader) readRefs(rs pgx.BatchResults, encl bool) ([]graph.Ref, error) {
 	rows, err := rs.Query()
 	if err != nil {
-		return nil, 0, fmt.Errorf("querying references: %w", err)
+		return nil, fmt.Errorf("querying references: %w", err)
 	}
-	refs, total, err := scanRefs(rows)
-	if err != nil {
-		return nil, 0, err
+	refs, err := scanRefs(rows)
+	if err != nil || !encl {
+		return refs, err
 	}
-	encl, err := batchSymbols(rs)
+	syms, err := batchSymbols(rs)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	var encls []string
 	for _, ref := range refs {
@@ -147,28 +194,86 @@ func (r *reader) readRefs(rs pgx.BatchResults) ([]graph.Ref, int, error) {
 			encls = append(encls, ref.Enclosing)
 		}
 	}
-	r.keepSymbols(encls, encl)
-	return refs, total, nil
+	r.keepSymbols(encls, syms)
+	return refs, nil
 }
 
-func scanRefs(rows pgx.Rows) ([]graph.Ref, int, error) {
+var _ graph.QualifiedNamer = (*reader)(nil)
+
+// QualifiedNames implements graph.QualifiedNamer: from the name tables of
+// the pinned snapshots when every one is loaded (as the sqlite store does,
+// a table is not loaded for this alone), else from the declarations Refs
+// read ahead, else in one query of two columns. Should two pinned
+// snapshots hold a key, the repository first by name names it.
+func (r *reader) QualifiedNames(ctx context.Context, keys []string) (map[string]string, error) {
+	out := make(map[string]string, len(keys))
+	if len(keys) == 0 {
+		return out, nil
+	}
+	if err := r.lock(); err != nil {
+		return nil, err
+	}
+	defer r.mu.Unlock()
+	if r.namesLoaded() {
+		for _, p := range r.pins {
+			t := r.names.Loaded(p.snapshot)
+			for _, k := range keys {
+				if _, done := out[k]; done {
+					continue
+				}
+				if e := t.Entry(k); e != nil {
+					out[k] = e.QN
+				}
+			}
+		}
+		return out, nil
+	}
+	if syms, ok := r.prefetched(keys); ok {
+		for _, s := range syms { // in pinned order: the first repository's wins
+			if _, done := out[s.Key]; !done {
+				out[s.Key] = s.QualifiedName
+			}
+		}
+		return out, nil
+	}
+	var b builder
+	from := r.from(&b, "symbols", "s")
+	b.Where("s.key = ANY(%s)", uniq(keys))
+	rows, err := r.tx.Query(ctx, `SELECT s.key, coalesce(s.qname, s.name)`+from+b.Clause()+` ORDER BY r.name DESC`, b.Args...)
+	if err != nil {
+		return nil, fmt.Errorf("looking up qualified names by key: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key, qname string
+		if err := rows.Scan(&key, &qname); err != nil {
+			return nil, fmt.Errorf("looking up qualified names by key: %w", err)
+		}
+		out[key] = qname // by name descending: the first repository's is written last
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("looking up qualified names by key: %w", err)
+	}
+	return out, nil
+}
+
+func scanRefs(rows pgx.Rows) ([]graph.Ref, error) {
 	defer rows.Close()
 	var out []graph.Ref
-	var total int
 	for rows.Next() {
 		var ref graph.Ref
 		var kind int16
 		if err := rows.Scan(&ref.Target, &ref.Path, &ref.Line, &ref.Col, &ref.EndCol, &ref.Enclosing, &kind,
-			&ref.TestOnly, &ref.Implicit, &ref.Repository, &total); err != nil {
-			return nil, 0, fmt.Errorf("reading references: %w", err)
+			&ref.TestOnly, &ref.Implicit, &ref.Repository); err != nil {
+			return nil, fmt.Errorf("reading references: %w", err)
 		}
 		ref.Kind = sqlbase.RefKind(kind)
 		out = append(out, ref)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("reading references: %w", err)
+		return nil, fmt.Errorf("reading references: %w", err)
 	}
-	return out, total, nil
+	return out, nil
 }
 
 // CallEdges implements graph.Reader. Exactly one of q.Callers and
@@ -267,26 +372,16 @@ func (r *reader) Implementations(ctx context.Context, key string, byInterface bo
 	b.Where("x."+col+" = %s", key)
 	query := `SELECT x.type, x.iface, x.pointer` + from + b.Clause() + ` ORDER BY ` + order + `, r.name`
 	var out []graph.Implements
-	read := func(rows pgx.Rows) error {
-		defer rows.Close()
-		for rows.Next() {
-			var im graph.Implements
-			if err := rows.Scan(&im.Type, &im.Interface, &im.Pointer); err != nil {
-				return fmt.Errorf("reading implementations: %w", err)
-			}
-			out = append(out, im)
-		}
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("reading implementations: %w", err)
-		}
-		return nil
+	read := func(rows pgx.Rows) (err error) {
+		out, err = scanImplementations(rows)
+		return err
 	}
 	if byInterface {
 		rows, err := r.tx.Query(ctx, query, b.Args...)
 		if err != nil {
 			return nil, fmt.Errorf("querying implementations: %w", err)
 		}
-		return out, read(rows)
+		return scanImplementations(rows)
 	}
 	batch := &pgx.Batch{}
 	batch.Queue(query, b.Args...)
@@ -309,4 +404,22 @@ func (r *reader) Implementations(ctx context.Context, key string, byInterface bo
 		return keys
 	})
 	return out, err
+}
+
+// scanImplementations reads implementation pairs (type, interface,
+// pointer) and closes rows.
+func scanImplementations(rows pgx.Rows) ([]graph.Implements, error) {
+	defer rows.Close()
+	var out []graph.Implements
+	for rows.Next() {
+		var im graph.Implements
+		if err := rows.Scan(&im.Type, &im.Interface, &im.Pointer); err != nil {
+			return nil, fmt.Errorf("reading implementations: %w", err)
+		}
+		out = append(out, im)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading implementations: %w", err)
+	}
+	return out, nil
 }
