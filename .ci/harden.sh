@@ -52,6 +52,11 @@ fuzz FuzzImport ./internal/index/scipindex
 fuzz FuzzMeaningAt ./internal/index/scipindex
 fuzz FuzzBlankBodiesSame ./internal/load
 fuzz FuzzParseProfile ./internal/testrec
+fuzz FuzzReadMessage ./internal/lsp
+fuzz FuzzParseReadCont ./internal/query
+fuzz FuzzSplitRef ./internal/query
+fuzz FuzzScanHash ./internal/impact
+fuzz FuzzAppendSearchText ./internal/graph
 
 echo "== load: 100 clients over streamable HTTP for ${SEXTANT_LOAD_SECONDS:=60} s (p99 in the log)"
 SEXTANT_LOAD_SECONDS=$SEXTANT_LOAD_SECONDS go test -count=1 -run='^TestLoad$' -v ./internal/mcpserver | grep -v '^=== RUN'

@@ -99,6 +99,14 @@ declare -A short=(
 	# TestContextBudgetOnCobra asks about one cobra function in ten
 	# instead of all 587 at four budgets (some 4,000 calls: a minute here).
 	[./e2e]=1
+	# The query layer: its tests of ranking, call graphs, effects and the
+	# order of answers skip (platformNeutral), each ten seconds of
+	# indexing a fixture here; those of paths, files, processes and the
+	# tools' output run.
+	[./internal/query]=1
+	# The indexer: a writer's failure is tried at two of its eight
+	# methods, each a whole index of a fixture.
+	[./internal/index]=1
 )
 
 # One go test -c for all: the builds share the work and both cores.

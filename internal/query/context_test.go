@@ -305,6 +305,7 @@ func indexOf(list []string, s string) int {
 
 // TestGetContextBudget compares the categories with the file's size.
 func TestGetContextBudget(t *testing.T) {
+	platformNeutral(t)
 	f := newFixture(t, "testdata/shapes.txtar")
 	o := ok[*GetContextBudgetOutput](t, f, "get_context_budget", `{"path":"shapes.go"}`)
 	size := len(must(os.ReadFile(filepath.Join(f.dir, "shapes.go"))))
@@ -419,6 +420,7 @@ func TestContextGolden(t *testing.T) {
 // comes with every definition of it, sharing one rank, and that a question
 // in other words picks the best one alone.
 func TestSearchCodeAllDefinitions(t *testing.T) {
+	platformNeutral(t)
 	f := newFixture(t, "testdata/multi.txtar")
 	o := ok[*SearchCodeOutput](t, f, "search_code", `{"question":"where is Parse","limit":1}`)
 	var pkgs []string

@@ -37,6 +37,7 @@ var effectCalls = []toolCall{
 // fixture and compares them with testdata/effects.golden (-update
 // rewrites it).
 func TestEffectsGolden(t *testing.T) {
+	platformNeutral(t)
 	checkGolden(t, newFixture(t, effectsFixture), effectCalls, "testdata/effects.golden", nil)
 }
 
@@ -44,6 +45,7 @@ func TestEffectsGolden(t *testing.T) {
 // witness ends at the cause, codes of bad input, and the JSON graph's
 // schema_version, nodes and edges.
 func TestEffectsStructured(t *testing.T) {
+	platformNeutral(t)
 	f := newFixture(t, effectsFixture)
 	row := ok[*EffectsOutput](t, f, "explain_effects", `{"qualified_name":"Startup"}`)
 	if !row.Analysed || row.Pure || row.Open != nil || len(row.Results) != 1 {

@@ -250,6 +250,7 @@ func mustJSON(v any) string {
 // alone) reach only the tests that run them. Tests a static path reaches
 // are listed before those reached only through an interface.
 func TestImpactInitialisation(t *testing.T) {
+	platformNeutral(t)
 	f := newFixture(t, "testdata/impactinit.txtar")
 	tests := func(name string) string {
 		t.Helper()

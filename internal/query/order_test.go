@@ -10,6 +10,7 @@ import (
 // not alphabetically: Drive (4 uses from outside), Abort (2), Inner (used
 // only by the type's own methods), Zero (unused).
 func TestExplainTypeMemberOrder(t *testing.T) {
+	platformNeutral(t)
 	f := newFixture(t, "testdata/order.txtar")
 	out := ok[*ExplainTypeOutput](t, f, "explain_type", `{"qualified_name":"Ctx"}`)
 	var got []string

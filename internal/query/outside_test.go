@@ -12,6 +12,7 @@ import (
 // outside interface elsewhere, and those in the package of a related
 // interface of the index, are not its uses.
 func TestReferencesThroughOutsideInterfaces(t *testing.T) {
+	platformNeutral(t)
 	f := newFixture(t, "testdata/outside.txtar")
 	refs := func(args string) []string {
 		var out []string

@@ -122,6 +122,7 @@ func TestInferType(t *testing.T) {
 // TestRenderSSA compares render_ssa's text for functions of every shape
 // with golden output, and checks the JSON form and the refusals.
 func TestRenderSSA(t *testing.T) {
+	platformNeutral(t)
 	f := newFixture(t, "testdata/position.txtar")
 	var b strings.Builder
 	for _, qn := range []string{"Sum", "Acc.Add", "Lengths", "Map", "NewAcc"} {

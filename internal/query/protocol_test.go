@@ -41,6 +41,7 @@ func TestProtocolGolden(t *testing.T) {
 // with the most references from outside themselves, counted here from
 // the index's references one by one.
 func TestOverviewEntryPoints(t *testing.T) {
+	platformNeutral(t)
 	f := newFixture(t, "testdata/protocol.txtar")
 	got := checkEntryPoints(t, f)
 	if len(got) == 0 || got[0] != "example.com/proto/store" {
@@ -147,6 +148,7 @@ func checkEntryPoints(t *testing.T, f *fixture) []string {
 // TestOverviewContinuation pages a section the budget cut with the
 // cursors the answers give, and checks the pages add up to the section.
 func TestOverviewContinuation(t *testing.T) {
+	platformNeutral(t)
 	f := newFixture(t, "testdata/protocol.txtar")
 	whole := ok[*GetRepositoryOverviewOutput](t, f, "get_repository_overview", `{"budget":8000,"section":"most_referenced"}`)
 	if whole.Truncated || len(whole.MostReferenced) < 10 {

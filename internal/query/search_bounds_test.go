@@ -22,6 +22,7 @@ const (
 // INVALID_ARGUMENT naming the field and the limit, before any search; one
 // at the limits is answered, and echoes no more than its words.
 func TestSearchCodeQuestionBounds(t *testing.T) {
+	platformNeutral(t)
 	f := newFixture(t, "testdata/shapes.txtar")
 	question := func(q string) string {
 		b, _ := json.Marshal(map[string]string{"question": q})
@@ -74,6 +75,7 @@ func distinctWords(n int) []string {
 // question of n and of 2n words and re-ranking one fixed set of hits
 // for it (no timing): doubling the question may at most double them.
 func TestSearchRankingLinear(t *testing.T) {
+	platformNeutral(t)
 	f := newFixture(t, "testdata/shapes.txtar")
 	ctx := context.Background()
 	v, err := f.svc.open(ctx, nil)

@@ -11,6 +11,7 @@ import (
 // effects. include_tests lists the edge, and a walk from the test
 // follows it.
 func TestTestOnlyEdges(t *testing.T) {
+	platformNeutral(t)
 	f := newFixture(t, "testdata/testonly.txtar")
 	callees := func(args string) map[string]bool {
 		out := ok[*CallGraphOutput](t, f, "get_callees", args)

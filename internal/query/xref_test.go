@@ -179,6 +179,7 @@ func refSet(o *FindReferencesOutput) map[string]bool {
 // interface method, the concrete methods (promoted ones included); from a
 // concrete method, the interface methods, but never other concrete ones.
 func TestFindReferencesRelated(t *testing.T) {
+	platformNeutral(t)
 	f := newFixture(t, "testdata/shapes.txtar")
 	iface := ok[*FindReferencesOutput](t, f, "find_references", `{"qualified_name":"Shape.Area"}`)
 	if want := []string{"Circle.Area", "Solid.Area", "Square.Area"}; !sameSet(iface.Related, want) && !sameSet(iface.Related, []string{"Circle.Area", "Square.Area"}) {
@@ -260,6 +261,7 @@ func sameSet(a, b []string) bool {
 // TestFindImplementationsFixture checks both directions, pointer
 // receivers, promoted methods, and an interface nothing implements.
 func TestFindImplementationsFixture(t *testing.T) {
+	platformNeutral(t)
 	f := newFixture(t, "testdata/shapes.txtar")
 	impls := ok[*FindImplementationsOutput](t, f, "find_implementations", `{"qualified_name":"Shape"}`)
 	got := map[string]bool{}
@@ -296,6 +298,7 @@ func TestFindImplementationsFixture(t *testing.T) {
 // TestCallersThroughInterface checks that a method called only through an
 // interface has its callers as candidate edges.
 func TestCallersThroughInterface(t *testing.T) {
+	platformNeutral(t)
 	f := newFixture(t, "testdata/shapes.txtar")
 	out := ok[*CallGraphOutput](t, f, "get_callers", `{"qualified_name":"Square.Area"}`)
 	byName := map[string]CallRow{}
@@ -328,6 +331,7 @@ func TestCallersThroughInterface(t *testing.T) {
 // TestCallersReflection checks that a function called only through
 // reflection gets no caller and a lower_bound verdict naming reflection.
 func TestCallersReflection(t *testing.T) {
+	platformNeutral(t)
 	f := newFixture(t, "testdata/shapes.txtar")
 	out := ok[*CallGraphOutput](t, f, "get_callers", `{"qualified_name":"hidden"}`)
 	if out.Completeness != blind.LowerBound {
@@ -351,6 +355,7 @@ func TestCallersReflection(t *testing.T) {
 
 // TestCallGraphArguments checks the argument errors of the walks.
 func TestCallGraphArguments(t *testing.T) {
+	platformNeutral(t)
 	f := newFixture(t, "testdata/shapes.txtar")
 	for _, tool := range []string{"get_callers", "get_callees"} {
 		fails(t, f, tool, `{"qualified_name":"Shape"}`, graph.CodeNotAFunction)
