@@ -42,7 +42,8 @@ func usesOf(t *testing.T, s *postgres.Store, pinCtx, ctx context.Context, key st
 // dropped and read again from the new, not answered.
 func TestPinExpectsLastSnapshots(t *testing.T) {
 	ctx := context.Background()
-	s := open(t, pgtest.Schema(t))
+	dsn := pgtest.Schema(t)
+	s := open(t, dsn)
 	t.Cleanup(func() { s.Close() })
 	dir := txtartest.Write(t, "../../index/testdata/xref/implements.txtar")
 	t.Setenv("GOOS", "linux")
@@ -70,6 +71,24 @@ func TestPinExpectsLastSnapshots(t *testing.T) {
 	_, before, trips := usesOf(t, s, ahead, ahead, key, q)
 	if trips != 0 {
 		t.Errorf("current snapshot expected: %d round trips after the pin, want 0", trips)
+	}
+	// A store's first reader expects nothing: its pinning batch reads
+	// the snapshots from the repositories, with the same answer.
+	first := open(t, dsn)
+	t.Cleanup(func() { first.Close() })
+	firstSym, firstRefs, trips := usesOf(t, first, ahead, ahead, key, q)
+	askedSym, asked, _ := usesOf(t, first, ctx, ctx, key, q)
+	if !reflect.DeepEqual(firstSym, askedSym) || !reflect.DeepEqual(firstRefs, asked) || len(asked) == 0 {
+		t.Errorf("a first reader, read ahead:\n%+v\n%+v\nasked:\n%+v\n%+v", firstSym, firstRefs, askedSym, asked)
+	}
+	if trips != 0 {
+		t.Errorf("a first reader: %d round trips after the pin, want 0", trips)
+	}
+	second := open(t, dsn)
+	t.Cleanup(func() { second.Close() })
+	ls := []graph.Lookup{{QualifiedName: "a.Stringer"}, {PackageName: "a", QualifiedName: "Stringer"}}
+	if found := lookupsOf(t, second, graph.WithLookupsAhead(ctx, ls), ls); len(found[1]) != 1 || found[1][0].Key != key {
+		t.Errorf("a first reader's lookups read ahead found %v, want a.Stringer", found)
 	}
 
 	// Another snapshot, with one more use, is published after that
@@ -99,7 +118,7 @@ func TestPinExpectsLastSnapshots(t *testing.T) {
 
 	// The same for lookups read ahead: a.T is declared in a snapshot
 	// published after the last reader pinned its view.
-	ls := []graph.Lookup{{QualifiedName: "a.T"}, {PackageName: "a", QualifiedName: "T"}}
+	ls = []graph.Lookup{{QualifiedName: "a.T"}, {PackageName: "a", QualifiedName: "T"}}
 	lookAhead := graph.WithLookupsAhead(ctx, ls)
 	if found := lookupsOf(t, s, lookAhead, ls); len(found[1]) != 0 {
 		t.Fatalf("a.T found before it is declared: %v", found)
