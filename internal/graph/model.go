@@ -110,6 +110,8 @@ type Snapshot struct {
 // another stable key for a declaration, another meaning of a reference.
 // 1: the stable keys of TypeScript and Python declarations name their
 // package, and uses across the projects of a workspace are joined.
+// TestIndexFormatGoKeys and TestIndexFormatKeys hold the format to the
+// keys of fixtures: a change of keys fails them until it goes up.
 const IndexFormat = 1
 
 // OtherFormat says, when s holds records of another format than this
