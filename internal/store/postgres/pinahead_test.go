@@ -158,15 +158,7 @@ func lookupsOf(t *testing.T, s *postgres.Store, ctx context.Context, ls []graph.
 func TestLookupsAhead(t *testing.T) {
 	ctx := context.Background()
 	s := indexedXref(t)
-	r, err := s.Read(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	syms, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring})
-	r.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	syms := allSymbols(t, s)
 	// read answers ls and the members of every type found on a reader
 	// pinned under pinCtx, with the round trips after the pin.
 	read := func(pinCtx context.Context, ls []graph.Lookup) ([][]graph.Symbol, [][]graph.Symbol, int64) {
@@ -232,15 +224,7 @@ func TestLookupsAhead(t *testing.T) {
 func TestEnclosingNames(t *testing.T) {
 	ctx := context.Background()
 	s, dsn := indexedXrefAt(t)
-	r, err := s.Read(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	all, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring}) // loads the name tables
-	r.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	all := allSymbols(t, s) // loads the name tables
 	cold := open(t, dsn) // the same schema, no name table loaded
 	t.Cleanup(func() { cold.Close() })
 	named := graph.WithEnclosingNames(ctx, true)

@@ -40,6 +40,23 @@ func indexedXrefAt(t *testing.T) (*postgres.Store, string) {
 	return s, dsn
 }
 
+// allSymbols returns every symbol of s's current snapshots, read by a
+// reader of its own (which loads the name tables).
+func allSymbols(t *testing.T, s *postgres.Store) []graph.Symbol {
+	t.Helper()
+	ctx := context.Background()
+	r, err := s.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	syms, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return syms
+}
+
 // TestReadAhead checks that what the reader reads ahead (members with
 // SymbolByKey, LookupSymbols and Implementations; enclosing declarations
 // with Refs) answers Children and SymbolsByKeys exactly as a reader that
@@ -181,15 +198,7 @@ func TestReadAhead(t *testing.T) {
 func TestRefsAhead(t *testing.T) {
 	ctx := context.Background()
 	s := indexedXref(t)
-	r, err := s.Read(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	syms, _, err := r.FindSymbols(ctx, graph.SymbolQuery{Mode: graph.MatchSubstring})
-	r.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	syms := allSymbols(t, s)
 	type page struct {
 		Symbol    graph.Symbol
 		Members   []graph.Symbol

@@ -410,16 +410,5 @@ func (r *reader) Implementations(ctx context.Context, key string, byInterface bo
 // pointer) and closes rows.
 func scanImplementations(rows pgx.Rows) ([]graph.Implements, error) {
 	defer rows.Close()
-	var out []graph.Implements
-	for rows.Next() {
-		var im graph.Implements
-		if err := rows.Scan(&im.Type, &im.Interface, &im.Pointer); err != nil {
-			return nil, fmt.Errorf("reading implementations: %w", err)
-		}
-		out = append(out, im)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading implementations: %w", err)
-	}
-	return out, nil
+	return sqlbase.Collect(rows, sqlbase.ScanImplements, "reading implementations")
 }

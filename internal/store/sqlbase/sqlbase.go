@@ -201,6 +201,14 @@ func Collect[T any](rows Rows, scan func(Scanner) (T, error), what string) ([]T,
 	return out, nil
 }
 
+// ScanImplements reads an implementation pair selected as (type,
+// interface, pointer), in both schemas.
+func ScanImplements(sc Scanner) (graph.Implements, error) {
+	var im graph.Implements
+	err := sc.Scan(&im.Type, &im.Interface, &im.Pointer)
+	return im, err
+}
+
 // FileColumns are the columns of a file, the same in both schemas, as
 // ScanFile reads them.
 const FileColumns = `path, package, hash, size, mod_time_ns, test, ignored`
