@@ -225,7 +225,7 @@ func TestEnclosingNames(t *testing.T) {
 	ctx := context.Background()
 	s, dsn := indexedXrefAt(t)
 	all := allSymbols(t, s) // loads the name tables
-	cold := open(t, dsn) // the same schema, no name table loaded
+	cold := open(t, dsn)    // the same schema, no name table loaded
 	t.Cleanup(func() { cold.Close() })
 	named := graph.WithEnclosingNames(ctx, true)
 	// names reads the page q of uses under ctx, then the qualified names
