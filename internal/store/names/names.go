@@ -139,6 +139,20 @@ func (t *Table) Entry(key string) *Entry {
 	return t.byKey[key]
 }
 
+// FillQualifiedNames sets out[k] to the qualified name of the symbol of
+// each key k in keys that the table holds and out does not have yet: over
+// tables in a store's order, the first table holding a key names it.
+func (t *Table) FillQualifiedNames(keys []string, out map[string]string) {
+	for _, k := range keys {
+		if _, done := out[k]; done {
+			continue
+		}
+		if e := t.Entry(k); e != nil {
+			out[k] = e.QN
+		}
+	}
+}
+
 // entryHumps are a name's humps, lower-cased, as fuzzyMatcher.match splits
 // it both ways (acronym is nil when it splits the same as plain).
 type entryHumps struct {

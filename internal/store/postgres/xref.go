@@ -215,23 +215,16 @@ func (r *reader) QualifiedNames(ctx context.Context, keys []string) (map[string]
 	}
 	defer r.mu.Unlock()
 	if r.namesLoaded() {
-		for _, p := range r.pins {
-			t := r.names.Loaded(p.snapshot)
-			for _, k := range keys {
-				if _, done := out[k]; done {
-					continue
-				}
-				if e := t.Entry(k); e != nil {
-					out[k] = e.QN
-				}
-			}
+		for _, p := range r.pins { // by name
+			r.names.Loaded(p.snapshot).FillQualifiedNames(keys, out)
 		}
 		return out, nil
 	}
 	if syms, ok := r.prefetched(keys); ok {
-		for _, s := range syms { // in pinned order: the first repository's wins
-			if _, done := out[s.Key]; !done {
-				out[s.Key] = s.QualifiedName
+		repo := map[string]string{} // the repository naming each key
+		for _, s := range syms {
+			if held, ok := repo[s.Key]; !ok || s.Repository < held {
+				repo[s.Key], out[s.Key] = s.Repository, s.QualifiedName
 			}
 		}
 		return out, nil

@@ -540,14 +540,7 @@ func (r *reader) QualifiedNames(ctx context.Context, keys []string) (map[string]
 			complete = false
 			continue
 		}
-		for _, k := range keys {
-			if _, done := out[k]; done {
-				continue
-			}
-			if e := t.Entry(k); e != nil {
-				out[k] = e.QN
-			}
-		}
+		t.FillQualifiedNames(keys, out)
 	}
 	if complete || len(out) == len(keys) {
 		return out, nil
