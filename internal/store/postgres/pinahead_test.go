@@ -379,3 +379,87 @@ func TestBriefFromNames(t *testing.T) {
 		}
 	}
 }
+
+// TestRelatedAhead checks the read ahead of what find_references reads
+// of a method after its uses (the implementations of its receiver, their
+// interfaces' members, an interface method's implementing methods): with
+// the name tables loaded it is read in the pinning batch and answers as
+// the server does; without them nothing is read ahead.
+func TestRelatedAhead(t *testing.T) {
+	ctx := context.Background()
+	s, dsn := indexedXrefAt(t)
+	all := allSymbols(t, s) // loads the name tables
+	cold := open(t, dsn)    // the same schema, no name table loaded
+	t.Cleanup(func() { cold.Close() })
+	type related struct {
+		Supers, Subs []graph.Implements
+		Members      map[string][]graph.Symbol
+	}
+	// read pins a reader under pinCtx, reads the symbol of key and its
+	// uses, then what relatedMethods reads, counting the round trips
+	// after the pin.
+	read := func(s *postgres.Store, pinCtx context.Context, key string, q graph.RefQuery) (related, int64) {
+		t.Helper()
+		r, err := s.Read(pinCtx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		before := s.RoundTrips()
+		sym, err := r.SymbolByKey(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := r.Refs(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+		var got related
+		if got.Supers, err = r.Implementations(ctx, sym.Parent, false); err != nil {
+			t.Fatal(err)
+		}
+		got.Members = map[string][]graph.Symbol{}
+		for _, im := range got.Supers {
+			if got.Members[im.Interface], err = r.Children(ctx, sym.Repository, im.Interface); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if sym.Kind == graph.KindInterfaceMethod {
+			if got.Subs, err = r.Implementations(ctx, key, true); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return got, s.RoundTrips() - before
+	}
+	methods, withSupers, withSubs := 0, 0, 0
+	for _, sym := range all {
+		if sym.Kind != graph.KindMethod && sym.Kind != graph.KindInterfaceMethod {
+			continue
+		}
+		methods++
+		q := graph.RefQuery{Targets: []string{sym.Key}, Implicit: []string{sym.Key}, IncludeTests: true, Limit: 50}
+		ahead := graph.WithSymbolAhead(graph.WithRefsAhead(ctx, q), sym.Key)
+		want, asked := read(cold, ctx, sym.Key, q)
+		got, trips := read(s, ahead, sym.Key, q)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: read ahead\n%+v\nasked\n%+v", sym.QualifiedName, got, want)
+		}
+		if trips != 0 {
+			t.Errorf("%s: %d round trips after the pin with the name tables loaded, want 0", sym.QualifiedName, trips)
+		}
+		if len(want.Supers) > 0 {
+			withSupers++
+			if _, trips := read(cold, ahead, sym.Key, q); trips == 0 {
+				t.Errorf("%s: no round trip after the pin without name tables: read ahead of a kind not known", sym.QualifiedName)
+			}
+		}
+		if len(want.Subs) > 0 {
+			withSubs++
+		}
+		if asked == 0 {
+			t.Errorf("%s: asked, no round trip", sym.QualifiedName)
+		}
+	}
+	if withSupers == 0 || withSubs == 0 {
+		t.Fatalf("of %d methods, %d have a receiver implementing an interface, %d are implemented: the fixture tests nothing", methods, withSupers, withSubs)
+	}
+}

@@ -392,7 +392,7 @@ func (r *reader) pin(ctx context.Context) error {
 	}
 	if !current {
 		// Read from snapshots no longer current: forget it all.
-		r.kids, r.byKey, r.refs = nil, nil, nil
+		r.kids, r.byKey, r.refs, r.impls = nil, nil, nil, nil
 	}
 	if err := rs.Close(); err != nil {
 		return err

@@ -26,7 +26,11 @@ import (
 //   - SymbolByKey reads the first page of uses the request said it would
 //     ask for next (graph.WithRefsAhead: find_references by stable key
 //     asks for the symbol's uses once it has the symbol), and then not
-//     the members, which such a request does not list;
+//     the members, which such a request does not list; and when the name
+//     tables in memory say the symbol is a method, what find_references
+//     reads next to find the methods related to it: the implementations
+//     of its receiver with their interfaces' methods, and for an
+//     interface method its implementing methods (Implementations);
 //   - the pinning batch reads the symbol the request said it reads first
 //     (graph.WithSymbolAhead), with all SymbolByKey reads ahead, or the
 //     lookups of a qualified name (graph.WithLookupsAhead), with the
@@ -157,4 +161,110 @@ func (r *reader) prefetched(keys []string) ([]graph.Symbol, bool) {
 		out = append(out, syms...)
 	}
 	return slices.Clone(out), true
+}
+
+// implsKey names one Implementations call: the key and the side it is on.
+type implsKey struct {
+	key         string
+	byInterface bool
+}
+
+// queueRelated queues on batch, after SymbolByKey's queries for key, what
+// find_references reads next of a method to find the methods related to
+// it: the implementations of its receiver (the parent of the symbol
+// SymbolByKey answers) with the members of their interfaces, and for an
+// interface method the methods implementing it. It queues nothing, and
+// returns nil, unless a loaded name table says key is a method: the
+// kind decides only whether the reads are worth a query, the rows kept
+// are those of the receiver the server found. The returned function reads
+// the results, given the symbols SymbolByKey read, and keeps them for
+// Implementations and Children.
+func (r *reader) queueRelated(batch *pgx.Batch, key string) func(pgx.BatchResults, []graph.Symbol) error {
+	kind := r.kindInMemory(key)
+	if kind != graph.KindMethod && kind != graph.KindInterfaceMethod {
+		return nil
+	}
+	// The receiver's key, as a subquery; its implementations, then the
+	// members of their interfaces, in Implementations' and Children's
+	// orders.
+	receiver := func(b *builder) string {
+		from := r.from(b, "symbols", "s")
+		b.Where("s.key = %s", key)
+		sub := "(SELECT s.parent" + from + b.Clause() + " ORDER BY r.name, s.id LIMIT 1)"
+		b.Conds = nil
+		return sub
+	}
+	var b builder
+	recv := receiver(&b)
+	from := r.from(&b, "implements", "x")
+	b.Conds = append(b.Conds, "x.type = "+recv)
+	batch.Queue(`SELECT x.type, x.iface, x.pointer`+from+b.Clause()+` ORDER BY x.iface, r.name`, b.Args...)
+	var kb builder
+	recv = receiver(&kb)
+	sub := r.from(&kb, "implements", "x")
+	kb.Conds = append(kb.Conds, "x.type = "+recv)
+	kb.Conds = []string{"s.parent IN (SELECT x.iface" + sub + kb.Clause() + ")"}
+	r.queueChildren(batch, &kb)
+	iface := kind == graph.KindInterfaceMethod
+	if iface {
+		var ib builder
+		from := r.from(&ib, "implements", "x")
+		ib.Where("x.iface = %s", key)
+		batch.Queue(`SELECT x.type, x.iface, x.pointer`+from+ib.Clause()+` ORDER BY x.type, r.name`, ib.Args...)
+	}
+	return func(rs pgx.BatchResults, syms []graph.Symbol) error {
+		read := func() ([]graph.Implements, error) {
+			rows, err := rs.Query()
+			if err != nil {
+				return nil, fmt.Errorf("querying implementations: %w", err)
+			}
+			return scanImplementations(rows)
+		}
+		supers, err := read()
+		if err != nil {
+			return err
+		}
+		kids, err := batchSymbols(rs)
+		if err != nil {
+			return err
+		}
+		var subs []graph.Implements
+		if iface {
+			if subs, err = read(); err != nil {
+				return err
+			}
+		}
+		if r.impls == nil {
+			r.impls = map[implsKey][]graph.Implements{}
+		}
+		if iface {
+			r.impls[implsKey{key, true}] = subs
+		}
+		if len(syms) == 0 || syms[0].Parent == "" {
+			return nil // no receiver: nothing was read for one
+		}
+		r.impls[implsKey{syms[0].Parent, false}] = supers
+		ifaces := make([]string, 0, len(supers))
+		for _, im := range supers {
+			ifaces = append(ifaces, im.Interface)
+		}
+		r.keepChildren(ifaces, kids)
+		return nil
+	}
+}
+
+// kindInMemory returns the kind of the symbol of key in the first loaded
+// name table of the pinned snapshots that holds it, or "".
+func (r *reader) kindInMemory(key string) graph.Kind {
+	if r.pinning {
+		return "" // the snapshots are not known yet
+	}
+	for _, p := range r.pins {
+		if t := r.names.Loaded(p.snapshot); t != nil {
+			if e := t.Entry(key); e != nil {
+				return e.Kind
+			}
+		}
+	}
+	return ""
 }

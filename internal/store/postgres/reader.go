@@ -34,10 +34,11 @@ type reader struct {
 	// Rows read ahead, in the round trip of an earlier query of the same
 	// request, because the query layer asks for them next (see
 	// prefetch.go); they belong to the pinned view, like every answer.
-	kids  map[kidsKey][]graph.Symbol // Children, by repository ("" for all) and parent key
-	byKey map[string][]graph.Symbol  // SymbolsByKeys, per key (empty: no such symbol)
-	refs  *refsPage                  // a page of Refs the request said it would ask for (graph.WithRefsAhead)
-	sym   *symbolRead                // the symbol the request said it would read first (graph.WithSymbolAhead)
+	kids  map[kidsKey][]graph.Symbol      // Children, by repository ("" for all) and parent key
+	byKey map[string][]graph.Symbol       // SymbolsByKeys, per key (empty: no such symbol)
+	impls map[implsKey][]graph.Implements // Implementations, per key and side
+	refs  *refsPage                       // a page of Refs the request said it would ask for (graph.WithRefsAhead)
+	sym   *symbolRead                     // the symbol the request said it would read first (graph.WithSymbolAhead)
 	// The lookups the request said it would make first
 	// (graph.WithLookupsAhead), with their answers.
 	looked map[graph.Lookup][]graph.Symbol
@@ -414,6 +415,10 @@ func (r *reader) queueSymbolByKey(ctx context.Context, batch *pgx.Batch, key str
 		encl, err = r.queueRefs(ctx, batch, aq)
 		ahead = err == nil && batch.Len() > n
 	}
+	var readRelated func(pgx.BatchResults, []graph.Symbol) error
+	if ahead {
+		readRelated = r.queueRelated(batch, key)
+	}
 	return func(rs pgx.BatchResults) ([]graph.Symbol, error) {
 		syms, err := batchSymbols(rs)
 		if err != nil {
@@ -432,6 +437,11 @@ func (r *reader) queueSymbolByKey(ctx context.Context, batch *pgx.Batch, key str
 				return nil, err
 			}
 			r.refs = &refsPage{fp: aq.Fingerprint(), rows: rows}
+		}
+		if readRelated != nil {
+			if err := readRelated(rs, syms); err != nil {
+				return nil, err
+			}
 		}
 		return syms, nil
 	}

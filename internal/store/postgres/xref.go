@@ -356,6 +356,9 @@ func (r *reader) Implementations(ctx context.Context, key string, byInterface bo
 		return nil, err
 	}
 	defer r.mu.Unlock()
+	if im, ok := r.impls[implsKey{key, byInterface}]; ok {
+		return slices.Clone(im), nil
+	}
 	col, order := "type", "x.iface"
 	if byInterface {
 		col, order = "iface", "x.type"
