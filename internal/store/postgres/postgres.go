@@ -26,9 +26,11 @@
 // the space only when no such transaction remains. A reader therefore holds
 // the snapshots it pinned exactly as long as its transaction is open, in
 // any process on any host, and they are reclaimed as soon as the last such
-// reader closes. The price is that a leaked reader would hold back VACUUM,
-// so sessions run with idle_in_transaction_session_timeout (see
-// readerIdleTimeout): a reader idle that long is ended by the server.
+// reader closes (its transaction may outlive it by a quarter of a second,
+// parked for the next reader to end: see park.go). The price is that a
+// leaked reader would hold back VACUUM, so sessions run with
+// idle_in_transaction_session_timeout (see readerIdleTimeout): a reader
+// idle that long is ended by the server.
 //
 // # Name search
 //
@@ -78,6 +80,7 @@ type Store struct {
 	trips *counter
 	// recRuns: the runs of each test recording as last read
 	recRuns sqlbase.RecordingRuns
+	parking parking // closed readers' connections, their transactions open
 }
 
 // IsURL reports whether s names a PostgreSQL database (a postgres:// or
@@ -188,6 +191,7 @@ func (s *Store) String() string { return s.dsn }
 // Close closes the connection pool. Readers and writers still open are
 // invalid afterwards.
 func (s *Store) Close() error {
+	s.parking.close()
 	s.pool.Close()
 	return nil
 }
@@ -283,14 +287,30 @@ const (
 // Read implements graph.Store. In one round trip (the pinning batch) it
 // begins a REPEATABLE READ, READ ONLY transaction on a pooled connection
 // and reads the published repositories; that first read fixes the view.
-// The Reader must be closed; the context bounds only the wait for a
-// connection and that round trip.
+// It takes a parked connection first (see park.go), ending the closed
+// reader's transaction in the same batch. The Reader must be closed; the
+// context bounds only the wait for a connection and that round trip.
 func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
+	if conn := s.parking.take(); conn != nil {
+		r, err := s.pin(ctx, conn, true)
+		if err == nil || ctx.Err() != nil {
+			return r, err
+		}
+		// The parked connection failed (the server may have ended
+		// it): read on one from the pool.
+	}
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return graph.Reader{}, fmt.Errorf("acquiring read connection: %w", err)
 	}
-	r := &reader{conn: conn, tx: conn.Conn(), names: &s.names, cache: &s.cache, snaps: map[string]int64{}}
+	return s.pin(ctx, conn, false)
+}
+
+// pin returns a reader pinned on conn, ending first the transaction a
+// parked conn holds when parked says so. On failure conn is closed.
+func (s *Store) pin(ctx context.Context, conn *pgxpool.Conn, parked bool) (graph.Reader, error) {
+	r := &reader{conn: conn, tx: conn.Conn(), names: &s.names, cache: &s.cache, parking: &s.parking,
+		snaps: map[string]int64{}, rollbackFirst: parked}
 	if err := r.pin(ctx); err != nil {
 		conn.Conn().Close(context.WithoutCancel(ctx)) // its state is unknown
 		conn.Release()
@@ -313,6 +333,9 @@ func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
 // snapshots from the repositories.
 func (r *reader) pin(ctx context.Context) error {
 	batch := &pgx.Batch{}
+	if r.rollbackFirst {
+		batch.Queue(`ROLLBACK`) // the parked transaction (see park.go)
+	}
 	batch.Queue(pinBegin)
 	batch.Queue(pinRepos)
 	key, ahead := graph.SymbolAhead(ctx)
@@ -335,6 +358,11 @@ func (r *reader) pin(ctx context.Context) error {
 	}
 	rs := r.tx.SendBatch(ctx, batch)
 	defer rs.Close()
+	if r.rollbackFirst {
+		if _, err := rs.Exec(); err != nil {
+			return err
+		}
+	}
 	if _, err := rs.Exec(); err != nil {
 		return err
 	}

@@ -45,12 +45,17 @@ type reader struct {
 
 	pinning bool // queries are being queued in the pinning batch: from names no pinned snapshot
 
+	parking       *parking // where Close leaves the connection
+	rollbackFirst bool     // the connection was parked: the pinning batch ends its transaction
+
 	closed bool
 }
 
-// Close implements graph.Reader: it ends the transaction and returns the
-// connection to the pool, in the background, so a request does not wait
-// for the round trip. Calling it again does nothing.
+// Close implements graph.Reader: it parks the connection, its
+// transaction open, for the next Read to end (see park.go), or when the
+// parking is full ends the transaction and returns the connection to the
+// pool in the background; a request does not wait for either. Calling it
+// again does nothing.
 func (r *reader) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -58,17 +63,10 @@ func (r *reader) Close() error {
 		return nil
 	}
 	r.closed = true
-	go func() {
-		// Through PgConn, so that RoundTrips counts only the round
-		// trips a request waits for.
-		if _, err := r.tx.PgConn().Exec(context.Background(), `ROLLBACK`).ReadAll(); err != nil {
-			// The connection's state is unknown: do not return it to
-			// the pool (Release closes a connection left in a
-			// transaction or broken).
-			r.tx.Close(context.Background())
-		}
-		r.conn.Release()
-	}()
+	if !r.tx.IsClosed() && r.parking.park(r.conn) {
+		return nil
+	}
+	go rollback(r.conn)
 	return nil
 }
 
