@@ -15,9 +15,11 @@ import (
 )
 
 // usesOf reads, on a reader pinned under pinCtx, the symbol of key and the
-// page q of its uses under ctx, and returns them with the round trips
-// taken after the pin.
-func usesOf(t *testing.T, s *postgres.Store, pinCtx, ctx context.Context, key string, q graph.RefQuery) (graph.Symbol, []graph.Ref, int64) {
+// page q of its uses under ctx, then calls each of then with the reader
+// and the symbol, and returns the symbol and its uses with the round
+// trips taken after the pin.
+func usesOf(t *testing.T, s *postgres.Store, pinCtx, ctx context.Context, key string, q graph.RefQuery,
+	then ...func(graph.Reader, graph.Symbol)) (graph.Symbol, []graph.Ref, int64) {
 	t.Helper()
 	r, err := s.Read(pinCtx)
 	if err != nil {
@@ -32,6 +34,9 @@ func usesOf(t *testing.T, s *postgres.Store, pinCtx, ctx context.Context, key st
 	refs, _, err := r.Refs(ctx, q)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range then {
+		f(r, sym)
 	}
 	return sym, refs, s.RoundTrips() - before
 }
@@ -400,35 +405,25 @@ func TestRelatedAhead(t *testing.T) {
 	// after the pin.
 	read := func(s *postgres.Store, pinCtx context.Context, key string, q graph.RefQuery) (related, int64) {
 		t.Helper()
-		r, err := s.Read(pinCtx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		before := s.RoundTrips()
-		sym, err := r.SymbolByKey(ctx, key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := r.Refs(ctx, q); err != nil {
-			t.Fatal(err)
-		}
 		var got related
-		if got.Supers, err = r.Implementations(ctx, sym.Parent, false); err != nil {
-			t.Fatal(err)
-		}
-		got.Members = map[string][]graph.Symbol{}
-		for _, im := range got.Supers {
-			if got.Members[im.Interface], err = r.Children(ctx, sym.Repository, im.Interface); err != nil {
+		_, _, trips := usesOf(t, s, pinCtx, ctx, key, q, func(r graph.Reader, sym graph.Symbol) {
+			var err error
+			if got.Supers, err = r.Implementations(ctx, sym.Parent, false); err != nil {
 				t.Fatal(err)
 			}
-		}
-		if sym.Kind == graph.KindInterfaceMethod {
-			if got.Subs, err = r.Implementations(ctx, key, true); err != nil {
-				t.Fatal(err)
+			got.Members = map[string][]graph.Symbol{}
+			for _, im := range got.Supers {
+				if got.Members[im.Interface], err = r.Children(ctx, sym.Repository, im.Interface); err != nil {
+					t.Fatal(err)
+				}
 			}
-		}
-		return got, s.RoundTrips() - before
+			if sym.Kind == graph.KindInterfaceMethod {
+				if got.Subs, err = r.Implementations(ctx, key, true); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+		return got, trips
 	}
 	methods, withSupers, withSubs := 0, 0, 0
 	for _, sym := range all {
