@@ -220,6 +220,18 @@ func TestLookupsAhead(t *testing.T) {
 	}
 }
 
+// warmAndCold indexes the xref fixture and returns a store whose name
+// tables are loaded, with every symbol, and a second store on the same
+// schema that has loaded none.
+func warmAndCold(t *testing.T) (warm, cold *postgres.Store, all []graph.Symbol) {
+	t.Helper()
+	warm, dsn := indexedXrefAt(t)
+	all = allSymbols(t, warm) // loads the name tables
+	cold = open(t, dsn)
+	t.Cleanup(func() { cold.Close() })
+	return warm, cold, all
+}
+
 // TestEnclosingNames checks QualifiedNames against the qualified names of
 // SymbolsByKeys on a reader that asks, for the declarations enclosing
 // every symbol's uses: from the name tables in memory (once loaded, for a
@@ -228,10 +240,7 @@ func TestLookupsAhead(t *testing.T) {
 // asked of the server.
 func TestEnclosingNames(t *testing.T) {
 	ctx := context.Background()
-	s, dsn := indexedXrefAt(t)
-	all := allSymbols(t, s) // loads the name tables
-	cold := open(t, dsn)    // the same schema, no name table loaded
-	t.Cleanup(func() { cold.Close() })
+	s, cold, all := warmAndCold(t)
 	named := graph.WithEnclosingNames(ctx, true)
 	// names reads the page q of uses under ctx, then the qualified names
 	// of their enclosing declarations, and counts the round trips of the
@@ -392,10 +401,7 @@ func TestBriefFromNames(t *testing.T) {
 // the server does; without them nothing is read ahead.
 func TestRelatedAhead(t *testing.T) {
 	ctx := context.Background()
-	s, dsn := indexedXrefAt(t)
-	all := allSymbols(t, s) // loads the name tables
-	cold := open(t, dsn)    // the same schema, no name table loaded
-	t.Cleanup(func() { cold.Close() })
+	s, cold, all := warmAndCold(t)
 	type related struct {
 		Supers, Subs []graph.Implements
 		Members      map[string][]graph.Symbol

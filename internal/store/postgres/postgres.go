@@ -358,13 +358,14 @@ func (r *reader) pin(ctx context.Context) error {
 	}
 	rs := r.tx.SendBatch(ctx, batch)
 	defer rs.Close()
+	begins := 1 // BEGIN, after the parked transaction's ROLLBACK
 	if r.rollbackFirst {
+		begins = 2
+	}
+	for range begins {
 		if _, err := rs.Exec(); err != nil {
 			return err
 		}
-	}
-	if _, err := rs.Exec(); err != nil {
-		return err
 	}
 	rows, err := rs.Query()
 	if err != nil {

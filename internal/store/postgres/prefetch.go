@@ -185,8 +185,7 @@ func (r *reader) queueRelated(batch *pgx.Batch, key string) func(pgx.BatchResult
 		return nil
 	}
 	// The receiver's key, as a subquery; its implementations, then the
-	// members of their interfaces, in Implementations' and Children's
-	// orders.
+	// members of their interfaces; an interface method's implementations.
 	receiver := func(b *builder) string {
 		from := r.from(b, "symbols", "s")
 		b.Where("s.key = %s", key)
@@ -194,33 +193,16 @@ func (r *reader) queueRelated(batch *pgx.Batch, key string) func(pgx.BatchResult
 		b.Conds = nil
 		return sub
 	}
-	var b builder
-	recv := receiver(&b)
-	from := r.from(&b, "implements", "x")
-	b.Conds = append(b.Conds, "x.type = "+recv)
-	batch.Queue(`SELECT x.type, x.iface, x.pointer`+from+b.Clause()+` ORDER BY x.iface, r.name`, b.Args...)
-	var kb builder
-	recv = receiver(&kb)
-	sub := r.from(&kb, "implements", "x")
-	kb.Conds = append(kb.Conds, "x.type = "+recv)
-	kb.Conds = []string{"s.parent IN (SELECT x.iface" + sub + kb.Clause() + ")"}
-	r.queueChildren(batch, &kb)
+	query, args := r.implementationsQuery(false, receiver)
+	batch.Queue(query, args...)
+	r.queueInterfaceMembers(batch, receiver)
 	iface := kind == graph.KindInterfaceMethod
 	if iface {
-		var ib builder
-		from := r.from(&ib, "implements", "x")
-		ib.Where("x.iface = %s", key)
-		batch.Queue(`SELECT x.type, x.iface, x.pointer`+from+ib.Clause()+` ORDER BY x.type, r.name`, ib.Args...)
+		query, args := r.implementationsQuery(true, func(b *builder) string { return b.Arg(key) })
+		batch.Queue(query, args...)
 	}
 	return func(rs pgx.BatchResults, syms []graph.Symbol) error {
-		read := func() ([]graph.Implements, error) {
-			rows, err := rs.Query()
-			if err != nil {
-				return nil, fmt.Errorf("querying implementations: %w", err)
-			}
-			return scanImplementations(rows)
-		}
-		supers, err := read()
+		supers, err := batchImplementations(rs)
 		if err != nil {
 			return err
 		}
@@ -228,27 +210,21 @@ func (r *reader) queueRelated(batch *pgx.Batch, key string) func(pgx.BatchResult
 		if err != nil {
 			return err
 		}
-		var subs []graph.Implements
-		if iface {
-			if subs, err = read(); err != nil {
-				return err
-			}
-		}
 		if r.impls == nil {
 			r.impls = map[implsKey][]graph.Implements{}
 		}
 		if iface {
+			subs, err := batchImplementations(rs)
+			if err != nil {
+				return err
+			}
 			r.impls[implsKey{key, true}] = subs
 		}
 		if len(syms) == 0 || syms[0].Parent == "" {
 			return nil // no receiver: nothing was read for one
 		}
 		r.impls[implsKey{syms[0].Parent, false}] = supers
-		ifaces := make([]string, 0, len(supers))
-		for _, im := range supers {
-			ifaces = append(ifaces, im.Interface)
-		}
-		r.keepChildren(ifaces, kids)
+		r.keepChildren(interfacesOf(supers), kids)
 		return nil
 	}
 }

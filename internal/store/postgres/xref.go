@@ -359,47 +359,70 @@ func (r *reader) Implementations(ctx context.Context, key string, byInterface bo
 	if im, ok := r.impls[implsKey{key, byInterface}]; ok {
 		return slices.Clone(im), nil
 	}
-	col, order := "type", "x.iface"
+	arg := func(b *builder) string { return b.Arg(key) }
+	query, args := r.implementationsQuery(byInterface, arg)
 	if byInterface {
-		col, order = "iface", "x.type"
-	}
-	var b builder
-	from := r.from(&b, "implements", "x")
-	b.Where("x."+col+" = %s", key)
-	query := `SELECT x.type, x.iface, x.pointer` + from + b.Clause() + ` ORDER BY ` + order + `, r.name`
-	var out []graph.Implements
-	read := func(rows pgx.Rows) (err error) {
-		out, err = scanImplementations(rows)
-		return err
-	}
-	if byInterface {
-		rows, err := r.tx.Query(ctx, query, b.Args...)
+		rows, err := r.tx.Query(ctx, query, args...)
 		if err != nil {
 			return nil, fmt.Errorf("querying implementations: %w", err)
 		}
 		return scanImplementations(rows)
 	}
 	batch := &pgx.Batch{}
-	batch.Queue(query, b.Args...)
+	batch.Queue(query, args...)
+	r.queueInterfaceMembers(batch, arg)
+	var out []graph.Implements
+	err := r.sendWithChildren(ctx, batch, func(rs pgx.BatchResults) (err error) {
+		out, err = batchImplementations(rs)
+		return err
+	}, func() []string { return interfacesOf(out) })
+	return out, err
+}
+
+// implementationsQuery returns Implementations' query, in its order, of
+// the pairs whose type (or interface, byInterface) is the key that keyOf
+// writes into the query's builder: a placeholder, or a subquery.
+func (r *reader) implementationsQuery(byInterface bool, keyOf func(*builder) string) (string, []any) {
+	col, order := "type", "x.iface"
+	if byInterface {
+		col, order = "iface", "x.type"
+	}
+	var b builder
+	k := keyOf(&b)
+	from := r.from(&b, "implements", "x")
+	b.Conds = append(b.Conds, "x."+col+" = "+k)
+	return `SELECT x.type, x.iface, x.pointer` + from + b.Clause() + ` ORDER BY ` + order + `, r.name`, b.Args
+}
+
+// queueInterfaceMembers queues on batch, with queueChildren, the members
+// of the interfaces that the type keyOf names (as implementationsQuery's
+// keyOf) implements.
+func (r *reader) queueInterfaceMembers(batch *pgx.Batch, keyOf func(*builder) string) {
 	var kb builder
+	k := keyOf(&kb)
 	sub := r.from(&kb, "implements", "x")
-	kb.Where("x.type = %s", key)
+	kb.Conds = append(kb.Conds, "x.type = "+k)
 	kb.Conds = []string{"s.parent IN (SELECT x.iface" + sub + kb.Clause() + ")"}
 	r.queueChildren(batch, &kb)
-	err := r.sendWithChildren(ctx, batch, func(rs pgx.BatchResults) error {
-		rows, err := rs.Query()
-		if err != nil {
-			return fmt.Errorf("querying implementations: %w", err)
-		}
-		return read(rows)
-	}, func() []string {
-		var keys []string
-		for _, im := range out {
-			keys = append(keys, im.Interface)
-		}
-		return keys
-	})
-	return out, err
+}
+
+// batchImplementations reads the next result of a batch as
+// implementation pairs.
+func batchImplementations(rs pgx.BatchResults) ([]graph.Implements, error) {
+	rows, err := rs.Query()
+	if err != nil {
+		return nil, fmt.Errorf("querying implementations: %w", err)
+	}
+	return scanImplementations(rows)
+}
+
+// interfacesOf returns the interface of each pair.
+func interfacesOf(impls []graph.Implements) []string {
+	keys := make([]string, 0, len(impls))
+	for _, im := range impls {
+		keys = append(keys, im.Interface)
+	}
+	return keys
 }
 
 // scanImplementations reads implementation pairs (type, interface,
