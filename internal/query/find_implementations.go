@@ -36,7 +36,7 @@ type FindImplementationsOutput struct {
 	Completeness string     `json:"completeness" jsonschema:"complete, or lower_bound when blind_spots may hide results"`
 	BlindSpots   []string   `json:"blind_spots,omitempty" jsonschema:"why more results may exist, each as kind: detail"`
 	Symbol       *SymbolRef `json:"symbol,omitempty" jsonschema:"the type or method asked about"`
-	Direction    string     `json:"direction" jsonschema:"implementations (of an interface or interface method) or interfaces (a concrete type or method satisfies)"`
+	Direction    string     `json:"direction" jsonschema:"implementations (of an interface, a class or a method outside Go) or interfaces (a Go type or method satisfies)"`
 	Results      []ImplRow  `json:"results" jsonschema:"by file and line"`
 
 	offset    int
@@ -45,7 +45,9 @@ type FindImplementationsOutput struct {
 
 // FindImplementations lists the concrete types (or methods) that satisfy an
 // interface (or interface method), or the interfaces (or interface
-// methods) a concrete type (or method) satisfies.
+// methods) a concrete Go type (or method) satisfies. Of a class or method
+// of TypeScript, JavaScript or Python it lists, as those languages'
+// servers do, the classes extending it (the methods overriding it).
 func FindImplementations(ctx context.Context, s *Service, in FindImplementationsInput, progress func(Progress)) (*FindImplementationsOutput, error) {
 	sel := in.selector()
 	if err := sel.validate(); err != nil {
@@ -71,12 +73,21 @@ func FindImplementations(ctx context.Context, s *Service, in FindImplementations
 		direction = "implementations"
 		rows, err = typeImpls(ctx, v, sym, true)
 	case graph.KindType:
-		rows, err = typeImpls(ctx, v, sym, false)
+		// A class of a language with inheritance may be extended, and
+		// what extends it is what its language's server lists; Go's
+		// types are only ever satisfied.
+		if !sym.IsGo() {
+			direction = "implementations"
+		}
+		rows, err = typeImpls(ctx, v, sym, !sym.IsGo())
 	case graph.KindInterfaceMethod:
 		direction = "implementations"
 		rows, err = methodImpls(ctx, v, sym, true)
 	case graph.KindMethod:
-		rows, err = methodImpls(ctx, v, sym, false)
+		if !sym.IsGo() {
+			direction = "implementations" // the methods overriding it
+		}
+		rows, err = methodImpls(ctx, v, sym, !sym.IsGo())
 	default:
 		field := "qualified_name"
 		switch {
@@ -138,7 +149,7 @@ func FindImplementations(ctx context.Context, s *Service, in FindImplementations
 // typeImpls lists the types that satisfy an interface, or the interfaces
 // a type satisfies.
 func typeImpls(ctx context.Context, v *session.View, sym graph.Symbol, byInterface bool) ([]ImplRow, error) {
-	impls, err := v.Reader().Implementations(ctx, sym.Key, byInterface)
+	impls, err := implementations(ctx, v.Reader(), sym, sym.Key, byInterface)
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "reading implementations")
 	}
@@ -169,6 +180,38 @@ func typeImpls(ctx context.Context, v *session.View, sym graph.Symbol, byInterfa
 	return rows, nil
 }
 
+// maxDescendants bounds the classes (or methods) a class (or method)
+// outside Go is found to be extended (overridden) by.
+const maxDescendants = 10000
+
+// implementations reads the implementation pairs of key, of sym or its
+// receiver: by the interface (byInterface) or by the type. Outside Go, by
+// the interface means every class or method extending or overriding it
+// however indirectly: scip-python records a class's direct bases alone,
+// where scip-typescript records them all, and Go's indexer every
+// interface a type satisfies.
+func implementations(ctx context.Context, r graph.Reader, sym graph.Symbol, key string, byInterface bool) ([]graph.Implements, error) {
+	if !byInterface || sym.IsGo() {
+		return r.Implementations(ctx, key, byInterface)
+	}
+	seen := map[string]bool{key: true}
+	var out []graph.Implements
+	for queue := []string{key}; len(queue) > 0 && len(seen) < maxDescendants; queue = queue[1:] {
+		impls, err := r.Implementations(ctx, queue[0], true)
+		if err != nil {
+			return nil, err
+		}
+		for _, im := range impls {
+			if !seen[im.Type] {
+				seen[im.Type] = true
+				out = append(out, graph.Implements{Type: im.Type, Interface: key, Pointer: im.Pointer})
+				queue = append(queue, im.Type)
+			}
+		}
+	}
+	return out, nil
+}
+
 // methodImpls lists, for an interface method, the methods the types that
 // satisfy the interface have for it (recorded per method pair, promoted
 // methods under the type that declares them); for a concrete method, the
@@ -182,7 +225,7 @@ func methodImpls(ctx context.Context, v *session.View, sym graph.Symbol, byInter
 	if byInterface {
 		implsKey = sym.Key
 	}
-	impls, err := v.Reader().Implementations(ctx, implsKey, byInterface)
+	impls, err := implementations(ctx, v.Reader(), sym, implsKey, byInterface)
 	if err != nil {
 		return nil, graph.Wrap(graph.CodeInternal, err, "reading implementations")
 	}

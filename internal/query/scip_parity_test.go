@@ -85,13 +85,6 @@ var parityKnown = map[string]string{
 	// pyright counts the string "Animal" in __all__ as a reference of the
 	// class; scip-python gives the string no symbol.
 	"find_references Animal +py/zoo/__init__.py:3:13": `__all__ = ["Animal"]`,
-	// textDocument/implementation of a class lists its subclasses and of
-	// a method the methods overriding it; find_implementations of a
-	// concrete class or method answers the interfaces it satisfies.
-	"find_implementations Square +ts/src/shapes.ts:31:14":      "Tile extends Square",
-	"find_implementations Square.label +ts/src/shapes.ts:32:3": "Tile.label overrides Square.label",
-	"find_implementations Node +ts/src/leaf.ts:3:14":           "Leaf extends the abstract class Node",
-	"find_implementations Node.visit +ts/src/leaf.ts:4:3":      "Leaf.visit overrides the abstract method Node.visit",
 	// The server counts the initialiser of a variable declared with the
 	// interface's type (const all: Shape[] = [...]) as an implementation.
 	"find_implementations Shape +ts/src/main.ts:6:24": "the array literal assigned to a Shape[]",
@@ -369,10 +362,7 @@ func sextantImpls(t *testing.T, f *fixture, key string) []string {
 		locs = append(locs, fmt.Sprintf("%s:%d:%d", row.Path, at[0], at[1]))
 	}
 	if out.Direction != "implementations" {
-		// Of a concrete class or method, find_implementations answers
-		// the interfaces it satisfies: the question the server does not
-		// answer (it lists subclasses and overrides, the differences
-		// listed).
+		t.Errorf("find_implementations %s answers %s, want implementations (a class or method outside Go)", key, out.Direction)
 		return nil
 	}
 	return locs
@@ -401,6 +391,40 @@ func compare(diffs map[string]bool, tally map[string]*[3]int, tool string, sym g
 	for _, s := range sextant {
 		if !slices.Contains(server, s) {
 			diffs[fmt.Sprintf("%s %s -%s", tool, sym.QualifiedName, s)] = true
+		}
+	}
+}
+
+// TestSubclassesPython: find_implementations of a Python class lists the
+// classes extending it, and of a method the methods overriding it, as for
+// TypeScript (held to its server by TestSCIPParity); pyright has no
+// textDocument/implementation to hold them to.
+func TestSubclassesPython(t *testing.T) {
+	scipIndexers(t)
+	f := newFixture(t, "testdata/scipparity.txtar")
+	for _, c := range []struct {
+		name string
+		want []string
+	}{
+		{"Animal", []string{"Dog", "Puppy"}},
+		{"Dog", []string{"Puppy"}},
+		{"Puppy", nil},
+		{"Animal.speak", []string{"Dog.speak", "Puppy.speak"}},
+		{"Dog.speak", []string{"Puppy.speak"}},
+		{"Animal.greet", nil},
+	} {
+		out, err := FindImplementations(context.Background(), f.svc, FindImplementationsInput{SymbolSelector: SymbolSelector{
+			SymbolID: SymbolID{QualifiedName: c.name}, Path: "py/zoo/animals.py"}}, nil)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		var got []string
+		for _, r := range out.Results {
+			got = append(got, r.QualifiedName)
+		}
+		if out.Direction != "implementations" || !slices.Equal(got, c.want) {
+			t.Errorf("%s: %s %v, want implementations %v", c.name, out.Direction, got, c.want)
 		}
 	}
 }

@@ -312,11 +312,14 @@ func (c *comparer) classify(tool string, sym graph.Symbol, side, at, text string
 		if tool == "find_implementations" && strings.HasPrefix(strings.TrimSpace(text), sym.Name+"(") && direction == "implementations" {
 			return indexer + ": a method of an object literal that implements the interface method: scip-typescript relates no object literal's member to an interface"
 		}
+		if _, decl := c.decl[at]; tool == "find_implementations" && direction == "implementations" && sym.Kind == graph.KindType && !decl {
+			return indexer + ": a value typed as the type (a function or a literal), which scip-typescript relates to no type"
+		}
 		if tool == "find_implementations" && direction == "" {
 			return byDesign + ": find_implementations answers for types and methods; the server lists a function's or a value's own definitions, its re-exports, values of a function type"
 		}
 		if tool == "find_implementations" && direction != "implementations" {
-			return byDesign + ": a subclass or override of a concrete class or method (find_implementations of a concrete type or method answers the interfaces it satisfies)"
+			return byDesign + ": find_implementations of a Go type or method answers the interfaces it satisfies"
 		}
 		if other, ok := c.decl[at]; ok && other.Key != sym.Key {
 			if other.Name == sym.Name && (other.Kind == graph.KindMethod || other.Kind == graph.KindInterfaceMethod) {
@@ -636,7 +639,7 @@ func sextantImpls(ctx context.Context, s *server, c *comparer, key string) ([]st
 		return nil, "", nil
 	}
 	if direction != "implementations" {
-		// Of a concrete class or method, find_implementations answers the
+		// Of a Go type or method, find_implementations answers the
 		// interfaces it satisfies, a question the server does not answer.
 		return nil, direction, err
 	}
