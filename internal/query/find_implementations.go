@@ -105,7 +105,7 @@ func FindImplementations(ctx context.Context, s *Service, in FindImplementations
 	if !includeTests {
 		kept := rows[:0]
 		for _, r := range rows {
-			if !strings.HasSuffix(r.Path, "_test.go") {
+			if !graph.TestFile(r.Path) {
 				kept = append(kept, r)
 			}
 		}

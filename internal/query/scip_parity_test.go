@@ -397,24 +397,28 @@ func compare(diffs map[string]bool, tally map[string]*[3]int, tool string, sym g
 
 // TestSubclassesPython: find_implementations of a Python class lists the
 // classes extending it, and of a method the methods overriding it, as for
-// TypeScript (held to its server by TestSCIPParity); pyright has no
+// TypeScript (held to its server by TestSCIPParity), those of pytest's
+// files unless include_tests is false; pyright has no
 // textDocument/implementation to hold them to.
 func TestSubclassesPython(t *testing.T) {
 	scipIndexers(t)
 	f := newFixture(t, "testdata/scipparity.txtar")
+	noTests := false
 	for _, c := range []struct {
-		name string
-		want []string
+		name  string
+		tests *bool
+		want  []string
 	}{
-		{"Animal", []string{"Dog", "Puppy"}},
-		{"Dog", []string{"Puppy"}},
-		{"Puppy", nil},
-		{"Animal.speak", []string{"Dog.speak", "Puppy.speak"}},
-		{"Dog.speak", []string{"Puppy.speak"}},
-		{"Animal.greet", nil},
+		{"Animal", nil, []string{"QuietDog", "Dog", "Puppy"}},
+		{"Animal", &noTests, []string{"Dog", "Puppy"}},
+		{"Dog", nil, []string{"QuietDog", "Puppy"}},
+		{"Puppy", nil, nil},
+		{"Animal.speak", nil, []string{"QuietDog.speak", "Dog.speak", "Puppy.speak"}},
+		{"Dog.speak", &noTests, []string{"Puppy.speak"}},
+		{"Animal.greet", nil, nil},
 	} {
 		out, err := FindImplementations(context.Background(), f.svc, FindImplementationsInput{SymbolSelector: SymbolSelector{
-			SymbolID: SymbolID{QualifiedName: c.name}, Path: "py/zoo/animals.py"}}, nil)
+			SymbolID: SymbolID{QualifiedName: c.name}, Path: "py/zoo/animals.py"}, IncludeTests: c.tests}, nil)
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue
