@@ -181,10 +181,24 @@ type def struct {
 	info     scip.SymbolInformation
 	hasInfo  bool
 	testOnly bool
+	spans    bool // rng is the declaration's enclosing range, not its name
 
 	key  string
 	kind graph.Kind
 	sym  graph.Symbol
+}
+
+// cover widens the declaration to hold rng, another declaration of the
+// same symbol in its file.
+func (d *def) cover(rng scip.Range, lines *lineTable) {
+	if less(rng.StartLine, rng.StartChar, d.rng.StartLine, d.rng.StartChar) {
+		d.rng.StartLine, d.rng.StartChar = rng.StartLine, rng.StartChar
+		d.start = [2]int{int(rng.StartLine) + 1, lines.column(rng.StartLine, rng.StartChar)}
+	}
+	if less(d.rng.EndLine, d.rng.EndChar, rng.EndLine, rng.EndChar) {
+		d.rng.EndLine, d.rng.EndChar = rng.EndLine, rng.EndChar
+		d.end = [2]int{int(rng.EndLine) + 1, lines.column(rng.EndLine, rng.EndChar)}
+	}
 }
 
 type pendingRef struct {
@@ -380,7 +394,14 @@ func (im *importer) document(d *scip.Document) {
 			}
 		}
 		if prev, ok := im.defs[o.Symbol]; ok {
-			if prev.path != full || prev.rng != rng {
+			if prev.path == full && hasSpan && prev.spans && prev.rng != rng {
+				// One symbol declared again in its file: a Python
+				// function's @overload stubs and its implementation, or
+				// a name declared in both branches of an if. The
+				// declaration is all of them, so that a use in the
+				// implementation's body is enclosed by it.
+				prev.cover(rng, lines)
+			} else if prev.path != full || prev.rng != rng {
 				im.res.Duplicates++
 			}
 			continue
@@ -396,6 +417,7 @@ func (im *importer) document(d *scip.Document) {
 		df := &def{symbol: o.Symbol, parsed: parsed, lang: lang, path: full, dir: dir, rng: rng, testOnly: test}
 		df.start = [2]int{int(rng.StartLine) + 1, lines.column(rng.StartLine, rng.StartChar)}
 		df.end = [2]int{int(rng.EndLine) + 1, lines.column(rng.EndLine, rng.EndChar)}
+		df.spans = hasSpan
 		if info := infos[o.Symbol]; info != nil {
 			df.info, df.hasInfo = *info, true
 			for _, rel := range info.Relationships {
@@ -418,13 +440,14 @@ func (im *importer) document(d *scip.Document) {
 	// over the definitions by start, keeping those still open on a stack.
 	type use struct {
 		scip.Occurrence
-		via nsUse // a local symbol used through a namespace object
+		via        nsUse // a local symbol used through a namespace object
+		redeclares bool  // the name of a later def of its symbol (see pyblock.go)
 	}
 	var uses []use
 	members := im.ns.document(d.Occurrences, lines)
 	for i, o := range d.Occurrences {
 		if m, ok := members[i]; ok {
-			uses = append(uses, use{o, m})
+			uses = append(uses, use{Occurrence: o, via: m})
 			continue
 		}
 		if o.Definition() || o.Symbol == "" || scip.IsLocalSymbol(o.Symbol) {
@@ -433,6 +456,16 @@ func (im *importer) document(d *scip.Document) {
 		if !lines.valid(o.Range) {
 			bad++
 			continue
+		}
+		if df := im.defs[o.Symbol]; lang == "python" && df != nil && df.path == full && df.spans {
+			if rng, ok := pyRedeclaration(lines, o.Range); ok {
+				df.cover(rng, lines) // see pyblock.go
+				// pyright counts it among the references, as the other
+				// declarations of what is asked about: a use, but not
+				// of itself.
+				uses = append(uses, use{Occurrence: o, redeclares: true})
+				continue
+			}
 		}
 		uses = append(uses, use{Occurrence: o})
 	}
@@ -470,7 +503,7 @@ func (im *importer) document(d *scip.Document) {
 		}
 		var enc *def
 		for i := len(stack) - 1; i >= 0; i-- {
-			if stack[i].rng.Contains(u.Range) {
+			if stack[i].rng.Contains(u.Range) && !(u.redeclares && stack[i].symbol == u.Symbol) {
 				enc = stack[i]
 				break
 			}

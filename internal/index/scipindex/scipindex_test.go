@@ -368,6 +368,76 @@ func TestImportPython(t *testing.T) {
 	}
 }
 
+// TestImportOverloads: a Python function declared again in its file
+// (@overload stubs, then the implementation) is one declaration from the
+// first stub to the implementation's end, so that the implementation's
+// uses and calls are its own, not its module's or class's; its later
+// defs stay uses, in the class, not calls of itself.
+func TestImportOverloads(t *testing.T) {
+	bin := indexer(t, "scip-python")
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"pkg/__init__.py": "",
+		"pkg/m.py": `from typing import overload
+
+
+class Conv:
+    @overload
+    def run(self, x: int) -> int: ...
+    @overload
+    def run(self, x: str) -> str: ...
+    def run(self, x):
+        return helper(x)
+
+
+def helper(x):
+    return x
+`,
+		"pyproject.toml": "[project]\nname = \"demo\"\nversion = \"0.1\"\n",
+	})
+	index := runIndexer(t, root, bin, "index", "--project-name", "demo", "--project-version", "0.1", ".")
+	im, err := importIndex(t, root, ".", index, scip.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := im.sym(t, "Conv.run"); s.StartLine != 5 || s.EndLine != 10 {
+		t.Errorf("Conv.run declared at lines %d-%d, want 5-10 (the stubs and the implementation)", s.StartLine, s.EndLine)
+	}
+	check(t, "callees of Conv.run", im.callees(t, "Conv.run"), []string{"helper exact"})
+	check(t, "uses of helper", im.refs(t, "helper"), []string{"pkg/m.py:10:16 call Conv.run"})
+	// The later defs are uses, as pyright counts them, in the class.
+	check(t, "uses of Conv.run", im.refs(t, "Conv.run"), []string{"pkg/m.py:8:9 call Conv", "pkg/m.py:9:9 call Conv"})
+}
+
+// TestImportOverloadsTypeScript: a TypeScript function's overload
+// signatures and its implementation are one declaration, so that the
+// implementation's calls are the function's.
+func TestImportOverloadsTypeScript(t *testing.T) {
+	bin := indexer(t, "scip-typescript")
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"web/tsconfig.json": `{"compilerOptions":{"target":"es2020","module":"commonjs","strict":true},"include":["src"]}`,
+		"web/src/m.ts": `export function conv(x: number): number;
+export function conv(x: string): string;
+export function conv(x: number | string): number | string {
+  return helper(x);
+}
+
+export function helper<T>(x: T): T {
+  return x;
+}
+`,
+	})
+	im, err := importIndex(t, root, "web", runIndexer(t, filepath.Join(root, "web"), bin, "index"), scip.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := im.sym(t, "conv"); s.StartLine != 1 || s.EndLine != 5 {
+		t.Errorf("conv declared at lines %d-%d, want 1-5 (the signatures and the implementation)", s.StartLine, s.EndLine)
+	}
+	check(t, "callees of conv", im.callees(t, "conv"), []string{"helper exact"})
+}
+
 func sym(name string) string { return "scip-python python demo 0.1 `pkg.m`/" + name }
 
 func defOcc(name string, line int32) scip.Occurrence {

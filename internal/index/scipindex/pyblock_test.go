@@ -1,0 +1,53 @@
+package scipindex
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestPyBlockEnd: the last line of a def or class statement, whatever its
+// header, strings and comments.
+func TestPyBlockEnd(t *testing.T) {
+	for _, c := range []struct {
+		name, src string
+		want      int // 0-based, of the statement starting on line 0
+	}{
+		{"one line", "def f(x: int) -> int: ...\ndef f(x): return x\n", 0},
+		{"body", "def f(x):\n    y = x\n\n    return y\nz = 1\n", 3},
+		{"header over lines", "def f(\n    self,\n    x,\n) -> int:\n    return x\n\n\ndef g(): pass\n", 4},
+		{"docstring at column 0", "def f():\n    s = \"\"\"\nnot code\n\"\"\"\n    return s\nx = 1\n", 4},
+		{"comments", "def f():  # note: a colon\n    # inside\n    return 1\n# after\nx = 2\n", 2},
+		{"brackets open", "def f():\n    return [\n1,\n]\ny = 3\n", 3},
+		{"nested", "class C:\n    def m(self):\n        return 1\n\n    x = 2\nclass D: pass\n", 4},
+		{"strings with quotes", "def f():\n    s = 'a:#b' + \"c\\\"\"\n    return s\ng = 1\n", 2},
+		{"to the end", "def f():\n    return 1", 1},
+		{"header never closes: to the end of the file", "def f(\n    x,\n", 2},
+	} {
+		lines := strings.Split(c.src, "\n")
+		b := make([][]byte, len(lines))
+		for i, l := range lines {
+			b[i] = []byte(l)
+		}
+		if got := pyBlockEnd(b, 0); got != c.want {
+			t.Errorf("%s: ends on line %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+func FuzzPyBlockEnd(f *testing.F) {
+	f.Add("def f(x):\n    return (x,\n\"\"\"a\n\"\"\")\ny = 1\n", 0)
+	f.Add("class C:\n  def m(self): ...\n", 1)
+	f.Fuzz(func(t *testing.T, src string, first int) {
+		lines := strings.Split(src, "\n")
+		b := make([][]byte, len(lines))
+		for i, l := range lines {
+			b[i] = []byte(l)
+		}
+		if first < 0 || first >= len(b) {
+			return
+		}
+		if got := pyBlockEnd(b, first); got < first || got >= len(b) {
+			t.Fatalf("pyBlockEnd(%d) = %d of %d lines", first, got, len(b))
+		}
+	})
+}
