@@ -845,6 +845,15 @@ func signatureOf(d *def) string {
 	return ""
 }
 
+// named mends a signature scip-python 0.6.6 writes without its name: a
+// type variable's (`T = TypeVar("T")`) reads "undefined = TypeVar(…)".
+func named(sig, name string) string {
+	if rest, ok := strings.CutPrefix(sig, "undefined = "); ok && name != "undefined" {
+		return name + " = " + rest
+	}
+	return sig
+}
+
 // docOf is a definition's documentation, without the code block that
 // gives its signature.
 func docOf(d *def) string {
@@ -957,7 +966,7 @@ func (im *importer) write(ctx context.Context, w graph.SnapshotWriter) error {
 		byKey[d.key] = d
 		kept = append(kept, d)
 		d.sym = graph.Symbol{Key: d.key, Repository: repo, Language: d.lang, PackagePath: d.dir, PackageName: packageName(d.dir, module),
-			ModulePath: module, Path: d.path, Name: name, QualifiedName: qname, Kind: k, Signature: signatureOf(d), Doc: docOf(d),
+			ModulePath: module, Path: d.path, Name: name, QualifiedName: qname, Kind: k, Signature: named(signatureOf(d), name), Doc: docOf(d),
 			Exported: !strings.HasPrefix(name, "_") && !strings.HasPrefix(name, "#"), TestOnly: d.testOnly,
 			StartLine: d.start[0], StartCol: d.start[1], EndLine: d.end[0], EndCol: d.end[1]}
 	}

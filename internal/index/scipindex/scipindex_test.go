@@ -378,7 +378,7 @@ func TestImportOverloads(t *testing.T) {
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{
 		"pkg/__init__.py": "",
-		"pkg/m.py": `from typing import overload
+		"pkg/m.py": `from typing import TypeVar, overload
 
 
 class Conv:
@@ -392,6 +392,9 @@ class Conv:
 
 def helper(x):
     return x
+
+
+T = TypeVar("T")
 `,
 		"pyproject.toml": "[project]\nname = \"demo\"\nversion = \"0.1\"\n",
 	})
@@ -405,6 +408,10 @@ def helper(x):
 	}
 	check(t, "callees of Conv.run", im.callees(t, "Conv.run"), []string{"helper exact"})
 	check(t, "uses of helper", im.refs(t, "helper"), []string{"pkg/m.py:10:16 call Conv.run"})
+	// scip-python 0.6.6 calls a type variable "undefined".
+	if s := im.sym(t, "T"); s.Signature != `T = TypeVar("T")` {
+		t.Errorf("T's signature %q", s.Signature)
+	}
 	// The later defs are uses, as pyright counts them, in the class.
 	check(t, "uses of Conv.run", im.refs(t, "Conv.run"), []string{"pkg/m.py:8:9 call Conv", "pkg/m.py:9:9 call Conv"})
 }
