@@ -36,7 +36,7 @@ type FindImplementationsOutput struct {
 	Completeness string     `json:"completeness" jsonschema:"complete, or lower_bound when blind_spots may hide results"`
 	BlindSpots   []string   `json:"blind_spots,omitempty" jsonschema:"why more results may exist, each as kind: detail"`
 	Symbol       *SymbolRef `json:"symbol,omitempty" jsonschema:"the type or method asked about"`
-	Direction    string     `json:"direction" jsonschema:"implementations (of an interface, a class or a method outside Go) or interfaces (a Go type or method satisfies)"`
+	Direction    string     `json:"direction" jsonschema:"implementations, or interfaces (a Go type or method satisfies)"`
 	Results      []ImplRow  `json:"results" jsonschema:"by file and line"`
 
 	offset    int

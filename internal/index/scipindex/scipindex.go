@@ -509,6 +509,9 @@ func (im *importer) document(d *scip.Document) {
 			}
 		}
 		kind := lines.refKind(u.Occurrence, enc == nil)
+		if u.redeclares {
+			kind = graph.RefWrite // a def statement binds its name again; no call
+		}
 		// A name where a type is written is used as a type (`: Shape`,
 		// `implements Shape`, `Array<Shape>`), as Go's uses of a type are,
 		// though an '=' follows it (`const a: Shape = …`).
