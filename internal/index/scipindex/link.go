@@ -28,6 +28,10 @@ type Linker struct {
 	repo     string             // the repository's name, in every key
 	packages map[string]bool    // package names of the projects (package.json's name, the Python project's)
 	defs     map[string]linkDef // SCIP symbol → its declaration, over every import
+	// byModule holds the Python declarations by package, module and
+	// name, whatever their version and a src/ layout: another project's
+	// use of them names the copy the environment has installed.
+	byModule map[string]linkDef
 	refs     []linkRef
 	impls    [][2]string // (implementation's key, overridden SCIP symbol)
 }
@@ -55,7 +59,7 @@ type linkRef struct {
 // NewLinker returns a Linker for the projects of one snapshot of repo,
 // named by their package names.
 func NewLinker(repo string, packages []string) *Linker {
-	l := &Linker{repo: repo, packages: map[string]bool{}, defs: map[string]linkDef{}}
+	l := &Linker{repo: repo, packages: map[string]bool{}, defs: map[string]linkDef{}, byModule: map[string]linkDef{}}
 	for _, p := range packages {
 		if p != "" && p != "." {
 			l.packages[p] = true
@@ -96,6 +100,9 @@ func (l *Linker) Write(ctx context.Context, w graph.SnapshotWriter) (Result, err
 	var es []graph.CallEdge
 	for _, u := range l.refs {
 		d, ok := l.defs[u.target]
+		if !ok {
+			d, ok = l.byModule[moduleKey(u.target)]
+		}
 		if ok {
 			r := u.ref
 			r.Target = d.key
@@ -232,6 +239,29 @@ func (l *Linker) unkeyed() []string {
 		add(pr[1])
 	}
 	return out
+}
+
+// add keeps the declaration ld of d, a definition an import keyed.
+func (l *Linker) add(d *def, ld linkDef) {
+	l.defs[d.symbol] = ld
+	if d.lang == "python" {
+		if k := moduleKey(d.symbol); k != "" {
+			l.byModule[k] = ld
+		}
+	}
+}
+
+// moduleKey is a Python symbol's package, module (under src/ or not: see
+// srcLayout) and descriptors, without its version; "" for another.
+func moduleKey(sym string) string {
+	if !strings.HasPrefix(sym, "scip-python ") {
+		return ""
+	}
+	p, err := scip.ParseSymbol(sym)
+	if err != nil || len(p.Descriptors) == 0 || p.Descriptors[0].Suffix != scip.SuffixNamespace {
+		return ""
+	}
+	return p.Package.Name + " " + srcKey(p.Scheme, strings.TrimPrefix(p.Descriptors[0].Name, "src."), p.Descriptors[1:])
 }
 
 // calleeName is the name a call edge gives a callee no project declares:

@@ -181,7 +181,8 @@ type def struct {
 	info     scip.SymbolInformation
 	hasInfo  bool
 	testOnly bool
-	spans    bool // rng is the declaration's enclosing range, not its name
+	spans    bool   // rng is the declaration's enclosing range, not its name
+	sig      string // the signature read from the source, when the indexer's says too little
 
 	key  string
 	kind graph.Kind
@@ -429,6 +430,9 @@ func (im *importer) document(d *scip.Document) {
 		}
 		if field, ok := parameterProperty(parsed, signatureOf(df)); ok {
 			df.parsed = field
+		}
+		if hasSpan && (lang == "typescript" || lang == "javascript") {
+			df.sig = aliasSignature(signatureOf(df), lines, rng)
 		}
 		im.defs[o.Symbol] = df
 		im.order = append(im.order, df)
@@ -837,6 +841,9 @@ func scipKind(k int32) (graph.Kind, bool) {
 // signatureOf is a definition's signature: signature_documentation's
 // text, else the first documentation string when it is a code block.
 func signatureOf(d *def) string {
+	if d.sig != "" {
+		return d.sig
+	}
 	if d.info.SignatureText != "" {
 		return strings.TrimSpace(d.info.SignatureText)
 	}
@@ -846,6 +853,44 @@ func signatureOf(d *def) string {
 		}
 	}
 	return ""
+}
+
+// maxAliasSignature bounds, in characters, a type alias's signature read
+// from its source.
+const maxAliasSignature = 240
+
+// aliasSignature is a TypeScript type alias's declaration as its source
+// spells it, its whitespace collapsed and cut at maxAliasSignature, where
+// scip-typescript 0.4.0 gives only "type Name": what the alias stands for
+// is most of what it says. Any other signature gives "".
+func aliasSignature(sig string, lines *lineTable, rng scip.Range) string {
+	if !strings.HasPrefix(sig, "type ") || strings.ContainsAny(sig, "=\n") {
+		return ""
+	}
+	var b strings.Builder
+	for l := rng.StartLine; l <= rng.EndLine && b.Len() < 4*maxAliasSignature; l++ {
+		line := lines.lines[l]
+		if l == rng.EndLine {
+			line = line[:lines.offset(l, rng.EndChar)]
+		}
+		if l == rng.StartLine {
+			line = line[lines.offset(l, rng.StartChar):]
+		}
+		b.Write(line)
+		b.WriteByte(' ')
+	}
+	text := strings.Join(strings.Fields(b.String()), " ")
+	for _, kw := range []string{"export ", "declare "} {
+		text = strings.TrimPrefix(text, kw)
+	}
+	if !strings.HasPrefix(text, "type ") || !strings.Contains(text, "=") {
+		return ""
+	}
+	text = strings.TrimSuffix(text, ";")
+	if r := []rune(text); len(r) > maxAliasSignature {
+		text = string(r[:maxAliasSignature]) + "…"
+	}
+	return text
 }
 
 // named mends a signature scip-python 0.6.6 writes without its name: a
@@ -991,7 +1036,7 @@ func (im *importer) write(ctx context.Context, w graph.SnapshotWriter) error {
 					ld.impls = append(ld.impls, c.key)
 				}
 			}
-			link.defs[d.symbol] = ld
+			link.add(d, ld)
 		}
 	}
 	for _, d := range kept {

@@ -68,6 +68,19 @@ type imported struct {
 
 func importIndex(t *testing.T, root, projectDir string, index []byte, lim scip.Limits) (*imported, error) {
 	t.Helper()
+	return importProjects(t, root, nil, lim, project{projectDir, index})
+}
+
+// project is one project's directory and SCIP index, for importProjects.
+type project struct {
+	dir   string
+	index []byte
+}
+
+// importProjects imports the projects into one snapshot, joined by a
+// Linker of the packages named when any is.
+func importProjects(t *testing.T, root string, packages []string, lim scip.Limits, projects ...project) (*imported, error) {
+	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
 	if err != nil {
@@ -88,9 +101,20 @@ func importIndex(t *testing.T, root, projectDir string, index []byte, lim scip.L
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	res, err := scipindex.Import(ctx, bytes.NewReader(index), w, scipindex.Options{Repository: repo, Root: rt, ProjectDir: projectDir, Limits: lim})
-	if err != nil {
-		return &imported{res: res}, err
+	var link *scipindex.Linker
+	if len(packages) > 0 {
+		link = scipindex.NewLinker(repo.Name, packages)
+	}
+	var res scipindex.Result
+	for _, p := range projects {
+		one, err := scipindex.Import(ctx, bytes.NewReader(p.index), w, scipindex.Options{Repository: repo, Root: rt, ProjectDir: p.dir, Limits: lim, Link: link})
+		if err != nil {
+			return &imported{res: one}, err
+		}
+		res = one
+	}
+	if _, err := link.Write(ctx, w); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := w.Publish(ctx); err != nil {
 		t.Fatal(err)
@@ -419,7 +443,8 @@ T = TypeVar("T")
 
 // TestImportOverloadsTypeScript: a TypeScript function's overload
 // signatures and its implementation are one declaration, so that the
-// implementation's calls are the function's.
+// implementation's calls are the function's; a type alias's signature
+// says what it stands for.
 func TestImportOverloadsTypeScript(t *testing.T) {
 	bin := indexer(t, "scip-typescript")
 	root := t.TempDir()
@@ -434,6 +459,11 @@ export function conv(x: number | string): number | string {
 export function helper<T>(x: T): T {
   return x;
 }
+
+export type Pair<T> = [T, T];
+export type Mode =
+  | "a"
+  | "b";
 `,
 	})
 	im, err := importIndex(t, root, "web", runIndexer(t, filepath.Join(root, "web"), bin, "index"), scip.Limits{})
@@ -444,6 +474,13 @@ export function helper<T>(x: T): T {
 		t.Errorf("conv declared at lines %d-%d, want 1-5 (the signatures and the implementation)", s.StartLine, s.EndLine)
 	}
 	check(t, "callees of conv", im.callees(t, "conv"), []string{"helper exact"})
+	// scip-typescript 0.4.0 signs a type alias "type Mode" alone: what
+	// it stands for is read from the source.
+	for name, want := range map[string]string{"Pair": "type Pair<T> = [T, T]", "Mode": `type Mode = | "a" | "b"`} {
+		if s := im.sym(t, name); s.Signature != want {
+			t.Errorf("%s's signature %q, want %q", name, s.Signature, want)
+		}
+	}
 }
 
 func sym(name string) string { return "scip-python python demo 0.1 `pkg.m`/" + name }
@@ -485,6 +522,36 @@ func TestImportSrcLayout(t *testing.T) {
 	}
 	check(t, "uses of greet", im.refs(t, "greet"), []string{"tests/test_demo.py:4:10 call test_greet"})
 	check(t, "callees of test_greet", im.callees(t, "test_greet"), []string{"demo.gone exact", "greet exact"})
+}
+
+// TestLinkSrcLayoutAcrossProjects: a Python project of the same root (an
+// example, with a pyproject.toml of its own) that imports the root
+// project's package laid out under src/ gets, from scip-python, the copy
+// the environment has installed; its uses count for the root project's
+// declaration, as they do within the root project (TestImportSrcLayout).
+func TestLinkSrcLayoutAcrossProjects(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"src/demo/m.py":      "def f():\n    return 1\n",
+		"examples/ex/run.py": "import demo\n\ndef main():\n    demo.f()\n    demo.gone()\n",
+	})
+	at := func(l, c1, c2 int32) scip.Range {
+		return scip.Range{StartLine: l, StartChar: c1, EndLine: l, EndChar: c2}
+	}
+	lib := scip.AppendDocument(nil, &scip.Document{RelativePath: "src/demo/m.py", Language: "python", Occurrences: []scip.Occurrence{
+		{Symbol: "scip-python python demo HEAD `src.demo.m`/f().", SymbolRoles: scip.RoleDefinition, Range: at(0, 4, 5), HasEnclosing: true, EnclosingRange: scip.Range{EndLine: 1, EndChar: 12}},
+	}})
+	ex := scip.AppendDocument(nil, &scip.Document{RelativePath: "run.py", Language: "python", Occurrences: []scip.Occurrence{
+		{Symbol: "scip-python python ex HEAD `run`/main().", SymbolRoles: scip.RoleDefinition, Range: at(2, 4, 8), HasEnclosing: true, EnclosingRange: scip.Range{StartLine: 2, EndLine: 4, EndChar: 15}},
+		{Symbol: "scip-python python demo 0.1 `demo.m`/f().", Range: at(3, 9, 10)},
+		{Symbol: "scip-python python demo 0.1 `demo.m`/gone().", Range: at(4, 9, 13)},
+	}})
+	im, err := importProjects(t, root, []string{"demo", "ex"}, scip.Limits{}, project{".", lib}, project{"examples/ex", ex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, "uses of f", im.refs(t, "f"), []string{"examples/ex/run.py:4:10 call main"})
+	check(t, "callees of main", im.callees(t, "main"), []string{"demo.gone exact", "f exact"})
 }
 
 // TestImportHostile: a hostile index drops what is wrong, counted and
