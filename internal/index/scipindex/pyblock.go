@@ -41,14 +41,14 @@ func pyRedeclaration(lines *lineTable, r scip.Range) (scip.Range, bool) {
 func pyBlockEnd(lines [][]byte, first int) int {
 	indent := indentOf(lines[first])
 	var s pyScan
-	l := first
+	l, code := first, 0
 	for ; l < len(lines)-1; l++ {
-		s.line(lines[l])
+		code = s.line(lines[l])
 		if s.open() == 0 {
 			break
 		}
 	}
-	if l == len(lines)-1 || len(bytes.TrimSpace(afterColon(stripComment(lines[l])))) > 0 {
+	if l == len(lines)-1 || len(bytes.TrimSpace(afterColon(lines[l][:code]))) > 0 {
 		return l
 	}
 	last := l
@@ -86,7 +86,9 @@ func (s *pyScan) open() int {
 	return s.depth
 }
 
-func (s *pyScan) line(b []byte) {
+// line reads one line, and returns where its comment starts (its length
+// when it has none).
+func (s *pyScan) line(b []byte) int {
 	for i := 0; i < len(b); i++ {
 		c := b[i]
 		if s.triple != 0 {
@@ -99,7 +101,7 @@ func (s *pyScan) line(b []byte) {
 		}
 		switch c {
 		case '#':
-			return
+			return i
 		case '(', '[', '{':
 			s.depth++
 		case ')', ']', '}':
@@ -119,6 +121,7 @@ func (s *pyScan) line(b []byte) {
 			}
 		}
 	}
+	return len(b)
 }
 
 func indentOf(line []byte) int {
@@ -134,32 +137,6 @@ func indentOf(line []byte) int {
 		}
 	}
 	return n
-}
-
-// stripComment cuts a line at a # outside strings.
-func stripComment(line []byte) []byte {
-	for i, c := range line {
-		if c == '#' && !inString(line[:i]) {
-			return line[:i]
-		}
-	}
-	return line
-}
-
-// inString reports whether a one-line prefix ends inside a string.
-func inString(b []byte) bool {
-	var q byte
-	for i := 0; i < len(b); i++ {
-		switch {
-		case q != 0 && b[i] == '\\':
-			i++
-		case q != 0 && b[i] == q:
-			q = 0
-		case q == 0 && (b[i] == '"' || b[i] == '\''):
-			q = b[i]
-		}
-	}
-	return q != 0
 }
 
 // afterColon is what follows the last colon of a line outside brackets,

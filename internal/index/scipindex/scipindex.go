@@ -431,9 +431,7 @@ func (im *importer) document(d *scip.Document) {
 		if field, ok := parameterProperty(parsed, signatureOf(df)); ok {
 			df.parsed = field
 		}
-		if hasSpan && (lang == "typescript" || lang == "javascript") {
-			df.sig = aliasSignature(signatureOf(df), lines, rng)
-		}
+		df.sig = mendedSignature(df, lines, hasSpan)
 		im.defs[o.Symbol] = df
 		im.order = append(im.order, df)
 		if hasSpan && member(parsed) {
@@ -855,6 +853,22 @@ func signatureOf(d *def) string {
 	return ""
 }
 
+// mendedSignature is what d's signature says where its indexer's says
+// too little or wrongly (see aliasSignature and named), "" elsewhere;
+// spans says d.rng is its declaration's extent.
+func mendedSignature(d *def, lines *lineTable, spans bool) string {
+	sig := signatureOf(d)
+	switch {
+	case spans && (d.lang == "typescript" || d.lang == "javascript"):
+		return aliasSignature(sig, lines, d.rng)
+	case d.lang == "python" && len(d.parsed.Descriptors) > 0:
+		if n := named(sig, d.parsed.Descriptors[len(d.parsed.Descriptors)-1].Name); n != sig {
+			return n
+		}
+	}
+	return ""
+}
+
 // maxAliasSignature bounds, in characters, a type alias's signature read
 // from its source.
 const maxAliasSignature = 240
@@ -1014,7 +1028,7 @@ func (im *importer) write(ctx context.Context, w graph.SnapshotWriter) error {
 		byKey[d.key] = d
 		kept = append(kept, d)
 		d.sym = graph.Symbol{Key: d.key, Repository: repo, Language: d.lang, PackagePath: d.dir, PackageName: packageName(d.dir, module),
-			ModulePath: module, Path: d.path, Name: name, QualifiedName: qname, Kind: k, Signature: named(signatureOf(d), name), Doc: docOf(d),
+			ModulePath: module, Path: d.path, Name: name, QualifiedName: qname, Kind: k, Signature: signatureOf(d), Doc: docOf(d),
 			Exported: !strings.HasPrefix(name, "_") && !strings.HasPrefix(name, "#"), TestOnly: d.testOnly,
 			StartLine: d.start[0], StartCol: d.start[1], EndLine: d.end[0], EndCol: d.end[1]}
 	}
