@@ -409,10 +409,15 @@ const (
 	RefType   RefKind = "type"   // a type name used in a type expression, conversion or composite literal
 	RefImport RefKind = "import" // a package named by an import declaration
 	RefEmbed  RefKind = "embed"  // a type embedded in a struct or interface
+	// RefOverride is the declaration of another method of a TypeScript or
+	// JavaScript method's family: one it overrides or implements, or one
+	// overriding or implementing it (or them). find_references makes it
+	// from the implementation pairs; no index records it.
+	RefOverride RefKind = "override"
 )
 
 // RefKinds lists every reference kind.
-var RefKinds = []RefKind{RefCall, RefRead, RefWrite, RefType, RefImport, RefEmbed}
+var RefKinds = []RefKind{RefCall, RefRead, RefWrite, RefType, RefImport, RefEmbed, RefOverride}
 
 // Ref is one use of a symbol, resolved by the type checker. Line and Col
 // are those of the identifier; Col counts characters.

@@ -1,13 +1,14 @@
 package query
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/sextant-dev/sextant/internal/answer"
 	"github.com/sextant-dev/sextant/internal/blind"
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
@@ -21,7 +22,7 @@ type FindReferencesInput struct {
 	// SymbolPath is the selector's path prefix: path here narrows the uses.
 	SymbolPath string `json:"symbol_path,omitempty" jsonschema:"path prefix to narrow by"`
 	FileName
-	Kind         string `json:"kind,omitempty" jsonschema:"any of call,read,write,type,import,embed"`
+	Kind         string `json:"kind,omitempty" jsonschema:"any of call,read,write,type,import,embed,override"`
 	Path         string `json:"path,omitempty" jsonschema:"uses under this path prefix only"`
 	IncludeTests *bool  `json:"include_tests,omitempty" jsonschema:"uses in test files (default true)"`
 	Limit        int    `json:"limit,omitempty" jsonschema:"page size 1-500 (default 50)"`
@@ -42,7 +43,7 @@ func (in FindReferencesInput) selector() selector {
 type RefRow struct {
 	Line         int    `json:"line" jsonschema:"1-based line of the use"`
 	Column       int    `json:"column" jsonschema:"1-based column of the identifier, in characters"`
-	Kind         string `json:"kind" jsonschema:"call, read, write, type, import or embed"`
+	Kind         string `json:"kind" jsonschema:"call, read, write, type, import, embed or override"`
 	Enclosing    string `json:"enclosing,omitempty" jsonschema:"qualified name of the declaration the use is in"`
 	EnclosingKey string `json:"enclosing_key,omitempty" jsonschema:"detailed only: stable key of that declaration"`
 	Target       string `json:"target,omitempty" jsonschema:"the related method used, when it is not the symbol itself"`
@@ -71,11 +72,6 @@ type FindReferencesOutput struct {
 	budgetCut bool // the page was cut to fit the budget
 	offset    int  // where the page starts
 }
-
-// maxExcerpt bounds the characters of line text shown per use: enough
-// for the statement around a use (a call with its arguments, an
-// assignment), in a third of what the whole line of gopls's answer costs.
-const maxExcerpt = 48
 
 // FindReferences lists every use of a symbol.
 func FindReferences(ctx context.Context, s *Service, in FindReferencesInput, progress func(Progress)) (*FindReferencesOutput, error) {
@@ -139,10 +135,16 @@ func FindReferences(ctx context.Context, s *Service, in FindReferencesInput, pro
 	if err != nil {
 		return nil, err
 	}
-	q.Offset, q.Limit = offset, limit
-	refs, total, err := v.Reader().Refs(ctx, q)
+	family, err := familyDeclarations(ctx, v, sym, related)
 	if err != nil {
-		return nil, graph.Wrap(graph.CodeInternal, err, "reading references")
+		return nil, err
+	}
+	for _, m := range family {
+		names[m.Key] = m.QualifiedName
+	}
+	refs, total, err := readRefs(ctx, v, q, family, offset, limit)
+	if err != nil {
+		return nil, err
 	}
 	rows, err := refRows(ctx, v, sym.Repository, refs, sym.Key, names, format == Detailed)
 	if err != nil {
@@ -170,6 +172,45 @@ func FindReferences(ctx context.Context, s *Service, in FindReferencesInput, pro
 		out.setRows(rows[:n], total, offset, fp, vk, n < len(rows))
 	}, out.Text)
 	return out, nil
+}
+
+// readRefs reads the page of uses q selects from offset, with the
+// declarations of the family's methods (see familyDeclarations) among
+// them in path order: all are read to merge them, which only a
+// TypeScript or JavaScript method with a family needs.
+func readRefs(ctx context.Context, v *session.View, q graph.RefQuery, family []graph.Symbol, offset, limit int) ([]graph.Ref, int, error) {
+	var decls []graph.Ref
+	for _, m := range family {
+		if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, graph.RefOverride) ||
+			!strings.HasPrefix(m.Path, q.PathPrefix) || m.TestOnly && !q.IncludeTests {
+			continue
+		}
+		decls = append(decls, declarationRef(m, v.Source(m.Repository).Line))
+	}
+	if len(decls) == 0 {
+		q.Offset, q.Limit = offset, limit
+		refs, total, err := v.Reader().Refs(ctx, q)
+		if err != nil {
+			return nil, 0, graph.Wrap(graph.CodeInternal, err, "reading references")
+		}
+		return refs, total, nil
+	}
+	q.Offset, q.Limit = 0, 0
+	refs, _, err := v.Reader().Refs(ctx, q)
+	if err != nil {
+		return nil, 0, graph.Wrap(graph.CodeInternal, err, "reading references")
+	}
+	refs = append(refs, decls...)
+	slices.SortStableFunc(refs, func(a, b graph.Ref) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col),
+			strings.Compare(a.Repository, b.Repository), strings.Compare(a.Target, b.Target))
+	})
+	total := len(refs)
+	refs = refs[min(offset, total):]
+	if limit > 0 && len(refs) > limit {
+		refs = refs[:limit]
+	}
+	return refs, total, nil
 }
 
 // refQuery is the query of find_references for the uses of targets and
@@ -260,7 +301,7 @@ func refRows(ctx context.Context, v *session.View, repo string, refs []graph.Ref
 			enclName = encl[r.Enclosing]
 		}
 		row := RefRow{Line: r.Line, Column: r.Col, Kind: string(r.Kind), Enclosing: enclName,
-			Text: excerpt(lines(r.Path, r.Line), r.Col), Layer: string(r.Layer)}
+			Text: answer.Excerpt(lines(r.Path, r.Line), r.Col), Layer: string(r.Layer)}
 		if keys {
 			row.EnclosingKey = r.Enclosing
 		}
@@ -270,81 +311,6 @@ func refRows(ctx context.Context, v *session.View, repo string, refs []graph.Ref
 		rows = append(rows, refRow{path: r.Path, row: row})
 	}
 	return rows, nil
-}
-
-// excerpt trims a line and cuts it to maxExcerpt characters around col
-// (1-based, in characters), marking cuts with an ellipsis.
-func excerpt(line string, col int) string {
-	if !utf8.ValidString(line) {
-		line = strings.ToValidUTF8(line, "\uFFFD")
-	}
-	if !isASCII(line) {
-		return excerptRunes(line, col)
-	}
-	// A character is a byte: no need to decode the line.
-	from, to, cutLeft, cutRight := excerptSpan(len(line), col, func(i int) rune { return rune(line[i]) })
-	return markCuts(line[from:to], cutLeft, cutRight)
-}
-
-// excerptRunes is excerpt for a valid UTF-8 line of any characters.
-func excerptRunes(line string, col int) string {
-	runes := []rune(line)
-	from, to, cutLeft, cutRight := excerptSpan(len(runes), col, func(i int) rune { return runes[i] })
-	return markCuts(string(runes[from:to]), cutLeft, cutRight)
-}
-
-// markCuts returns s, with an ellipsis on each side where it was cut,
-// made safe to quote.
-func markCuts(s string, cutLeft, cutRight bool) string {
-	if cutLeft {
-		s = "…" + s
-	}
-	if cutRight {
-		s += "…"
-	}
-	return quoteContent(s)
-}
-
-// excerptSpan returns the characters [from, to) of a line of n characters
-// (at(i) is character i) that excerpt shows, and whether it cut the line
-// (not counting the blanks it trims) on either side.
-func excerptSpan(n, col int, at func(int) rune) (from, to int, cutLeft, cutRight bool) {
-	start := 0
-	for start < n && (at(start) == ' ' || at(start) == '\t') {
-		start++
-	}
-	end := n
-	for end > start && (at(end-1) == ' ' || at(end-1) == '\t') {
-		end--
-	}
-	if end-start <= maxExcerpt {
-		return start, end, false, false
-	}
-	c := max(col-1, start)
-	from = max(start, min(c-maxExcerpt/4, end-maxExcerpt))
-	// Cut between words, not inside one.
-	for from > start && from < c && isWordRune(at(from-1)) {
-		from++
-	}
-	to = min(end, from+maxExcerpt)
-	for to < end && to > c && isWordRune(at(to)) {
-		to--
-	}
-	return from, to, from > start, to < end
-}
-
-// isASCII reports whether s is all ASCII.
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
-func isWordRune(r rune) bool {
-	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 // parseRefKinds parses a comma-separated list of reference kinds.
@@ -363,7 +329,7 @@ func parseRefKinds(s string) ([]graph.RefKind, error) {
 			}
 		}
 		if !ok {
-			return nil, invalid("kind", "unknown reference kind %q; use call, read, write, type, import or embed, comma-separated", part)
+			return nil, invalid("kind", "unknown reference kind %q; use call, read, write, type, import, embed or override, comma-separated", part)
 		}
 	}
 	return out, nil

@@ -37,7 +37,7 @@ var instructionLines = []struct {
 	{[]string{"read_source"}, "- Show me X's code? read_source: verified, line-numbered source of a symbol or a path:START-END range, re-read from disk; depth adds the bodies of what it calls. Prefer it to reading whole files."},
 	{[]string{"get_file_outline"}, "- What does this file or directory declare? get_file_outline, read from disk, fine on files that do not compile; read it before opening a large file."},
 	{[]string{"get_context_budget"}, "- What would reading this file or package cost? get_context_budget, in tokens per category."},
-	{[]string{"find_references"}, "- Where is X used? find_references: every use from the type checker, grouped by file with the line's text; filter by kind (call, read, write, type, import, embed) and path."},
+	{[]string{"find_references"}, "- Where is X used? find_references: every use from the type checker, grouped by file with the line's text; filter by kind (call, read, write, type, import, embed, override) and path."},
 	{[]string{"get_callers", "get_callees"}, "- Who calls X, and what does X call? get_callers and get_callees, to a depth of 5, each edge with its coverage (exact, or candidate through an interface or func value) and a completeness verdict naming what the graph cannot see."},
 	{[]string{"get_impact"}, "- What does changing X break or affect? get_impact, before an edit is finished."},
 	{[]string{"find_implementations"}, "- What implements this interface, or which interfaces does this type satisfy? find_implementations."},

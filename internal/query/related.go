@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/sextant-dev/sextant/internal/callwalk"
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -83,4 +84,88 @@ func relatedMethods(ctx context.Context, v *session.View, sym graph.Symbol) ([]g
 		return cmp.Or(strings.Compare(a.QualifiedName, b.QualifiedName), strings.Compare(a.Key, b.Key))
 	})
 	return list, nil
+}
+
+// familyDeclarations returns, for a TypeScript or JavaScript method, the
+// other methods of its family, whose declarations find_references lists
+// as uses of kind override (as typescript-language-server lists them
+// among a method's references): the methods related to it (those it
+// overrides or implements, see relatedMethods) and every method
+// overriding or implementing any of them or it, however indirectly.
+// Changing a method's name or signature changes each of them too.
+// Other languages and kinds have none: gopls and pyright list no such
+// declaration.
+func familyDeclarations(ctx context.Context, v *session.View, sym graph.Symbol, related []graph.Symbol) ([]graph.Symbol, error) {
+	if sym.Language != graph.LanguageTypeScript && sym.Language != graph.LanguageJavaScript {
+		return nil, nil
+	}
+	if sym.Parent == "" || (sym.Kind != graph.KindMethod && sym.Kind != graph.KindInterfaceMethod) {
+		return nil, nil
+	}
+	out := map[string]graph.Symbol{}
+	for _, m := range related {
+		out[m.Key] = m
+	}
+	var keys []string
+	for _, root := range append([]graph.Symbol{sym}, related...) {
+		impls, err := implementations(ctx, v.Reader(), root, root.Key, true)
+		if err != nil {
+			return nil, graph.Wrap(graph.CodeInternal, err, "reading overriding methods")
+		}
+		for _, im := range impls {
+			if _, ok := out[im.Type]; !ok && im.Type != sym.Key && len(out)+len(keys) < maxDescendants {
+				out[im.Type] = graph.Symbol{}
+				keys = append(keys, im.Type)
+			}
+		}
+	}
+	if len(keys) > 0 {
+		syms, err := v.Reader().SymbolsByKeys(ctx, keys)
+		if err != nil {
+			return nil, graph.Wrap(graph.CodeInternal, err, "reading overriding methods")
+		}
+		for _, m := range syms {
+			out[m.Key] = m
+		}
+	}
+	list := make([]graph.Symbol, 0, len(out))
+	for _, m := range out {
+		if m.Key != "" && m.Key != sym.Key && (m.Kind == graph.KindMethod || m.Kind == graph.KindInterfaceMethod) {
+			list = append(list, m)
+		}
+	}
+	return list, nil
+}
+
+// declarationRef is the use of kind override find_references lists for
+// m, a method of a family: at m's name, the first whole word spelling it
+// from the start of its declaration (past modifiers and decorators), on
+// the declaration's first lines; at the declaration's start when none
+// does.
+func declarationRef(m graph.Symbol, line func(path string, n int) string) graph.Ref {
+	r := graph.Ref{Target: m.Key, Path: m.Path, Line: m.StartLine, Col: m.StartCol, Enclosing: m.Parent,
+		Kind: graph.RefOverride, TestOnly: m.TestOnly, Repository: m.Repository}
+	name := []rune(m.Name)
+	for n := m.StartLine; n <= min(m.EndLine, m.StartLine+8) && len(name) > 0; n++ {
+		text := []rune(line(m.Path, n))
+		from := 0
+		if n == m.StartLine {
+			from = max(m.StartCol-1, 0)
+		}
+		for i := from; i+len(name) <= len(text); i++ {
+			if slices.Equal(text[i:i+len(name)], name) && (i == 0 || !isNameRune(text[i-1])) &&
+				(i+len(name) == len(text) || !isNameRune(text[i+len(name)])) {
+				r.Line, r.Col, r.EndCol = n, i+1, i+1+len(name)
+				return r
+			}
+		}
+	}
+	r.EndCol = r.Col + len(name)
+	return r
+}
+
+// isNameRune reports whether r may be part of a TypeScript or JavaScript
+// identifier.
+func isNameRune(r rune) bool {
+	return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }

@@ -38,34 +38,9 @@ var parityServers = []parityServer{
 // position only the server answers, "-" one only sextant answers. No
 // other difference is allowed, and each listed must still occur.
 var parityKnown = map[string]string{
-	// typescript-language-server lists, among the references of a
-	// method, the declarations of every method of its family (the
-	// interface method it implements, the methods implementing or
-	// overriding the same one) – only the asked one's own declaration is
-	// left out. find_references lists uses, and the uses of the interface
-	// method (the related methods it names): no declaration.
-	"find_references Shape.area +ts/src/shapes.ts:10:3":     "declaration of Square.area, an implementation",
-	"find_references Shape.area +ts/src/shapes.ts:23:3":     "declaration of Circle.area, an implementation",
-	"find_references Shape.label +ts/src/shapes.ts:13:3":    "declaration of Square.label, an implementation",
-	"find_references Shape.label +ts/src/shapes.ts:26:3":    "declaration of Circle.label, an implementation",
-	"find_references Shape.label +ts/src/shapes.ts:32:3":    "declaration of Tile.label, an override of an implementation",
-	"find_references Square.area +ts/src/shapes.ts:4:3":     "declaration of Shape.area, the interface method",
-	"find_references Square.area +ts/src/shapes.ts:23:3":    "declaration of Circle.area, a sibling implementation",
-	"find_references Square.label +ts/src/shapes.ts:5:3":    "declaration of Shape.label, the interface method",
-	"find_references Square.label +ts/src/shapes.ts:26:3":   "declaration of Circle.label, a sibling implementation",
-	"find_references Square.label +ts/src/shapes.ts:32:3":   "declaration of Tile.label, its override",
-	"find_references Circle.area +ts/src/shapes.ts:4:3":     "declaration of Shape.area, the interface method",
-	"find_references Circle.area +ts/src/shapes.ts:10:3":    "declaration of Square.area, a sibling implementation",
-	"find_references Circle.label +ts/src/shapes.ts:5:3":    "declaration of Shape.label, the interface method",
-	"find_references Circle.label +ts/src/shapes.ts:13:3":   "declaration of Square.label, a sibling implementation",
-	"find_references Circle.label +ts/src/shapes.ts:32:3":   "declaration of Tile.label, a sibling's override",
-	"find_references Tile.label +ts/src/shapes.ts:5:3":      "declaration of Shape.label, the interface method",
-	"find_references Tile.label +ts/src/shapes.ts:13:3":     "declaration of Square.label, the method it overrides",
-	"find_references Tile.label +ts/src/shapes.ts:26:3":     "declaration of Circle.label, a sibling implementation",
-	"find_references Leaf.visit +ts/src/nodes/base.ts:2:12": "declaration of Node.visit, the abstract method it overrides",
-	"find_references Node.visit +ts/src/leaf.ts:4:3":        "declaration of Leaf.visit, its override",
-	// The same family, for uses: the server counts a call of any method of
-	// the family as a reference of each. find_references counts a call
+	// typescript-language-server counts a call of any method of a
+	// family (the methods overriding or implementing one another, whose
+	// declarations find_references lists too) as a reference of each. find_references counts a call
 	// through the interface (s.area() in totalArea) for every
 	// implementation, and a call through a method of a class it extends
 	// (sq.label() for Tile.label: sq may be a Tile; super.label() in Tile
@@ -429,6 +404,80 @@ func TestSubclassesPython(t *testing.T) {
 		}
 		if out.Direction != "implementations" || !slices.Equal(got, c.want) {
 			t.Errorf("%s: %s %v, want implementations %v", c.name, out.Direction, got, c.want)
+		}
+	}
+}
+
+// TestOverrideDeclarations: find_references of a TypeScript method lists
+// the declarations of the other methods of its family (kind override) in
+// path order among its uses, page by page and under its filters; a
+// Python method lists none.
+func TestOverrideDeclarations(t *testing.T) {
+	scipIndexers(t)
+	f := newFixture(t, "testdata/scipparity.txtar")
+	refs := func(name, path, kind string, limit int, cursor string) *FindReferencesOutput {
+		t.Helper()
+		out, err := FindReferences(context.Background(), f.svc, FindReferencesInput{SymbolID: SymbolID{QualifiedName: name},
+			SymbolPath: path, Kind: kind, Limit: limit, Cursor: cursor}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return out
+	}
+	overrides := func(out *FindReferencesOutput) []string {
+		var got []string
+		for _, f := range out.Results {
+			for _, r := range f.References {
+				if r.Kind == string(graph.RefOverride) {
+					got = append(got, fmt.Sprintf("%s:%d:%d %s", f.Path, r.Line, r.Column, r.Target))
+				}
+			}
+		}
+		return got
+	}
+	for _, c := range []struct {
+		name, path string
+		want       []string
+	}{
+		{"Tile.label", "ts/src", []string{"ts/src/shapes.ts:5:3 Shape.label", "ts/src/shapes.ts:13:3 Square.label", "ts/src/shapes.ts:26:3 Circle.label"}},
+		{"Shape.area", "ts/src", []string{"ts/src/shapes.ts:10:3 Square.area", "ts/src/shapes.ts:23:3 Circle.area"}},
+		{"Node.visit", "ts/src", []string{"ts/src/leaf.ts:4:3 Leaf.visit"}},
+		{"Leaf.visit", "ts/src", []string{"ts/src/nodes/base.ts:2:12 Node.visit"}},
+		{"Square.constructor", "ts/src", nil},
+		{"Dog.speak", "py/zoo", nil},
+	} {
+		out := refs(c.name, c.path, "", 0, "")
+		if got := overrides(out); !slices.Equal(got, c.want) {
+			t.Errorf("%s: override rows %v, want %v", c.name, got, c.want)
+		}
+		var all []string
+		for _, f := range out.Results {
+			for _, r := range f.References {
+				all = append(all, fmt.Sprintf("%s:%d:%d", f.Path, r.Line, r.Column))
+			}
+		}
+		// Pages of two, each after the last, make up the whole answer.
+		var paged []string
+		for cursor := ""; ; {
+			p := refs(c.name, c.path, "", 2, cursor)
+			for _, f := range p.Results {
+				for _, r := range f.References {
+					paged = append(paged, fmt.Sprintf("%s:%d:%d", f.Path, r.Line, r.Column))
+				}
+			}
+			if p.NextCursor == nil {
+				break
+			}
+			cursor = *p.NextCursor
+		}
+		if !slices.Equal(paged, all) {
+			t.Errorf("%s: pages of two %v, whole %v", c.name, paged, all)
+		}
+		if got := overrides(refs(c.name, c.path, "call", 0, "")); len(got) > 0 {
+			t.Errorf("%s, kind call: override rows %v", c.name, got)
+		}
+		if got := overrides(refs(c.name, c.path, "override", 0, "")); !slices.Equal(got, c.want) {
+			t.Errorf("%s, kind override: %v, want %v", c.name, got, c.want)
 		}
 	}
 }

@@ -132,7 +132,7 @@ const descGetSymbol = `One declaration in full: package, file and lines, signatu
 
 const descGetFileOutline = `Outline a file, or each file of a directory: Go parsed from disk (fine on code that does not compile), TypeScript and Python from the index: declarations in order with kind, signature and lines, members under their types, syntax errors. Far cheaper than reading the file; its code: read_source. Errors: FILE_NOT_FOUND, OUTSIDE_ROOTS, INVALID_ARGUMENT, READ_ERROR, CURSOR_INVALID.`
 
-const descFindReferences = `Every use of a symbol, from the type checker, grouped by file: line, column, kind, enclosing declaration, line text; a method's uses include those through interfaces. Selectors as in get_symbol (symbol_path narrows qualified_name); exact total, paged, budget. Call chains: get_callers; what an edit breaks: get_impact. Errors: SYMBOL_NOT_FOUND, AMBIGUOUS_SYMBOL, INVALID_ARGUMENT, CURSOR_INVALID.`
+const descFindReferences = `Every use of a symbol, compiler-resolved, by file: line, column, kind, enclosing declaration, line text; for methods also uses via interfaces, and overrides. Selectors as in get_symbol (symbol_path narrows qualified_name); exact total, paged, budget. Call chains: get_callers; what an edit breaks: get_impact. Errors: SYMBOL_NOT_FOUND, AMBIGUOUS_SYMBOL, INVALID_ARGUMENT, CURSOR_INVALID.`
 
 const descGetCallers = `Who calls a function or method, to depth 1-5: caller, file, line, coverage (exact; candidate via interface or func value; package_level), via, call sites; completeness names blind spots. Selectors as in get_symbol. The reverse: get_callees; every use: find_references; before an edit: get_impact. Errors: NOT_A_FUNCTION, INVALID_ARGUMENT (depth), SYMBOL_NOT_FOUND, CURSOR_INVALID.`
 

@@ -29,7 +29,7 @@ var (
 	KindNames = [...]graph.Kind{1: graph.KindPackage, 2: graph.KindConst, 3: graph.KindVar, 4: graph.KindType,
 		5: graph.KindInterface, 6: graph.KindFunc, 7: graph.KindMethod, 8: graph.KindField, 9: graph.KindInterfaceMethod}
 	RefKindNames = [...]graph.RefKind{1: graph.RefCall, 2: graph.RefRead, 3: graph.RefWrite, 4: graph.RefType,
-		5: graph.RefImport, 6: graph.RefEmbed}
+		5: graph.RefImport, 6: graph.RefEmbed, 7: graph.RefOverride}
 	CoverageNames = [...]graph.Coverage{1: graph.CoverageExact, 2: graph.CoverageCandidate,
 		3: graph.CoverageUnresolved, // the literal 3 of both edges_unresolved indexes
 		4: graph.CoveragePackageLevel}

@@ -1,11 +1,11 @@
-package query
+package answer
 
 import (
 	"strings"
 	"testing"
 )
 
-// TestExcerpt pins excerpt's trimming and cutting, and checks that its
+// TestExcerpt pins Excerpt's trimming and cutting, and checks that its
 // shortcut for ASCII lines cuts them as excerptRunes does.
 func TestExcerpt(t *testing.T) {
 	long := "\tif err := s.store.WriteSomethingLong(ctx, first, second, third, fourth); err != nil {  "
@@ -26,8 +26,8 @@ func TestExcerpt(t *testing.T) {
 		{"bad \xff byte", 1, `bad ` + "\uFFFD" + ` byte`},
 	}
 	for _, tt := range tests {
-		if got := excerpt(tt.line, tt.col); got != tt.want {
-			t.Errorf("excerpt(%q, %d) = %q, want %q", tt.line, tt.col, got, tt.want)
+		if got := Excerpt(tt.line, tt.col); got != tt.want {
+			t.Errorf("Excerpt(%q, %d) = %q, want %q", tt.line, tt.col, got, tt.want)
 		}
 	}
 	// Every column of ASCII lines of every length around maxExcerpt,
@@ -36,13 +36,13 @@ func TestExcerpt(t *testing.T) {
 	for n := 0; n <= len(words); n++ {
 		for _, line := range []string{words[:n], "  " + words[:n] + " \t", words[len(words)-n:]} {
 			for col := 0; col <= len(line)+2; col++ {
-				if got, want := excerpt(line, col), excerptRunes(line, col); got != want {
-					t.Fatalf("excerpt(%q, %d) = %q, excerptRunes %q", line, col, got, want)
+				if got, want := Excerpt(line, col), excerptRunes(line, col); got != want {
+					t.Fatalf("Excerpt(%q, %d) = %q, excerptRunes %q", line, col, got, want)
 				}
 			}
 		}
 	}
-	if strings.Contains(excerpt(long, 1), "\t") {
+	if strings.Contains(Excerpt(long, 1), "\t") {
 		t.Error("excerpt keeps a leading tab")
 	}
 }
