@@ -57,6 +57,9 @@ type options struct {
 	calls         int
 	reuse         bool
 	warm          bool
+	// projectPyright keeps the Python corpus's own pyright configuration
+	// (see wholeProject).
+	projectPyright bool
 }
 
 func main() {
@@ -75,6 +78,7 @@ func main() {
 	o.OutFlag("scip", "")
 	o.SkipFlag("comma-separated parts to skip: index, parity, latency, python, typescript")
 	flag.BoolVar(&o.warm, "warm", true, "index each corpus once, untimed, before the measured rounds")
+	flag.BoolVar(&o.projectPyright, "project-pyright", false, "give pyright the Python corpus's own configuration (click's reads src and tests/typing on Linux alone), not every file on every platform")
 	flag.BoolVar(&o.reuse, "reuse", false, "with -skip index and -work: use the index an earlier run left in the work directory, when there is one")
 	o.Usage("Measure find_references and find_implementations on TypeScript and Python against\ntheir language servers, and SCIP indexing and query speed.\n")
 	flag.Parse()
@@ -148,6 +152,15 @@ func runLanguage(ctx context.Context, o options, sextant, work string, c pinned,
 	corpusRoot, files, err := c.check(ctx, dir)
 	if err != nil {
 		return nil, err
+	}
+	if c.Language == "python" && !o.projectPyright {
+		// A copy, so that pyright reads what Sextant indexes (see
+		// wholeProject).
+		whole := filepath.Join(work, "corpus", c.Language)
+		if err := wholeProject(ctx, corpusRoot, whole); err != nil {
+			return nil, fmt.Errorf("copying %s: %w", corpusRoot, err)
+		}
+		corpusRoot = whole
 	}
 	lr := &languageResult{Language: c.Language, Corpus: c, Dir: corpusRoot, SourceFiles: files}
 	logf("%s: %s at %s, %d %s files under %s", c.Language, c.Repo, c.Commit[:12], files, c.Ext, corpusRoot)

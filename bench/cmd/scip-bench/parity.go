@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -209,8 +211,13 @@ type comparer struct {
 	decl map[string]graph.Symbol // every indexed symbol by its declaring identifier's location
 	keys map[string]graph.Symbol
 	// include are the directories the corpus's pyright configuration
-	// includes, read at the first need (empty: every file).
-	include []string
+	// includes, read at the first need (empty: every file), and platform
+	// the pythonPlatform it sets ("": the one pyright runs on).
+	include  []string
+	platform string
+	// installed are the directories of the installed copies of the
+	// project's packages by name ("": none), asked at the first need.
+	installed map[string]string
 }
 
 func newComparer(src *sources, syms []graph.Symbol) *comparer {
@@ -323,7 +330,7 @@ func (c *comparer) classify(tool string, sym graph.Symbol, side, at, text string
 		}
 		if other, ok := c.decl[at]; ok && other.Key != sym.Key {
 			if other.Name == sym.Name && (other.Kind == graph.KindMethod || other.Kind == graph.KindInterfaceMethod) {
-				return byDesign + ": the declaration of another method of the family (find_references lists uses, not the declarations of the methods it overrides, implements or is overridden by)"
+				return ours + ": the declaration of another method of the family, which find_references lists as a use of kind override"
 			}
 			return byDesign + ": the declaration of a related symbol (" + string(other.Kind) + ")"
 		}
@@ -332,6 +339,9 @@ func (c *comparer) classify(tool string, sym graph.Symbol, side, at, text string
 		}
 		if ns, ok := namespaceMember(head); ok && c.srcPackage(ns) && strings.HasSuffix(path, ".py") && !strings.HasPrefix(path, "src/") {
 			return indexer + ": a use through the project's own package, laid out under src/, from outside src/: pyright adds src to its import paths; scip-python 0.6.6 does not, and with no copy of the package installed (which the importer joins to the project's own) writes no occurrence there"
+		}
+		if strings.HasSuffix(path, ".py") && !strings.HasPrefix(path, "src/") && c.installedLacks(sym) {
+			return indexer + ": a use, outside src/, of a name the installed copy of the project's package does not declare: scip-python 0.6.6 resolves the package there to that copy (whose uses the importer joins to the project's declarations) and writes no occurrence for a name it lacks; pyright adds src to its import paths"
 		}
 		if ns, ok := namespaceMember(head); ok && c.namespaceImport(path, ns) {
 			return indexer + ": a name reached through a namespace import (ns.name) of a module that re-exports it with export { … } from: scip-typescript 0.4.0 writes no occurrence there, or one with a document-local symbol"
@@ -387,6 +397,42 @@ func (c *comparer) srcPackage(ns string) bool {
 	return err == nil && !fi.IsDir()
 }
 
+// installedLacks reports whether sym, declared in the project's package
+// laid out under src/, has a copy of that package installed in the Python
+// environment (python3 on PATH) whose module does not declare its name at
+// the top level or in a class (class, def, or an assignment).
+func (c *comparer) installedLacks(sym graph.Symbol) bool {
+	rel, ok := strings.CutPrefix(sym.Path, "src/")
+	pkg, mod, ok2 := strings.Cut(rel, "/")
+	if !ok || !ok2 || !c.srcPackage(pkg) {
+		return false
+	}
+	if c.installed == nil {
+		c.installed = map[string]string{}
+	}
+	dir, seen := c.installed[pkg]
+	if !seen {
+		// The interpreter runs outside the corpus, and imports nothing
+		// from its working directory.
+		cmd := exec.Command("python3", "-c", "import importlib.util, sys\ns = importlib.util.find_spec(sys.argv[1])\nprint(s.submodule_search_locations[0] if s and s.submodule_search_locations else '')", pkg)
+		cmd.Dir, cmd.Env = os.TempDir(), append(os.Environ(), "PYTHONSAFEPATH=1")
+		out, err := cmd.Output()
+		if err == nil {
+			dir = strings.TrimSpace(string(out))
+		}
+		c.installed[pkg] = dir
+	}
+	if dir == "" {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(mod)))
+	if err != nil {
+		return true // the installed copy has no such module
+	}
+	decl := regexp.MustCompile(`(?m)^[ \t]*(?:(?:async[ \t]+)?def|class)[ \t]+` + regexp.QuoteMeta(sym.Name) + `\b|^[ \t]*` + regexp.QuoteMeta(sym.Name) + `[ \t]*[:=]`)
+	return !decl.Match(b)
+}
+
 // namespaceImport reports whether path imports a module as ns
 // (import * as ns from).
 func (c *comparer) namespaceImport(path, ns string) bool {
@@ -411,20 +457,11 @@ func declares(head, name string) bool {
 }
 
 // pyrightReads reports whether path is among the files the corpus's
-// pyright configuration includes ([tool.pyright] include of its
-// pyproject.toml; every file when it names none).
+// pyright configuration includes: the include of its pyrightconfig.json
+// when it has one (which pyright prefers), otherwise of the
+// [tool.pyright] of its pyproject.toml; every file when it names none.
 func (c *comparer) pyrightReads(path string) bool {
-	if c.include == nil {
-		var cfg struct {
-			Tool struct {
-				Pyright struct {
-					Include []string `toml:"include"`
-				} `toml:"pyright"`
-			} `toml:"tool"`
-		}
-		toml.DecodeFile(filepath.Join(c.src.root, "pyproject.toml"), &cfg) // no file or no section: every file
-		c.include = append([]string{}, cfg.Tool.Pyright.Include...)
-	}
+	c.readPyright()
 	if len(c.include) == 0 {
 		return true
 	}
@@ -437,9 +474,41 @@ func (c *comparer) pyrightReads(path string) bool {
 	return false
 }
 
+// readPyright reads the corpus's pyright configuration once.
+func (c *comparer) readPyright() {
+	if c.include != nil {
+		return
+	}
+	var cfg pyrightConfig
+	if b, err := os.ReadFile(filepath.Join(c.src.root, "pyrightconfig.json")); err == nil {
+		json.Unmarshal(b, &cfg) // unreadable: pyright's defaults
+	} else {
+		var proj struct {
+			Tool struct {
+				Pyright pyrightConfig `toml:"pyright"`
+			} `toml:"tool"`
+		}
+		toml.DecodeFile(filepath.Join(c.src.root, "pyproject.toml"), &proj) // no file or no section: every file
+		cfg = proj.Tool.Pyright
+	}
+	c.include = append([]string{}, cfg.Include...)
+	c.platform = cfg.PythonPlatform
+}
+
+// pyrightConfig is what the comparison reads of pyright's configuration.
+type pyrightConfig struct {
+	Include        []string `json:"include" toml:"include"`
+	PythonPlatform string   `json:"pythonPlatform" toml:"pythonPlatform"`
+}
+
 // unreachable reports whether pyright reads no code at line of path: a
-// module that asserts sys.platform is Windows, past the assertion.
+// module that asserts sys.platform is Windows, past the assertion, on
+// Linux (pyright's platform, unless its configuration says otherwise).
 func (c *comparer) unreachable(path string, line int) bool {
+	c.readPyright()
+	if c.platform != "" && c.platform != "Linux" {
+		return false
+	}
 	for i, l := range c.src.file(path) {
 		if i+1 >= line {
 			return false

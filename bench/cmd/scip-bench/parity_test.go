@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -104,6 +107,103 @@ func TestPyrightReads(t *testing.T) {
 	for path, want := range map[string]bool{"src/x/a.py": true, "tests/typing/t.py": true, "tests/test_a.py": false, "srcx/a.py": false} {
 		if got := c.pyrightReads(path); got != want {
 			t.Errorf("pyrightReads(%s) = %v, want %v", path, got, want)
+		}
+	}
+}
+
+// TestWholeProject: the copy pyright is given holds the checkout's files
+// and a pyrightconfig.json keeping the project's settings but its
+// include, on every platform; the comparison then counts every file read
+// and no code unreachable.
+func TestWholeProject(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	src := t.TempDir()
+	files := map[string]string{
+		"pyproject.toml":    "[project]\nname = \"x\"\n\n[tool.pyright]\ninclude = [\"src\"]\npythonVersion = \"3.10\"\n",
+		"src/x/__init__.py": "import sys\nassert sys.platform == \"win32\"\nX = 1\n",
+		"tests/test_a.py":   "from x import X\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(src, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x"}} {
+		if out, err := exec.Command("git", append([]string{"-C", src}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	before := &comparer{src: newSources(src)}
+	if before.pyrightReads("tests/test_a.py") || !before.unreachable("src/x/__init__.py", 3) {
+		t.Fatal("the project's own configuration: tests/ read, or the code past the assertion reachable")
+	}
+	dst := filepath.Join(t.TempDir(), "copy")
+	if err := wholeProject(context.Background(), src, dst); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range files {
+		if b, err := os.ReadFile(filepath.Join(dst, filepath.FromSlash(name))); err != nil || string(b) != text {
+			t.Errorf("%s in the copy: %q, %v", name, b, err)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dst, "pyrightconfig.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cfg["include"]; ok || cfg["pythonPlatform"] != "All" || cfg["pythonVersion"] != "3.10" {
+		t.Errorf("pyrightconfig.json = %s", b)
+	}
+	after := &comparer{src: newSources(dst)}
+	if !after.pyrightReads("tests/test_a.py") || after.unreachable("src/x/__init__.py", 3) {
+		t.Error("the copy's configuration: tests/ not read, or the code past the assertion unreachable")
+	}
+}
+
+// TestInstalledLacks: a name of the project's src/ package that the
+// installed copy (here on PYTHONPATH) does not declare, or whose module
+// it lacks.
+func TestInstalledLacks(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	root, site := t.TempDir(), t.TempDir()
+	for p, text := range map[string]string{
+		filepath.Join(root, "src", "pkgsx", "__init__.py"): "",
+		filepath.Join(root, "src", "pkgsx", "m.py"):        "class A:\n    pass\nclass B:\n    pass\nC = 1\n",
+		filepath.Join(site, "pkgsx", "__init__.py"):        "",
+		filepath.Join(site, "pkgsx", "m.py"):               "class A:\n    pass\nC: int = 1\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PYTHONPATH", site)
+	c := &comparer{src: newSources(root)}
+	for _, tc := range []struct {
+		path, name string
+		want       bool
+	}{
+		{"src/pkgsx/m.py", "A", false},
+		{"src/pkgsx/m.py", "C", false},
+		{"src/pkgsx/m.py", "B", true},
+		{"src/pkgsx/gone.py", "A", true},
+		{"lib/m.py", "B", false},
+	} {
+		if got := c.installedLacks(graph.Symbol{Path: tc.path, Name: tc.name}); got != tc.want {
+			t.Errorf("installedLacks(%s %s) = %v, want %v", tc.path, tc.name, got, tc.want)
 		}
 	}
 }
