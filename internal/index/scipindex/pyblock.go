@@ -158,3 +158,114 @@ func afterColon(line []byte) []byte {
 	}
 	return nil
 }
+
+// A def or class statement in code pyright deems unreachable (the else of
+// `if TYPE_CHECKING:`, or past `assert sys.platform == "win32"` on Linux)
+// gets no occurrence from scip-python, or one of a local symbol of its
+// own, though pyright counts it
+// among the references of the name it declares again. pyHeaders finds
+// every def and class statement of a file with the scope it binds its
+// name in, so that the importer can make such a statement a redeclaration
+// of the symbol another statement of the same name and scope has.
+
+// pyHeader is a def or class statement: its name, where the name is
+// (0-based line, and byte offset: what precedes it is ASCII, so bytes are
+// the units of any encoding), and the scope it binds the name in: the
+// line of the def or class statement whose body holds it, -1 for the
+// module.
+type pyHeader struct {
+	name       string
+	line, char int
+	scope      int
+}
+
+// pyHeaderLine matches a def or class statement's start, up to its name.
+var pyHeaderLine = regexp.MustCompile(`^([ \t]*)(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_][A-Za-z0-9_]*)`)
+
+// pyHeaders lists the def and class statements of a file's lines, in
+// order. A statement's scope is the nearest statement before it indented
+// less that is a def or class, past the if, else, try, with, for and while
+// statements between, which bind names in the scope around them.
+func pyHeaders(lines [][]byte) []pyHeader {
+	type open struct {
+		indent int
+		line   int  // -1 for the module
+		scope  bool // a def or class statement
+	}
+	var out []pyHeader
+	var s pyScan
+	stack := []open{{indent: -1, line: -1, scope: true}}
+	for l, line := range lines {
+		fresh := s.open() == 0
+		s.line(line)
+		if !fresh || blankOrComment(line) {
+			continue
+		}
+		indent := indentOf(line)
+		for len(stack) > 1 && stack[len(stack)-1].indent >= indent {
+			stack = stack[:len(stack)-1]
+		}
+		scope := -1
+		for i := len(stack) - 1; i >= 0; i-- {
+			if stack[i].scope {
+				scope = stack[i].line
+				break
+			}
+		}
+		m := pyHeaderLine.FindSubmatchIndex(line)
+		if m != nil {
+			out = append(out, pyHeader{name: string(line[m[4]:m[5]]), line: l, char: m[4], scope: scope})
+		}
+		stack = append(stack, open{indent: indent, line: l, scope: m != nil})
+	}
+	return out
+}
+
+// pyRedecl is a def or class statement with no occurrence, and the
+// symbol another statement of its name and scope has.
+type pyRedecl struct {
+	pyHeader
+	symbol string
+}
+
+// pyUnwritten returns the def and class statements of lines that declare
+// again a name another statement of the same scope declares, where no
+// occurrence is: written is the symbol of the occurrence at a line and
+// offset, "" for none.
+func pyUnwritten(lines [][]byte, written func(line, char int) string) []pyRedecl {
+	type key struct {
+		scope int
+		name  string
+	}
+	groups := map[key][]pyHeader{}
+	var order []key
+	for _, h := range pyHeaders(lines) {
+		k := key{h.scope, h.name}
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], h)
+	}
+	var out []pyRedecl
+	for _, k := range order {
+		g := groups[k]
+		if len(g) < 2 {
+			continue
+		}
+		symbol := ""
+		for _, h := range g {
+			if symbol = written(h.line, h.char); symbol != "" {
+				break
+			}
+		}
+		if symbol == "" {
+			continue
+		}
+		for _, h := range g {
+			if written(h.line, h.char) == "" {
+				out = append(out, pyRedecl{pyHeader: h, symbol: symbol})
+			}
+		}
+	}
+	return out
+}

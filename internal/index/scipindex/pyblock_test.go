@@ -1,6 +1,9 @@
 package scipindex
 
 import (
+	"bytes"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -50,4 +53,45 @@ func FuzzPyBlockEnd(f *testing.F) {
 			t.Fatalf("pyBlockEnd(%d) = %d of %d lines", first, got, len(b))
 		}
 	})
+}
+
+// TestPyHeaders: the scope a def or class statement binds its name in is
+// the def or class around it, past if, else and the other statements
+// that make no scope; strings and brackets hold no statement.
+func TestPyHeaders(t *testing.T) {
+	src := `import typing as t
+if t.TYPE_CHECKING:
+    class A: pass
+else:
+    class A:
+        def f(self): pass
+        if True:
+            def f(self): pass
+def g():
+    def f(): pass
+    s = """
+def h(): pass
+"""
+    x = [
+def_ = 1,
+    ]
+async def k(): pass
+`
+	var got []string
+	for _, h := range pyHeaders(bytes.Split([]byte(src), []byte("\n"))) {
+		got = append(got, fmt.Sprintf("%s@%d:%d in %d", h.name, h.line, h.char, h.scope))
+	}
+	want := []string{"A@2:10 in -1", "A@4:10 in -1", "f@5:12 in 4", "f@7:16 in 4", "g@8:4 in -1", "f@9:8 in 8", "k@16:10 in -1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("pyHeaders = %v, want %v", got, want)
+	}
+	// The two A and the two f of A's body are groups; the f of g is alone.
+	written := map[[2]int]string{{2, 10}: "A#", {5, 12}: "A#f()."}
+	var redecl []string
+	for _, r := range pyUnwritten(bytes.Split([]byte(src), []byte("\n")), func(line, char int) string { return written[[2]int{line, char}] }) {
+		redecl = append(redecl, fmt.Sprintf("%s@%d:%d", r.symbol, r.line, r.char))
+	}
+	if want := []string{"A#@4:10", "A#f().@7:16"}; !slices.Equal(redecl, want) {
+		t.Errorf("pyUnwritten = %v, want %v", redecl, want)
+	}
 }

@@ -202,6 +202,41 @@ func (d *def) cover(rng scip.Range, lines *lineTable) {
 	}
 }
 
+// unwritten returns the uses at the def and class statements of a Python
+// document that declare a name again where scip-python wrote no
+// occurrence, or one of a local symbol (see pyUnwritten), each widening the declaration as a later
+// def does (see pyRedeclaration).
+func (im *importer) unwritten(d *scip.Document, lines *lineTable, full string) []use {
+	// scip-python gives the names of unreachable code local symbols, or
+	// none: a local symbol at a statement that declares a module's or a
+	// class's name again is no other symbol.
+	at := make(map[[2]int32]string, len(d.Occurrences))
+	for _, o := range d.Occurrences {
+		if !scip.IsLocalSymbol(o.Symbol) {
+			at[[2]int32{o.Range.StartLine, o.Range.StartChar}] = o.Symbol
+		}
+	}
+	var out []use
+	for _, r := range pyUnwritten(lines.lines, func(line, char int) string { return at[[2]int32{int32(line), int32(char)}] }) {
+		rng := scip.Range{StartLine: int32(r.line), StartChar: int32(r.char), EndLine: int32(r.line), EndChar: int32(r.char + len(r.name))}
+		if df := im.defs[r.symbol]; df != nil && df.path == full && df.spans {
+			if whole, ok := pyRedeclaration(lines, rng); ok {
+				df.cover(whole, lines)
+			}
+		}
+		out = append(out, use{Occurrence: scip.Occurrence{Range: rng, Symbol: r.symbol}, redeclares: true})
+	}
+	return out
+}
+
+// use is an occurrence of a document that is not a definition, as the
+// importer reads it.
+type use struct {
+	scip.Occurrence
+	via        nsUse // a local symbol used through a namespace object
+	redeclares bool  // the name of a later def of its symbol (see pyblock.go)
+}
+
 type pendingRef struct {
 	target    string // SCIP symbol
 	via       nsUse  // target is local: the name it is used by through a namespace
@@ -440,11 +475,6 @@ func (im *importer) document(d *scip.Document) {
 	}
 	// References, each with the innermost definition around it: a sweep
 	// over the definitions by start, keeping those still open on a stack.
-	type use struct {
-		scip.Occurrence
-		via        nsUse // a local symbol used through a namespace object
-		redeclares bool  // the name of a later def of its symbol (see pyblock.go)
-	}
 	var uses []use
 	members := im.ns.document(d.Occurrences, lines)
 	for i, o := range d.Occurrences {
@@ -470,6 +500,9 @@ func (im *importer) document(d *scip.Document) {
 			}
 		}
 		uses = append(uses, use{Occurrence: o})
+	}
+	if lang == "python" {
+		uses = append(uses, im.unwritten(d, lines, full)...)
 	}
 	sort.SliceStable(spans, func(i, j int) bool {
 		a, b := spans[i].rng, spans[j].rng

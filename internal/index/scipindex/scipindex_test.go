@@ -441,6 +441,50 @@ T = TypeVar("T")
 	check(t, "uses of Conv.run", im.refs(t, "Conv.run"), []string{"pkg/m.py:8:9 write Conv", "pkg/m.py:9:9 write Conv"})
 }
 
+// TestImportUnreachableRedeclaration: a class declared in both branches
+// of `if TYPE_CHECKING:` gets no occurrence from scip-python in the else
+// branch, which pyright deems unreachable but counts among the class's
+// references; the importer makes that statement a use (a write in the
+// module) and the declaration spans both.
+func TestImportUnreachableRedeclaration(t *testing.T) {
+	bin := indexer(t, "scip-python")
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"pkg/__init__.py": "",
+		"pkg/m.py": `import typing as t
+
+
+class Base:
+    pass
+
+
+if t.TYPE_CHECKING:
+
+    class Info(Base):
+        pass
+
+else:
+    # at run time
+    class Info(Base):
+        extra = 1
+
+
+def make() -> Info:
+    return Info()
+`,
+		"pyproject.toml": "[project]\nname = \"demo\"\nversion = \"0.1\"\n",
+	})
+	index := runIndexer(t, root, bin, "index", "--project-name", "demo", "--project-version", "0.1", ".")
+	im, err := importIndex(t, root, ".", index, scip.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := im.sym(t, "Info"); s.StartLine != 10 || s.EndLine != 16 {
+		t.Errorf("Info declared at lines %d-%d, want 10-16 (both branches)", s.StartLine, s.EndLine)
+	}
+	check(t, "uses of Info", im.refs(t, "Info"), []string{"pkg/m.py:15:11 write ", "pkg/m.py:19:15 read make", "pkg/m.py:20:12 call make"})
+}
+
 // TestImportOverloadsTypeScript: a TypeScript function's overload
 // signatures and its implementation are one declaration, so that the
 // implementation's calls are the function's; a type alias's signature
