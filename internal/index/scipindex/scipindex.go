@@ -202,6 +202,58 @@ func (d *def) cover(rng scip.Range, lines *lineTable) {
 	}
 }
 
+// interfaceBases records, for each interface of a TypeScript or
+// JavaScript document among defs, the interfaces and classes its extends
+// clause names as the types it implements: scip-typescript 0.4.0 relates
+// a class to what it extends and implements, and an interface's methods
+// to those they declare again, but an interface to nothing, so that the
+// interfaces extending one (which typescript-language-server lists among
+// its implementations) were not found. A name of the clause is the type
+// the occurrence at its last identifier (ns.Base) names, outside the
+// clause's type arguments.
+func (im *importer) interfaceBases(d *scip.Document, lines *lineTable, toks func() *tsTokens, defs []scip.Occurrence) {
+	var at map[[2]int]string
+	for _, o := range defs {
+		if !bytes.HasSuffix(bytes.TrimRight(lines.prefix(o.Range.StartLine, o.Range.StartChar), " \t"), []byte("interface")) {
+			continue
+		}
+		t := toks()
+		i := t.at(o.Range.StartLine, lines.offset(o.Range.StartLine, o.Range.StartChar))
+		if i < 1 || t.toks[i-1].text != "interface" {
+			continue
+		}
+		j := i + 1
+		if j < len(t.toks) && t.toks[j].text == "<" && int(t.toks[j].match) > j {
+			j = int(t.toks[j].match) + 1
+		}
+		if j >= len(t.toks) || t.toks[j].text != "extends" {
+			continue
+		}
+		if at == nil {
+			at = map[[2]int]string{}
+			for _, u := range d.Occurrences {
+				if !u.Definition() && u.Symbol != "" && !scip.IsLocalSymbol(u.Symbol) && lines.valid(u.Range) {
+					at[[2]int{int(u.Range.StartLine), lines.offset(u.Range.StartLine, u.Range.StartChar)}] = u.Symbol
+				}
+			}
+		}
+		encl := t.toks[i].encl
+		for j++; j < len(t.toks); j++ {
+			tk := t.toks[j]
+			if tk.encl != encl || !tk.ident || j+1 < len(t.toks) && t.toks[j+1].text == "." {
+				if tk.text == "{" && tk.encl == encl {
+					break
+				}
+				continue
+			}
+			if super := at[[2]int{int(tk.line), tk.off}]; super != "" && super != o.Symbol {
+				im.impls[super] = append(im.impls[super], o.Symbol)
+				im.implsOf = append(im.implsOf, [2]string{o.Symbol, super})
+			}
+		}
+	}
+}
+
 // unwritten returns the uses at the def and class statements of a Python
 // document that declare a name again where scip-python wrote no
 // occurrence, or one of a local symbol (see pyUnwritten), each widening the declaration as a later
@@ -412,7 +464,9 @@ func (im *importer) document(d *scip.Document) {
 		}
 	}
 	// Definitions first, so that references find their enclosing one.
-	var spans []*def // the document's definitions with a declaration range
+	script := lang == "typescript" || lang == "javascript"
+	var typeDefs []scip.Occurrence // a script's type definitions
+	var spans []*def               // the document's definitions with a declaration range
 	for _, o := range d.Occurrences {
 		if !o.Definition() || o.Symbol == "" || scip.IsLocalSymbol(o.Symbol) {
 			continue
@@ -422,6 +476,9 @@ func (im *importer) document(d *scip.Document) {
 			continue
 		}
 		rng, hasSpan := o.Range, false
+		if script && len(o.Symbol) > 0 && o.Symbol[len(o.Symbol)-1] == '#' {
+			typeDefs = append(typeDefs, o) // an interface's heritage (see interfaceBases)
+		}
 		if o.HasEnclosing {
 			if lines.valid(o.EnclosingRange) {
 				rng, hasSpan = o.EnclosingRange, true
@@ -514,7 +571,6 @@ func (im *importer) document(d *scip.Document) {
 	sort.SliceStable(uses, func(i, j int) bool {
 		return less(uses[i].Range.StartLine, uses[i].Range.StartChar, uses[j].Range.StartLine, uses[j].Range.StartChar)
 	})
-	script := lang == "typescript" || lang == "javascript"
 	var tokens *tsTokens
 	toks := func() *tsTokens {
 		if tokens == nil {
@@ -524,6 +580,9 @@ func (im *importer) document(d *scip.Document) {
 	}
 	if script {
 		uses = oneMeaning(uses, func(u use) (scip.Range, string) { return u.Range, u.Symbol }, lines, toks)
+		if len(typeDefs) > 0 {
+			im.interfaceBases(d, lines, toks, typeDefs)
+		}
 	}
 	var stack []*def
 	next := 0
