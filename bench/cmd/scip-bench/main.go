@@ -54,6 +54,7 @@ type options struct {
 	ts, py, goDir string
 	nodeBin       string
 	symbols       int
+	implSymbols   int
 	calls         int
 	reuse         bool
 	warm          bool
@@ -69,6 +70,7 @@ func main() {
 	flag.StringVar(&o.goDir, "go", "", "Go repository of the latency comparison (default: this module's tree at HEAD, from git archive)")
 	flag.StringVar(&o.nodeBin, "node-bin", "", "directory holding scip-typescript, scip-python, typescript-language-server and pyright-langserver (default e2e/lsp/node_modules/.bin)")
 	flag.IntVar(&o.symbols, "symbols", 48, "symbols of each language compared with its language server")
+	flag.IntVar(&o.implSymbols, "impl-symbols", 48, "more TypeScript classes, types, interfaces and methods whose implementations alone are compared")
 	flag.IntVar(&o.calls, "calls", 200, "find_symbol and find_references calls of the latency comparison, per repository")
 	o.WorkFlags(true, "")
 	o.RunsFlag(2, "measured rounds of the index comparison (the indexers alone, then sextant index; alternated)")

@@ -23,15 +23,18 @@ import (
 
 // categories are the kinds of symbol the parity pick spreads over, each
 // given an equal share.
-var categories = []struct {
-	name  string
-	kinds []graph.Kind
-}{
+var categories = []category{
 	{"function", []graph.Kind{graph.KindFunc}},
 	{"class or type", []graph.Kind{graph.KindType}},
 	{"interface", []graph.Kind{graph.KindInterface}},
 	{"method", []graph.Kind{graph.KindMethod, graph.KindInterfaceMethod}},
 	{"constant or variable", []graph.Kind{graph.KindConst, graph.KindVar}},
+}
+
+// category is a kind of symbol a pick spreads over.
+type category struct {
+	name  string
+	kinds []graph.Kind
 }
 
 // pickSymbols picks n symbols of lang from syms, deterministically: the
@@ -41,12 +44,24 @@ var categories = []struct {
 // they spread over the files; a category with too few leaves its share to
 // the others.
 func pickSymbols(syms []graph.Symbol, lang string, n int, src *sources) []graph.Symbol {
-	byCat := make([][]graph.Symbol, len(categories))
+	return pickFrom(categories, syms, lang, n, src, nil)
+}
+
+// implCategories are the kinds of symbol find_implementations answers
+// for (a class or type, an interface, a method), of the second pick the
+// implementations are compared on: of the first, spread over every kind,
+// few have any.
+var implCategories = categories[1:4]
+
+// pickFrom picks n symbols of lang from syms as pickSymbols does, over
+// cats, leaving out those of skip.
+func pickFrom(cats []category, syms []graph.Symbol, lang string, n int, src *sources, skip map[string]bool) []graph.Symbol {
+	byCat := make([][]graph.Symbol, len(cats))
 	for _, s := range syms {
-		if s.Language != lang || s.TestOnly || s.Name == "" || strings.TrimSpace(s.Name) != s.Name {
+		if s.Language != lang || s.TestOnly || s.Name == "" || strings.TrimSpace(s.Name) != s.Name || skip[s.Key] {
 			continue
 		}
-		for i, c := range categories {
+		for i, c := range cats {
 			// Constants and variables at the top of a module only: the
 			// properties of object and type literals are variables too.
 			top := c.name != "constant or variable" || !strings.Contains(s.QualifiedName, ".")
@@ -813,6 +828,29 @@ func parity(ctx context.Context, o options, s *server, src *sources, all []graph
 			continue
 		}
 		impls.compareDir(c, sym, simpl, mimpl, direction)
+	}
+	if lr.Language == "typescript" && o.implSymbols > 0 {
+		picked := map[string]bool{}
+		for _, sym := range syms {
+			picked[sym.Key] = true
+		}
+		more := pickFrom(implCategories, all, lr.Language, o.implSymbols, src, picked)
+		logf("%s: implementations of %d more classes, types, interfaces and methods", lr.Language, len(more))
+		for _, sym := range more {
+			at, _ := src.declIdent(sym)
+			simpl, out, err := serverImpls(ctx, s, src, sym, at)
+			if err != nil {
+				impls.Errors = append(impls.Errors, fmt.Sprintf("%s: %v", sym.QualifiedName, err))
+				continue
+			}
+			impls.OutsideRoot += out
+			mimpl, direction, err := sextantImpls(ctx, s, c, sym.Key)
+			if err != nil {
+				impls.Errors = append(impls.Errors, fmt.Sprintf("%s: %v", sym.QualifiedName, err))
+				continue
+			}
+			impls.compareDir(c, sym, simpl, mimpl, direction)
+		}
 	}
 	refs.finish()
 	lr.Parity = append(lr.Parity, refs)
