@@ -331,11 +331,11 @@ func (c *comparer) classify(tool string, sym graph.Symbol, side, at, text string
 	}
 	switch side {
 	case "server":
-		if tool == "find_implementations" && strings.HasPrefix(strings.TrimSpace(text), sym.Name+"(") && direction == "implementations" {
-			return indexer + ": a method of an object literal that implements the interface method: scip-typescript relates no object literal's member to an interface"
-		}
 		if tool == "find_implementations" && path == sym.Path && line > sym.StartLine && line <= sym.EndLine && strings.HasPrefix(string(r[max(0, min(col-1, len(r))):]), sym.Name+"(") {
 			return byDesign + ": the implementation of an overloaded method, which with its overload signatures is one declaration, the method asked about"
+		}
+		if tool == "find_implementations" && strings.HasPrefix(strings.TrimSpace(text), sym.Name+"(") && direction == "implementations" {
+			return indexer + ": a method of an object literal that implements the interface method: scip-typescript relates no object literal's member to an interface"
 		}
 		if _, decl := c.decl[at]; tool == "find_implementations" && direction == "implementations" && (sym.Kind == graph.KindType || sym.Kind == graph.KindInterface) && !decl {
 			return indexer + ": a value typed as the type (a function or a literal), which scip-typescript relates to no type"
