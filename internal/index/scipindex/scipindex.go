@@ -952,7 +952,12 @@ func mendedSignature(d *def, lines *lineTable, spans bool) string {
 	sig := signatureOf(d)
 	switch {
 	case spans && (d.lang == "typescript" || d.lang == "javascript"):
-		return aliasSignature(sig, lines, d.rng)
+		if a := aliasSignature(sig, lines, d.rng); a != "" {
+			return a
+		}
+		if len(d.parsed.Descriptors) > 0 {
+			return headerSignature(sig, d.parsed.Descriptors[len(d.parsed.Descriptors)-1].Name, lines, d.rng)
+		}
 	case d.lang == "python" && len(d.parsed.Descriptors) > 0:
 		if n := named(sig, d.parsed.Descriptors[len(d.parsed.Descriptors)-1].Name); n != sig {
 			return n
@@ -973,19 +978,7 @@ func aliasSignature(sig string, lines *lineTable, rng scip.Range) string {
 	if !strings.HasPrefix(sig, "type ") || strings.ContainsAny(sig, "=\n") {
 		return ""
 	}
-	var b strings.Builder
-	for l := rng.StartLine; l <= rng.EndLine && b.Len() < 4*maxAliasSignature; l++ {
-		line := lines.lines[l]
-		if l == rng.EndLine {
-			line = line[:lines.offset(l, rng.EndChar)]
-		}
-		if l == rng.StartLine {
-			line = line[lines.offset(l, rng.StartChar):]
-		}
-		b.Write(line)
-		b.WriteByte(' ')
-	}
-	text := strings.Join(strings.Fields(b.String()), " ")
+	text := spanText(lines, rng)
 	for _, kw := range []string{"export ", "declare "} {
 		text = strings.TrimPrefix(text, kw)
 	}
@@ -997,6 +990,109 @@ func aliasSignature(sig string, lines *lineTable, rng scip.Range) string {
 		text = string(r[:maxAliasSignature]) + "…"
 	}
 	return text
+}
+
+// spanText is the text of rng, its whitespace collapsed (see rawSpan).
+func spanText(lines *lineTable, rng scip.Range) string {
+	return strings.Join(strings.Fields(rawSpan(lines, rng)), " ")
+}
+
+// rawSpan is the text of rng, from at most 4*maxAliasSignature bytes of
+// its lines, each ended by a newline.
+func rawSpan(lines *lineTable, rng scip.Range) string {
+	var b strings.Builder
+	for l := rng.StartLine; l <= rng.EndLine && b.Len() < 4*maxAliasSignature; l++ {
+		line := lines.lines[l]
+		if l == rng.EndLine {
+			line = line[:lines.offset(l, rng.EndChar)]
+		}
+		if l == rng.StartLine {
+			line = line[lines.offset(l, rng.StartChar):]
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// headerSignature is a TypeScript class's or interface's header as its
+// source spells it (type parameters, extends and implements clauses, up
+// to its body), without comments, its whitespace collapsed and cut at
+// maxAliasSignature, where scip-typescript 0.4.0 gives only "class Name"
+// or "interface Name". Any other signature, or a header that says no
+// more, gives "".
+func headerSignature(sig, name string, lines *lineTable, rng scip.Range) string {
+	if sig != "class "+name && sig != "interface "+name {
+		return ""
+	}
+	text := rawSpan(lines, rng)
+	// The header starts at the keyword (abstract included), past the
+	// decorators and modifiers before it.
+	start := -1
+	for from := 0; start < 0; {
+		i := strings.Index(text[from:], sig)
+		if i < 0 {
+			return ""
+		}
+		i += from
+		after := i + len(sig)
+		if after == len(text) || !isIdentByte(text[after]) && text[after] < utf8.RuneSelf {
+			start = i
+		}
+		from = after
+	}
+	if strings.HasSuffix(text[:start], "abstract ") {
+		start -= len("abstract ")
+	}
+	text = text[start:]
+	var b strings.Builder
+	depth, done := 0, false
+	var quote byte
+	for i := 0; i < len(text) && !done; i++ {
+		c := text[i]
+		switch {
+		case quote != 0:
+			if c == '\\' && i+1 < len(text) {
+				b.WriteByte(c)
+				i++
+				c = text[i]
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '/' && strings.HasPrefix(text[i:], "//"):
+			n := strings.IndexByte(text[i:], '\n')
+			if n < 0 {
+				break
+			}
+			i += n
+			c = ' '
+		case c == '/' && strings.HasPrefix(text[i:], "/*"):
+			n := strings.Index(text[i+2:], "*/")
+			if n < 0 {
+				return ""
+			}
+			i += n + 3
+			c = ' '
+		case c == '"' || c == '\'' || c == '`':
+			quote = c
+		case c == '(' || c == '[' || c == '<' || c == '{' && depth > 0:
+			depth++
+		case c == '{':
+			done = true
+			continue
+		case c == ')' || c == ']' || c == '}' || c == '>' && (i == 0 || text[i-1] != '='):
+			depth--
+		}
+		b.WriteByte(c)
+	}
+	header := strings.Join(strings.Fields(b.String()), " ")
+	if !done || header == sig {
+		return ""
+	}
+	if r := []rune(header); len(r) > maxAliasSignature {
+		header = string(r[:maxAliasSignature]) + "…"
+	}
+	return header
 }
 
 // named mends a signature scip-python 0.6.6 writes without its name: a

@@ -281,7 +281,7 @@ func TestImportTypeScript(t *testing.T) {
 	}{
 		{"Shape", "interface", "web/src/shapes.ts", "interface Shape", "Shape is a thing with an area.", 2, 1},
 		{"Shape.area", "interface_method", "web/src/shapes.ts", "(method) area() => number", "", 2, 26},
-		{"Square", "type", "web/src/shapes.ts", "class Square", "", 4, 1},
+		{"Square", "type", "web/src/shapes.ts", "class Square implements Shape", "", 4, 1},
 		{"Square.area", "method", "web/src/shapes.ts", "(method) area(): number", "", 6, 3},
 		{"total", "func", "web/src/shapes.ts", "function total(xs: Shape[]): number", "total sums the areas.", 10, 1},
 		{"run", "func", "web/src/main.ts", "function run(): number", "", 3, 1},
@@ -508,6 +508,22 @@ export type Pair<T> = [T, T];
 export type Mode =
   | "a"
   | "b";
+
+export interface Base<T extends { id: string } = { id: string }> {
+  one(x: T): void;
+}
+export interface Leaf extends Base {}
+export interface Plain {
+  k: number;
+}
+/** doc */
+export abstract class Shape<F extends (x: number) => string> // note: {
+  implements Base, /* and */ Plain
+{
+  k = 1;
+  one() {}
+}
+export class Tile extends Shape<(x: number) => "}"> {}
 `,
 	})
 	im, err := importIndex(t, root, "web", runIndexer(t, filepath.Join(root, "web"), bin, "index"), scip.Limits{})
@@ -520,7 +536,11 @@ export type Mode =
 	check(t, "callees of conv", im.callees(t, "conv"), []string{"helper exact"})
 	// scip-typescript 0.4.0 signs a type alias "type Mode" alone: what
 	// it stands for is read from the source.
-	for name, want := range map[string]string{"Pair": "type Pair<T> = [T, T]", "Mode": `type Mode = | "a" | "b"`} {
+	// So are a class's and an interface's type parameters and heritage.
+	for name, want := range map[string]string{"Pair": "type Pair<T> = [T, T]", "Mode": `type Mode = | "a" | "b"`,
+		"Base": "interface Base<T extends { id: string } = { id: string }>", "Leaf": "interface Leaf extends Base",
+		"Plain": "interface Plain", "Shape": "abstract class Shape<F extends (x: number) => string> implements Base, Plain",
+		"Tile": `class Tile extends Shape<(x: number) => "}">`} {
 		if s := im.sym(t, name); s.Signature != want {
 			t.Errorf("%s's signature %q, want %q", name, s.Signature, want)
 		}
