@@ -194,6 +194,13 @@ func (l *Linker) lookup(ctx context.Context) error {
 				bySym[sym] = append(bySym[sym], symbolKey(lang, l.repo, p.Package.Name, mod, qname, k))
 			}
 		}
+		if p.Scheme == "scip-python" && !strings.HasPrefix(mod, "src.") {
+			// The installed copy of a package the project lays out under
+			// src/, as byModule joins it in a whole index.
+			for _, k := range linkKinds {
+				bySym[sym] = append(bySym[sym], symbolKey(graph.LanguagePython, l.repo, p.Package.Name, "src."+mod, qname, k))
+			}
+		}
 	}
 	var keys []string
 	for _, ks := range bySym {

@@ -81,6 +81,13 @@ type project struct {
 // Linker of the packages named when any is.
 func importProjects(t *testing.T, root string, packages []string, lim scip.Limits, projects ...project) (*imported, error) {
 	t.Helper()
+	return importProjectsWith(t, root, packages, nil, lim, projects...)
+}
+
+// importProjectsWith is importProjects with the Linker's Lookup, which
+// finds the declarations of the projects not imported, as an amend's.
+func importProjectsWith(t *testing.T, root string, packages []string, lookup func(context.Context, []string) ([]graph.Symbol, error), lim scip.Limits, projects ...project) (*imported, error) {
+	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
 	if err != nil {
@@ -104,6 +111,7 @@ func importProjects(t *testing.T, root string, packages []string, lim scip.Limit
 	var link *scipindex.Linker
 	if len(packages) > 0 {
 		link = scipindex.NewLinker(repo.Name, packages)
+		link.Lookup = lookup
 	}
 	var res scipindex.Result
 	for _, p := range projects {
@@ -616,6 +624,40 @@ func TestLinkSrcLayoutAcrossProjects(t *testing.T) {
 	}
 	check(t, "uses of f", im.refs(t, "f"), []string{"examples/ex/run.py:4:10 call main"})
 	check(t, "callees of main", im.callees(t, "main"), []string{"demo.gone exact", "f exact"})
+}
+
+// TestLinkSrcLayoutAmend: the same use, when only the example's project
+// is imported again (an amend): the declaration the Linker looks up in
+// the snapshot is the one of the project's src/ layout.
+func TestLinkSrcLayoutAmend(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"examples/ex/run.py": "import demo\n\ndef main():\n    demo.f()\n"})
+	at := func(l, c1, c2 int32) scip.Range {
+		return scip.Range{StartLine: l, StartChar: c1, EndLine: l, EndChar: c2}
+	}
+	ex := scip.AppendDocument(nil, &scip.Document{RelativePath: "run.py", Language: "python", Occurrences: []scip.Occurrence{
+		{Symbol: "scip-python python ex HEAD `run`/main().", SymbolRoles: scip.RoleDefinition, Range: at(2, 4, 8), HasEnclosing: true, EnclosingRange: scip.Range{StartLine: 2, EndLine: 3, EndChar: 12}},
+		{Symbol: "scip-python python demo 0.1 `demo.m`/f().", Range: at(3, 9, 10)},
+	}})
+	// The snapshot amended declares f in src/demo/m.py.
+	want := graph.StableKey(graph.Identity{Language: graph.LanguagePython, Repository: "demo", PackagePath: "demo:src.demo.m", QualifiedName: "f", Kind: graph.KindFunc})
+	lookup := func(_ context.Context, keys []string) ([]graph.Symbol, error) {
+		if slices.Contains(keys, want) {
+			return []graph.Symbol{{Key: want, Kind: graph.KindFunc, Name: "f", QualifiedName: "f"}}, nil
+		}
+		return nil, nil
+	}
+	im, err := importProjectsWith(t, root, []string{"demo", "ex"}, lookup, scip.Limits{}, project{"examples/ex", ex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs, _, err := im.r.Refs(context.Background(), graph.RefQuery{Targets: []string{want}, IncludeTests: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(refs) != 1 || refs[0].Path != "examples/ex/run.py" || refs[0].Line != 4 || refs[0].Kind != graph.RefCall {
+		t.Errorf("uses of the looked-up f: %+v", refs)
+	}
 }
 
 // TestImportHostile: a hostile index drops what is wrong, counted and
