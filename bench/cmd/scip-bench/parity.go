@@ -819,18 +819,7 @@ func parity(ctx context.Context, o options, s *server, src *sources, all []graph
 		if lr.Language != "typescript" {
 			continue // pyright 1.1.407 answers textDocument/implementation with "Unhandled method"
 		}
-		simpl, out, err := serverImpls(ctx, s, src, sym, at)
-		if err != nil {
-			impls.Errors = append(impls.Errors, fmt.Sprintf("%s: %v", sym.QualifiedName, err))
-			continue
-		}
-		impls.OutsideRoot += out
-		mimpl, direction, err := sextantImpls(ctx, s, c, sym.Key)
-		if err != nil {
-			impls.Errors = append(impls.Errors, fmt.Sprintf("%s: %v", sym.QualifiedName, err))
-			continue
-		}
-		impls.compareDir(c, sym, simpl, mimpl, direction)
+		compareImpls(ctx, s, src, c, impls, sym, at)
 	}
 	if lr.Language == "typescript" && o.implSymbols > 0 {
 		picked := map[string]bool{}
@@ -841,18 +830,7 @@ func parity(ctx context.Context, o options, s *server, src *sources, all []graph
 		logf("%s: implementations of %d more classes, types, interfaces and methods", lr.Language, len(more))
 		for _, sym := range more {
 			at, _ := src.declIdent(sym)
-			simpl, out, err := serverImpls(ctx, s, src, sym, at)
-			if err != nil {
-				impls.Errors = append(impls.Errors, fmt.Sprintf("%s: %v", sym.QualifiedName, err))
-				continue
-			}
-			impls.OutsideRoot += out
-			mimpl, direction, err := sextantImpls(ctx, s, c, sym.Key)
-			if err != nil {
-				impls.Errors = append(impls.Errors, fmt.Sprintf("%s: %v", sym.QualifiedName, err))
-				continue
-			}
-			impls.compareDir(c, sym, simpl, mimpl, direction)
+			compareImpls(ctx, s, src, c, impls, sym, at)
 		}
 	}
 	refs.finish()
@@ -864,6 +842,24 @@ func parity(ctx context.Context, o options, s *server, src *sources, all []graph
 	lr.LSPReferences = harness.Summarize(lspTimes)
 	lr.ParityFindReferences = harness.Summarize(findTimes)
 	return nil
+}
+
+// compareImpls asks the server and find_implementations for the
+// implementations of sym, declared at at, and adds the comparison to
+// impls (an error to its errors).
+func compareImpls(ctx context.Context, s *server, src *sources, c *comparer, impls *parityTool, sym graph.Symbol, at [2]int) {
+	simpl, out, err := serverImpls(ctx, s, src, sym, at)
+	if err != nil {
+		impls.Errors = append(impls.Errors, fmt.Sprintf("%s: %v", sym.QualifiedName, err))
+		return
+	}
+	impls.OutsideRoot += out
+	mimpl, direction, err := sextantImpls(ctx, s, c, sym.Key)
+	if err != nil {
+		impls.Errors = append(impls.Errors, fmt.Sprintf("%s: %v", sym.QualifiedName, err))
+		return
+	}
+	impls.compareDir(c, sym, simpl, mimpl, direction)
 }
 
 // warmUp asks the server for the references of the picked symbol that
