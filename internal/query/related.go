@@ -113,7 +113,7 @@ func familyDeclarations(ctx context.Context, v *session.View, sym graph.Symbol, 
 			return nil, graph.Wrap(graph.CodeInternal, err, "reading overriding methods")
 		}
 		for _, im := range impls {
-			if _, ok := out[im.Type]; !ok && im.Type != sym.Key && len(out)+len(keys) < maxDescendants {
+			if _, ok := out[im.Type]; !ok && im.Type != sym.Key && len(out) < maxDescendants {
 				out[im.Type] = graph.Symbol{}
 				keys = append(keys, im.Type)
 			}

@@ -6,10 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode/utf8"
-
-	"github.com/sextant-dev/sextant/internal/position"
-	"github.com/sextant-dev/sextant/internal/scip"
 )
 
 // TestPyBlockEnd: the last line of a def or class statement, whatever its
@@ -100,29 +96,29 @@ async def k(): pass
 	}
 }
 
-// FuzzHeaderSignature: a class's or interface's header read from any
-// source is one line, bounded, and starts with the signature it mends.
-func FuzzHeaderSignature(f *testing.F) {
-	f.Add("export class A<T extends { x: 1 }> extends B<(y: 2) => \"}\"> // {\n implements C /* { */ {\n}\n", "class A")
-	f.Add("interface I<T = '\\'{'> extends J {}", "interface I")
-	f.Add("class A /* unterminated", "class A")
-	f.Fuzz(func(t *testing.T, src, sig string) {
-		name, ok := strings.CutPrefix(sig, "class ")
-		if !ok {
-			if name, ok = strings.CutPrefix(sig, "interface "); !ok {
-				return
+// FuzzPyUnwritten: the def and class statements found in any source are
+// where their names are, and each redeclaration is of a name its group
+// has written elsewhere.
+func FuzzPyUnwritten(f *testing.F) {
+	f.Add("if X:\n    class A: pass\nelse:\n    class A:\n        x = (1,\n2)\n")
+	f.Add("def f():\n    s = \"\"\"\ndef f(): pass\n\"\"\"\ndef f(): pass\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		lines := bytes.Split([]byte(src), []byte("\n"))
+		headers := pyHeaders(lines)
+		written := map[[2]int]string{}
+		for i, h := range headers {
+			if h.line < 0 || h.line >= len(lines) || h.char < 0 || h.char+len(h.name) > len(lines[h.line]) ||
+				string(lines[h.line][h.char:h.char+len(h.name)]) != h.name || h.scope >= h.line {
+				t.Fatalf("header %+v of %q", h, src)
+			}
+			if i%2 == 0 {
+				written[[2]int{h.line, h.char}] = "sym " + h.name
 			}
 		}
-		lines := newLineTable([]byte(src), position.UTF8)
-		last := int32(len(lines.lines) - 1)
-		rng := scip.Range{EndLine: last, EndChar: int32(lines.lineUnits(last))}
-		got := headerSignature(sig, name, lines, rng)
-		if got == "" {
-			return
-		}
-		if strings.ContainsAny(got, "\n\r\t") || utf8.RuneCountInString(got) > maxAliasSignature+1 ||
-			!strings.HasPrefix(got, sig) && !strings.HasPrefix(got, "abstract "+sig) {
-			t.Fatalf("headerSignature(%q) = %q", sig, got)
+		for _, r := range pyUnwritten(lines, func(line, char int) string { return written[[2]int{line, char}] }) {
+			if r.symbol != "sym "+r.name || written[[2]int{r.line, r.char}] != "" {
+				t.Fatalf("redeclaration %+v of %q", r, src)
+			}
 		}
 	})
 }
