@@ -3,6 +3,7 @@ package scipindex
 import (
 	"bytes"
 	"regexp"
+	"unicode"
 
 	"github.com/sextant-dev/sextant/internal/scip"
 )
@@ -268,4 +269,32 @@ func pyUnwritten(lines [][]byte, written func(line, char int) string) []pyRedecl
 		}
 	}
 	return out
+}
+
+// pyCompound are the keywords that start a compound statement's header,
+// after whose colon a simple statement may follow on the same line.
+var pyCompound = map[string]bool{"if": true, "elif": true, "else": true, "while": true, "for": true, "async": true,
+	"with": true, "try": true, "except": true, "finally": true, "def": true, "class": true, "match": true, "case": true}
+
+// pyAnnotation reports whether a name an '=' follows, on a line whose
+// text before it is before, is an annotation: after the colon of
+// `x: T = v` or of a parameter `p: T = d`, where the name is a type,
+// not what is assigned. After a compound statement's colon (`else: x =
+// 1`) it is the target; inside brackets a colon an '=' follows can only
+// be a parameter's.
+func pyAnnotation(line, before []byte) bool {
+	b := bytes.TrimRight(before, " \t")
+	if !bytes.HasSuffix(b, []byte(":")) {
+		return false
+	}
+	var s pyScan
+	s.line(b)
+	if s.open() > 0 {
+		return true
+	}
+	word := bytes.TrimLeft(line, " \t")
+	if i := bytes.IndexFunc(word, func(r rune) bool { return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) }); i >= 0 {
+		word = word[:i]
+	}
+	return !pyCompound[string(word)]
 }

@@ -603,8 +603,12 @@ func (im *importer) document(d *scip.Document) {
 			}
 		}
 		kind := lines.refKind(u.Occurrence, enc == nil)
-		if u.redeclares {
+		switch {
+		case u.redeclares:
 			kind = graph.RefWrite // a def statement binds its name again; no call
+		case lang == "python" && kind == graph.RefWrite && u.SymbolRoles&scip.RoleWriteAccess == 0 && u.Range.StartLine == u.Range.EndLine &&
+			pyAnnotation(lines.lines[u.Range.StartLine], lines.prefix(u.Range.StartLine, u.Range.StartChar)):
+			kind = graph.RefType // `x: Info = …` assigns x, not Info
 		}
 		// A name where a type is written is used as a type (`: Shape`,
 		// `implements Shape`, `Array<Shape>`), as Go's uses of a type are,

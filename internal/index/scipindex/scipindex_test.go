@@ -478,7 +478,8 @@ else:
 
 
 def make() -> Info:
-    return Info()
+    made: Info = Info()
+    return made
 `,
 		"pyproject.toml": "[project]\nname = \"demo\"\nversion = \"0.1\"\n",
 	})
@@ -490,7 +491,8 @@ def make() -> Info:
 	if s := im.sym(t, "Info"); s.StartLine != 10 || s.EndLine != 16 {
 		t.Errorf("Info declared at lines %d-%d, want 10-16 (both branches)", s.StartLine, s.EndLine)
 	}
-	check(t, "uses of Info", im.refs(t, "Info"), []string{"pkg/m.py:15:11 write ", "pkg/m.py:19:15 read make", "pkg/m.py:20:12 call make"})
+	// An annotation an '=' follows is a use of the type, not a write.
+	check(t, "uses of Info", im.refs(t, "Info"), []string{"pkg/m.py:15:11 write ", "pkg/m.py:19:15 read make", "pkg/m.py:20:11 type make", "pkg/m.py:20:18 call make"})
 }
 
 // TestImportOverloadsTypeScript: a TypeScript function's overload
