@@ -292,9 +292,40 @@ func pyAnnotation(line, before []byte) bool {
 	if s.open() > 0 {
 		return true
 	}
+	return !pyCompound[pyFirstWord(line)]
+}
+
+// pyAnnotated matches the text before a name annotating a variable, an
+// attribute or a parameter on its own line: `x:`, `self.x:`.
+var pyAnnotated = regexp.MustCompile(`^[ \t]*[A-Za-z_][A-Za-z0-9_.]*[ \t]*:$`)
+
+// pyTypeUse reports whether a name read, on a line whose text before it
+// is before, is where a Python annotation starts: after a def's `->`,
+// after the colon of `x: T` or of a parameter `p: T` (on its own line, or
+// inside a def statement's brackets), as a type is used; not after a
+// compound statement's colon, a lambda's, a slice's or a dict's.
+func pyTypeUse(line, before []byte) bool {
+	b := bytes.TrimRight(before, " \t")
+	if bytes.HasSuffix(b, []byte("->")) {
+		return true
+	}
+	if !bytes.HasSuffix(b, []byte(":")) {
+		return false
+	}
+	word := pyFirstWord(line)
+	if pyAnnotated.Match(b) {
+		return !pyCompound[word] && word != "lambda"
+	}
+	var s pyScan
+	s.line(b)
+	return s.open() > 0 && (word == "def" || word == "async") && !bytes.Contains(b, []byte("lambda"))
+}
+
+// pyFirstWord is the first word of a line.
+func pyFirstWord(line []byte) string {
 	word := bytes.TrimLeft(line, " \t")
 	if i := bytes.IndexFunc(word, func(r rune) bool { return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) }); i >= 0 {
 		word = word[:i]
 	}
-	return !pyCompound[string(word)]
+	return string(word)
 }

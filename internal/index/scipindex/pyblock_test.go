@@ -146,3 +146,29 @@ func TestPyAnnotation(t *testing.T) {
 		}
 	}
 }
+
+// TestPyTypeUse: a name read is a type where an annotation starts.
+func TestPyTypeUse(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		at   int // byte offset of the name
+		want bool
+	}{
+		{"def make(p: Info) -> Info:", 12, true},
+		{"def make(p: Info) -> Info:", 21, true},
+		{"async def f(a, b: Info): pass", 18, true},
+		{"    ctx: Context,", 9, true},
+		{"    self.base: Base", 15, true},
+		{"    made: Info", 10, true},
+		{"d = {\"k\": Info}", 10, false},
+		{"f = lambda x: Info", 14, false},
+		{"    lambda: Info", 12, false},
+		{"else: Info", 6, false},
+		{"y = a[1:Info]", 8, false},
+		{"print(Info)", 6, false},
+	} {
+		if got := pyTypeUse([]byte(c.line), []byte(c.line[:c.at])); got != c.want {
+			t.Errorf("pyTypeUse(%q at %d) = %v, want %v", c.line, c.at, got, c.want)
+		}
+	}
+}

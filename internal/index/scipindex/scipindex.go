@@ -609,6 +609,9 @@ func (im *importer) document(d *scip.Document) {
 		case lang == "python" && kind == graph.RefWrite && u.SymbolRoles&scip.RoleWriteAccess == 0 && u.Range.StartLine == u.Range.EndLine &&
 			pyAnnotation(lines.lines[u.Range.StartLine], lines.prefix(u.Range.StartLine, u.Range.StartChar)):
 			kind = graph.RefType // `x: Info = …` assigns x, not Info
+		case lang == "python" && kind == graph.RefRead && u.Range.StartLine == u.Range.EndLine &&
+			pyTypeUse(lines.lines[u.Range.StartLine], lines.prefix(u.Range.StartLine, u.Range.StartChar)):
+			kind = graph.RefType // an annotation: `p: Info`, `-> Info`
 		}
 		// A name where a type is written is used as a type (`: Shape`,
 		// `implements Shape`, `Array<Shape>`), as Go's uses of a type are,

@@ -477,7 +477,7 @@ else:
         extra = 1
 
 
-def make() -> Info:
+def make(p: Info) -> Info:
     made: Info = Info()
     return made
 `,
@@ -491,8 +491,9 @@ def make() -> Info:
 	if s := im.sym(t, "Info"); s.StartLine != 10 || s.EndLine != 16 {
 		t.Errorf("Info declared at lines %d-%d, want 10-16 (both branches)", s.StartLine, s.EndLine)
 	}
-	// An annotation an '=' follows is a use of the type, not a write.
-	check(t, "uses of Info", im.refs(t, "Info"), []string{"pkg/m.py:15:11 write ", "pkg/m.py:19:15 read make", "pkg/m.py:20:11 type make", "pkg/m.py:20:18 call make"})
+	// An annotation is a use of the type (one an '=' follows is no
+	// write).
+	check(t, "uses of Info", im.refs(t, "Info"), []string{"pkg/m.py:15:11 write ", "pkg/m.py:19:13 type make", "pkg/m.py:19:22 type make", "pkg/m.py:20:11 type make", "pkg/m.py:20:18 call make"})
 }
 
 // TestImportOverloadsTypeScript: a TypeScript function's overload
