@@ -6,9 +6,10 @@ import (
 	"unicode/utf8"
 )
 
-// maxExcerpt bounds the characters of line text an answer shows per use of a symbol: enough
-// for the statement around a use (a call with its arguments, an
-// assignment), in a third of what the whole line of gopls's answer costs.
+// maxExcerpt bounds the characters of line text an answer shows per use
+// of a symbol: enough for the statement around a use (a call with its
+// arguments, an assignment), in a third of what the whole line of gopls's
+// answer costs.
 const maxExcerpt = 48
 
 // Excerpt trims a line and cuts it to maxExcerpt characters around col

@@ -180,12 +180,18 @@ func FindReferences(ctx context.Context, s *Service, in FindReferencesInput, pro
 // TypeScript or JavaScript method with a family needs.
 func readRefs(ctx context.Context, v *session.View, q graph.RefQuery, family []graph.Symbol, offset, limit int) ([]graph.Ref, int, error) {
 	var decls []graph.Ref
+	sources := map[string]func(string, int) string{} // one reader per repository
 	for _, m := range family {
 		if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, graph.RefOverride) ||
 			!strings.HasPrefix(m.Path, q.PathPrefix) || m.TestOnly && !q.IncludeTests {
 			continue
 		}
-		decls = append(decls, declarationRef(m, v.Source(m.Repository).Line))
+		line, ok := sources[m.Repository]
+		if !ok {
+			line = v.Source(m.Repository).Line
+			sources[m.Repository] = line
+		}
+		decls = append(decls, declarationRef(m, line))
 	}
 	if len(decls) == 0 {
 		q.Offset, q.Limit = offset, limit

@@ -163,8 +163,8 @@ func afterColon(line []byte) []byte {
 // A def or class statement in code pyright deems unreachable (the else of
 // `if TYPE_CHECKING:`, or past `assert sys.platform == "win32"` on Linux)
 // gets no occurrence from scip-python, or one of a local symbol of its
-// own, though pyright counts it
-// among the references of the name it declares again. pyHeaders finds
+// own, though pyright counts it among the references of the name it
+// declares again. pyHeaders finds
 // every def and class statement of a file with the scope it binds its
 // name in, so that the importer can make such a statement a redeclaration
 // of the symbol another statement of the same name and scope has.
@@ -276,34 +276,16 @@ func pyUnwritten(lines [][]byte, written func(line, char int) string) []pyRedecl
 var pyCompound = map[string]bool{"if": true, "elif": true, "else": true, "while": true, "for": true, "async": true,
 	"with": true, "try": true, "except": true, "finally": true, "def": true, "class": true, "match": true, "case": true}
 
-// pyAnnotation reports whether a name an '=' follows, on a line whose
-// text before it is before, is an annotation: after the colon of
-// `x: T = v` or of a parameter `p: T = d`, where the name is a type,
-// not what is assigned. After a compound statement's colon (`else: x =
-// 1`) it is the target; inside brackets a colon an '=' follows can only
-// be a parameter's.
-func pyAnnotation(line, before []byte) bool {
-	b := bytes.TrimRight(before, " \t")
-	if !bytes.HasSuffix(b, []byte(":")) {
-		return false
-	}
-	var s pyScan
-	s.line(b)
-	if s.open() > 0 {
-		return true
-	}
-	return !pyCompound[pyFirstWord(line)]
-}
-
 // pyAnnotated matches the text before a name annotating a variable, an
 // attribute or a parameter on its own line: `x:`, `self.x:`.
 var pyAnnotated = regexp.MustCompile(`^[ \t]*[A-Za-z_][A-Za-z0-9_.]*[ \t]*:$`)
 
-// pyTypeUse reports whether a name read, on a line whose text before it
-// is before, is where a Python annotation starts: after a def's `->`,
-// after the colon of `x: T` or of a parameter `p: T` (on its own line, or
-// inside a def statement's brackets), as a type is used; not after a
-// compound statement's colon, a lambda's, a slice's or a dict's.
+// pyTypeUse reports whether a name, on a line whose text before it is
+// before, is where a Python annotation starts: after a def's `->`, after
+// the colon of `x: T` or of a parameter `p: T` (on its own line, or inside
+// a def statement's brackets), as a type is used, whether an '=' follows
+// (`x: T = v` assigns x, not T) or not; not after a compound statement's
+// colon (`else: x = 1`), a lambda's, a slice's or a dict's.
 func pyTypeUse(line, before []byte) bool {
 	b := bytes.TrimRight(before, " \t")
 	if bytes.HasSuffix(b, []byte("->")) {

@@ -123,31 +123,9 @@ func FuzzPyUnwritten(f *testing.F) {
 	})
 }
 
-// TestPyAnnotation: a name an '=' follows is an annotation after the
-// colon of a variable or a parameter, not after a compound statement's.
-func TestPyAnnotation(t *testing.T) {
-	for _, c := range []struct {
-		line string
-		at   int // byte offset of the name
-		want bool
-	}{
-		{"    made: Info = Info()", 10, true},
-		{"    ctx: Context | None = None,", 9, true},
-		{"def f(p: Info = d): pass", 9, true},
-		{"async def f(p: Info = d): pass", 15, true},
-		{"if ready: x = 1", 10, false},
-		{"else: x = 1", 6, false},
-		{"for i in y: total = i", 12, false},
-		{"x = Info", 4, false},
-		{"total = 1", 0, false},
-	} {
-		if got := pyAnnotation([]byte(c.line), []byte(c.line[:c.at])); got != c.want {
-			t.Errorf("pyAnnotation(%q at %d) = %v, want %v", c.line, c.at, got, c.want)
-		}
-	}
-}
-
-// TestPyTypeUse: a name read is a type where an annotation starts.
+// TestPyTypeUse: a name is a type where an annotation starts, whether
+// an '=' follows or not; after a compound statement's colon it is a
+// target or a value.
 func TestPyTypeUse(t *testing.T) {
 	for _, c := range []struct {
 		line string
@@ -166,6 +144,15 @@ func TestPyTypeUse(t *testing.T) {
 		{"else: Info", 6, false},
 		{"y = a[1:Info]", 8, false},
 		{"print(Info)", 6, false},
+		{"    made: Info = Info()", 10, true},
+		{"    ctx: Context | None = None,", 9, true},
+		{"def f(p: Info = d): pass", 9, true},
+		{"async def f(p: Info = d): pass", 15, true},
+		{"if ready: x = 1", 10, false},
+		{"else: x = 1", 6, false},
+		{"for i in y: total = i", 12, false},
+		{"x = Info", 4, false},
+		{"total = 1", 0, false},
 	} {
 		if got := pyTypeUse([]byte(c.line), []byte(c.line[:c.at])); got != c.want {
 			t.Errorf("pyTypeUse(%q at %d) = %v, want %v", c.line, c.at, got, c.want)

@@ -256,8 +256,8 @@ func (im *importer) interfaceBases(d *scip.Document, lines *lineTable, toks func
 
 // unwritten returns the uses at the def and class statements of a Python
 // document that declare a name again where scip-python wrote no
-// occurrence, or one of a local symbol (see pyUnwritten), each widening the declaration as a later
-// def does (see pyRedeclaration).
+// occurrence, or one of a local symbol (see pyUnwritten), each widening
+// the declaration as a later def does (see pyRedeclaration).
 func (im *importer) unwritten(d *scip.Document, lines *lineTable, full string) []use {
 	// scip-python gives the names of unreachable code local symbols, or
 	// none: a local symbol at a statement that declares a module's or a
@@ -606,12 +606,9 @@ func (im *importer) document(d *scip.Document) {
 		switch {
 		case u.redeclares:
 			kind = graph.RefWrite // a def statement binds its name again; no call
-		case lang == "python" && kind == graph.RefWrite && u.SymbolRoles&scip.RoleWriteAccess == 0 && u.Range.StartLine == u.Range.EndLine &&
-			pyAnnotation(lines.lines[u.Range.StartLine], lines.prefix(u.Range.StartLine, u.Range.StartChar)):
-			kind = graph.RefType // `x: Info = …` assigns x, not Info
-		case lang == "python" && kind == graph.RefRead && u.Range.StartLine == u.Range.EndLine &&
-			pyTypeUse(lines.lines[u.Range.StartLine], lines.prefix(u.Range.StartLine, u.Range.StartChar)):
-			kind = graph.RefType // an annotation: `p: Info`, `-> Info`
+		case lang == "python" && (kind == graph.RefRead || kind == graph.RefWrite && u.SymbolRoles&scip.RoleWriteAccess == 0) &&
+			u.Range.StartLine == u.Range.EndLine && pyTypeUse(lines.lines[u.Range.StartLine], lines.prefix(u.Range.StartLine, u.Range.StartChar)):
+			kind = graph.RefType // an annotation: `p: Info`, `-> Info`, `x: Info = …`
 		}
 		// A name where a type is written is used as a type (`: Shape`,
 		// `implements Shape`, `Array<Shape>`), as Go's uses of a type are,
