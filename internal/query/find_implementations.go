@@ -5,11 +5,13 @@ import (
 	"context"
 	"fmt"
 	"go/token"
+	"math"
 	"slices"
 	"strings"
 
 	"github.com/sextant-dev/sextant/internal/blind"
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/index/scipindex"
 	"github.com/sextant-dev/sextant/internal/session"
 )
 
@@ -27,7 +29,9 @@ type FindImplementationsInput struct {
 // ImplRow is one implementation, or one interface implemented.
 type ImplRow struct {
 	SymbolRef
-	Pointer bool `json:"pointer,omitempty" jsonschema:"only the pointer type *T has the methods"`
+	Pointer bool   `json:"pointer,omitempty" jsonschema:"only the pointer type *T has the methods"`
+	Value   string `json:"value,omitempty" jsonschema:"kind value: a literal or function written as the type, in the declaration named"`
+	Col     int    `json:"col,omitempty" jsonschema:"the value's column"`
 }
 
 // FindImplementationsOutput is the answer of find_implementations.
@@ -47,7 +51,8 @@ type FindImplementationsOutput struct {
 // interface (or interface method), or the interfaces (or interface
 // methods) a concrete Go type (or method) satisfies. Of a class or method
 // of TypeScript, JavaScript or Python it lists, as those languages'
-// servers do, the classes extending it (the methods overriding it).
+// servers do, the classes extending it (the methods overriding it), and
+// of a TypeScript or JavaScript type the values written as it.
 func FindImplementations(ctx context.Context, s *Service, in FindImplementationsInput, progress func(Progress)) (*FindImplementationsOutput, error) {
 	sel := in.selector()
 	if err := sel.validate(); err != nil {
@@ -99,6 +104,9 @@ func FindImplementations(ctx context.Context, s *Service, in FindImplementations
 		return nil, invalid(field, "%s is %s %s; find_implementations takes a type, an interface or a method (use find_references for its uses)",
 			sym.QualifiedName, article(string(sym.Kind)), sym.Kind).WithData("kind", string(sym.Kind))
 	}
+	if err == nil && direction == "implementations" && sym.Kind != graph.KindInterfaceMethod && sym.Kind != graph.KindMethod {
+		rows, err = withValues(ctx, v, sym, rows)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -144,6 +152,20 @@ func FindImplementations(ctx context.Context, s *Service, in FindImplementations
 	}
 	set(fit)
 	return out, nil
+}
+
+// withValues adds to rows the values implementing sym, a TypeScript or
+// JavaScript type (see scipindex.TypeValues), each of kind value.
+func withValues(ctx context.Context, v *session.View, sym graph.Symbol, rows []ImplRow) ([]ImplRow, error) {
+	vals, err := scipindex.TypeValues(ctx, v.Reader(), sym, func(repo, path string) ([]byte, bool) {
+		text, ok := v.Source(repo).Span(path, 1, math.MaxInt)
+		return []byte(text), ok
+	})
+	for _, x := range vals {
+		rows = append(rows, ImplRow{SymbolRef: SymbolRef{StableKey: x.Enclosing, QualifiedName: x.EnclosingName, Kind: "value",
+			Path: x.Path, Line: x.Line}, Value: x.What + ", " + x.How, Col: x.Col})
+	}
+	return rows, err
 }
 
 // typeImpls lists the types that satisfy an interface, or the interfaces
@@ -283,6 +305,10 @@ func (o *FindImplementationsOutput) Text() string {
 		if r.Path != file {
 			file = r.Path
 			fmt.Fprintf(&b, "%s\n", file)
+		}
+		if r.Value != "" {
+			fmt.Fprintf(&b, "  %d:%d value: %s (in %s)\n", r.Line, r.Col, r.Value, cmp.Or(r.QualifiedName, "the file"))
+			continue
 		}
 		fmt.Fprintf(&b, "  %d %s %s", r.Line, r.Kind, r.QualifiedName)
 		if r.Pointer {

@@ -11,6 +11,7 @@ import (
 	"github.com/sextant-dev/sextant/internal/answer"
 	"github.com/sextant-dev/sextant/internal/blind"
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/index/scipindex"
 	"github.com/sextant-dev/sextant/internal/session"
 )
 
@@ -191,7 +192,7 @@ func readRefs(ctx context.Context, v *session.View, q graph.RefQuery, family []g
 			line = v.Source(m.Repository).Line
 			sources[m.Repository] = line
 		}
-		decls = append(decls, declarationRef(m, line))
+		decls = append(decls, scipindex.DeclarationRef(m, line))
 	}
 	if len(decls) == 0 {
 		q.Offset, q.Limit = offset, limit

@@ -60,17 +60,14 @@ var parityKnown = map[string]string{
 	// pyright counts the string "Animal" in __all__ as a reference of the
 	// class; scip-python gives the string no symbol.
 	"find_references Animal +py/zoo/__init__.py:3:13": `__all__ = ["Animal"]`,
-	// The server counts the initialiser of a variable declared with the
-	// interface's type (const all: Shape[] = [...]) as an implementation.
-	"find_implementations Shape +ts/src/main.ts:6:24": "the array literal assigned to a Shape[]",
-	// The same for a value returned as the interface: an object literal
-	// returned as a Schema (its shorthand property kind, the parameter it
-	// takes its value from, for Schema.kind) and an array literal returned
-	// as an Array<Schema>. scip-typescript relates no literal to an
-	// interface.
-	"find_implementations Schema +ts/src/schema.ts:6:12":     "the object literal make returns as a Schema",
+	// The server counts, for Schema.kind, the parameter that is the value
+	// of a Schema literal's shorthand property kind.
 	"find_implementations Schema.kind +ts/src/schema.ts:5:8": "the parameter kind, the value of that literal's shorthand property",
-	"find_implementations Schema +ts/src/build.ts:5:10":      "the array literal build returns as an Array<Schema>",
+	// The server counts a literal's property as an implementation of the
+	// property of its type it gives a value to (and that value too);
+	// scip-typescript relates no literal's member to its type's.
+	"find_implementations tagged.typeLiteral4.m +ts/src/values.ts:9:38": "the property m of the literal { m: {} }",
+	"find_implementations tagged.typeLiteral4.m +ts/src/values.ts:9:40": "the value {} of that property",
 }
 
 // TestSCIPParity holds find_references and find_implementations, for
@@ -118,7 +115,7 @@ func TestSCIPParity(t *testing.T) {
 				names = append(names, sym.QualifiedName)
 				at, ok := declIdent(t, f.dir, sym)
 				if !ok {
-					t.Errorf("%s %s:%d: no identifier %q at or after the declaration's start", sym.QualifiedName, sym.Path, sym.StartLine, sym.Name)
+					t.Errorf("%s %s:%d:%d-%d:%d: no identifier %q at or after the declaration's start", sym.QualifiedName, sym.Path, sym.StartLine, sym.StartCol, sym.EndLine, sym.EndCol, sym.Name)
 					continue
 				}
 				lines := fileLines(t, f.dir, sym.Path)
@@ -326,6 +323,10 @@ func sextantImpls(t *testing.T, f *fixture, key string) []string {
 	defer r.Close()
 	var locs []string
 	for _, row := range out.Results {
+		if row.Value != "" {
+			locs = append(locs, fmt.Sprintf("%s:%d:%d", row.Path, row.Line, row.Col))
+			continue
+		}
 		sym, err := r.SymbolByKey(ctx, row.StableKey)
 		if err != nil {
 			t.Fatal(err)

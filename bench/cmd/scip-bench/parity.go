@@ -338,7 +338,7 @@ func (c *comparer) classify(tool string, sym graph.Symbol, side, at, text string
 			return indexer + ": a method of an object literal that implements the interface method: scip-typescript relates no object literal's member to an interface"
 		}
 		if _, decl := c.decl[at]; tool == "find_implementations" && direction == "implementations" && (sym.Kind == graph.KindType || sym.Kind == graph.KindInterface) && !decl {
-			return indexer + ": a value typed as the type (a function or a literal), which scip-typescript relates to no type"
+			return ours + ": a value typed as the type (a function or a literal) that find_implementations's reading of the syntax missed"
 		}
 		if tool == "find_implementations" && direction == "" {
 			return byDesign + ": find_implementations answers for types and methods; the server lists a function's or a value's own definitions, its re-exports, values of a function type"
@@ -710,6 +710,10 @@ func sextantImpls(ctx context.Context, s *server, c *comparer, key string) ([]st
 		func(a *implsAnswer) *page {
 			direction = a.Direction
 			for _, r := range a.Results {
+				if r.Value != "" {
+					locs = append(locs, fmt.Sprintf("%s:%d:%d", r.Path, r.Line, r.Col))
+					continue
+				}
 				sym, ok := c.keys[r.StableKey]
 				if !ok {
 					locs = append(locs, fmt.Sprintf("%s:%d:?", r.Path, r.Line))

@@ -100,6 +100,8 @@ type implsAnswer struct {
 		StableKey string `json:"stable_key"`
 		Path      string `json:"path"`
 		Line      int    `json:"line"`
+		Value     string `json:"value"` // a value written as the type, at Col
+		Col       int    `json:"col"`
 	} `json:"results"`
 }
 

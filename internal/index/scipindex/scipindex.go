@@ -482,6 +482,12 @@ func (im *importer) document(d *scip.Document) {
 		if o.HasEnclosing {
 			if lines.valid(o.EnclosingRange) {
 				rng, hasSpan = o.EnclosingRange, true
+				// scip-typescript encloses a variable whose value is a
+				// function by the function alone (`const f: F = (n) =>
+				// …`): the declaration starts at its name.
+				if o.Range.StartLine < rng.StartLine || o.Range.StartLine == rng.StartLine && o.Range.StartChar < rng.StartChar {
+					rng.StartLine, rng.StartChar = o.Range.StartLine, o.Range.StartChar
+				}
 			} else {
 				bad++
 			}
