@@ -104,7 +104,7 @@ func FindImplementations(ctx context.Context, s *Service, in FindImplementations
 		return nil, invalid(field, "%s is %s %s; find_implementations takes a type, an interface or a method (use find_references for its uses)",
 			sym.QualifiedName, article(string(sym.Kind)), sym.Kind).WithData("kind", string(sym.Kind))
 	}
-	if err == nil && direction == "implementations" && sym.Kind != graph.KindInterfaceMethod && sym.Kind != graph.KindMethod {
+	if err == nil && direction == "implementations" && sym.Kind != graph.KindMethod {
 		rows, err = withValues(ctx, v, sym, rows)
 	}
 	if err != nil {
@@ -155,7 +155,8 @@ func FindImplementations(ctx context.Context, s *Service, in FindImplementations
 }
 
 // withValues adds to rows the values implementing sym, a TypeScript or
-// JavaScript type (see scipindex.TypeValues), each of kind value.
+// JavaScript type or interface method (see scipindex.TypeValues), each of
+// kind value.
 func withValues(ctx context.Context, v *session.View, sym graph.Symbol, rows []ImplRow) ([]ImplRow, error) {
 	vals, err := scipindex.TypeValues(ctx, v.Reader(), sym, func(repo, path string) ([]byte, bool) {
 		text, ok := v.Source(repo).Span(path, 1, math.MaxInt)

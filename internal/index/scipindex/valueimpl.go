@@ -36,18 +36,30 @@ type ValueImpl struct {
 	TestOnly      bool
 }
 
-// TypeValues returns the values implementing sym, a TypeScript or
-// JavaScript type, found from its uses in r: nil for another language.
-// src reads a file of a repository; false when it cannot be read.
+// TypeValues returns the values implementing sym, found from its uses
+// in r: of a TypeScript or JavaScript type, the values written as it
+// (ValueImplementations); of an interface's method, the methods and
+// properties of object literals written as the interface that give it a
+// value, which scip-typescript records as uses of it
+// (MemberImplementations); nil for another language or kind. src reads a
+// file of a repository; false when it cannot be read.
 func TypeValues(ctx context.Context, r graph.Reader, sym graph.Symbol, src func(repo, path string) ([]byte, bool)) ([]ValueImpl, error) {
 	if sym.Language != graph.LanguageTypeScript && sym.Language != graph.LanguageJavaScript {
 		return nil, nil
 	}
+	find := (*tsTokens).values
+	switch sym.Kind {
+	case graph.KindType, graph.KindInterface:
+	case graph.KindInterfaceMethod:
+		find = (*tsTokens).member
+	default:
+		return nil, nil
+	}
 	refs, _, err := r.Refs(ctx, graph.RefQuery{Targets: []string{sym.Key}, IncludeTests: true})
 	if err != nil {
-		return nil, graph.Wrap(graph.CodeInternal, err, "reading the type's uses")
+		return nil, graph.Wrap(graph.CodeInternal, err, "reading the uses")
 	}
-	vals := ValueImplementations(refs, src)
+	vals := valuesOf(refs, src, find)
 	var keys []string
 	for _, v := range vals {
 		if v.Enclosing != "" {
@@ -80,6 +92,21 @@ const maxValueScan = 512
 // of the type of, each value once, in the order of the uses. src reads a
 // file of a repository; false when it cannot be read.
 func ValueImplementations(refs []graph.Ref, src func(repo, path string) ([]byte, bool)) []ValueImpl {
+	return valuesOf(refs, src, (*tsTokens).values)
+}
+
+// MemberImplementations returns the members of object literals that
+// uses refs of an interface's method (a file's uses together) name: the
+// methods and properties giving it a value, as the language server
+// lists them among its implementations (a shorthand property, whose
+// value is declared elsewhere, aside).
+func MemberImplementations(refs []graph.Ref, src func(repo, path string) ([]byte, bool)) []ValueImpl {
+	return valuesOf(refs, src, (*tsTokens).member)
+}
+
+// valuesOf finds, in each file of refs, the values find finds from the
+// use at each token.
+func valuesOf(refs []graph.Ref, src func(repo, path string) ([]byte, bool), find func(*tsTokens, int) []value) []ValueImpl {
 	var out []ValueImpl
 	for i := 0; i < len(refs); {
 		j := i
@@ -87,7 +114,7 @@ func ValueImplementations(refs []graph.Ref, src func(repo, path string) ([]byte,
 			j++
 		}
 		if text, ok := src(refs[i].Repository, refs[i].Path); ok {
-			out = append(out, fileValues(refs[i:j], bytes.Split(text, []byte("\n")), jsxFile(refs[i].Path))...)
+			out = append(out, fileValues(refs[i:j], bytes.Split(text, []byte("\n")), jsxFile(refs[i].Path), find)...)
 		}
 		i = j
 	}
@@ -95,7 +122,7 @@ func ValueImplementations(refs []graph.Ref, src func(repo, path string) ([]byte,
 }
 
 // fileValues finds the values of uses, all in one file of lines.
-func fileValues(uses []graph.Ref, lines [][]byte, jsx bool) []ValueImpl {
+func fileValues(uses []graph.Ref, lines [][]byte, jsx bool, find func(*tsTokens, int) []value) []ValueImpl {
 	t := tokenizeTS(lines, jsx)
 	seen := map[int]bool{} // by the value's first token
 	var out []ValueImpl
@@ -108,7 +135,7 @@ func fileValues(uses []graph.Ref, lines [][]byte, jsx bool) []ValueImpl {
 		if i < 0 || !t.toks[i].ident {
 			continue
 		}
-		for _, v := range t.values(i) {
+		for _, v := range find(t, i) {
 			if seen[v.tok] {
 				continue
 			}
@@ -188,6 +215,59 @@ func (t *tsTokens) values(i int) []value {
 		return []value{v}
 	}
 	return nil
+}
+
+// member returns the member of an object literal the name at i
+// declares, a method or a property given a value; nil for any other
+// use.
+func (t *tsTokens) member(i int) []value {
+	e := int(t.toks[i].encl)
+	if e < 0 || t.toks[e].text != "{" || !t.objectLiteral(e) {
+		return nil
+	}
+	p := i - 1
+	for p > e && (t.toks[p].text == "async" || t.toks[p].text == "get" || t.toks[p].text == "set" || t.toks[p].text == "*") {
+		p--
+	}
+	if p != e && t.toks[p].text != "," {
+		return nil
+	}
+	n := i + 1
+	if n < len(t.toks) && t.toks[n].text == "<" && t.toks[n].match > int32(n) {
+		n = int(t.toks[n].match) + 1
+	}
+	if n >= len(t.toks) {
+		return nil
+	}
+	switch t.toks[n].text {
+	case "(":
+		return []value{{tok: i, what: "method", how: "of an object literal"}}
+	case ":":
+		return []value{{tok: i, what: "property", how: "of an object literal"}}
+	}
+	return nil
+}
+
+// objectLiteral reports whether the '{' at e opens an object literal:
+// where an operand is expected, not a block, a class's or an
+// interface's body or an object type.
+func (t *tsTokens) objectLiteral(e int) bool {
+	if e == 0 || t.toks[e].jsxExpr {
+		return false
+	}
+	switch p := t.toks[e-1]; p.text {
+	case "=":
+		return !t.typeAlias(e - 1)
+	case "(", "[", "return", "?", "||", "&&", "??", "...", "yield", "await":
+		return true
+	case ",":
+		return !t.inTypeArgs(e - 1)
+	case ":":
+		// A property's value in an object literal (not a label's or a
+		// case's block).
+		return p.encl >= 0 && t.toks[p.encl].text == "{" && t.objectLiteral(int(p.encl))
+	}
+	return false
 }
 
 // phrase is "verb prep name", or verb alone without a name.

@@ -68,6 +68,41 @@ func TestValueImplementations(t *testing.T) {
 	}
 }
 
+// TestMemberImplementations holds the members found from the uses of an
+// interface's method m (every whole word m of the source) to those
+// typescript-language-server lists as its implementations.
+func TestMemberImplementations(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []string
+	}{
+		{"method and property", "const x: I = { m() { return 1; } };\nconst y: I = { n: 1, m: () => 1 };", []string{"1:16 method", "2:22 property"}},
+		{"argument", "install(inst, \"I\", {\n  async m(a) {},\n});", []string{"2:9 method"}},
+		{"nested", "const x = { a: { m<T>(v: T) {} } };", []string{"1:18 method"}},
+		{"call", "obj.m();\nm();\nconst z = { m };\nconst w = { [m]: 1 };", nil},
+		{"declarations", "class C { m() {} }\ninterface I { m(): void }\ntype T = { m: () => void };", nil},
+		{"blocks", "switch (a) { case 1: { m(); } }\nfunction f() { m: for (;;) {} }", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lines := strings.Split(tc.src, "\n")
+			var refs []graph.Ref
+			word := regexp.MustCompile(`\bm\b`)
+			for n, l := range lines {
+				for _, m := range word.FindAllStringIndex(l, -1) {
+					refs = append(refs, graph.Ref{Path: "a.ts", Line: n + 1, Col: m[0] + 1})
+				}
+			}
+			var got []string
+			for _, v := range MemberImplementations(refs, func(string, string) ([]byte, bool) { return []byte(tc.src), true }) {
+				got = append(got, fmt.Sprintf("%d:%d %s", v.Line, v.Col, v.What))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
 // FuzzValueImplementations holds the reading of any text from any use to
 // ending, within the file, and to finding each value once.
 func FuzzValueImplementations(f *testing.F) {
@@ -76,8 +111,9 @@ func FuzzValueImplementations(f *testing.F) {
 	f.Add("const x = ({ a } as T);\n(): T => { if (a) { return {}; } }", 2, 5)
 	f.Add("x: { a: T }\n= <T>(y) => y", 1, 9)
 	f.Fuzz(func(t *testing.T, src string, line, col int) {
-		vals := ValueImplementations([]graph.Ref{{Path: "a.ts", Line: line, Col: col}, {Path: "a.tsx", Line: line, Col: col}},
-			func(_, path string) ([]byte, bool) { return []byte(src), true })
+		refs := []graph.Ref{{Path: "a.ts", Line: line, Col: col}, {Path: "a.tsx", Line: line, Col: col}}
+		read := func(_, path string) ([]byte, bool) { return []byte(src), true }
+		vals := append(ValueImplementations(refs, read), MemberImplementations(refs[:1], read)...)
 		lines := strings.Split(src, "\n")
 		seen := map[string]bool{}
 		for _, v := range vals {
