@@ -30,7 +30,7 @@ type FindImplementationsInput struct {
 type ImplRow struct {
 	SymbolRef
 	Pointer bool   `json:"pointer,omitempty" jsonschema:"only the pointer type *T has the methods"`
-	Value   string `json:"value,omitempty" jsonschema:"kind value: a literal or function written as the type, in the declaration named"`
+	Value   string `json:"value,omitempty" jsonschema:"kind value: a literal, function, renamed import or overload body, in the declaration named"`
 	Col     int    `json:"col,omitempty" jsonschema:"the value's column"`
 }
 
@@ -93,6 +93,12 @@ func FindImplementations(ctx context.Context, s *Service, in FindImplementations
 			direction = "implementations" // the methods overriding it
 		}
 		rows, err = methodImpls(ctx, v, sym, !sym.IsGo())
+	case graph.KindFunc, graph.KindVar, graph.KindConst:
+		if !sym.IsGo() && sym.Language != graph.LanguagePython {
+			direction = "implementations" // its renamed imports and re-exports, its overloads' body
+			break
+		}
+		fallthrough
 	default:
 		field := "qualified_name"
 		switch {
@@ -104,7 +110,7 @@ func FindImplementations(ctx context.Context, s *Service, in FindImplementations
 		return nil, invalid(field, "%s is %s %s; find_implementations takes a type, an interface or a method (use find_references for its uses)",
 			sym.QualifiedName, article(string(sym.Kind)), sym.Kind).WithData("kind", string(sym.Kind))
 	}
-	if err == nil && direction == "implementations" && sym.Kind != graph.KindMethod {
+	if err == nil && direction == "implementations" {
 		rows, err = withValues(ctx, v, sym, rows)
 	}
 	if err != nil {
@@ -154,11 +160,15 @@ func FindImplementations(ctx context.Context, s *Service, in FindImplementations
 	return out, nil
 }
 
-// withValues adds to rows the values implementing sym, a TypeScript or
-// JavaScript type or interface method (see scipindex.TypeValues), each of
+// withValues adds to rows what implements sym beside the symbols related
+// to it, of TypeScript or JavaScript (see scipindex.TypeValues), each of
 // kind value.
 func withValues(ctx context.Context, v *session.View, sym graph.Symbol, rows []ImplRow) ([]ImplRow, error) {
-	vals, err := scipindex.TypeValues(ctx, v.Reader(), sym, func(repo, path string) ([]byte, bool) {
+	var implemented []string
+	for _, r := range rows {
+		implemented = append(implemented, r.StableKey)
+	}
+	vals, err := scipindex.TypeValues(ctx, v.Reader(), sym, implemented, func(repo, path string) ([]byte, bool) {
 		text, ok := v.Source(repo).Span(path, 1, math.MaxInt)
 		return []byte(text), ok
 	})

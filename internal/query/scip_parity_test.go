@@ -53,6 +53,15 @@ var parityKnown = map[string]string{
 	// them as references of the class (where they match).
 	"find_references Square.constructor +ts/src/index.ts:1:10": "export { Square } in index.ts names the class",
 	"find_references Circle.constructor +ts/src/index.ts:1:18": "export { Circle } in index.ts names the class",
+	"find_references Square.constructor +ts/src/again.ts:2:10": "import { Square as Sq } in again.ts names the class",
+	"find_references Square.constructor +ts/src/again.ts:3:10": "export { Sq } in again.ts names the class",
+	// Asked for a constructor's implementations, the server answers its
+	// class's: the class, the classes extending it and its renamed
+	// imports; find_implementations answers the constructor's overrides,
+	// none.
+	"find_implementations Square.constructor +ts/src/shapes.ts:8:14":  "the class Square",
+	"find_implementations Square.constructor +ts/src/shapes.ts:31:14": "the class Tile, which extends Square",
+	"find_implementations Square.constructor +ts/src/again.ts:2:10":   "import { Square as Sq } in again.ts",
 	// new Tile(3) runs the constructor Tile inherits from Square: the
 	// server counts it for Square's constructor; scip-typescript names
 	// the class Tile there, which find_references of Tile lists.

@@ -36,30 +36,53 @@ type ValueImpl struct {
 	TestOnly      bool
 }
 
-// TypeValues returns the values implementing sym, found from its uses
-// in r: of a TypeScript or JavaScript type, the values written as it
-// (ValueImplementations); of an interface's method, the methods and
-// properties of object literals written as the interface that give it a
-// value, which scip-typescript records as uses of it
-// (MemberImplementations); nil for another language or kind. src reads a
-// file of a repository; false when it cannot be read.
-func TypeValues(ctx context.Context, r graph.Reader, sym graph.Symbol, src func(repo, path string) ([]byte, bool)) ([]ValueImpl, error) {
+// TypeValues returns what implements sym beside the symbols related to
+// it, as typescript-language-server lists it, found from its uses in r
+// and from its source: of a TypeScript or JavaScript type, the values
+// written as it (ValueImplementations); of an interface's method, the
+// methods and properties of object literals written as the interface
+// that give it a value, which scip-typescript records as uses of it
+// (MemberImplementations); of a function or method declared with
+// overload signatures, the declaration with the body; and of it or of
+// what implements it (implemented, stable keys), the renamed imports and
+// re-exports naming it (`import { X as Y } from`). nil for another
+// language. src reads a file of a repository; false when it cannot be
+// read.
+func TypeValues(ctx context.Context, r graph.Reader, sym graph.Symbol, implemented []string, src func(repo, path string) ([]byte, bool)) ([]ValueImpl, error) {
 	if sym.Language != graph.LanguageTypeScript && sym.Language != graph.LanguageJavaScript {
 		return nil, nil
 	}
-	find := (*tsTokens).values
+	read := func(keys []string, find func(*tsTokens, int) []value) ([]ValueImpl, error) {
+		if len(keys) == 0 {
+			return nil, nil
+		}
+		refs, _, err := r.Refs(ctx, graph.RefQuery{Targets: keys, IncludeTests: true})
+		if err != nil {
+			return nil, graph.Wrap(graph.CodeInternal, err, "reading the uses")
+		}
+		return valuesOf(refs, src, find), nil
+	}
+	find := (*tsTokens).alias
 	switch sym.Kind {
 	case graph.KindType, graph.KindInterface:
+		find = func(t *tsTokens, i int) []value { return append(t.values(i), t.alias(i)...) }
 	case graph.KindInterfaceMethod:
 		find = (*tsTokens).member
-	default:
-		return nil, nil
 	}
-	refs, _, err := r.Refs(ctx, graph.RefQuery{Targets: []string{sym.Key}, IncludeTests: true})
+	vals, err := read([]string{sym.Key}, find)
 	if err != nil {
-		return nil, graph.Wrap(graph.CodeInternal, err, "reading the uses")
+		return nil, err
 	}
-	vals := valuesOf(refs, src, find)
+	aliases, err := read(implemented, (*tsTokens).alias)
+	if err != nil {
+		return nil, err
+	}
+	vals = append(vals, aliases...)
+	if sym.Kind == graph.KindFunc || sym.Kind == graph.KindMethod {
+		if text, ok := src(sym.Repository, sym.Path); ok {
+			vals = append(vals, overloadBody(sym, bytes.Split(text, []byte("\n")))...)
+		}
+	}
 	var keys []string
 	for _, v := range vals {
 		if v.Enclosing != "" {
@@ -81,6 +104,48 @@ func TypeValues(ctx context.Context, r graph.Reader, sym graph.Symbol, src func(
 		vals[i].EnclosingName = names[vals[i].Enclosing]
 	}
 	return vals, nil
+}
+
+// overloadBody returns, of sym, a function or method declared with
+// overload signatures (one declaration over all of them), the name of
+// the declaration with the body, when that is not the first.
+func overloadBody(sym graph.Symbol, lines [][]byte) []ValueImpl {
+	t := tokenizeTS(lines, jsxFile(sym.Path))
+	var decls []int
+	body := -1
+	for j, tok := range t.toks {
+		if int(tok.line) > sym.EndLine-1 {
+			break
+		}
+		if int(tok.line) < sym.StartLine-1 || !tok.ident || tok.text != sym.Name ||
+			j == 0 || t.toks[j-1].text != "function" && !t.memberStart(j) {
+			continue
+		}
+		if len(decls) > 0 && tok.encl != t.toks[decls[0]].encl {
+			continue
+		}
+		n := j + 1
+		if n < len(t.toks) && t.toks[n].text == "<" && t.toks[n].match > int32(n) {
+			n = int(t.toks[n].match) + 1
+		}
+		if n >= len(t.toks) || t.toks[n].text != "(" || t.toks[n].match < 0 {
+			continue
+		}
+		decls = append(decls, j)
+		end := int(t.toks[n].match) + 1
+		if end < len(t.toks) && t.toks[end].text == ":" {
+			end = t.typeEnd(end)
+		}
+		if end >= 0 && end < len(t.toks) && t.toks[end].text == "{" {
+			body = j
+		}
+	}
+	if len(decls) < 2 || body <= decls[0] {
+		return nil
+	}
+	tok := t.toks[body]
+	return []ValueImpl{{Path: sym.Path, Line: int(tok.line) + 1, Col: utf8.RuneCount(lines[tok.line][:tok.off]) + 1,
+		What: "implementation", How: "of the overload signatures", Enclosing: sym.Parent, TestOnly: sym.TestOnly}}
 }
 
 // maxValueScan bounds the tokens read from one use, forward or back, so
@@ -215,6 +280,26 @@ func (t *tsTokens) values(i int) []value {
 		return []value{v}
 	}
 	return nil
+}
+
+// alias returns the renamed specifier of an import or a re-export
+// (`X as Y` in `import {…} from` or `export {…} from`) that the name at
+// i is the X of; nil for any other use. The language server lists it
+// among the implementations of what X names, unlike a module's own
+// export under another name (`export { X as Y }`).
+func (t *tsTokens) alias(i int) []value {
+	n := i + 1
+	if n+1 >= len(t.toks) || t.toks[n].text != "as" || !t.toks[n+1].ident || t.toks[n+1].text == t.toks[i].text {
+		return nil
+	}
+	e := int(t.toks[i].encl)
+	if e < 1 || t.toks[e].text != "{" || t.toks[e].match < 0 || !t.inClause(i) {
+		return nil
+	}
+	if f := int(t.toks[e].match) + 1; f >= len(t.toks) || t.toks[f].text != "from" {
+		return nil
+	}
+	return []value{{tok: i, what: "alias", how: "imported or exported as " + t.toks[n+1].text}}
 }
 
 // member returns the member of an object literal the name at i
@@ -464,7 +549,7 @@ func typeEnds(tok tsToken) bool {
 		return true
 	}
 	switch tok.text {
-	case ">", "]", ")", "}":
+	case ">", "]", ")", "}", "void":
 		return true
 	}
 	return false

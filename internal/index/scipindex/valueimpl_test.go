@@ -1,6 +1,7 @@
 package scipindex
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"slices"
@@ -100,6 +101,48 @@ func TestMemberImplementations(t *testing.T) {
 				t.Errorf("got %q\nwant %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestAliasesAndOverloads holds the renamed imports and re-exports found
+// from the uses of m, and the body of an overloaded m, to those
+// typescript-language-server lists as m's implementations.
+func TestAliasesAndOverloads(t *testing.T) {
+	src := `import { m as n } from "./a";
+import { m } from "./a";
+export { m as k } from "./b";
+export { m as j };
+import { x, m as m } from "./c";
+export function m(a: string): string;
+export function m(a: number): string;
+export function m(a: any): string {
+  return a;
+}
+class C {
+  m(): void;
+  m(a?: number): void {}
+}`
+	lines := strings.Split(src, "\n")
+	var refs []graph.Ref
+	for n, l := range lines[:5] {
+		refs = append(refs, graph.Ref{Path: "a.ts", Line: n + 1, Col: regexp.MustCompile(`\bm\b`).FindStringIndex(l)[0] + 1})
+	}
+	read := func(string, string) ([]byte, bool) { return []byte(src), true }
+	var got []string
+	for _, v := range valuesOf(refs, read, (*tsTokens).alias) {
+		got = append(got, fmt.Sprintf("%d:%d %s, %s", v.Line, v.Col, v.What, v.How))
+	}
+	byLines := func(from, to int) graph.Symbol {
+		return graph.Symbol{Name: "m", Path: "a.ts", StartLine: from, EndLine: to}
+	}
+	for _, sym := range []graph.Symbol{byLines(6, 10), byLines(8, 10), byLines(12, 13)} {
+		for _, v := range overloadBody(sym, bytes.Split([]byte(src), []byte("\n"))) {
+			got = append(got, fmt.Sprintf("%d:%d %s", v.Line, v.Col, v.What))
+		}
+	}
+	want := []string{"1:10 alias, imported or exported as n", "3:10 alias, imported or exported as k", "8:17 implementation", "13:3 implementation"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
 
