@@ -39,10 +39,10 @@ type ValueImpl struct {
 // TypeValues returns what implements sym beside the symbols related to
 // it, as typescript-language-server lists it, found from its uses in r
 // and from its source: of a TypeScript or JavaScript type, the values
-// written as it (ValueImplementations); of an interface's method, the
+// written as it (valueImplementations); of an interface's method, the
 // methods and properties of object literals written as the interface
 // that give it a value, which scip-typescript records as uses of it
-// (MemberImplementations); of a function or method declared with
+// (memberImplementations); of a function or method declared with
 // overload signatures, the declaration with the body; and of it or of
 // what implements it (implemented, stable keys), the renamed imports and
 // re-exports naming it (`import { X as Y } from`). nil for another
@@ -152,20 +152,20 @@ func overloadBody(sym graph.Symbol, lines [][]byte) []ValueImpl {
 // that the work for a use is bounded whatever the file.
 const maxValueScan = 512
 
-// ValueImplementations returns the values implementing a TypeScript or
+// valueImplementations returns the values implementing a TypeScript or
 // JavaScript type that its uses refs (a file's uses together) are part
 // of the type of, each value once, in the order of the uses. src reads a
 // file of a repository; false when it cannot be read.
-func ValueImplementations(refs []graph.Ref, src func(repo, path string) ([]byte, bool)) []ValueImpl {
+func valueImplementations(refs []graph.Ref, src func(repo, path string) ([]byte, bool)) []ValueImpl {
 	return valuesOf(refs, src, (*tsTokens).values)
 }
 
-// MemberImplementations returns the members of object literals that
+// memberImplementations returns the members of object literals that
 // uses refs of an interface's method (a file's uses together) name: the
 // methods and properties giving it a value, as the language server
 // lists them among its implementations (a shorthand property, whose
 // value is declared elsewhere, aside).
-func MemberImplementations(refs []graph.Ref, src func(repo, path string) ([]byte, bool)) []ValueImpl {
+func memberImplementations(refs []graph.Ref, src func(repo, path string) ([]byte, bool)) []ValueImpl {
 	return valuesOf(refs, src, (*tsTokens).member)
 }
 
