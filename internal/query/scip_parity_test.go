@@ -72,11 +72,12 @@ var parityKnown = map[string]string{
 	// The server counts, for Schema.kind, the parameter that is the value
 	// of a Schema literal's shorthand property kind.
 	"find_implementations Schema.kind +ts/src/schema.ts:5:8": "the parameter kind, the value of that literal's shorthand property",
-	// The server counts a literal's property as an implementation of the
-	// property of its type it gives a value to (and that value too);
-	// scip-typescript relates no literal's member to its type's.
-	"find_implementations tagged.typeLiteral4.m +ts/src/values.ts:9:38": "the property m of the literal { m: {} }",
-	"find_implementations tagged.typeLiteral4.m +ts/src/values.ts:9:40": "the value {} of that property",
+	// The server answers for a property too: the literals' properties
+	// giving it a value (and such a value written as a literal);
+	// find_implementations answers for types, methods and functions.
+	"find_implementations tagged.typeLiteral4.m +ts/src/values.ts:13:38": "the property m of the literal { m: {} }",
+	"find_implementations tagged.typeLiteral4.m +ts/src/values.ts:13:40": "the value {} of that property",
+	"find_implementations SubMarker.sub +ts/src/values.ts:9:33":          "the property sub of the literal { sub: 2 }",
 }
 
 // TestSCIPParity holds find_references and find_implementations, for

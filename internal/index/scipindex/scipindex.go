@@ -212,7 +212,7 @@ func (d *def) cover(rng scip.Range, lines *lineTable) {
 // the occurrence at its last identifier (ns.Base) names, outside the
 // clause's type arguments.
 func (im *importer) interfaceBases(d *scip.Document, lines *lineTable, toks func() *tsTokens, defs []scip.Occurrence) {
-	var at map[[2]int]string
+	var at map[[2]int][]string
 	for _, o := range defs {
 		if !bytes.HasSuffix(bytes.TrimRight(lines.prefix(o.Range.StartLine, o.Range.StartChar), " \t"), []byte("interface")) {
 			continue
@@ -230,10 +230,20 @@ func (im *importer) interfaceBases(d *scip.Document, lines *lineTable, toks func
 			continue
 		}
 		if at == nil {
-			at = map[[2]int]string{}
+			at = map[[2]int][]string{}
 			for _, u := range d.Occurrences {
 				if !u.Definition() && u.Symbol != "" && !scip.IsLocalSymbol(u.Symbol) && lines.valid(u.Range) {
-					at[[2]int{int(u.Range.StartLine), lines.offset(u.Range.StartLine, u.Range.StartChar)}] = u.Symbol
+					// A name may have several symbols at a use: the value's
+					// and the type's of a name declared as both (see twin),
+					// of which a clause names the type, and each declaration
+					// of an interface merged across modules (`declare module
+					// "m" { interface X {…} }`), each a base.
+					k := [2]int{int(u.Range.StartLine), lines.offset(u.Range.StartLine, u.Range.StartChar)}
+					syms := slices.DeleteFunc(at[k], func(p string) bool { return twin(p, u.Symbol) && strings.HasSuffix(p, ".") })
+					if !slices.ContainsFunc(syms, func(p string) bool { return twin(p, u.Symbol) }) {
+						syms = append(syms, u.Symbol)
+					}
+					at[k] = syms
 				}
 			}
 		}
@@ -246,9 +256,11 @@ func (im *importer) interfaceBases(d *scip.Document, lines *lineTable, toks func
 				}
 				continue
 			}
-			if super := at[[2]int{int(tk.line), tk.off}]; super != "" && super != o.Symbol {
-				im.impls[super] = append(im.impls[super], o.Symbol)
-				im.implsOf = append(im.implsOf, [2]string{o.Symbol, super})
+			for _, super := range at[[2]int{int(tk.line), tk.off}] {
+				if super != o.Symbol {
+					im.impls[super] = append(im.impls[super], o.Symbol)
+					im.implsOf = append(im.implsOf, [2]string{o.Symbol, super})
+				}
 			}
 		}
 	}

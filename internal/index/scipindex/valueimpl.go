@@ -73,7 +73,13 @@ func TypeValues(ctx context.Context, r graph.Reader, sym graph.Symbol, implement
 	if err != nil {
 		return nil, err
 	}
-	aliases, err := read(implemented, (*tsTokens).alias)
+	// What implements a type has its own values: the server lists them
+	// for the type too.
+	more := (*tsTokens).alias
+	if sym.Kind == graph.KindType || sym.Kind == graph.KindInterface {
+		more = find
+	}
+	aliases, err := read(implemented, more)
 	if err != nil {
 		return nil, err
 	}
@@ -583,7 +589,7 @@ func (t *tsTokens) implementation(q int) (value, bool) {
 		if t.arrow(q) {
 			return value{tok: q, what: "function"}, true
 		}
-		if v, ok := t.implementation(q + 1); ok && tok.match >= 0 && t.closes(v.tok, int(tok.match)) {
+		if v, ok := t.implementation(q + 1); ok && tok.match >= 0 && t.closes(v, int(tok.match)) {
 			return value{tok: q, what: v.what}, true
 		}
 	case "<":
@@ -620,13 +626,13 @@ func (t *tsTokens) arrow(q int) bool {
 	return n < len(t.toks) && t.toks[n].text == "=>"
 }
 
-// closes reports whether the expression starting at v ends right before
-// the token at end: an object or array literal, or a parenthesized one,
-// that nothing follows (a function may have anything after its start).
-func (t *tsTokens) closes(v, end int) bool {
-	switch t.toks[v].text {
+// closes reports whether the value v ends right before the token at
+// end: an object or array literal, or a parenthesized one, that nothing
+// follows (a function may have anything after its start).
+func (t *tsTokens) closes(v value, end int) bool {
+	switch t.toks[v.tok].text {
 	case "{", "[", "(":
-		return int(t.toks[v].match) == end-1
+		return v.what == "function" || v.what == "class expression" || int(t.toks[v.tok].match) == end-1
 	}
 	return true
 }
@@ -647,7 +653,7 @@ func (t *tsTokens) asserted(p int) (value, bool) {
 		}
 	}
 	v, ok := t.implementation(m)
-	return v, ok && v.tok == m && t.closes(m, p+1)
+	return v, ok && v.tok == m && t.closes(v, p+1)
 }
 
 // returned returns the values a function body opened at b returns, as

@@ -37,6 +37,7 @@ func TestValueImplementations(t *testing.T) {
 		{"parameter default", "function f(a: T = {}, b: T) {}", []string{"1:19 object literal, declared as a"}},
 		{"object type member", "const x: { a: T } = { a: 1 };", []string{"1:21 object literal, declared as x"}},
 		{"assertion", "const x = { a: 1 } as T;\nconst y = f(x) as T;\nconst z = ([1]) as T;", []string{"1:11 object literal, asserted", "3:11 array literal, asserted"}},
+		{"asserted arrow in parentheses", "const s = { string: ((arg) => make(arg)) as (typeof T)[\"create\"] };", []string{"1:21 function, asserted"}},
 		{"class expression", "const K: T = class { m() {} };", []string{"1:14 class expression, declared as K"}},
 		{"async arrow", "const h: T = async (r) => r;\nconst i: T = async function () {};", []string{"1:14 function, declared as h", "2:14 function, declared as i"}},
 		{"call initializer", "const x: T = T.make();\nlet y: T\ny = {};", nil},
