@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/sextant-dev/sextant/internal/scip"
 )
@@ -287,7 +288,11 @@ var pyAnnotated = regexp.MustCompile(`^[ \t]*[A-Za-z_][A-Za-z0-9_.]*[ \t]*:$`)
 // (`x: T = v` assigns x, not T) or not; not after a compound statement's
 // colon (`else: x = 1`), a lambda's, a slice's or a dict's.
 func pyTypeUse(line, before []byte) bool {
-	b := bytes.TrimRight(before, " \t")
+	// A name inside an annotation (`Optional[T]`, `A | T`, `dict[str,
+	// T]`, `t.Optional`) is used where the annotation starts.
+	b := bytes.TrimRight(bytes.TrimRightFunc(before, func(r rune) bool {
+		return r == '_' || r == '.' || r == '[' || r == ',' || r == '|' || r == ' ' || r == '\t' || r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))
+	}), " \t")
 	if bytes.HasSuffix(b, []byte("->")) {
 		return true
 	}

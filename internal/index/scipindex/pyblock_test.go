@@ -153,6 +153,16 @@ func TestPyTypeUse(t *testing.T) {
 		{"for i in y: total = i", 12, false},
 		{"x = Info", 4, false},
 		{"total = 1", 0, false},
+		{"    ctx: Context | None = None,", 19, true},
+		{"def f(a: t.Optional[Info], b: dict[str, Info]) -> list[Info]: pass", 11, true},
+		{"def f(a: t.Optional[Info], b: dict[str, Info]) -> list[Info]: pass", 20, true},
+		{"def f(a: t.Optional[Info], b: dict[str, Info]) -> list[Info]: pass", 41, true},
+		{"def f(a: t.Optional[Info], b: dict[str, Info]) -> list[Info]: pass", 56, true},
+		{"    made: Info = make[Info]", 22, false},
+		{"x = a | Info", 8, false},
+		{"for a, Info in pairs:", 7, false},
+		{"if a | Info:", 7, false},
+		{"print(a, Info)", 9, false},
 	} {
 		if got := pyTypeUse([]byte(c.line), []byte(c.line[:c.at])); got != c.want {
 			t.Errorf("pyTypeUse(%q at %d) = %v, want %v", c.line, c.at, got, c.want)
