@@ -458,7 +458,9 @@ func (t *tsTokens) objectType(e int) bool {
 		return false
 	}
 	switch p := t.toks[e-1]; p.text {
-	case "|", "&", "<", "=>", "keyof", "readonly":
+	case "|", "&", "<", "keyof", "readonly":
+		// Not after '=>': a function's body far more often than a
+		// function type's result.
 		return true
 	case ":":
 		// `x: {…}` in a declaration or an object type, not a property of an
@@ -720,14 +722,14 @@ func (t *tsTokens) functionName(o int) string {
 	if p >= 0 && t.toks[p].text == ">" && t.toks[p].match >= 0 {
 		p = int(t.toks[p].match) - 1
 	}
+	if p >= 0 && t.toks[p].text == "async" {
+		return t.functionName(p)
+	}
 	if p >= 0 && t.toks[p].ident && !keywords[t.toks[p].text] {
 		return t.toks[p].text
 	}
 	if p >= 0 && (t.toks[p].text == "=" || t.toks[p].text == ":") {
 		return t.declaredName(p - 1)
-	}
-	if p >= 0 && t.toks[p].text == "async" {
-		return t.functionName(p)
 	}
 	return ""
 }

@@ -27,6 +27,8 @@ func TestValueImplementations(t *testing.T) {
 		{"function type parameter", "export const f: (e: T) => R = (e) => e;", nil},
 		{"generic result of a function type", "const g: (p?: string | P) => C<T, B> = (\n  p) => p;", []string{"1:40 function, declared as g"}},
 		{"arrow returns", "export const OK = <X>(value: X): T<X> => ({ status: 1, value });", []string{"1:42 object literal, returned by OK"}},
+		{"async arrow returns", "const f = async (d: D): Promise<z.T<X>> => {\n  return {};\n};", []string{"2:10 object literal, returned by f"}},
+		{"in a function's body", "test(\"t\", async () => {\n  const f = (d: D): T => ({ d });\n});", []string{"2:26 object literal, returned by f"}},
 		{"arrow returns a call", "export const OK = (value: X): T => make(value);", nil},
 		{"function returns", "function build(k: K): Array<T> {\n  if (k) {\n    return [];\n  }\n  const f = () => { return {}; };\n  return [first];\n}",
 			[]string{"3:12 array literal, returned by build", "6:10 array literal, returned by build"}},
