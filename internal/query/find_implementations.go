@@ -160,15 +160,15 @@ func FindImplementations(ctx context.Context, s *Service, in FindImplementations
 	return out, nil
 }
 
-// withValues adds to rows what implements sym beside the symbols related
-// to it, of TypeScript or JavaScript (see scipindex.TypeValues), each of
-// kind value.
+// withValues adds to rows what implements sym beside the symbols
+// related to it, of TypeScript or JavaScript (see
+// scipindex.SyntaxImplementations), each of kind value.
 func withValues(ctx context.Context, v *session.View, sym graph.Symbol, rows []ImplRow) ([]ImplRow, error) {
 	var implemented []string
 	for _, r := range rows {
 		implemented = append(implemented, r.StableKey)
 	}
-	vals, err := scipindex.TypeValues(ctx, v.Reader(), sym, implemented, func(repo, path string) ([]byte, bool) {
+	vals, err := scipindex.SyntaxImplementations(ctx, v.Reader(), sym, implemented, func(repo, path string) ([]byte, bool) {
 		text, ok := v.Source(repo).Span(path, 1, math.MaxInt)
 		return []byte(text), ok
 	})

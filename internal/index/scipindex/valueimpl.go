@@ -36,19 +36,19 @@ type ValueImpl struct {
 	TestOnly      bool
 }
 
-// TypeValues returns what implements sym beside the symbols related to
-// it, as typescript-language-server lists it, found from its uses in r
-// and from its source: of a TypeScript or JavaScript type, the values
-// written as it (valueImplementations); of an interface's method, the
-// methods and properties of object literals written as the interface
-// that give it a value, which scip-typescript records as uses of it
-// (memberImplementations); of a function or method declared with
-// overload signatures, the declaration with the body; and of it or of
-// what implements it (implemented, stable keys), the renamed imports and
-// re-exports naming it (`import { X as Y } from`). nil for another
-// language. src reads a file of a repository; false when it cannot be
-// read.
-func TypeValues(ctx context.Context, r graph.Reader, sym graph.Symbol, implemented []string, src func(repo, path string) ([]byte, bool)) ([]ValueImpl, error) {
+// SyntaxImplementations returns what implements sym beside the symbols
+// related to it, as typescript-language-server lists it, read from the
+// syntax at its uses in r and at its declaration: of a TypeScript or
+// JavaScript type, the values written as it or as a type implementing it
+// (valueImplementations); of an interface's method, the methods and
+// properties of object literals that give it a value, which
+// scip-typescript records as uses of it (memberImplementations); of a
+// function or method declared with overload signatures, the declaration
+// with the body; and of it or of what implements it (implemented, stable
+// keys), the renamed imports and re-exports naming it (`import { X as Y }
+// from`). nil for another language. src reads a file of a repository;
+// false when it cannot be read.
+func SyntaxImplementations(ctx context.Context, r graph.Reader, sym graph.Symbol, implemented []string, src func(repo, path string) ([]byte, bool)) ([]ValueImpl, error) {
 	if sym.Language != graph.LanguageTypeScript && sym.Language != graph.LanguageJavaScript {
 		return nil, nil
 	}
