@@ -43,6 +43,7 @@ const (
 	Syntax     = "syntax_errors"    // a changed file does not parse: what the parser lost is not compared
 	Depth      = "depth"            // depth stopped a change-impact walk before it ran out of code to reach
 	Recording  = "stale_recording"  // the test recording was made at another commit than the one a change is against
+	Unread     = "unread_files"     // files a reading of the syntax at the uses stopped before, past its bound
 )
 
 // AddAmended names the blind spot of an amended snapshot (see

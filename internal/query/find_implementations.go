@@ -110,8 +110,9 @@ func FindImplementations(ctx context.Context, s *Service, in FindImplementations
 		return nil, invalid(field, "%s is %s %s; find_implementations takes a type, an interface or a method (use find_references for its uses)",
 			sym.QualifiedName, article(string(sym.Kind)), sym.Kind).WithData("kind", string(sym.Kind))
 	}
+	unread := 0
 	if err == nil && direction == "implementations" {
-		rows, err = withValues(ctx, v, sym, rows)
+		rows, unread, err = withValues(ctx, v, sym, rows)
 	}
 	if err != nil {
 		return nil, err
@@ -138,6 +139,9 @@ func FindImplementations(ctx context.Context, s *Service, in FindImplementations
 	if err != nil {
 		return nil, err
 	}
+	if unread > 0 {
+		c.Add(blind.Unread, "%d files of its uses not read for the values written as it", unread)
+	}
 	ref := symbolRef(sym)
 	total := len(rows)
 	offset = min(offset, total)
@@ -163,12 +167,12 @@ func FindImplementations(ctx context.Context, s *Service, in FindImplementations
 // withValues adds to rows what implements sym beside the symbols
 // related to it, of TypeScript or JavaScript (see
 // scipindex.SyntaxImplementations), each of kind value.
-func withValues(ctx context.Context, v *session.View, sym graph.Symbol, rows []ImplRow) ([]ImplRow, error) {
+func withValues(ctx context.Context, v *session.View, sym graph.Symbol, rows []ImplRow) ([]ImplRow, int, error) {
 	var implemented []string
 	for _, r := range rows {
 		implemented = append(implemented, r.StableKey)
 	}
-	vals, err := scipindex.SyntaxImplementations(ctx, v.Reader(), sym, implemented, func(repo, path string) ([]byte, bool) {
+	vals, unread, err := scipindex.SyntaxImplementations(ctx, v.Reader(), sym, implemented, func(repo, path string) ([]byte, bool) {
 		text, ok := v.Source(repo).Span(path, 1, math.MaxInt)
 		return []byte(text), ok
 	})
@@ -176,7 +180,7 @@ func withValues(ctx context.Context, v *session.View, sym graph.Symbol, rows []I
 		rows = append(rows, ImplRow{SymbolRef: SymbolRef{StableKey: x.Enclosing, QualifiedName: x.EnclosingName, Kind: "value",
 			Path: x.Path, Line: x.Line}, Value: x.What + ", " + x.How, Col: x.Col})
 	}
-	return rows, err
+	return rows, unread, err
 }
 
 // typeImpls lists the types that satisfy an interface, or the interfaces

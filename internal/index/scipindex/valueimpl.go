@@ -48,10 +48,16 @@ type ValueImpl struct {
 // keys), the renamed imports and re-exports naming it (`import { X as Y }
 // from`). nil for another language. src reads a file of a repository;
 // false when it cannot be read.
-func SyntaxImplementations(ctx context.Context, r graph.Reader, sym graph.Symbol, implemented []string, src func(repo, path string) ([]byte, bool)) ([]ValueImpl, error) {
+//
+// The files read are bounded (maxValueBytes of source in all): unread
+// counts the files of uses left unread past it.
+func SyntaxImplementations(ctx context.Context, r graph.Reader, sym graph.Symbol, implemented []string, src func(repo, path string) ([]byte, bool)) (vals []ValueImpl, unread int, err error) {
 	if sym.Language != graph.LanguageTypeScript && sym.Language != graph.LanguageJavaScript {
-		return nil, nil
+		return nil, 0, nil
 	}
+	br := &boundedReader{src: src, left: maxValueBytes}
+	bounded := br.read
+	defer func() { unread = br.unread }()
 	read := func(keys []string, find func(*tsTokens, int) []value) ([]ValueImpl, error) {
 		if len(keys) == 0 {
 			return nil, nil
@@ -60,7 +66,7 @@ func SyntaxImplementations(ctx context.Context, r graph.Reader, sym graph.Symbol
 		if err != nil {
 			return nil, graph.Wrap(graph.CodeInternal, err, "reading the uses")
 		}
-		return valuesOf(refs, src, find), nil
+		return valuesOf(refs, bounded, find), nil
 	}
 	find := (*tsTokens).alias
 	switch sym.Kind {
@@ -69,9 +75,9 @@ func SyntaxImplementations(ctx context.Context, r graph.Reader, sym graph.Symbol
 	case graph.KindInterfaceMethod:
 		find = (*tsTokens).member
 	}
-	vals, err := read([]string{sym.Key}, find)
+	vals, err = read([]string{sym.Key}, find)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	// What implements a type has its own values: the server lists them
 	// for the type too.
@@ -81,11 +87,11 @@ func SyntaxImplementations(ctx context.Context, r graph.Reader, sym graph.Symbol
 	}
 	aliases, err := read(implemented, more)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	vals = append(vals, aliases...)
 	if sym.Kind == graph.KindFunc || sym.Kind == graph.KindMethod {
-		if text, ok := src(sym.Repository, sym.Path); ok {
+		if text, ok := bounded(sym.Repository, sym.Path); ok {
 			vals = append(vals, overloadBody(sym, bytes.Split(text, []byte("\n")))...)
 		}
 	}
@@ -96,11 +102,11 @@ func SyntaxImplementations(ctx context.Context, r graph.Reader, sym graph.Symbol
 		}
 	}
 	if len(keys) == 0 {
-		return vals, nil
+		return vals, unread, nil
 	}
 	syms, err := r.SymbolsByKeys(ctx, keys)
 	if err != nil {
-		return nil, graph.Wrap(graph.CodeInternal, err, "reading the values' declarations")
+		return nil, 0, graph.Wrap(graph.CodeInternal, err, "reading the values' declarations")
 	}
 	names := make(map[string]string, len(syms))
 	for _, s := range syms {
@@ -109,7 +115,24 @@ func SyntaxImplementations(ctx context.Context, r graph.Reader, sym graph.Symbol
 	for i := range vals {
 		vals[i].EnclosingName = names[vals[i].Enclosing]
 	}
-	return vals, nil
+	return vals, unread, nil
+}
+
+// boundedReader reads files through src until left bytes are read, and
+// then none, counting those it refuses.
+type boundedReader struct {
+	src          func(repo, path string) ([]byte, bool)
+	left, unread int
+}
+
+func (b *boundedReader) read(repo, path string) ([]byte, bool) {
+	if b.left <= 0 {
+		b.unread++
+		return nil, false
+	}
+	text, ok := b.src(repo, path)
+	b.left -= len(text)
+	return text, ok
 }
 
 // overloadBody returns, of sym, a function or method declared with
@@ -153,6 +176,10 @@ func overloadBody(sym graph.Symbol, lines [][]byte) []ValueImpl {
 	return []ValueImpl{{Path: sym.Path, Line: int(tok.line) + 1, Col: utf8.RuneCount(lines[tok.line][:tok.off]) + 1,
 		What: "implementation", How: "of the overload signatures", Enclosing: sym.Parent, TestOnly: sym.TestOnly}}
 }
+
+// maxValueBytes bounds the source SyntaxImplementations reads for one
+// answer: a type used across a monorepo is not read whole for it.
+const maxValueBytes = 32 << 20
 
 // maxValueScan bounds the tokens read from one use, forward or back, so
 // that the work for a use is bounded whatever the file.

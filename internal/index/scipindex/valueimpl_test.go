@@ -149,6 +149,20 @@ class C {
 	}
 }
 
+// TestBoundedReader holds the reading of the uses' files to its bound,
+// the files past it counted.
+func TestBoundedReader(t *testing.T) {
+	b := &boundedReader{src: func(_, p string) ([]byte, bool) { return []byte("12345678"), true }, left: 10}
+	var got []bool
+	for _, p := range []string{"a", "b", "c", "d"} {
+		_, ok := b.read("r", p)
+		got = append(got, ok)
+	}
+	if !slices.Equal(got, []bool{true, true, false, false}) || b.unread != 2 {
+		t.Errorf("read %v, %d unread; want two read, 2 unread", got, b.unread)
+	}
+}
+
 // FuzzValueImplementations holds the reading of any text from any use to
 // ending, within the file, and to finding each value once.
 func FuzzValueImplementations(f *testing.F) {
