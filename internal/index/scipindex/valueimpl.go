@@ -20,14 +20,20 @@ import (
 // (`{…} as T`). The compiler's own rule reads the syntax alone, so the
 // file's tokens give the same values.
 
-// ValueImpl is a value implementing a type.
+// ValueImpl is an implementation that is no symbol: a value written as
+// a type, an object literal's member, a renamed import, an overload's
+// body.
 type ValueImpl struct {
 	Path      string
-	Line, Col int    // 1-based, Col in characters: the value's first token
-	What      string // "object literal", "array literal", "function" or "class expression"
-	// How the value has the type: "declared as NAME" (a variable,
-	// property or parameter), "returned by NAME" (a function), or
-	// "asserted".
+	Line, Col int // 1-based, Col in characters: its first token
+	// What it is: "object literal", "array literal", "function", "class
+	// expression"; "method" or "property" (of an object literal); "alias";
+	// "implementation" (of overload signatures).
+	What string
+	// How it implements: for a value, "declared as NAME" (a variable,
+	// property or parameter), "returned by NAME" (a function) or
+	// "asserted"; "of an object literal"; "imported or exported as NAME";
+	// "of the overload signatures".
 	How       string
 	Enclosing string // the stable key of the declaration enclosing the use it was found from
 	// EnclosingName is the enclosing declaration's qualified name ("" at
