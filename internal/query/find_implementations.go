@@ -93,9 +93,9 @@ func FindImplementations(ctx context.Context, s *Service, in FindImplementations
 			direction = "implementations" // the methods overriding it
 		}
 		rows, err = methodImpls(ctx, v, sym, !sym.IsGo())
-	case graph.KindFunc, graph.KindVar, graph.KindConst:
+	case graph.KindFunc, graph.KindVar, graph.KindConst, graph.KindField:
 		if !sym.IsGo() && sym.Language != graph.LanguagePython {
-			direction = "implementations" // its renamed imports and re-exports, its overloads' body
+			direction = "implementations" // its renamed imports and re-exports, its overloads' body, a property's literal members
 			break
 		}
 		fallthrough

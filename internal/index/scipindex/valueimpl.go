@@ -46,8 +46,8 @@ type ValueImpl struct {
 // related to it, as typescript-language-server lists it, read from the
 // syntax at its uses in r and at its declaration: of a TypeScript or
 // JavaScript type, the values written as it or as a type implementing it
-// (valueImplementations); of an interface's method, the methods and
-// properties of object literals that give it a value, which
+// (valueImplementations); of an interface's method or a property, the
+// methods and properties of object literals that give it a value, which
 // scip-typescript records as uses of it (memberImplementations); of a
 // function or method declared with overload signatures, the declaration
 // with the body; and of it or of what implements it (implemented, stable
@@ -78,7 +78,7 @@ func SyntaxImplementations(ctx context.Context, r graph.Reader, sym graph.Symbol
 	switch sym.Kind {
 	case graph.KindType, graph.KindInterface:
 		find = func(t *tsTokens, i int) []value { return append(t.values(i), t.alias(i)...) }
-	case graph.KindInterfaceMethod:
+	case graph.KindInterfaceMethod, graph.KindField:
 		find = (*tsTokens).member
 	}
 	vals, err = read([]string{sym.Key}, find)
