@@ -30,7 +30,7 @@ type FindImplementationsInput struct {
 type ImplRow struct {
 	SymbolRef
 	Pointer bool   `json:"pointer,omitempty" jsonschema:"only the pointer type *T has the methods"`
-	Value   string `json:"value,omitempty" jsonschema:"kind value: a literal, function, renamed import or overload body, in the declaration named"`
+	Value   string `json:"value,omitempty" jsonschema:"kind value: a literal, a literal's member, a function, a renamed import or an overload body, in the declaration named"`
 	Col     int    `json:"col,omitempty" jsonschema:"the value's column"`
 }
 
