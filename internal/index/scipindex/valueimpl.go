@@ -39,78 +39,58 @@ type ValueImpl struct {
 	// EnclosingName is the enclosing declaration's qualified name ("" at
 	// file level).
 	EnclosingName string
-	TestOnly      bool
 }
 
 // SyntaxImplementations returns what implements sym beside the symbols
 // related to it, as typescript-language-server lists it, read from the
 // syntax at its uses in r and at its declaration: of a TypeScript or
 // JavaScript type, the values written as it or as a type implementing it
-// (valueImplementations); of an interface's method or a property, the
-// methods and properties of object literals that give it a value, which
-// scip-typescript records as uses of it (memberImplementations); of a
-// function or method declared with overload signatures, the declaration
-// with the body; and of it or of what implements it (implemented, stable
-// keys), the renamed imports and re-exports naming it (`import { X as Y }
-// from`). nil for another language. src reads a file of a repository;
-// false when it cannot be read.
+// (implemented, stable keys), and the renamed imports and re-exports
+// naming either (`import { X as Y } from`); of an interface's method or
+// a property, the methods and properties of object literals that give
+// it a value, which scip-typescript records as uses of it; of a
+// function, a variable or a constant, its renamed imports and
+// re-exports; of a function or method declared with overload
+// signatures, the declaration with the body. nil for another language.
+// src reads a file of a repository; false when it cannot be read.
 //
 // The files read are bounded (maxValueBytes of source in all): unread
 // counts the files of uses left unread past it.
-func SyntaxImplementations(ctx context.Context, r graph.Reader, sym graph.Symbol, implemented []string, src func(repo, path string) ([]byte, bool)) (vals []ValueImpl, unread int, err error) {
+func SyntaxImplementations(ctx context.Context, r graph.Reader, sym graph.Symbol, implemented []string, src func(repo, path string) ([]byte, bool)) ([]ValueImpl, int, error) {
 	if sym.Language != graph.LanguageTypeScript && sym.Language != graph.LanguageJavaScript {
 		return nil, 0, nil
 	}
-	br := &boundedReader{src: src, left: maxValueBytes}
-	bounded := br.read
-	defer func() { unread = br.unread }()
-	read := func(keys []string, find func(*tsTokens, int) []value) ([]ValueImpl, error) {
-		if len(keys) == 0 {
-			return nil, nil
-		}
-		refs, _, err := r.Refs(ctx, graph.RefQuery{Targets: keys, IncludeTests: true})
-		if err != nil {
-			return nil, graph.Wrap(graph.CodeInternal, err, "reading the uses")
-		}
-		return valuesOf(refs, bounded, find), nil
-	}
-	find := (*tsTokens).alias
+	keys, find := []string{sym.Key}, (*tsTokens).alias
 	switch sym.Kind {
 	case graph.KindType, graph.KindInterface:
+		// The uses of what implements the type are read with its own, each
+		// file once.
+		keys = append(keys, implemented...)
 		find = func(t *tsTokens, i int) []value { return append(t.values(i), t.alias(i)...) }
 	case graph.KindInterfaceMethod, graph.KindField:
 		find = (*tsTokens).member
 	}
-	vals, err = read([]string{sym.Key}, find)
+	refs, _, err := r.Refs(ctx, graph.RefQuery{Targets: keys, IncludeTests: true})
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, graph.Wrap(graph.CodeInternal, err, "reading the uses")
 	}
-	// What implements a type has its own values: the server lists them
-	// for the type too.
-	more := (*tsTokens).alias
-	if sym.Kind == graph.KindType || sym.Kind == graph.KindInterface {
-		more = find
-	}
-	aliases, err := read(implemented, more)
-	if err != nil {
-		return nil, 0, err
-	}
-	vals = append(vals, aliases...)
+	br := &boundedReader{src: src, left: maxValueBytes}
+	vals := valuesOf(refs, br.read, find)
 	if sym.Kind == graph.KindFunc || sym.Kind == graph.KindMethod {
-		if text, ok := bounded(sym.Repository, sym.Path); ok {
+		if text, ok := br.read(sym.Repository, sym.Path); ok {
 			vals = append(vals, overloadBody(sym, bytes.Split(text, []byte("\n")))...)
 		}
 	}
-	var keys []string
+	var encl []string
 	for _, v := range vals {
 		if v.Enclosing != "" {
-			keys = append(keys, v.Enclosing)
+			encl = append(encl, v.Enclosing)
 		}
 	}
-	if len(keys) == 0 {
-		return vals, unread, nil
+	if len(encl) == 0 {
+		return vals, br.unread, nil
 	}
-	syms, err := r.SymbolsByKeys(ctx, keys)
+	syms, err := r.SymbolsByKeys(ctx, encl)
 	if err != nil {
 		return nil, 0, graph.Wrap(graph.CodeInternal, err, "reading the values' declarations")
 	}
@@ -121,7 +101,7 @@ func SyntaxImplementations(ctx context.Context, r graph.Reader, sym graph.Symbol
 	for i := range vals {
 		vals[i].EnclosingName = names[vals[i].Enclosing]
 	}
-	return vals, unread, nil
+	return vals, br.unread, nil
 }
 
 // boundedReader reads files through src until left bytes are read, and
@@ -180,7 +160,7 @@ func overloadBody(sym graph.Symbol, lines [][]byte) []ValueImpl {
 	}
 	tok := t.toks[body]
 	return []ValueImpl{{Path: sym.Path, Line: int(tok.line) + 1, Col: utf8.RuneCount(lines[tok.line][:tok.off]) + 1,
-		What: "implementation", How: "of the overload signatures", Enclosing: sym.Parent, TestOnly: sym.TestOnly}}
+		What: "implementation", How: "of the overload signatures", Enclosing: sym.Parent}}
 }
 
 // maxValueBytes bounds the source SyntaxImplementations reads for one
@@ -191,25 +171,12 @@ const maxValueBytes = 32 << 20
 // that the work for a use is bounded whatever the file.
 const maxValueScan = 512
 
-// valueImplementations returns the values implementing a TypeScript or
-// JavaScript type that its uses refs (a file's uses together) are part
-// of the type of, each value once, in the order of the uses. src reads a
-// file of a repository; false when it cannot be read.
-func valueImplementations(refs []graph.Ref, src func(repo, path string) ([]byte, bool)) []ValueImpl {
-	return valuesOf(refs, src, (*tsTokens).values)
-}
-
-// memberImplementations returns the members of object literals that
-// uses refs of an interface's method (a file's uses together) name: the
-// methods and properties giving it a value, as the language server
-// lists them among its implementations (a shorthand property, whose
-// value is declared elsewhere, aside).
-func memberImplementations(refs []graph.Ref, src func(repo, path string) ([]byte, bool)) []ValueImpl {
-	return valuesOf(refs, src, (*tsTokens).member)
-}
-
-// valuesOf finds, in each file of refs, the values find finds from the
-// use at each token.
+// valuesOf finds, in each file of refs (a file's uses together, in the
+// order of the uses), what find finds from the use at each token, each
+// value once per file: the values a type's uses are part of the type of
+// ((*tsTokens).values), the object literals' members a method's uses
+// name (member), renamed imports (alias). src reads a file of a
+// repository; false when it cannot be read.
 func valuesOf(refs []graph.Ref, src func(repo, path string) ([]byte, bool), find func(*tsTokens, int) []value) []ValueImpl {
 	var out []ValueImpl
 	for i := 0; i < len(refs); {
@@ -246,7 +213,7 @@ func fileValues(uses []graph.Ref, lines [][]byte, jsx bool, find func(*tsTokens,
 			seen[v.tok] = true
 			tok := t.toks[v.tok]
 			out = append(out, ValueImpl{Path: u.Path, Line: int(tok.line) + 1, Col: utf8.RuneCount(lines[tok.line][:tok.off]) + 1,
-				What: v.what, How: v.how, Enclosing: u.Enclosing, TestOnly: u.TestOnly})
+				What: v.what, How: v.how, Enclosing: u.Enclosing})
 		}
 	}
 	return out

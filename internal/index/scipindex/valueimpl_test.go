@@ -60,7 +60,7 @@ func TestValueImplementations(t *testing.T) {
 					refs = append(refs, graph.Ref{Path: "a.ts", Line: n + 1, Col: len([]rune(l[:m[0]])) + 1})
 				}
 			}
-			vals := valueImplementations(refs, func(string, string) ([]byte, bool) { return []byte(tc.src), true })
+			vals := valuesOf(refs, func(string, string) ([]byte, bool) { return []byte(tc.src), true }, (*tsTokens).values)
 			var got []string
 			for _, v := range vals {
 				got = append(got, fmt.Sprintf("%d:%d %s, %s", v.Line, v.Col, v.What, v.How))
@@ -97,7 +97,7 @@ func TestMemberImplementations(t *testing.T) {
 				}
 			}
 			var got []string
-			for _, v := range memberImplementations(refs, func(string, string) ([]byte, bool) { return []byte(tc.src), true }) {
+			for _, v := range valuesOf(refs, func(string, string) ([]byte, bool) { return []byte(tc.src), true }, (*tsTokens).member) {
 				got = append(got, fmt.Sprintf("%d:%d %s", v.Line, v.Col, v.What))
 			}
 			if !slices.Equal(got, tc.want) {
@@ -173,7 +173,7 @@ func FuzzValueImplementations(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src string, line, col int) {
 		refs := []graph.Ref{{Path: "a.ts", Line: line, Col: col}, {Path: "a.tsx", Line: line, Col: col}}
 		read := func(_, path string) ([]byte, bool) { return []byte(src), true }
-		vals := append(valueImplementations(refs, read), memberImplementations(refs[:1], read)...)
+		vals := append(valuesOf(refs, read, (*tsTokens).values), valuesOf(refs[:1], read, (*tsTokens).member)...)
 		lines := strings.Split(src, "\n")
 		seen := map[string]bool{}
 		for _, v := range vals {
