@@ -627,10 +627,10 @@ func (r *reader) EffectRecords(ctx context.Context, keys []string) ([]graph.Effe
 }
 
 // SearchText implements graph.Reader. Each side searches its own
-// repositories; their scores come from different engines (ts_rank and
-// BM25) and do not compare, so the two rankings are merged by reciprocal
-// rank fusion: a hit's score is 1/(60+rank) in its side's list, and
-// Score is that fused value.
+// repositories, and the two lists are merged by score: both stores rank
+// with BM25 (internal/store/textindex), each side with the statistics of
+// its own repositories, so a score compares across the sides as it
+// would between two stores of one repository each.
 func (r *reader) SearchText(ctx context.Context, q graph.TextQuery) ([]graph.TextHit, error) {
 	var all []graph.TextHit
 	for _, side := range r.split(q.Repositories) {
@@ -640,8 +640,7 @@ func (r *reader) SearchText(ctx context.Context, q graph.TextQuery) ([]graph.Tex
 		if err != nil {
 			return nil, err
 		}
-		for i, h := range hits {
-			h.Score = 1 / float64(60+i+1)
+		for _, h := range hits {
 			h.Symbol.Layer = r.layer(h.Symbol.Repository, h.Symbol.Path)
 			all = append(all, h)
 		}

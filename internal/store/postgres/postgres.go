@@ -57,6 +57,7 @@ import (
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/store/names"
 	"github.com/sextant-dev/sextant/internal/store/sqlbase"
+	"github.com/sextant-dev/sextant/internal/store/textindex"
 )
 
 var _ graph.Store = (*Store)(nil)
@@ -76,6 +77,7 @@ type Store struct {
 	pool  *pgxpool.Pool
 	dsn   string // redacted
 	names names.Cache
+	text  textindex.Cache // per-snapshot full-text indexes of search_code (see SearchText)
 	cache snapCache
 	trips *counter
 	// recRuns: the runs of each test recording as last read
@@ -309,7 +311,7 @@ func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
 // pin returns a reader pinned on conn, ending first the transaction a
 // parked conn holds when parked says so. On failure conn is closed.
 func (s *Store) pin(ctx context.Context, conn *pgxpool.Conn, parked bool) (graph.Reader, error) {
-	r := &reader{conn: conn, tx: conn.Conn(), names: &s.names, cache: &s.cache, parking: &s.parking,
+	r := &reader{conn: conn, tx: conn.Conn(), names: &s.names, text: &s.text, cache: &s.cache, parking: &s.parking,
 		snaps: map[string]int64{}, rollbackFirst: parked}
 	if err := r.pin(ctx); err != nil {
 		conn.Conn().Close(context.WithoutCancel(ctx)) // its state is unknown

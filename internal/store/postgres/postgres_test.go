@@ -59,7 +59,7 @@ func TestMigrations(t *testing.T) {
 	// to the key.
 	if _, err := conn.Exec(ctx, `DROP TABLE effects;
 		DROP TABLE test_cover, test_runs, test_recordings, test_decls;
-		ALTER TABLE symbols DROP COLUMN search, DROP COLUMN w_name, DROP COLUMN w_doc, DROP COLUMN w_sig,
+		ALTER TABLE symbols DROP COLUMN w_name, DROP COLUMN w_doc, DROP COLUMN w_sig,
 			DROP COLUMN w_body, DROP COLUMN w_path, DROP COLUMN language;
 		ALTER TABLE refs DROP COLUMN implicit;
 		ALTER TABLE snapshots DROP COLUMN build, DROP COLUMN indexers, DROP COLUMN format;

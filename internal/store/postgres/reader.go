@@ -14,6 +14,7 @@ import (
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/store/names"
 	"github.com/sextant-dev/sextant/internal/store/sqlbase"
+	"github.com/sextant-dev/sextant/internal/store/textindex"
 )
 
 // reader is the Reader of the postgres store: one REPEATABLE READ, READ
@@ -26,6 +27,7 @@ type reader struct {
 	conn     *pgxpool.Conn
 	tx       *pgx.Conn // conn's connection, inside the read transaction
 	names    *names.Cache
+	text     *textindex.Cache
 	cache    *snapCache
 	statuses []graph.RepositoryStatus // the published repositories of the view, by name
 	pins     []pinned                 // their current snapshots

@@ -3,66 +3,75 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/store/sqlbase"
+	"github.com/sextant-dev/sextant/internal/store/textindex"
 )
 
-// rankWeights are ts_rank's weights of the D, C, B and A fields (body;
-// signature and path; doc; name): the same order of importance as the
-// sqlite store's BM25 weights.
-const rankWeights = "{0.1, 0.3, 0.4, 1.0}"
-
-// SearchText implements graph.Reader with PostgreSQL full-text search
-// (ts_rank over the weighted tsvector of migration 3).
+// SearchText implements graph.Reader: BM25 over the search rows of the
+// pinned snapshots, in memory (textindex), each snapshot's index read
+// from its symbols' word columns on its first search, as the sqlite
+// store ranks them: a question gets the same answer from either store.
 func (r *reader) SearchText(ctx context.Context, q graph.TextQuery) ([]graph.TextHit, error) {
-	// A tsquery source matching any term: every term is made of letters
-	// and digits only (sqlbase.SearchTerms), so nothing in it is tsquery
-	// syntax.
-	expr, limit := sqlbase.Search(q, func(t string) string { return t }, " | ")
-	if expr == "" {
-		return nil, nil
-	}
-	var b builder
-	from := r.from(&b, "symbols", "s")
-	// The query is a FROM item, parsed once: sessions use generic plans
-	// (see Open), in which to_tsquery in the select list would be called
-	// again for every row.
-	from = " FROM to_tsquery('english', " + b.Arg(expr) + ") AS tq," + strings.TrimPrefix(from, " FROM")
-	b.Conds = append(b.Conds, "s.search @@ tq")
-	if len(q.Repositories) > 0 {
-		b.Where("r.name = ANY(%s)", q.Repositories)
-	}
-	if len(q.Kinds) > 0 {
-		var kinds []int16
-		for _, k := range q.Kinds {
-			c, ok := codes.Kind[k]
-			if !ok {
-				return nil, fmt.Errorf("unknown kind %q", k)
-			}
-			kinds = append(kinds, c)
+	for _, k := range q.Kinds {
+		if _, ok := codes.Kind[k]; !ok {
+			return nil, fmt.Errorf("unknown kind %q", k)
 		}
-		b.Where("s.kind = ANY(%s)", kinds)
+	}
+	if len(textindex.Terms(q.Words)) == 0 {
+		return nil, nil
 	}
 	if err := r.lock(); err != nil {
 		return nil, err
 	}
 	defer r.mu.Unlock()
-	rows, err := r.tx.Query(ctx, `SELECT `+symbolColumns+`, ts_rank('`+rankWeights+`', s.search, tq) AS score`+
-		from+b.Clause()+` ORDER BY score DESC, r.name, s.path, s.start_line, s.id LIMIT `+b.Arg(limit), b.Args...)
+	var pins []pinned
+	var ixs []*textindex.Index
+	for _, p := range r.pins {
+		if len(q.Repositories) > 0 && !containsString(q.Repositories, p.name) {
+			continue
+		}
+		snap := p.snapshot
+		ix, err := r.text.Index(ctx, p.name, snap, func(ctx context.Context, add func(textindex.Row)) error {
+			return loadText(ctx, r, snap, add)
+		})
+		if err != nil {
+			return nil, err
+		}
+		pins, ixs = append(pins, p), append(ixs, ix)
+	}
+	return textindex.Find(q, ixs, func(hits []textindex.Hit) ([]graph.Symbol, error) {
+		ids := make([]rowID, len(hits))
+		for i, h := range hits {
+			ids[i] = rowID{snap: pins[h.Index].snapshot, id: int32(h.ID)}
+		}
+		return r.symbolsByID(ctx, ids)
+	})
+}
+
+// loadText adds the search rows of snapshot snap, in the order
+// SearchText breaks ties in: by path, line and row id.
+func loadText(ctx context.Context, r *reader, snap int64, add func(textindex.Row)) error {
+	rows, err := r.tx.Query(ctx, `SELECT s.id, s.kind, s.w_name, s.w_doc, s.w_sig, s.w_body, s.w_path
+		FROM symbols s WHERE s.snapshot_id = $1 ORDER BY s.path, s.start_line, s.id`, snap)
 	if err != nil {
-		return nil, fmt.Errorf("searching text: %w", err)
+		return fmt.Errorf("loading search rows: %w", err)
 	}
 	defer rows.Close()
-	return sqlbase.Collect(rows, func(sc sqlbase.Scanner) (graph.TextHit, error) {
-		var h graph.TextHit
-		var id rowID
+	for rows.Next() {
+		var row textindex.Row
+		var id int32
 		var kind int16
-		var score float32
-		dest := sqlbase.AppendSymbolFields(append(make([]any, 0, 22), &id.snap, &id.id), &h.Symbol, &kind)
-		err := sc.Scan(append(dest, &score)...)
-		h.Symbol.Kind, h.Score = sqlbase.Kind(kind), float64(score)
-		return h, err
-	}, "reading search hits")
+		f := &row.Fields
+		if err := rows.Scan(&id, &kind, &f[0], &f[1], &f[2], &f[3], &f[4]); err != nil {
+			return fmt.Errorf("loading search rows: %w", err)
+		}
+		row.ID, row.Kind = int64(id), sqlbase.Kind(kind)
+		add(row)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("loading search rows: %w", err)
+	}
+	return nil
 }

@@ -317,22 +317,6 @@ func SearchColumns(sym *graph.Symbol) (name, doc, sig, body, path string) {
 // Publish or Abort.
 var ErrWriterDone = errors.New("snapshot writer already published or aborted")
 
-// Search is what a store's SearchText asks its full-text index for q:
-// the search terms of q's words (SearchTerms), each written by term and
-// joined by or, so that any of them matches ("" when q has none); and
-// the number of hits to return, q's limit or 100 when it sets none.
-func Search(q graph.TextQuery, term func(string) string, or string) (expr string, limit int) {
-	terms := SearchTerms(q.Words)
-	for i, t := range terms {
-		terms[i] = term(t)
-	}
-	limit = q.Limit
-	if limit <= 0 {
-		limit = 100
-	}
-	return strings.Join(terms, or), limit
-}
-
 // RepositoryRoot checks and normalises the arguments of EnsureRepository:
 // the root cleaned, and an empty name defaulted to the root's base name.
 func RepositoryRoot(root, name string) (string, string, error) {
@@ -344,23 +328,6 @@ func RepositoryRoot(root, name string) (string, string, error) {
 		name = filepath.Base(root)
 	}
 	return root, name, nil
-}
-
-// SearchTerms returns the distinct terms of a full-text query's words,
-// in order: each word split as SearchWords splits identifiers, so every
-// term is letters and digits only and nothing in it is query syntax.
-func SearchTerms(words []string) []string {
-	var terms []string
-	seen := map[string]bool{}
-	for _, w := range words {
-		for _, part := range graph.SearchWords(w) {
-			if !seen[part] {
-				seen[part] = true
-				terms = append(terms, part)
-			}
-		}
-	}
-	return terms
 }
 
 // TestRun scans a row of package, dir, name, kind, status, binary hash,

@@ -12,6 +12,7 @@ import (
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/store/names"
 	"github.com/sextant-dev/sextant/internal/store/sqlbase"
+	"github.com/sextant-dev/sextant/internal/store/textindex"
 )
 
 // reader is the Reader of the sqlite store: one read transaction on one
@@ -23,6 +24,7 @@ type reader struct {
 	tx    *sql.Tx
 	names *names.Cache                      // the store's name tables, shared by its readers
 	strs  *names.Snapshots[internedStrings] // the store's interned strings per published snapshot, likewise
+	text  *textindex.Cache                  // the store's full-text indexes per published snapshot, likewise
 	db    *sql.DB                           // the read pool, which stmts prepare on
 	stmts *stmtCache                        // the store's prepared read statements; nil runs each text afresh
 

@@ -369,14 +369,14 @@ var schemaV2 = []string{
 	`CREATE INDEX implements_type ON implements (snapshot_id, type)`,
 }
 
-// schemaSearch creates the full-text index of search_code (schema version
-// 3): one FTS5 row per symbol whose rowid is the symbol's row id, so a
-// match joins symbols by primary key and a snapshot's rows are found
-// through symbols. Columns, in the order their BM25 weights are given
-// (searchWeights): the qualified name and name split into words (see
+// schemaSearch creates the search rows of search_code (schema version
+// 3): one row per symbol whose rowid is the symbol's row id, so a
+// snapshot's rows are found through symbols. Columns, in the order of
+// textindex.Weights: the qualified name and name split into words (see
 // graph.SearchWords), the doc comment, the signature, Symbol.Text (string
 // literals and comments of the body) and the file and package paths as
-// words. The porter tokenizer folds word forms, so retry finds retries.
+// words (sqlbase.SearchColumns). SearchText ranks them in memory
+// (textindex), whose terms are those the porter tokenizer gives.
 var schemaSearch = []string{
 	`CREATE VIRTUAL TABLE symbol_text USING fts5(
 		name, doc, signature, body, path,

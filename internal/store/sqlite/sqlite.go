@@ -61,6 +61,7 @@ import (
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/store/names"
 	"github.com/sextant-dev/sextant/internal/store/sqlbase"
+	"github.com/sextant-dev/sextant/internal/store/textindex"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -126,6 +127,7 @@ type Store struct {
 
 	names names.Cache                      // per-snapshot name tables for prefix, substring and fuzzy search
 	strs  names.Snapshots[internedStrings] // per-snapshot interned strings (see internedStrings)
+	text  textindex.Cache                  // per-snapshot full-text indexes of search_code (see SearchText)
 	stmts stmtCache                        // prepared read statements, shared by readers
 	// recRuns: the runs of each test recording as last read
 	recRuns sqlbase.RecordingRuns
@@ -386,7 +388,7 @@ func (s *Store) Read(ctx context.Context) (graph.Reader, error) {
 	// A deferred transaction takes its WAL snapshot at its first read; do
 	// that read now so the view is the one current when Read was called.
 	var v string
-	r := &reader{conn: conn, tx: tx, names: &s.names, strs: &s.strs, db: s.rdb, stmts: &s.stmts}
+	r := &reader{conn: conn, tx: tx, names: &s.names, strs: &s.strs, text: &s.text, db: s.rdb, stmts: &s.stmts}
 	if err := r.queryRow(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil {
 		tx.Rollback()
 		conn.Close()

@@ -1,10 +1,14 @@
 package storetest
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/sqlbase"
+	"github.com/sextant-dev/sextant/internal/store/textindex"
 )
 
 // testSearchText holds SearchText to its contract: identifiers match by
@@ -100,6 +104,35 @@ func testSearchText(t *testing.T, s graph.Store) {
 	first("path", graph.TextQuery{Words: []string{"auth"}}, "Mint@gamma")
 	first("joined identifier", graph.TextQuery{Words: []string{"parseconfigfile"}}, "ParseConfigFile@gamma")
 
+	// Both stores score alike: BM25 over the columns the writer stores
+	// (sqlbase.SearchColumns), as textindex computes it, each
+	// repository's rows by path and line.
+	index := func(syms ...graph.Symbol) *textindex.Index {
+		slices.SortStableFunc(syms, func(a, b graph.Symbol) int {
+			return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.StartLine, b.StartLine))
+		})
+		bd := textindex.NewBuilder()
+		for i := range syms {
+			name, doc, sig, body, path := sqlbase.SearchColumns(&syms[i])
+			bd.Add(textindex.Row{ID: int64(i), Kind: syms[i].Kind, Fields: [textindex.Fields]string{name, doc, sig, body, path}})
+		}
+		return bd.Index()
+	}
+	words := []string{"parse", "config", "server", "retry"}
+	want := textindex.Search([]*textindex.Index{index(other), index(parse, retry, server, start, startFn, tokenFn, mentions)}, words, nil, 10)
+	r := read(t, s)
+	hits, err := r.SearchText(ctx, graph.TextQuery{Words: words})
+	r.Close()
+	if err != nil || len(hits) != len(want) {
+		t.Fatalf("SearchText(%q) = %d hits, %v; textindex gives %d", words, len(hits), err, len(want))
+	}
+	for i, h := range hits {
+		if wantRepo := []string{"delta", "gamma"}[want[i].Index]; h.Symbol.Repository != wantRepo || h.Score != want[i].Score {
+			t.Errorf("SearchText(%q) hit %d: %s@%s scoring %v; textindex gives a row of %s scoring %v",
+				words, i, h.Symbol.QualifiedName, h.Symbol.Repository, h.Score, wantRepo, want[i].Score)
+		}
+	}
+
 	if got := search(graph.TextQuery{Words: []string{"start"}, Kinds: []graph.Kind{graph.KindMethod}}); len(got) != 1 || got[0] != "Server.Start@gamma" {
 		t.Errorf("kind filter: got %v, want only Server.Start@gamma", got)
 	}
@@ -131,7 +164,7 @@ func testSearchText(t *testing.T, s graph.Store) {
 	if got := search(graph.TextQuery{Words: []string{"settings"}, Repositories: []string{"gamma"}}); len(got) != 0 {
 		t.Errorf("after republishing without ParseConfigFile: got %v", got)
 	}
-	hits, err := old.SearchText(ctx, graph.TextQuery{Words: []string{"settings"}})
+	hits, err = old.SearchText(ctx, graph.TextQuery{Words: []string{"settings"}})
 	if err != nil || len(hits) != 1 || hits[0].Symbol.QualifiedName != "ParseConfigFile" {
 		t.Errorf("pinned reader after republish: %v, %v; want ParseConfigFile", hits, err)
 	}

@@ -1,0 +1,327 @@
+// Package textindex is the stores' full-text search in memory: per
+// snapshot, the terms of each symbol's search row (name, doc comment,
+// signature, body, paths, as sqlbase.SearchColumns writes them) with
+// their weighted counts, and BM25 over them as SQLite's FTS5 computes it
+// for search_code (its tokenizer "porter unicode61", its bm25() with the
+// column weights of Weights).
+//
+// SQLite's full-text query computed BM25 for every row that held any of
+// a question's words before the best were known (on prometheus a fifth
+// of the rows, half of a search_code call's time, most of it reading
+// each row's length); here a question is scored from postings in memory
+// in a small fraction of that. Both stores rank through it, so a
+// question gets the same answer from either. What differs from FTS5:
+// the statistics (row count, average length, how many rows hold a term)
+// are those of the repositories searched, not of every row the database
+// holds, which is the same for a database of one repository.
+package textindex
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/sextant-dev/sextant/internal/graph"
+	"github.com/sextant-dev/sextant/internal/store/names"
+)
+
+// Fields is the number of columns of a search row: name, doc,
+// signature, body, path.
+const Fields = 5
+
+// Weights are the BM25 weights of the fields, in order: a word in the
+// name says most about what a symbol is, a word of its doc or signature
+// somewhat less, a literal in its body or a path element least. Tuned on
+// the search_code question set in bench/.
+var Weights = [Fields]uint32{10, 4, 2, 1, 3}
+
+// BM25's parameters, FTS5's.
+const (
+	k1 = 1.2
+	b  = 0.75
+)
+
+// Row is one symbol's search row as a store reads it.
+type Row struct {
+	ID     int64 // the store's row id of the symbol
+	Kind   graph.Kind
+	Fields [Fields]string
+}
+
+// Index is the search rows of one snapshot. Rows are numbered in the
+// order they were added, which is the order ties are broken in; a store
+// adds them in its answer order (path, line, row id).
+type Index struct {
+	ids    []int64
+	kinds  []graph.Kind
+	length []uint32 // tokens of each row, all fields
+	tokens int64    // tokens of all rows
+	terms  map[string]int32
+	post   [][]posting // by term
+}
+
+// posting is a row holding a term, with the term's count in each of
+// the row's fields times the field's weight, summed.
+type posting struct {
+	row  uint32
+	freq uint32
+}
+
+// Builder makes an Index from rows added one at a time.
+type Builder struct {
+	ix    *Index
+	stems map[string]int32 // a word as tokenized → its term
+	freq  []uint32         // by term: its weighted count in the row being added
+	order []int32          // the terms of that row, in first-seen order
+}
+
+// NewBuilder returns an empty Builder.
+func NewBuilder() *Builder {
+	return &Builder{ix: &Index{terms: map[string]int32{}}, stems: map[string]int32{}}
+}
+
+// Add adds a row.
+func (bd *Builder) Add(r Row) {
+	ix := bd.ix
+	n := uint32(0)
+	for f, text := range r.Fields {
+		w := Weights[f]
+		Words(text, func(word string) {
+			t, ok := bd.stems[word]
+			if !ok {
+				stem := Stem(word)
+				if t, ok = ix.terms[stem]; !ok {
+					t = int32(len(ix.post))
+					ix.terms[stem] = t
+					ix.post = append(ix.post, nil)
+					bd.freq = append(bd.freq, 0)
+				}
+				bd.stems[word] = t
+			}
+			if bd.freq[t] == 0 {
+				bd.order = append(bd.order, t)
+			}
+			bd.freq[t] += w
+			n++
+		})
+	}
+	row := uint32(len(ix.ids))
+	for _, t := range bd.order {
+		ix.post[t] = append(ix.post[t], posting{row: row, freq: bd.freq[t]})
+		bd.freq[t] = 0
+	}
+	bd.order = bd.order[:0]
+	ix.ids = append(ix.ids, r.ID)
+	ix.kinds = append(ix.kinds, r.Kind)
+	ix.length = append(ix.length, n)
+	ix.tokens += int64(n)
+}
+
+// Index returns the index of the rows added; the Builder is not used
+// after it.
+func (bd *Builder) Index() *Index {
+	ix := bd.ix
+	for t, p := range ix.post {
+		ix.post[t] = slices.Clip(p)
+	}
+	bd.ix, bd.stems, bd.freq = nil, nil, nil
+	return ix
+}
+
+// Hit is a row a search found: the index it is in (its position in the
+// list searched), its store row id and its score.
+type Hit struct {
+	Index int
+	ID    int64
+	Score float64
+	row   uint32
+}
+
+// Search returns the best limit rows of the indexes for words, as
+// FTS5's bm25() ranks a query matching any of them: best first, ties in
+// the order of the indexes, then of their rows. Each word is one term
+// of the query (two words of one stem count twice, as two phrases do in
+// FTS5). A row of a kind not in kinds (when it is not empty) is left
+// out, after the statistics are counted.
+func Search(ixs []*Index, words []string, kinds []graph.Kind, limit int) []Hit {
+	if limit <= 0 || len(words) == 0 {
+		return nil
+	}
+	// The statistics, over every row of the indexes searched.
+	var rows, tokens int64
+	for _, ix := range ixs {
+		rows += int64(len(ix.ids))
+		tokens += ix.tokens
+	}
+	if rows == 0 {
+		return nil
+	}
+	avg := float64(tokens) / float64(rows)
+	terms := make([]string, len(words))
+	idf := make([]float64, len(words))
+	for i, w := range words {
+		terms[i] = Stem(w)
+		var hit int64
+		for _, ix := range ixs {
+			if t, ok := ix.terms[terms[i]]; ok {
+				hit += int64(len(ix.post[t]))
+			}
+		}
+		idf[i] = math.Log((float64(rows-hit) + 0.5) / (float64(hit) + 0.5))
+		if idf[i] <= 0 {
+			idf[i] = 1e-6
+		}
+	}
+	var best []Hit
+	for n, ix := range ixs {
+		best = ix.score(n, terms, idf, avg, kinds, limit, best)
+	}
+	return best
+}
+
+// scratch is a score per row and the rows scored, reused between
+// searches.
+type scratch struct {
+	score   []float64
+	touched []uint32
+}
+
+var scratches sync.Pool
+
+// score adds the rows of ix that hold any of terms to best, kept to
+// the best limit.
+func (ix *Index) score(n int, terms []string, idf []float64, avg float64, kinds []graph.Kind, limit int, best []Hit) []Hit {
+	sc, _ := scratches.Get().(*scratch)
+	if sc == nil {
+		sc = &scratch{}
+	}
+	defer scratches.Put(sc)
+	if cap(sc.score) < len(ix.ids) {
+		sc.score = make([]float64, len(ix.ids))
+	}
+	score := sc.score[:len(ix.ids)]
+	touched := sc.touched[:0]
+	// Term at a time in the query's order: each row's sum is added up in
+	// the order bm25() adds it, so the scores are the same to the bit.
+	for i, term := range terms {
+		t, ok := ix.terms[term]
+		if !ok {
+			continue
+		}
+		for _, p := range ix.post[t] {
+			if score[p.row] == 0 {
+				touched = append(touched, p.row)
+			}
+			f := float64(p.freq)
+			d := float64(ix.length[p.row])
+			score[p.row] += idf[i] * (float64(f*(k1+1.0)) / (f + float64(k1*(1-b+float64(b*d)/avg))))
+		}
+	}
+	for _, row := range touched {
+		s := score[row]
+		score[row] = 0
+		if len(kinds) > 0 && !slices.Contains(kinds, ix.kinds[row]) {
+			continue
+		}
+		h := Hit{Index: n, ID: ix.ids[row], Score: s, row: row}
+		if len(best) == limit && !before(h, best[limit-1]) {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(best, h, func(o, h Hit) int {
+			if before(h, o) {
+				return 1
+			}
+			return -1
+		})
+		best = slices.Insert(best, i, h)
+		if len(best) > limit {
+			best = best[:limit]
+		}
+	}
+	sc.touched = touched
+	return best
+}
+
+// before reports whether h ranks before o: a higher score, else an
+// earlier index, else an earlier row.
+func before(h, o Hit) bool {
+	if h.Score != o.Score {
+		return h.Score > o.Score
+	}
+	if h.Index != o.Index {
+		return h.Index < o.Index
+	}
+	return h.row < o.row
+}
+
+// Cache holds the indexes of snapshots, one per snapshot id (see
+// names.Snapshots). It is safe for concurrent use; the zero value is
+// ready.
+type Cache struct {
+	indexes names.Snapshots[cached]
+}
+
+type cached struct {
+	once sync.Once
+	ix   *Index
+	err  error
+}
+
+// Index returns the index of snapshot id of repository repo, made on
+// first use (once, however many callers ask at the same time) from the
+// rows load adds, in the order ties are to be broken in.
+func (c *Cache) Index(ctx context.Context, repo string, id int64, load func(ctx context.Context, add func(Row)) error) (*Index, error) {
+	e := c.indexes.Get(repo, id)
+	e.once.Do(func() {
+		bd := NewBuilder()
+		if e.err = load(ctx, bd.Add); e.err == nil {
+			e.ix = bd.Index()
+		}
+	})
+	if e.err != nil {
+		c.indexes.Forget(id, e) // let a later call retry
+	}
+	return e.ix, e.err
+}
+
+// Find answers a TextQuery from the indexes of the repositories it
+// searches, in the order of their names: the best rows, each loaded by
+// symbols (which returns the symbols of the hits, in their order). The
+// limit is the query's, 100 when it sets none.
+func Find(q graph.TextQuery, ixs []*Index, symbols func([]Hit) ([]graph.Symbol, error)) ([]graph.TextHit, error) {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	hits := Search(ixs, Terms(q.Words), q.Kinds, limit)
+	if len(hits) == 0 {
+		return nil, nil
+	}
+	syms, err := symbols(hits)
+	if err != nil {
+		return nil, fmt.Errorf("searching text: %w", err)
+	}
+	out := make([]graph.TextHit, len(hits))
+	for i, h := range hits {
+		out[i] = graph.TextHit{Symbol: syms[i], Score: h.Score}
+	}
+	return out, nil
+}
+
+// Terms returns the distinct terms of a query's words, in order: each
+// word split as graph.SearchWords splits identifiers.
+func Terms(words []string) []string {
+	var terms []string
+	seen := map[string]bool{}
+	for _, w := range words {
+		for _, part := range graph.SearchWords(w) {
+			if !seen[part] {
+				seen[part] = true
+				terms = append(terms, part)
+			}
+		}
+	}
+	return terms
+}
