@@ -9,6 +9,7 @@ package rank
 import (
 	"context"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -142,18 +143,8 @@ func Hits(ctx context.Context, v *session.View, hits []graph.TextHit, concepts [
 		out = append(out, h)
 	}
 	sortHits(out)
-	pkgDeprecated := map[[2]string]bool{}
 	best := out[:min(len(out), refPool)]
-	// The references of all the best at once: one query, not one each.
-	keys := make([]string, len(best))
-	for i := range best {
-		keys[i] = best[i].Symbol.Key
-	}
-	refs, _, err := v.Reader().Refs(ctx, graph.RefQuery{Targets: keys, IncludeTests: true})
-	uses := make(map[string]int, len(keys))
-	for _, r := range refs {
-		uses[r.Target]++
-	}
+	uses, err := useCounts(ctx, v, best, caches)
 	for i := range best {
 		sym := &out[i].Symbol
 		if err == nil {
@@ -161,21 +152,42 @@ func Hits(ctx context.Context, v *session.View, hits []graph.TextHit, concepts [
 		}
 		// What its doc or its package's doc calls deprecated is kept for
 		// old callers; a question is after what to use now.
-		pkg := [2]string{sym.Repository, sym.PackagePath}
-		dep, ok := pkgDeprecated[pkg]
-		if !ok {
-			pkgs, err := v.Reader().LookupSymbols(ctx, graph.Lookup{QualifiedName: sym.PackagePath, PackagePath: sym.PackagePath, Repository: sym.Repository})
-			for _, p := range pkgs {
-				dep = dep || (err == nil && p.Kind == graph.KindPackage && deprecated(p.Doc))
-			}
-			pkgDeprecated[pkg] = dep
-		}
-		if dep || deprecated(sym.Doc) {
+		if caches[sym.Repository].packageDeprecated(ctx, v, sym) || deprecated(sym.Doc) {
 			out[i].Score *= 0.5
 		}
 	}
 	sortHits(out)
 	return out
+}
+
+// useCounts returns how often each of hits is referenced, tests
+// included: from the caches where they hold it, the rest in one query.
+func useCounts(ctx context.Context, v *session.View, hits []graph.TextHit, caches map[string]*wordsCache) (map[string]int, error) {
+	uses := make(map[string]int, len(hits))
+	var missing []string
+	for _, h := range hits {
+		if n, ok := caches[h.Symbol.Repository].uses(h.Symbol.Key); ok {
+			uses[h.Symbol.Key] = n
+		} else {
+			missing = append(missing, h.Symbol.Key)
+		}
+	}
+	if len(missing) == 0 {
+		return uses, nil
+	}
+	refs, _, err := v.Reader().Refs(ctx, graph.RefQuery{Targets: missing, IncludeTests: true})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range refs {
+		uses[r.Target]++
+	}
+	for _, h := range hits {
+		if slices.Contains(missing, h.Symbol.Key) {
+			caches[h.Symbol.Repository].setUses(h.Symbol.Key, uses[h.Symbol.Key])
+		}
+	}
+	return uses, nil
 }
 
 // symWords is what the re-ranking derives from a symbol's text, each
@@ -207,14 +219,19 @@ func deriveWords(sym graph.Symbol) *symWords {
 	return sw
 }
 
-// wordsCache keeps the symWords of a repository's snapshot, by symbol
-// key, for the calls that follow; a nil cache keeps nothing.
+// wordsCache keeps, for the calls that follow, what the re-ranking
+// reads of a repository's snapshot: each symbol's symWords and
+// reference count, by key, and whether each package is deprecated; a
+// nil cache keeps nothing.
 type wordsCache struct {
-	mu sync.Mutex
-	m  map[string]*symWords
+	mu         sync.Mutex
+	m          map[string]*symWords
+	refs       map[string]int
+	deprecated map[string]bool // by package path
 }
 
-// maxCachedWords bounds a wordsCache: past it, it starts afresh.
+// maxCachedWords bounds each map of a wordsCache: past it, the map
+// starts afresh.
 const maxCachedWords = 20_000
 
 // wordsCacheOf returns the session's wordsCache of repo's pinned
@@ -224,7 +241,9 @@ func wordsCacheOf(ctx context.Context, v *session.View, repo string) *wordsCache
 	if err != nil {
 		return nil
 	}
-	c, err := facts.Memo("rank.words", func() (any, error) { return &wordsCache{m: map[string]*symWords{}}, nil })
+	c, err := facts.Memo("rank.words", func() (any, error) {
+		return &wordsCache{m: map[string]*symWords{}, refs: map[string]int{}, deprecated: map[string]bool{}}, nil
+	})
 	if err != nil {
 		return nil
 	}
@@ -245,11 +264,66 @@ func (c *wordsCache) of(sym graph.Symbol) *symWords {
 	sw = deriveWords(sym)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.m) >= maxCachedWords {
-		c.m = map[string]*symWords{}
-	}
+	c.m = bounded(c.m)
 	c.m[sym.Key] = sw
 	return sw
+}
+
+// uses returns the reference count of key when the cache holds it.
+func (c *wordsCache) uses(key string) (int, bool) {
+	if c == nil {
+		return 0, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, ok := c.refs[key]
+	return n, ok
+}
+
+func (c *wordsCache) setUses(key string, n int) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.refs = bounded(c.refs)
+	c.refs[key] = n
+}
+
+// packageDeprecated reports whether the doc of sym's package calls it
+// deprecated.
+func (c *wordsCache) packageDeprecated(ctx context.Context, v *session.View, sym *graph.Symbol) bool {
+	if c != nil {
+		c.mu.Lock()
+		dep, ok := c.deprecated[sym.PackagePath]
+		c.mu.Unlock()
+		if ok {
+			return dep
+		}
+	}
+	pkgs, err := v.Reader().LookupSymbols(ctx, graph.Lookup{QualifiedName: sym.PackagePath, PackagePath: sym.PackagePath, Repository: sym.Repository})
+	if err != nil {
+		return false // not kept: the next call asks again
+	}
+	dep := false
+	for _, p := range pkgs {
+		dep = dep || p.Kind == graph.KindPackage && deprecated(p.Doc)
+	}
+	if c != nil {
+		c.mu.Lock()
+		c.deprecated = bounded(c.deprecated)
+		c.deprecated[sym.PackagePath] = dep
+		c.mu.Unlock()
+	}
+	return dep
+}
+
+// bounded returns m, or a new map when m holds maxCachedWords entries.
+func bounded[V any](m map[string]V) map[string]V {
+	if len(m) >= maxCachedWords {
+		return map[string]V{}
+	}
+	return m
 }
 
 // hitWeight is the factor Hits applies to a hit's full-text score
