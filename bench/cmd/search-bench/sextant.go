@@ -26,48 +26,23 @@ const searchBudget = 8000
 // of each answer (0: not in the first limit), the first three names it
 // gave for each (package base.qualified name) and each call's time. A
 // generated question's answer has its doc comment masked in db while it
-// is asked. A limit of 0 asks with search_code's defaults.
+// is asked, from a server started after the masking and warmed up on
+// another question: a server reads a snapshot's rows once (its name
+// tables, its full-text index, the ranking's words), so one started
+// before would still see the doc. A limit of 0 asks with search_code's
+// defaults.
 func askSextant(ctx context.Context, bin, db, dir string, qs []question, limit int) ([]int, [][]string, []time.Duration, error) {
 	mask, err := sql.Open("sqlite", "file:"+db+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	defer mask.Close()
-	cmd := exec.Command(bin, "serve", "--db", db, dir)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	client := mcp.NewClient(&mcp.Implementation{Name: "search-bench", Version: "0.1.0"}, nil)
-	sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second}, nil)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("starting sextant serve: %v: %s", err, harness.Tail(stderr.String()))
-	}
-	defer sess.Close()
-	ask := func(q string) (searchAnswer, time.Duration, error) {
-		start := time.Now()
-		args := map[string]any{"question": q, "limit": limit, "budget": searchBudget}
-		if limit <= 0 {
-			args = map[string]any{"question": q} // as an agent calls it: limit 5, budget 2,000
+	var shared *server // for the questions that mask nothing
+	defer func() {
+		if shared != nil {
+			shared.close()
 		}
-		r, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "search_code", Arguments: args})
-		took := time.Since(start)
-		var a searchAnswer
-		if err != nil {
-			return a, took, fmt.Errorf("search_code %q: %v: %s", q, err, harness.Tail(stderr.String()))
-		}
-		if r.IsError {
-			// A question with no searchable words is a miss, not a failure.
-			return a, took, nil
-		}
-		b, err := json.Marshal(r.StructuredContent)
-		if err == nil {
-			err = json.Unmarshal(b, &a)
-		}
-		return a, took, err
-	}
-	// One untimed call: the first opens the index and fills caches.
-	if _, _, err := ask("warm up the index"); err != nil {
-		return nil, nil, nil, err
-	}
+	}()
 	ranks := make([]int, len(qs))
 	tops := make([][]string, len(qs))
 	var took []time.Duration
@@ -75,15 +50,17 @@ func askSextant(ctx context.Context, bin, db, dir string, qs []question, limit i
 		if err := ctx.Err(); err != nil {
 			return nil, nil, nil, err
 		}
-		var restore func() error
-		if q.Key != "" {
-			if restore, err = maskDoc(ctx, mask, q.Package, q.Answer); err != nil {
-				return nil, nil, nil, err
+		var a searchAnswer
+		var d time.Duration
+		if q.Key == "" {
+			if shared == nil {
+				if shared, err = startServer(ctx, bin, db, dir); err != nil {
+					return nil, nil, nil, err
+				}
 			}
-		}
-		a, d, err := ask(q.Question)
-		if restore != nil {
-			err = errors.Join(err, restore())
+			a, d, err = shared.ask(ctx, q.Question, limit)
+		} else {
+			a, d, err = askMasked(ctx, mask, bin, db, dir, q, limit)
 		}
 		if err != nil {
 			return nil, nil, nil, err
@@ -102,6 +79,75 @@ func askSextant(ctx context.Context, bin, db, dir string, qs []question, limit i
 		}
 	}
 	return ranks, tops, took, nil
+}
+
+// askMasked asks q with its answer's doc masked in db, of a server of
+// its own started after the masking.
+func askMasked(ctx context.Context, mask *sql.DB, bin, db, dir string, q question, limit int) (a searchAnswer, d time.Duration, err error) {
+	restore, err := maskDoc(ctx, mask, q.Package, q.Answer)
+	if err != nil {
+		return a, 0, err
+	}
+	defer func() { err = errors.Join(err, restore()) }()
+	srv, err := startServer(ctx, bin, db, dir)
+	if err != nil {
+		return a, 0, err
+	}
+	defer srv.close()
+	return srv.ask(ctx, q.Question, limit)
+}
+
+// server is a `sextant serve` with an MCP client session to it.
+type server struct {
+	sess   *mcp.ClientSession
+	stderr *bytes.Buffer
+}
+
+// startServer starts `sextant serve` of bin on db and dir and makes one
+// untimed call, which opens the index and fills the caches.
+func startServer(ctx context.Context, bin, db, dir string) (*server, error) {
+	cmd := exec.Command(bin, "serve", "--db", db, dir)
+	srv := &server{stderr: &bytes.Buffer{}}
+	cmd.Stderr = srv.stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "search-bench", Version: "0.1.0"}, nil)
+	sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("starting sextant serve: %v: %s", err, harness.Tail(srv.stderr.String()))
+	}
+	srv.sess = sess
+	if _, _, err := srv.ask(ctx, "warm up the index", 0); err != nil {
+		srv.close()
+		return nil, err
+	}
+	return srv, nil
+}
+
+func (s *server) close() { s.sess.Close() }
+
+// ask asks search_code q with limit and budget searchBudget, or as an
+// agent calls it (limit 5, budget 2,000) when limit is 0, and returns
+// its answer and how long the call took. A question with no searchable
+// words is a miss (an empty answer), not a failure.
+func (s *server) ask(ctx context.Context, q string, limit int) (searchAnswer, time.Duration, error) {
+	start := time.Now()
+	args := map[string]any{"question": q, "limit": limit, "budget": searchBudget}
+	if limit <= 0 {
+		args = map[string]any{"question": q}
+	}
+	r, err := s.sess.CallTool(ctx, &mcp.CallToolParams{Name: "search_code", Arguments: args})
+	took := time.Since(start)
+	var a searchAnswer
+	if err != nil {
+		return a, took, fmt.Errorf("search_code %q: %v: %s", q, err, harness.Tail(s.stderr.String()))
+	}
+	if r.IsError {
+		return a, took, nil
+	}
+	b, err := json.Marshal(r.StructuredContent)
+	if err == nil {
+		err = json.Unmarshal(b, &a)
+	}
+	return a, took, err
 }
 
 // searchAnswer is what the bench reads of search_code's answer.
