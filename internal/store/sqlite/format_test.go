@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -51,5 +52,35 @@ func TestUpgradeToFormat(t *testing.T) {
 	}
 	if again, err := aw.Publish(ctx); err != nil || again.Format != graph.IndexFormat {
 		t.Errorf("an amend of a snapshot of this build's format: %+v, %v; want format %d", again, err, graph.IndexFormat)
+	}
+}
+
+// TestUpgradeToWords opens a version 13 database, whose search rows are
+// an FTS5 table: the upgrade keeps every row under its symbol's id in a
+// plain table, and search finds the old snapshot's symbols by them.
+func TestUpgradeToWords(t *testing.T) {
+	ctx := context.Background()
+	s := upgraded(t, 13,
+		`CREATE VIRTUAL TABLE symbol_fts USING fts5(name, doc, signature, body, path, tokenize = 'porter unicode61')`,
+		`INSERT INTO symbol_fts (rowid, name, doc, signature, body, path) SELECT id, name, doc, signature, body, path FROM symbol_text`,
+		`DROP TABLE symbol_text`,
+		`ALTER TABLE symbol_fts RENAME TO symbol_text`)
+	var table string
+	var rows, syms int
+	if err := s.rdb.QueryRowContext(ctx, `SELECT sql FROM sqlite_master WHERE name = 'symbol_text'`).Scan(&table); err != nil || strings.Contains(table, "fts5") {
+		t.Errorf("symbol_text after upgrade: %q, %v; want a plain table", table, err)
+	}
+	err := s.rdb.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM symbol_text t JOIN symbols s ON s.id = t.id), (SELECT count(*) FROM symbols)`).Scan(&rows, &syms)
+	if err != nil || rows != 3 || syms != 3 {
+		t.Errorf("after upgrade: %d search rows of %d symbols, %v; want 3 of 3", rows, syms, err)
+	}
+	r, err := s.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	hits, err := r.SearchText(ctx, graph.TextQuery{Words: []string{"g1", "2"}})
+	if err != nil || len(hits) == 0 || hits[0].Symbol.Name != "G1_2" {
+		t.Errorf("search after upgrade: %v, %v; want G1_2 first", hits, err)
 	}
 }

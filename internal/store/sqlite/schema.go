@@ -28,8 +28,9 @@ import (
 // snapshot: its build configuration and indexers (schemaProvenance).
 // Version 12 adds the per-test coverage `sextant tests record` writes
 // (schemaTestRuns, see testrun.go). Version 13 records the format of a
-// snapshot's records (schemaFormat).
-const SchemaVersion = 13
+// snapshot's records (schemaFormat). Version 14 keeps the search rows in
+// a plain table (schemaWords).
+const SchemaVersion = 14
 
 // ErrNewerSchema is returned (wrapped) by Open when the database was written
 // by a newer Sextant whose schema this build does not understand.
@@ -94,6 +95,21 @@ var schemaProvenance = []string{
 // (graph.Snapshot.Format): 0 in the snapshots of an older version.
 var schemaFormat = []string{
 	`ALTER TABLE snapshots ADD COLUMN format INTEGER NOT NULL DEFAULT 0`,
+}
+
+// schemaWords (schema version 14) makes the search rows of version 3 a
+// plain table: search_code ranks them in memory (internal/store/
+// textindex), so FTS5's index of them, which every published symbol paid
+// for and nothing reads, goes. The rows keep their ids (the symbols').
+var schemaWords = []string{
+	`CREATE TABLE symbol_words (
+		id INTEGER PRIMARY KEY,
+		name TEXT NOT NULL, doc TEXT NOT NULL, signature TEXT NOT NULL, body TEXT NOT NULL, path TEXT NOT NULL
+	)`,
+	`INSERT INTO symbol_words (id, name, doc, signature, body, path)
+		SELECT rowid, name, doc, signature, body, path FROM symbol_text`,
+	`DROP TABLE symbol_text`,
+	`ALTER TABLE symbol_words RENAME TO symbol_text`,
 }
 
 // schemaPacked creates the tables of packed references and call sites
@@ -427,7 +443,7 @@ func upgradeAndCommit(ctx context.Context, tx *sql.Tx) error {
 	if err := upgradeToPacked(ctx, tx); err != nil {
 		return fmt.Errorf("upgrading schema to packed references: %w", err)
 	}
-	if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage, schemaProvenance, schemaTestRuns, schemaFormat)); err != nil {
+	if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage, schemaProvenance, schemaTestRuns, schemaFormat, schemaWords)); err != nil {
 		return fmt.Errorf("upgrading schema to staged snapshots: %w", err)
 	}
 	return commitUpgrade(ctx, tx)
@@ -522,33 +538,38 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return nil
 	case v > SchemaVersion:
 		return fmt.Errorf("schema version %d, this build supports %d: %w", v, SchemaVersion, ErrNewerSchema)
+	case v == 13:
+		if err := applyAll(ctx, tx, schemaWords); err != nil {
+			return fmt.Errorf("upgrading schema to plain search rows: %w", err)
+		}
+		return commitUpgrade(ctx, tx)
 	case v == 12:
-		if err := applyAll(ctx, tx, schemaFormat); err != nil {
+		if err := applyAll(ctx, tx, slices.Concat(schemaFormat, schemaWords)); err != nil {
 			return fmt.Errorf("upgrading schema to snapshot formats: %w", err)
 		}
 		return commitUpgrade(ctx, tx)
 	case v == 11:
-		if err := applyAll(ctx, tx, slices.Concat(schemaTestRuns, schemaFormat)); err != nil {
+		if err := applyAll(ctx, tx, slices.Concat(schemaTestRuns, schemaFormat, schemaWords)); err != nil {
 			return fmt.Errorf("upgrading schema to test recordings: %w", err)
 		}
 		return commitUpgrade(ctx, tx)
 	case v == 10:
-		if err := applyAll(ctx, tx, slices.Concat(schemaProvenance, schemaTestRuns, schemaFormat)); err != nil {
+		if err := applyAll(ctx, tx, slices.Concat(schemaProvenance, schemaTestRuns, schemaFormat, schemaWords)); err != nil {
 			return fmt.Errorf("upgrading schema to snapshot provenance: %w", err)
 		}
 		return commitUpgrade(ctx, tx)
 	case v == 9:
-		if err := applyAll(ctx, tx, slices.Concat(schemaLanguage, schemaProvenance, schemaTestRuns, schemaFormat)); err != nil {
+		if err := applyAll(ctx, tx, slices.Concat(schemaLanguage, schemaProvenance, schemaTestRuns, schemaFormat, schemaWords)); err != nil {
 			return fmt.Errorf("upgrading schema to symbol languages: %w", err)
 		}
 		return commitUpgrade(ctx, tx)
 	case v == 8:
-		if err := applyAll(ctx, tx, slices.Concat(schemaImplicit, schemaLanguage, schemaProvenance, schemaTestRuns, schemaFormat)); err != nil {
+		if err := applyAll(ctx, tx, slices.Concat(schemaImplicit, schemaLanguage, schemaProvenance, schemaTestRuns, schemaFormat, schemaWords)); err != nil {
 			return fmt.Errorf("upgrading schema to implicit references: %w", err)
 		}
 		return commitUpgrade(ctx, tx)
 	case v == 7:
-		if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage, schemaProvenance, schemaTestRuns, schemaFormat)); err != nil {
+		if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage, schemaProvenance, schemaTestRuns, schemaFormat, schemaWords)); err != nil {
 			return fmt.Errorf("upgrading schema to staged snapshots: %w", err)
 		}
 		return commitUpgrade(ctx, tx)
@@ -601,7 +622,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if err := upgradeToPacked(ctx, tx); err != nil {
 		return fmt.Errorf("creating schema: %w", err)
 	}
-	if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage, schemaProvenance, schemaTestRuns, schemaFormat)); err != nil {
+	if err := applyAll(ctx, tx, slices.Concat(schemaStage, schemaImplicit, schemaLanguage, schemaProvenance, schemaTestRuns, schemaFormat, schemaWords)); err != nil {
 		return fmt.Errorf("creating schema: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('schema_version', ?)`,
