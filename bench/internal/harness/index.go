@@ -3,8 +3,10 @@ package harness
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,10 +17,23 @@ import (
 	"github.com/sextant-dev/sextant/internal/store/sqlite"
 )
 
-// WithReader opens the SQLite index db, pins a reader on it and calls fn
-// with it, closing both after.
+// WithReader opens a copy of the SQLite index db, pins a reader on it
+// and calls fn with it, closing both after. A copy, because opening a
+// database upgrades its schema to this checkout's: a database another
+// binary wrote, an older one a bench compares, must stay readable by it.
 func WithReader(ctx context.Context, db string, fn func(graph.Reader) error) error {
-	st, err := sqlite.Open(ctx, db)
+	dir, err := os.MkdirTemp("", "sextant-read-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	cp := filepath.Join(dir, filepath.Base(db))
+	for _, suffix := range []string{"", "-wal"} {
+		if err := copyFile(db+suffix, cp+suffix); err != nil && !(suffix != "" && errors.Is(err, fs.ErrNotExist)) {
+			return fmt.Errorf("copying the index: %w", err)
+		}
+	}
+	st, err := sqlite.Open(ctx, cp)
 	if err != nil {
 		return err
 	}
