@@ -50,24 +50,23 @@ func (r *reader) SearchText(ctx context.Context, q graph.TextQuery) ([]graph.Tex
 	})
 }
 
-// loadText adds the search rows of snapshot snap, in the order
-// SearchText breaks ties in: by path, line and row id.
+// loadText adds the search rows of snapshot snap.
 func loadText(ctx context.Context, r *reader, snap int64, add func(textindex.Row)) error {
-	rows, err := r.tx.Query(ctx, `SELECT s.id, s.kind, s.w_name, s.w_doc, s.w_sig, s.w_body, s.w_path
-		FROM symbols s WHERE s.snapshot_id = $1 ORDER BY s.path, s.start_line, s.id`, snap)
+	rows, err := r.tx.Query(ctx, `SELECT s.id, s.kind, s.path, s.start_line, s.w_name, s.w_doc, s.w_sig, s.w_body, s.w_path
+		FROM symbols s WHERE s.snapshot_id = $1`, snap)
 	if err != nil {
 		return fmt.Errorf("loading search rows: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var row textindex.Row
-		var id int32
+		var id, line int32
 		var kind int16
 		f := &row.Fields
-		if err := rows.Scan(&id, &kind, &f[0], &f[1], &f[2], &f[3], &f[4]); err != nil {
+		if err := rows.Scan(&id, &kind, &row.Path, &line, &f[0], &f[1], &f[2], &f[3], &f[4]); err != nil {
 			return fmt.Errorf("loading search rows: %w", err)
 		}
-		row.ID, row.Kind = int64(id), sqlbase.Kind(kind)
+		row.ID, row.Kind, row.Line = int64(id), sqlbase.Kind(kind), int(line)
 		add(row)
 	}
 	if err := rows.Err(); err != nil {

@@ -1,11 +1,8 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/store/sqlbase"
@@ -48,9 +45,7 @@ func (r *reader) SearchText(ctx context.Context, q graph.TextQuery) ([]graph.Tex
 	})
 }
 
-// loadText adds the search rows of data set id, in the order SearchText
-// breaks ties in: by path, line and row id. The rows are sorted here: in
-// SQLite's sorter, with their text, they took as long as reading them.
+// loadText adds the search rows of data set id.
 func loadText(ctx context.Context, r *reader, id int64, add func(textindex.Row)) error {
 	rows, err := r.query(ctx, `SELECT s.id, s.kind, u.path, s.start_line, t.name, t.doc, t.signature, t.body, t.path
 		FROM symbols s JOIN units u ON u.id = s.unit_id JOIN symbol_text t ON t.rowid = s.id
@@ -59,30 +54,18 @@ func loadText(ctx context.Context, r *reader, id int64, add func(textindex.Row))
 		return fmt.Errorf("loading search rows: %w", err)
 	}
 	defer rows.Close()
-	type placed struct {
-		path string
-		line int
-		row  textindex.Row
-	}
-	var all []placed
 	for rows.Next() {
-		var p placed
+		var row textindex.Row
 		var kind int64
-		f := &p.row.Fields
-		if err := rows.Scan(&p.row.ID, &kind, &p.path, &p.line, &f[0], &f[1], &f[2], &f[3], &f[4]); err != nil {
+		f := &row.Fields
+		if err := rows.Scan(&row.ID, &kind, &row.Path, &row.Line, &f[0], &f[1], &f[2], &f[3], &f[4]); err != nil {
 			return fmt.Errorf("loading search rows: %w", err)
 		}
-		p.row.Kind = sqlbase.Kind(kind)
-		all = append(all, p)
+		row.Kind = sqlbase.Kind(kind)
+		add(row)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("loading search rows: %w", err)
-	}
-	slices.SortFunc(all, func(a, b placed) int {
-		return cmp.Or(strings.Compare(a.path, b.path), cmp.Compare(a.line, b.line), cmp.Compare(a.row.ID, b.row.ID))
-	})
-	for i := range all {
-		add(all[i].row)
 	}
 	return nil
 }

@@ -1,9 +1,7 @@
 package storetest
 
 import (
-	"cmp"
 	"context"
-	"slices"
 	"testing"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -105,16 +103,13 @@ func testSearchText(t *testing.T, s graph.Store) {
 	first("joined identifier", graph.TextQuery{Words: []string{"parseconfigfile"}}, "ParseConfigFile@gamma")
 
 	// Both stores score alike: BM25 over the columns the writer stores
-	// (sqlbase.SearchColumns), as textindex computes it, each
-	// repository's rows by path and line.
+	// (sqlbase.SearchColumns), as textindex computes it.
 	index := func(syms ...graph.Symbol) *textindex.Index {
-		slices.SortStableFunc(syms, func(a, b graph.Symbol) int {
-			return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.StartLine, b.StartLine))
-		})
 		bd := textindex.NewBuilder()
 		for i := range syms {
 			name, doc, sig, body, path := sqlbase.SearchColumns(&syms[i])
-			bd.Add(textindex.Row{ID: int64(i), Kind: syms[i].Kind, Fields: [textindex.Fields]string{name, doc, sig, body, path}})
+			bd.Add(textindex.Row{ID: int64(i), Kind: syms[i].Kind, Path: syms[i].Path, Line: syms[i].StartLine,
+				Fields: [textindex.Fields]string{name, doc, sig, body, path}})
 		}
 		return bd.Index()
 	}

@@ -17,10 +17,12 @@
 package textindex
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -43,16 +45,18 @@ const (
 	b  = 0.75
 )
 
-// Row is one symbol's search row as a store reads it.
+// Row is one symbol's search row as a store reads it, with the path and
+// line that order it among the snapshot's rows.
 type Row struct {
 	ID     int64 // the store's row id of the symbol
 	Kind   graph.Kind
+	Path   string
+	Line   int
 	Fields [Fields]string
 }
 
-// Index is the search rows of one snapshot. Rows are numbered in the
-// order they were added, which is the order ties are broken in; a store
-// adds them in its answer order (path, line, row id).
+// Index is the search rows of one snapshot, numbered in the order ties
+// are broken in: by path, line and row id.
 type Index struct {
 	ids    []int64
 	kinds  []graph.Kind
@@ -69,22 +73,35 @@ type posting struct {
 	freq uint32
 }
 
-// Builder makes an Index from rows added one at a time.
+// Builder makes an Index from rows added one at a time, in any order.
 type Builder struct {
-	ix    *Index
+	terms map[string]int32
 	stems map[string]int32 // a word as tokenized → its term
+	df    []int32          // by term: the rows holding it
 	freq  []uint32         // by term: its weighted count in the row being added
 	order []int32          // the terms of that row, in first-seen order
+	docs  []doc
+	pairs []posting // each doc's terms (in row) and counts, doc after doc
+}
+
+// doc is a row added: what orders it, and where its terms are in pairs.
+type doc struct {
+	id         int64
+	kind       graph.Kind
+	path       string
+	line       int
+	length     uint32
+	start, end int
 }
 
 // NewBuilder returns an empty Builder.
 func NewBuilder() *Builder {
-	return &Builder{ix: &Index{terms: map[string]int32{}}, stems: map[string]int32{}}
+	return &Builder{terms: map[string]int32{}, stems: map[string]int32{}}
 }
 
-// Add adds a row.
+// Add adds a row: its words are made terms now, the row's text is not
+// kept.
 func (bd *Builder) Add(r Row) {
-	ix := bd.ix
 	n := uint32(0)
 	for f, text := range r.Fields {
 		w := Weights[f]
@@ -92,13 +109,13 @@ func (bd *Builder) Add(r Row) {
 			t, ok := bd.stems[word]
 			if !ok {
 				stem := Stem(word)
-				if t, ok = ix.terms[stem]; !ok {
-					t = int32(len(ix.post))
-					ix.terms[stem] = t
-					ix.post = append(ix.post, nil)
+				if t, ok = bd.terms[stem]; !ok {
+					t = int32(len(bd.df))
+					bd.terms[stem] = t
+					bd.df = append(bd.df, 0)
 					bd.freq = append(bd.freq, 0)
 				}
-				bd.stems[word] = t
+				bd.stems[strings.Clone(word)] = t
 			}
 			if bd.freq[t] == 0 {
 				bd.order = append(bd.order, t)
@@ -107,26 +124,40 @@ func (bd *Builder) Add(r Row) {
 			n++
 		})
 	}
-	row := uint32(len(ix.ids))
+	start := len(bd.pairs)
 	for _, t := range bd.order {
-		ix.post[t] = append(ix.post[t], posting{row: row, freq: bd.freq[t]})
+		bd.pairs = append(bd.pairs, posting{row: uint32(t), freq: bd.freq[t]})
+		bd.df[t]++
 		bd.freq[t] = 0
 	}
 	bd.order = bd.order[:0]
-	ix.ids = append(ix.ids, r.ID)
-	ix.kinds = append(ix.kinds, r.Kind)
-	ix.length = append(ix.length, n)
-	ix.tokens += int64(n)
+	bd.docs = append(bd.docs, doc{id: r.ID, kind: r.Kind, path: r.Path, line: r.Line, length: n, start: start, end: len(bd.pairs)})
 }
 
 // Index returns the index of the rows added; the Builder is not used
 // after it.
 func (bd *Builder) Index() *Index {
-	ix := bd.ix
-	for t, p := range ix.post {
-		ix.post[t] = slices.Clip(p)
+	slices.SortFunc(bd.docs, func(a, b doc) int {
+		return cmp.Or(strings.Compare(a.path, b.path), cmp.Compare(a.line, b.line), cmp.Compare(a.id, b.id))
+	})
+	ix := &Index{
+		ids:    make([]int64, len(bd.docs)),
+		kinds:  make([]graph.Kind, len(bd.docs)),
+		length: make([]uint32, len(bd.docs)),
+		terms:  bd.terms,
+		post:   make([][]posting, len(bd.df)),
 	}
-	bd.ix, bd.stems, bd.freq = nil, nil, nil
+	for t, n := range bd.df {
+		ix.post[t] = make([]posting, 0, n)
+	}
+	for row, d := range bd.docs {
+		ix.ids[row], ix.kinds[row], ix.length[row] = d.id, d.kind, d.length
+		ix.tokens += int64(d.length)
+		for _, p := range bd.pairs[d.start:d.end] {
+			ix.post[p.row] = append(ix.post[p.row], posting{row: uint32(row), freq: p.freq})
+		}
+	}
+	*bd = Builder{}
 	return ix
 }
 
@@ -271,13 +302,24 @@ type cached struct {
 
 // Index returns the index of snapshot id of repository repo, made on
 // first use (once, however many callers ask at the same time) from the
-// rows load adds, in the order ties are to be broken in.
+// rows load adds, in any order. The rows are made terms as load reads
+// them, on a goroutine of their own.
 func (c *Cache) Index(ctx context.Context, repo string, id int64, load func(ctx context.Context, add func(Row)) error) (*Index, error) {
 	e := c.indexes.Get(repo, id)
 	e.once.Do(func() {
-		bd := NewBuilder()
-		if e.err = load(ctx, bd.Add); e.err == nil {
-			e.ix = bd.Index()
+		rows := make(chan Row, 256)
+		built := make(chan *Index)
+		go func() {
+			bd := NewBuilder()
+			for r := range rows {
+				bd.Add(r)
+			}
+			built <- bd.Index()
+		}()
+		e.err = load(ctx, func(r Row) { rows <- r })
+		close(rows)
+		if ix := <-built; e.err == nil {
+			e.ix = ix
 		}
 	})
 	if e.err != nil {
