@@ -162,6 +162,9 @@ func Hits(ctx context.Context, v *session.View, hits []graph.TextHit, concepts [
 
 // useCounts returns how often each of hits is referenced, tests
 // included: from the caches where they hold it, the rest in one query.
+// A count is kept with the snapshot of the hit's repository, so uses
+// another repository's later snapshot adds are counted once this one
+// changes too.
 func useCounts(ctx context.Context, v *session.View, hits []graph.TextHit, caches map[string]*wordsCache) (map[string]int, error) {
 	uses := make(map[string]int, len(hits))
 	var missing []string

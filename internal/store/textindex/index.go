@@ -288,9 +288,12 @@ func before(h, o Hit) bool {
 }
 
 // Cache holds the indexes of snapshots, one per snapshot id (see
-// names.Snapshots). It is safe for concurrent use; the zero value is
+// names.Snapshots), the newest of each repository: a reader still
+// pinning an older one gets an index made for it alone, as an index is
+// several megabytes. It is safe for concurrent use; the zero value is
 // ready.
 type Cache struct {
+	init    sync.Once
 	indexes names.Snapshots[cached]
 }
 
@@ -305,6 +308,7 @@ type cached struct {
 // rows load adds, in any order. The rows are made terms as load reads
 // them, on a goroutine of their own.
 func (c *Cache) Index(ctx context.Context, repo string, id int64, load func(ctx context.Context, add func(Row)) error) (*Index, error) {
+	c.init.Do(func() { c.indexes.DropOlder = true })
 	e := c.indexes.Get(repo, id)
 	e.once.Do(func() {
 		rows := make(chan Row, 256)

@@ -1,12 +1,16 @@
 package textindex
 
 import (
+	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sextant-dev/sextant/internal/graph"
@@ -147,5 +151,46 @@ func TestSearchSplit(t *testing.T) {
 func TestTerms(t *testing.T) {
 	if got, want := Terms([]string{"ParseConfig", "parse", "HTTP-server"}), []string{"parse", "config", "parseconfig", "http", "server"}; !slices.Equal(got, want) {
 		t.Errorf("Terms = %q, want %q", got, want)
+	}
+}
+
+// TestCache: a snapshot's index is made once however many ask at once, a
+// failed load is not kept, and a snapshot older than the newest seen of
+// its repository gets an index made for each call, not kept.
+func TestCache(t *testing.T) {
+	ctx := context.Background()
+	var c Cache
+	var loads atomic.Int32
+	load := func(fail bool) func(context.Context, func(Row)) error {
+		return func(_ context.Context, add func(Row)) error {
+			loads.Add(1)
+			add(Row{ID: 1, Fields: [Fields]string{"parse config"}})
+			if fail {
+				return errors.New("broken")
+			}
+			return nil
+		}
+	}
+	if _, err := c.Index(ctx, "a", 2, load(true)); err == nil {
+		t.Fatal("a failed load gave no error")
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			ix, err := c.Index(ctx, "a", 2, load(false))
+			if err != nil || len(Search([]*Index{ix}, []string{"config"}, nil, 5)) != 1 {
+				t.Errorf("index of a@2: %v, %v", ix, err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := loads.Load(); n != 2 {
+		t.Errorf("%d loads for a failed one and 8 concurrent calls; want 2", n)
+	}
+	c.Index(ctx, "a", 3, load(false))
+	c.Index(ctx, "a", 2, load(false))
+	c.Index(ctx, "a", 2, load(false))
+	if n := loads.Load(); n != 5 {
+		t.Errorf("%d loads after a@3 and a@2 twice; want 5 (a@2 no longer kept)", n)
 	}
 }

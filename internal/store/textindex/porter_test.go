@@ -83,24 +83,33 @@ func TestTermsAsFTS5(t *testing.T) {
 	}
 }
 
-// fts5Terms returns the term FTS5's "porter unicode61" makes of each of
-// words, each a row of its own.
-func fts5Terms(t *testing.T, words []string) []string {
-	t.Helper()
+// fts5Table returns an in-memory database with an FTS5 table w of one
+// column x, tokenized by "porter unicode61", and v, the terms of each
+// of its rows (fts5vocab, instance), closed at the end of the test.
+func fts5Table(tb testing.TB) *sql.DB {
+	tb.Helper()
 	db, err := sql.Open("sqlite", ":memory:")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
+	tb.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1) // one connection: one in-memory database
 	for _, q := range []string{
 		`CREATE VIRTUAL TABLE w USING fts5(x, tokenize = 'porter unicode61')`,
 		`CREATE VIRTUAL TABLE v USING fts5vocab(w, 'instance')`,
 	} {
 		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 	}
+	return db
+}
+
+// fts5Terms returns the term FTS5's "porter unicode61" makes of each of
+// words, each a row of its own.
+func fts5Terms(t *testing.T, words []string) []string {
+	t.Helper()
+	db := fts5Table(t)
 	tx, err := db.Begin()
 	if err != nil {
 		t.Fatal(err)
@@ -147,20 +156,7 @@ func FuzzTerms(f *testing.F) {
 	for _, s := range []string{"retries parsing ParseConfig", "agreed exceed sized hopping", "café µs ſ ς", "a ed ing eed yy", "x\u0301y 3d v2"} {
 		f.Add(s)
 	}
-	db, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		f.Fatal(err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	for _, q := range []string{
-		`CREATE VIRTUAL TABLE w USING fts5(x, tokenize = 'porter unicode61')`,
-		`CREATE VIRTUAL TABLE v USING fts5vocab(w, 'instance')`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			f.Fatal(err)
-		}
-	}
+	db := fts5Table(f)
 	f.Fuzz(func(t *testing.T, text string) {
 		if !utf8.ValidString(text) || strings.ContainsRune(text, 0) {
 			return // SQLite reads text as UTF-8 up to a NUL
