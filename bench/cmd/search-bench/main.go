@@ -23,6 +23,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -74,7 +75,7 @@ func main() {
 	flag.StringVar(&o.set, "set", "measured", "modules to ask about: measured, tuning, all, or one module path")
 	flag.IntVar(&o.perModule, "per-module", 150, "at most this many generated questions per module (a seeded sample)")
 	flag.IntVar(&o.limit, "limit", 20, "results asked of each method; a miss beyond it counts 0 in MRR")
-	flag.StringVar(&o.latency, "latency", "", "also time search_code over MCP with its default arguments on this module (MODULE@VERSION; prometheus for the target), its generated questions unmasked")
+	flag.StringVar(&o.latency, "latency", "", "also time search_code over MCP with its default arguments on this module (MODULE@VERSION; prometheus for the target), its generated questions unmasked, and the first search after each of ten edits")
 	flag.Parse()
 	o.Run(false, func(ctx context.Context, env harness.Env) error { return run(ctx, env, o) })
 }
@@ -92,6 +93,17 @@ type results struct {
 	// on the -latency module, per binary.
 	LatencyModule  string                     `json:"latency_module,omitempty"`
 	DefaultLatency map[string]harness.Latency `json:"search_code_default_latency,omitempty"`
+	// AfterEdit is, per binary, search_code on the -latency module right
+	// after an edit, once the snapshot is amended: the first search of
+	// the amended snapshot and the one after it.
+	AfterEdit map[string]editLatency `json:"search_code_after_edit,omitempty"`
+}
+
+// editLatency is what afterEdit measures.
+type editLatency struct {
+	File  string          `json:"file"`
+	First harness.Latency `json:"first"`
+	Next  harness.Latency `json:"next"`
 }
 
 // moduleResult is one module's questions and every method's rank of
@@ -143,7 +155,7 @@ func run(ctx context.Context, env harness.Env, o options) error {
 		res.Latency[name] = harness.Summarize(ds)
 	}
 	if o.latency != "" {
-		if res.DefaultLatency, err = defaultLatency(ctx, env, o, bins); err != nil {
+		if res.DefaultLatency, res.AfterEdit, err = defaultLatency(ctx, env, o, bins); err != nil {
 			return fmt.Errorf("%s: %w", o.latency, err)
 		}
 		res.LatencyModule = o.latency
@@ -256,43 +268,99 @@ func runModule(ctx context.Context, env harness.Env, o options, m module, bins [
 // question alone) on the -latency module, each binary on its own index,
 // over the module's generated questions (a sample of -per-module),
 // unmasked: what is timed is the call, not the ranking.
-func defaultLatency(ctx context.Context, env harness.Env, o options, bins []harness.Binary) (map[string]harness.Latency, error) {
+func defaultLatency(ctx context.Context, env harness.Env, o options, bins []harness.Binary) (map[string]harness.Latency, map[string]editLatency, error) {
 	name := harness.ModuleName(o.latency)
 	dir := filepath.Join(env.Work, "corpus", name)
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
 		if dir, err = harness.FetchModule(ctx, o.latency, env.Work); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	dir, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := map[string]harness.Latency{}
+	edits := map[string]editLatency{}
 	var qs []question
+	var file string // the file of the first question's answer, edited
 	for _, b := range bins {
 		db := filepath.Join(env.Work, "db", name+"-"+b.Name+".db")
 		if _, err := indexWith(ctx, b.Path, db, dir); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if qs == nil {
 			syms, err := harness.AllSymbols(ctx, db)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			qs, _ = generate(syms, o.perModule, o.Seed)
+			if len(qs) == 0 {
+				return nil, nil, fmt.Errorf("no questions on %s", name)
+			}
+			for _, s := range syms {
+				if s.Key == qs[0].Key {
+					file = s.Path
+				}
+			}
 			for i := range qs {
 				qs[i].Key = "" // unmasked
 			}
 		}
 		_, _, took, err := askSextant(ctx, b.Path, db, dir, qs, 0)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", b.Name, err)
+			return nil, nil, fmt.Errorf("%s: %w", b.Name, err)
 		}
 		out[b.Name] = harness.Summarize(took)
 		harness.Logf("%s: search_code p50 %s over %d calls on %s", b.Name, out[b.Name].P50, len(took), name)
+		first, next, err := afterEdit(ctx, b.Path, db, dir, file, qs[0].Question, editRounds)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: after an edit: %w", b.Name, err)
+		}
+		edits[b.Name] = editLatency{File: file, First: harness.Summarize(first), Next: harness.Summarize(next)}
+		harness.Logf("%s: after an edit of %s, the first search_code p50 %s, the next %s", b.Name, file, edits[b.Name].First.P50, edits[b.Name].Next.P50)
 	}
-	return out, nil
+	return out, edits, nil
+}
+
+// editRounds is how many edits afterEdit makes.
+const editRounds = 10
+
+// afterEdit times, on one server of bin, the first search_code for q
+// after each of rounds edits of file (a comment appended, file put back
+// at the end), and the search after that. Between the edit and the
+// search a find_symbol call, untimed, finds the file changed and
+// amends the snapshot, so what is timed is the search of an amended
+// snapshot, not the amend.
+func afterEdit(ctx context.Context, bin, db, dir, file, q string, rounds int) (first, next []time.Duration, err error) {
+	path := filepath.Join(dir, file)
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer func() { err = errors.Join(err, os.WriteFile(path, orig, 0o644)) }()
+	srv, err := startServer(ctx, bin, db, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer srv.close()
+	for i := range rounds {
+		edited := append(slices.Clip(orig), fmt.Sprintf("\n// edited by search-bench, round %d\n", i)...)
+		if err := os.WriteFile(path, edited, 0o644); err != nil {
+			return nil, nil, err
+		}
+		if err := srv.call(ctx, "find_symbol", map[string]any{"name": "main"}); err != nil {
+			return nil, nil, err
+		}
+		for _, into := range []*[]time.Duration{&first, &next} {
+			_, d, err := srv.ask(ctx, q, 0)
+			if err != nil {
+				return nil, nil, err
+			}
+			*into = append(*into, d)
+		}
+	}
+	return first, next, nil
 }
 
 // indexWith indexes dir into db with the sextant binary bin, unless db

@@ -95,4 +95,8 @@ func report(w io.Writer, r *results, methods []string) {
 	for name, l := range r.DefaultLatency {
 		fmt.Fprintf(w, "search_code %s over MCP on %s, default arguments: p50 %.2f ms, p90 %.2f ms (%d calls; target p50 <= 5 ms)\n", name, r.LatencyModule, float64(l.P50)/1e6, float64(l.P90)/1e6, l.N)
 	}
+	for name, e := range r.AfterEdit {
+		fmt.Fprintf(w, "search_code %s after an edit of %s, the snapshot amended: the first p50 %.2f ms, p90 %.2f ms; the next p50 %.2f ms (%d edits)\n",
+			name, e.File, float64(e.First.P50)/1e6, float64(e.First.P90)/1e6, float64(e.Next.P50)/1e6, e.First.N)
+	}
 }

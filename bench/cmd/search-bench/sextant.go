@@ -124,6 +124,18 @@ func startServer(ctx context.Context, bin, db, dir string) (*server, error) {
 
 func (s *server) close() { s.sess.Close() }
 
+// call calls tool with args, for its effect, and fails on a tool error.
+func (s *server) call(ctx context.Context, tool string, args map[string]any) error {
+	r, err := s.sess.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err == nil && r.IsError {
+		err = fmt.Errorf("%s: tool error %v", tool, r.Content)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %v: %s", tool, err, harness.Tail(s.stderr.String()))
+	}
+	return nil
+}
+
 // ask asks search_code q with limit and budget searchBudget, or as an
 // agent calls it (limit 5, budget 2,000) when limit is 0, and returns
 // its answer and how long the call took. A question with no searchable
