@@ -33,9 +33,9 @@ func (r *reader) SearchText(ctx context.Context, q graph.TextQuery) ([]graph.Tex
 			continue
 		}
 		snap := p.snapshot
-		ix, err := r.text.Index(ctx, p.name, snap, func(ctx context.Context, add func(textindex.Row)) error {
+		ix, err := r.text.Index(ctx, p.name, snap, textindex.Loader{All: func(ctx context.Context, add func(textindex.Row)) error {
 			return loadText(ctx, r, snap, add)
-		})
+		}})
 		if err != nil {
 			return nil, err
 		}

@@ -246,6 +246,9 @@ func (w *amendWriter) removeRows(ctx context.Context, files, pkgs []string, impl
 			if err := exec("symbols", `DELETE FROM symbols WHERE id IN `+placeholders(hi-lo), ids[lo:hi]...); err != nil {
 				return nil, err
 			}
+			for _, id := range ids[lo:hi] {
+				w.removedSyms = append(w.removedSyms, id.(int64))
+			}
 		}
 		if impls {
 			// Either side of a pair may be one of the symbols; the new

@@ -29,8 +29,13 @@ func (r *reader) SearchText(ctx context.Context, q graph.TextQuery) ([]graph.Tex
 	ixs := make([]*textindex.Index, len(pins))
 	for i, p := range pins {
 		data := p.snapshot
-		ixs[i], err = r.text.Index(ctx, p.name, p.revision, func(ctx context.Context, add func(textindex.Row)) error {
-			return loadText(ctx, r, data, add)
+		ixs[i], err = r.text.Index(ctx, p.name, p.revision, textindex.Loader{
+			All: func(ctx context.Context, add func(textindex.Row)) error {
+				return loadText(ctx, r, data, add, "")
+			},
+			Range: func(ctx context.Context, lo, hi int64, add func(textindex.Row)) error {
+				return loadText(ctx, r, data, add, " AND s.id >= ? AND s.id < ?", lo, hi)
+			},
 		})
 		if err != nil {
 			return nil, err
@@ -45,11 +50,12 @@ func (r *reader) SearchText(ctx context.Context, q graph.TextQuery) ([]graph.Tex
 	})
 }
 
-// loadText adds the search rows of data set id.
-func loadText(ctx context.Context, r *reader, id int64, add func(textindex.Row)) error {
+// loadText adds the search rows of data set id, those that cond (a
+// condition on s, the symbol, with its arguments) selects.
+func loadText(ctx context.Context, r *reader, id int64, add func(textindex.Row), cond string, args ...any) error {
 	rows, err := r.query(ctx, `SELECT s.id, s.kind, u.path, s.start_line, t.name, t.doc, t.signature, t.body, t.path
 		FROM symbols s JOIN units u ON u.id = s.unit_id JOIN symbol_text t ON t.rowid = s.id
-		WHERE s.snapshot_id = ?`, id)
+		WHERE s.snapshot_id = ?`+cond, append([]any{id}, args...)...)
 	if err != nil {
 		return fmt.Errorf("loading search rows: %w", err)
 	}

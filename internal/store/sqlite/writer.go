@@ -55,6 +55,11 @@ type writer struct {
 	// lock): nextSym is the next one.
 	nextSym       int64
 	symbols, text *batch
+	// An amend's changes to the search rows, for the store's text
+	// indexes (textindex.Cache.Amended): the ids of the rows it removed,
+	// and the first id it allocated.
+	removedSyms []int64
+	firstSym    int64
 	// The search rows of a snapshot to be published first as stage
 	// types, held back until then (see addSymbols).
 	laterText []heldText
@@ -102,6 +107,7 @@ func (w *writer) begin(ctx context.Context) (err error) {
 	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM symbols`).Scan(&w.nextSym); err != nil {
 		return fmt.Errorf("allocating symbol ids: %w", err)
 	}
+	w.firstSym = w.nextSym
 	w.symbols = &batch{head: `INSERT INTO symbols (id, snapshot_id, unit_id, name, lname, qname, kind, exported,
 		test_only, start_line, start_col, end_line, end_col, key, parent, receiver, signature, doc, language) VALUES `, cols: 19}
 	w.text = &batch{head: `INSERT INTO symbol_text (rowid, name, doc, signature, body, path) VALUES `, cols: 6,
@@ -325,6 +331,9 @@ func (w *writer) Publish(ctx context.Context) (graph.Snapshot, error) {
 	w.end()
 	if err != nil {
 		return graph.Snapshot{}, err
+	}
+	if w.amendBase != 0 {
+		w.store.text.Amended(w.repo.Name, w.amendBase, snap.ID, w.removedSyms, w.firstSym, w.nextSym)
 	}
 	_ = w.store.collect(ctx, w.repo.ID) // see the doc comment
 	w.store.releaseMemory()

@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/store/names"
@@ -60,6 +61,8 @@ type Row struct {
 type Index struct {
 	ids    []int64
 	kinds  []graph.Kind
+	paths  []string // what orders the rows, with lines and ids
+	lines  []int32
 	length []uint32 // tokens of each row, all fields
 	tokens int64    // tokens of all rows
 	terms  map[string]int32
@@ -81,7 +84,8 @@ type Builder struct {
 	freq  []uint32         // by term: its weighted count in the row being added
 	order []int32          // the terms of that row, in first-seen order
 	docs  []doc
-	pairs []posting // each doc's terms (in row) and counts, doc after doc
+	pairs []posting         // each doc's terms (in row) and counts, doc after doc
+	paths map[string]string // interned: a file's rows share its path
 }
 
 // doc is a row added: what orders it, and where its terms are in pairs.
@@ -131,34 +135,63 @@ func (bd *Builder) Add(r Row) {
 		bd.freq[t] = 0
 	}
 	bd.order = bd.order[:0]
-	bd.docs = append(bd.docs, doc{id: r.ID, kind: r.Kind, path: r.Path, line: r.Line, length: n, start: start, end: len(bd.pairs)})
+	p, ok := bd.paths[r.Path]
+	if !ok {
+		if bd.paths == nil {
+			bd.paths = map[string]string{}
+		}
+		p = r.Path
+		bd.paths[p] = p
+	}
+	bd.docs = append(bd.docs, doc{id: r.ID, kind: r.Kind, path: p, line: r.Line, length: n, start: start, end: len(bd.pairs)})
 }
 
 // Index returns the index of the rows added; the Builder is not used
 // after it.
 func (bd *Builder) Index() *Index {
-	slices.SortFunc(bd.docs, func(a, b doc) int {
-		return cmp.Or(strings.Compare(a.path, b.path), cmp.Compare(a.line, b.line), cmp.Compare(a.id, b.id))
-	})
-	ix := &Index{
-		ids:    make([]int64, len(bd.docs)),
-		kinds:  make([]graph.Kind, len(bd.docs)),
-		length: make([]uint32, len(bd.docs)),
-		terms:  bd.terms,
-		post:   make([][]posting, len(bd.df)),
-	}
+	bd.sortDocs()
+	ix := newIndex(len(bd.docs), bd.terms, len(bd.df))
 	for t, n := range bd.df {
 		ix.post[t] = make([]posting, 0, n)
 	}
 	for row, d := range bd.docs {
-		ix.ids[row], ix.kinds[row], ix.length[row] = d.id, d.kind, d.length
-		ix.tokens += int64(d.length)
+		ix.setRow(uint32(row), d)
 		for _, p := range bd.pairs[d.start:d.end] {
 			ix.post[p.row] = append(ix.post[p.row], posting{row: uint32(row), freq: p.freq})
 		}
 	}
 	*bd = Builder{}
 	return ix
+}
+
+// sortDocs puts the docs added in the order of an index's rows.
+func (bd *Builder) sortDocs() {
+	slices.SortFunc(bd.docs, func(a, b doc) int { return compareRows(a.path, a.line, a.id, b.path, b.line, b.id) })
+}
+
+// compareRows orders rows by path, line and id.
+func compareRows(pathA string, lineA int, idA int64, pathB string, lineB int, idB int64) int {
+	return cmp.Or(strings.Compare(pathA, pathB), cmp.Compare(lineA, lineB), cmp.Compare(idA, idB))
+}
+
+// newIndex returns an index of rows rows and terms terms, its rows and
+// postings to be filled in.
+func newIndex(rows int, terms map[string]int32, nterms int) *Index {
+	return &Index{
+		ids:    make([]int64, rows),
+		kinds:  make([]graph.Kind, rows),
+		paths:  make([]string, rows),
+		lines:  make([]int32, rows),
+		length: make([]uint32, rows),
+		terms:  terms,
+		post:   make([][]posting, nterms),
+	}
+}
+
+// setRow sets row of ix to what d is, but its terms.
+func (ix *Index) setRow(row uint32, d doc) {
+	ix.ids[row], ix.kinds[row], ix.paths[row], ix.lines[row], ix.length[row] = d.id, d.kind, d.path, int32(d.line), d.length
+	ix.tokens += int64(d.length)
 }
 
 // Hit is a row a search found: the index it is in (its position in the
@@ -235,7 +268,7 @@ func (ix *Index) score(n int, terms []string, idf []float64, avg float64, kinds 
 	score := sc.score[:len(ix.ids)]
 	touched := sc.touched[:0]
 	// Term at a time in the query's order: each row's sum is added up in
-	// the order bm25() adds it, so the scores are the same to the bit.
+	// the order bm25() adds it.
 	for i, term := range terms {
 		t, ok := ix.terms[term]
 		if !ok {
@@ -295,41 +328,85 @@ func before(h, o Hit) bool {
 type Cache struct {
 	init    sync.Once
 	indexes names.Snapshots[cached]
+
+	mu     sync.Mutex
+	deltas map[string][]delta // by repository: its amends, oldest first (see Amended)
+
+	whole, amended atomic.Int64 // indexes made (see Made)
 }
 
+// Made returns how many indexes the Cache made from all of a snapshot's
+// rows, and how many from an index of a snapshot it amends.
+func (c *Cache) Made() (whole, amended int64) { return c.whole.Load(), c.amended.Load() }
+
 type cached struct {
-	once sync.Once
-	ix   *Index
-	err  error
+	once  sync.Once
+	ix    *Index
+	err   error
+	ready atomic.Bool // ix is made
+}
+
+// Loader reads a snapshot's rows for the Cache: All of them, in any
+// order, or (nil when the store cannot) those whose ids are in [lo, hi).
+type Loader struct {
+	All   func(ctx context.Context, add func(Row)) error
+	Range func(ctx context.Context, lo, hi int64, add func(Row)) error
 }
 
 // Index returns the index of snapshot id of repository repo, made on
-// first use (once, however many callers ask at the same time) from the
-// rows load adds, in any order. The rows are made terms as load reads
-// them, on a goroutine of their own.
-func (c *Cache) Index(ctx context.Context, repo string, id int64, load func(ctx context.Context, add func(Row)) error) (*Index, error) {
+// first use (once, however many callers ask at the same time): from the
+// index of a snapshot it amends when the Cache holds one (see Amended),
+// else from all its rows, made terms as load reads them, on a goroutine
+// of their own.
+func (c *Cache) Index(ctx context.Context, repo string, id int64, load Loader) (*Index, error) {
 	c.init.Do(func() { c.indexes.DropOlder = true })
+	if e := c.indexes.Peek(id); e != nil && e.ready.Load() {
+		return e.ix, nil
+	}
+	// Before Get, which drops the older snapshot's index.
+	var base *Index
+	var removed map[int64]bool
+	var ranges [][2]int64
+	if load.Range != nil {
+		base, removed, ranges = c.chain(repo, id)
+	}
 	e := c.indexes.Get(repo, id)
 	e.once.Do(func() {
-		rows := make(chan Row, 256)
-		built := make(chan *Index)
-		go func() {
-			bd := NewBuilder()
-			for r := range rows {
-				bd.Add(r)
+		if base != nil {
+			var rows []Row
+			if rows, e.err = readAdded(ctx, load.Range, ranges); e.err == nil {
+				e.ix = base.amend(removed, rows)
+				c.amended.Add(1)
 			}
-			built <- bd.Index()
-		}()
-		e.err = load(ctx, func(r Row) { rows <- r })
-		close(rows)
-		if ix := <-built; e.err == nil {
-			e.ix = ix
+		} else if e.ix, e.err = build(ctx, load.All); e.err == nil {
+			c.whole.Add(1)
 		}
+		e.ready.Store(e.err == nil)
 	})
 	if e.err != nil {
 		c.indexes.Forget(id, e) // let a later call retry
 	}
 	return e.ix, e.err
+}
+
+// build makes an index of the rows load adds.
+func build(ctx context.Context, load func(ctx context.Context, add func(Row)) error) (*Index, error) {
+	rows := make(chan Row, 256)
+	built := make(chan *Index)
+	go func() {
+		bd := NewBuilder()
+		for r := range rows {
+			bd.Add(r)
+		}
+		built <- bd.Index()
+	}()
+	err := load(ctx, func(r Row) { rows <- r })
+	close(rows)
+	ix := <-built
+	if err != nil {
+		return nil, err
+	}
+	return ix, nil
 }
 
 // Find answers a TextQuery from the indexes of the repositories it

@@ -171,13 +171,13 @@ func TestCache(t *testing.T) {
 			return nil
 		}
 	}
-	if _, err := c.Index(ctx, "a", 2, load(true)); err == nil {
+	if _, err := c.Index(ctx, "a", 2, Loader{All: load(true)}); err == nil {
 		t.Fatal("a failed load gave no error")
 	}
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
-			ix, err := c.Index(ctx, "a", 2, load(false))
+			ix, err := c.Index(ctx, "a", 2, Loader{All: load(false)})
 			if err != nil || len(Search([]*Index{ix}, []string{"config"}, nil, 5)) != 1 {
 				t.Errorf("index of a@2: %v, %v", ix, err)
 			}
@@ -187,9 +187,9 @@ func TestCache(t *testing.T) {
 	if n := loads.Load(); n != 2 {
 		t.Errorf("%d loads for a failed one and 8 concurrent calls; want 2", n)
 	}
-	c.Index(ctx, "a", 3, load(false))
-	c.Index(ctx, "a", 2, load(false))
-	c.Index(ctx, "a", 2, load(false))
+	c.Index(ctx, "a", 3, Loader{All: load(false)})
+	c.Index(ctx, "a", 2, Loader{All: load(false)})
+	c.Index(ctx, "a", 2, Loader{All: load(false)})
 	if n := loads.Load(); n != 5 {
 		t.Errorf("%d loads after a@3 and a@2 twice; want 5 (a@2 no longer kept)", n)
 	}
