@@ -14,34 +14,29 @@ import (
 // from its symbols' word columns on its first search, as the sqlite
 // store ranks them: a question gets the same answer from either store.
 func (r *reader) SearchText(ctx context.Context, q graph.TextQuery) ([]graph.TextHit, error) {
-	for _, k := range q.Kinds {
-		if _, ok := codes.Kind[k]; !ok {
-			return nil, fmt.Errorf("unknown kind %q", k)
-		}
-	}
-	if len(textindex.Terms(q.Words)) == 0 {
-		return nil, nil
-	}
 	if err := r.lock(); err != nil {
 		return nil, err
 	}
 	defer r.mu.Unlock()
-	var pins []pinned
-	var ixs []*textindex.Index
-	for _, p := range r.pins {
-		if len(q.Repositories) > 0 && !containsString(q.Repositories, p.name) {
-			continue
+	var pins []pinned // of the indexes, in their order
+	indexes := func() ([]*textindex.Index, error) {
+		var ixs []*textindex.Index
+		for _, p := range r.pins {
+			if len(q.Repositories) > 0 && !containsString(q.Repositories, p.name) {
+				continue
+			}
+			snap := p.snapshot
+			ix, err := r.text.Index(ctx, p.name, snap, textindex.Loader{All: func(ctx context.Context, add func(textindex.Row)) error {
+				return loadText(ctx, r, snap, add)
+			}})
+			if err != nil {
+				return nil, err
+			}
+			pins, ixs = append(pins, p), append(ixs, ix)
 		}
-		snap := p.snapshot
-		ix, err := r.text.Index(ctx, p.name, snap, textindex.Loader{All: func(ctx context.Context, add func(textindex.Row)) error {
-			return loadText(ctx, r, snap, add)
-		}})
-		if err != nil {
-			return nil, err
-		}
-		pins, ixs = append(pins, p), append(ixs, ix)
+		return ixs, nil
 	}
-	return textindex.Find(q, ixs, func(hits []textindex.Hit) ([]graph.Symbol, error) {
+	return textindex.Find(q, indexes, func(hits []textindex.Hit) ([]graph.Symbol, error) {
 		ids := make([]rowID, len(hits))
 		for i, h := range hits {
 			ids[i] = rowID{snap: pins[h.Index].snapshot, id: int32(h.ID)}

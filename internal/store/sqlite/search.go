@@ -11,37 +11,32 @@ import (
 
 // SearchText implements graph.Reader: BM25 over the search rows of the
 // pinned snapshots, in memory (textindex), each snapshot's index read
-// from symbol_text on its first search. An amend renews the published
-// snapshot id, so an amended snapshot is indexed again.
+// from symbol_text on its first search, or made from the index of the
+// snapshot it amends (see writer.Publish).
 func (r *reader) SearchText(ctx context.Context, q graph.TextQuery) ([]graph.TextHit, error) {
-	for _, k := range q.Kinds {
-		if _, ok := codes.Kind[k]; !ok {
-			return nil, fmt.Errorf("unknown kind %q", k)
-		}
-	}
-	if len(textindex.Terms(q.Words)) == 0 {
-		return nil, nil
-	}
-	pins, err := r.pinnedSnapshots(ctx, q.Repositories)
-	if err != nil {
-		return nil, err
-	}
-	ixs := make([]*textindex.Index, len(pins))
-	for i, p := range pins {
-		data := p.snapshot
-		ixs[i], err = r.text.Index(ctx, p.name, p.revision, textindex.Loader{
-			All: func(ctx context.Context, add func(textindex.Row)) error {
-				return loadText(ctx, r, data, add, "")
-			},
-			Range: func(ctx context.Context, lo, hi int64, add func(textindex.Row)) error {
-				return loadText(ctx, r, data, add, " AND s.id >= ? AND s.id < ?", lo, hi)
-			},
-		})
+	indexes := func() ([]*textindex.Index, error) {
+		pins, err := r.pinnedSnapshots(ctx, q.Repositories)
 		if err != nil {
 			return nil, err
 		}
+		ixs := make([]*textindex.Index, len(pins))
+		for i, p := range pins {
+			data := p.snapshot
+			ixs[i], err = r.text.Index(ctx, p.name, p.revision, textindex.Loader{
+				All: func(ctx context.Context, add func(textindex.Row)) error {
+					return loadText(ctx, r, data, add, "")
+				},
+				Range: func(ctx context.Context, lo, hi int64, add func(textindex.Row)) error {
+					return loadText(ctx, r, data, add, " AND s.id >= ? AND s.id < ?", lo, hi)
+				},
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+		return ixs, nil
 	}
-	return textindex.Find(q, ixs, func(hits []textindex.Hit) ([]graph.Symbol, error) {
+	return textindex.Find(q, indexes, func(hits []textindex.Hit) ([]graph.Symbol, error) {
 		ids := make([]int64, len(hits))
 		for i, h := range hits {
 			ids[i] = h.ID

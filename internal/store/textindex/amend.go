@@ -117,7 +117,7 @@ func (ix *Index) amend(removed map[int64]bool, added []Row) *Index {
 	fresh := make([][]posting, len(bd.df))
 	for j, d := range bd.docs {
 		for _, p := range bd.pairs[d.start:d.end] {
-			fresh[p.row] = append(fresh[p.row], posting{row: newRow[j], freq: p.freq})
+			fresh[p.term] = append(fresh[p.term], posting{row: newRow[j], freq: p.freq})
 		}
 	}
 	for t := range nx.post {

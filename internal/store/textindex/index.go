@@ -76,6 +76,13 @@ type posting struct {
 	freq uint32
 }
 
+// termCount is a term of a row added to a Builder, with its weighted
+// count in the row.
+type termCount struct {
+	term int32
+	freq uint32
+}
+
 // Builder makes an Index from rows added one at a time, in any order.
 type Builder struct {
 	terms map[string]int32
@@ -84,7 +91,7 @@ type Builder struct {
 	freq  []uint32         // by term: its weighted count in the row being added
 	order []int32          // the terms of that row, in first-seen order
 	docs  []doc
-	pairs []posting         // each doc's terms (in row) and counts, doc after doc
+	pairs []termCount       // each doc's terms and counts, doc after doc
 	paths map[string]string // interned: a file's rows share its path
 }
 
@@ -130,7 +137,7 @@ func (bd *Builder) Add(r Row) {
 	}
 	start := len(bd.pairs)
 	for _, t := range bd.order {
-		bd.pairs = append(bd.pairs, posting{row: uint32(t), freq: bd.freq[t]})
+		bd.pairs = append(bd.pairs, termCount{term: t, freq: bd.freq[t]})
 		bd.df[t]++
 		bd.freq[t] = 0
 	}
@@ -157,7 +164,7 @@ func (bd *Builder) Index() *Index {
 	for row, d := range bd.docs {
 		ix.setRow(uint32(row), d)
 		for _, p := range bd.pairs[d.start:d.end] {
-			ix.post[p.row] = append(ix.post[p.row], posting{row: uint32(row), freq: p.freq})
+			ix.post[p.term] = append(ix.post[p.term], posting{row: uint32(row), freq: p.freq})
 		}
 	}
 	*bd = Builder{}
@@ -226,7 +233,7 @@ func Search(ixs []*Index, words []string, kinds []graph.Kind, limit int) []Hit {
 	terms := make([]string, len(words))
 	idf := make([]float64, len(words))
 	for i, w := range words {
-		terms[i] = Stem(w)
+		terms[i] = queryTerm(w)
 		var hit int64
 		for _, ix := range ixs {
 			if t, ok := ix.terms[terms[i]]; ok {
@@ -243,6 +250,20 @@ func Search(ixs []*Index, words []string, kinds []graph.Kind, limit int) []Hit {
 		best = ix.score(n, terms, idf, avg, kinds, limit, best)
 	}
 	return best
+}
+
+// queryTerm is the term of a query's word: the word tokenized as the
+// rows are (folded: "Café" is "cafe") and stemmed. A word the tokenizer
+// splits (a letter joined by a mark it does not count as a diacritic)
+// is its first token.
+func queryTerm(w string) string {
+	term, first := "", true
+	Words(w, func(tok string) {
+		if first {
+			term, first = Stem(tok), false
+		}
+	})
+	return term
 }
 
 // scratch is a score per row and the rows scored, reused between
@@ -410,15 +431,29 @@ func build(ctx context.Context, load func(ctx context.Context, add func(Row)) er
 }
 
 // Find answers a TextQuery from the indexes of the repositories it
-// searches, in the order of their names: the best rows, each loaded by
-// symbols (which returns the symbols of the hits, in their order). The
-// limit is the query's, 100 when it sets none.
-func Find(q graph.TextQuery, ixs []*Index, symbols func([]Hit) ([]graph.Symbol, error)) ([]graph.TextHit, error) {
+// searches, in the order of their names (which indexes reads, once the
+// query is known to be one): the best rows, each loaded by symbols
+// (which returns the symbols of the hits, in their order). The limit is
+// the query's, 100 when it sets none; an unknown kind is an error.
+func Find(q graph.TextQuery, indexes func() ([]*Index, error), symbols func([]Hit) ([]graph.Symbol, error)) ([]graph.TextHit, error) {
+	for _, k := range q.Kinds {
+		if _, ok := graph.ParseKind(string(k)); !ok {
+			return nil, fmt.Errorf("unknown kind %q", k)
+		}
+	}
+	terms := Terms(q.Words)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	ixs, err := indexes()
+	if err != nil {
+		return nil, err
+	}
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 100
 	}
-	hits := Search(ixs, Terms(q.Words), q.Kinds, limit)
+	hits := Search(ixs, terms, q.Kinds, limit)
 	if len(hits) == 0 {
 		return nil, nil
 	}

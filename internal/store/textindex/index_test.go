@@ -194,3 +194,37 @@ func TestCache(t *testing.T) {
 		t.Errorf("%d loads after a@3 and a@2 twice; want 5 (a@2 no longer kept)", n)
 	}
 }
+
+// TestFind: a query's words are tokenized as the rows are, so a word
+// with a diacritic finds the row that holds it folded; an unknown kind
+// is an error before any index is read; no words read none either.
+func TestFind(t *testing.T) {
+	bd := NewBuilder()
+	bd.Add(Row{ID: 7, Kind: graph.KindFunc, Fields: [Fields]string{"café", "", "", "", ""}})
+	bd.Add(Row{ID: 8, Kind: graph.KindFunc, Fields: [Fields]string{"tea", "", "", "", ""}})
+	ix := bd.Index()
+	read := 0
+	indexes := func() ([]*Index, error) { read++; return []*Index{ix}, nil }
+	symbols := func(hits []Hit) ([]graph.Symbol, error) {
+		out := make([]graph.Symbol, len(hits))
+		for i, h := range hits {
+			out[i] = graph.Symbol{Name: fmt.Sprint(h.ID)}
+		}
+		return out, nil
+	}
+	for _, w := range []string{"Café", "cafe", "CAFÉS"} {
+		hits, err := Find(graph.TextQuery{Words: []string{w}}, indexes, symbols)
+		if err != nil || len(hits) != 1 || hits[0].Symbol.Name != "7" {
+			t.Errorf("Find(%q) = %v, %v; want row 7", w, hits, err)
+		}
+	}
+	if _, err := Find(graph.TextQuery{Words: []string{"tea"}, Kinds: []graph.Kind{"widget"}}, indexes, symbols); err == nil {
+		t.Error("an unknown kind gave no error")
+	}
+	if hits, err := Find(graph.TextQuery{Words: []string{"-"}}, indexes, symbols); err != nil || hits != nil {
+		t.Errorf("no words: %v, %v", hits, err)
+	}
+	if read != 3 {
+		t.Errorf("indexes read %d times; want 3, for the three questions with words and known kinds", read)
+	}
+}
