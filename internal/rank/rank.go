@@ -18,8 +18,9 @@ import (
 	"github.com/sextant-dev/sextant/internal/session"
 )
 
-// refPool is how many of the best hits get their references counted.
-const refPool = 40
+// RefPool is how many of the best hits get their references counted and
+// their deprecation weighed.
+const RefPool = 40
 
 // stopWords are question words that say nothing about the code.
 var stopWords = map[string]bool{}
@@ -116,6 +117,37 @@ func kindWeight(k graph.Kind) float64 {
 	return 0.6 // fields
 }
 
+// The features a hit is ranked by, each the log of a factor of its score.
+const (
+	fText       = iota // its full-text (BM25) score
+	fKind              // kindWeight
+	fAPI               // public API, test code (apiWeight)
+	fName              // how much of its name the question says, and its package (nameBoost, namesPackage)
+	fCover             // how much of the question its name, doc summary and signature say (coverageBoost)
+	fResult            // whether it returns what the question asks for (resultBoost)
+	fUses              // how often it is referenced (of the best RefPool only)
+	fDeprecated        // whether it or its package is deprecated (of the best RefPool only)
+	nFeatures
+)
+
+// featureNames name the features in a trace.
+var featureNames = [nFeatures]string{"text", "kind", "api", "name", "cover", "result", "uses", "deprecated"}
+
+// weights are the features' weights: a hit's score is the exponential
+// of their weighted sum, the product of its factors each raised to its
+// weight.
+var weights = [nFeatures]float64{1, 1, 1, 1, 1, 1, 1, 1}
+
+type features [nFeatures]float64
+
+func (f *features) score() float64 {
+	s := 0.0
+	for i, x := range f {
+		s += weights[i] * x
+	}
+	return math.Exp(s)
+}
+
 // Hits re-scores full-text hits with what BM25 does not see: the
 // symbol's kind, whether it is public API, how much of the question its
 // name, doc summary and results say, whether the question names its
@@ -128,6 +160,7 @@ func Hits(ctx context.Context, v *session.View, hits []graph.TextHit, concepts [
 	initials := b.String()
 	caches := map[string]*wordsCache{}
 	var out []graph.TextHit
+	var fs []features
 	for _, h := range hits {
 		if h.Symbol.TestOnly && !includeTests {
 			continue
@@ -139,25 +172,51 @@ func Hits(ctx context.Context, v *session.View, hits []graph.TextHit, concepts [
 			caches[repo] = c
 		}
 		sw := c.of(h.Symbol)
-		h.Score *= hitWeight(h.Symbol, sw, concepts, initials)
+		f := hitFeatures(h, sw, concepts, initials)
+		h.Score = f.score()
 		out = append(out, h)
+		fs = append(fs, f)
 	}
-	sortHits(out)
-	best := out[:min(len(out), refPool)]
+	sortWith(out, fs)
+	pool := RefPool
+	if tracing() {
+		pool = len(out) // every hit's features for the trace
+	}
+	best := out[:min(len(out), pool)]
 	uses, err := useCounts(ctx, v, best, caches)
 	for i := range best {
 		sym := &out[i].Symbol
 		if err == nil {
-			out[i].Score *= 1 + 0.15*math.Log1p(float64(uses[sym.Key]))
+			fs[i][fUses] = math.Log1p(0.15 * math.Log1p(float64(uses[sym.Key])))
 		}
 		// What its doc or its package's doc calls deprecated is kept for
 		// old callers; a question is after what to use now.
 		if caches[sym.Repository].packageDeprecated(ctx, v, sym) || deprecated(sym.Doc) {
-			out[i].Score *= 0.5
+			fs[i][fDeprecated] = math.Log(0.5)
+		}
+		if i < RefPool {
+			out[i].Score = fs[i].score()
 		}
 	}
-	sortHits(out)
+	trace(concepts, out, fs)
+	sortWith(out, fs)
 	return out
+}
+
+// sortWith sorts hits best first, and their features with them.
+func sortWith(hs []graph.TextHit, fs []features) {
+	idx := make([]int, len(hs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return hitLess(hs[idx[i]], hs[idx[j]]) })
+	h2 := make([]graph.TextHit, len(hs))
+	f2 := make([]features, len(fs))
+	for i, k := range idx {
+		h2[i], f2[i] = hs[k], fs[k]
+	}
+	copy(hs, h2)
+	copy(fs, f2)
 }
 
 // useCounts returns how often each of hits is referenced, tests
@@ -329,42 +388,47 @@ func bounded[V any](m map[string]V) map[string]V {
 	return m
 }
 
-// hitWeight is the factor Hits applies to a hit's full-text score
-// before counting references.
-func hitWeight(sym graph.Symbol, sw *symWords, concepts []Concept, initials string) float64 {
-	w := kindWeight(sym.Kind)
+// hitFeatures returns a hit's features but its uses and deprecation,
+// which Hits weighs for the best hits only.
+func hitFeatures(h graph.TextHit, sw *symWords, concepts []Concept, initials string) features {
+	var f features
+	sym := h.Symbol
+	f[fText] = math.Log(max(h.Score, 1e-9))
+	f[fKind] = math.Log(kindWeight(sym.Kind))
 	// Public API (exported, outside internal/) over what only its own
 	// module may use.
+	api := 1.0
 	switch {
 	case sym.Exported && !isInternal(sym.PackagePath):
-		w *= 1.5
+		api = 1.5
 	case sym.Exported:
-		w *= 1.2
+		api = 1.2
 	}
 	if sym.TestOnly {
-		w *= 0.5
+		api *= 0.5
 	}
+	f[fAPI] = math.Log(api)
 	name := nameBoost(sw, concepts)
 	if namesPackage(sym.PackageName, concepts, initials) {
 		name += 0.3
 	}
-	return w * name * coverageBoost(sw, concepts) * resultBoost(sw, concepts)
+	f[fName] = math.Log(name)
+	f[fCover] = math.Log(coverageBoost(sw, concepts))
+	f[fResult] = math.Log(resultBoost(sw, concepts))
+	return f
 }
 
-func sortHits(hs []graph.TextHit) {
-	sort.SliceStable(hs, func(i, j int) bool {
-		a, b := hs[i], hs[j]
-		if a.Score != b.Score {
-			return a.Score > b.Score
-		}
-		if a.Symbol.Repository != b.Symbol.Repository {
-			return a.Symbol.Repository < b.Symbol.Repository
-		}
-		if a.Symbol.Path != b.Symbol.Path {
-			return a.Symbol.Path < b.Symbol.Path
-		}
-		return a.Symbol.StartLine < b.Symbol.StartLine
-	})
+func hitLess(a, b graph.TextHit) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	if a.Symbol.Repository != b.Symbol.Repository {
+		return a.Symbol.Repository < b.Symbol.Repository
+	}
+	if a.Symbol.Path != b.Symbol.Path {
+		return a.Symbol.Path < b.Symbol.Path
+	}
+	return a.Symbol.StartLine < b.Symbol.StartLine
 }
 
 // nameBoost favours symbols the question names: the share of the words of

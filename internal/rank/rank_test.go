@@ -1,6 +1,8 @@
 package rank
 
 import (
+	"bytes"
+	"encoding/json"
 	"slices"
 	"testing"
 
@@ -144,6 +146,37 @@ func TestIrregularFirst(t *testing.T) {
 		}
 		if !sameWord(form, verb) || !sameWord(verb, form) {
 			t.Errorf("sameWord(%q, %q) = false", form, verb)
+		}
+	}
+}
+
+// TestTrace: a ranking's trace line names its question as TraceKey does
+// and holds every hit's features in FeatureNames' order.
+func TestTrace(t *testing.T) {
+	const q = "look up a flag by its name"
+	_, concepts := Question(q)
+	hits := []graph.TextHit{
+		{Symbol: graph.Symbol{PackagePath: "p", QualifiedName: "FlagSet.Lookup"}, Score: 3},
+		{Symbol: graph.Symbol{PackagePath: "p", QualifiedName: "Lookup"}, Score: 2},
+	}
+	fs := []features{{1, 2, 3, 4, 5, 6, 7, 8}, {8, 7, 6, 5, 4, 3, 2, 1}}
+	var b bytes.Buffer
+	if err := writeTrace(&b, concepts, hits, fs); err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(b.Bytes(), []byte("\n")); n != 1 {
+		t.Fatalf("%d lines, want 1:\n%s", n, b.String())
+	}
+	var line TraceLine
+	if err := json.Unmarshal(b.Bytes(), &line); err != nil {
+		t.Fatal(err)
+	}
+	if line.Question != TraceKey(q) || !slices.Equal(line.Features, FeatureNames()) || len(line.Hits) != 2 {
+		t.Fatalf("line %+v", line)
+	}
+	for i, h := range line.Hits {
+		if h.QualifiedName != hits[i].Symbol.QualifiedName || !slices.Equal(h.Features, fs[i][:]) {
+			t.Errorf("hit %d: %+v, want %s with %v", i, h, hits[i].Symbol.QualifiedName, fs[i])
 		}
 	}
 }
