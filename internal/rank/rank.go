@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/sextant-dev/sextant/internal/graph"
 	"github.com/sextant-dev/sextant/internal/session"
@@ -100,7 +101,70 @@ func Question(q string) ([]string, []Concept) {
 			}
 		}
 	}
+	// Two words of the question written apart may be one word in code
+	// ("multi-line" and Multiline, "look up" and Lookup): the pair joined
+	// is searched for too, and is a form of both words' concepts.
+	// "not decoded" is Undecoded in code: a word after "not" is searched
+	// for with "un" before it too, a form of its concept.
+	for _, pair := range compounds(q) {
+		a, aok := index[pair[0]]
+		b, bok := index[pair[1]]
+		joined := pair[0] + pair[1]
+		if pair[0] == "not" {
+			aok, joined = true, "un"+pair[1]
+			a = b
+		}
+		if !aok || !bok {
+			continue
+		}
+		concepts[a].forms = append(concepts[a].forms, joined)
+		if b != a {
+			concepts[b].forms = append(concepts[b].forms, joined)
+		}
+		if !seen[joined] {
+			seen[joined] = true
+			words = append(words, joined)
+		}
+	}
 	return words, concepts
+}
+
+// phrasal are verbs of two words that code writes as one (Lookup,
+// Setup, Shutdown).
+var phrasal = map[[2]string]bool{}
+
+func init() {
+	for _, p := range strings.Split("look up,set up,shut down,log in,log out,sign in,sign up,back up,clean up,tear down,start up,roll back,fall back,call back,check out,write back,read back", ",") {
+		a, b, _ := strings.Cut(p, " ")
+		phrasal[[2]string{a, b}] = true
+	}
+}
+
+// compounds returns the pairs of words a question writes apart that may
+// be one word in code: lower-case words joined by a hyphen, and the
+// phrasal verbs. Other neighbours are not joined: "string value" is two
+// words there, not the type stringValue.
+func compounds(q string) [][2]string {
+	var out [][2]string
+	fields := strings.Fields(q)
+	for i, f := range fields {
+		f = strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		if x, y, ok := strings.Cut(f, "-"); ok && lowerWord(x) && lowerWord(y) {
+			out = append(out, [2]string{x, y})
+		}
+		if i+1 < len(fields) {
+			next := strings.TrimRight(fields[i+1], ",.;:!?")
+			if pair := [2]string{f, next}; phrasal[pair] || f == "not" && lowerWord(next) {
+				out = append(out, pair)
+			}
+		}
+	}
+	return out
+}
+
+// lowerWord reports whether s is a word of lower-case letters.
+func lowerWord(s string) bool {
+	return s != "" && strings.IndexFunc(s, func(r rune) bool { return !unicode.IsLower(r) }) < 0
 }
 
 // kindWeight scales a hit by its kind: declarations an agent reads (funcs,

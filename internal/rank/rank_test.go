@@ -150,6 +150,51 @@ func TestIrregularFirst(t *testing.T) {
 	}
 }
 
+// TestQuestionCompounds: words a question writes apart that code writes
+// as one are searched for joined, as a form of both words' concepts;
+// other neighbours are not joined.
+func TestQuestionCompounds(t *testing.T) {
+	for _, tc := range []struct {
+		question string
+		joined   string // searched for, a form of the concepts of from
+		from     []string
+	}{
+		{"look up a flag by its name", "lookup", []string{"look", "up"}},
+		{"lex a multi-line string", "multiline", []string{"multi", "line"}},
+		{"shut down the server", "shutdown", []string{"shut", "down"}},
+		{"keys that were not decoded into the value", "undecoded", []string{"decoded"}},
+	} {
+		words, concepts := Question(tc.question)
+		if !slices.Contains(words, tc.joined) {
+			t.Errorf("%q: words %q, want %q among them", tc.question, words, tc.joined)
+		}
+		for _, c := range concepts {
+			if slices.Contains(tc.from, c.forms[0]) != slices.Contains(c.forms, tc.joined) {
+				t.Errorf("%q: concept %q has forms %q; want %q among them only for %q", tc.question, c.forms[0], c.forms, tc.joined, tc.from)
+			}
+		}
+	}
+	for _, q := range []string{"get the string value of a flag", "lexer state for the top level", "Not Decoded", "look"} {
+		words, _ := Question(q)
+		if n := len(words); n != len(unjoined(q)) {
+			t.Errorf("%q: words %q; want no word joined", q, words)
+		}
+	}
+}
+
+// unjoined is the question's words as Question finds them without joining
+// any: each non-stop word once, with synonyms.
+func unjoined(q string) []string {
+	var out []string
+	for _, w := range graph.SearchWords(q) {
+		if !stopWords[w] && !slices.Contains(out, w) {
+			out = append(out, w)
+			out = append(out, synonyms[w]...)
+		}
+	}
+	return out
+}
+
 // TestTrace: a ranking's trace line names its question as TraceKey does
 // and holds every hit's features in FeatureNames' order.
 func TestTrace(t *testing.T) {
