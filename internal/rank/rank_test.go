@@ -3,6 +3,7 @@ package rank
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"slices"
 	"testing"
 
@@ -193,6 +194,21 @@ func unjoined(q string) []string {
 		}
 	}
 	return out
+}
+
+// TestKindWeight: the kind's fitted weight ranks a function above a
+// field its full-text score matches, by kindWeight cubed.
+func TestKindWeight(t *testing.T) {
+	_, concepts := Question("retry policy")
+	score := func(k graph.Kind) float64 {
+		sym := graph.Symbol{Name: "Policy", QualifiedName: "Client.Policy", Kind: k, Exported: true, PackagePath: "example.com/retry"}
+		f := hitFeatures(graph.TextHit{Symbol: sym, Score: 10}, deriveWords(sym), concepts, "rp")
+		return f.score()
+	}
+	fn, field := score(graph.KindFunc), score(graph.KindField)
+	if want := math.Pow(1/0.6, 3); math.Abs(fn/field-want) > 1e-9 {
+		t.Errorf("function %v, field %v: ratio %v, want %v", fn, field, fn/field, want)
+	}
 }
 
 // TestTrace: a ranking's trace line names its question as TraceKey does
