@@ -102,24 +102,25 @@ func Question(q string) ([]string, []Concept) {
 		}
 	}
 	// Two words of the question written apart may be one word in code
-	// ("multi-line" and Multiline, "look up" and Lookup): the pair joined
-	// is searched for too, and is a form of both words' concepts.
-	// "not decoded" is Undecoded in code: a word after "not" is searched
-	// for with "un" before it too, a form of its concept.
+	// ("multi-line" and Multiline, "look up" and Lookup), and "not
+	// decoded" is Undecoded: the word joined is searched for too, a form
+	// of the concepts of the words it joins.
+pairs:
 	for _, pair := range compounds(q) {
-		a, aok := index[pair[0]]
-		b, bok := index[pair[1]]
-		joined := pair[0] + pair[1]
+		joined, of := pair[0]+pair[1], pair[:]
 		if pair[0] == "not" {
-			aok, joined = true, "un"+pair[1]
-			a = b
+			joined, of = "un"+pair[1], pair[1:]
 		}
-		if !aok || !bok {
-			continue
+		var at []int
+		for _, w := range of {
+			i, ok := index[w]
+			if !ok {
+				continue pairs // a stop word, or "return"
+			}
+			at = append(at, i)
 		}
-		concepts[a].forms = append(concepts[a].forms, joined)
-		if b != a {
-			concepts[b].forms = append(concepts[b].forms, joined)
+		for _, i := range at {
+			concepts[i].forms = append(concepts[i].forms, joined)
 		}
 		if !seen[joined] {
 			seen[joined] = true
@@ -141,9 +142,9 @@ func init() {
 }
 
 // compounds returns the pairs of words a question writes apart that may
-// be one word in code: lower-case words joined by a hyphen, and the
-// phrasal verbs. Other neighbours are not joined: "string value" is two
-// words there, not the type stringValue.
+// be one word in code: lower-case words joined by a hyphen, the phrasal
+// verbs, and "not" with the word after it. Other neighbours are not
+// joined: "string value" is two words there, not the type stringValue.
 func compounds(q string) [][2]string {
 	var out [][2]string
 	fields := strings.Fields(q)
@@ -185,7 +186,7 @@ func kindWeight(k graph.Kind) float64 {
 const (
 	fText       = iota // its full-text (BM25) score
 	fKind              // kindWeight
-	fAPI               // public API, test code (apiWeight)
+	fAPI               // public API (exported, outside internal/), test code
 	fName              // how much of its name the question says, and its package (nameBoost, namesPackage)
 	fCover             // how much of the question its name, doc summary and signature say (coverageBoost)
 	fResult            // whether it returns what the question asks for (resultBoost)
