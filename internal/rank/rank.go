@@ -149,13 +149,14 @@ func compounds(q string) [][2]string {
 	var out [][2]string
 	fields := strings.Fields(q)
 	for i, f := range fields {
-		f = strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		fields[i] = strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	}
+	for i, f := range fields {
 		if x, y, ok := strings.Cut(f, "-"); ok && lowerWord(x) && lowerWord(y) {
 			out = append(out, [2]string{x, y})
 		}
 		if i+1 < len(fields) {
-			next := strings.TrimRight(fields[i+1], ",.;:!?")
-			if pair := [2]string{f, next}; phrasal[pair] || f == "not" && lowerWord(next) {
+			if pair := [2]string{f, fields[i+1]}; phrasal[pair] || f == "not" && lowerWord(pair[1]) {
 				out = append(out, pair)
 			}
 		}
@@ -231,8 +232,7 @@ func Hits(ctx context.Context, v *session.View, hits []graph.TextHit, concepts [
 	}
 	initials := b.String()
 	caches := map[string]*wordsCache{}
-	var out []graph.TextHit
-	var fs []features
+	var all []scored
 	for _, h := range hits {
 		if h.Symbol.TestOnly && !includeTests {
 			continue
@@ -243,52 +243,47 @@ func Hits(ctx context.Context, v *session.View, hits []graph.TextHit, concepts [
 			c = wordsCacheOf(ctx, v, repo)
 			caches[repo] = c
 		}
-		sw := c.of(h.Symbol)
-		f := hitFeatures(h, sw, concepts, initials)
+		f := hitFeatures(h, c.of(h.Symbol), concepts, initials)
 		h.Score = f.score()
-		out = append(out, h)
-		fs = append(fs, f)
+		all = append(all, scored{h, f})
 	}
-	sortWith(out, fs)
+	sort.SliceStable(all, func(i, j int) bool { return hitLess(all[i].hit, all[j].hit) })
 	pool := RefPool
 	if tracing() {
-		pool = len(out) // every hit's features for the trace
+		pool = len(all) // every hit's features for the trace
 	}
-	best := out[:min(len(out), pool)]
+	best := make([]graph.TextHit, min(len(all), pool))
+	for i := range best {
+		best[i] = all[i].hit
+	}
 	uses, err := useCounts(ctx, v, best, caches)
 	for i := range best {
-		sym := &out[i].Symbol
+		sym, f := &all[i].hit.Symbol, &all[i].f
 		if err == nil {
-			fs[i][fUses] = math.Log1p(0.15 * math.Log1p(float64(uses[sym.Key])))
+			f[fUses] = math.Log1p(0.15 * math.Log1p(float64(uses[sym.Key])))
 		}
 		// What its doc or its package's doc calls deprecated is kept for
 		// old callers; a question is after what to use now.
 		if caches[sym.Repository].packageDeprecated(ctx, v, sym) || deprecated(sym.Doc) {
-			fs[i][fDeprecated] = math.Log(0.5)
+			f[fDeprecated] = math.Log(0.5)
 		}
 		if i < RefPool {
-			out[i].Score = fs[i].score()
+			all[i].hit.Score = f.score()
 		}
 	}
-	trace(concepts, out, fs)
-	sortWith(out, fs)
+	trace(concepts, all)
+	out := make([]graph.TextHit, len(all))
+	for i := range all {
+		out[i] = all[i].hit
+	}
+	sort.SliceStable(out, func(i, j int) bool { return hitLess(out[i], out[j]) })
 	return out
 }
 
-// sortWith sorts hits best first, and their features with them.
-func sortWith(hs []graph.TextHit, fs []features) {
-	idx := make([]int, len(hs))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(i, j int) bool { return hitLess(hs[idx[i]], hs[idx[j]]) })
-	h2 := make([]graph.TextHit, len(hs))
-	f2 := make([]features, len(fs))
-	for i, k := range idx {
-		h2[i], f2[i] = hs[k], fs[k]
-	}
-	copy(hs, h2)
-	copy(fs, f2)
+// scored is a hit with its features.
+type scored struct {
+	hit graph.TextHit
+	f   features
 }
 
 // useCounts returns how often each of hits is referenced, tests

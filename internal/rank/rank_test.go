@@ -222,7 +222,7 @@ func TestTrace(t *testing.T) {
 	}
 	fs := []features{{1, 2, 3, 4, 5, 6, 7, 8}, {8, 7, 6, 5, 4, 3, 2, 1}}
 	var b bytes.Buffer
-	if err := writeTrace(&b, concepts, hits, fs); err != nil {
+	if err := writeTrace(&b, concepts, []scored{{hits[0], fs[0]}, {hits[1], fs[1]}}); err != nil {
 		t.Fatal(err)
 	}
 	if n := bytes.Count(b.Bytes(), []byte("\n")); n != 1 {

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/sextant-dev/sextant/internal/graph"
 )
 
 // A trace of the ranking: with SEXTANT_RANK_TRACE naming a file, every
@@ -62,23 +60,23 @@ func conceptKey(concepts []Concept) string {
 }
 
 // trace appends a ranking's line to the trace file, if there is one.
-func trace(concepts []Concept, hits []graph.TextHit, fs []features) {
+func trace(concepts []Concept, hits []scored) {
 	f := traceFile()
 	if f == nil {
 		return
 	}
 	traceMu.Lock()
 	defer traceMu.Unlock()
-	if err := writeTrace(f, concepts, hits, fs); err != nil {
+	if err := writeTrace(f, concepts, hits); err != nil {
 		fmt.Fprintf(os.Stderr, "sextant: SEXTANT_RANK_TRACE: %v\n", err)
 	}
 }
 
 // writeTrace writes a ranking's TraceLine to w, one line of JSON.
-func writeTrace(w io.Writer, concepts []Concept, hits []graph.TextHit, fs []features) error {
+func writeTrace(w io.Writer, concepts []Concept, hits []scored) error {
 	line := TraceLine{Question: conceptKey(concepts), Features: FeatureNames(), Hits: make([]TraceHit, len(hits))}
 	for i, h := range hits {
-		line.Hits[i] = TraceHit{Package: h.Symbol.PackagePath, QualifiedName: h.Symbol.QualifiedName, Features: slices.Clone(fs[i][:])}
+		line.Hits[i] = TraceHit{Package: h.hit.Symbol.PackagePath, QualifiedName: h.hit.Symbol.QualifiedName, Features: slices.Clone(h.f[:])}
 	}
 	b, err := json.Marshal(line)
 	if err != nil {
