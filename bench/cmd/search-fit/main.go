@@ -8,6 +8,7 @@
 // weights given, those fitted, and each module ranked by the weights
 // fitted on the others: what a fit is worth on a module it did not see.
 //
+//	rm -f /tmp/trace.jsonl
 //	SEXTANT_RANK_TRACE=/tmp/trace.jsonl go run ./bench/cmd/search-bench -binaries new=BIN -set tuning -per-module 0 -out /tmp/tuning.json
 //	go run ./bench/cmd/search-fit -results /tmp/tuning.json -trace /tmp/trace.jsonl
 //
@@ -188,7 +189,8 @@ type result struct {
 	} `json:"modules"`
 }
 
-// load joins the questions of the set's modules to their trace lines.
+// load joins the questions of the set's modules to their trace lines:
+// the trace of the run that wrote the result file, in a file of its own.
 func load(results, tracePath, set string) ([]question, error) {
 	data, err := os.ReadFile(results)
 	if err != nil {
@@ -203,7 +205,13 @@ func load(results, tracePath, set string) ([]question, error) {
 		return nil, err
 	}
 	defer f.Close()
-	lines := map[string]rank.TraceLine{}
+	// A key may name several questions ("the TOML data in to the pointer
+	// v" and "TOML data in to the pointer v" are alike without their stop
+	// words), each asked with its own answer masked: the questions of a
+	// key take its lines in the order search-bench asked them, which is
+	// the result file's. Other lines (the warm-up question, -latency's)
+	// are left over.
+	lines := map[string][]rank.TraceLine{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
@@ -214,7 +222,7 @@ func load(results, tracePath, set string) ([]question, error) {
 		if !slices.Equal(l.Features, rank.FeatureNames()) {
 			return nil, fmt.Errorf("%s: features %v, this build ranks by %v", tracePath, l.Features, rank.FeatureNames())
 		}
-		lines[l.Question] = l // the last asking of a question
+		lines[l.Question] = append(lines[l.Question], l)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
@@ -222,13 +230,17 @@ func load(results, tracePath, set string) ([]question, error) {
 	var qs []question
 	missing := 0
 	for _, m := range r.Modules {
-		if m.Set != set {
-			continue
-		}
 		for _, q := range m.Questions {
-			l, ok := lines[rank.TraceKey(q.Question)]
-			if !ok {
-				missing++
+			key := rank.TraceKey(q.Question)
+			if len(lines[key]) == 0 {
+				if m.Set == set {
+					missing++
+				}
+				continue
+			}
+			l := lines[key][0]
+			lines[key] = lines[key][1:]
+			if m.Set != set {
 				continue
 			}
 			c := question{module: m.Module, kind: q.Kind}

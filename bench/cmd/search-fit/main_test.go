@@ -150,3 +150,38 @@ func TestLoadAndFit(t *testing.T) {
 		t.Error("measured: no error for a question the trace lacks")
 	}
 }
+
+// TestLoadAlike: questions alike without their stop words share a trace
+// key; each takes its own line, in the order they were asked.
+func TestLoadAlike(t *testing.T) {
+	dir := t.TempDir()
+	res := `{"modules":[{"module":"a@v1","set":"tuning","questions":[
+		{"kind":"generated","question":"the data in to the pointer v","package":"p","answer":"Decode"},
+		{"kind":"generated","question":"data in to the pointer v","package":"p","answer":"Decoder.Decode"}]}]}`
+	results := filepath.Join(dir, "results.json")
+	os.WriteFile(results, []byte(res), 0o644)
+	if rank.TraceKey("the data in to the pointer v") != rank.TraceKey("data in to the pointer v") {
+		t.Fatal("the two questions' keys differ; the test needs them alike")
+	}
+	var trace []byte
+	for _, answer := range []string{"Decode", "Decoder.Decode"} {
+		line := rank.TraceLine{Question: rank.TraceKey("data in to the pointer v"), Features: rank.FeatureNames(), Hits: []rank.TraceHit{
+			{Package: "p", QualifiedName: answer, Features: feature(t, map[string]float64{"text": 2})},
+			{Package: "p", QualifiedName: "Other", Features: feature(t, map[string]float64{"text": 1})},
+		}}
+		b, _ := json.Marshal(line)
+		trace = append(append(trace, b...), '\n')
+	}
+	tracePath := filepath.Join(dir, "trace.jsonl")
+	os.WriteFile(tracePath, trace, 0o644)
+	qs, err := load(results, tracePath, "tuning")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := weights(rank.FeatureNames(), "")
+	for i, q := range qs {
+		if r := rankOf(q, w); r != 1 {
+			t.Errorf("question %d: rank %d, want 1 (its own line, which ranks its answer first)", i, r)
+		}
+	}
+}
