@@ -118,19 +118,16 @@ func TestLoadAndFit(t *testing.T) {
 	results := filepath.Join(dir, "results.json")
 	os.WriteFile(results, data, 0o644)
 	// In each trace line the answer wins on kind and loses on text.
-	var trace []byte
+	var lines []rank.TraceLine
 	for _, mod := range res.Modules[:2] {
 		for _, qq := range mod.Questions {
-			line := rank.TraceLine{Question: rank.TraceKey(qq.Question), Features: rank.FeatureNames(), Hits: []rank.TraceHit{
+			lines = append(lines, rank.TraceLine{Question: rank.TraceKey(qq.Question), Features: rank.FeatureNames(), Hits: []rank.TraceHit{
 				{Package: "p", QualifiedName: "Other", Features: feature(t, map[string]float64{"text": 2})},
 				{Package: "p", QualifiedName: qq.Answer, Features: feature(t, map[string]float64{"text": 1, "kind": 1.5})},
-			}}
-			b, _ := json.Marshal(line)
-			trace = append(append(trace, b...), '\n')
+			}})
 		}
 	}
-	tracePath := filepath.Join(dir, "trace.jsonl")
-	os.WriteFile(tracePath, trace, 0o644)
+	tracePath := writeTraceFile(t, dir, lines)
 	qs, err := load(results, tracePath, "tuning")
 	if err != nil {
 		t.Fatal(err)
@@ -163,17 +160,14 @@ func TestLoadAlike(t *testing.T) {
 	if rank.TraceKey("the data in to the pointer v") != rank.TraceKey("data in to the pointer v") {
 		t.Fatal("the two questions' keys differ; the test needs them alike")
 	}
-	var trace []byte
+	var lines []rank.TraceLine
 	for _, answer := range []string{"Decode", "Decoder.Decode"} {
-		line := rank.TraceLine{Question: rank.TraceKey("data in to the pointer v"), Features: rank.FeatureNames(), Hits: []rank.TraceHit{
+		lines = append(lines, rank.TraceLine{Question: rank.TraceKey("data in to the pointer v"), Features: rank.FeatureNames(), Hits: []rank.TraceHit{
 			{Package: "p", QualifiedName: answer, Features: feature(t, map[string]float64{"text": 2})},
 			{Package: "p", QualifiedName: "Other", Features: feature(t, map[string]float64{"text": 1})},
-		}}
-		b, _ := json.Marshal(line)
-		trace = append(append(trace, b...), '\n')
+		}})
 	}
-	tracePath := filepath.Join(dir, "trace.jsonl")
-	os.WriteFile(tracePath, trace, 0o644)
+	tracePath := writeTraceFile(t, dir, lines)
 	qs, err := load(results, tracePath, "tuning")
 	if err != nil {
 		t.Fatal(err)
@@ -184,4 +178,22 @@ func TestLoadAlike(t *testing.T) {
 			t.Errorf("question %d: rank %d, want 1 (its own line, which ranks its answer first)", i, r)
 		}
 	}
+}
+
+// writeTraceFile writes lines as a trace in dir and returns its path.
+func writeTraceFile(t *testing.T, dir string, lines []rank.TraceLine) string {
+	t.Helper()
+	var trace []byte
+	for _, l := range lines {
+		b, err := json.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		trace = append(append(trace, b...), '\n')
+	}
+	path := filepath.Join(dir, "trace.jsonl")
+	if err := os.WriteFile(path, trace, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
