@@ -65,8 +65,8 @@ type options struct {
 
 func main() {
 	o := options{Flags: harness.NewFlags("scip-bench")}
-	flag.StringVar(&o.ts, "ts", "", "git checkout of "+tsCorpus.Repo+" at "+tsCorpus.Commit+" (required)")
-	flag.StringVar(&o.py, "py", "", "git checkout of "+pyCorpus.Repo+" at "+pyCorpus.Commit+" (required)")
+	flag.StringVar(&o.ts, "ts", "", "git checkout of "+harness.Zod.Repo+" at "+harness.Zod.Commit+" (required)")
+	flag.StringVar(&o.py, "py", "", "git checkout of "+harness.Click.Repo+" at "+harness.Click.Commit+" (required)")
 	flag.StringVar(&o.goDir, "go", "", "Go repository of the latency comparison (default: this module's tree at HEAD, from git archive)")
 	flag.StringVar(&o.nodeBin, "node-bin", "", "directory holding scip-typescript, scip-python, typescript-language-server and pyright-langserver (default e2e/lsp/node_modules/.bin)")
 	flag.IntVar(&o.symbols, "symbols", 48, "symbols of each language compared with its language server")
@@ -124,9 +124,9 @@ func run(ctx context.Context, env harness.Env, o options) error {
 	res.Tools = toolVersions(bin)
 	res.Machine.LoadAvgStart = harness.LoadAvg()
 	for _, c := range []struct {
-		corpus pinned
+		corpus harness.Pinned
 		dir    string
-	}{{tsCorpus, o.ts}, {pyCorpus, o.py}} {
+	}{{harness.Zod, o.ts}, {harness.Click, o.py}} {
 		if o.Skips(c.corpus.Language) {
 			continue
 		}
@@ -150,8 +150,8 @@ func run(ctx context.Context, env harness.Env, o options) error {
 }
 
 // runLanguage is every part of the run on one corpus.
-func runLanguage(ctx context.Context, o options, sextant, work string, c pinned, dir string) (*languageResult, error) {
-	corpusRoot, files, err := c.check(ctx, dir)
+func runLanguage(ctx context.Context, o options, sextant, work string, c harness.Pinned, dir string) (*languageResult, error) {
+	corpusRoot, files, err := c.Check(ctx, dir)
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ type results struct {
 // languageResult is every figure of one corpus.
 type languageResult struct {
 	Language    string               `json:"language"`
-	Corpus      pinned               `json:"corpus"`
+	Corpus      harness.Pinned       `json:"corpus"`
 	Dir         string               `json:"dir"`
 	SourceFiles int                  `json:"source_files"`
 	Summary     harness.IndexSummary `json:"summary"`

@@ -77,7 +77,7 @@ func newCorpus(dir string, syms []graph.Symbol) (*corpus, error) {
 		if s.StartLine >= 1 && s.EndLine <= len(lines) && s.StartLine <= s.EndLine {
 			src = strings.Join(lines[s.StartLine-1:s.EndLine], "\n")
 		}
-		d := doc{pkg: s.PackagePath, qn: s.QualifiedName, key: s.Key, docText: strings.ToLower(s.Doc), source: src,
+		d := doc{pkg: s.PackagePath, qn: s.QualifiedName, key: s.Key, docText: strings.ToLower(s.Doc), source: withoutDoc(src, s.Doc),
 			nameTerms: graph.SearchWords(s.QualifiedName), docTerms: graph.SearchWords(s.Doc)}
 		c.byKey[s.Key] = len(c.docs)
 		c.docs = append(c.docs, d)
@@ -98,6 +98,30 @@ func newCorpus(dir string, syms []graph.Symbol) (*corpus, error) {
 		c.total += n
 	}
 	return c, nil
+}
+
+// withoutDoc returns a declaration's source without the lines of its
+// doc comment, which a Python docstring puts inside the declaration: the
+// lines whose text, without indentation and quotes, is a line of doc.
+// grepRank counts the doc comment apart, so that it can mask it.
+func withoutDoc(src, doc string) string {
+	docLines := map[string]bool{}
+	for l := range strings.Lines(strings.ToLower(doc)) {
+		if l = strings.TrimSpace(l); l != "" {
+			docLines[l] = true
+		}
+	}
+	if len(docLines) == 0 {
+		return src
+	}
+	var b strings.Builder
+	for l := range strings.Lines(src) {
+		if docLines[strings.TrimSpace(strings.Trim(strings.TrimSpace(l), `"'`))] {
+			continue
+		}
+		b.WriteString(l)
+	}
+	return b.String()
 }
 
 // queryWords are a question's words, lower-cased, without stop words,

@@ -41,26 +41,41 @@ import (
 type module struct {
 	Module string `json:"module"`
 	Set    string `json:"set"` // "tuning" or "measured"
+	// Pinned is a TypeScript or Python corpus, a git checkout given
+	// with -ts or -py; nil for a Go module, which the module proxy serves.
+	Pinned *harness.Pinned `json:"pinned,omitempty"`
+}
+
+// language is the module's language, as the summary groups them.
+func (m module) language() string {
+	if m.Pinned != nil {
+		return m.Pinned.Language
+	}
+	return "go"
 }
 
 // modules are the corpora, pinned. A ranking may be tuned on the tuning
 // set only; the figures are the measured set's.
 var modules = []module{
-	{"github.com/spf13/cobra@v1.10.2", "tuning"},
-	{"github.com/spf13/pflag@v1.0.6", "tuning"},
-	{"github.com/BurntSushi/toml@v1.4.0", "tuning"},
-	{"github.com/gorilla/mux@v1.8.1", "tuning"},
-	{"github.com/hashicorp/go-retryablehttp@v0.7.7", "measured"},
-	{"github.com/go-chi/chi/v5@v5.2.1", "measured"},
-	{"github.com/sirupsen/logrus@v1.9.3", "measured"},
-	{"github.com/urfave/cli/v2@v2.27.5", "measured"},
-	{"github.com/gin-gonic/gin@v1.10.0", "measured"},
-	{"github.com/fsnotify/fsnotify@v1.8.0", "measured"},
+	{"github.com/spf13/cobra@v1.10.2", "tuning", nil},
+	{"github.com/spf13/pflag@v1.0.6", "tuning", nil},
+	{"github.com/BurntSushi/toml@v1.4.0", "tuning", nil},
+	{"github.com/gorilla/mux@v1.8.1", "tuning", nil},
+	{"github.com/hashicorp/go-retryablehttp@v0.7.7", "measured", nil},
+	{"github.com/go-chi/chi/v5@v5.2.1", "measured", nil},
+	{"github.com/sirupsen/logrus@v1.9.3", "measured", nil},
+	{"github.com/urfave/cli/v2@v2.27.5", "measured", nil},
+	{"github.com/gin-gonic/gin@v1.10.0", "measured", nil},
+	{"github.com/fsnotify/fsnotify@v1.8.0", "measured", nil},
+	// TypeScript and Python, measured alone: nothing was tuned on them.
+	{"github.com/colinhacks/zod@" + harness.Zod.Tag, "measured", &harness.Zod},
+	{"github.com/pallets/click@" + harness.Click.Tag, "measured", &harness.Click},
 }
 
 type options struct {
 	*harness.Flags
 	set       string
+	ts, py    string // checkouts of the pinned TypeScript and Python corpora
 	perModule int
 	limit     int
 	latency   string
@@ -73,6 +88,8 @@ func main() {
 	o.SeedFlag("seed of the sample of generated questions")
 	o.BinariesFlag("sextant binaries to compare, NAME=PATH,... (default: ./cmd/sextant of this checkout, as \"current\")")
 	flag.StringVar(&o.set, "set", "measured", "modules to ask about: measured, tuning, all, or one module path")
+	flag.StringVar(&o.ts, "ts", "", "git checkout of "+harness.Zod.Repo+" at "+harness.Zod.Commit+" (its module is skipped without it)")
+	flag.StringVar(&o.py, "py", "", "git checkout of "+harness.Click.Repo+" at "+harness.Click.Commit+" (its module is skipped without it)")
 	flag.IntVar(&o.perModule, "per-module", 150, "at most this many generated questions per module (a seeded sample)")
 	flag.IntVar(&o.limit, "limit", 20, "results asked of each method; a miss beyond it counts 0 in MRR")
 	flag.StringVar(&o.latency, "latency", "", "also time search_code over MCP with its default arguments on this module (MODULE@VERSION; prometheus for the target), its generated questions unmasked, and the first search after each of ten edits")
@@ -145,6 +162,10 @@ func run(ctx context.Context, env harness.Env, o options) error {
 		if o.set != "all" && m.Set != o.set && !strings.HasPrefix(m.Module, o.set+"@") {
 			continue
 		}
+		if m.Pinned != nil && o.checkout(m) == "" {
+			harness.Logf("%s: skipped, no checkout given (-ts or -py)", m.Module)
+			continue
+		}
 		mr, err := runModule(ctx, env, o, m, bins, latencies)
 		if err != nil {
 			return fmt.Errorf("%s: %w", m.Module, err)
@@ -200,13 +221,7 @@ func methodNames(bins []harness.Binary) []string {
 // questions and asks each of every method.
 func runModule(ctx context.Context, env harness.Env, o options, m module, bins []harness.Binary, latencies map[string][]time.Duration) (*moduleResult, error) {
 	name := harness.ModuleName(m.Module)
-	dir := filepath.Join(env.Work, "corpus", name)
-	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
-		if dir, err = harness.FetchModule(ctx, m.Module, env.Work); err != nil {
-			return nil, err
-		}
-	}
-	dir, err := filepath.EvalSymlinks(dir)
+	dir, err := o.corpus(ctx, env, m)
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +253,7 @@ func runModule(ctx context.Context, env harness.Env, o options, m module, bins [
 		return nil, err
 	}
 	gen, eligible := generate(syms, o.perModule, o.Seed)
-	qs := append(gen, writtenFor(m.Module)...)
+	qs := append(gen, writtenFor(m)...)
 	if err := checkAnswers(qs, syms); err != nil {
 		return nil, err
 	}
@@ -262,6 +277,34 @@ func runModule(ctx context.Context, env harness.Env, o options, m module, bins [
 		latencies[b.Name] = append(latencies[b.Name], took...)
 	}
 	return mr, nil
+}
+
+// checkout is the git checkout given for a pinned module.
+func (o options) checkout(m module) string {
+	if m.Pinned == nil {
+		return ""
+	}
+	if m.Pinned.Language == "typescript" {
+		return o.ts
+	}
+	return o.py
+}
+
+// corpus returns the directory of a module's source, symlinks resolved:
+// a Go module fetched through the module proxy into the work directory
+// (once, with -keep), or the root of a pinned corpus's checkout, checked.
+func (o options) corpus(ctx context.Context, env harness.Env, m module) (string, error) {
+	if m.Pinned != nil {
+		root, _, err := m.Pinned.Check(ctx, o.checkout(m))
+		return root, err
+	}
+	dir := filepath.Join(env.Work, "corpus", harness.ModuleName(m.Module))
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		if dir, err = harness.FetchModule(ctx, m.Module, env.Work); err != nil {
+			return "", err
+		}
+	}
+	return filepath.EvalSymlinks(dir)
 }
 
 // defaultLatency times search_code over MCP as an agent calls it (the
@@ -394,8 +437,12 @@ func checkAnswers(qs []question, syms []graph.Symbol) error {
 			return fmt.Errorf("question %q: no answer %s.%s in the index", q.Question, q.Package, q.Answer)
 		}
 		for _, a := range q.Also {
-			if !slices.ContainsFunc(syms, func(s graph.Symbol) bool { return s.PackagePath == q.Package && s.QualifiedName == a }) {
-				return fmt.Errorf("question %q: no answer %s.%s in the index", q.Question, q.Package, a)
+			pkg, qn, ok := strings.Cut(a, "#")
+			if !ok {
+				pkg, qn = q.Package, a
+			}
+			if !slices.ContainsFunc(syms, func(s graph.Symbol) bool { return s.PackagePath == pkg && s.QualifiedName == qn }) {
+				return fmt.Errorf("question %q: no answer %s.%s in the index", q.Question, pkg, qn)
 			}
 		}
 	}

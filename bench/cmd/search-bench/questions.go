@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/sextant-dev/sextant/bench/internal/harness"
 	"github.com/sextant-dev/sextant/internal/graph"
 )
 
@@ -17,7 +18,7 @@ type question struct {
 	Question string   `json:"question"`
 	Package  string   `json:"package"`
 	Answer   string   `json:"answer"`         // qualified name
-	Also     []string `json:"also,omitempty"` // other answers that count (written questions)
+	Also     []string `json:"also,omitempty"` // other answers that count (written questions; PKG#QN in another package)
 	// Key is the answer's stable key (generated questions): its doc
 	// comment is masked while the question is asked.
 	Key string `json:"key,omitempty"`
@@ -131,5 +132,5 @@ func firstSentence(doc string) string {
 // matches reports whether a result (package path, qualified name) is
 // q's answer.
 func (q question) matches(pkg, qn string) bool {
-	return pkg == q.Package && (qn == q.Answer || slices.Contains(q.Also, qn))
+	return harness.AnswerMatches(q.Package, q.Answer, q.Also, pkg, qn)
 }

@@ -42,17 +42,24 @@ func (s *score) finish() {
 }
 
 // summaryKeys are the groups of questions reported: per set, generated
-// and written alone and together.
-func summaryKeys(set, kind string) []string {
+// and written alone and together; Go modules as SET/KIND, the others per
+// language as SET/LANGUAGE/KIND.
+func summaryKeys(set, lang, kind string) []string {
+	if lang != "go" {
+		set += "/" + lang
+	}
 	return []string{set + "/" + kind, set + "/all"}
 }
+
+// summarySets are the sets of summaryKeys, in the order reported.
+var summarySets = []string{"measured", "measured/typescript", "measured/python", "tuning"}
 
 // summarize scores each method on each group of questions.
 func summarize(mods []moduleResult, methods []string) map[string]map[string]*score {
 	out := map[string]map[string]*score{}
 	for _, m := range mods {
 		for _, q := range m.Questions {
-			for _, k := range summaryKeys(m.Set, q.Kind) {
+			for _, k := range summaryKeys(m.Set, m.language(), q.Kind) {
 				if out[k] == nil {
 					out[k] = map[string]*score{}
 				}
@@ -75,13 +82,13 @@ func summarize(mods []moduleResult, methods []string) map[string]map[string]*sco
 
 // report prints the summary as a table per group.
 func report(w io.Writer, r *results, methods []string) {
-	for _, set := range []string{"measured", "tuning"} {
+	for _, set := range summarySets {
 		for _, kind := range []string{"generated", "written", "all"} {
 			g := r.Summary[set+"/"+kind]
 			if g == nil {
 				continue
 			}
-			fmt.Fprintf(w, "\n%s modules, %s questions (%d)\n", set, kind, g[methods[0]].Questions)
+			fmt.Fprintf(w, "\n%s, %s questions (%d)\n", set, kind, g[methods[0]].Questions)
 			fmt.Fprintf(w, "%-28s %12s %12s %6s\n", "method", "top-1", "top-5", "MRR")
 			for _, m := range methods {
 				s := g[m]

@@ -30,9 +30,7 @@ const (
 // (any of them counts), separated by "|". They were written from the
 // code, not from search_code's answers, and before any ranking change
 // was measured on them.
-var written = []struct {
-	pkg, question, answers string
-}{
+var written = []writtenQuestion{
 	{cobra, "add a sub command to a command", "Command.AddCommand"},
 	{cobra, "mark a flag as required", "Command.MarkFlagRequired|MarkFlagRequired"},
 	{cobra, "accept exactly n positional args", "ExactArgs"},
@@ -191,13 +189,24 @@ var written = []struct {
 	{fsnotif, "convert an inotify mask into an event", "inotify.newEvent"},
 }
 
-// writtenFor returns the written questions about module (MODULE@VERSION):
-// those of its packages.
-func writtenFor(module string) []question {
-	modPath, _, _ := strings.Cut(module, "@")
+// writtenQuestion is a written question: the package of its answers,
+// the question, and the answers' qualified names separated by "|" (a
+// PKG#QN in another package).
+type writtenQuestion struct {
+	pkg, question, answers string
+}
+
+// writtenFor returns the written questions about m: those of its
+// packages, or of its repository for a pinned corpus.
+func writtenFor(m module) []question {
+	ws := written
+	if m.Pinned != nil {
+		ws = writtenPinned[m.Pinned.Repo]
+	}
+	modPath, _, _ := strings.Cut(m.Module, "@")
 	var out []question
-	for _, w := range written {
-		if w.pkg != modPath && !strings.HasPrefix(w.pkg, modPath+"/") {
+	for _, w := range ws {
+		if m.Pinned == nil && w.pkg != modPath && !strings.HasPrefix(w.pkg, modPath+"/") {
 			continue
 		}
 		answers := strings.Split(w.answers, "|")

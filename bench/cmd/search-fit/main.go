@@ -29,6 +29,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sextant-dev/sextant/bench/internal/harness"
 	"github.com/sextant-dev/sextant/internal/rank"
 )
 
@@ -247,7 +248,7 @@ func load(results, tracePath, set string) ([]question, error) {
 			for _, h := range l.Hits {
 				c.features = append(c.features, h.Features)
 				c.names = append(c.names, h.Package+"\x00"+h.QualifiedName)
-				c.answer = append(c.answer, h.Package == q.Package && (h.QualifiedName == q.Answer || slices.Contains(q.Also, h.QualifiedName)))
+				c.answer = append(c.answer, harness.AnswerMatches(q.Package, q.Answer, q.Also, h.Package, h.QualifiedName))
 			}
 			qs = append(qs, c)
 		}
