@@ -183,6 +183,7 @@ type def struct {
 	testOnly bool
 	spans    bool   // rng is the declaration's enclosing range, not its name
 	sig      string // the signature read from the source, when the indexer's says too little
+	fn       bool   // a script's variable whose value is a function (functionValue)
 
 	key  string
 	kind graph.Kind
@@ -542,6 +543,13 @@ func (im *importer) document(d *scip.Document) {
 			df.parsed = field
 		}
 		df.sig = mendedSignature(df, lines, hasSpan)
+		// A variable's declaration encloses the calls in its function's
+		// body only with a span: a class's property has none.
+		if ds := parsed.Descriptors; script && hasSpan && len(ds) > 0 && ds[len(ds)-1].Suffix == scip.SuffixTerm &&
+			(len(ds) == 1 || ds[len(ds)-2].Suffix != scip.SuffixType) {
+			name := ds[len(ds)-1].Name
+			df.fn = functionValue(declarator(rawSpan(lines, rng), name), name)
+		}
 		im.defs[o.Symbol] = df
 		im.order = append(im.order, df)
 		if hasSpan && member(parsed) {
@@ -919,6 +927,9 @@ func kindOf(d *def, parentKind func(string) graph.Kind) (graph.Kind, bool) {
 	case scip.SuffixTerm:
 		if len(ds) >= 2 && ds[len(ds)-2].Suffix == scip.SuffixType {
 			return graph.KindField, true
+		}
+		if d.fn {
+			return graph.KindFunc, true
 		}
 		if strings.HasPrefix(sig, "const ") {
 			return graph.KindConst, true

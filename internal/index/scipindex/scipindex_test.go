@@ -260,6 +260,11 @@ export function run(): number {
 
 export let counter = 0;
 export function bump() { counter = counter + 1; }
+
+export const double = (n: number): number => total([new Square(n)]) * 2;
+export const twice = async function (f: () => number) { return f() + f(); };
+export const area: (s: Square) => number = pick(0);
+function pick(_n: number) { return (s: Square) => s.area(); }
 `
 
 // TestImportTypeScript indexes a TypeScript project, in a directory of
@@ -295,6 +300,12 @@ func TestImportTypeScript(t *testing.T) {
 		{"run", "func", "web/src/main.ts", "function run(): number", "", 3, 1},
 		{"counter", "var", "web/src/main.ts", "var counter: number", "", 8, 12},
 		{"deep", "var", "web/src/é/deep.ts", "var deep: 1", "", 1, 14},
+		// A const whose value is an arrow function or a function
+		// expression is a function; one whose value a call returns is
+		// not, whatever its type.
+		{"double", "func", "web/src/main.ts", "var double: (n: number) => number", "", 11, 14},
+		{"twice", "func", "web/src/main.ts", "var twice: (f: () => number) => Promise<number>", "", 12, 14},
+		{"area", "var", "web/src/main.ts", "var area: (s: Square) => number", "", 13, 14},
 		// A parameter property is a field of its class.
 		{"Square.s", "field", "web/src/shapes.ts", "(property) s: number", "", 5, 23},
 	} {
@@ -315,11 +326,15 @@ func TestImportTypeScript(t *testing.T) {
 		t.Errorf("Square.s: parent %s, name %q, want Square's field s", s.Parent, s.Name)
 	}
 	check(t, "uses of Square.s", im.refs(t, "Square.s"), []string{"web/src/shapes.ts:6:32 read Square.area", "web/src/shapes.ts:6:41 read Square.area"})
-	check(t, "uses of total", im.refs(t, "total"), []string{"web/src/main.ts:1:18 import ", "web/src/main.ts:5:10 call run"})
+	check(t, "uses of total", im.refs(t, "total"), []string{"web/src/main.ts:1:18 import ", "web/src/main.ts:5:10 call run", "web/src/main.ts:11:46 call double"})
 	check(t, "uses of Shape.area", im.refs(t, "Shape.area"), []string{"web/src/shapes.ts:12:34 call total"})
 	check(t, "uses of counter", im.refs(t, "counter"), []string{"web/src/main.ts:9:26 write bump", "web/src/main.ts:9:36 read bump"})
 	check(t, "callees of total", im.callees(t, "total"), []string{"Square.area candidate"})
 	check(t, "callees of run", im.callees(t, "run"), []string{"Square.area exact", "Square.constructor exact", "total exact"})
+	check(t, "callees of double", im.callees(t, "double"), []string{"Square.constructor exact", "total exact"})
+	check(t, "callees of pick", im.callees(t, "pick"), []string{"Square.area exact"})
+	// What area's initializer calls runs as the module loads.
+	check(t, "uses of pick", im.refs(t, "pick"), []string{"web/src/main.ts:13:44 call "})
 	pkgs, err := im.r.Packages(context.Background(), im.repo)
 	if err != nil {
 		t.Fatal(err)
