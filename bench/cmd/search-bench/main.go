@@ -41,8 +41,8 @@ import (
 type module struct {
 	Module string `json:"module"`
 	Set    string `json:"set"` // "tuning" or "measured"
-	// Pinned is a TypeScript or Python corpus, a git checkout given
-	// with -ts or -py; nil for a Go module, which the module proxy serves.
+	// Pinned is a TypeScript or Python corpus, a git checkout under
+	// -checkouts; nil for a Go module, which the module proxy serves.
 	Pinned *harness.Pinned `json:"pinned,omitempty"`
 }
 
@@ -67,7 +67,9 @@ var modules = []module{
 	{"github.com/urfave/cli/v2@v2.27.5", "measured", nil},
 	{"github.com/gin-gonic/gin@v1.10.0", "measured", nil},
 	{"github.com/fsnotify/fsnotify@v1.8.0", "measured", nil},
-	// TypeScript and Python, measured alone: nothing was tuned on them.
+	// TypeScript and Python, each language summarized alone.
+	{"github.com/honojs/hono@" + harness.Hono.Tag, "tuning", &harness.Hono},
+	{"github.com/psf/requests@" + harness.Requests.Tag, "tuning", &harness.Requests},
 	{"github.com/colinhacks/zod@" + harness.Zod.Tag, "measured", &harness.Zod},
 	{"github.com/pallets/click@" + harness.Click.Tag, "measured", &harness.Click},
 }
@@ -75,7 +77,7 @@ var modules = []module{
 type options struct {
 	*harness.Flags
 	set       string
-	ts, py    string // checkouts of the pinned TypeScript and Python corpora
+	checkouts string // the directory of the pinned TypeScript and Python corpora's checkouts
 	perModule int
 	limit     int
 	latency   string
@@ -88,8 +90,7 @@ func main() {
 	o.SeedFlag("seed of the sample of generated questions")
 	o.BinariesFlag("sextant binaries to compare, NAME=PATH,... (default: ./cmd/sextant of this checkout, as \"current\")")
 	flag.StringVar(&o.set, "set", "measured", "modules to ask about: measured, tuning, all, or one module path")
-	flag.StringVar(&o.ts, "ts", "", "git checkout of "+harness.Zod.Repo+" at "+harness.Zod.Commit+" (its module is skipped without it)")
-	flag.StringVar(&o.py, "py", "", "git checkout of "+harness.Click.Repo+" at "+harness.Click.Commit+" (its module is skipped without it)")
+	flag.StringVar(&o.checkouts, "checkouts", "", "directory of git checkouts of the TypeScript and Python corpora, each named as its repository's last element, at its pinned commit (see bench/README.md); a corpus without one is skipped")
 	flag.IntVar(&o.perModule, "per-module", 150, "at most this many generated questions per module (a seeded sample)")
 	flag.IntVar(&o.limit, "limit", 20, "results asked of each method; a miss beyond it counts 0 in MRR")
 	flag.StringVar(&o.latency, "latency", "", "also time search_code over MCP with its default arguments on this module (MODULE@VERSION; prometheus for the target), its generated questions unmasked, and the first search after each of ten edits")
@@ -163,7 +164,7 @@ func run(ctx context.Context, env harness.Env, o options) error {
 			continue
 		}
 		if m.Pinned != nil && o.checkout(m) == "" {
-			harness.Logf("%s: skipped, no checkout given (-ts or -py)", m.Module)
+			harness.Logf("%s: skipped, no checkout of it under -checkouts", m.Module)
 			continue
 		}
 		mr, err := runModule(ctx, env, o, m, bins, latencies)
@@ -279,15 +280,17 @@ func runModule(ctx context.Context, env harness.Env, o options, m module, bins [
 	return mr, nil
 }
 
-// checkout is the git checkout given for a pinned module.
+// checkout is the git checkout of a pinned module under -checkouts, ""
+// when there is none.
 func (o options) checkout(m module) string {
-	if m.Pinned == nil {
+	if m.Pinned == nil || o.checkouts == "" {
 		return ""
 	}
-	if m.Pinned.Language == "typescript" {
-		return o.ts
+	dir := filepath.Join(o.checkouts, m.Pinned.Name())
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+		return ""
 	}
-	return o.py
+	return dir
 }
 
 // corpus returns the directory of a module's source, symlinks resolved:

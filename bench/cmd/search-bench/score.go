@@ -52,7 +52,7 @@ func summaryKeys(set, lang, kind string) []string {
 }
 
 // summarySets are the sets of summaryKeys, in the order reported.
-var summarySets = []string{"measured", "measured/typescript", "measured/python", "tuning"}
+var summarySets = []string{"measured", "measured/typescript", "measured/python", "tuning", "tuning/typescript", "tuning/python"}
 
 // summarize scores each method on each group of questions.
 func summarize(mods []moduleResult, methods []string) map[string]map[string]*score {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -37,7 +38,18 @@ var (
 	// (each example a project of its own, indexed by its own run).
 	Click = Pinned{Language: "python", Repo: "github.com/pallets/click", Commit: "8b19813f2bfca99f1018a587a8cf54fc959f2e5d", Tag: "8.5.0",
 		Root: ".", Ext: ".py", MinFiles: 50}
+	// Hono is hono whole: the library (its middleware and helpers mostly
+	// functions held by consts), its tests, benchmarks and runtime tests,
+	// fourteen tsconfig.json projects.
+	Hono = Pinned{Language: "typescript", Repo: "github.com/honojs/hono", Commit: "0293343dbf8f0bca52b210a98bcef31cc61395ee", Tag: "v4.13.3",
+		Root: ".", Ext: ".ts", MinFiles: 300}
+	// Requests is requests whole: the package, its tests and docs.
+	Requests = Pinned{Language: "python", Repo: "github.com/psf/requests", Commit: "6e83187b8feb273ed4c6cdab5efd8d54901dfab3", Tag: "v2.34.2",
+		Root: ".", Ext: ".py", MinFiles: 30}
 )
+
+// Name is the corpus's name: its repository's last element.
+func (c Pinned) Name() string { return path.Base(c.Repo) }
 
 // Check verifies that dir is a git checkout of the corpus at its commit
 // with no tracked file changed, and returns the root to index (absolute,
