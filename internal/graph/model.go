@@ -203,6 +203,9 @@ type File struct {
 	Ignored   bool // excluded by build constraints for this platform; syntax only
 }
 
+// MaxText bounds a Symbol's Text, in bytes.
+const MaxText = 4096
+
 // Symbol is one declared name. Lines are 1-based; columns are 1-based and
 // count Unicode characters. QualifiedName is Name for package-level
 // declarations, Type.Method for methods, Type.Field for fields and
@@ -233,8 +236,8 @@ type Symbol struct {
 	EndCol        int
 	// Text is extra words for full-text search (search_code): the string
 	// literals and comments inside a function's body, a value's literal
-	// initialiser. The indexer fills it and writers index it; readers do
-	// not return it.
+	// initialiser, at most MaxText bytes. The indexer fills it and writers
+	// index it; readers do not return it.
 	Text string
 	// Layer says where the row came from when it was read through an
 	// overlay of a local working copy on a shared graph

@@ -273,9 +273,6 @@ func (fs *fileSyms) funcDecl(ps []*pending, d *ast.FuncDecl, inits map[bool]int)
 	return append(ps, p)
 }
 
-// maxBodyText bounds the search words kept for one declaration.
-const maxBodyText = 4096
-
 // bodyText collects the words search_code finds a declaration by beyond
 // its name, doc and signature: the string literals of node (its body or
 // initialiser), the comments between from and to, and the names it uses
@@ -284,7 +281,7 @@ const maxBodyText = 4096
 // function that copies it into io.Discard. Names of its own package are
 // left out: they are the package's own vocabulary, which its names and
 // docs already say, and in every body they would drown the rest.
-// Literals come first, names last; the total is cut at maxBodyText bytes.
+// Literals come first, names last; the total is cut at graph.MaxText bytes.
 func (fs *fileSyms) bodyText(from, to token.Pos, node ast.Node) string {
 	var b strings.Builder
 	add := func(s string) bool {
@@ -292,7 +289,7 @@ func (fs *fileSyms) bodyText(from, to token.Pos, node ast.Node) string {
 		if s == "" {
 			return true
 		}
-		if b.Len()+len(s)+1 > maxBodyText {
+		if b.Len()+len(s)+1 > graph.MaxText {
 			return false
 		}
 		b.WriteString(s)
@@ -327,7 +324,7 @@ func (fs *fileSyms) bodyText(from, to token.Pos, node ast.Node) string {
 	}
 	if node != nil && !full {
 		for _, name := range fs.foreignNames(node) {
-			if b.Len()+len(name)+1 > maxBodyText {
+			if b.Len()+len(name)+1 > graph.MaxText {
 				break
 			}
 			b.WriteString(name)

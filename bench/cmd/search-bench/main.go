@@ -12,12 +12,16 @@
 //
 // The modules are split into a tuning set, on which a ranking may be
 // tuned, and a measured set, which alone is reported as the figure.
+// Beside the Go modules, which the module proxy serves, TypeScript and
+// Python corpora pinned at a commit (harness.Pinned: hono and requests
+// to tune on, zod and click measured) are read from git checkouts under
+// -checkouts, and each language is summarized alone.
 // Every method answers the same questions in one run: grep (the
 // question's words, declarations ranked by hits), plain BM25 over names
 // and doc comments, and search_code of each sextant binary given (each
 // over MCP on its own index).
 //
-//	go run ./bench/cmd/search-bench [-binaries today=PATH,new=PATH] [-set measured|tuning|all] [-per-module 150]
+//	go run ./bench/cmd/search-bench [-binaries today=PATH,new=PATH] [-set measured|tuning|all] [-per-module 150] [-checkouts DIR]
 package main
 
 import (

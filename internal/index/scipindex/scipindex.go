@@ -184,6 +184,7 @@ type def struct {
 	spans    bool   // rng is the declaration's enclosing range, not its name
 	sig      string // the signature read from the source, when the indexer's says too little
 	fn       bool   // a script's variable whose value is a function (functionValue)
+	text     string // a function's or variable's string literals and comments (bodyText)
 
 	key  string
 	kind graph.Kind
@@ -480,6 +481,7 @@ func (im *importer) document(d *scip.Document) {
 	script := lang == "typescript" || lang == "javascript"
 	var typeDefs []scip.Occurrence // a script's type definitions
 	var spans []*def               // the document's definitions with a declaration range
+	var bodied []*def              // its functions and variables with one, whose text bodyText reads
 	for _, o := range d.Occurrences {
 		if !o.Definition() || o.Symbol == "" || scip.IsLocalSymbol(o.Symbol) {
 			continue
@@ -548,7 +550,10 @@ func (im *importer) document(d *scip.Document) {
 		if ds := parsed.Descriptors; script && hasSpan && len(ds) > 0 && ds[len(ds)-1].Suffix == scip.SuffixTerm &&
 			(len(ds) == 1 || ds[len(ds)-2].Suffix != scip.SuffixType) {
 			name := ds[len(ds)-1].Name
-			df.fn = functionValue(declarator(rawSpan(lines, rng), name), name)
+			df.fn = functionValue(declarator(rawSpan(lines, rng, 4*maxAliasSignature), name), name)
+		}
+		if ds := parsed.Descriptors; hasSpan && len(ds) > 0 && (ds[len(ds)-1].Suffix == scip.SuffixMethod || ds[len(ds)-1].Suffix == scip.SuffixTerm) {
+			bodied = append(bodied, df)
 		}
 		im.defs[o.Symbol] = df
 		im.order = append(im.order, df)
@@ -603,6 +608,17 @@ func (im *importer) document(d *scip.Document) {
 			tokens = tokenizeTS(lines.lines, jsxFile(full))
 		}
 		return tokens
+	}
+	if len(bodied) > 0 {
+		var texts []srcText
+		if script {
+			tokens = scanTS(lines.lines, jsxFile(full), &texts)
+		} else {
+			scanPython(lines.lines, &texts)
+		}
+		for _, df := range bodied {
+			df.text = bodyText(texts, lines, df.rng, docOf(df))
+		}
 	}
 	if script {
 		uses = oneMeaning(uses, func(u use) (scip.Range, string) { return u.Range, u.Symbol }, lines, toks)
@@ -1027,14 +1043,14 @@ func aliasSignature(sig string, lines *lineTable, rng scip.Range) string {
 
 // spanText is the text of rng, its whitespace collapsed (see rawSpan).
 func spanText(lines *lineTable, rng scip.Range) string {
-	return strings.Join(strings.Fields(rawSpan(lines, rng)), " ")
+	return strings.Join(strings.Fields(rawSpan(lines, rng, 4*maxAliasSignature)), " ")
 }
 
-// rawSpan is the text of rng, from at most 4*maxAliasSignature bytes of
-// its lines, each ended by a newline.
-func rawSpan(lines *lineTable, rng scip.Range) string {
+// rawSpan is the text of rng, from its lines until they hold max bytes,
+// each ended by a newline.
+func rawSpan(lines *lineTable, rng scip.Range, max int) string {
 	var b strings.Builder
-	for l := rng.StartLine; l <= rng.EndLine && b.Len() < 4*maxAliasSignature; l++ {
+	for l := rng.StartLine; l <= rng.EndLine && b.Len() < max; l++ {
 		line := lines.lines[l]
 		if l == rng.EndLine {
 			line = line[:lines.offset(l, rng.EndChar)]
@@ -1058,7 +1074,7 @@ func headerSignature(sig, name string, lines *lineTable, rng scip.Range) string 
 	if sig != "class "+name && sig != "interface "+name {
 		return ""
 	}
-	text := rawSpan(lines, rng)
+	text := rawSpan(lines, rng, 4*maxAliasSignature)
 	// The header starts at the keyword (abstract included), past the
 	// decorators and modifiers before it.
 	start := -1
@@ -1251,7 +1267,7 @@ func (im *importer) write(ctx context.Context, w graph.SnapshotWriter) error {
 		d.sym = graph.Symbol{Key: d.key, Repository: repo, Language: d.lang, PackagePath: d.dir, PackageName: packageName(d.dir, module),
 			ModulePath: module, Path: d.path, Name: name, QualifiedName: qname, Kind: k, Signature: signatureOf(d), Doc: docOf(d),
 			Exported: !strings.HasPrefix(name, "_") && !strings.HasPrefix(name, "#"), TestOnly: d.testOnly,
-			StartLine: d.start[0], StartCol: d.start[1], EndLine: d.end[0], EndCol: d.end[1]}
+			StartLine: d.start[0], StartCol: d.start[1], EndLine: d.end[0], EndCol: d.end[1], Text: d.text}
 	}
 	keyOf := func(sym string) *def {
 		if d := im.defs[sym]; d != nil && d.key != "" {

@@ -173,6 +173,22 @@ func (im *imported) sym(t *testing.T, qname string) graph.Symbol {
 	return s
 }
 
+// search returns the qualified names of the symbols a full-text search
+// for words finds.
+func (im *imported) search(t *testing.T, words ...string) []string {
+	t.Helper()
+	hits, err := im.r.SearchText(context.Background(), graph.TextQuery{Words: words})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.Symbol.QualifiedName)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // names are the qualified names of the symbols by key.
 func (im *imported) names() map[string]string {
 	byKey := map[string]string{}
@@ -259,9 +275,9 @@ export function run(): number {
 }
 
 export let counter = 0;
-export function bump() { counter = counter + 1; }
+export function bump() { counter = counter + 1; /* the zorbling counter */ }
 
-export const double = (n: number): number => total([new Square(n)]) * 2;
+export const double = (n: number): number => total([new Square(n)]) * ("blorp".length - 3);
 export const twice = async function (f: () => number) { return f() + f(); };
 export const area: (s: Square) => number = pick(0);
 function pick(_n: number) { return (s: Square) => s.area(); }
@@ -332,6 +348,10 @@ func TestImportTypeScript(t *testing.T) {
 	check(t, "callees of total", im.callees(t, "total"), []string{"Square.area candidate"})
 	check(t, "callees of run", im.callees(t, "run"), []string{"Square.area exact", "Square.constructor exact", "total exact"})
 	check(t, "callees of double", im.callees(t, "double"), []string{"Square.constructor exact", "total exact"})
+	// A function's string literals and comments are words search_code
+	// finds it by.
+	check(t, "search blorp", im.search(t, "blorp"), []string{"double"})
+	check(t, "search zorbling", im.search(t, "zorbling"), []string{"bump"})
 	check(t, "callees of pick", im.callees(t, "pick"), []string{"Square.area exact"})
 	// What area's initializer calls runs as the module loads.
 	check(t, "uses of pick", im.refs(t, "pick"), []string{"web/src/main.ts:13:44 call "})
@@ -358,7 +378,9 @@ class Child(Base):
 
 
 def helper(x: int) -> int:
-    return x + 1
+    """Helper docs, never body text."""
+    # round to the nearest frobnication
+    return x + len("quux")
 
 
 def drive(b: Base) -> int:
@@ -386,7 +408,7 @@ func TestImportPython(t *testing.T) {
 	t.Logf("%+v", im.res)
 	for _, c := range []struct{ qname, kind, doc string }{
 		{"Base", "type", "Base docs."}, {"Base.run", "method", ""}, {"Child", "type", ""},
-		{"Child.run", "method", ""}, {"helper", "func", ""}, {"drive", "func", ""},
+		{"Child.run", "method", ""}, {"helper", "func", "Helper docs, never body text."}, {"drive", "func", ""},
 	} {
 		s := im.sym(t, c.qname)
 		if s.Language != "python" || string(s.Kind) != c.kind || s.Doc != c.doc || s.PackagePath != "pkg" || s.ModulePath != "demo" {
@@ -400,6 +422,9 @@ func TestImportPython(t *testing.T) {
 		t.Errorf("Child does not subclass Base (or Child.run override Base.run)")
 	}
 	check(t, "callees of Child.run", im.callees(t, "Child.run"), []string{"helper exact"})
+	check(t, "search quux", im.search(t, "quux"), []string{"helper"})
+	check(t, "search frobnication", im.search(t, "frobnication"), []string{"helper"})
+	check(t, "search never", im.search(t, "never"), []string{"helper"}) // its doc
 	check(t, "callees of drive", im.callees(t, "drive"), []string{"Base.run candidate", "Child.run candidate"})
 	check(t, "uses of helper", im.refs(t, "helper"), []string{"pkg/m.py:9:16 call Child.run", "tests/test_m.py:1:19 import ", "tests/test_m.py:5:12 call test_helper"})
 

@@ -121,7 +121,13 @@ var exprKeywords = map[string]bool{"return": true, "typeof": true, "case": true,
 // where an operand is expected opens an element: its names and the code
 // of its {} are read, its text is skipped.
 func tokenizeTS(lines [][]byte, jsx bool) *tsTokens {
-	s := &tsScanner{t: &tsTokens{}, jsx: jsx}
+	return scanTS(lines, jsx, nil)
+}
+
+// scanTS is tokenizeTS, noting in texts, when set, the text of the
+// literals and comments it skips.
+func scanTS(lines [][]byte, jsx bool, texts *[]srcText) *tsTokens {
+	s := &tsScanner{t: &tsTokens{}, jsx: jsx, texts: texts}
 	for ln, line := range lines {
 		for i := 0; i < len(line); {
 			if n := len(s.elems); n > 0 && s.elems[n-1].state != jsxCode {
@@ -137,7 +143,8 @@ func tokenizeTS(lines [][]byte, jsx bool) *tsTokens {
 // tsScanner is tokenizeTS's state between lines.
 type tsScanner struct {
 	t          *tsTokens
-	stack      []int32 // the brackets open
+	texts      *[]srcText // when set, the text of literals and comments goes here
+	stack      []int32    // the brackets open
 	inComment  bool
 	inTemplate bool
 	tmplDepth  []int // brace depth inside each open template's ${ }
@@ -225,6 +232,26 @@ func (s *tsScanner) add(tok tsToken) {
 	}
 }
 
+// keep notes line[from:to], the text of a literal or a comment on line
+// ln, when the scanner keeps them.
+func (s *tsScanner) keep(ln int32, line []byte, from, to int, comment bool) {
+	if s.texts == nil || to <= from {
+		return
+	}
+	if text := bytes.TrimSpace(line[from:to]); len(text) > 0 {
+		*s.texts = append(*s.texts, srcText{line: ln, off: from, text: string(text), comment: comment})
+	}
+}
+
+// closed is the end of a literal's text that ends before offset end: its
+// closing quote's offset, or end itself when the literal goes on (open).
+func closed(end int, open bool) int {
+	if open {
+		return end
+	}
+	return end - 1
+}
+
 // operand reports whether the last token ends an operand.
 func (s *tsScanner) operand() bool {
 	n := len(s.t.toks)
@@ -244,25 +271,34 @@ func (s *tsScanner) code(line []byte, ln int32, i int) int {
 	case s.inComment:
 		if end := bytes.Index(line[i:], commentEnd); end >= 0 {
 			s.inComment = false
+			s.keep(ln, line, i, i+end, true)
 			return i + end + 2
 		}
+		s.keep(ln, line, i, len(line), true)
 		return len(line)
 	case s.inTemplate:
-		return skipTemplate(line, i, &s.inTemplate, &s.tmplDepth)
+		end := skipTemplate(line, i, &s.inTemplate, &s.tmplDepth)
+		s.keep(ln, line, i, closed(end, s.inTemplate), false)
+		return end
 	case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
 		return i + 1
 	case c == '/' && i+1 < len(line) && line[i+1] == '/':
+		s.keep(ln, line, i+2, len(line), true)
 		return len(line)
 	case c == '/' && i+1 < len(line) && line[i+1] == '*':
 		s.inComment = true
 		return i + 2
 	case c == '"' || c == '\'':
 		s.add(tsToken{line: ln, off: i, lit: true})
-		return skipQuoted(line, i)
+		end := skipQuoted(line, i)
+		s.keep(ln, line, i+1, closed(end, end == len(line) && (end-1 == i || line[end-1] != c)), false)
+		return end
 	case c == '`':
 		s.add(tsToken{line: ln, off: i, lit: true})
 		s.inTemplate = true
-		return skipTemplate(line, i+1, &s.inTemplate, &s.tmplDepth)
+		end := skipTemplate(line, i+1, &s.inTemplate, &s.tmplDepth)
+		s.keep(ln, line, i+1, closed(end, s.inTemplate), false)
+		return end
 	case c == '/' && !s.operand():
 		s.add(tsToken{line: ln, off: i, lit: true})
 		return skipRegexp(line, i)
