@@ -185,6 +185,8 @@ type def struct {
 	sig      string // the signature read from the source, when the indexer's says too little
 	fn       bool   // a script's variable whose value is a function (functionValue)
 	text     string // a function's or variable's string literals and comments (bodyText)
+	private  bool   // a module's top-level declaration it does not export (moduleExports)
+	nameAt   [2]int // its name's line and byte offset
 
 	key  string
 	kind graph.Kind
@@ -482,6 +484,7 @@ func (im *importer) document(d *scip.Document) {
 	var typeDefs []scip.Occurrence // a script's type definitions
 	var spans []*def               // the document's definitions with a declaration range
 	var bodied []*def              // its functions and variables with one, whose text bodyText reads
+	var tops []*def                // a script's top-level definitions, exported or not
 	for _, o := range d.Occurrences {
 		if !o.Definition() || o.Symbol == "" || scip.IsLocalSymbol(o.Symbol) {
 			continue
@@ -555,6 +558,10 @@ func (im *importer) document(d *scip.Document) {
 		if ds := parsed.Descriptors; hasSpan && len(ds) > 0 && (ds[len(ds)-1].Suffix == scip.SuffixMethod || ds[len(ds)-1].Suffix == scip.SuffixTerm) {
 			bodied = append(bodied, df)
 		}
+		if script && topLevel(parsed) {
+			df.nameAt = [2]int{int(o.Range.StartLine), lines.offset(o.Range.StartLine, o.Range.StartChar)}
+			tops = append(tops, df)
+		}
 		im.defs[o.Symbol] = df
 		im.order = append(im.order, df)
 		if hasSpan && member(parsed) {
@@ -618,6 +625,14 @@ func (im *importer) document(d *scip.Document) {
 		}
 		for _, df := range bodied {
 			df.text = bodyText(texts, lines, df.rng, docOf(df))
+		}
+	}
+	if len(tops) > 0 {
+		if module, clause := moduleExports(toks()); module {
+			for _, df := range tops {
+				ds := df.parsed.Descriptors
+				df.private = !writtenExported(lines.lines[df.nameAt[0]], df.nameAt[1]) && !clause[ds[len(ds)-1].Name]
+			}
 		}
 	}
 	if script {
@@ -1266,7 +1281,7 @@ func (im *importer) write(ctx context.Context, w graph.SnapshotWriter) error {
 		kept = append(kept, d)
 		d.sym = graph.Symbol{Key: d.key, Repository: repo, Language: d.lang, PackagePath: d.dir, PackageName: packageName(d.dir, module),
 			ModulePath: module, Path: d.path, Name: name, QualifiedName: qname, Kind: k, Signature: signatureOf(d), Doc: docOf(d),
-			Exported: !strings.HasPrefix(name, "_") && !strings.HasPrefix(name, "#"), TestOnly: d.testOnly,
+			Exported: !d.private && !strings.HasPrefix(name, "_") && !strings.HasPrefix(name, "#"), TestOnly: d.testOnly,
 			StartLine: d.start[0], StartCol: d.start[1], EndLine: d.end[0], EndCol: d.end[1], Text: d.text}
 	}
 	keyOf := func(sym string) *def {

@@ -281,6 +281,11 @@ export const double = (n: number): number => total([new Square(n)]) * ("blorp".l
 export const twice = async function (f: () => number) { return f() + f(); };
 export const area: (s: Square) => number = pick(0);
 function pick(_n: number) { return (s: Square) => s.area(); }
+const shown = 1, hidden = 2;
+export { shown as visible };
+export const sum = hidden + shown;
+function named() { return 3 }
+export default named
 `
 
 // TestImportTypeScript indexes a TypeScript project, in a directory of
@@ -348,6 +353,13 @@ func TestImportTypeScript(t *testing.T) {
 	check(t, "callees of total", im.callees(t, "total"), []string{"Square.area candidate"})
 	check(t, "callees of run", im.callees(t, "run"), []string{"Square.area exact", "Square.constructor exact", "total exact"})
 	check(t, "callees of double", im.callees(t, "double"), []string{"Square.constructor exact", "total exact"})
+	// A module exports what it writes export before, or names in an
+	// export clause.
+	var exported []string
+	for _, q := range []string{"run", "double", "pick", "shown", "hidden", "named", "total", "Square.area"} {
+		exported = append(exported, fmt.Sprintf("%s %v", q, im.sym(t, q).Exported))
+	}
+	check(t, "exported", exported, []string{"run true", "double true", "pick false", "shown true", "hidden false", "named true", "total true", "Square.area true"})
 	// A function's string literals and comments are words search_code
 	// finds it by.
 	check(t, "search blorp", im.search(t, "blorp"), []string{"double"})
