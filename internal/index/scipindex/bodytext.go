@@ -25,16 +25,15 @@ type srcText struct {
 // literals first, cut at graph.MaxText bytes. A literal that says what
 // doc says (a Python docstring, which is its doc) is left out.
 func bodyText(texts []srcText, lines *lineTable, rng scip.Range, doc string) string {
-	pos := func(t srcText) (int32, int) { return t.line, t.off }
 	startOff, endOff := lines.offset(rng.StartLine, rng.StartChar), lines.offset(rng.EndLine, rng.EndChar)
 	from := sort.Search(len(texts), func(i int) bool {
-		l, o := pos(texts[i])
-		return l > rng.StartLine || l == rng.StartLine && o >= startOff
+		t := texts[i]
+		return t.line > rng.StartLine || t.line == rng.StartLine && t.off >= startOff
 	})
 	docText := strings.Join(strings.Fields(doc), " ")
 	var lits, comments []string
 	for _, t := range texts[from:] {
-		if l, o := pos(t); l > rng.EndLine || l == rng.EndLine && o >= endOff {
+		if t.line > rng.EndLine || t.line == rng.EndLine && t.off >= endOff {
 			break
 		}
 		switch {
@@ -94,8 +93,8 @@ func scanPython(lines [][]byte, texts *[]srcText) {
 				keep(ln, i+3, line[i+3:i+3+end], false)
 				i += 3 + end + 3
 			case c == '"' || c == '\'':
-				end := skipQuoted(line, i)
-				keep(ln, i+1, line[i+1:max(i+1, closed(end, end == len(line) && (end-1 == i || line[end-1] != c)))], false)
+				end, text := quotedText(line, i)
+				keep(ln, i+1, line[i+1:text], false)
 				i = end
 			default:
 				i++

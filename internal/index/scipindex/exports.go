@@ -57,6 +57,14 @@ func writtenExported(line []byte, off int) bool {
 	return ok && (len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t')
 }
 
+// topDef is a script's top-level definition, with where its name starts
+// (its line, and its byte offset there), for writtenExported.
+type topDef struct {
+	*def
+	line int32
+	off  int
+}
+
 // topLevel reports whether a symbol is declared at a module's top level:
 // one descriptor past its namespaces (the module's path).
 func topLevel(s scip.Symbol) bool {

@@ -186,7 +186,6 @@ type def struct {
 	fn       bool   // a script's variable whose value is a function (functionValue)
 	text     string // a function's or variable's string literals and comments (bodyText)
 	private  bool   // a module's top-level declaration it does not export (moduleExports)
-	nameAt   [2]int // its name's line and byte offset
 
 	key  string
 	kind graph.Kind
@@ -484,7 +483,7 @@ func (im *importer) document(d *scip.Document) {
 	var typeDefs []scip.Occurrence // a script's type definitions
 	var spans []*def               // the document's definitions with a declaration range
 	var bodied []*def              // its functions and variables with one, whose text bodyText reads
-	var tops []*def                // a script's top-level definitions, exported or not
+	var tops []topDef              // a script's top-level definitions, exported or not
 	for _, o := range d.Occurrences {
 		if !o.Definition() || o.Symbol == "" || scip.IsLocalSymbol(o.Symbol) {
 			continue
@@ -553,14 +552,13 @@ func (im *importer) document(d *scip.Document) {
 		if ds := parsed.Descriptors; script && hasSpan && len(ds) > 0 && ds[len(ds)-1].Suffix == scip.SuffixTerm &&
 			(len(ds) == 1 || ds[len(ds)-2].Suffix != scip.SuffixType) {
 			name := ds[len(ds)-1].Name
-			df.fn = functionValue(declarator(rawSpan(lines, rng, 4*maxAliasSignature), name), name)
+			df.fn = functionValue(declarator(rawSpan(lines, rng), name), name)
 		}
 		if ds := parsed.Descriptors; hasSpan && len(ds) > 0 && (ds[len(ds)-1].Suffix == scip.SuffixMethod || ds[len(ds)-1].Suffix == scip.SuffixTerm) {
 			bodied = append(bodied, df)
 		}
 		if script && topLevel(parsed) {
-			df.nameAt = [2]int{int(o.Range.StartLine), lines.offset(o.Range.StartLine, o.Range.StartChar)}
-			tops = append(tops, df)
+			tops = append(tops, topDef{df, o.Range.StartLine, lines.offset(o.Range.StartLine, o.Range.StartChar)})
 		}
 		im.defs[o.Symbol] = df
 		im.order = append(im.order, df)
@@ -629,9 +627,9 @@ func (im *importer) document(d *scip.Document) {
 	}
 	if len(tops) > 0 {
 		if module, clause := moduleExports(toks()); module {
-			for _, df := range tops {
-				ds := df.parsed.Descriptors
-				df.private = !writtenExported(lines.lines[df.nameAt[0]], df.nameAt[1]) && !clause[ds[len(ds)-1].Name]
+			for _, t := range tops {
+				ds := t.parsed.Descriptors
+				t.private = !writtenExported(lines.lines[t.line], t.off) && !clause[ds[len(ds)-1].Name]
 			}
 		}
 	}
@@ -1058,14 +1056,14 @@ func aliasSignature(sig string, lines *lineTable, rng scip.Range) string {
 
 // spanText is the text of rng, its whitespace collapsed (see rawSpan).
 func spanText(lines *lineTable, rng scip.Range) string {
-	return strings.Join(strings.Fields(rawSpan(lines, rng, 4*maxAliasSignature)), " ")
+	return strings.Join(strings.Fields(rawSpan(lines, rng)), " ")
 }
 
-// rawSpan is the text of rng, from its lines until they hold max bytes,
-// each ended by a newline.
-func rawSpan(lines *lineTable, rng scip.Range, max int) string {
+// rawSpan is the text of rng, from at most 4*maxAliasSignature bytes of
+// its lines, each ended by a newline.
+func rawSpan(lines *lineTable, rng scip.Range) string {
 	var b strings.Builder
-	for l := rng.StartLine; l <= rng.EndLine && b.Len() < max; l++ {
+	for l := rng.StartLine; l <= rng.EndLine && b.Len() < 4*maxAliasSignature; l++ {
 		line := lines.lines[l]
 		if l == rng.EndLine {
 			line = line[:lines.offset(l, rng.EndChar)]
@@ -1089,7 +1087,7 @@ func headerSignature(sig, name string, lines *lineTable, rng scip.Range) string 
 	if sig != "class "+name && sig != "interface "+name {
 		return ""
 	}
-	text := rawSpan(lines, rng, 4*maxAliasSignature)
+	text := rawSpan(lines, rng)
 	// The header starts at the keyword (abstract included), past the
 	// decorators and modifiers before it.
 	start := -1

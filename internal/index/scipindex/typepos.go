@@ -252,6 +252,15 @@ func closed(end int, open bool) int {
 	return end - 1
 }
 
+// quotedText returns, for the string literal whose quote is at line[i],
+// the offset after it (skipQuoted) and the end of its text: before its
+// closing quote, or the line's end when it has none.
+func quotedText(line []byte, i int) (end, text int) {
+	end = skipQuoted(line, i)
+	unclosed := end == len(line) && (end-1 == i || line[end-1] != line[i])
+	return end, max(i+1, closed(end, unclosed))
+}
+
 // operand reports whether the last token ends an operand.
 func (s *tsScanner) operand() bool {
 	n := len(s.t.toks)
@@ -290,8 +299,8 @@ func (s *tsScanner) code(line []byte, ln int32, i int) int {
 		return i + 2
 	case c == '"' || c == '\'':
 		s.add(tsToken{line: ln, off: i, lit: true})
-		end := skipQuoted(line, i)
-		s.keep(ln, line, i+1, closed(end, end == len(line) && (end-1 == i || line[end-1] != c)), false)
+		end, text := quotedText(line, i)
+		s.keep(ln, line, i+1, text, false)
 		return end
 	case c == '`':
 		s.add(tsToken{line: ln, off: i, lit: true})
