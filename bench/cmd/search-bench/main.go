@@ -72,10 +72,10 @@ var modules = []module{
 	{"github.com/gin-gonic/gin@v1.10.0", "measured", nil},
 	{"github.com/fsnotify/fsnotify@v1.8.0", "measured", nil},
 	// TypeScript and Python, each language summarized alone.
-	{"github.com/honojs/hono@" + harness.Hono.Tag, "tuning", &harness.Hono},
-	{"github.com/psf/requests@" + harness.Requests.Tag, "tuning", &harness.Requests},
-	{"github.com/colinhacks/zod@" + harness.Zod.Tag, "measured", &harness.Zod},
-	{"github.com/pallets/click@" + harness.Click.Tag, "measured", &harness.Click},
+	{harness.Hono.Repo + "@" + harness.Hono.Tag, "tuning", &harness.Hono},
+	{harness.Requests.Repo + "@" + harness.Requests.Tag, "tuning", &harness.Requests},
+	{harness.Zod.Repo + "@" + harness.Zod.Tag, "measured", &harness.Zod},
+	{harness.Click.Repo + "@" + harness.Click.Tag, "measured", &harness.Click},
 }
 
 type options struct {
@@ -320,13 +320,7 @@ func (o options) corpus(ctx context.Context, env harness.Env, m module) (string,
 // unmasked: what is timed is the call, not the ranking.
 func defaultLatency(ctx context.Context, env harness.Env, o options, bins []harness.Binary) (map[string]harness.Latency, map[string]editLatency, error) {
 	name := harness.ModuleName(o.latency)
-	dir := filepath.Join(env.Work, "corpus", name)
-	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
-		if dir, err = harness.FetchModule(ctx, o.latency, env.Work); err != nil {
-			return nil, nil, err
-		}
-	}
-	dir, err := filepath.EvalSymlinks(dir)
+	dir, err := o.corpus(ctx, env, module{Module: o.latency})
 	if err != nil {
 		return nil, nil, err
 	}
