@@ -57,9 +57,9 @@ func writtenExported(line []byte, off int) bool {
 	return ok && (len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t')
 }
 
-// topDef is a script's top-level definition, with where its name starts
-// (its line, and its byte offset there), for writtenExported.
-type topDef struct {
+// namedDef is a script's definition with where its name starts (its
+// line, and its byte offset there), for what its tokens say of it.
+type namedDef struct {
 	*def
 	line int32
 	off  int

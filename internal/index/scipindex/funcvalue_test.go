@@ -1,6 +1,21 @@
 package scipindex
 
-import "testing"
+import (
+	"bytes"
+	"testing"
+)
+
+// functionValueOf tokenizes text and asks functionValue of the first
+// token that is name; false when none is.
+func functionValueOf(text, name string) bool {
+	t := tokenizeTS(bytes.Split([]byte(text), []byte("\n")), false)
+	for i, tok := range t.toks {
+		if tok.ident && tok.text == name {
+			return t.functionValue(i)
+		}
+	}
+	return false
+}
 
 func TestFunctionValue(t *testing.T) {
 	for _, c := range []struct {
@@ -31,21 +46,25 @@ func TestFunctionValue(t *testing.T) {
 		{"count: number", "count", false},
 		{"corsOptions = (o) => o", "cors", false}, // another name
 	} {
-		if got := functionValue(c.text, c.name); got != c.want {
+		if got := functionValueOf(c.text, c.name); got != c.want {
 			t.Errorf("functionValue(%q, %q) = %v, want %v", c.text, c.name, got, c.want)
 		}
 	}
 }
 
-func TestDeclarator(t *testing.T) {
-	for _, c := range []struct{ text, name, want string }{
-		{"cors = () => {}", "cors", "cors = () => {}"},
-		{"export const cors = () => {}", "cors", "cors = () => {}"},
-		{"export const corsy = 1, cors = () => {}", "cors", "cors = () => {}"},
-		{"export const x = 1", "cors", ""},
+// The declarator is found in the declaration's text: the name's token.
+func TestFunctionValueDeclarator(t *testing.T) {
+	for _, c := range []struct {
+		text, name string
+		want       bool
+	}{
+		{"cors = () => {}", "cors", true},
+		{"export const cors = () => {}", "cors", true},
+		{"export const corsy = 1, cors = () => {}", "cors", true},
+		{"export const x = 1", "cors", false},
 	} {
-		if got := declarator(c.text, c.name); got != c.want {
-			t.Errorf("declarator(%q, %q) = %q, want %q", c.text, c.name, got, c.want)
+		if got := functionValueOf(c.text, c.name); got != c.want {
+			t.Errorf("functionValue(%q, %q) = %v, want %v", c.text, c.name, got, c.want)
 		}
 	}
 }

@@ -483,7 +483,8 @@ func (im *importer) document(d *scip.Document) {
 	var typeDefs []scip.Occurrence // a script's type definitions
 	var spans []*def               // the document's definitions with a declaration range
 	var bodied []*def              // its functions and variables with one, whose text bodyText reads
-	var tops []topDef              // a script's top-level definitions, exported or not
+	var tops []namedDef            // a script's top-level definitions, exported or not
+	var vars []namedDef            // its variables with a span, functions or not (functionValue)
 	for _, o := range d.Occurrences {
 		if !o.Definition() || o.Symbol == "" || scip.IsLocalSymbol(o.Symbol) {
 			continue
@@ -551,14 +552,13 @@ func (im *importer) document(d *scip.Document) {
 		// body only with a span: a class's property has none.
 		if ds := parsed.Descriptors; script && hasSpan && len(ds) > 0 && ds[len(ds)-1].Suffix == scip.SuffixTerm &&
 			(len(ds) == 1 || ds[len(ds)-2].Suffix != scip.SuffixType) {
-			name := ds[len(ds)-1].Name
-			df.fn = functionValue(declarator(rawSpan(lines, rng), name), name)
+			vars = append(vars, namedDef{df, o.Range.StartLine, lines.offset(o.Range.StartLine, o.Range.StartChar)})
 		}
 		if ds := parsed.Descriptors; hasSpan && len(ds) > 0 && (ds[len(ds)-1].Suffix == scip.SuffixMethod || ds[len(ds)-1].Suffix == scip.SuffixTerm) {
 			bodied = append(bodied, df)
 		}
 		if script && topLevel(parsed) {
-			tops = append(tops, topDef{df, o.Range.StartLine, lines.offset(o.Range.StartLine, o.Range.StartChar)})
+			tops = append(tops, namedDef{df, o.Range.StartLine, lines.offset(o.Range.StartLine, o.Range.StartChar)})
 		}
 		im.defs[o.Symbol] = df
 		im.order = append(im.order, df)
@@ -623,6 +623,11 @@ func (im *importer) document(d *scip.Document) {
 		}
 		for _, df := range bodied {
 			df.text = bodyText(texts, lines, df.rng, docOf(df))
+		}
+	}
+	for _, v := range vars {
+		if i := toks().at(v.line, v.off); i >= 0 {
+			v.fn = tokens.functionValue(i)
 		}
 	}
 	if len(tops) > 0 {
